@@ -1,0 +1,25 @@
+# etr_add_library(name SOURCES ... DEPS ... [CORE])
+#   CORE: built like the embeddable core (no exceptions, no RTTI).
+function(etr_add_library name)
+  cmake_parse_arguments(ARG "CORE" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>)
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+  target_compile_options(${name} PRIVATE ${ETR_WARNING_FLAGS})
+  target_compile_definitions(${name} PUBLIC ETR_STRIP_LOGS=$<BOOL:${ETR_STRIP_LOGS}>
+    ETR_MAX_KERNEL_TABLES=${ETR_MAX_KERNEL_TABLES} ETR_MAX_BACKENDS=${ETR_MAX_BACKENDS})
+  if(ARG_CORE)
+    target_compile_options(${name} PRIVATE -fno-exceptions -fno-rtti)
+  endif()
+endfunction()
+
+# etr_add_test(name SOURCES ... DEPS ...)
+function(etr_add_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  target_compile_options(${name} PRIVATE ${ETR_WARNING_FLAGS})
+  target_compile_definitions(${name} PRIVATE ETR_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    ETR_RUNNER_PATH="$<TARGET_FILE_DIR:${name}>/../examples/executor_runner/executor_runner")
+  gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} DISCOVERY_TIMEOUT 60)
+endfunction()

@@ -1,0 +1,81 @@
+// dtype dispatch for kernels: call a generic lambda with a type tag.
+//
+//   bool ok = dispatch_real(t.dtype(), [&](auto tag) {
+//     using T = typename decltype(tag)::type;
+//     ...
+//   });
+//   ETR_KERNEL_CHECK(ctx, ok, Error::InvalidType, "relu: unsupported dtype %s", to_string(t.dtype()));
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/core/scalar_type.h"
+
+namespace etr {
+
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
+
+// Integer and floating types: uint8, int8, int16, int32, int64, float, double.
+template <typename F>
+bool dispatch_real(ScalarType t, F&& f) {
+  switch (t) {
+    case ScalarType::Byte: f(TypeTag<uint8_t>{}); return true;
+    case ScalarType::Char: f(TypeTag<int8_t>{}); return true;
+    case ScalarType::Short: f(TypeTag<int16_t>{}); return true;
+    case ScalarType::Int: f(TypeTag<int32_t>{}); return true;
+    case ScalarType::Long: f(TypeTag<int64_t>{}); return true;
+    case ScalarType::Float: f(TypeTag<float>{}); return true;
+    case ScalarType::Double: f(TypeTag<double>{}); return true;
+    default: return false;
+  }
+}
+
+// dispatch_real plus bool.
+template <typename F>
+bool dispatch_real_and_bool(ScalarType t, F&& f) {
+  if (t == ScalarType::Bool) {
+    f(TypeTag<bool>{});
+    return true;
+  }
+  return dispatch_real(t, static_cast<F&&>(f));
+}
+
+// Integer types only (bool excluded).
+template <typename F>
+bool dispatch_integral(ScalarType t, F&& f) {
+  switch (t) {
+    case ScalarType::Byte: f(TypeTag<uint8_t>{}); return true;
+    case ScalarType::Char: f(TypeTag<int8_t>{}); return true;
+    case ScalarType::Short: f(TypeTag<int16_t>{}); return true;
+    case ScalarType::Int: f(TypeTag<int32_t>{}); return true;
+    case ScalarType::Long: f(TypeTag<int64_t>{}); return true;
+    default: return false;
+  }
+}
+
+// Floating types: float, double.
+template <typename F>
+bool dispatch_floating(ScalarType t, F&& f) {
+  switch (t) {
+    case ScalarType::Float: f(TypeTag<float>{}); return true;
+    case ScalarType::Double: f(TypeTag<double>{}); return true;
+    default: return false;
+  }
+}
+
+// The ScalarType of a C++ element type.
+template <typename T>
+constexpr ScalarType scalar_type_of();
+template <> constexpr ScalarType scalar_type_of<uint8_t>() { return ScalarType::Byte; }
+template <> constexpr ScalarType scalar_type_of<int8_t>() { return ScalarType::Char; }
+template <> constexpr ScalarType scalar_type_of<int16_t>() { return ScalarType::Short; }
+template <> constexpr ScalarType scalar_type_of<int32_t>() { return ScalarType::Int; }
+template <> constexpr ScalarType scalar_type_of<int64_t>() { return ScalarType::Long; }
+template <> constexpr ScalarType scalar_type_of<float>() { return ScalarType::Float; }
+template <> constexpr ScalarType scalar_type_of<double>() { return ScalarType::Double; }
+template <> constexpr ScalarType scalar_type_of<bool>() { return ScalarType::Bool; }
+
+}  // namespace etr

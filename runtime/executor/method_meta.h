@@ -1,0 +1,57 @@
+// MethodMeta: what a method needs and exposes, readable before loading it
+// (e.g. to size planned buffers).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/core/evalue.h"
+#include "runtime/core/result.h"
+#include "runtime/core/scalar_type.h"
+#include "runtime/core/span.h"
+
+namespace etr_fb {
+struct ExecutionPlan;
+}
+
+namespace etr {
+
+// Shape and dtype of a tensor input or output as declared in the program.
+// Spans point into the program; they are valid as long as the Program is.
+struct TensorInfo {
+  ScalarType dtype;
+  Span<const int32_t> sizes;
+  Span<const uint8_t> dim_order;
+  // True when the program places the tensor in planned memory.
+  bool is_memory_planned;
+  // nbytes at the declared (upper-bound) sizes.
+  size_t nbytes;
+  bool is_dynamic;
+};
+
+class MethodMeta final {
+ public:
+  explicit MethodMeta(const etr_fb::ExecutionPlan* plan) : plan_(plan) {}
+
+  const char* name() const;
+  size_t num_inputs() const;
+  [[nodiscard]] Result<Tag> input_tag(size_t index) const;
+  [[nodiscard]] Result<TensorInfo> input_tensor_meta(size_t index) const;
+  size_t num_outputs() const;
+  [[nodiscard]] Result<Tag> output_tag(size_t index) const;
+  [[nodiscard]] Result<TensorInfo> output_tensor_meta(size_t index) const;
+  // Planned buffers the caller must provide (memory ids 1..n in the file).
+  size_t num_memory_planned_buffers() const;
+  [[nodiscard]] Result<int64_t> memory_planned_buffer_size(size_t index) const;
+  size_t num_instructions() const;
+  size_t num_backends() const;
+  [[nodiscard]] Result<const char*> get_backend_name(size_t index) const;
+  bool uses_backend(const char* name) const;
+
+ private:
+  [[nodiscard]] Result<Tag> value_tag(int32_t value_index) const;
+  [[nodiscard]] Result<TensorInfo> tensor_info(int32_t value_index) const;
+  const etr_fb::ExecutionPlan* plan_;
+};
+
+}  // namespace etr

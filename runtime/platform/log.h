@@ -1,0 +1,28 @@
+// Logging front end. Messages are formatted into a stack buffer and handed to
+// the platform log hook. ETR_STRIP_LOGS=1 compiles every message away
+// (format strings included), for microcontroller builds.
+#pragma once
+
+#include "runtime/platform/platform.h"
+
+#ifndef ETR_STRIP_LOGS
+#define ETR_STRIP_LOGS 0
+#endif
+
+namespace etr {
+namespace internal {
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+void log_message(LogLevel level, const char* file, int line, const char* format, ...);
+}  // namespace internal
+}  // namespace etr
+
+#if ETR_STRIP_LOGS
+#define ETR_LOG(level, ...) \
+  do {                      \
+  } while (0)
+#else
+#define ETR_LOG(level, ...) \
+  ::etr::internal::log_message(::etr::LogLevel::level, __FILE__, __LINE__, __VA_ARGS__)
+#endif

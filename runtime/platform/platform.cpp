@@ -1,0 +1,77 @@
+#include "runtime/platform/platform.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+#include "runtime/platform/log.h"
+
+namespace etr {
+namespace {
+
+void default_log(LogLevel level, const char* file, int line, const char* message) {
+  static const char kLevels[] = {'D', 'I', 'E'};
+  const char tag = kLevels[static_cast<uint8_t>(level) % 3];
+  if (file != nullptr) {
+    std::fprintf(stderr, "%c %s:%d] %s\n", tag, file, line, message);
+  } else {
+    std::fprintf(stderr, "%c] %s\n", tag, message);
+  }
+}
+
+uint64_t default_now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+[[noreturn]] void default_abort(const char* reason) {
+  std::fprintf(stderr, "fatal: %s\n", reason != nullptr ? reason : "abort");
+  std::abort();
+}
+
+void* default_allocate(size_t size, size_t alignment) {
+  if (alignment < sizeof(void*)) {
+    alignment = sizeof(void*);
+  }
+  void* p = nullptr;
+  if (posix_memalign(&p, alignment, size == 0 ? 1 : size) != 0) {
+    return nullptr;
+  }
+  return p;
+}
+
+void default_deallocate(void* ptr) { std::free(ptr); }
+
+PlatformHooks g_hooks = {default_log, default_now_ns, default_abort, default_allocate,
+                         default_deallocate};
+
+}  // namespace
+
+void set_platform_hooks(const PlatformHooks& hooks) {
+  if (hooks.log != nullptr) g_hooks.log = hooks.log;
+  if (hooks.now_ns != nullptr) g_hooks.now_ns = hooks.now_ns;
+  if (hooks.abort != nullptr) g_hooks.abort = hooks.abort;
+  if (hooks.allocate != nullptr) g_hooks.allocate = hooks.allocate;
+  if (hooks.deallocate != nullptr) g_hooks.deallocate = hooks.deallocate;
+}
+
+const PlatformHooks& platform_hooks() { return g_hooks; }
+uint64_t platform_now_ns() { return g_hooks.now_ns(); }
+void* platform_allocate(size_t size, size_t alignment) { return g_hooks.allocate(size, alignment); }
+void platform_deallocate(void* ptr) { g_hooks.deallocate(ptr); }
+void platform_abort(const char* reason) { g_hooks.abort(reason); }
+
+namespace internal {
+void log_message(LogLevel level, const char* file, int line, const char* format, ...) {
+  char buffer[320];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buffer, sizeof(buffer), format, args);
+  va_end(args);
+  g_hooks.log(level, file, line, buffer);
+}
+}  // namespace internal
+
+}  // namespace etr
