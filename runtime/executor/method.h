@@ -10,6 +10,7 @@
 
 #include "runtime/backend/backend.h"
 #include "runtime/core/evalue.h"
+#include "runtime/core/freeable_buffer.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/result.h"
 #include "runtime/executor/method_meta.h"
@@ -31,6 +32,9 @@ struct Instruction {
   InstrKind kind;
   uint32_t a;  // Kernel: operator index; Delegate: delegate index; Move: from; Jump: cond; Free: value
   uint32_t b;  // Move: to; Jump: destination; Kernel/Delegate: argument count
+  // Kernel: some tensor argument had no memory at load time (e.g. it is the
+  // output of a view op); execute checks those arguments before the call.
+  bool check_tensor_memory;
   KernelFn fn;
   EValue** args;
 };
@@ -98,6 +102,10 @@ class Method final {
   const int32_t* input_indices_ = nullptr;
   size_t num_inputs_ = 0;
   bool* input_set_ = nullptr;
+  bool* input_planned_ = nullptr;
+  bool* output_planned_ = nullptr;
+  FreeableBuffer* external_buffers_ = nullptr;
+  size_t num_external_buffers_ = 0;
   const int32_t* output_indices_ = nullptr;
   size_t num_outputs_ = 0;
   internal::Chain* chains_ = nullptr;

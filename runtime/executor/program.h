@@ -75,7 +75,10 @@ class Program final {
                                            const KernelRegistry* registry = nullptr) const;
 
   // Named data stored in the program itself (may be empty).
-  const NamedDataMap& named_data() const { return named_data_; }
+  const NamedDataMap& named_data() const {
+    named_data_.program = this;  // the Program may have moved since load
+    return named_data_;
+  }
   bool has_extended_header() const { return header_.length != 0; }
   const ExtendedHeader& extended_header() const { return header_; }
   size_t program_size() const { return program_data_.size(); }
@@ -110,7 +113,7 @@ class Program final {
   ExtendedHeader header_;
   // Set when constants come from the legacy in-flatbuffer constant_buffer.
   bool legacy_constants_ = false;
-  PteNamedData named_data_;
+  mutable PteNamedData named_data_;
 };
 
 }  // namespace etr

@@ -14,7 +14,8 @@
 // the last one (out-variant kernels already receive `out` as an argument).
 //
 // Parameter type -> accepted value kind:
-//   const Tensor& / Tensor&              Tensor
+//   const Tensor&                        Tensor
+//   Tensor&                              Tensor the kernel writes (not a constant)
 //   const Tensor*                        Tensor or None (nullptr)
 //   int64_t                              Int
 //   std::optional<int64_t>               Int or None
@@ -80,6 +81,8 @@ struct OptionalTensorList final {
 enum class ArgKind : uint8_t {
   Any,
   Tensor,
+  // A tensor the kernel writes (an out argument); may not be a program constant.
+  MutableTensor,
   OptionalTensor,
   Int,
   OptionalInt,
@@ -115,6 +118,15 @@ struct KernelEntry {
   // Expected kinds of all args, return slot included.
   const ArgKind* arg_kinds;
   uint16_t num_args;
+  // KernelFlags bits.
+  uint8_t flags;
+};
+
+enum KernelFlags : uint8_t {
+  // The kernel makes its output tensors point at existing memory (e.g. a
+  // view) instead of writing into memory they already own, so those outputs
+  // may have no memory before the call.
+  kKernelBindsOutputs = 1,
 };
 
 namespace internal {
@@ -129,7 +141,7 @@ struct ArgTraits<const Tensor&> {
 };
 template <>
 struct ArgTraits<Tensor&> {
-  static constexpr ArgKind kind = ArgKind::Tensor;
+  static constexpr ArgKind kind = ArgKind::MutableTensor;
   static Tensor& get(EValue* v) { return v->to_tensor(); }
 };
 template <>
@@ -272,14 +284,15 @@ template <auto Fn>
 constexpr KernelEntry make_kernel(const char* name, const char* key = nullptr) {
   using Adapter = internal::KernelAdapter<Fn, decltype(Fn)>;
   return KernelEntry{name, key, &Adapter::call, Adapter::kinds,
-                     static_cast<uint16_t>(sizeof(Adapter::kinds) / sizeof(ArgKind))};
+                     static_cast<uint16_t>(sizeof(Adapter::kinds) / sizeof(ArgKind)), 0};
 }
 
 // Registration entry for a kernel that unboxes its own arguments. `arg_kinds`
 // must list every arg including the return slot and have static storage.
 constexpr KernelEntry make_raw_kernel(const char* name, KernelFn fn, const ArgKind* arg_kinds,
-                                      uint16_t num_args, const char* key = nullptr) {
-  return KernelEntry{name, key, fn, arg_kinds, num_args};
+                                      uint16_t num_args, const char* key = nullptr,
+                                      uint8_t flags = 0) {
+  return KernelEntry{name, key, fn, arg_kinds, num_args, flags};
 }
 
 }  // namespace etr

@@ -15,7 +15,8 @@ KernelRegistry g_default_registry;
 bool arg_kind_accepts(ArgKind kind, Tag tag) {
   switch (kind) {
     case ArgKind::Any: return true;
-    case ArgKind::Tensor: return tag == Tag::Tensor;
+    case ArgKind::Tensor:
+    case ArgKind::MutableTensor: return tag == Tag::Tensor;
     case ArgKind::OptionalTensor: return tag == Tag::Tensor || tag == Tag::None;
     case ArgKind::Int: return tag == Tag::Int;
     case ArgKind::OptionalInt: return tag == Tag::Int || tag == Tag::None;
@@ -42,6 +43,7 @@ const char* to_string(ArgKind kind) {
   switch (kind) {
     case ArgKind::Any: return "Any";
     case ArgKind::Tensor: return "Tensor";
+    case ArgKind::MutableTensor: return "Tensor(a!)";
     case ArgKind::OptionalTensor: return "Tensor?";
     case ArgKind::Int: return "int";
     case ArgKind::OptionalInt: return "int?";

@@ -1,0 +1,186 @@
+#include "runtime/executor/method_meta.h"
+
+#include <cstring>
+
+#include "runtime/core/checked_math.h"
+#include "runtime/executor/program.h"
+#include "schema/program_generated.h"
+
+namespace etr {
+namespace {
+
+template <typename V>
+size_t vec_size(const V* v) {
+  return v == nullptr ? 0 : v->size();
+}
+
+Tag tag_of(etr_fb::KernelTypes t) {
+  switch (t) {
+    case etr_fb::KernelTypes::Null: return Tag::None;
+    case etr_fb::KernelTypes::Int: return Tag::Int;
+    case etr_fb::KernelTypes::Bool: return Tag::Bool;
+    case etr_fb::KernelTypes::Double: return Tag::Double;
+    case etr_fb::KernelTypes::Tensor: return Tag::Tensor;
+    case etr_fb::KernelTypes::String: return Tag::String;
+    case etr_fb::KernelTypes::IntList: return Tag::IntList;
+    case etr_fb::KernelTypes::DoubleList: return Tag::DoubleList;
+    case etr_fb::KernelTypes::BoolList: return Tag::BoolList;
+    case etr_fb::KernelTypes::TensorList: return Tag::TensorList;
+    case etr_fb::KernelTypes::OptionalTensorList: return Tag::OptionalTensorList;
+    default: return Tag::None;
+  }
+}
+
+}  // namespace
+
+Result<MethodMeta> Program::method_meta(const char* method_name) const {
+  const auto* plans = program_->execution_plan();
+  for (flatbuffers::uoffset_t i = 0; i < plans->size(); ++i) {
+    const etr_fb::ExecutionPlan* plan = plans->Get(i);
+    if (plan == nullptr || plan->name() == nullptr) {
+      ETR_FAIL(Error::InvalidProgram, "execution_plan[%u] has no name", i);
+    }
+    if (std::strcmp(plan->name()->c_str(), method_name) == 0) {
+      if (plan->values() == nullptr || plan->inputs() == nullptr || plan->outputs() == nullptr ||
+          plan->non_const_buffer_sizes() == nullptr) {
+        ETR_FAIL(Error::InvalidProgram,
+                 "method '%s': values, inputs, outputs or non_const_buffer_sizes is missing",
+                 method_name);
+      }
+      return MethodMeta(plan);
+    }
+  }
+  ETR_FAIL(Error::NotFound, "program has no method named '%s'", method_name);
+}
+
+const char* MethodMeta::name() const { return plan_->name()->c_str(); }
+size_t MethodMeta::num_inputs() const { return vec_size(plan_->inputs()); }
+size_t MethodMeta::num_outputs() const { return vec_size(plan_->outputs()); }
+
+Result<Tag> MethodMeta::value_tag(int32_t value_index) const {
+  const auto* values = plan_->values();
+  if (value_index < 0 || static_cast<size_t>(value_index) >= vec_size(values)) {
+    ETR_FAIL(Error::InvalidProgram, "method '%s': value index %d is out of range (%zu values)",
+             name(), value_index, vec_size(values));
+  }
+  const etr_fb::EValue* v = values->Get(static_cast<flatbuffers::uoffset_t>(value_index));
+  if (v == nullptr) ETR_FAIL(Error::InvalidProgram, "method '%s': values[%d] is null", name(), value_index);
+  return tag_of(v->val_type());
+}
+
+Result<Tag> MethodMeta::input_tag(size_t index) const {
+  if (index >= num_inputs()) {
+    ETR_FAIL(Error::InvalidArgument, "input index %zu is out of range (%zu inputs)", index,
+             num_inputs());
+  }
+  return value_tag(plan_->inputs()->Get(static_cast<flatbuffers::uoffset_t>(index)));
+}
+
+Result<Tag> MethodMeta::output_tag(size_t index) const {
+  if (index >= num_outputs()) {
+    ETR_FAIL(Error::InvalidArgument, "output index %zu is out of range (%zu outputs)", index,
+             num_outputs());
+  }
+  return value_tag(plan_->outputs()->Get(static_cast<flatbuffers::uoffset_t>(index)));
+}
+
+Result<TensorInfo> MethodMeta::tensor_info(int32_t value_index) const {
+  ETR_ASSIGN_OR_RETURN(const Tag tag, value_tag(value_index));
+  if (tag != Tag::Tensor) {
+    ETR_FAIL(Error::InvalidArgument, "method '%s': value %d is %s, not a Tensor", name(),
+             value_index, to_string(tag));
+  }
+  const etr_fb::Tensor* t =
+      plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(value_index))->val_as_Tensor();
+  if (t == nullptr || t->sizes() == nullptr) {
+    ETR_FAIL(Error::InvalidProgram, "method '%s': tensor value %d has no sizes", name(), value_index);
+  }
+  TensorInfo info;
+  info.dtype = static_cast<ScalarType>(t->scalar_type());
+  info.sizes = Span<const int32_t>(t->sizes()->data(), t->sizes()->size());
+  info.dim_order = t->dim_order() == nullptr
+                       ? Span<const uint8_t>()
+                       : Span<const uint8_t>(t->dim_order()->data(), t->dim_order()->size());
+  info.is_memory_planned = t->allocation_info() != nullptr || t->data_buffer_idx() != 0;
+  info.is_dynamic = t->shape_dynamism() != etr_fb::TensorShapeDynamism::STATIC;
+  size_t n = element_size(info.dtype);
+  if (n == 0) {
+    ETR_FAIL(Error::InvalidProgram, "method '%s': tensor value %d has invalid dtype %d", name(),
+             value_index, static_cast<int>(info.dtype));
+  }
+  for (int32_t s : info.sizes) {
+    if (s < 0 || !checked_mul(n, static_cast<size_t>(s), &n)) {
+      ETR_FAIL(Error::InvalidProgram, "method '%s': tensor value %d has an invalid size", name(),
+               value_index);
+    }
+  }
+  info.nbytes = n;
+  return info;
+}
+
+Result<TensorInfo> MethodMeta::input_tensor_meta(size_t index) const {
+  if (index >= num_inputs()) {
+    ETR_FAIL(Error::InvalidArgument, "input index %zu is out of range (%zu inputs)", index,
+             num_inputs());
+  }
+  return tensor_info(plan_->inputs()->Get(static_cast<flatbuffers::uoffset_t>(index)));
+}
+
+Result<TensorInfo> MethodMeta::output_tensor_meta(size_t index) const {
+  if (index >= num_outputs()) {
+    ETR_FAIL(Error::InvalidArgument, "output index %zu is out of range (%zu outputs)", index,
+             num_outputs());
+  }
+  return tensor_info(plan_->outputs()->Get(static_cast<flatbuffers::uoffset_t>(index)));
+}
+
+size_t MethodMeta::num_memory_planned_buffers() const {
+  const size_t n = vec_size(plan_->non_const_buffer_sizes());
+  return n == 0 ? 0 : n - 1;  // entry 0 is reserved
+}
+
+Result<int64_t> MethodMeta::memory_planned_buffer_size(size_t index) const {
+  if (index >= num_memory_planned_buffers()) {
+    ETR_FAIL(Error::InvalidArgument, "planned buffer index %zu is out of range (%zu buffers)",
+             index, num_memory_planned_buffers());
+  }
+  const int64_t size = plan_->non_const_buffer_sizes()->Get(static_cast<flatbuffers::uoffset_t>(index + 1));
+  if (size < 0) {
+    ETR_FAIL(Error::InvalidProgram, "method '%s': planned buffer %zu has negative size", name(), index);
+  }
+  return size;
+}
+
+size_t MethodMeta::num_instructions() const {
+  size_t n = 0;
+  const auto* chains = plan_->chains();
+  for (flatbuffers::uoffset_t i = 0; i < vec_size(chains); ++i) {
+    const etr_fb::Chain* c = chains->Get(i);
+    if (c != nullptr) n += vec_size(c->instructions());
+  }
+  return n;
+}
+
+size_t MethodMeta::num_backends() const { return vec_size(plan_->delegates()); }
+
+Result<const char*> MethodMeta::get_backend_name(size_t index) const {
+  if (index >= num_backends()) {
+    ETR_FAIL(Error::InvalidArgument, "backend index %zu is out of range (%zu delegates)", index,
+             num_backends());
+  }
+  const etr_fb::BackendDelegate* d = plan_->delegates()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  if (d == nullptr || d->id() == nullptr) {
+    ETR_FAIL(Error::InvalidProgram, "method '%s': delegate %zu has no id", name(), index);
+  }
+  return d->id()->c_str();
+}
+
+bool MethodMeta::uses_backend(const char* backend_name) const {
+  for (size_t i = 0; i < num_backends(); ++i) {
+    Result<const char*> n = get_backend_name(i);
+    if (n.ok() && std::strcmp(*n, backend_name) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace etr

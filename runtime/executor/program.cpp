@@ -1,0 +1,231 @@
+#include "runtime/executor/program.h"
+
+#include <cstring>
+
+#include "runtime/core/checked_math.h"
+#include "schema/program_generated.h"
+
+namespace etr {
+namespace {
+
+constexpr size_t kHeaderProbeSize = 64;
+constexpr size_t kMinHeaderLength = 24;
+// Upper bounds for the verifier; generous for large models, bounded for hostile ones.
+constexpr flatbuffers::uoffset_t kMaxDepth = 64;
+constexpr flatbuffers::uoffset_t kMaxTables = 1u << 26;
+
+uint32_t read_u32(const uint8_t* p) {
+  return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
+}
+uint64_t read_u64(const uint8_t* p) { return uint64_t{read_u32(p)} | (uint64_t{read_u32(p + 4)} << 32); }
+
+}  // namespace
+
+Result<ExtendedHeader> ExtendedHeader::parse(const void* data, size_t size) {
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  if (size < 16 || std::memcmp(p + 8, "eh00", 4) != 0) return Error::NotFound;
+  ExtendedHeader h;
+  h.length = read_u32(p + 12);
+  if (h.length < kMinHeaderLength) {
+    ETR_FAIL(Error::InvalidProgram, "extended header at offset 8: length %u is below the minimum %zu",
+             h.length, kMinHeaderLength);
+  }
+  if (size < 8 + kMinHeaderLength) {
+    ETR_FAIL(Error::InvalidProgram, "extended header at offset 8: file ends after %zu bytes", size);
+  }
+  h.program_size = read_u64(p + 16);
+  h.segment_base_offset = read_u64(p + 24);
+  if (h.length >= 32 && size >= 8 + 32) h.segment_data_size = read_u64(p + 32);
+  return h;
+}
+
+Result<Program> Program::load(DataLoader* loader, Verification verification) {
+  if (loader == nullptr) ETR_FAIL(Error::InvalidArgument, "Program::load: null data loader");
+  ETR_ASSIGN_OR_RETURN(const size_t file_size, loader->size());
+  if (file_size < 8) {
+    ETR_FAIL(Error::InvalidProgram, "program is %zu bytes; at least 8 are needed", file_size);
+  }
+  Program program;
+  program.loader_ = loader;
+  {
+    const size_t probe = file_size < kHeaderProbeSize ? file_size : kHeaderProbeSize;
+    ETR_ASSIGN_OR_RETURN(FreeableBuffer head, loader->load(0, probe, SegmentKind::Program));
+    const uint8_t* h = static_cast<const uint8_t*>(head.data());
+    if (std::memcmp(h + 4, "ET12", 4) != 0) {
+      if (h[4] == 'E' && h[5] == 'T') {
+        ETR_FAIL(Error::NotSupported, "program identifier '%.4s' at offset 4 is an unsupported version (expected 'ET12')",
+                 reinterpret_cast<const char*>(h + 4));
+      }
+      ETR_FAIL(Error::InvalidProgram, "not an ExecuTorch program: no 'ET12' identifier at offset 4");
+    }
+    Result<ExtendedHeader> header = ExtendedHeader::parse(h, probe);
+    if (header.ok()) {
+      program.header_ = *header;
+    } else if (header.error() != Error::NotFound) {
+      return header.error();
+    }
+  }
+  size_t program_size = file_size;
+  if (program.has_extended_header()) {
+    const ExtendedHeader& eh = program.header_;
+    if (eh.program_size < 8 + kMinHeaderLength || eh.program_size > file_size) {
+      ETR_FAIL(Error::InvalidProgram,
+               "extended header: program_size %llu is outside the %zu-byte file",
+               static_cast<unsigned long long>(eh.program_size), file_size);
+    }
+    program_size = static_cast<size_t>(eh.program_size);
+    if (eh.segment_base_offset != 0 &&
+        (eh.segment_base_offset < eh.program_size || eh.segment_base_offset > file_size ||
+         !range_within(eh.segment_base_offset, eh.segment_data_size, file_size))) {
+      ETR_FAIL(Error::InvalidProgram,
+               "extended header: segment data [%llu, +%llu) does not fit the %zu-byte file "
+               "after the %zu-byte program",
+               static_cast<unsigned long long>(eh.segment_base_offset),
+               static_cast<unsigned long long>(eh.segment_data_size), file_size, program_size);
+    }
+  }
+  ETR_ASSIGN_OR_RETURN(program.program_data_, loader->load(0, program_size, SegmentKind::Program));
+  const uint8_t* data = static_cast<const uint8_t*>(program.program_data_.data());
+  if (reinterpret_cast<uintptr_t>(data) % 16 != 0) {
+    ETR_FAIL(Error::InvalidArgument, "program bytes at %p are not 16-byte aligned",
+             static_cast<const void*>(data));
+  }
+  const uint32_t root = read_u32(data);
+  if (root < 8 || root >= program_size) {
+    ETR_FAIL(Error::InvalidProgram, "root table offset %u is outside the %zu-byte program", root,
+             program_size);
+  }
+  if (verification == Verification::Full) {
+    flatbuffers::Verifier verifier(data, program_size, kMaxDepth, kMaxTables);
+    if (!etr_fb::VerifyProgramBuffer(verifier)) {
+      ETR_FAIL(Error::InvalidProgram,
+               "program flatbuffer failed structural verification (%zu bytes)", program_size);
+    }
+  }
+  program.program_ = etr_fb::GetProgram(data);
+  if (program.program_->execution_plan() == nullptr) {
+    ETR_FAIL(Error::InvalidProgram, "program has no execution_plan");
+  }
+  ETR_RETURN_IF_ERROR(program.check_segments(file_size));
+  ETR_RETURN_IF_ERROR(program.load_constants());
+  return program;
+}
+
+Error Program::check_segments(size_t file_size) {
+  const auto* segments = program_->segments();
+  if (segments == nullptr) return Error::Ok;
+  const uint64_t base = header_.segment_base_offset;
+  const uint64_t limit = (header_.length >= 32 && base != 0) ? base + header_.segment_data_size
+                                                              : file_size;
+  for (flatbuffers::uoffset_t i = 0; i < segments->size(); ++i) {
+    const etr_fb::DataSegment* s = segments->Get(i);
+    if (s == nullptr) ETR_FAIL(Error::InvalidProgram, "segments[%u] is null", i);
+    if (s->size() == 0) continue;
+    if (base == 0) {
+      ETR_FAIL(Error::InvalidProgram,
+               "segments[%u] holds %llu bytes but the program has no segment base (no extended header)",
+               i, static_cast<unsigned long long>(s->size()));
+    }
+    uint64_t start = 0;
+    if (__builtin_add_overflow(base, s->offset(), &start) || !range_within(start, s->size(), limit)) {
+      ETR_FAIL(Error::InvalidProgram,
+               "segments[%u] [offset %llu, +%llu) lies outside the segment data (ends at %llu)", i,
+               static_cast<unsigned long long>(s->offset()),
+               static_cast<unsigned long long>(s->size()), static_cast<unsigned long long>(limit));
+    }
+  }
+  const auto* named = program_->named_data();
+  const size_t num_segments = segments->size();
+  if (named != nullptr) {
+    for (flatbuffers::uoffset_t i = 0; i < named->size(); ++i) {
+      const etr_fb::NamedData* nd = named->Get(i);
+      if (nd == nullptr || nd->key() == nullptr || nd->segment_index() >= num_segments) {
+        ETR_FAIL(Error::InvalidProgram, "named_data[%u]: missing key or segment index out of range",
+                 i);
+      }
+    }
+  }
+  return Error::Ok;
+}
+
+Error Program::load_constants() {
+  const etr_fb::SubsegmentOffsets* cs = program_->constant_segment();
+  if (cs != nullptr && cs->offsets() != nullptr && cs->offsets()->size() > 0) {
+    if (cs->offsets()->size() == 1) return Error::Ok;  // only the placeholder: no constants
+    if (program_->constant_buffer() != nullptr && program_->constant_buffer()->size() > 0) {
+      ETR_FAIL(Error::InvalidProgram,
+               "program has both a constant segment and a legacy constant_buffer");
+    }
+    const auto* segments = program_->segments();
+    if (segments == nullptr || cs->segment_index() >= segments->size()) {
+      ETR_FAIL(Error::InvalidProgram, "constant_segment.segment_index %u is out of range (%u segments)",
+               cs->segment_index(), segments == nullptr ? 0u : segments->size());
+    }
+    ETR_ASSIGN_OR_RETURN(constant_segment_, load_segment(cs->segment_index(), SegmentKind::Constant));
+    return Error::Ok;
+  }
+  legacy_constants_ = true;
+  return Error::Ok;
+}
+
+Result<FreeableBuffer> Program::load_segment(size_t index, SegmentKind kind) const {
+  const auto* segments = program_->segments();
+  if (segments == nullptr || index >= segments->size()) {
+    ETR_FAIL(Error::InvalidProgram, "segment index %zu is out of range (%u segments)", index,
+             segments == nullptr ? 0u : segments->size());
+  }
+  const etr_fb::DataSegment* s = segments->Get(static_cast<flatbuffers::uoffset_t>(index));
+  if (s->size() == 0) return FreeableBuffer(nullptr, 0);
+  // Bounds were checked against the source at load.
+  const uint64_t start = header_.segment_base_offset + s->offset();
+  if (start > SIZE_MAX || s->size() > SIZE_MAX) {
+    ETR_FAIL(Error::NotSupported, "segment %zu does not fit this platform's address space", index);
+  }
+  return loader_->load(static_cast<size_t>(start), static_cast<size_t>(s->size()), kind);
+}
+
+Result<const void*> Program::constant_data(uint32_t index, size_t nbytes) const {
+  if (legacy_constants_) {
+    const auto* buffers = program_->constant_buffer();
+    if (buffers == nullptr || index >= buffers->size()) {
+      ETR_FAIL(Error::InvalidProgram, "constant index %u is out of range (%u legacy constant buffers)",
+               index, buffers == nullptr ? 0u : buffers->size());
+    }
+    const etr_fb::Buffer* b = buffers->Get(index);
+    if (b == nullptr || b->storage() == nullptr || b->storage()->size() < nbytes) {
+      ETR_FAIL(Error::InvalidProgram, "constant_buffer[%u] holds fewer than the %zu bytes needed",
+               index, nbytes);
+    }
+    return static_cast<const void*>(b->storage()->data());
+  }
+  const etr_fb::SubsegmentOffsets* cs = program_->constant_segment();
+  const auto* offsets = cs == nullptr ? nullptr : cs->offsets();
+  if (offsets == nullptr || index >= offsets->size()) {
+    ETR_FAIL(Error::InvalidProgram, "constant index %u is out of range (%u constant offsets)", index,
+             offsets == nullptr ? 0u : offsets->size());
+  }
+  const uint64_t off = offsets->Get(index);
+  if (!range_within(off, nbytes, constant_segment_.size())) {
+    ETR_FAIL(Error::InvalidProgram,
+             "constant %u [offset %llu, +%zu) lies outside the %zu-byte constant segment", index,
+             static_cast<unsigned long long>(off), nbytes, constant_segment_.size());
+  }
+  return static_cast<const void*>(static_cast<const uint8_t*>(constant_segment_.data()) + off);
+}
+
+size_t Program::num_methods() const { return program_->execution_plan()->size(); }
+
+Result<const char*> Program::get_method_name(size_t index) const {
+  if (index >= num_methods()) {
+    ETR_FAIL(Error::InvalidArgument, "method index %zu is out of range (%zu methods)", index,
+             num_methods());
+  }
+  const etr_fb::ExecutionPlan* plan =
+      program_->execution_plan()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  if (plan == nullptr || plan->name() == nullptr) {
+    ETR_FAIL(Error::InvalidProgram, "execution_plan[%zu] has no name", index);
+  }
+  return plan->name()->c_str();
+}
+
+}  // namespace etr
