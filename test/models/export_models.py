@@ -715,6 +715,8 @@ def emit_case(c: Case, official: bool = True) -> List[str]:
         print(f"  {c.name:16s} {chk.method:10s} {chk.tag:6s} x{chk.executions}: {status}")
         if chk.note:
             lines.append(f"# {c.name}/{chk.method}/{chk.tag}: {chk.note}")
+        if chk.skip_official:
+            lines.append(f"# {c.name}/{chk.method}/{chk.tag}: {chk.skip_official}")
         tokens = [
             f"pte={c.name}.pte",
             f"method={chk.method}",
