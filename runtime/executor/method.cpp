@@ -43,6 +43,7 @@ Method::Method(Method&& o) noexcept
       num_inputs_(o.num_inputs_),
       input_set_(o.input_set_),
       input_planned_(o.input_planned_),
+      input_consumed_(o.input_consumed_),
       output_planned_(o.output_planned_),
       external_buffers_(o.external_buffers_),
       num_external_buffers_(o.num_external_buffers_),
@@ -171,7 +172,15 @@ Error Method::report_failure(size_t chain, size_t pc, Error err) const {
 Error Method::execute() {
   if (!initialized_) ETR_FAIL(Error::InvalidState, "execute: method is not loaded");
   for (size_t i = 0; i < num_inputs_; ++i) {
-    if (!input_set_[i]) ETR_FAIL(Error::InvalidState, "method '%s': input %zu is not set", name(), i);
+    if (!input_set_[i]) {
+      ETR_FAIL(Error::InvalidState, "method '%s': input %zu is not set%s", name(), i,
+               input_consumed_[i] ? " (its planned memory is reused by the program, so it must "
+                                    "be set again before every execute)"
+                                  : "");
+    }
+  }
+  for (size_t i = 0; i < num_inputs_; ++i) {
+    if (input_consumed_[i]) input_set_[i] = false;
   }
   for (size_t i = 0; i < num_outputs_; ++i) {
     if (!output_planned_[i] && get_output(i).to_tensor().mutable_data() == nullptr) {

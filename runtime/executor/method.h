@@ -77,7 +77,9 @@ class Method final {
   // Binds caller memory to an output that the program did not plan.
   [[nodiscard]] Error set_output_data_ptr(void* data, size_t size, size_t index);
 
-  // Runs every chain. Fails with InvalidState until every input is set.
+  // Runs every chain. Fails with InvalidState until every input is set. A
+  // planned input whose memory the program reuses for other values is
+  // consumed by execute and must be set again before the next execute.
   [[nodiscard]] Error execute();
 
   // Output `index`; valid until the next execute.
@@ -103,6 +105,9 @@ class Method final {
   size_t num_inputs_ = 0;
   bool* input_set_ = nullptr;
   bool* input_planned_ = nullptr;
+  // Planned inputs whose memory the plan shares with other values; execute
+  // may overwrite them, so they must be set again before the next execute.
+  bool* input_consumed_ = nullptr;
   bool* output_planned_ = nullptr;
   FreeableBuffer* external_buffers_ = nullptr;
   size_t num_external_buffers_ = 0;

@@ -43,8 +43,10 @@ Error MethodLoader::load() {
   const size_t no = method_->num_outputs_;
   method_->input_set_ = alloc_->allocate_array<bool>(ni);
   method_->input_planned_ = alloc_->allocate_array<bool>(ni);
+  method_->input_consumed_ = alloc_->allocate_array<bool>(ni);
   method_->output_planned_ = alloc_->allocate_array<bool>(no);
-  if ((ni != 0 && (method_->input_set_ == nullptr || method_->input_planned_ == nullptr)) ||
+  if ((ni != 0 && (method_->input_set_ == nullptr || method_->input_planned_ == nullptr ||
+                   method_->input_consumed_ == nullptr)) ||
       (no != 0 && method_->output_planned_ == nullptr)) {
     return method_allocation_failed(name(), "input/output state", 2 * ni + no);
   }
@@ -52,6 +54,7 @@ Error MethodLoader::load() {
     const EValue& v = method_->values_[method_->input_indices_[i]];
     method_->input_set_[i] = false;
     method_->input_planned_[i] = v.is_tensor() && v.to_tensor().mutable_data() != nullptr;
+    method_->input_consumed_[i] = method_->input_planned_[i] && shares_memory(v.tensor_ptr());
   }
   for (size_t i = 0; i < no; ++i) {
     const EValue& v = method_->values_[method_->output_indices_[i]];
@@ -60,6 +63,20 @@ Error MethodLoader::load() {
   }
   ETR_RETURN_IF_ERROR(resolve_chains());
   return init_delegates();
+}
+
+bool MethodLoader::shares_memory(const Tensor* t) const {
+  const uint8_t* lo = static_cast<const uint8_t*>(t->const_data());
+  const uint8_t* hi = lo + t->capacity_bytes();
+  for (size_t v = 0; v < method_->num_values_; ++v) {
+    const EValue& other = method_->values_[v];
+    if (!other.is_tensor() || other.tensor_ptr() == t) continue;
+    const uint8_t* olo = static_cast<const uint8_t*>(other.to_tensor().const_data());
+    if (olo == nullptr) continue;
+    const uint8_t* ohi = olo + other.to_tensor().capacity_bytes();
+    if (olo < hi && lo < ohi) return true;
+  }
+  return false;
 }
 
 Error MethodLoader::parse_io(const flatbuffers::Vector<int32_t>* ids, const char* what,

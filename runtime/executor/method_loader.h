@@ -53,6 +53,8 @@ class MethodLoader final {
   [[nodiscard]] Error init_delegates();
   [[nodiscard]] Error init_delegate(size_t index, const etr_fb::BackendDelegate* d);
   [[nodiscard]] Error check_planned_memory();
+  // True when another tensor value's memory overlaps t's.
+  bool shares_memory(const Tensor* t) const;
 
   bool value_in_range(int64_t index) const {
     return index >= 0 && static_cast<uint64_t>(index) < method_->num_values_;

@@ -18,11 +18,18 @@ void log_message(LogLevel level, const char* file, int line, const char* format,
 }  // namespace internal
 }  // namespace etr
 
+// Only the file's base name is kept, so messages stay short and builds reproducible.
+#if defined(__FILE_NAME__)
+#define ETR_FILE_NAME __FILE_NAME__
+#else
+#define ETR_FILE_NAME __FILE__
+#endif
+
 #if ETR_STRIP_LOGS
 #define ETR_LOG(level, ...) \
   do {                      \
   } while (0)
 #else
 #define ETR_LOG(level, ...) \
-  ::etr::internal::log_message(::etr::LogLevel::level, __FILE__, __LINE__, __VA_ARGS__)
+  ::etr::internal::log_message(::etr::LogLevel::level, ETR_FILE_NAME, __LINE__, __VA_ARGS__)
 #endif

@@ -61,7 +61,10 @@ const PlatformHooks& platform_hooks() { return g_hooks; }
 uint64_t platform_now_ns() { return g_hooks.now_ns(); }
 void* platform_allocate(size_t size, size_t alignment) { return g_hooks.allocate(size, alignment); }
 void platform_deallocate(void* ptr) { g_hooks.deallocate(ptr); }
-void platform_abort(const char* reason) { g_hooks.abort(reason); }
+void platform_abort(const char* reason) {
+  g_hooks.abort(reason);
+  std::abort();  // a hook that returns still must not return here
+}
 
 namespace internal {
 void log_message(LogLevel level, const char* file, int line, const char* format, ...) {

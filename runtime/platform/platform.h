@@ -19,7 +19,7 @@ struct PlatformHooks {
   // Monotonic clock in nanoseconds.
   uint64_t (*now_ns)();
   // Called on programmer error during setup only; never on bad input. Must not return.
-  [[noreturn]] void (*abort)(const char* reason);
+  void (*abort)(const char* reason);
   // Heap used by loaders outside the core (e.g. the file data loader). The core
   // itself never calls these. `alignment` is a power of two.
   void* (*allocate)(size_t size, size_t alignment);

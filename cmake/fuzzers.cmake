@@ -1,0 +1,11 @@
+# libFuzzer harnesses, each next to the parser it covers. Built only with
+# -DETR_BUILD_FUZZERS=ON and clang; run with scripts/fuzz.sh.
+function(etr_add_fuzzer name source)
+  add_executable(${name} ${source})
+  target_link_libraries(${name} PRIVATE ${ARGN})
+  target_compile_options(${name} PRIVATE -fsanitize=fuzzer)
+  target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+endfunction()
+
+etr_add_fuzzer(program_fuzzer ${PROJECT_SOURCE_DIR}/runtime/executor/fuzz/program_fuzzer.cpp etr_test_support)
+etr_add_fuzzer(npy_fuzzer ${PROJECT_SOURCE_DIR}/extension/tensor/fuzz/npy_fuzzer.cpp etr_tensor_ext)

@@ -1,0 +1,243 @@
+// executor_runner: loads an ExecuTorch .pte program, runs one method on
+// .npy inputs (or ones), prints a summary of each output and optionally
+// writes the outputs as .npy files. Run with --help for the flags.
+//
+// On failure it prints exactly one line on stderr,
+//   executor_runner: error: <what failed>: <ErrorName> (<detail>)
+// where <detail> is the first Error-level message the runtime logged, and
+// exits with a code from 1 to 7 (see runner_io.h).
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "examples/executor_runner/runner_io.h"
+#include "extension/data_loader/file_data_loader.h"
+#include "kernels/portable/portable_kernels.h"
+#include "kernels/prim_ops/prim_ops.h"
+#include "runtime/executor/method.h"
+#include "runtime/executor/program.h"
+#include "runtime/kernel/registry.h"
+#include "runtime/platform/platform.h"
+
+namespace etr {
+namespace runner {
+namespace {
+
+constexpr size_t kInitialMethodPool = size_t{1} << 20;  // 1 MiB
+constexpr size_t kMaxMethodPool = size_t{1} << 30;      // 1 GiB
+constexpr size_t kTempPool = size_t{16} << 20;          // 16 MiB
+constexpr size_t kBufferAlignment = 64;
+
+struct FreeDeleter {
+  void operator()(uint8_t* p) const { std::free(p); }
+};
+using AlignedBuffer = std::unique_ptr<uint8_t, FreeDeleter>;
+
+// Uninitialised, 64-byte aligned heap memory (at least one byte).
+AlignedBuffer allocate_aligned(size_t size) {
+  const size_t rounded =
+      (std::max<size_t>(size, 1) + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+  return AlignedBuffer(static_cast<uint8_t*>(std::aligned_alloc(kBufferAlignment, rounded)));
+}
+
+// All memory a loaded method uses. Members never move once set up, since
+// the method keeps pointers to them.
+struct MethodMemory {
+  std::vector<AlignedBuffer> planned_buffers;
+  std::vector<Span<uint8_t>> planned_spans;
+  HierarchicalAllocator planned;
+  AlignedBuffer method_pool;
+  std::unique_ptr<MemoryAllocator> method_allocator;
+  AlignedBuffer temp_pool;
+  std::unique_ptr<MemoryAllocator> temp_allocator;
+  std::unique_ptr<MemoryManager> manager;
+  std::vector<std::unique_ptr<uint8_t[]>> output_buffers;
+};
+
+int register_all_kernels() {
+  reset_first_error();
+  Error err = register_kernels(portable_kernels());
+  if (err == Error::Ok) err = register_kernels(prim_ops_kernels());
+  if (err != Error::Ok) return fail(kExitSetup, "cannot register kernels", err);
+  return kExitOk;
+}
+
+int list_operators() {
+  const int rc = register_all_kernels();
+  if (rc != kExitOk) return rc;
+  std::set<std::string> seen;
+  default_kernel_registry().for_each([&](const KernelEntry& e) {
+    if (seen.insert(e.name).second) std::printf("%s\n", e.name);
+  });
+  return kExitOk;
+}
+
+// "forward" when the program has it, else the first method.
+int choose_method(const Program& program, const Options& options, std::string* name) {
+  if (!options.method.empty()) {
+    *name = options.method;
+    return kExitOk;
+  }
+  for (size_t i = 0; i < program.num_methods(); ++i) {
+    Result<const char*> n = program.get_method_name(i);
+    if (n.ok() && std::string(*n) == "forward") {
+      *name = "forward";
+      return kExitOk;
+    }
+  }
+  reset_first_error();
+  Result<const char*> first = program.get_method_name(0);
+  if (!first.ok()) return fail(kExitMethodLoad, "program has no method to run", first.error());
+  *name = *first;
+  return kExitOk;
+}
+
+int allocate_planned(const MethodMeta& meta, MethodMemory* mem) {
+  for (size_t i = 0; i < meta.num_memory_planned_buffers(); ++i) {
+    Result<int64_t> size = meta.memory_planned_buffer_size(i);
+    if (!size.ok() || *size < 0) {
+      return fail(kExitMethodLoad, "cannot size planned buffer " + std::to_string(i),
+                  size.ok() ? Error::InvalidProgram : size.error());
+    }
+    const size_t bytes = static_cast<size_t>(*size);
+    mem->planned_buffers.push_back(allocate_aligned(bytes));
+    if (!mem->planned_buffers.back()) {
+      return fail(kExitMethodLoad, "cannot allocate planned buffer " + std::to_string(i),
+                  Error::MemoryAllocationFailed, std::to_string(bytes) + " bytes");
+    }
+    mem->planned_spans.emplace_back(mem->planned_buffers.back().get(), bytes);
+  }
+  mem->planned = HierarchicalAllocator(
+      Span<Span<uint8_t>>(mem->planned_spans.data(), mem->planned_spans.size()));
+  mem->temp_pool = allocate_aligned(kTempPool);
+  if (!mem->temp_pool) {
+    return fail(kExitMethodLoad, "cannot allocate the temp pool", Error::MemoryAllocationFailed);
+  }
+  mem->temp_allocator = std::make_unique<MemoryAllocator>(mem->temp_pool.get(), kTempPool);
+  return kExitOk;
+}
+
+// Loads the method, growing the method allocator 4x (up to 1 GiB) while the
+// load runs out of memory.
+int load_method(const Program& program, const std::string& name, MethodMemory* mem,
+                std::optional<Method>* method) {
+  for (size_t pool = kInitialMethodPool;; pool = std::min(pool * 4, kMaxMethodPool)) {
+    mem->manager.reset();
+    mem->method_allocator.reset();
+    mem->method_pool = allocate_aligned(pool);
+    if (!mem->method_pool) {
+      return fail(kExitMethodLoad, "cannot allocate the method pool", Error::MemoryAllocationFailed,
+                  std::to_string(pool) + " bytes");
+    }
+    mem->method_allocator = std::make_unique<MemoryAllocator>(mem->method_pool.get(), pool);
+    mem->manager = std::make_unique<MemoryManager>(mem->method_allocator.get(), &mem->planned,
+                                                   mem->temp_allocator.get());
+    reset_first_error();
+    Result<Method> loaded = program.load_method(name.c_str(), mem->manager.get());
+    if (loaded.ok()) {
+      method->emplace(std::move(*loaded));
+      return kExitOk;
+    }
+    if (loaded.error() != Error::MemoryAllocationFailed || pool >= kMaxMethodPool) {
+      return fail(kExitMethodLoad, "cannot load method '" + name + "'", loaded.error());
+    }
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+int execute(Method& method, const InputSet& inputs, int64_t runs) {
+  std::vector<double> ms;
+  for (int64_t r = 0; r < runs; ++r) {
+    // Inputs are set again each time: a method may reuse their planned memory.
+    const int rc = apply_inputs(method, inputs);
+    if (rc != kExitOk) return rc;
+    reset_first_error();
+    const uint64_t start = platform_now_ns();
+    const Error err = method.execute();
+    const uint64_t end = platform_now_ns();
+    if (err != Error::Ok) {
+      return fail(
+          kExitExecute,
+          "execution " + std::to_string(r + 1) + " of method '" + method.name() + "' failed", err);
+    }
+    ms.push_back(static_cast<double>(end - start) / 1e6);
+  }
+  if (runs > 1) {
+    std::printf("executed %lld times: min %.3f ms, median %.3f ms, max %.3f ms\n",
+                static_cast<long long>(runs), *std::min_element(ms.begin(), ms.end()), median(ms),
+                *std::max_element(ms.begin(), ms.end()));
+  } else {
+    std::printf("executed once: %.3f ms\n", ms[0]);
+  }
+  return kExitOk;
+}
+
+int run(const Options& options) {
+  int rc = register_all_kernels();
+  if (rc != kExitOk) return rc;
+  const std::string& path = options.model_path;
+  reset_first_error();
+  Result<FileDataLoader> loader = FileDataLoader::from(path.c_str());
+  if (!loader.ok()) return fail(kExitProgramLoad, "cannot open '" + path + "'", loader.error());
+  reset_first_error();
+  Result<Program> program = Program::load(&*loader);
+  if (!program.ok()) {
+    return fail(kExitProgramLoad, "cannot load program '" + path + "'", program.error());
+  }
+  std::string name;
+  rc = choose_method(*program, options, &name);
+  if (rc != kExitOk) return rc;
+  reset_first_error();
+  Result<MethodMeta> meta = program->method_meta(name.c_str());
+  if (!meta.ok())
+    return fail(kExitMethodLoad, "no method '" + name + "' in '" + path + "'", meta.error());
+
+  MethodMemory mem;
+  std::optional<Method> method;
+  rc = allocate_planned(*meta, &mem);
+  if (rc == kExitOk) rc = load_method(*program, name, &mem, &method);
+  if (rc == kExitOk) rc = bind_unplanned_outputs(*method, &mem.output_buffers);
+  if (rc != kExitOk) return rc;
+  std::printf("loaded method '%s' of '%s' (%zu inputs, %zu outputs)\n", name.c_str(), path.c_str(),
+              method->inputs_size(), method->outputs_size());
+
+  InputSet inputs;
+  rc = prepare_inputs(*method, options.inputs, &inputs);
+  if (rc == kExitOk) rc = execute(*method, inputs, options.num_executions);
+  if (rc != kExitOk) return rc;
+  print_outputs(*method);
+  if (!options.output_dir.empty()) return write_outputs(*method, options.output_dir);
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace runner
+}  // namespace etr
+
+int main(int argc, char** argv) {
+  using namespace etr::runner;  // NOLINT
+  Options options;
+  std::string error;
+  const bool parsed = parse_options(argc, argv, &options, &error);
+  install_log_hook(parsed && options.verbose);
+  if (!parsed) {
+    return fail(kExitUsage, "invalid command line", etr::Error::InvalidArgument,
+                error + "; run with --help for usage");
+  }
+  if (options.help) {
+    print_usage(stdout);
+    return kExitOk;
+  }
+  if (options.list_operators) return list_operators();
+  return run(options);
+}

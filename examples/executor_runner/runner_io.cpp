@@ -1,0 +1,420 @@
+// executor_runner helpers: flags, the log hook, inputs and outputs.
+#include "examples/executor_runner/runner_io.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "extension/tensor/npy.h"
+#include "runtime/platform/platform.h"
+
+namespace etr {
+namespace runner {
+namespace {
+
+struct FlagSpec {
+  const char* name;
+  bool takes_value;
+};
+
+constexpr FlagSpec kFlags[] = {
+    {"model_path", true},     {"method", true},          {"input", true}, {"output_dir", true},
+    {"num_executions", true}, {"list_operators", false}, {"help", false}, {"verbose", false},
+};
+
+bool parse_bool(const std::string& v, bool* out) {
+  if (v == "1" || v == "true") return *out = true, true;
+  if (v == "0" || v == "false") return *out = false, true;
+  return false;
+}
+
+bool parse_count(const std::string& v, int64_t* out) {
+  if (v.empty() || v.size() > 10) return false;
+  for (char c : v) {
+    if (c < '0' || c > '9') return false;
+  }
+  *out = std::strtoll(v.c_str(), nullptr, 10);
+  return *out >= 1 && *out <= 1000000000;
+}
+
+// Applies one recognised flag; false (with *error set) on a bad value.
+bool apply_flag(const std::string& name, const std::string& value, bool has_value, Options* o,
+                std::string* error) {
+  if (name == "model_path") o->model_path = value;
+  if (name == "method") o->method = value;
+  if (name == "input") o->inputs.push_back(value);
+  if (name == "output_dir") o->output_dir = value;
+  if (name == "num_executions" && !parse_count(value, &o->num_executions)) {
+    *error = "--num_executions needs a whole number from 1 to 1000000000, got '" + value + "'";
+    return false;
+  }
+  bool* target = name == "list_operators" ? &o->list_operators
+                 : name == "help"         ? &o->help
+                 : name == "verbose"      ? &o->verbose
+                                          : nullptr;
+  if (target != nullptr) {
+    *target = true;
+    if (has_value && !parse_bool(value, target)) {
+      *error = "--" + name + " takes no value (or true/false), got '" + value + "'";
+      return false;
+    }
+  }
+  if (!has_value && target == nullptr) {
+    *error = "--" + name + " needs a value";
+    return false;
+  }
+  if (has_value && target == nullptr && value.empty() && name != "method") {
+    *error = "--" + name + " needs a non-empty value";
+    return false;
+  }
+  return true;
+}
+
+bool g_verbose = false;
+bool g_have_error = false;
+std::string g_first_error;
+
+void log_hook(LogLevel level, const char* file, int line, const char* message) {
+  if (level == LogLevel::Error && !g_have_error) {
+    g_have_error = true;
+    g_first_error = message != nullptr ? message : "";
+  }
+  if (!g_verbose) return;
+  static const char kLevels[] = {'D', 'I', 'E'};
+  const char tag = kLevels[static_cast<uint8_t>(level) % 3];
+  if (file != nullptr) {
+    std::fprintf(stderr, "%c %s:%d] %s\n", tag, file, line, message);
+  } else {
+    std::fprintf(stderr, "%c] %s\n", tag, message);
+  }
+}
+
+std::string one_line(std::string s) {
+  for (char& c : s) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return s;
+}
+
+// Scatters a contiguous (logical order) tensor into one with `dim_order`.
+HostResult<HostTensor> with_dim_order(const HostTensor& src, Span<const uint8_t> dim_order) {
+  std::vector<int32_t> sizes(src.sizes().begin(), src.sizes().end());
+  HostResult<HostTensor> dst = HostTensor::zeros(
+      src.dtype(), sizes, std::vector<uint8_t>(dim_order.begin(), dim_order.end()));
+  if (!dst.ok()) return dst;
+  const size_t elem = src.tensor().element_size();
+  const size_t n = static_cast<size_t>(src.tensor().numel());
+  for (size_t i = 0; i < n; ++i) {
+    std::memcpy(dst->data() + element_offset(dst->tensor(), i), src.data() + i * elem, elem);
+  }
+  return dst;
+}
+
+// Input `index` as a tensor read from `path`, in the method's dim order.
+int tensor_input_from_file(const Method& method, size_t index, const std::string& path,
+                           InputSet* inputs) {
+  const std::string what = "cannot read input " + std::to_string(index) + " from '" + path + "'";
+  HostResult<HostTensor> t = read_npy(path);
+  if (!t.ok()) return fail(kExitInput, what, Error::InvalidArgument, t.error());
+  const Tensor& declared = method.get_input(index).to_tensor();
+  if (t->dtype() != declared.dtype()) {
+    return fail(kExitInput, what, Error::InvalidType,
+                std::string("the file holds ") + to_string(t->dtype()) +
+                    " but the method expects " + to_string(declared.dtype()));
+  }
+  if (t->sizes().size() == declared.dim() && !declared.is_contiguous_order()) {
+    HostResult<HostTensor> reordered = with_dim_order(*t, declared.dim_order());
+    if (!reordered.ok()) return fail(kExitInput, what, Error::InvalidArgument, reordered.error());
+    inputs->tensors.push_back(std::make_unique<HostTensor>(std::move(*reordered)));
+  } else {
+    inputs->tensors.push_back(std::make_unique<HostTensor>(std::move(*t)));
+  }
+  inputs->values.emplace_back(&inputs->tensors.back()->tensor());
+  return kExitOk;
+}
+
+// Input `index` (an Int, Double or Bool) read from a 0-d .npy file.
+int scalar_input_from_file(const Method& method, size_t index, const std::string& path,
+                           InputSet* inputs) {
+  const std::string what = "cannot read input " + std::to_string(index) + " from '" + path + "'";
+  const Tag tag = method.get_input(index).tag();
+  HostResult<HostTensor> t = read_npy(path);
+  if (!t.ok()) return fail(kExitInput, what, Error::InvalidArgument, t.error());
+  const ScalarType want = tag == Tag::Int      ? ScalarType::Long
+                          : tag == Tag::Double ? ScalarType::Double
+                                               : ScalarType::Bool;
+  if ((tag != Tag::Int && tag != Tag::Double && tag != Tag::Bool) || t->dtype() != want ||
+      t->tensor().numel() != 1) {
+    return fail(kExitInput, what, Error::InvalidType,
+                std::string("input is ") + to_string(tag) +
+                    "; expected a one-element int64, float64 or bool array to match it");
+  }
+  if (tag == Tag::Int) {
+    int64_t v = 0;
+    std::memcpy(&v, t->data(), sizeof(v));
+    inputs->values.emplace_back(v);
+  } else if (tag == Tag::Double) {
+    double v = 0;
+    std::memcpy(&v, t->data(), sizeof(v));
+    inputs->values.emplace_back(v);
+  } else {
+    inputs->values.emplace_back(t->data()[0] != 0);
+  }
+  return kExitOk;
+}
+
+// Input `index` without a file: ones for a tensor, else the program's value.
+int default_input(const Method& method, size_t index, InputSet* inputs) {
+  const EValue& current = method.get_input(index);
+  if (!current.is_tensor()) {
+    inputs->values.push_back(current);
+    return kExitOk;
+  }
+  const std::string what = "cannot build input " + std::to_string(index);
+  Result<TensorInfo> info = method.method_meta().input_tensor_meta(index);
+  if (!info.ok()) return fail(kExitInput, what, info.error());
+  HostResult<HostTensor> t =
+      HostTensor::zeros(info->dtype, std::vector<int32_t>(info->sizes.begin(), info->sizes.end()),
+                        std::vector<uint8_t>(info->dim_order.begin(), info->dim_order.end()));
+  if (!t.ok()) return fail(kExitInput, what, Error::InvalidArgument, t.error());
+  const HostStatus filled = t->fill_ones();
+  if (!filled.ok()) return fail(kExitInput, what, Error::NotSupported, filled.error());
+  inputs->tensors.push_back(std::make_unique<HostTensor>(std::move(*t)));
+  inputs->values.emplace_back(&inputs->tensors.back()->tensor());
+  return kExitOk;
+}
+
+void print_values(const Tensor& t) {
+  if (t.numel() != 0 && t.const_data() == nullptr) {
+    std::printf(" (no data)");
+    return;
+  }
+  constexpr size_t kShown = 8;
+  const size_t n = static_cast<size_t>(t.numel());
+  std::printf(" = [");
+  for (size_t i = 0; i < n && i < kShown; ++i) {
+    double v = 0;
+    const uint8_t* p = static_cast<const uint8_t*>(t.const_data()) + element_offset(t, i);
+    if (!element_to_double(t.dtype(), p, &v)) {
+      std::printf("?");
+      break;
+    }
+    std::printf(i == 0 ? "%g" : ", %g", v);
+  }
+  std::printf(n > kShown ? ", ...]" : "]");
+}
+
+HostStatus write_text(const std::string& path, StringView s) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr)
+    return HostStatus::failure("cannot create " + path + ": " + std::strerror(errno));
+  bool ok = s.size() == 0 || std::fwrite(s.data(), 1, s.size(), f) == s.size();
+  if (std::fclose(f) != 0) ok = false;
+  return ok ? HostStatus() : HostStatus::failure("cannot write " + path);
+}
+
+template <typename T>
+HostStatus write_list(const std::string& path, ScalarType dtype, Span<const T> items) {
+  HostResult<HostTensor> t = HostTensor::from_bytes(dtype, {static_cast<int32_t>(items.size())},
+                                                    items.data(), items.size() * sizeof(T));
+  if (!t.ok()) return HostStatus::failure(t.error());
+  return write_npy(path, t->tensor());
+}
+
+// Writes output `index`; *written is false when the kind has no file form.
+HostStatus write_output(const EValue& v, const std::string& base, bool* written) {
+  *written = true;
+  switch (v.tag()) {
+    case Tag::Tensor: return write_npy(base + ".npy", v.to_tensor());
+    case Tag::Int:
+    case Tag::Double:
+    case Tag::Bool: return write_npy_scalar(base + ".npy", v);
+    case Tag::String: return write_text(base + ".txt", v.to_string());
+    case Tag::IntList: return write_list(base + ".npy", ScalarType::Long, v.to_int_list());
+    case Tag::DoubleList: return write_list(base + ".npy", ScalarType::Double, v.to_double_list());
+    case Tag::BoolList: {
+      std::vector<uint8_t> bytes(v.to_bool_list().begin(), v.to_bool_list().end());
+      return write_list(base + ".npy", ScalarType::Bool,
+                        Span<const uint8_t>(bytes.data(), bytes.size()));
+    }
+    default: *written = false; return HostStatus();
+  }
+}
+
+}  // namespace
+
+void print_usage(std::FILE* out) {
+  std::fprintf(out,
+               "usage: executor_runner --model_path=FILE [--method=NAME] [--input=FILE.npy ...]\n"
+               "                       [--output_dir=DIR] [--num_executions=N] [--verbose]\n"
+               "       executor_runner --list_operators | --help\n"
+               "\n"
+               "Runs one method of an ExecuTorch .pte program.\n"
+               "  --model_path=FILE     program to load\n"
+               "  --method=NAME         method to run (default: forward, else the first method)\n"
+               "  --input=FILE.npy      one per method input, in order (repeat the flag); without\n"
+               "                        it tensor inputs are ones and other inputs keep the\n"
+               "                        program's value\n"
+               "  --output_dir=DIR      write output <i> as DIR/output_<i>.npy (.txt for strings)\n"
+               "  --num_executions=N    execute N times and report min/median/max time\n"
+               "  --list_operators      print every registered operator and exit\n"
+               "  --verbose             echo runtime log messages to stderr\n"
+               "  --help                print this help and exit\n"
+               "Every flag also accepts '--flag value'. Exit status: 0 success, 1 usage,\n"
+               "2 program load, 3 method load, 4 inputs, 5 execution, 6 outputs, 7 setup.\n");
+}
+
+bool parse_options(int argc, char** argv, Options* options, std::string* error) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.size() < 3 || arg.compare(0, 2, "--") != 0) {
+      *error = "unexpected argument '" + arg + "'";
+      return false;
+    }
+    const size_t eq = arg.find('=');
+    const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    const FlagSpec* spec = nullptr;
+    for (const FlagSpec& f : kFlags) {
+      if (name == f.name) spec = &f;
+    }
+    if (spec == nullptr) {
+      *error = "unknown flag '--" + name + "'";
+      return false;
+    }
+    bool has_value = eq != std::string::npos;
+    std::string value = has_value ? arg.substr(eq + 1) : "";
+    if (!has_value && spec->takes_value && i + 1 < argc) {
+      value = argv[++i];
+      has_value = true;
+    }
+    if (!apply_flag(name, value, has_value, options, error)) return false;
+  }
+  if (!options->help && !options->list_operators && options->model_path.empty()) {
+    *error = "--model_path is required";
+    return false;
+  }
+  return true;
+}
+
+void install_log_hook(bool verbose) {
+  g_verbose = verbose;
+  PlatformHooks hooks{};
+  hooks.log = &log_hook;
+  set_platform_hooks(hooks);
+}
+
+void reset_first_error() {
+  g_have_error = false;
+  g_first_error.clear();
+}
+
+std::string first_error() { return g_first_error; }
+
+int fail(int code, const std::string& what, Error error, const std::string& fallback) {
+  std::string detail = g_have_error && !g_first_error.empty() ? g_first_error : fallback;
+  if (detail.empty()) detail = "no further detail was logged";
+  std::fprintf(stderr, "executor_runner: error: %s: %s (%s)\n", one_line(what).c_str(),
+               to_string(error), one_line(detail).c_str());
+  return code;
+}
+
+int prepare_inputs(const Method& method, const std::vector<std::string>& files, InputSet* inputs) {
+  const size_t n = method.inputs_size();
+  if (!files.empty() && files.size() != n) {
+    return fail(kExitInput, "wrong number of inputs", Error::InvalidArgument,
+                "method '" + std::string(method.name()) + "' has " + std::to_string(n) +
+                    " inputs but " + std::to_string(files.size()) + " --input files were given");
+  }
+  inputs->tensors.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    reset_first_error();
+    int rc = kExitOk;
+    if (files.empty()) {
+      rc = default_input(method, i, inputs);
+    } else if (method.get_input(i).is_tensor()) {
+      rc = tensor_input_from_file(method, i, files[i], inputs);
+    } else {
+      rc = scalar_input_from_file(method, i, files[i], inputs);
+    }
+    if (rc != kExitOk) return rc;
+  }
+  return kExitOk;
+}
+
+int apply_inputs(Method& method, const InputSet& inputs) {
+  for (size_t i = 0; i < inputs.values.size(); ++i) {
+    reset_first_error();
+    const Error err = method.set_input(inputs.values[i], i);
+    if (err != Error::Ok) return fail(kExitInput, "cannot set input " + std::to_string(i), err);
+  }
+  return kExitOk;
+}
+
+int bind_unplanned_outputs(Method& method, std::vector<std::unique_ptr<uint8_t[]>>* storage) {
+  const MethodMeta meta = method.method_meta();
+  for (size_t i = 0; i < method.outputs_size(); ++i) {
+    const EValue& out = method.get_output(i);
+    if (!out.is_tensor() || out.to_tensor().mutable_data() != nullptr) continue;
+    reset_first_error();
+    Result<TensorInfo> info = meta.output_tensor_meta(i);
+    if (!info.ok())
+      return fail(kExitMethodLoad, "cannot inspect output " + std::to_string(i), info.error());
+    if (info->is_memory_planned) continue;
+    const size_t size = info->nbytes == 0 ? 1 : info->nbytes;
+    storage->push_back(std::unique_ptr<uint8_t[]>(new uint8_t[size]()));
+    const Error err = method.set_output_data_ptr(storage->back().get(), size, i);
+    if (err != Error::Ok) {
+      return fail(kExitMethodLoad, "cannot bind memory to output " + std::to_string(i), err);
+    }
+  }
+  return kExitOk;
+}
+
+void print_outputs(const Method& method) {
+  for (size_t i = 0; i < method.outputs_size(); ++i) {
+    const EValue& v = method.get_output(i);
+    std::printf("output %zu: %s", i, to_string(v.tag()));
+    switch (v.tag()) {
+      case Tag::Tensor: {
+        const Tensor& t = v.to_tensor();
+        std::printf(" %s %s", to_string(t.dtype()), shape_string(t.sizes()).c_str());
+        print_values(t);
+        break;
+      }
+      case Tag::Int: std::printf(" = %lld", static_cast<long long>(v.to_int())); break;
+      case Tag::Double: std::printf(" = %.17g", v.to_double()); break;
+      case Tag::Bool: std::printf(" = %s", v.to_bool() ? "true" : "false"); break;
+      case Tag::String:
+        std::printf(" = \"%.*s\"", static_cast<int>(v.to_string().size()), v.to_string().data());
+        break;
+      default: break;
+    }
+    std::printf("\n");
+  }
+}
+
+int write_outputs(const Method& method, const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return fail(kExitOutput, "cannot create output directory '" + dir + "'", Error::AccessFailed,
+                std::strerror(errno));
+  }
+  for (size_t i = 0; i < method.outputs_size(); ++i) {
+    reset_first_error();
+    const EValue& v = method.get_output(i);
+    const std::string base = dir + "/output_" + std::to_string(i);
+    bool written = false;
+    const HostStatus s = write_output(v, base, &written);
+    if (!s.ok()) {
+      return fail(kExitOutput, "cannot write output " + std::to_string(i), Error::AccessFailed,
+                  s.error());
+    }
+    if (!written) std::printf("output %zu: %s value not written\n", i, to_string(v.tag()));
+  }
+  return kExitOk;
+}
+
+}  // namespace runner
+}  // namespace etr

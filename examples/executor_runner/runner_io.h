@@ -1,0 +1,80 @@
+// Helpers of executor_runner: command line, log capture, inputs, outputs.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "extension/tensor/host_tensor.h"
+#include "runtime/core/error.h"
+#include "runtime/executor/method.h"
+
+namespace etr {
+namespace runner {
+
+// Exit codes (all below 124, which shells reserve for timeouts and signals).
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitUsage = 1,
+  kExitProgramLoad = 2,
+  kExitMethodLoad = 3,
+  kExitInput = 4,
+  kExitExecute = 5,
+  kExitOutput = 6,
+  kExitSetup = 7,
+};
+
+struct Options {
+  std::string model_path;
+  std::string method;  // empty: "forward" if present, else the first method
+  std::vector<std::string> inputs;
+  std::string output_dir;
+  int64_t num_executions = 1;
+  bool list_operators = false;
+  bool help = false;
+  bool verbose = false;
+};
+
+// Parses argv. On failure returns false and sets *error to a one-line
+// description of the problem.
+bool parse_options(int argc, char** argv, Options* options, std::string* error);
+void print_usage(std::FILE* out);
+
+// Installs the platform log hook: Error-level messages are remembered (the
+// first since the last reset); everything is echoed to stderr if `verbose`.
+void install_log_hook(bool verbose);
+void reset_first_error();
+// The first Error-level message since the last reset ("" if none).
+std::string first_error();
+
+// Prints the single failure line and returns `code`:
+//   executor_runner: error: <what>: <ErrorName> (<detail>)
+// `detail` defaults to the first logged error, then to `fallback`.
+int fail(int code, const std::string& what, Error error, const std::string& fallback = "");
+
+// Host-side inputs: the value to set for each method input, and the heap
+// tensors those values point to (kept alive for as long as the method runs).
+struct InputSet {
+  std::vector<std::unique_ptr<HostTensor>> tensors;
+  std::vector<EValue> values;
+};
+
+// Builds every input, from .npy files (one per method input, in order) or,
+// when `files` is empty, ones for tensors and the program's own value for
+// everything else. Returns kExitOk or the exit code after printing the error.
+int prepare_inputs(const Method& method, const std::vector<std::string>& files, InputSet* inputs);
+// Sets every prepared input on the method.
+int apply_inputs(Method& method, const InputSet& inputs);
+
+// Binds heap memory to every tensor output the program did not plan.
+int bind_unplanned_outputs(Method& method, std::vector<std::unique_ptr<uint8_t[]>>* storage);
+
+// One summary line per output on stdout.
+void print_outputs(const Method& method);
+// Writes output_<i>.npy / .txt into `dir` (created if missing).
+int write_outputs(const Method& method, const std::string& dir);
+
+}  // namespace runner
+}  // namespace etr

@@ -1,0 +1,59 @@
+// aten::constant_pad_nd.out: pad (or, with negative amounts, crop) the last
+// len(pad)/2 dims; pad[0], pad[1] apply to the last dim, pad[2], pad[3] to
+// the one before, and so on. Out is filled with `value`, then the kept part
+// of the input is copied into place. Real dtypes and bool, any dim order.
+#include <algorithm>
+
+#include "kernels/portable/ops_layout.h"
+#include "kernels/portable/util/copy_util.h"
+
+namespace etr {
+
+void constant_pad_nd_out(KernelContext& ctx, const Tensor& self, IntArrayRef pad, Scalar value,
+                         Tensor& out) {
+  constexpr const char* kOp = "aten::constant_pad_nd.out";
+  const size_t r = self.dim();
+  ETR_KERNEL_CHECK(ctx, pad.size() % 2 == 0 && pad.size() / 2 <= r, Error::InvalidArgument,
+                   "%s: pad length %zu must be even and at most 2 * rank (%zu)", kOp, pad.size(),
+                   2 * r);
+  int64_t before[kTensorMaxDim] = {};
+  int64_t after[kTensorMaxDim] = {};
+  int64_t sizes[kTensorMaxDim];
+  for (size_t d = 0; d < r; ++d) {
+    const size_t k = r - 1 - d;  // pad pair index for dim d
+    if (2 * k < pad.size()) {
+      before[d] = pad[2 * k];
+      after[d] = pad[2 * k + 1];
+    }
+    const int64_t in = self.size(d);
+    const bool ok = before[d] >= -in - INT32_MAX && before[d] <= INT32_MAX &&
+                    after[d] >= -in - INT32_MAX && after[d] <= INT32_MAX;
+    sizes[d] = ok ? in + before[d] + after[d] : -1;
+    ETR_KERNEL_CHECK(ctx, sizes[d] >= 0, Error::InvalidArgument,
+                     "%s: padding %s on %s gives a negative size at dim %zu", kOp,
+                     shape_str(pad).c_str(), shape_str(self).c_str(), d);
+  }
+  if (!check_copy_dtypes(ctx, kOp, self, out) || !resize_out(ctx, kOp, out, sizes, r)) return;
+  CopyPlan fill;
+  for (size_t d = 0; d < r; ++d) fill.add(sizes[d], out.stride(d), 0);
+  ETR_KERNEL_CHECK(ctx, fill_with_scalar(fill, out.mutable_data(), out.dtype(), value),
+                   Error::InvalidType, "%s: unsupported dtype %s", kOp, to_string(out.dtype()));
+  // Region kept from the input: skip -before (if cropping) at the front,
+  // land at +before (if padding) in the output.
+  CopyPlan plan;
+  int64_t src_off = 0, dst_off = 0;
+  for (size_t d = 0; d < r; ++d) {
+    const int64_t skip_front = std::max<int64_t>(0, -before[d]);
+    const int64_t skip_back = std::max<int64_t>(0, -after[d]);
+    const int64_t keep = self.size(d) - skip_front - skip_back;
+    if (keep <= 0) return;
+    src_off += skip_front * self.stride(d);
+    dst_off += std::max<int64_t>(0, before[d]) * out.stride(d);
+    plan.add(keep, out.stride(d), self.stride(d));
+  }
+  const int64_t elem = static_cast<int64_t>(self.element_size());
+  run_copy(plan, static_cast<char*>(out.mutable_data()) + dst_off * elem,
+           static_cast<const char*>(self.const_data()) + src_off * elem, self.element_size());
+}
+
+}  // namespace etr

@@ -1,0 +1,260 @@
+// Tests of the executor_runner command line, run as a child process: flags,
+// error reporting, and every check of test/models/manifest.txt.
+#include <gtest/gtest.h>
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdio>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test/support/fixtures.h"
+
+namespace etr {
+namespace testing {
+
+// Names a manifest case in test output (instead of a byte dump).
+void PrintTo(const ManifestEntry& e, std::ostream* os) { *os << e.describe(); }
+
+}  // namespace testing
+
+namespace {
+
+using testing::ManifestEntry;
+
+const std::string kRunner = ETR_RUNNER_PATH;
+const std::string kSourceDir = ETR_SOURCE_DIR;
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
+bool file_exists(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+// A scratch directory removed (with its files) at destruction.
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/etr_runner_testXXXXXX";
+    const char* d = mkdtemp(tmpl);
+    path_ = d != nullptr ? d : "/tmp";
+  }
+  ~TempDir() {
+    if (path_ != "/tmp" && std::system(("rm -rf " + quote(path_)).c_str()) != 0) path_.clear();
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs the runner with `args` (already shell-quoted where needed).
+RunResult run_runner(const std::string& args) {
+  TempDir scratch;
+  const std::string out = scratch.path() + "/stdout";
+  const std::string err = scratch.path() + "/stderr";
+  const std::string cmd = quote(kRunner) + " " + args + " >" + quote(out) + " 2>" + quote(err);
+  const int status = std::system(cmd.c_str());
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  auto o = testing::read_file(out);
+  auto e = testing::read_file(err);
+  r.out = o.ok() ? *o : "";
+  r.err = e.ok() ? *e : "";
+  return r;
+}
+
+// The failure contract: a code in 1..123 and exactly one stderr line.
+void expect_single_error(const RunResult& r, int expected_code = 0) {
+  EXPECT_GE(r.exit_code, 1);
+  EXPECT_LT(r.exit_code, 124);
+  if (expected_code != 0) {
+    EXPECT_EQ(r.exit_code, expected_code);
+  }
+  const std::vector<std::string> lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 1u) << "stderr:\n" << r.err;
+  EXPECT_EQ(lines[0].rfind("executor_runner: error: ", 0), 0u) << lines[0];
+}
+
+std::string model(const std::string& name) { return kSourceDir + "/test/models/" + name; }
+
+TEST(RunnerCliTest, HelpPrintsUsage) {
+  const RunResult r = run_runner("--help");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("usage: executor_runner"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--model_path"), std::string::npos);
+}
+
+TEST(RunnerCliTest, ListOperatorsNeedsNoModel) {
+  const RunResult r = run_runner("--list_operators");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> ops = lines_of(r.out);
+  const std::set<std::string> unique(ops.begin(), ops.end());
+  EXPECT_EQ(unique.size(), ops.size()) << "names are listed once";
+  EXPECT_TRUE(unique.count("aten::add.out"));
+  EXPECT_TRUE(unique.count("executorch_prim::et_view.default"));
+  EXPECT_TRUE(unique.count("aten::sym_size.int"));
+  for (const std::string& op : ops) EXPECT_NE(op.find("::"), std::string::npos) << op;
+}
+
+TEST(RunnerCliTest, MissingModelFileIsOneErrorLine) {
+  const std::string missing = "/nonexistent/dir/no_such_model.pte";
+  const RunResult r = run_runner("--model_path=" + quote(missing));
+  expect_single_error(r, 2);
+  EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("AccessFailed"), std::string::npos) << r.err;
+}
+
+TEST(RunnerCliTest, BadFlagsAreUsageErrors) {
+  const char* bad[] = {"--bogus",
+                       "--model_path",
+                       "--model_path=x.pte extra",
+                       "--model_path=x.pte --num_executions=0",
+                       "--model_path=x.pte --num_executions=abc",
+                       "--help=maybe",
+                       ""};
+  for (const char* args : bad) {
+    SCOPED_TRACE(args);
+    const RunResult r = run_runner(args);
+    expect_single_error(r, 1);
+    EXPECT_NE(r.err.find("invalid command line: InvalidArgument"), std::string::npos) << r.err;
+  }
+  EXPECT_NE(run_runner("--bogus").err.find("--bogus"), std::string::npos);
+}
+
+TEST(RunnerCliTest, NotAProgramFailsToLoad) {
+  const RunResult r = run_runner("--model_path " + quote(kSourceDir + "/test/models/manifest.txt"));
+  expect_single_error(r, 2);
+}
+
+TEST(RunnerCliTest, InputCountMustMatch) {
+  const std::string pte = model("add_mul.pte");
+  if (!file_exists(pte)) GTEST_SKIP() << "fixture " << pte << " not generated yet";
+  const RunResult r =
+      run_runner("--model_path " + quote(pte) + " --input " + quote(model("add_mul/a_in0.npy")));
+  expect_single_error(r, 4);
+  EXPECT_NE(r.err.find(" 1 --input"), std::string::npos) << r.err;
+}
+
+TEST(RunnerCliTest, UnknownMethodFails) {
+  const std::string pte = model("add_mul.pte");
+  if (!file_exists(pte)) GTEST_SKIP() << "fixture " << pte << " not generated yet";
+  const RunResult r = run_runner("--model_path=" + quote(pte) + " --method=no_such_method");
+  expect_single_error(r, 3);
+  EXPECT_NE(r.err.find("no_such_method"), std::string::npos) << r.err;
+}
+
+TEST(RunnerCliTest, DefaultInputsAreOnesAndTimingIsPrinted) {
+  const std::string pte = model("add_mul.pte");
+  if (!file_exists(pte)) GTEST_SKIP() << "fixture " << pte << " not generated yet";
+  TempDir out;
+  const RunResult r = run_runner("--model_path " + quote(pte) +
+                                 " --num_executions 3 --output_dir " + quote(out.path()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_NE(r.out.find("median"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("output 0: Tensor"), std::string::npos) << r.out;
+  EXPECT_TRUE(file_exists(out.path() + "/output_0.npy"));
+}
+
+// ---- Every manifest check, one test case per line. ----
+
+std::vector<ManifestEntry> manifest_entries() {
+  auto m = testing::parse_manifest(testing::default_manifest_path(kSourceDir));
+  return m.ok() ? *m : std::vector<ManifestEntry>();
+}
+
+TEST(RunnerManifestTest, ManifestParses) {
+  const std::string path = testing::default_manifest_path(kSourceDir);
+  if (!file_exists(path)) GTEST_SKIP() << "no manifest at " << path;
+  auto m = testing::parse_manifest(path);
+  ASSERT_TRUE(m.ok()) << m.error();
+  EXPECT_FALSE(m->empty());
+}
+
+// The error name the runner reports for a manifest expect_error word.
+const char* error_name_for(const std::string& word) {
+  if (word == "missing_backend") return "BackendMissing";
+  if (word == "missing_operator") return "OperatorMissing";
+  return nullptr;
+}
+
+class RunnerManifestCase : public ::testing::TestWithParam<ManifestEntry> {};
+
+TEST_P(RunnerManifestCase, MatchesExpectedOutputs) {
+  const ManifestEntry& e = GetParam();
+  SCOPED_TRACE(e.describe());
+  TempDir out;
+  std::string args = "--model_path=" + quote(e.pte) + " --method=" + quote(e.method);
+  for (const std::string& in : e.inputs) args += " --input=" + quote(in);
+  args +=
+      " --num_executions=" + std::to_string(e.executions) + " --output_dir=" + quote(out.path());
+  const RunResult r = run_runner(args);
+  if (!e.expect_error.empty()) {
+    expect_single_error(r);
+    const char* name = error_name_for(e.expect_error);
+    if (name != nullptr) {
+      EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
+    }
+    return;
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (size_t i = 0; i < e.expected.size(); ++i) {
+    const std::string& exp = e.expected[i];
+    const bool text = exp.size() >= 4 && exp.compare(exp.size() - 4, 4, ".txt") == 0;
+    const std::string got = out.path() + "/output_" + std::to_string(i) + (text ? ".txt" : ".npy");
+    const HostStatus s = testing::compare_output_files(got, exp, e.rtol, e.atol);
+    EXPECT_TRUE(s.ok()) << "output " << i << " vs " << exp << ": " << s.error();
+  }
+  const std::string extra = out.path() + "/output_" + std::to_string(e.expected.size());
+  EXPECT_FALSE(file_exists(extra + ".npy") || file_exists(extra + ".txt"))
+      << "the method has more outputs than the manifest expects";
+}
+
+std::string case_name(const ::testing::TestParamInfo<ManifestEntry>& info) {
+  std::string name = info.param.describe();
+  name = name.substr(0, name.find(' ')) + "_line" + std::to_string(info.param.line);
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, RunnerManifestCase, ::testing::ValuesIn(manifest_entries()),
+                         case_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RunnerManifestCase);
+
+}  // namespace
+}  // namespace etr
