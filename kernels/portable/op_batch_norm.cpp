@@ -86,7 +86,7 @@ void normalize_channel(const Tensor& input, Tensor& out, const BnGeom& g, int64_
                        double shift) {
   dispatch_floating(input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T a = static_cast<T>(scale), b = static_cast<T>(shift);
+    const T a = convert_value<T>(scale), b = convert_value<T>(shift);
     for (int64_t n = 0; n < g.batch; ++n) {
       const int64_t base = (n * g.channels + c) * g.inner;
       const T* x = input.const_data_ptr<T>() + base;

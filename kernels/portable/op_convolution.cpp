@@ -66,7 +66,12 @@ bool read_params(KernelContext& ctx, IntArrayRef stride, IntArrayRef padding, In
 bool out_extent(const ConvGeom& g, int64_t in, int64_t k, int64_t s, int64_t p, int64_t d,
                 int64_t op, int64_t* out) {
   if (g.transposed) {
-    *out = (in - 1) * s - 2 * p + d * (k - 1) + op + 1;
+    // (in - 1) * s and d * (k - 1) are each below 2^62; only the sums can overflow.
+    int64_t sum = 0;
+    if (__builtin_add_overflow((in - 1) * s, d * (k - 1), &sum) ||
+        __builtin_add_overflow(sum, op + 1 - 2 * p, out)) {
+      return false;
+    }
   } else {
     const int64_t span = in + 2 * p - d * (k - 1) - 1;
     *out = span < 0 ? -1 : span / s + 1;

@@ -35,23 +35,16 @@ bool check_indices(KernelContext& ctx, const char* op, const Tensor& index, int6
   return true;
 }
 
-// Copies self with dim `d` fixed at `src_index` to out with dim `od` fixed at
-// `dst_index` (od == SIZE_MAX: out lacks the dim). `map[k]` is the out dim of
-// self dim k (ignored for d).
-void copy_slab(const Tensor& self, size_t d, int64_t src_index, Tensor& out, size_t od,
-               int64_t dst_index) {
+// out[..., dst_index, ...] = self[..., src_index, ...] along dim d (out has
+// self's rank; a 0-d self is copied whole).
+void copy_slab(const Tensor& self, size_t d, int64_t src_index, Tensor& out, int64_t dst_index) {
   CopyPlan plan;
-  for (size_t k = 0, o = 0; k < self.dim(); ++k) {
-    if (k == d) {
-      if (od != SIZE_MAX) ++o;
-      continue;
-    }
-    if (o == od) ++o;
-    plan.add(self.size(k), out.stride(o++), self.stride(k));
+  for (size_t k = 0; k < self.dim(); ++k) {
+    if (k != d) plan.add(self.size(k), out.stride(k), self.stride(k));
   }
   const int64_t elem = static_cast<int64_t>(self.element_size());
   const int64_t src_off = self.dim() == 0 ? 0 : src_index * self.stride(d);
-  const int64_t dst_off = od == SIZE_MAX ? 0 : dst_index * out.stride(od);
+  const int64_t dst_off = self.dim() == 0 ? 0 : dst_index * out.stride(d);
   run_copy(plan, static_cast<char*>(out.mutable_data()) + dst_off * elem,
            static_cast<const char*>(self.const_data()) + src_off * elem, self.element_size());
 }
@@ -77,7 +70,7 @@ void index_select_out(KernelContext& ctx, const Tensor& self, int64_t dim, const
   if (out.numel() == 0) return;
   for (int64_t i = 0; i < index.numel(); ++i) {
     const int64_t v = load_index(index.const_data(), index.dtype(), i);
-    copy_slab(self, d, v, out, self.dim() == 0 ? SIZE_MAX : d, i);
+    copy_slab(self, d, v, out, i);
   }
 }
 

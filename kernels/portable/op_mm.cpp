@@ -175,9 +175,9 @@ void addmm_out(KernelContext& ctx, const Tensor& self, const Tensor& mat1, const
   dispatch_floating(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* c = out.data_ptr<T>();
-    init_with_bias(self, static_cast<T>(beta.to_double()), c, sizes[0], sizes[1]);
+    init_with_bias(self, convert_value<T>(beta.to_double()), c, sizes[0], sizes[1]);
     gemm_acc(mat1.const_data_ptr<T>(), mat2.const_data_ptr<T>(), c, sizes[0], mat1.size(1),
-             sizes[1], static_cast<T>(alpha.to_double()));
+             sizes[1], convert_value<T>(alpha.to_double()));
   });
 }
 

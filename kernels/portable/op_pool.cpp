@@ -197,7 +197,7 @@ void avg_pool_plane(const PoolGeom& g, bool count_include_pad, std::optional<int
       const int64_t div = divisor.has_value() ? *divisor
                           : count_include_pad ? pool_size
                                               : (h1 - h0) * (w1 - w0);
-      out[oh * g.ow + ow] = static_cast<T>(sum / static_cast<double>(div));
+      out[oh * g.ow + ow] = convert_value<T>(sum / static_cast<double>(div));
     }
   }
 }
@@ -241,7 +241,7 @@ void adaptive_avg_plane(const PoolGeom& g, const T* in, T* out) {
       for (int64_t h = h0; h < h1; ++h) {
         for (int64_t w = w0; w < w1; ++w) sum += static_cast<double>(in[h * g.iw + w]);
       }
-      out[oh * g.ow + ow] = static_cast<T>(sum / static_cast<double>((h1 - h0) * (w1 - w0)));
+      out[oh * g.ow + ow] = convert_value<T>(sum / static_cast<double>((h1 - h0) * (w1 - w0)));
     }
   }
 }

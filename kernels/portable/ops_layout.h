@@ -16,7 +16,8 @@ namespace etr {
 void mm_out(KernelContext& ctx, const Tensor& self, const Tensor& mat2, Tensor& out);
 // aten::bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out)
 void bmm_out(KernelContext& ctx, const Tensor& self, const Tensor& mat2, Tensor& out);
-// aten::addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out)
+// aten::addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1,
+//   Tensor(a!) out)
 void addmm_out(KernelContext& ctx, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
                Scalar beta, Scalar alpha, Tensor& out);
 // aten::linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out)
@@ -38,10 +39,9 @@ void convolution_out(KernelContext& ctx, const Tensor& input, const Tensor& weig
 //   Tensor(b!) out1, Tensor(c!) out2)
 void native_batch_norm_legit_no_training_out(KernelContext& ctx, const Tensor& input,
                                              const Tensor* weight, const Tensor* bias,
-                                             const Tensor& running_mean,
-                                             const Tensor& running_var, double momentum,
-                                             double eps, Tensor& out0, Tensor& out1,
-                                             Tensor& out2);
+                                             const Tensor& running_mean, const Tensor& running_var,
+                                             double momentum, double eps, Tensor& out0,
+                                             Tensor& out1, Tensor& out2);
 // aten::_native_batch_norm_legit.out(Tensor input, Tensor? weight, Tensor? bias,
 //   Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps,
 //   *, Tensor(d!) out, Tensor(e!) save_mean, Tensor(f!) save_invstd)
@@ -53,9 +53,9 @@ void native_batch_norm_legit_out(KernelContext& ctx, const Tensor& input, const 
 //   bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean,
 //   Tensor(c!) save_invstd)
 void native_batch_norm_legit_no_stats_out(KernelContext& ctx, const Tensor& input,
-                                          const Tensor* weight, const Tensor* bias,
-                                          bool training, double momentum, double eps,
-                                          Tensor& out, Tensor& save_mean, Tensor& save_invstd);
+                                          const Tensor* weight, const Tensor* bias, bool training,
+                                          double momentum, double eps, Tensor& out,
+                                          Tensor& save_mean, Tensor& save_invstd);
 
 // op_pool.cpp
 // aten::max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[],
@@ -68,8 +68,8 @@ void max_pool2d_with_indices_out(KernelContext& ctx, const Tensor& self, IntArra
 //   bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *,
 //   Tensor(a!) out)
 void avg_pool2d_out(KernelContext& ctx, const Tensor& self, IntArrayRef kernel_size,
-                    IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
-                    bool count_include_pad, std::optional<int64_t> divisor_override, Tensor& out);
+                    IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                    std::optional<int64_t> divisor_override, Tensor& out);
 // aten::_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out)
 void adaptive_avg_pool2d_out(KernelContext& ctx, const Tensor& self, IntArrayRef output_size,
                              Tensor& out);
@@ -104,8 +104,7 @@ void t_copy_out(KernelContext& ctx, const Tensor& self, Tensor& out);
 // aten::flip.out(Tensor self, int[] dims, *, Tensor(a!) out)
 void flip_out(KernelContext& ctx, const Tensor& self, IntArrayRef dims, Tensor& out);
 // aten::pixel_shuffle.out(Tensor self, int upscale_factor, *, Tensor(a!) out)
-void pixel_shuffle_out(KernelContext& ctx, const Tensor& self, int64_t upscale_factor,
-                       Tensor& out);
+void pixel_shuffle_out(KernelContext& ctx, const Tensor& self, int64_t upscale_factor, Tensor& out);
 // aten::pixel_unshuffle.out(Tensor self, int downscale_factor, *, Tensor(a!) out)
 void pixel_unshuffle_out(KernelContext& ctx, const Tensor& self, int64_t downscale_factor,
                          Tensor& out);
@@ -114,8 +113,8 @@ void pixel_unshuffle_out(KernelContext& ctx, const Tensor& self, int64_t downsca
 // aten::slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None,
 //   SymInt step=1, *, Tensor(a!) out)
 void slice_copy_tensor_out(KernelContext& ctx, const Tensor& self, int64_t dim,
-                           std::optional<int64_t> start, std::optional<int64_t> end,
-                           int64_t step, Tensor& out);
+                           std::optional<int64_t> start, std::optional<int64_t> end, int64_t step,
+                           Tensor& out);
 // aten::select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out)
 void select_copy_int_out(KernelContext& ctx, const Tensor& self, int64_t dim, int64_t index,
                          Tensor& out);
@@ -123,8 +122,8 @@ void select_copy_int_out(KernelContext& ctx, const Tensor& self, int64_t dim, in
 void narrow_copy_out(KernelContext& ctx, const Tensor& self, int64_t dim, int64_t start,
                      int64_t length, Tensor& out);
 // aten::split_copy.Tensor_out(Tensor self, SymInt split_size, int dim=0, *, Tensor(a!)[] out)
-void split_copy_tensor_out(KernelContext& ctx, const Tensor& self, int64_t split_size,
-                           int64_t dim, TensorList out);
+void split_copy_tensor_out(KernelContext& ctx, const Tensor& self, int64_t split_size, int64_t dim,
+                           TensorList out);
 // aten::split_with_sizes_copy.out(Tensor self, SymInt[] split_sizes, int dim=0, *,
 //   Tensor(a!)[] out)
 void split_with_sizes_copy_out(KernelContext& ctx, const Tensor& self, IntArrayRef split_sizes,

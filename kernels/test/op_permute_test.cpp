@@ -36,9 +36,23 @@ TEST(OpPermuteCopyTest, NegativeDimsInt64) {
             Error::Ok);
   // PyTorch eager: permute_copy(x, [-1, -2, 0])
   EXPECT_EQ(out.values<int64_t>(),
-            (std::vector<int64_t>{0.0f,  12.0f, 4.0f, 16.0f, 8.0f, 20.0f, 1.0f,  13.0f,
-                                  5.0f,  17.0f, 9.0f, 21.0f, 2.0f, 14.0f, 6.0f,  18.0f,
-                                  10.0f, 22.0f, 3.0f, 15.0f, 7.0f, 19.0f, 11.0f, 23.0f}));
+            (std::vector<int64_t>{0, 12, 4, 16, 8,  20, 1, 13, 5, 17, 9,  21,
+                                  2, 14, 6, 18, 10, 22, 3, 15, 7, 19, 11, 23}));
+}
+
+TEST(OpPermuteCopyTest, ChannelsLastInputToNhwc) {
+  KernelRunner r;
+  // Storage of arange(12).reshape(1,2,2,3) in channels-last memory format (PyTorch).
+  auto x = TestTensor::make<float>(
+      {1, 2, 2, 3},
+      std::vector<float>{0.0f, 6.0f, 1.0f, 7.0f, 2.0f, 8.0f, 3.0f, 9.0f, 4.0f, 10.0f, 5.0f, 11.0f},
+      {0, 2, 3, 1});
+  auto out = TestTensor::zeros(ScalarType::Float, {1, 2, 3, 2});
+  ASSERT_EQ(r.run("aten::permute_copy.out", {r.tensor(x), r.int_list({0, 2, 3, 1}), r.tensor(out)}),
+            Error::Ok);
+  // PyTorch eager: permute_copy(x, [0, 2, 3, 1]) equals the channels-last storage order.
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{0.0f, 6.0f, 1.0f, 7.0f, 2.0f, 8.0f, 3.0f, 9.0f,
+                                                     4.0f, 10.0f, 5.0f, 11.0f}));
 }
 
 TEST(OpPermuteCopyTest, RepeatedDimFails) {

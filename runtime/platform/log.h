@@ -25,9 +25,21 @@ void log_message(LogLevel level, const char* file, int line, const char* format,
 #define ETR_FILE_NAME __FILE__
 #endif
 
+namespace etr {
+namespace internal {
+// Swallows the arguments of a stripped log call so they still count as used;
+// the call sits under `if (false)`, so neither it nor the strings survive.
+template <typename... Args>
+inline void discard_log(const Args&...) {}
+}  // namespace internal
+}  // namespace etr
+
 #if ETR_STRIP_LOGS
-#define ETR_LOG(level, ...) \
-  do {                      \
+#define ETR_LOG(level, ...)                       \
+  do {                                            \
+    if (false) {                                  \
+      ::etr::internal::discard_log(__VA_ARGS__);  \
+    }                                             \
   } while (0)
 #else
 #define ETR_LOG(level, ...) \

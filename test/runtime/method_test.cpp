@@ -292,3 +292,41 @@ TEST(MethodTest, AllocationFailureSweep) {
 
 }  // namespace
 }  // namespace etr
+
+namespace etr {
+namespace {
+
+// Kernels that need scratch take it from the temp allocator; growing it from
+// zero must give clean MemoryAllocationFailed results until execute succeeds.
+TEST(MethodTest, TempAllocatorSweep) {
+  for (const char* name : {"linear.pte", "mlp.pte", "transformer.pte", "cnn.pte"}) {
+    SCOPED_TRACE(name);
+    Loaded l = load_program(name);
+    Result<MethodMeta> meta = l.program->method_meta("forward");
+    ASSERT_TRUE(meta.ok());
+    TestMemory mem(*meta);
+    LogCapture quiet;
+    std::vector<uint8_t> temp_pool(1 << 20);
+    bool succeeded = false;
+    for (size_t size = 0; size <= temp_pool.size() && !succeeded; size = size * 2 + 16) {
+      MemoryAllocator temp(temp_pool.data(), size);
+      MemoryManager mm(mem.manager()->method_allocator(), mem.manager()->planned_memory(), &temp);
+      mem.manager()->method_allocator()->reset();
+      Result<Method> m = l.program->load_method("forward", &mm);
+      ASSERT_TRUE(m.ok());
+      std::vector<FloatTensor> inputs;
+      for (size_t i = 0; i < m->inputs_size(); ++i) {
+        Result<TensorInfo> info = meta->input_tensor_meta(i);
+        inputs.emplace_back(std::vector<int32_t>(info->sizes.begin(), info->sizes.end()), 0.5f);
+        ASSERT_EQ(m->set_input(inputs.back().t, i), Error::Ok);
+      }
+      const Error err = m->execute();
+      ASSERT_TRUE(err == Error::Ok || err == Error::MemoryAllocationFailed) << to_string(err);
+      succeeded = err == Error::Ok;
+    }
+    EXPECT_TRUE(succeeded);
+  }
+}
+
+}  // namespace
+}  // namespace etr
