@@ -59,7 +59,7 @@ struct MaxMinFn {
 struct Atan2Fn {
   template <typename T>
   T operator()(T a, T b) const {
-    return std::atan2(a, b);
+    return static_cast<T>(std::atan2(a, b));
   }
 };
 

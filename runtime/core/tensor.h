@@ -102,6 +102,11 @@ class Tensor final {
   int64_t numel_ = 1;
 };
 
+// Alignment a tensor's data pointer needs for its dtype (element size, at most 8).
+constexpr size_t tensor_data_alignment(ScalarType t) {
+  return element_size(t) == 0 ? 1 : (element_size(t) > 8 ? 8 : element_size(t));
+}
+
 // Computes strides for sizes in `dim_order`; numel is written to *numel. Fails
 // (returns false) when dim_order is not a permutation or the element count
 // overflows int64.

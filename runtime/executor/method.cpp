@@ -97,6 +97,10 @@ Error Method::set_input(const Tensor& src, size_t index) {
   if (src.numel() != 0 && src.const_data() == nullptr) {
     ETR_FAIL(Error::InvalidArgument, "method '%s': input %zu has no data", name(), index);
   }
+  if (reinterpret_cast<uintptr_t>(src.const_data()) % tensor_data_alignment(src.dtype()) != 0) {
+    ETR_FAIL(Error::InvalidArgument, "method '%s': input %zu data is not aligned for %s", name(),
+             index, to_string(src.dtype()));
+  }
   const bool planned = input_planned_[index];
   if (!planned) dst.set_capacity(src.nbytes() > dst.capacity_bytes() ? src.nbytes() : dst.capacity_bytes());
   const Error resized = resize_tensor(dst, src.sizes());
@@ -142,8 +146,9 @@ Error Method::set_output_data_ptr(void* data, size_t size, size_t index) {
     ETR_FAIL(Error::InvalidState, "method '%s': output %zu is planned or not a tensor; it cannot be rebound",
              name(), index);
   }
-  if (data == nullptr || size < slot.to_tensor().nbytes()) {
-    ETR_FAIL(Error::InvalidArgument, "method '%s': output %zu needs %zu bytes, got %zu", name(),
+  if (data == nullptr || size < slot.to_tensor().nbytes() ||
+      reinterpret_cast<uintptr_t>(data) % tensor_data_alignment(slot.to_tensor().dtype()) != 0) {
+    ETR_FAIL(Error::InvalidArgument, "method '%s': output %zu needs %zu aligned bytes, got %zu", name(),
              index, slot.to_tensor().nbytes(), data == nullptr ? size_t{0} : size);
   }
   slot.to_tensor().set_data(data, size);

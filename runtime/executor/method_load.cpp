@@ -93,7 +93,7 @@ Error MethodLoader::parse_io(const flatbuffers::Vector<int32_t>* ids, const char
 }
 
 Error MethodLoader::check_planned_memory() {
-  const auto* sizes = plan_->non_const_buffer_sizes();
+  const auto* sizes = plan_->non_const_buffer_sizes();  // alignment checked by method_meta
   const size_t needed = sizes->size() == 0 ? 0 : sizes->size() - 1;
   HierarchicalAllocator* pm = memory_->planned_memory();
   const size_t have = pm == nullptr ? 0 : pm->num_buffers();

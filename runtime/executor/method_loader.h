@@ -32,6 +32,7 @@ class MethodLoader final {
   [[nodiscard]] Error parse_list_refs(size_t index, const flatbuffers::Vector<int32_t>* items,
                                       bool optional, EValue* out);
   [[nodiscard]] Error parse_int_list(size_t index, const etr_fb::IntList* list, EValue* out);
+  [[nodiscard]] Error check_data_alignment(size_t index, const Tensor* tensor);
   [[nodiscard]] Error copy_mutable_data(size_t index, uint32_t buffer_idx, void* dst, size_t nbytes);
   [[nodiscard]] Error bind_external(size_t index, const etr_fb::Tensor* t, Tensor* tensor,
                                     bool planned);

@@ -4,6 +4,7 @@
 
 #include "runtime/core/checked_math.h"
 #include "runtime/executor/program.h"
+#include "runtime/executor/flatbuffer_util.h"
 #include "schema/program_generated.h"
 
 namespace etr {
@@ -42,9 +43,10 @@ Result<MethodMeta> Program::method_meta(const char* method_name) const {
     }
     if (std::strcmp(plan->name()->c_str(), method_name) == 0) {
       if (plan->values() == nullptr || plan->inputs() == nullptr || plan->outputs() == nullptr ||
-          plan->non_const_buffer_sizes() == nullptr) {
+          plan->non_const_buffer_sizes() == nullptr ||
+          !internal::vector_aligned(plan->non_const_buffer_sizes())) {
         ETR_FAIL(Error::InvalidProgram,
-                 "method '%s': values, inputs, outputs or non_const_buffer_sizes is missing",
+                 "method '%s': values, inputs, outputs or non_const_buffer_sizes is missing or misaligned",
                  method_name);
       }
       return MethodMeta(plan);

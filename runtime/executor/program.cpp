@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "runtime/core/checked_math.h"
+#include "runtime/executor/flatbuffer_util.h"
 #include "schema/program_generated.h"
 
 namespace etr {
@@ -150,6 +151,9 @@ Error Program::check_segments(size_t file_size) {
 
 Error Program::load_constants() {
   const etr_fb::SubsegmentOffsets* cs = program_->constant_segment();
+  if (cs != nullptr && !internal::vector_aligned(cs->offsets())) {
+    ETR_FAIL(Error::InvalidProgram, "constant_segment.offsets is not 8-byte aligned");
+  }
   if (cs != nullptr && cs->offsets() != nullptr && cs->offsets()->size() > 0) {
     if (cs->offsets()->size() == 1) return Error::Ok;  // only the placeholder: no constants
     if (program_->constant_buffer() != nullptr && program_->constant_buffer()->size() > 0) {

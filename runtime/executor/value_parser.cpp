@@ -4,6 +4,7 @@
 #include <new>
 
 #include "runtime/core/checked_math.h"
+#include "runtime/executor/flatbuffer_util.h"
 #include "runtime/executor/method_loader.h"
 
 namespace etr {
@@ -81,7 +82,9 @@ Error MethodLoader::parse_value(size_t i, const etr_fb::EValue* v) {
       return parse_int_list(i, v->val_as_IntList(), out);
     case etr_fb::KernelTypes::DoubleList: {
       const auto* items = v->val_as_DoubleList()->items();
-      if (items == nullptr) ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] double list has no items", name(), i);
+      if (items == nullptr || !internal::vector_aligned(items)) {
+        ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] double list is missing or misaligned", name(), i);
+      }
       *out = EValue(Span<const double>(items->data(), items->size()));
       return Error::Ok;
     }
@@ -107,7 +110,9 @@ Error MethodLoader::parse_value(size_t i, const etr_fb::EValue* v) {
 
 Error MethodLoader::parse_int_list(size_t i, const etr_fb::IntList* list, EValue* out) {
   const auto* items = list->items();
-  if (items == nullptr) ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] int list has no items", name(), i);
+  if (items == nullptr || !internal::vector_aligned(items)) {
+    ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] int list is missing or misaligned", name(), i);
+  }
   const size_t n = items->size();
   EValue** refs = alloc_->allocate_array<EValue*>(n);
   int64_t* scratch = alloc_->allocate_array<int64_t>(n);
@@ -236,15 +241,29 @@ Error MethodLoader::bind_tensor_data(size_t i, const etr_fb::Tensor* t, Tensor* 
     tensor->set_data(planned, nbytes);
   }
   if (extra != nullptr && extra->location() == etr_fb::TensorDataLocation::EXTERNAL) {
-    return bind_external(i, t, tensor, planned != nullptr);
+    ETR_RETURN_IF_ERROR(bind_external(i, t, tensor, planned != nullptr));
+    return check_data_alignment(i, tensor);
   }
-  if (k == 0) return Error::Ok;  // planned without initial data, or bound at run time
-  if (planned != nullptr) return copy_mutable_data(i, k, planned, nbytes);
+  if (k == 0) return check_data_alignment(i, tensor);  // planned without initial data, or bound at run time
+  if (planned != nullptr) {
+    ETR_RETURN_IF_ERROR(copy_mutable_data(i, k, planned, nbytes));
+    return check_data_alignment(i, tensor);
+  }
   Result<const void*> data = program_.constant_data(k, nbytes);
   if (!data.ok()) {
     ETR_FAIL(data.error(), "method '%s': values[%zu] constant tensor data is unavailable", name(), i);
   }
   tensor->set_data(const_cast<void*>(*data), nbytes);
+  return check_data_alignment(i, tensor);
+}
+
+Error MethodLoader::check_data_alignment(size_t i, const Tensor* tensor) {
+  const size_t align = tensor_data_alignment(tensor->dtype());
+  if (reinterpret_cast<uintptr_t>(tensor->const_data()) % align != 0) {
+    ETR_FAIL(Error::InvalidProgram,
+             "method '%s': values[%zu] tensor data is not %zu-byte aligned as its dtype %s requires",
+             name(), i, align, to_string(tensor->dtype()));
+  }
   return Error::Ok;
 }
 
@@ -252,7 +271,7 @@ Error MethodLoader::copy_mutable_data(size_t i, uint32_t k, void* dst, size_t nb
   const auto* segs = program_.flatbuffer()->mutable_data_segments();
   const etr_fb::SubsegmentOffsets* ms = (segs == nullptr || segs->size() == 0) ? nullptr : segs->Get(0);
   const auto* offsets = ms == nullptr ? nullptr : ms->offsets();
-  if (offsets == nullptr || k >= offsets->size()) {
+  if (offsets == nullptr || k >= offsets->size() || !internal::vector_aligned(offsets)) {
     ETR_FAIL(Error::InvalidProgram,
              "method '%s': values[%zu] initial-state index %u has no mutable data offset", name(), i, k);
   }

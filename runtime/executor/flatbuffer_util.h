@@ -1,0 +1,20 @@
+// Internal helpers for reading verified flatbuffers safely.
+#pragma once
+
+#include <cstdint>
+
+#include "schema/program_generated.h"
+
+namespace etr {
+namespace internal {
+
+// The flatbuffers verifier (2.0.8) checks only the 4-byte alignment of a
+// vector's length prefix, so a hostile file can place 8-byte elements at a
+// 4-aligned address. Every 8-byte-element vector is checked before use.
+template <typename T>
+bool vector_aligned(const flatbuffers::Vector<T>* v) {
+  return v == nullptr || reinterpret_cast<uintptr_t>(v->data()) % alignof(T) == 0;
+}
+
+}  // namespace internal
+}  // namespace etr
