@@ -112,24 +112,8 @@ Error MethodLoader::resolve_instruction(size_t c, size_t pc, size_t chain_len,
                                    static_cast<uint32_t>(m->move_to()), false, nullptr, nullptr};
       return Error::Ok;
     }
-    case etr_fb::InstructionArguments::JumpFalseCall: {
-      const etr_fb::JumpFalseCall* j = in->instr_args_as_JumpFalseCall();
-      const int32_t cond = j->cond_value_index();
-      const int32_t dest = j->destination_instruction();
-      const bool cond_ok = value_in_range(cond) &&
-                           (method_->values_[cond].is_bool() ||
-                            (method_->values_[cond].is_tensor() &&
-                             method_->values_[cond].to_tensor().dtype() == ScalarType::Bool));
-      if (!cond_ok || dest < 0 || static_cast<size_t>(dest) > chain_len) {
-        ETR_FAIL(Error::InvalidProgram,
-                 "method '%s': instruction %zu jumps to %d on value %d: the target must be within "
-                 "the chain (%zu instructions) and the condition a Bool or bool tensor",
-                 name(), pc, dest, cond, chain_len);
-      }
-      *out = internal::Instruction{internal::InstrKind::JumpFalse, static_cast<uint32_t>(cond),
-                                   static_cast<uint32_t>(dest), false, nullptr, nullptr};
-      return Error::Ok;
-    }
+    case etr_fb::InstructionArguments::JumpFalseCall:
+      return resolve_jump(pc, chain_len, in->instr_args_as_JumpFalseCall(), out);
     case etr_fb::InstructionArguments::FreeCall: {
       const int32_t v = in->instr_args_as_FreeCall()->value_index();
       if (!value_in_range(v) || !method_->values_[v].is_tensor()) {
@@ -144,6 +128,25 @@ Error MethodLoader::resolve_instruction(size_t c, size_t pc, size_t chain_len,
       ETR_FAIL(Error::InvalidProgram, "method '%s': chain %zu instruction %zu has unknown type %d",
                name(), c, pc, static_cast<int>(in->instr_args_type()));
   }
+}
+
+Error MethodLoader::resolve_jump(size_t pc, size_t chain_len, const etr_fb::JumpFalseCall* j,
+                                 internal::Instruction* out) {
+  const int32_t cond = j->cond_value_index();
+  const int32_t dest = j->destination_instruction();
+  const bool cond_ok = value_in_range(cond) &&
+                       (method_->values_[cond].is_bool() ||
+                        (method_->values_[cond].is_tensor() &&
+                         method_->values_[cond].to_tensor().dtype() == ScalarType::Bool));
+  if (!cond_ok || dest < 0 || static_cast<size_t>(dest) > chain_len) {
+    ETR_FAIL(Error::InvalidProgram,
+             "method '%s': instruction %zu jumps to %d on value %d: the target must be within "
+             "the chain (%zu instructions) and the condition a Bool or bool tensor",
+             name(), pc, dest, cond, chain_len);
+  }
+  *out = internal::Instruction{internal::InstrKind::JumpFalse, static_cast<uint32_t>(cond),
+                               static_cast<uint32_t>(dest), false, nullptr, nullptr};
+  return Error::Ok;
 }
 
 Error MethodLoader::resolve_args(size_t c, size_t pc, const flatbuffers::Vector<int32_t>* args,

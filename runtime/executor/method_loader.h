@@ -46,6 +46,8 @@ class MethodLoader final {
                                           internal::Instruction* out, size_t* missing);
   [[nodiscard]] Error resolve_kernel(size_t chain, size_t pc, const etr_fb::KernelCall* call,
                                      internal::Instruction* out, size_t* missing);
+  [[nodiscard]] Error resolve_jump(size_t pc, size_t chain_len, const etr_fb::JumpFalseCall* j,
+                                   internal::Instruction* out);
   [[nodiscard]] Error resolve_args(size_t chain, size_t pc, const flatbuffers::Vector<int32_t>* args,
                                    internal::Instruction* out);
   [[nodiscard]] Error report_missing_operators(size_t missing);

@@ -40,6 +40,28 @@ Result<ExtendedHeader> ExtendedHeader::parse(const void* data, size_t size) {
   return h;
 }
 
+// Reads the first bytes: the identifier and the optional extended header.
+Error Program::probe_header(size_t file_size) {
+  const size_t probe = file_size < kHeaderProbeSize ? file_size : kHeaderProbeSize;
+  ETR_ASSIGN_OR_RETURN(FreeableBuffer head, loader_->load(0, probe, SegmentKind::Program));
+  const uint8_t* h = static_cast<const uint8_t*>(head.data());
+  if (std::memcmp(h + 4, "ET12", 4) != 0) {
+    if (h[4] == 'E' && h[5] == 'T') {
+      ETR_FAIL(Error::NotSupported,
+               "program identifier '%.4s' at offset 4 is an unsupported version (expected 'ET12')",
+               reinterpret_cast<const char*>(h + 4));
+    }
+    ETR_FAIL(Error::InvalidProgram, "not an ExecuTorch program: no 'ET12' identifier at offset 4");
+  }
+  Result<ExtendedHeader> header = ExtendedHeader::parse(h, probe);
+  if (header.ok()) {
+    header_ = *header;
+  } else if (header.error() != Error::NotFound) {
+    return header.error();
+  }
+  return Error::Ok;
+}
+
 Result<Program> Program::load(DataLoader* loader, Verification verification) {
   if (loader == nullptr) ETR_FAIL(Error::InvalidArgument, "Program::load: null data loader");
   ETR_ASSIGN_OR_RETURN(const size_t file_size, loader->size());
@@ -48,24 +70,7 @@ Result<Program> Program::load(DataLoader* loader, Verification verification) {
   }
   Program program;
   program.loader_ = loader;
-  {
-    const size_t probe = file_size < kHeaderProbeSize ? file_size : kHeaderProbeSize;
-    ETR_ASSIGN_OR_RETURN(FreeableBuffer head, loader->load(0, probe, SegmentKind::Program));
-    const uint8_t* h = static_cast<const uint8_t*>(head.data());
-    if (std::memcmp(h + 4, "ET12", 4) != 0) {
-      if (h[4] == 'E' && h[5] == 'T') {
-        ETR_FAIL(Error::NotSupported, "program identifier '%.4s' at offset 4 is an unsupported version (expected 'ET12')",
-                 reinterpret_cast<const char*>(h + 4));
-      }
-      ETR_FAIL(Error::InvalidProgram, "not an ExecuTorch program: no 'ET12' identifier at offset 4");
-    }
-    Result<ExtendedHeader> header = ExtendedHeader::parse(h, probe);
-    if (header.ok()) {
-      program.header_ = *header;
-    } else if (header.error() != Error::NotFound) {
-      return header.error();
-    }
-  }
+  ETR_RETURN_IF_ERROR(program.probe_header(file_size));
   size_t program_size = file_size;
   if (program.has_extended_header()) {
     const ExtendedHeader& eh = program.header_;

@@ -103,6 +103,7 @@ class Program final {
   };
 
   Program() = default;
+  [[nodiscard]] Error probe_header(size_t file_size);
   [[nodiscard]] Error check_segments(size_t source_size);
   [[nodiscard]] Error load_constants();
 
