@@ -76,11 +76,15 @@ bool apply_flag(const std::string& name, const std::string& value, bool has_valu
 bool g_verbose = false;
 bool g_have_error = false;
 std::string g_first_error;
+std::string g_last_error;
 
+// The first Error message is the most specific cause; the last one says where
+// it surfaced (e.g. which instruction of which method).
 void log_hook(LogLevel level, const char* file, int line, const char* message) {
-  if (level == LogLevel::Error && !g_have_error) {
+  if (level == LogLevel::Error) {
+    if (!g_have_error) g_first_error = message != nullptr ? message : "";
+    g_last_error = message != nullptr ? message : "";
     g_have_error = true;
-    g_first_error = message != nullptr ? message : "";
   }
   if (!g_verbose) return;
   static const char kLevels[] = {'D', 'I', 'E'};
@@ -309,12 +313,16 @@ void install_log_hook(bool verbose) {
 void reset_first_error() {
   g_have_error = false;
   g_first_error.clear();
+  g_last_error.clear();
 }
 
 std::string first_error() { return g_first_error; }
 
 int fail(int code, const std::string& what, Error error, const std::string& fallback) {
   std::string detail = g_have_error && !g_first_error.empty() ? g_first_error : fallback;
+  if (g_have_error && !g_last_error.empty() && g_last_error != g_first_error) {
+    detail = g_last_error + "; cause: " + g_first_error;
+  }
   if (detail.empty()) detail = "no further detail was logged";
   std::fprintf(stderr, "executor_runner: error: %s: %s (%s)\n", one_line(what).c_str(),
                to_string(error), one_line(detail).c_str());

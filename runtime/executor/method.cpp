@@ -1,6 +1,7 @@
 // Method: inputs, outputs and the interpreter loop.
 #include "runtime/executor/method.h"
 
+#include <cstdio>
 #include <cstring>
 
 #include "runtime/executor/method_loader.h"
@@ -29,6 +30,19 @@ bool same_scalar_value(const EValue& a, const EValue& b) {
     case Tag::String: return a.to_string() == b.to_string();
     default: return false;
   }
+}
+
+// "[2, 3, 4]" into buf (truncated if needed).
+const char* format_sizes(Span<const int32_t> sizes, char* buf, size_t cap) {
+  size_t pos = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < sizes.size() && pos + 1 < cap; ++i) {
+    const int w = std::snprintf(buf + pos, cap - pos, "%s%d", i == 0 ? "[" : ", ", sizes[i]);
+    if (w < 0) break;
+    pos += static_cast<size_t>(w);
+  }
+  if (pos + 1 < cap) std::snprintf(buf + pos, cap - pos, sizes.empty() ? "[]" : "]");
+  return buf;
 }
 
 }  // namespace
@@ -105,7 +119,11 @@ Error Method::set_input(const Tensor& src, size_t index) {
   if (!planned) dst.set_capacity(src.nbytes() > dst.capacity_bytes() ? src.nbytes() : dst.capacity_bytes());
   const Error resized = resize_tensor(dst, src.sizes());
   if (resized != Error::Ok) {
-    ETR_FAIL(resized, "method '%s': input %zu has a shape the method does not accept", name(), index);
+    char got[96];
+    char want[96];
+    ETR_FAIL(resized, "method '%s': input %zu has shape %s; the method takes %s%s", name(), index,
+             format_sizes(src.sizes(), got, sizeof(got)), format_sizes(dst.sizes(), want, sizeof(want)),
+             dst.shape_dynamism() == ShapeDynamism::Static ? " (static shape)" : " at most (dynamic bound)");
   }
   if (planned) {
     if (src.nbytes() != 0 && src.const_data() != dst.const_data()) {
@@ -162,16 +180,18 @@ Error Method::report_failure(size_t chain, size_t pc, Error err) const {
   const internal::Instruction& in = chains_[chain].instructions[pc];
   const char* what = "instruction";
   const char* op = "";
+  const char* overload = "";
   if (in.kind == internal::InstrKind::Kernel) {
     const etr_fb::Operator* o = plan_->operators()->Get(in.a);
-    what = "kernel";
+    what = "kernel ";
     op = o->name()->c_str();
+    overload = o->overload() == nullptr ? "" : o->overload()->c_str();
   } else if (in.kind == internal::InstrKind::Delegate) {
-    what = "delegate";
+    what = "delegate ";
     op = plan_->delegates()->Get(in.a)->id()->c_str();
   }
-  ETR_FAIL(err, "method '%s': chain %zu instruction %zu (%s %s) failed: %s", name(), chain, pc,
-           what, op, to_string(err));
+  ETR_FAIL(err, "method '%s': chain %zu instruction %zu (%s%s%s%s) failed: %s", name(), chain, pc,
+           what, op, overload[0] != '\0' ? "." : "", overload, to_string(err));
 }
 
 Error Method::execute() {
