@@ -9,9 +9,6 @@
 namespace etr {
 namespace {
 
-// Guards against jump loops in hostile programs.
-constexpr size_t kMaxInstructionsPerExecute = 10'000'000;
-
 bool all_true(const Tensor& t) {
   const uint8_t* p = t.const_data_ptr<uint8_t>();
   for (int64_t i = 0; i < t.numel(); ++i) {
@@ -67,6 +64,7 @@ Method::Method(Method&& o) noexcept
       num_chains_(o.num_chains_),
       delegates_(o.delegates_),
       num_delegates_(o.num_delegates_),
+      max_instructions_(o.max_instructions_),
       initialized_(o.initialized_) {
   o.initialized_ = false;
   o.num_delegates_ = 0;
@@ -215,14 +213,14 @@ Error Method::execute() {
   }
   MemoryAllocator* temp = memory_->temp_allocator();
   KernelContext ctx(temp);
-  size_t budget = kMaxInstructionsPerExecute;
+  size_t budget = max_instructions_;
   for (size_t c = 0; c < num_chains_; ++c) {
     const internal::Chain& chain = chains_[c];
     size_t pc = 0;
     while (pc < chain.num_instructions) {
       if (budget-- == 0) {
         ETR_FAIL(Error::OutOfResources, "method '%s': more than %zu instructions executed (jump loop?)",
-                 name(), kMaxInstructionsPerExecute);
+                 name(), max_instructions_);
       }
       const internal::Instruction& in = chain.instructions[pc];
       switch (in.kind) {

@@ -82,6 +82,10 @@ class Method final {
   // consumed by execute and must be set again before the next execute.
   [[nodiscard]] Error execute();
 
+  // Caps the instructions one execute may run (default 10,000,000), so a
+  // program whose jumps loop forever fails with OutOfResources instead of hanging.
+  void set_max_instructions(size_t n) { max_instructions_ = n; }
+
   // Output `index`; valid until the next execute.
   const EValue& get_output(size_t index) const;
   // Input value `index` as the method holds it.
@@ -117,6 +121,7 @@ class Method final {
   size_t num_chains_ = 0;
   internal::Delegate* delegates_ = nullptr;
   size_t num_delegates_ = 0;
+  size_t max_instructions_ = 10'000'000;
   bool initialized_ = false;
 };
 

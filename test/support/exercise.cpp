@@ -12,8 +12,11 @@ namespace etr {
 namespace testing {
 namespace {
 
-constexpr size_t kMaxPlannedBytes = 16 << 20;
-constexpr size_t kMaxInputBytes = 4 << 20;
+// Bounds keep one hostile program's compute small (a fuzzer input must not
+// look like a hang just because it asks for a legitimately huge computation).
+constexpr size_t kMaxPlannedBytes = 256 << 10;
+constexpr size_t kMaxInputBytes = 256 << 10;
+constexpr size_t kMaxInstructions = 100000;
 
 void exercise_method(const Program& program, const char* name, ExerciseStats* stats) {
   Result<MethodMeta> meta = program.method_meta(name);
@@ -44,6 +47,7 @@ void exercise_method(const Program& program, const char* name, ExerciseStats* st
     return;
   }
   ++stats->methods_loaded;
+  method->set_max_instructions(kMaxInstructions);
   std::vector<HostTensor> inputs;
   for (size_t i = 0; i < method->inputs_size(); ++i) {
     const EValue& declared = method->get_input(i);

@@ -1,0 +1,271 @@
+// Programs written with our own flatbuffers writer, each breaking one rule of
+// the format that the official exporter never breaks. Each must be refused at
+// load (or fail cleanly at execute) with an error that names the problem.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "extension/data_loader/buffer_data_loader.h"
+#include "kernels/portable/portable_kernels.h"
+#include "runtime/executor/method.h"
+#include "runtime/executor/program.h"
+#include "schema/program_generated.h"
+#include "test/runtime/runtime_test_util.h"
+#include "test/support/in_process.h"
+
+namespace etr {
+namespace {
+
+namespace fb = etr_fb;
+using flatbuffers::Offset;
+
+// Builds a one-method program ("forward") with one planned arena of 256 bytes.
+class ProgramWriter {
+ public:
+  Offset<fb::EValue> tensor(std::vector<int32_t> sizes, std::vector<uint8_t> order,
+                            uint32_t mem_id = 1, uint32_t offset = 0, uint32_t constant = 0,
+                            fb::ScalarType dtype = fb::ScalarType::FLOAT) {
+    Offset<fb::AllocationDetails> alloc = 0;
+    if (mem_id != 0) alloc = fb::CreateAllocationDetails(b_, mem_id, offset, 0);
+    auto t = fb::CreateTensorDirect(b_, dtype, 0, &sizes, &order, false, constant, alloc);
+    return fb::CreateEValue(b_, fb::KernelTypes::Tensor, t.Union());
+  }
+  Offset<fb::EValue> integer(int64_t v) {
+    return fb::CreateEValue(b_, fb::KernelTypes::Int, fb::CreateInt(b_, v).Union());
+  }
+  Offset<fb::EValue> boolean(bool v) {
+    return fb::CreateEValue(b_, fb::KernelTypes::Bool, fb::CreateBool(b_, v).Union());
+  }
+  Offset<fb::EValue> int_list(std::vector<int64_t> refs) {
+    return fb::CreateEValue(b_, fb::KernelTypes::IntList, fb::CreateIntListDirect(b_, &refs).Union());
+  }
+  Offset<fb::Instruction> kernel(int32_t op, std::vector<int32_t> args) {
+    return fb::CreateInstruction(b_, fb::InstructionArguments::KernelCall,
+                                 fb::CreateKernelCallDirect(b_, op, &args).Union());
+  }
+  Offset<fb::Instruction> jump_false(int32_t cond, int32_t dest) {
+    return fb::CreateInstruction(b_, fb::InstructionArguments::JumpFalseCall,
+                                 fb::CreateJumpFalseCall(b_, cond, dest).Union());
+  }
+  Offset<fb::Instruction> move(int32_t from, int32_t to) {
+    return fb::CreateInstruction(b_, fb::InstructionArguments::MoveCall,
+                                 fb::CreateMoveCall(b_, from, to).Union());
+  }
+
+  // Finishes the program; `ops` are "name.overload" strings.
+  testing::AlignedBytes finish(std::vector<Offset<fb::EValue>> values, std::vector<int32_t> inputs,
+                               std::vector<int32_t> outputs, std::vector<Offset<fb::Instruction>> instrs,
+                               std::vector<std::string> ops = {}) {
+    std::vector<Offset<fb::Operator>> operators;
+    for (const std::string& op : ops) {
+      const size_t dot = op.find('.');
+      operators.push_back(fb::CreateOperatorDirect(b_, op.substr(0, dot).c_str(),
+                                                   dot == std::string::npos ? "" : op.substr(dot + 1).c_str()));
+    }
+    std::vector<Offset<fb::Chain>> chains = {fb::CreateChainDirect(b_, nullptr, nullptr, &instrs)};
+    std::vector<Offset<fb::BackendDelegate>> delegates;
+    std::vector<int64_t> arenas = {0, 256};
+    std::vector<Offset<fb::ExecutionPlan>> plans = {fb::CreateExecutionPlanDirect(
+        b_, "forward", 0, &values, &inputs, &outputs, &chains, &operators, &delegates, &arenas)};
+    // Legacy in-flatbuffer constants: entry 0 is the placeholder, entry 1 holds 16 bytes.
+    std::vector<uint8_t> bytes16(16, 0);
+    std::vector<Offset<fb::Buffer>> constants = {fb::CreateBufferDirect(b_, nullptr),
+                                                 fb::CreateBufferDirect(b_, &bytes16)};
+    fb::FinishProgramBuffer(b_, fb::CreateProgramDirect(b_, 0, &plans, &constants));
+    testing::AlignedBytes bytes(b_.GetSize());
+    std::memcpy(bytes.data(), b_.GetBufferPointer(), b_.GetSize());
+    return bytes;
+  }
+
+ private:
+  flatbuffers::FlatBufferBuilder b_;
+};
+
+struct Outcome {
+  Error load = Error::Ok;
+  Error execute = Error::Ok;
+};
+
+Outcome run(const testing::AlignedBytes& bytes, size_t max_instructions = 1000) {
+  testing::register_all_kernels();
+  Outcome o;
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Result<Program> program = Program::load(&loader);
+  if (!program.ok()) {
+    o.load = program.error();
+    return o;
+  }
+  std::vector<uint8_t> arena(256), pool(1 << 16);
+  Span<uint8_t> spans[] = {{arena.data(), arena.size()}};
+  HierarchicalAllocator planned(Span<Span<uint8_t>>(spans, 1));
+  MemoryAllocator method_alloc(pool.data(), pool.size());
+  MemoryManager mm(&method_alloc, &planned);
+  Result<Method> m = program->load_method("forward", &mm);
+  if (!m.ok()) {
+    o.load = m.error();
+    return o;
+  }
+  m->set_max_instructions(max_instructions);
+  for (size_t i = 0; i < m->inputs_size(); ++i) {
+    if (m->get_input(i).is_tensor()) {
+      (void)m->set_input(m->get_input(i).to_tensor(), i);
+    } else {
+      (void)m->set_input(m->get_input(i), i);
+    }
+  }
+  o.execute = m->execute();
+  return o;
+}
+
+TEST(CraftedProgramTest, WellFormedProgramRuns) {
+  ProgramWriter w;
+  auto a = w.tensor({2, 2}, {0, 1}, 1, 0);
+  auto out = w.tensor({2, 2}, {0, 1}, 1, 16);
+  auto alpha = w.integer(1);
+  auto bytes = w.finish({a, out, alpha}, {0}, {1}, {w.kernel(0, {0, 0, 2, 1, 1})}, {"aten::add.out"});
+  const Outcome o = run(bytes);
+  EXPECT_EQ(o.load, Error::Ok);
+  EXPECT_EQ(o.execute, Error::Ok);
+}
+
+TEST(CraftedProgramTest, EndlessJumpLoopHitsTheInstructionBudget) {
+  ProgramWriter w;
+  auto no = w.boolean(false);
+  auto bytes = w.finish({no}, {}, {0}, {w.jump_false(0, 0)});
+  const Outcome o = run(bytes);
+  EXPECT_EQ(o.load, Error::Ok);
+  EXPECT_EQ(o.execute, Error::OutOfResources);
+}
+
+TEST(CraftedProgramTest, JumpTargetOutsideTheChain) {
+  ProgramWriter w;
+  auto no = w.boolean(false);
+  EXPECT_EQ(run(w.finish({no}, {}, {0}, {w.jump_false(0, 5)})).load, Error::InvalidProgram);
+}
+
+TEST(CraftedProgramTest, JumpConditionMustBeBool) {
+  ProgramWriter w;
+  auto i = w.integer(3);
+  EXPECT_EQ(run(w.finish({i}, {}, {0}, {w.jump_false(0, 1)})).load, Error::InvalidProgram);
+}
+
+TEST(CraftedProgramTest, MoveBetweenDifferentKinds) {
+  ProgramWriter w;
+  auto t = w.tensor({1}, {0});
+  auto i = w.integer(3);
+  EXPECT_EQ(run(w.finish({t, i}, {}, {0}, {w.move(1, 0)})).load, Error::InvalidProgram);
+}
+
+TEST(CraftedProgramTest, IntListMustReferToEarlierInts) {
+  ProgramWriter w;
+  auto list = w.int_list({1});
+  auto i = w.integer(3);
+  EXPECT_EQ(run(w.finish({list, i}, {}, {0}, {})).load, Error::InvalidProgram);
+  ProgramWriter w2;
+  auto t = w2.tensor({1}, {0});
+  auto list2 = w2.int_list({0});  // refers to a tensor
+  EXPECT_EQ(run(w2.finish({t, list2}, {}, {0}, {})).load, Error::InvalidProgram);
+}
+
+TEST(CraftedProgramTest, KernelArgumentKindsAreChecked) {
+  ProgramWriter w;
+  auto a = w.tensor({2}, {0});
+  auto alpha = w.integer(1);
+  // alpha where a Tensor is expected
+  EXPECT_EQ(run(w.finish({a, alpha}, {}, {0}, {w.kernel(0, {0, 1, 1, 0, 0})}, {"aten::add.out"})).load,
+            Error::InvalidProgram);
+  ProgramWriter w2;
+  auto b = w2.tensor({2}, {0});
+  auto alpha2 = w2.integer(1);
+  // one argument short
+  EXPECT_EQ(run(w2.finish({b, alpha2}, {}, {0}, {w2.kernel(0, {0, 0, 1, 0})}, {"aten::add.out"})).load,
+            Error::InvalidProgram);
+}
+
+TEST(CraftedProgramTest, OperatorIndexOutOfRange) {
+  ProgramWriter w;
+  auto a = w.tensor({2}, {0});
+  EXPECT_EQ(run(w.finish({a}, {}, {0}, {w.kernel(3, {0})}, {"aten::relu.out"})).load,
+            Error::InvalidProgram);
+}
+
+TEST(CraftedProgramTest, ArgumentIndexOutOfRange) {
+  ProgramWriter w;
+  auto a = w.tensor({2}, {0});
+  EXPECT_EQ(run(w.finish({a}, {}, {0}, {w.kernel(0, {0, 7, 0})}, {"aten::relu.out"})).load,
+            Error::InvalidProgram);
+}
+
+TEST(CraftedProgramTest, TensorsMustFitTheirPlannedBuffer) {
+  ProgramWriter w;
+  auto big = w.tensor({100}, {0}, 1, 0);  // 400 bytes in a 256-byte arena
+  EXPECT_EQ(run(w.finish({big}, {}, {0}, {})).load, Error::InvalidProgram);
+  ProgramWriter w2;
+  auto off = w2.tensor({4}, {0}, 1, 250);  // runs past the end
+  EXPECT_EQ(run(w2.finish({off}, {}, {0}, {})).load, Error::InvalidProgram);
+  ProgramWriter w3;
+  auto bad_id = w3.tensor({4}, {0}, 2, 0);  // memory id 2 does not exist
+  EXPECT_EQ(run(w3.finish({bad_id}, {}, {0}, {})).load, Error::InvalidProgram);
+  ProgramWriter w4;
+  auto misaligned = w4.tensor({4}, {0}, 1, 2);  // float data at offset 2
+  EXPECT_EQ(run(w4.finish({misaligned}, {}, {0}, {})).load, Error::InvalidProgram);
+}
+
+TEST(CraftedProgramTest, TensorShapeRules) {
+  ProgramWriter w;
+  auto dup = w.tensor({2, 2}, {0, 0});  // not a permutation
+  EXPECT_EQ(run(w.finish({dup}, {}, {0}, {})).load, Error::InvalidProgram);
+  ProgramWriter w2;
+  auto neg = w2.tensor({-2}, {0});
+  EXPECT_EQ(run(w2.finish({neg}, {}, {0}, {})).load, Error::InvalidProgram);
+  ProgramWriter w3;
+  auto huge = w3.tensor({1 << 30, 1 << 30, 1 << 30}, {0, 1, 2}, 0);  // numel overflows
+  EXPECT_EQ(run(w3.finish({huge}, {}, {0}, {})).load, Error::InvalidProgram);
+  ProgramWriter w4;
+  auto bad_dtype = w4.tensor({1}, {0}, 1, 0, 0, static_cast<fb::ScalarType>(77));
+  EXPECT_EQ(run(w4.finish({bad_dtype}, {}, {0}, {})).load, Error::InvalidProgram);
+}
+
+TEST(CraftedProgramTest, ConstantsCannotBeKernelOutputs) {
+  ProgramWriter w;
+  auto a = w.tensor({2}, {0}, 1, 0);
+  auto constant = w.tensor({2}, {0}, 0, 0, /*constant=*/1);
+  // relu.out(self=a, out=constant): writing into program constants is refused.
+  EXPECT_EQ(run(w.finish({a, constant}, {}, {0}, {w.kernel(0, {0, 1, 1})}, {"aten::relu.out"})).load,
+            Error::InvalidProgram);
+}
+
+TEST(CraftedProgramTest, ConstantTensorCanBeRead) {
+  ProgramWriter w;
+  auto constant = w.tensor({2}, {0}, 0, 0, /*constant=*/1);
+  auto out = w.tensor({2}, {0}, 1, 0);
+  auto bytes = w.finish({constant, out}, {}, {1}, {w.kernel(0, {0, 1, 1})}, {"aten::relu.out"});
+  const Outcome o = run(bytes);
+  EXPECT_EQ(o.load, Error::Ok);
+  EXPECT_EQ(o.execute, Error::Ok);
+  ProgramWriter w2;
+  auto too_big = w2.tensor({8}, {0}, 0, 0, /*constant=*/1);  // 32 bytes; the buffer holds 16
+  EXPECT_EQ(run(w2.finish({too_big}, {}, {0}, {})).load, Error::InvalidProgram);
+}
+
+TEST(CraftedProgramTest, TensorWithoutMemoryFailsAtExecuteNotCrash) {
+  ProgramWriter w;
+  auto unbacked = w.tensor({2}, {0}, /*mem_id=*/0);  // no plan, not an input or output
+  auto out = w.tensor({2}, {0}, 1, 0);
+  auto bytes = w.finish({unbacked, out}, {}, {1}, {w.kernel(0, {0, 1, 1})}, {"aten::relu.out"});
+  const Outcome o = run(bytes);
+  EXPECT_EQ(o.load, Error::Ok);
+  EXPECT_EQ(o.execute, Error::InvalidState);
+}
+
+TEST(CraftedProgramTest, UnknownOperatorIsOperatorMissing) {
+  ProgramWriter w;
+  auto a = w.tensor({2}, {0});
+  EXPECT_EQ(run(w.finish({a}, {}, {0}, {w.kernel(0, {0, 0, 0})}, {"aten::no_such_op.out"})).load,
+            Error::OperatorMissing);
+}
+
+}  // namespace
+}  // namespace etr
