@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Builds everything with AddressSanitizer + UndefinedBehaviorSanitizer into
-# build-asan/ and runs the whole test suite.
+# The sanitizer job: builds everything (tests and fuzz harnesses) with clang,
+# AddressSanitizer and UndefinedBehaviorSanitizer into build-fuzz/, and runs
+# the whole test suite there. scripts/fuzz.sh reuses the same build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
-BUILD_DIR=build-asan BUILD_TYPE=RelWithDebInfo bash scripts/build.sh -DETR_SANITIZE=ON
+CXX=clang++ CC=clang BUILD_DIR=build-fuzz BUILD_TYPE=Debug bash scripts/build.sh \
+  -DCMAKE_CXX_FLAGS_DEBUG=-O1 -DETR_SANITIZE=ON -DETR_BUILD_FUZZERS=ON
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-ctest --test-dir build-asan --output-on-failure -j"$(nproc)"
+ctest --test-dir build-fuzz --output-on-failure -j"$(nproc)"
