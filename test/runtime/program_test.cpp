@@ -176,3 +176,29 @@ TEST(ProgramTest, MissingFileIsAccessFailed) {
 
 }  // namespace
 }  // namespace etr
+
+namespace etr {
+namespace {
+
+TEST(ProgramTest, NamedDataInsideThePte) {
+  testing::AlignedBytes bytes = testing::read_file(testing::model_path("add_xnnpack.pte"));
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Result<Program> p = Program::load(&loader);
+  ASSERT_TRUE(p.ok());
+  const NamedDataMap& named = p->named_data();
+  ASSERT_GT(named.num_keys(), 0u);  // XNNPACK weights, keyed by SHA-256 hex
+  Result<const char*> key = named.key_at(0);
+  ASSERT_TRUE(key.ok());
+  EXPECT_EQ(std::strlen(*key), 64u);
+  Result<FreeableBuffer> data = named.get_data(*key);
+  ASSERT_TRUE(data.ok());
+  EXPECT_GT(data->size(), 0u);
+  EXPECT_EQ(named.get_data("no-such-key").error(), Error::NotFound);
+  EXPECT_EQ(named.key_at(named.num_keys()).error(), Error::InvalidArgument);
+  // The map must stay usable after the Program is moved.
+  Program moved(std::move(*p));
+  EXPECT_TRUE(moved.named_data().get_data(*key).ok());
+}
+
+}  // namespace
+}  // namespace etr
