@@ -1,0 +1,107 @@
+// Framework tax: the cost of loading a program, loading a method and running
+// it, on small fixtures where kernel time is negligible. Prints figures only.
+//   ./build/bench/framework_tax_bench
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "extension/data_loader/buffer_data_loader.h"
+#include "kernels/portable/portable_kernels.h"
+#include "kernels/prim_ops/prim_ops.h"
+#include "runtime/executor/method.h"
+#include "runtime/executor/program.h"
+#include "runtime/kernel/registry.h"
+
+namespace {
+
+struct Fixture {
+  std::vector<uint8_t> storage;
+  uint8_t* data = nullptr;
+  size_t size = 0;
+  explicit Fixture(const char* name) {
+    std::ifstream f(std::string(ETR_SOURCE_DIR) + "/test/models/" + name, std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    storage.resize(bytes.size() + 64);
+    data = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64;
+    std::memcpy(data, bytes.data(), bytes.size());
+    size = bytes.size();
+  }
+};
+
+void register_once() {
+  static bool done = [] {
+    (void)etr::register_kernels(etr::portable_kernels());
+    (void)etr::register_kernels(etr::prim_ops_kernels());
+    return true;
+  }();
+  (void)done;
+}
+
+void BM_ProgramLoad(benchmark::State& state, const char* name) {
+  Fixture fx(name);
+  for (auto _ : state) {
+    etr::BufferDataLoader loader(fx.data, fx.size);
+    etr::Result<etr::Program> p = etr::Program::load(&loader);
+    benchmark::DoNotOptimize(p.ok());
+  }
+}
+
+struct Loaded {
+  Fixture fx;
+  etr::BufferDataLoader loader;
+  etr::Result<etr::Program> program;
+  std::vector<uint8_t> arena, pool;
+  std::vector<etr::Span<uint8_t>> spans;
+  explicit Loaded(const char* name)
+      : fx(name), loader(fx.data, fx.size), program(etr::Program::load(&loader)), pool(1 << 20) {
+    etr::Result<etr::MethodMeta> meta = program->method_meta("forward");
+    arena.resize(static_cast<size_t>(*meta->memory_planned_buffer_size(0)));
+    spans.emplace_back(arena.data(), arena.size());
+  }
+};
+
+void BM_MethodLoad(benchmark::State& state, const char* name) {
+  register_once();
+  Loaded l(name);
+  etr::HierarchicalAllocator planned(etr::Span<etr::Span<uint8_t>>(l.spans.data(), 1));
+  for (auto _ : state) {
+    etr::MemoryAllocator method_alloc(l.pool.data(), l.pool.size());
+    etr::MemoryManager mm(&method_alloc, &planned);
+    etr::Result<etr::Method> m = l.program->load_method("forward", &mm);
+    benchmark::DoNotOptimize(m.ok());
+  }
+}
+
+void BM_Execute(benchmark::State& state, const char* name) {
+  register_once();
+  Loaded l(name);
+  etr::HierarchicalAllocator planned(etr::Span<etr::Span<uint8_t>>(l.spans.data(), 1));
+  etr::MemoryAllocator method_alloc(l.pool.data(), l.pool.size());
+  etr::MemoryManager mm(&method_alloc, &planned);
+  etr::Result<etr::Method> m = l.program->load_method("forward", &mm);
+  for (size_t i = 0; i < m->inputs_size(); ++i) (void)m->set_input(m->get_input(i), i);
+  const size_t instructions = m->method_meta().num_instructions();
+  for (auto _ : state) {
+    for (size_t i = 0; i < m->inputs_size(); ++i) (void)m->set_input(m->get_input(i), i);
+    benchmark::DoNotOptimize(m->execute());
+  }
+  state.counters["instructions"] = static_cast<double>(instructions);
+  state.counters["ns_per_instruction"] = benchmark::Counter(
+      static_cast<double>(instructions) * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+BENCHMARK_CAPTURE(BM_ProgramLoad, no_constants, "no_constants.pte");
+BENCHMARK_CAPTURE(BM_ProgramLoad, transformer, "transformer.pte");
+BENCHMARK_CAPTURE(BM_MethodLoad, no_constants, "no_constants.pte");
+BENCHMARK_CAPTURE(BM_MethodLoad, transformer, "transformer.pte");
+BENCHMARK_CAPTURE(BM_Execute, no_constants, "no_constants.pte");
+BENCHMARK_CAPTURE(BM_Execute, add_mul, "add_mul.pte");
+
+}  // namespace
+
+BENCHMARK_MAIN();
