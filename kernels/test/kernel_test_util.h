@@ -174,6 +174,14 @@ class KernelRunner {
   std::deque<std::vector<double>> double_store_;
 };
 
+// start, start + step, ... (n values) as T.
+template <typename T = float>
+std::vector<T> iota(size_t n, T start = T(0), T step = T(1)) {
+  std::vector<T> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<T>(start + step * static_cast<T>(i));
+  return v;
+}
+
 // Element-wise closeness: |a - e| <= atol + rtol * |e|.
 template <typename T>
 void expect_close(const std::vector<T>& actual, const std::vector<T>& expected,

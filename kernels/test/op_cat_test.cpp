@@ -6,12 +6,6 @@ namespace etr {
 namespace testing {
 namespace {
 
-template <typename T = float>
-std::vector<T> iota(size_t n, T start = T(0), T step = T(1)) {
-  std::vector<T> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<T>(start + step * static_cast<T>(i));
-  return v;
-}
 
 TEST(OpCatTest, Dim0) {
   KernelRunner r;

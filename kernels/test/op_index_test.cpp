@@ -9,13 +9,6 @@ namespace etr {
 namespace testing {
 namespace {
 
-template <typename T = float>
-std::vector<T> iota(size_t n) {
-  std::vector<T> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<T>(i);
-  return v;
-}
-
 TestTensor bool_tensor(std::vector<int32_t> sizes, const std::vector<uint8_t>& bits) {
   auto t = TestTensor::zeros(ScalarType::Bool, std::move(sizes), ShapeDynamism::Static);
   std::memcpy(t.tensor().mutable_data(), bits.data(), bits.size());

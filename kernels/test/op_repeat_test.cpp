@@ -6,13 +6,6 @@ namespace etr {
 namespace testing {
 namespace {
 
-template <typename T = float>
-std::vector<T> iota(size_t n) {
-  std::vector<T> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<T>(i);
-  return v;
-}
-
 TEST(OpRepeatTest, ExtraLeadingDim) {
   KernelRunner r;
   auto x = TestTensor::make<float>({2, 3}, iota(6));

@@ -10,13 +10,6 @@ namespace etr {
 namespace testing {
 namespace {
 
-template <typename T = float>
-std::vector<T> iota(size_t n) {
-  std::vector<T> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<T>(i);
-  return v;
-}
-
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 TEST(OpSliceCopyTest, NegativeBoundsWithStep) {
