@@ -187,7 +187,8 @@ Error MethodLoader::resolve_kernel(size_t c, size_t pc, const etr_fb::KernelCall
              name(), op_index, kMaxOpName - 1);
   }
   char key[kMaxKeyLength];
-  const bool has_key = build_kernel_key(out->args, out->b, key, sizeof(key));
+  const bool has_key =
+      registry_.has_keyed_kernels() && build_kernel_key(out->args, out->b, key, sizeof(key));
   const KernelEntry* entry = registry_.find(StringView(op_name), has_key ? StringView(key) : StringView());
   if (entry == nullptr) {
     ++*missing;

@@ -91,6 +91,7 @@ Error KernelRegistry::add(Span<const KernelEntry> table) {
                e.key ? e.key : "");
     }
   }
+  for (const KernelEntry& e : table) has_keyed_ = has_keyed_ || e.key != nullptr;
   tables_[num_tables_++] = table;
   return Error::Ok;
 }

@@ -23,7 +23,7 @@ class KernelRegistry final {
  public:
   static constexpr size_t kMaxTables = ETR_MAX_KERNEL_TABLES;
 
-  constexpr KernelRegistry() : tables_{}, num_tables_(0) {}
+  constexpr KernelRegistry() : tables_{}, num_tables_(0), has_keyed_(false) {}
 
   // Registers every entry of `table`, or none: fails with
   // RegistrationAlreadyRegistered if a (name, key) pair is already present
@@ -38,6 +38,9 @@ class KernelRegistry final {
   bool has(StringView name) const { return find(name, StringView()) != nullptr || find_any(name); }
 
   size_t num_kernels() const;
+  // True when some registered kernel carries a dtype/dim-order key (callers
+  // can skip building keys otherwise).
+  bool has_keyed_kernels() const { return has_keyed_; }
   // Calls fn(entry) for every registered kernel, in registration order.
   template <typename F>
   void for_each(F&& fn) const {
@@ -47,12 +50,16 @@ class KernelRegistry final {
   }
 
   // Removes every table (tests only).
-  void clear() { num_tables_ = 0; }
+  void clear() {
+    num_tables_ = 0;
+    has_keyed_ = false;
+  }
 
  private:
   bool find_any(StringView name) const;
   Span<const KernelEntry> tables_[kMaxTables];
   size_t num_tables_;
+  bool has_keyed_;
 };
 
 // The process-wide registry used when a method is loaded without an explicit one.
