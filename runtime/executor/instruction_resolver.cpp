@@ -40,6 +40,15 @@ bool build_kernel_key(EValue* const* args, size_t n, char* buf, size_t cap) {
   return true;
 }
 
+// True when two tensors' memory ranges overlap without being the same range
+// start (an exact alias is an in-place call, which kernels tolerate).
+bool partially_overlaps(const Tensor& a, const Tensor& b) {
+  const uint8_t* a0 = static_cast<const uint8_t*>(a.const_data());
+  const uint8_t* b0 = static_cast<const uint8_t*>(b.const_data());
+  if (a0 == nullptr || b0 == nullptr || a0 == b0) return false;
+  return a0 < b0 + b.capacity_bytes() && b0 < a0 + a.capacity_bytes();
+}
+
 bool is_constant_tensor(const etr_fb::EValue* v) {
   const etr_fb::Tensor* t = v->val_as_Tensor();
   if (t == nullptr || t->allocation_info() != nullptr) return false;
@@ -218,7 +227,29 @@ Error MethodLoader::resolve_kernel(size_t c, size_t pc, const etr_fb::KernelCall
       out->check_tensor_memory = true;
     }
   }
+  ETR_RETURN_IF_ERROR(check_output_overlap(pc, op_name, *entry, out));
   out->fn = entry->fn;
+  return Error::Ok;
+}
+
+// A hostile memory plan can make a kernel's output overlap one of its other
+// tensor arguments, which turns copies into undefined behaviour; the
+// exporter's planner never does this for values live at the same call.
+Error MethodLoader::check_output_overlap(size_t pc, const char* op_name, const KernelEntry& entry,
+                                         const internal::Instruction* in) {
+  for (uint32_t k = 0; k < in->b; ++k) {
+    if (entry.arg_kinds[k] != ArgKind::MutableTensor) continue;
+    const Tensor& written = in->args[k]->to_tensor();
+    for (uint32_t j = 0; j < in->b; ++j) {
+      if (j == k || !in->args[j]->is_tensor() || in->args[j] == in->args[k]) continue;
+      if (partially_overlaps(written, in->args[j]->to_tensor())) {
+        ETR_FAIL(Error::InvalidProgram,
+                 "method '%s': instruction %zu (%s) output argument %u overlaps argument %u in "
+                 "planned memory",
+                 name(), pc, op_name, k, j);
+      }
+    }
+  }
   return Error::Ok;
 }
 

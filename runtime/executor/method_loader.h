@@ -51,6 +51,8 @@ class MethodLoader final {
   [[nodiscard]] Error resolve_args(size_t chain, size_t pc, const flatbuffers::Vector<int32_t>* args,
                                    internal::Instruction* out);
   [[nodiscard]] Error report_missing_operators(size_t missing);
+  [[nodiscard]] Error check_output_overlap(size_t pc, const char* op_name, const KernelEntry& entry,
+                                           const internal::Instruction* in);
 
   // method_load.cpp
   [[nodiscard]] Error init_delegates();

@@ -250,6 +250,20 @@ TEST(CraftedProgramTest, ConstantTensorCanBeRead) {
   EXPECT_EQ(run(w2.finish({too_big}, {}, {0}, {})).load, Error::InvalidProgram);
 }
 
+TEST(CraftedProgramTest, OutputMayNotPartiallyOverlapAnInput) {
+  ProgramWriter w;
+  auto in = w.tensor({4}, {0}, 1, 0);
+  auto out = w.tensor({4}, {0}, 1, 8);  // shares bytes 8..15 with the input
+  EXPECT_EQ(run(w.finish({in, out}, {}, {1}, {w.kernel(0, {0, 1, 1})}, {"aten::relu.out"})).load,
+            Error::InvalidProgram);
+  ProgramWriter w2;
+  auto in2 = w2.tensor({4}, {0}, 1, 0);
+  auto same = w2.tensor({4}, {0}, 1, 0);  // exact alias: an in-place call is allowed
+  const Outcome o = run(w2.finish({in2, same}, {}, {1}, {w2.kernel(0, {0, 1, 1})}, {"aten::relu.out"}));
+  EXPECT_EQ(o.load, Error::Ok);
+  EXPECT_EQ(o.execute, Error::Ok);
+}
+
 TEST(CraftedProgramTest, TensorWithoutMemoryFailsAtExecuteNotCrash) {
   ProgramWriter w;
   auto unbacked = w.tensor({2}, {0}, /*mem_id=*/0);  // no plan, not an input or output
