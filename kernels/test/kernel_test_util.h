@@ -157,10 +157,7 @@ class KernelRunner {
   }
 
   static const KernelEntry* find(const char* name) {
-    for (const KernelEntry& e : portable_kernels()) {
-      if (StringView(e.name) == StringView(name)) return &e;
-    }
-    return nullptr;
+    return find_kernel_entry(portable_kernels(), name);
   }
 
  private:

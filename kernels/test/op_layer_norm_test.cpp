@@ -8,15 +8,9 @@ namespace etr {
 namespace testing {
 namespace {
 
-TestTensor input() {
-  return TestTensor::make<float>({2, 3, 4}, {1.5f, -2.0f, 3.25f, 0.5f, 4.0f, 5.5f, -6.0f, 7.0f,
-                                             0.25f, 8.0f, -1.0f, 2.0f, 9.0f, -3.5f, 1.0f, 0.75f,
-                                             2.0f, 2.0f, 6.5f, -4.0f, 3.0f, -0.5f, 0.0f, 1.25f});
-}
-
 TEST(OpLayerNormTest, LastDimWithWeightAndBias) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto w = TestTensor::make<float>({4}, {0.5f, 1.0f, -1.0f, 2.0f});
   auto b = TestTensor::make<float>({4}, {0.0f, 0.1f, 0.2f, -0.3f});
   auto out = static_out(ScalarType::Float, {2, 3, 4});
@@ -43,7 +37,7 @@ TEST(OpLayerNormTest, LastDimWithWeightAndBias) {
 
 TEST(OpLayerNormTest, TwoNormalizedDimsWeightOnly) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto w = TestTensor::make<float>({3, 4}, {1.0f, 2.0f, 0.5f, -1.0f, 0.0f, 1.0f, 1.0f, 3.0f, 2.0f,
                                             2.0f, 2.0f, 2.0f});
   auto out = TestTensor::zeros(ScalarType::Float, {2, 3, 4});
@@ -68,7 +62,7 @@ TEST(OpLayerNormTest, TwoNormalizedDimsWeightOnly) {
 
 TEST(OpLayerNormTest, NoAffine) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto out = TestTensor::zeros(ScalarType::Float, {2, 3, 4});
   auto mean = TestTensor::zeros(ScalarType::Float, {2, 3, 1});
   auto rstd = TestTensor::zeros(ScalarType::Float, {2, 3, 1});
@@ -89,7 +83,7 @@ TEST(OpLayerNormTest, NoAffine) {
 
 TEST(OpLayerNormTest, MismatchedShapesFail) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto w = TestTensor::make<float>({3}, {1.0f, 1.0f, 1.0f});
   auto out = TestTensor::zeros(ScalarType::Float, {2, 3, 4});
   auto mean = TestTensor::zeros(ScalarType::Float, {2, 3, 1});

@@ -9,16 +9,9 @@ namespace etr {
 namespace testing {
 namespace {
 
-// Same input as op_reduce_test.cpp.
-TestTensor input() {
-  return TestTensor::make<float>({2, 3, 4}, {1.5f, -2.0f, 3.25f, 0.5f, 4.0f, 5.5f, -6.0f, 7.0f,
-                                             0.25f, 8.0f, -1.0f, 2.0f, 9.0f, -3.5f, 1.0f, 0.75f,
-                                             2.0f, 2.0f, 6.5f, -4.0f, 3.0f, -0.5f, 0.0f, 1.25f});
-}
-
 TEST(OpAmaxTest, DimKeepdimAndAll) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto mx = TestTensor::zeros(ScalarType::Float, {2, 4});
   auto mn = TestTensor::zeros(ScalarType::Float, {2, 3, 1});
   auto all = TestTensor::zeros(ScalarType::Float, {});
@@ -48,7 +41,7 @@ TEST(OpAmaxTest, EmptyReductionAndDtypeMismatchFail) {
   auto out = TestTensor::zeros(ScalarType::Float, {2});
   EXPECT_EQ(r.run("aten::amax.out", {r.tensor(x), r.int_list({0}), r.b(false), r.tensor(out)}),
             Error::InvalidArgument);
-  auto y = input();
+  auto y = sample_2x3x4();
   auto dout = TestTensor::zeros(ScalarType::Double, {2, 4});
   EXPECT_EQ(r.run("aten::amax.out", {r.tensor(y), r.int_list({1}), r.b(false), r.tensor(dout)}),
             Error::InvalidType);
@@ -56,7 +49,7 @@ TEST(OpAmaxTest, EmptyReductionAndDtypeMismatchFail) {
 
 TEST(OpArgmaxTest, FlattenedAndPerDim) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto all = TestTensor::zeros(ScalarType::Long, {});
   auto all_keep = TestTensor::zeros(ScalarType::Long, {1, 1, 1});
   auto d2 = TestTensor::zeros(ScalarType::Long, {2, 3});
@@ -88,7 +81,7 @@ TEST(OpArgmaxTest, TiesPickFirstAndNanWins) {
 
 TEST(OpArgmaxTest, NonLongOutAndBadDimFail) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto iout = TestTensor::zeros(ScalarType::Int, {2, 3});
   EXPECT_EQ(r.run("aten::argmax.out", {r.tensor(x), r.i(2), r.b(false), r.tensor(iout)}),
             Error::InvalidType);
@@ -99,7 +92,7 @@ TEST(OpArgmaxTest, NonLongOutAndBadDimFail) {
 
 TEST(OpMaxDimTest, ValuesAndIndices) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto v = TestTensor::zeros(ScalarType::Float, {2, 4});
   auto i = TestTensor::zeros(ScalarType::Long, {2, 4});
   ASSERT_EQ(r.run("aten::max.dim_max", {r.tensor(x), r.i(1), r.b(false), r.tensor(v),
@@ -110,7 +103,7 @@ TEST(OpMaxDimTest, ValuesAndIndices) {
 
 TEST(OpMinDimTest, KeepdimValuesAndIndices) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto v = TestTensor::zeros(ScalarType::Float, {2, 3, 1});
   auto i = TestTensor::zeros(ScalarType::Long, {2, 3, 1});
   ASSERT_EQ(r.run("aten::min.dim_min", {r.tensor(x), r.i(2), r.b(true), r.tensor(v),
@@ -132,7 +125,7 @@ TEST(OpMaxDimTest, IntTiesPickFirst) {
 
 TEST(OpMaxDimTest, WrongIndicesShapeFails) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto v = TestTensor::zeros(ScalarType::Float, {2, 4});
   auto i = static_out(ScalarType::Long, {2, 3});
   EXPECT_NE(r.run("aten::max.dim_max", {r.tensor(x), r.i(1), r.b(false), r.tensor(v),

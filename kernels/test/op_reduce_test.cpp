@@ -10,16 +10,11 @@ namespace {
 
 // x = [[[1.5, -2, 3.25, 0.5], [4, 5.5, -6, 7], [0.25, 8, -1, 2]],
 //      [[9, -3.5, 1, 0.75], [2, 2, 6.5, -4], [3, -0.5, 0, 1.25]]]
-TestTensor input() {
-  return TestTensor::make<float>({2, 3, 4}, {1.5f, -2.0f, 3.25f, 0.5f, 4.0f, 5.5f, -6.0f, 7.0f,
-                                             0.25f, 8.0f, -1.0f, 2.0f, 9.0f, -3.5f, 1.0f, 0.75f,
-                                             2.0f, 2.0f, 6.5f, -4.0f, 3.0f, -0.5f, 0.0f, 1.25f});
-}
-TestTensor int_input() { return TestTensor::make<int32_t>({2, 3}, {1, 2, 3, 4, 5, 6}); }
+TestTensor int_sample_2x3x4() { return TestTensor::make<int32_t>({2, 3}, {1, 2, 3, 4, 5, 6}); }
 
 TEST(OpSumTest, OneDim) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto out = TestTensor::zeros(ScalarType::Float, {2, 4});
   ASSERT_EQ(r.run("aten::sum.IntList_out", {r.tensor(x), r.int_list({1}), r.b(false), r.none(),
                                             r.tensor(out)}), Error::Ok);
@@ -28,7 +23,7 @@ TEST(OpSumTest, OneDim) {
 
 TEST(OpSumTest, NegativeDimsKeepdim) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto out = TestTensor::zeros(ScalarType::Float, {1, 3, 1});
   ASSERT_EQ(r.run("aten::sum.IntList_out", {r.tensor(x), r.int_list({-1, 0}), r.b(true),
                                             r.none(), r.tensor(out)}), Error::Ok);
@@ -37,7 +32,7 @@ TEST(OpSumTest, NegativeDimsKeepdim) {
 
 TEST(OpSumTest, NoneAndEmptyDimsReduceEverything) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto a = TestTensor::zeros(ScalarType::Float, {});
   auto b = TestTensor::zeros(ScalarType::Float, {});
   ASSERT_EQ(r.run("aten::sum.IntList_out", {r.tensor(x), r.none(), r.b(false), r.none(),
@@ -50,7 +45,7 @@ TEST(OpSumTest, NoneAndEmptyDimsReduceEverything) {
 
 TEST(OpSumTest, IntAndBoolIntoLong) {
   KernelRunner r;
-  auto x = int_input();
+  auto x = int_sample_2x3x4();
   auto out = TestTensor::zeros(ScalarType::Long, {3});
   ASSERT_EQ(r.run("aten::sum.IntList_out", {r.tensor(x), r.int_list({0}), r.b(false),
                                             r.i(static_cast<int64_t>(ScalarType::Long)),
@@ -74,7 +69,7 @@ TEST(OpSumTest, FloatIntoLongOutCastsEachElementFirst) {
 
 TEST(OpSumTest, BadArgumentsFail) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto out = TestTensor::zeros(ScalarType::Float, {2, 4});
   EXPECT_EQ(r.run("aten::sum.IntList_out", {r.tensor(x), r.int_list({3}), r.b(false), r.none(),
                                             r.tensor(out)}), Error::InvalidArgument);
@@ -90,7 +85,7 @@ TEST(OpSumTest, BadArgumentsFail) {
 
 TEST(OpMeanTest, DimsAndAll) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto last = TestTensor::zeros(ScalarType::Float, {2, 3});
   auto keep = TestTensor::zeros(ScalarType::Float, {1, 3, 1});
   auto all = TestTensor::zeros(ScalarType::Float, {});
@@ -106,7 +101,7 @@ TEST(OpMeanTest, DimsAndAll) {
 
 TEST(OpMeanTest, IntegerInputNeedsDtype) {
   KernelRunner r;
-  auto x = int_input();
+  auto x = int_sample_2x3x4();
   auto out = TestTensor::zeros(ScalarType::Float, {});
   const int64_t kFloat = static_cast<int64_t>(ScalarType::Float);
   ASSERT_EQ(r.run("aten::mean.dtype_out", {r.tensor(x), r.i(kFloat), r.tensor(out)}), Error::Ok);
@@ -118,7 +113,7 @@ TEST(OpMeanTest, IntegerInputNeedsDtype) {
 
 TEST(OpProdTest, AllAndDim) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto all = TestTensor::zeros(ScalarType::Float, {});
   auto dim = TestTensor::zeros(ScalarType::Float, {2, 4});
   ASSERT_EQ(r.run("aten::prod.out", {r.tensor(x), r.none(), r.tensor(all)}), Error::Ok);
@@ -130,7 +125,7 @@ TEST(OpProdTest, AllAndDim) {
 
 TEST(OpProdTest, IntKeepdimIntoLong) {
   KernelRunner r;
-  auto x = int_input();
+  auto x = int_sample_2x3x4();
   auto out = TestTensor::zeros(ScalarType::Long, {2, 1});
   ASSERT_EQ(r.run("aten::prod.int_out", {r.tensor(x), r.i(1), r.b(true), r.none(),
                                          r.tensor(out)}), Error::Ok);
@@ -139,7 +134,7 @@ TEST(OpProdTest, IntKeepdimIntoLong) {
 
 TEST(OpVarTest, CorrectionVariants) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto d1 = TestTensor::zeros(ScalarType::Float, {2, 4});
   auto all = TestTensor::zeros(ScalarType::Float, {});
   auto keep = TestTensor::zeros(ScalarType::Float, {1, 3, 1});
@@ -159,7 +154,7 @@ TEST(OpVarTest, CorrectionVariants) {
 
 TEST(OpVarTest, IntegerInputIsRejected) {
   KernelRunner r;
-  auto x = int_input();
+  auto x = int_sample_2x3x4();
   auto out = TestTensor::zeros(ScalarType::Int, {});
   EXPECT_EQ(r.run("aten::var.correction_out", {r.tensor(x), r.none(), r.none(), r.b(false),
                                                r.tensor(out)}), Error::InvalidType);

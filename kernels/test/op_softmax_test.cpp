@@ -8,15 +8,9 @@ namespace etr {
 namespace testing {
 namespace {
 
-TestTensor input() {
-  return TestTensor::make<float>({2, 3, 4}, {1.5f, -2.0f, 3.25f, 0.5f, 4.0f, 5.5f, -6.0f, 7.0f,
-                                             0.25f, 8.0f, -1.0f, 2.0f, 9.0f, -3.5f, 1.0f, 0.75f,
-                                             2.0f, 2.0f, 6.5f, -4.0f, 3.0f, -0.5f, 0.0f, 1.25f});
-}
-
 TEST(OpSoftmaxTest, LastDim) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto out = static_out(ScalarType::Float, {2, 3, 4});
   ASSERT_EQ(r.run("aten::_softmax.out", {r.tensor(x), r.i(-1), r.b(false), r.tensor(out)}),
             Error::Ok);
@@ -34,7 +28,7 @@ TEST(OpSoftmaxTest, LastDim) {
 
 TEST(OpSoftmaxTest, MiddleDim) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto out = static_out(ScalarType::Float, {2, 3, 4});
   ASSERT_EQ(r.run("aten::_softmax.out", {r.tensor(x), r.i(1), r.b(false), r.tensor(out)}),
             Error::Ok);
@@ -52,7 +46,7 @@ TEST(OpSoftmaxTest, MiddleDim) {
 
 TEST(OpLogSoftmaxTest, FirstDim) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto out = static_out(ScalarType::Float, {2, 3, 4});
   ASSERT_EQ(r.run("aten::_log_softmax.out", {r.tensor(x), r.i(0), r.b(false), r.tensor(out)}),
             Error::Ok);
@@ -80,7 +74,7 @@ TEST(OpSoftmaxTest, LargeDoublesDoNotOverflow) {
 
 TEST(OpSoftmaxTest, InvalidArgumentsFail) {
   KernelRunner r;
-  auto x = input();
+  auto x = sample_2x3x4();
   auto out = static_out(ScalarType::Float, {2, 3, 4});
   EXPECT_EQ(r.run("aten::_softmax.out", {r.tensor(x), r.i(3), r.b(false), r.tensor(out)}),
             Error::InvalidArgument);

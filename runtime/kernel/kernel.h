@@ -295,4 +295,13 @@ constexpr KernelEntry make_raw_kernel(const char* name, KernelFn fn, const ArgKi
   return KernelEntry{name, key, fn, arg_kinds, num_args, flags};
 }
 
+// The entry named `name` in `table` (first match), or nullptr. For tests and
+// tools; programs resolve kernels through a KernelRegistry.
+inline const KernelEntry* find_kernel_entry(Span<const KernelEntry> table, StringView name) {
+  for (const KernelEntry& e : table) {
+    if (StringView(e.name) == name) return &e;
+  }
+  return nullptr;
+}
+
 }  // namespace etr

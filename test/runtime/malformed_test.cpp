@@ -18,12 +18,6 @@ namespace {
 
 using testing::AlignedBytes;
 
-const char* const kFixtures[] = {"add_mul.pte", "linear.pte", "mlp.pte", "cnn.pte", "softmax.pte",
-                                 "transformer.pte", "transformer_nn.pte", "mutable_buffer.pte",
-                                 "two_methods.pte", "dynamic_shape.pte", "cond.pte",
-                                 "int_bool_mix.pte", "add_xnnpack.pte", "no_constants.pte",
-                                 "legacy_constants.pte"};
-
 class QuietLogs {
  public:
   QuietLogs() {
@@ -106,7 +100,7 @@ std::string fixture_name(const ::testing::TestParamInfo<const char*>& param_info
   return n.substr(0, n.size() - 4);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, MalformedTest, ::testing::ValuesIn(kFixtures), fixture_name);
+INSTANTIATE_TEST_SUITE_P(Fixtures, MalformedTest, ::testing::ValuesIn(testing::kFixtureFiles), fixture_name);
 
 }  // namespace
 }  // namespace etr

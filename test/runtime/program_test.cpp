@@ -15,12 +15,6 @@ using testing::AlignedBytes;
 using testing::model_path;
 using testing::read_file;
 
-const char* const kFixtures[] = {"add_mul.pte", "linear.pte", "mlp.pte", "cnn.pte", "softmax.pte",
-                                 "transformer.pte", "transformer_nn.pte", "mutable_buffer.pte",
-                                 "two_methods.pte", "dynamic_shape.pte", "cond.pte",
-                                 "int_bool_mix.pte", "add_xnnpack.pte", "no_constants.pte",
-                                 "legacy_constants.pte"};
-
 void put_u32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
 void put_u64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
 
@@ -31,7 +25,7 @@ Error load_bytes(const AlignedBytes& bytes) {
 }
 
 TEST(ProgramTest, LoadsEveryFixtureFromFileAndBuffer) {
-  for (const char* name : kFixtures) {
+  for (const char* name : testing::kFixtureFiles) {
     SCOPED_TRACE(name);
     Result<FileDataLoader> file = FileDataLoader::from(model_path(name).c_str());
     ASSERT_TRUE(file.ok());

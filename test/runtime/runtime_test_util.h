@@ -17,6 +17,13 @@
 namespace etr {
 namespace testing {
 
+// Every .pte fixture in test/models.
+constexpr const char* kFixtureFiles[] = {
+    "add_mul.pte",        "linear.pte",        "mlp.pte",          "cnn.pte",
+    "softmax.pte",        "transformer.pte",   "transformer_nn.pte", "mutable_buffer.pte",
+    "two_methods.pte",    "dynamic_shape.pte", "cond.pte",         "int_bool_mix.pte",
+    "add_xnnpack.pte",    "no_constants.pte",  "legacy_constants.pte"};
+
 inline std::string model_path(const std::string& name) {
   return std::string(ETR_SOURCE_DIR) + "/test/models/" + name;
 }

@@ -99,10 +99,7 @@ class PrimOpsTest : public ::testing::Test {
   }
 
   static const KernelEntry* find(const char* name) {
-    for (const KernelEntry& e : prim_ops_kernels()) {
-      if (StringView(e.name) == StringView(name)) return &e;
-    }
-    return nullptr;
+    return find_kernel_entry(prim_ops_kernels(), name);
   }
 
  private:
