@@ -34,8 +34,8 @@ struct Fixture {
 
 void register_once() {
   static bool done = [] {
-    (void)etr::register_kernels(etr::portable_kernels());
-    (void)etr::register_kernels(etr::prim_ops_kernels());
+    (void)etr::register_kernels(etr::portable_kernel_library());
+    (void)etr::register_kernels(etr::prim_ops_library());
     return true;
   }();
   (void)done;

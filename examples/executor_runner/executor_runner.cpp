@@ -28,8 +28,9 @@ namespace etr {
 namespace runner {
 namespace {
 
-constexpr size_t kInitialMethodPool = size_t{1} << 20;  // 1 MiB
-constexpr size_t kMaxMethodPool = size_t{1} << 30;      // 1 GiB
+// Method-allocator room for kernel prepare state and delegates, on top of
+// MethodMeta::method_allocator_bytes().
+constexpr size_t kStatePool = size_t{16} << 20;  // 16 MiB
 constexpr size_t kTempPool = size_t{16} << 20;          // 16 MiB
 constexpr size_t kBufferAlignment = 64;
 
@@ -61,8 +62,8 @@ struct MethodMemory {
 
 int register_all_kernels() {
   reset_first_error();
-  Error err = register_kernels(portable_kernels());
-  if (err == Error::Ok) err = register_kernels(prim_ops_kernels());
+  Error err = register_kernels(portable_kernel_library());
+  if (err == Error::Ok) err = register_kernels(prim_ops_library());
   if (err != Error::Ok) return fail(kExitSetup, "cannot register kernels", err);
   return kExitOk;
 }
@@ -70,9 +71,11 @@ int register_all_kernels() {
 int list_operators() {
   const int rc = register_all_kernels();
   if (rc != kExitOk) return rc;
-  std::set<std::string> seen;
-  default_kernel_registry().for_each([&](const KernelEntry& e) {
-    if (seen.insert(e.name).second) std::printf("%s\n", e.name);
+  // One line per kernel: operator, library (highest priority first), dtypes.
+  default_kernel_registry().for_each([&](const KernelEntry& e, const KernelLibrary& lib) {
+    char dtypes[256];
+    std::printf("%s\t%s\t%s%s\n", e.name, lib.name, format_dtypes(e.dtypes, dtypes, sizeof(dtypes)),
+                e.prepare != nullptr ? "\tprepare" : "");
   });
   return kExitOk;
 }
@@ -122,31 +125,25 @@ int allocate_planned(const MethodMeta& meta, MethodMemory* mem) {
   return kExitOk;
 }
 
-// Loads the method, growing the method allocator 4x (up to 1 GiB) while the
-// load runs out of memory.
-int load_method(const Program& program, const std::string& name, MethodMemory* mem,
+// Loads the method with a method allocator of the size MethodMeta reports
+// for its tables plus room for kernel and delegate state.
+int load_method(const Program& program, const MethodMeta& meta, MethodMemory* mem,
                 std::optional<Method>* method) {
-  for (size_t pool = kInitialMethodPool;; pool = std::min(pool * 4, kMaxMethodPool)) {
-    mem->manager.reset();
-    mem->method_allocator.reset();
-    mem->method_pool = allocate_aligned(pool);
-    if (!mem->method_pool) {
-      return fail(kExitMethodLoad, "cannot allocate the method pool", Error::MemoryAllocationFailed,
-                  std::to_string(pool) + " bytes");
-    }
-    mem->method_allocator = std::make_unique<MemoryAllocator>(mem->method_pool.get(), pool);
-    mem->manager = std::make_unique<MemoryManager>(mem->method_allocator.get(), &mem->planned,
-                                                   mem->temp_allocator.get());
-    reset_first_error();
-    Result<Method> loaded = program.load_method(name.c_str(), mem->manager.get());
-    if (loaded.ok()) {
-      method->emplace(std::move(*loaded));
-      return kExitOk;
-    }
-    if (loaded.error() != Error::MemoryAllocationFailed || pool >= kMaxMethodPool) {
-      return fail(kExitMethodLoad, "cannot load method '" + name + "'", loaded.error());
-    }
+  const std::string name = meta.name();
+  const size_t pool = meta.method_allocator_bytes() + kStatePool;
+  mem->method_pool = allocate_aligned(pool);
+  if (!mem->method_pool) {
+    return fail(kExitMethodLoad, "cannot allocate the method pool", Error::MemoryAllocationFailed,
+                std::to_string(pool) + " bytes");
   }
+  mem->method_allocator = std::make_unique<MemoryAllocator>(mem->method_pool.get(), pool);
+  mem->manager = std::make_unique<MemoryManager>(mem->method_allocator.get(), &mem->planned,
+                                                 mem->temp_allocator.get());
+  reset_first_error();
+  Result<Method> loaded = program.load_method(name.c_str(), mem->manager.get());
+  if (!loaded.ok()) return fail(kExitMethodLoad, "cannot load method '" + name + "'", loaded.error());
+  method->emplace(std::move(*loaded));
+  return kExitOk;
 }
 
 double median(std::vector<double> v) {
@@ -205,7 +202,7 @@ int run(const Options& options) {
   MethodMemory mem;
   std::optional<Method> method;
   rc = allocate_planned(*meta, &mem);
-  if (rc == kExitOk) rc = load_method(*program, name, &mem, &method);
+  if (rc == kExitOk) rc = load_method(*program, *meta, &mem, &method);
   if (rc == kExitOk) rc = bind_unplanned_outputs(*method, &mem.output_buffers);
   if (rc != kExitOk) return rc;
   std::printf("loaded method '%s' of '%s' (%zu inputs, %zu outputs)\n", name.c_str(), path.c_str(),

@@ -19,4 +19,8 @@ Span<const KernelEntry> portable_kernels() {
   return {kPortableKernels, sizeof(kPortableKernels) / sizeof(kPortableKernels[0])};
 }
 
+KernelLibrary portable_kernel_library() {
+  return KernelLibrary{"portable", kPortablePriority, portable_kernels()};
+}
+
 }  // namespace etr

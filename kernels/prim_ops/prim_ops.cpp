@@ -310,7 +310,7 @@ constexpr ArgKind kView[] = {ArgKind::Tensor, ArgKind::IntList, ArgKind::Mutable
 template <size_t N>
 constexpr KernelEntry raw(const char* name, KernelFn fn, const ArgKind (&kinds)[N],
                           uint8_t flags = 0) {
-  return make_raw_kernel(name, fn, kinds, static_cast<uint16_t>(N), nullptr, flags);
+  return make_raw_kernel(name, fn, kinds, static_cast<uint16_t>(N), kAllTypes, flags);
 }
 
 constexpr KernelEntry kPrimOps[] = {
@@ -351,5 +351,7 @@ static_assert(sizeof(kPrimOps) / sizeof(kPrimOps[0]) == 28, "every prim op of th
 Span<const KernelEntry> prim_ops_kernels() {
   return {kPrimOps, sizeof(kPrimOps) / sizeof(kPrimOps[0])};
 }
+
+KernelLibrary prim_ops_library() { return KernelLibrary{"prim", kPortablePriority, prim_ops_kernels()}; }
 
 }  // namespace etr

@@ -2,7 +2,7 @@
 // tensor-metadata queries and control-flow helpers that exported programs
 // emit besides ATen kernels.
 //
-//   ETR_RETURN_IF_ERROR(etr::register_kernels(etr::prim_ops_kernels()));
+//   ETR_RETURN_IF_ERROR(etr::register_kernels(etr::prim_ops_library()));
 //
 // Calling convention. Functional ops receive their inputs followed by one
 // trailing slot that RECEIVES the result; the kernel rewrites that slot's tag
@@ -20,10 +20,13 @@
 
 #include "runtime/core/span.h"
 #include "runtime/kernel/kernel.h"
+#include "runtime/kernel/registry.h"
 
 namespace etr {
 
 // Every prim op (28 entries); the table has static storage duration.
 Span<const KernelEntry> prim_ops_kernels();
+// The same table as the library "prim" at kPortablePriority.
+KernelLibrary prim_ops_library();
 
 }  // namespace etr

@@ -3,44 +3,45 @@
 namespace etr {
 namespace {
 
-struct BackendTable {
-  Backend entries[ETR_MAX_BACKENDS];
-  size_t count;
-};
-
-BackendTable g_backends = {};
+// Constant-initialised: no constructor runs at startup.
+BackendRegistry g_backends;
 
 }  // namespace
 
-Error register_backend(const Backend& backend) {
+Error BackendRegistry::add(const Backend& backend) {
   if (backend.name == nullptr || backend.backend == nullptr) {
-    ETR_FAIL(Error::InvalidArgument, "register_backend: name and backend must be non-null");
+    ETR_FAIL(Error::InvalidArgument, "backend registry: name and backend must be non-null");
   }
-  if (find_backend(backend.name) != nullptr) {
-    ETR_FAIL(Error::RegistrationAlreadyRegistered, "register_backend: '%s' is already registered",
+  if (find(backend.name) != nullptr) {
+    ETR_FAIL(Error::RegistrationAlreadyRegistered, "backend registry: '%s' is already registered",
              backend.name);
   }
-  if (g_backends.count >= ETR_MAX_BACKENDS) {
+  if (count_ >= kMaxBackends) {
     ETR_FAIL(Error::RegistrationExceedingMaxKernels,
-             "register_backend: registry full (%d backends)", ETR_MAX_BACKENDS);
+             "backend registry: full (%zu backends; raise ETR_MAX_BACKENDS)", kMaxBackends);
   }
-  g_backends.entries[g_backends.count++] = backend;
+  entries_[count_++] = backend;
   return Error::Ok;
 }
 
-const BackendInterface* find_backend(StringView name) {
-  for (size_t i = 0; i < g_backends.count; ++i) {
-    if (StringView(g_backends.entries[i].name) == name) return g_backends.entries[i].backend;
+const BackendInterface* BackendRegistry::find(StringView name) const {
+  for (size_t i = 0; i < count_; ++i) {
+    if (StringView(entries_[i].name) == name) return entries_[i].backend;
   }
   return nullptr;
 }
 
-size_t num_registered_backends() { return g_backends.count; }
+BackendRegistry& default_backend_registry() { return g_backends; }
 
-const char* registered_backend_name(size_t i) {
-  return i < g_backends.count ? g_backends.entries[i].name : nullptr;
+Error set_backend_option(StringView name, Span<const BackendOption> options,
+                         const BackendRegistry* registry) {
+  const BackendRegistry& r = registry == nullptr ? default_backend_registry() : *registry;
+  const BackendInterface* b = r.find(name);
+  if (b == nullptr) {
+    ETR_FAIL(Error::NotFound, "set_backend_option: no backend named '%.*s'",
+             static_cast<int>(name.size()), name.data());
+  }
+  return b->set_option(options);
 }
-
-void clear_backends_for_testing() { g_backends.count = 0; }
 
 }  // namespace etr

@@ -44,49 +44,22 @@ const char* format_sizes(Span<const int32_t> sizes, char* buf, size_t cap) {
 
 }  // namespace
 
-Method::Method(Method&& o) noexcept
-    : program_(o.program_),
-      plan_(o.plan_),
-      memory_(o.memory_),
-      values_(o.values_),
-      num_values_(o.num_values_),
-      input_indices_(o.input_indices_),
-      num_inputs_(o.num_inputs_),
-      input_set_(o.input_set_),
-      input_planned_(o.input_planned_),
-      input_consumed_(o.input_consumed_),
-      output_planned_(o.output_planned_),
-      external_buffers_(o.external_buffers_),
-      num_external_buffers_(o.num_external_buffers_),
-      output_indices_(o.output_indices_),
-      num_outputs_(o.num_outputs_),
-      chains_(o.chains_),
-      num_chains_(o.num_chains_),
-      delegates_(o.delegates_),
-      num_delegates_(o.num_delegates_),
-      max_instructions_(o.max_instructions_),
-      initialized_(o.initialized_) {
-  o.initialized_ = false;
-  o.num_delegates_ = 0;
-  o.num_external_buffers_ = 0;
-}
-
 Method::~Method() {
-  for (size_t i = 0; i < num_delegates_; ++i) {
-    delegates_[i].backend->destroy(delegates_[i].handle);
+  for (size_t i = 0; i < s_.num_delegates; ++i) {
+    s_.delegates[i].backend->destroy(s_.delegates[i].handle);
   }
-  for (size_t i = 0; i < num_external_buffers_; ++i) external_buffers_[i].~FreeableBuffer();
+  for (size_t i = 0; i < s_.num_external_buffers; ++i) s_.external_buffers[i].~FreeableBuffer();
 }
 
-const char* Method::name() const { return plan_->name()->c_str(); }
+const char* Method::name() const { return s_.plan->name()->c_str(); }
 
 Error Method::set_input(const Tensor& src, size_t index) {
-  if (!initialized_) ETR_FAIL(Error::InvalidState, "set_input: method is not loaded");
-  if (index >= num_inputs_) {
+  if (!s_.initialized) ETR_FAIL(Error::InvalidState, "set_input: method is not loaded");
+  if (index >= s_.num_inputs) {
     ETR_FAIL(Error::InvalidArgument, "method '%s': input index %zu is out of range (%zu inputs)",
-             name(), index, num_inputs_);
+             name(), index, s_.num_inputs);
   }
-  EValue& slot = values_[input_indices_[index]];
+  EValue& slot = s_.values[s_.input_indices[index]];
   if (!slot.is_tensor()) {
     ETR_FAIL(Error::InvalidType, "method '%s': input %zu is %s, not a Tensor", name(), index,
              to_string(slot.tag()));
@@ -113,7 +86,7 @@ Error Method::set_input(const Tensor& src, size_t index) {
     ETR_FAIL(Error::InvalidArgument, "method '%s': input %zu data is not aligned for %s", name(),
              index, to_string(src.dtype()));
   }
-  const bool planned = input_planned_[index];
+  const bool planned = s_.input_planned[index];
   if (!planned) dst.set_capacity(src.nbytes() > dst.capacity_bytes() ? src.nbytes() : dst.capacity_bytes());
   const Error resized = resize_tensor(dst, src.sizes());
   if (resized != Error::Ok) {
@@ -130,35 +103,35 @@ Error Method::set_input(const Tensor& src, size_t index) {
   } else {
     dst.set_data(src.mutable_data(), src.nbytes());
   }
-  input_set_[index] = true;
+  s_.input_set[index] = true;
   return Error::Ok;
 }
 
 Error Method::set_input(const EValue& value, size_t index) {
   if (value.is_tensor()) return set_input(value.to_tensor(), index);
-  if (!initialized_) ETR_FAIL(Error::InvalidState, "set_input: method is not loaded");
-  if (index >= num_inputs_) {
+  if (!s_.initialized) ETR_FAIL(Error::InvalidState, "set_input: method is not loaded");
+  if (index >= s_.num_inputs) {
     ETR_FAIL(Error::InvalidArgument, "method '%s': input index %zu is out of range (%zu inputs)",
-             name(), index, num_inputs_);
+             name(), index, s_.num_inputs);
   }
   // Non-tensor inputs were specialised at export: only the traced value is valid.
-  if (!same_scalar_value(values_[input_indices_[index]], value)) {
+  if (!same_scalar_value(s_.values[s_.input_indices[index]], value)) {
     ETR_FAIL(Error::InvalidArgument,
              "method '%s': input %zu must be the %s value the program was exported with", name(),
-             index, to_string(values_[input_indices_[index]].tag()));
+             index, to_string(s_.values[s_.input_indices[index]].tag()));
   }
-  input_set_[index] = true;
+  s_.input_set[index] = true;
   return Error::Ok;
 }
 
 Error Method::set_output_data_ptr(void* data, size_t size, size_t index) {
-  if (!initialized_) ETR_FAIL(Error::InvalidState, "set_output_data_ptr: method is not loaded");
-  if (index >= num_outputs_) {
+  if (!s_.initialized) ETR_FAIL(Error::InvalidState, "set_output_data_ptr: method is not loaded");
+  if (index >= s_.num_outputs) {
     ETR_FAIL(Error::InvalidArgument, "method '%s': output index %zu is out of range (%zu outputs)",
-             name(), index, num_outputs_);
+             name(), index, s_.num_outputs);
   }
-  EValue& slot = values_[output_indices_[index]];
-  if (!slot.is_tensor() || output_planned_[index]) {
+  EValue& slot = s_.values[s_.output_indices[index]];
+  if (!slot.is_tensor() || s_.output_planned[index]) {
     ETR_FAIL(Error::InvalidState, "method '%s': output %zu is planned or not a tensor; it cannot be rebound",
              name(), index);
   }
@@ -171,71 +144,89 @@ Error Method::set_output_data_ptr(void* data, size_t size, size_t index) {
   return Error::Ok;
 }
 
-const EValue& Method::get_output(size_t index) const { return values_[output_indices_[index]]; }
-const EValue& Method::get_input(size_t index) const { return values_[input_indices_[index]]; }
+const EValue& Method::get_output(size_t index) const { return s_.values[s_.output_indices[index]]; }
+const EValue& Method::get_input(size_t index) const { return s_.values[s_.input_indices[index]]; }
 
 Error Method::report_failure(size_t chain, size_t pc, Error err) const {
-  const internal::Instruction& in = chains_[chain].instructions[pc];
+  const internal::Instruction& in = s_.chains[chain].instructions[pc];
   const char* what = "instruction";
   const char* op = "";
-  const char* overload = "";
   if (in.kind == internal::InstrKind::Kernel) {
-    const etr_fb::Operator* o = plan_->operators()->Get(in.a);
     what = "kernel ";
-    op = o->name()->c_str();
-    overload = o->overload() == nullptr ? "" : o->overload()->c_str();
+    op = s_.op_names[in.kernel.op_index];
   } else if (in.kind == internal::InstrKind::Delegate) {
     what = "delegate ";
-    op = plan_->delegates()->Get(in.a)->id()->c_str();
+    op = s_.plan->delegates()->Get(in.delegate.delegate_index)->id()->c_str();
   }
-  ETR_FAIL(err, "method '%s': chain %zu instruction %zu (%s%s%s%s) failed: %s", name(), chain, pc,
-           what, op, overload[0] != '\0' ? "." : "", overload, to_string(err));
+  ETR_FAIL(err, "method '%s': chain %zu instruction %zu (%s%s) failed: %s", name(), chain, pc,
+           what, op, to_string(err));
 }
 
-Error Method::execute() {
-  if (!initialized_) ETR_FAIL(Error::InvalidState, "execute: method is not loaded");
-  for (size_t i = 0; i < num_inputs_; ++i) {
-    if (!input_set_[i]) {
+Error Method::check_ready() {
+  if (!s_.initialized) ETR_FAIL(Error::InvalidState, "execute: method is not loaded");
+  for (size_t i = 0; i < s_.num_inputs; ++i) {
+    if (!s_.input_set[i]) {
       ETR_FAIL(Error::InvalidState, "method '%s': input %zu is not set%s", name(), i,
-               input_consumed_[i] ? " (its planned memory is reused by the program, so it must "
-                                    "be set again before every execute)"
-                                  : "");
+               s_.input_consumed[i] ? " (its planned memory is reused by the program, so it must "
+                                      "be set again before every execute)"
+                                    : "");
     }
   }
-  for (size_t i = 0; i < num_inputs_; ++i) {
-    if (input_consumed_[i]) input_set_[i] = false;
-  }
-  for (size_t i = 0; i < num_outputs_; ++i) {
-    if (!output_planned_[i] && get_output(i).to_tensor().mutable_data() == nullptr) {
+  for (size_t i = 0; i < s_.num_outputs; ++i) {
+    if (!s_.output_planned[i] && get_output(i).to_tensor().mutable_data() == nullptr) {
       ETR_FAIL(Error::InvalidState, "method '%s': output %zu has no memory; bind it with set_output_data_ptr",
                name(), i);
     }
   }
-  MemoryAllocator* temp = memory_->temp_allocator();
-  KernelContext ctx(temp);
-  size_t budget = max_instructions_;
-  for (size_t c = 0; c < num_chains_; ++c) {
-    const internal::Chain& chain = chains_[c];
+  for (size_t i = 0; i < s_.num_inputs; ++i) {
+    if (s_.input_consumed[i]) s_.input_set[i] = false;
+  }
+  return Error::Ok;
+}
+
+namespace {
+
+// A kernel argument that is a tensor with elements but no memory (the output
+// of a view that has not run): calling the kernel would dereference null.
+bool has_unbound_tensor(const internal::KernelInstr& k, uint32_t* which) {
+  for (uint32_t a = 0; a < k.num_args; ++a) {
+    const EValue* v = k.args[a];
+    if (v->is_tensor() && v->to_tensor().mutable_data() == nullptr && v->to_tensor().numel() != 0) {
+      *which = a;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+// The interpreter loop: the one function allowed to be long.
+Error Method::execute() {
+  ETR_RETURN_IF_ERROR(check_ready());
+  MemoryAllocator* temp = s_.memory->temp_allocator();
+  KernelContext ctx(temp, s_.thread_pool);
+  size_t budget = s_.max_instructions;
+  for (size_t c = 0; c < s_.num_chains; ++c) {
+    const internal::Chain& chain = s_.chains[c];
     size_t pc = 0;
     while (pc < chain.num_instructions) {
       if (budget-- == 0) {
         ETR_FAIL(Error::OutOfResources, "method '%s': more than %zu instructions executed (jump loop?)",
-                 name(), max_instructions_);
+                 name(), s_.max_instructions);
       }
       const internal::Instruction& in = chain.instructions[pc];
       switch (in.kind) {
         case internal::InstrKind::Kernel: {
-          if (in.check_tensor_memory) {
-            for (uint32_t k = 0; k < in.b; ++k) {
-              const EValue* a = in.args[k];
-              if (a->is_tensor() && a->to_tensor().mutable_data() == nullptr && a->to_tensor().numel() != 0) {
-                ETR_LOG(Error, "method '%s': instruction %zu argument %u is a tensor with no memory",
-                        name(), pc, k);
-                return report_failure(c, pc, Error::InvalidState);
-              }
-            }
+          const internal::KernelInstr& k = in.kernel;
+          uint32_t unbound = 0;
+          if (k.check_tensor_memory && has_unbound_tensor(k, &unbound)) {
+            ETR_LOG(Error, "method '%s': instruction %zu argument %u is a tensor with no memory",
+                    name(), pc, unbound);
+            return report_failure(c, pc, Error::InvalidState);
           }
-          in.fn(ctx, in.args);
+          ctx.bind_instruction(s_.op_names[k.op_index], k.state);
+          k.fn(ctx, k.args);
           if (temp != nullptr) temp->reset();
           if (ctx.failure_state() != Error::Ok) {
             const Error err = ctx.failure_state();
@@ -246,20 +237,21 @@ Error Method::execute() {
           break;
         }
         case internal::InstrKind::Delegate: {
-          const internal::Delegate& d = delegates_[in.a];
-          BackendExecutionContext bctx{temp, name()};
-          const Error err = d.backend->execute(bctx, d.handle, Span<EValue*>(in.args, in.b));
+          const internal::Delegate& d = s_.delegates[in.delegate.delegate_index];
+          BackendExecutionContext bctx{temp, name(), s_.thread_pool};
+          const Error err =
+              d.backend->execute(bctx, d.handle, Span<EValue*>(in.delegate.args, in.delegate.num_args));
           if (temp != nullptr) temp->reset();
           if (err != Error::Ok) return report_failure(c, pc, err);
           ++pc;
           break;
         }
         case internal::InstrKind::Move:
-          values_[in.b] = values_[in.a];
+          s_.values[in.move.to] = s_.values[in.move.from];
           ++pc;
           break;
         case internal::InstrKind::JumpFalse: {
-          const EValue& v = values_[in.a];
+          const EValue& v = s_.values[in.jump.cond];
           bool cond = false;
           if (v.is_bool()) {
             cond = v.to_bool();
@@ -268,7 +260,7 @@ Error Method::execute() {
             if (t.numel() != 0 && t.const_data() == nullptr) return report_failure(c, pc, Error::InvalidState);
             cond = all_true(t);
           }
-          pc = cond ? pc + 1 : in.b;
+          pc = cond ? pc + 1 : in.jump.destination;
           break;
         }
         case internal::InstrKind::Free:

@@ -14,6 +14,7 @@
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/result.h"
 #include "runtime/executor/method_meta.h"
+#include "runtime/core/thread_pool.h"
 #include "runtime/kernel/kernel.h"
 
 namespace etr_fb {
@@ -23,20 +24,50 @@ struct ExecutionPlan;
 namespace etr {
 
 class Program;
+class MethodLoader;
 
 namespace internal {
 
 enum class InstrKind : uint8_t { Kernel, Delegate, Move, JumpFalse, Free };
 
-struct Instruction {
-  InstrKind kind;
-  uint32_t a;  // Kernel: operator index; Delegate: delegate index; Move: from; Jump: cond; Free: value
-  uint32_t b;  // Move: to; Jump: destination; Kernel/Delegate: argument count
-  // Kernel: some tensor argument had no memory at load time (e.g. it is the
-  // output of a view op); execute checks those arguments before the call.
-  bool check_tensor_memory;
+struct KernelInstr {
   KernelFn fn;
   EValue** args;
+  // What the kernel's prepare step built (null when none).
+  void* state;
+  uint32_t num_args;
+  uint32_t op_index;
+  // Some tensor argument had no memory at load time (e.g. it is the output
+  // of a view op); execute checks those arguments before the call.
+  bool check_tensor_memory;
+};
+struct DelegateInstr {
+  EValue** args;
+  uint32_t num_args;
+  uint32_t delegate_index;
+};
+struct MoveInstr {
+  uint32_t from;
+  uint32_t to;
+};
+struct JumpFalseInstr {
+  uint32_t cond;
+  uint32_t destination;
+};
+struct FreeInstr {
+  uint32_t value;
+};
+
+// One resolved instruction: `kind` says which member of the union is live.
+struct Instruction {
+  InstrKind kind;
+  union {
+    KernelInstr kernel;
+    DelegateInstr delegate;
+    MoveInstr move;
+    JumpFalseInstr jump;
+    FreeInstr free;
+  };
 };
 
 struct Chain {
@@ -49,80 +80,111 @@ struct Delegate {
   DelegateHandle* handle;
 };
 
+// A value that goes back to T{} in the object it is moved from, so the
+// moved-from Method releases nothing.
+template <typename T>
+class ResetOnMove final {
+ public:
+  ResetOnMove() = default;
+  ResetOnMove(T v) : v_(v) {}  // NOLINT: implicit by design
+  ResetOnMove(ResetOnMove&& o) noexcept : v_(o.v_) { o.v_ = T{}; }
+  ResetOnMove& operator=(ResetOnMove&& o) noexcept {
+    v_ = o.v_;
+    o.v_ = T{};
+    return *this;
+  }
+  operator T() const { return v_; }  // NOLINT
+  T& get() { return v_; }
+
+ private:
+  T v_{};
+};
+
+// Everything a loaded method holds. All arrays live in the method allocator.
+struct MethodState {
+  const Program* program = nullptr;
+  const etr_fb::ExecutionPlan* plan = nullptr;
+  MemoryManager* memory = nullptr;
+  ThreadPool* thread_pool = nullptr;
+  EValue* values = nullptr;
+  size_t num_values = 0;
+  const int32_t* input_indices = nullptr;
+  size_t num_inputs = 0;
+  bool* input_set = nullptr;
+  bool* input_planned = nullptr;
+  // Planned inputs whose memory the plan shares with other values; execute
+  // may overwrite them, so they must be set again before the next execute.
+  bool* input_consumed = nullptr;
+  const int32_t* output_indices = nullptr;
+  size_t num_outputs = 0;
+  bool* output_planned = nullptr;
+  // "name.overload" of each operator, NUL-terminated.
+  const char** op_names = nullptr;
+  Chain* chains = nullptr;
+  size_t num_chains = 0;
+  Delegate* delegates = nullptr;
+  FreeableBuffer* external_buffers = nullptr;
+  size_t max_instructions = 10'000'000;
+  // Owned resources: released by the destructor of the Method holding them.
+  ResetOnMove<size_t> num_delegates;
+  ResetOnMove<size_t> num_external_buffers;
+  ResetOnMove<bool> initialized;
+};
+
 }  // namespace internal
 
 class Method final {
  public:
-  Method(Method&& other) noexcept;
+  Method(Method&&) noexcept = default;
   Method(const Method&) = delete;
   Method& operator=(const Method&) = delete;
   Method& operator=(Method&&) = delete;
   ~Method();
 
   const char* name() const;
-  MethodMeta method_meta() const { return MethodMeta(plan_); }
+  MethodMeta method_meta() const { return MethodMeta(s_.plan); }
 
-  size_t inputs_size() const { return num_inputs_; }
-  size_t outputs_size() const { return num_outputs_; }
+  size_t inputs_size() const { return s_.num_inputs; }
+  size_t outputs_size() const { return s_.num_outputs; }
 
   // Sets input `index`. A tensor input must match the declared dtype, rank
   // and dim order, and its sizes must equal the declared sizes (static) or
   // fit the declared bound (dynamic). For a memory-planned input the data is
   // copied into planned memory; otherwise the method keeps a pointer to the
   // caller's data, which must stay valid until the next set_input for it.
-  // Int/Double/Bool/String/None inputs must equal the value in the program.
+  // Non-tensor inputs (Int/Double/Bool/String/None) keep the value the
+  // program was exported with and need not be set; setting one checks that
+  // it equals that value.
   [[nodiscard]] Error set_input(const EValue& value, size_t index);
   [[nodiscard]] Error set_input(const Tensor& tensor, size_t index);
 
   // Binds caller memory to an output that the program did not plan.
   [[nodiscard]] Error set_output_data_ptr(void* data, size_t size, size_t index);
 
-  // Runs every chain. Fails with InvalidState until every input is set. A
-  // planned input whose memory the program reuses for other values is
+  // Runs every chain. Fails with InvalidState until every tensor input is
+  // set. A planned input whose memory the program reuses for other values is
   // consumed by execute and must be set again before the next execute.
   [[nodiscard]] Error execute();
 
-  // Caps the instructions one execute may run (default 10,000,000), so a
-  // program whose jumps loop forever fails with OutOfResources instead of hanging.
-  void set_max_instructions(size_t n) { max_instructions_ = n; }
+  // Caps the instructions one execute may run (MethodLoadOptions::max_instructions).
+  void set_max_instructions(size_t n) { s_.max_instructions = n; }
 
   // Output `index`; valid until the next execute.
   const EValue& get_output(size_t index) const;
   // Input value `index` as the method holds it.
   const EValue& get_input(size_t index) const;
 
-  size_t num_values() const { return num_values_; }
-  const EValue& value(size_t index) const { return values_[index]; }
+  size_t num_values() const { return s_.num_values; }
+  const EValue& value(size_t index) const { return s_.values[index]; }
 
  private:
   friend class Program;
   friend class MethodLoader;
   Method() = default;
   [[nodiscard]] Error report_failure(size_t chain, size_t pc, Error err) const;
+  [[nodiscard]] Error check_ready();
 
-  const Program* program_ = nullptr;
-  const etr_fb::ExecutionPlan* plan_ = nullptr;
-  MemoryManager* memory_ = nullptr;
-  EValue* values_ = nullptr;
-  size_t num_values_ = 0;
-  const int32_t* input_indices_ = nullptr;
-  size_t num_inputs_ = 0;
-  bool* input_set_ = nullptr;
-  bool* input_planned_ = nullptr;
-  // Planned inputs whose memory the plan shares with other values; execute
-  // may overwrite them, so they must be set again before the next execute.
-  bool* input_consumed_ = nullptr;
-  bool* output_planned_ = nullptr;
-  FreeableBuffer* external_buffers_ = nullptr;
-  size_t num_external_buffers_ = 0;
-  const int32_t* output_indices_ = nullptr;
-  size_t num_outputs_ = 0;
-  internal::Chain* chains_ = nullptr;
-  size_t num_chains_ = 0;
-  internal::Delegate* delegates_ = nullptr;
-  size_t num_delegates_ = 0;
-  size_t max_instructions_ = 10'000'000;
-  bool initialized_ = false;
+  internal::MethodState s_;
 };
 
 }  // namespace etr

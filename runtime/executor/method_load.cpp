@@ -7,69 +7,85 @@
 namespace etr {
 
 Result<Method> Program::load_method(const char* method_name, MemoryManager* memory,
-                                    const NamedDataMap* external_data,
-                                    const KernelRegistry* registry) const {
+                                    const MethodLoadOptions& options) const {
   if (method_name == nullptr || memory == nullptr || memory->method_allocator() == nullptr) {
     ETR_FAIL(Error::InvalidArgument, "load_method: method name, memory manager and method allocator are required");
   }
   ETR_ASSIGN_OR_RETURN(MethodMeta meta, method_meta(method_name));
-  (void)meta;
-  const etr_fb::ExecutionPlan* plan = nullptr;
-  const auto* plans = program_->execution_plan();
-  for (flatbuffers::uoffset_t i = 0; i < plans->size(); ++i) {
-    if (std::strcmp(plans->Get(i)->name()->c_str(), method_name) == 0) {
-      plan = plans->Get(i);
-      break;
-    }
-  }
+  // The method's own tables come from one block of exactly the size MethodMeta reports.
+  const size_t table_bytes = meta.method_allocator_bytes();
+  void* block = memory->method_allocator()->allocate(table_bytes, MemoryAllocator::kDefaultAlignment);
+  if (block == nullptr) return method_allocation_failed(method_name, "the method's tables", table_bytes);
+  TableAllocator tables(block, table_bytes);
   Method method;
-  method.program_ = this;
-  method.plan_ = plan;
-  method.memory_ = memory;
-  MethodLoader loader(*this, plan, memory, external_data,
-                      registry == nullptr ? default_kernel_registry() : *registry, &method);
+  method.s_.program = this;
+  method.s_.plan = meta.plan();
+  method.s_.memory = memory;
+  method.s_.thread_pool = options.thread_pool;
+  method.s_.max_instructions = options.max_instructions;
+  MethodLoader loader(*this, meta.plan(), memory, &tables, options,
+                      options.kernels == nullptr ? default_kernel_registry() : *options.kernels,
+                      options.backends == nullptr ? default_backend_registry() : *options.backends,
+                      &method);
   // On failure `method` is destroyed here, which releases whatever loaded so far.
   ETR_RETURN_IF_ERROR(loader.load());
-  method.initialized_ = true;
+  method.s_.initialized = true;
   return Result<Method>(std::move(method));
 }
 
+Error MethodLoader::merge_named_data() {
+  bool ok = named_data_.add(&program_.named_data());
+  for (size_t i = 0; i < options_.external_data.size(); ++i) ok = ok && named_data_.add(options_.external_data[i]);
+  if (!ok) {
+    ETR_FAIL(Error::InvalidArgument, "method '%s': at most %zu external data maps may be given", name(),
+             internal::MergedNamedData::kMaxMaps - 1);
+  }
+  return Error::Ok;
+}
+
 Error MethodLoader::load() {
+  ETR_RETURN_IF_ERROR(merge_named_data());
   ETR_RETURN_IF_ERROR(check_planned_memory());
   ETR_RETURN_IF_ERROR(parse_values());
-  ETR_RETURN_IF_ERROR(parse_io(plan_->inputs(), "input", &method_->input_indices_, &method_->num_inputs_));
-  ETR_RETURN_IF_ERROR(parse_io(plan_->outputs(), "output", &method_->output_indices_, &method_->num_outputs_));
-  const size_t ni = method_->num_inputs_;
-  const size_t no = method_->num_outputs_;
-  method_->input_set_ = alloc_->allocate_array<bool>(ni);
-  method_->input_planned_ = alloc_->allocate_array<bool>(ni);
-  method_->input_consumed_ = alloc_->allocate_array<bool>(ni);
-  method_->output_planned_ = alloc_->allocate_array<bool>(no);
-  if ((ni != 0 && (method_->input_set_ == nullptr || method_->input_planned_ == nullptr ||
-                   method_->input_consumed_ == nullptr)) ||
-      (no != 0 && method_->output_planned_ == nullptr)) {
-    return method_allocation_failed(name(), "input/output state", 2 * ni + no);
-  }
-  for (size_t i = 0; i < ni; ++i) {
-    const EValue& v = method_->values_[method_->input_indices_[i]];
-    method_->input_set_[i] = false;
-    method_->input_planned_[i] = v.is_tensor() && v.to_tensor().mutable_data() != nullptr;
-    method_->input_consumed_[i] = method_->input_planned_[i] && shares_memory(v.tensor_ptr());
-  }
-  for (size_t i = 0; i < no; ++i) {
-    const EValue& v = method_->values_[method_->output_indices_[i]];
-    method_->output_planned_[i] = !v.is_tensor() || v.to_tensor().mutable_data() != nullptr ||
-                                  v.to_tensor().numel() == 0;
-  }
+  ETR_RETURN_IF_ERROR(parse_io(plan_->inputs(), "input", &method_->s_.input_indices, &method_->s_.num_inputs));
+  ETR_RETURN_IF_ERROR(parse_io(plan_->outputs(), "output", &method_->s_.output_indices, &method_->s_.num_outputs));
+  ETR_RETURN_IF_ERROR(init_io_state());
   ETR_RETURN_IF_ERROR(resolve_chains());
   return init_delegates();
+}
+
+Error MethodLoader::init_io_state() {
+  internal::MethodState& s = method_->s_;
+  const size_t ni = s.num_inputs;
+  const size_t no = s.num_outputs;
+  s.input_set = alloc_->allocate_array<bool>(ni);
+  s.input_planned = alloc_->allocate_array<bool>(ni);
+  s.input_consumed = alloc_->allocate_array<bool>(ni);
+  s.output_planned = alloc_->allocate_array<bool>(no);
+  if ((ni != 0 && (s.input_set == nullptr || s.input_planned == nullptr || s.input_consumed == nullptr)) ||
+      (no != 0 && s.output_planned == nullptr)) {
+    return method_allocation_failed(name(), "input/output state", 3 * ni + no);
+  }
+  for (size_t i = 0; i < ni; ++i) {
+    const EValue& v = s.values[s.input_indices[i]];
+    // Non-tensor inputs keep their exported value: they count as set.
+    s.input_set[i] = !v.is_tensor();
+    s.input_planned[i] = v.is_tensor() && v.to_tensor().mutable_data() != nullptr;
+    s.input_consumed[i] = s.input_planned[i] && shares_memory(v.tensor_ptr());
+  }
+  for (size_t i = 0; i < no; ++i) {
+    const EValue& v = s.values[s.output_indices[i]];
+    s.output_planned[i] = !v.is_tensor() || v.to_tensor().mutable_data() != nullptr ||
+                          v.to_tensor().numel() == 0;
+  }
+  return Error::Ok;
 }
 
 bool MethodLoader::shares_memory(const Tensor* t) const {
   const uint8_t* lo = static_cast<const uint8_t*>(t->const_data());
   const uint8_t* hi = lo + t->capacity_bytes();
-  for (size_t v = 0; v < method_->num_values_; ++v) {
-    const EValue& other = method_->values_[v];
+  for (size_t v = 0; v < method_->s_.num_values; ++v) {
+    const EValue& other = method_->s_.values[v];
     if (!other.is_tensor() || other.tensor_ptr() == t) continue;
     const uint8_t* olo = static_cast<const uint8_t*>(other.to_tensor().const_data());
     if (olo == nullptr) continue;
@@ -84,7 +100,7 @@ Error MethodLoader::parse_io(const flatbuffers::Vector<int32_t>* ids, const char
   for (flatbuffers::uoffset_t i = 0; i < ids->size(); ++i) {
     if (!value_in_range(ids->Get(i))) {
       ETR_FAIL(Error::InvalidProgram, "method '%s': %s %u refers to value %d (%zu values)", name(),
-               what, i, ids->Get(i), method_->num_values_);
+               what, i, ids->Get(i), method_->s_.num_values);
     }
   }
   *out = ids->data();
@@ -113,8 +129,8 @@ Error MethodLoader::init_delegates() {
   const auto* delegates = plan_->delegates();
   const size_t n = delegates == nullptr ? 0 : delegates->size();
   if (n == 0) return Error::Ok;
-  method_->delegates_ = alloc_->allocate_array<internal::Delegate>(n);
-  if (method_->delegates_ == nullptr) return method_allocation_failed(name(), "delegates", n * sizeof(internal::Delegate));
+  method_->s_.delegates = alloc_->allocate_array<internal::Delegate>(n);
+  if (method_->s_.delegates == nullptr) return method_allocation_failed(name(), "delegates", n * sizeof(internal::Delegate));
   // Report every missing backend before initialising any.
   size_t missing = 0;
   for (flatbuffers::uoffset_t i = 0; i < n; ++i) {
@@ -122,7 +138,7 @@ Error MethodLoader::init_delegates() {
     if (d == nullptr || d->id() == nullptr || d->processed() == nullptr) {
       ETR_FAIL(Error::InvalidProgram, "method '%s': delegate %u has no id or no processed data", name(), i);
     }
-    const BackendInterface* backend = find_backend(StringView(d->id()->c_str(), d->id()->size()));
+    const BackendInterface* backend = backends_.find(StringView(d->id()->c_str(), d->id()->size()));
     if (backend == nullptr || !backend->is_available()) {
       ETR_LOG(Error, "method '%s': delegate %u needs backend '%s', which is %s", name(), i,
               d->id()->c_str(), backend == nullptr ? "not registered" : "not available on this machine");
@@ -140,7 +156,7 @@ Error MethodLoader::init_delegates() {
 }
 
 Error MethodLoader::init_delegate(size_t index, const etr_fb::BackendDelegate* d) {
-  const BackendInterface* backend = find_backend(StringView(d->id()->c_str(), d->id()->size()));
+  const BackendInterface* backend = backends_.find(StringView(d->id()->c_str(), d->id()->size()));
   const etr_fb::BackendDelegateDataReference* ref = d->processed();
   FreeableBuffer processed;
   if (ref->location() == etr_fb::DataLocation::INLINE) {
@@ -172,14 +188,22 @@ Error MethodLoader::init_delegate(size_t index, const etr_fb::BackendDelegate* d
     cs[k].value = s->value() == nullptr ? Span<const uint8_t>()
                                         : Span<const uint8_t>(s->value()->data(), s->value()->size());
   }
-  BackendInitContext ctx{alloc_, &program_.named_data(), name()};
+  Span<const BackendOption> opts;
+  for (const DelegateOptions& o : options_.delegate_options) {
+    if (o.backend != nullptr && StringView(o.backend) == StringView(d->id()->c_str(), d->id()->size())) opts = o.options;
+  }
+  // Delegates keep a pointer to the merged map, so it lives in the method's tables.
+  internal::MergedNamedData* named = alloc_->allocate_array<internal::MergedNamedData>(1);
+  if (named == nullptr) return method_allocation_failed(name(), "delegate named data", sizeof(*named));
+  new (named) internal::MergedNamedData(named_data_);
+  BackendInitContext ctx{memory_->method_allocator(), named, name(), index, options_.thread_pool, opts};
   Result<DelegateHandle*> handle = backend->init(ctx, &processed, Span<const CompileSpec>(cs, ns));
   if (!handle.ok()) {
     ETR_FAIL(handle.error(), "method '%s': delegate %zu (%s) failed to initialise", name(), index,
              d->id()->c_str());
   }
-  method_->delegates_[index] = internal::Delegate{backend, *handle};
-  method_->num_delegates_ = index + 1;
+  method_->s_.delegates[index] = internal::Delegate{backend, *handle};
+  method_->s_.num_delegates = index + 1;
   return Error::Ok;
 }
 

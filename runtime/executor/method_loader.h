@@ -2,7 +2,9 @@
 // runtime/executor (it pulls in the generated schema).
 #pragma once
 
+#include "runtime/executor/merged_named_data.h"
 #include "runtime/executor/method.h"
+#include "runtime/executor/method_load_options.h"
 #include "runtime/executor/program.h"
 #include "runtime/kernel/registry.h"
 #include "schema/program_generated.h"
@@ -11,14 +13,19 @@ namespace etr {
 
 class MethodLoader final {
  public:
+  // `tables` is the arena for the method's own tables (exactly
+  // MethodMeta::method_allocator_bytes() bytes); kernel and delegate state
+  // comes from the memory manager's method allocator.
   MethodLoader(const Program& program, const etr_fb::ExecutionPlan* plan, MemoryManager* memory,
-               const NamedDataMap* external, const KernelRegistry& registry, Method* method)
+               MemoryAllocator* tables, const MethodLoadOptions& options,
+               const KernelRegistry& registry, const BackendRegistry& backends, Method* method)
       : program_(program),
         plan_(plan),
         memory_(memory),
-        alloc_(memory->method_allocator()),
-        external_(external),
+        alloc_(tables),
+        options_(options),
         registry_(registry),
+        backends_(backends),
         method_(method) {}
 
   [[nodiscard]] Error load();
@@ -46,32 +53,43 @@ class MethodLoader final {
                                           internal::Instruction* out, size_t* missing);
   [[nodiscard]] Error resolve_kernel(size_t chain, size_t pc, const etr_fb::KernelCall* call,
                                      internal::Instruction* out, size_t* missing);
+  [[nodiscard]] Error select_kernel(size_t pc, uint32_t op_index, internal::KernelInstr* k,
+                                    const KernelEntry** chosen, bool* found);
+  [[nodiscard]] Error check_kernel_args(size_t pc, const char* op_name, const KernelEntry& entry,
+                                        internal::KernelInstr* k);
+  [[nodiscard]] Error name_operators();
   [[nodiscard]] Error resolve_jump(size_t pc, size_t chain_len, const etr_fb::JumpFalseCall* j,
                                    internal::Instruction* out);
   [[nodiscard]] Error resolve_args(size_t chain, size_t pc, const flatbuffers::Vector<int32_t>* args,
-                                   internal::Instruction* out);
+                                   EValue*** out_args, uint32_t* out_count);
   [[nodiscard]] Error report_missing_operators(size_t missing);
   [[nodiscard]] Error check_output_overlap(size_t pc, const char* op_name, const KernelEntry& entry,
-                                           const internal::Instruction* in);
+                                           const internal::KernelInstr* in);
 
   // method_load.cpp
   [[nodiscard]] Error init_delegates();
   [[nodiscard]] Error init_delegate(size_t index, const etr_fb::BackendDelegate* d);
   [[nodiscard]] Error check_planned_memory();
+  [[nodiscard]] Error init_io_state();
+  [[nodiscard]] Error merge_named_data();
   // True when another tensor value's memory overlaps t's.
   bool shares_memory(const Tensor* t) const;
 
   bool value_in_range(int64_t index) const {
-    return index >= 0 && static_cast<uint64_t>(index) < method_->num_values_;
+    return index >= 0 && static_cast<uint64_t>(index) < method_->s_.num_values;
   }
   const char* name() const { return plan_->name()->c_str(); }
 
   const Program& program_;
   const etr_fb::ExecutionPlan* plan_;
   MemoryManager* memory_;
+  // The method's own tables (sized by MethodMeta::method_allocator_bytes()).
   MemoryAllocator* alloc_;
-  const NamedDataMap* external_;
+  const MethodLoadOptions& options_;
   const KernelRegistry& registry_;
+  const BackendRegistry& backends_;
+  // The program's named data, then options_.external_data.
+  internal::MergedNamedData named_data_;
   Method* method_;
   FreeableBuffer mutable_segment_;
   bool mutable_segment_loaded_ = false;
@@ -80,5 +98,22 @@ class MethodLoader final {
 // Logs "method 'x': out of method-allocator memory while allocating <what>" and
 // returns MemoryAllocationFailed.
 Error method_allocation_failed(const char* method, const char* what, size_t bytes);
+
+// Bytes the loader takes for the method's own tables (the value table,
+// tensor metadata, lists, instruction tables, I/O state, delegate tables):
+// every table is rounded up to a multiple of 16 bytes, so the sum does not
+// depend on the order of allocation.
+size_t method_table_bytes(const etr_fb::ExecutionPlan* plan);
+
+// A bump allocator that rounds every request up to 16 bytes at 16-byte
+// alignment: used for the tables method_table_bytes() counts.
+class TableAllocator final : public MemoryAllocator {
+ public:
+  TableAllocator(void* base, size_t size) : MemoryAllocator(base, size) {}
+  void* allocate(size_t size, size_t alignment = kDefaultAlignment) override {
+    if (alignment > kDefaultAlignment || size > SIZE_MAX - 15) return nullptr;
+    return MemoryAllocator::allocate((size + 15) & ~size_t{15}, kDefaultAlignment);
+  }
+};
 
 }  // namespace etr

@@ -48,6 +48,17 @@ class MethodMeta final {
   [[nodiscard]] Result<const char*> get_backend_name(size_t index) const;
   bool uses_backend(const char* name) const;
 
+  // Bytes load_method takes from the method allocator for the method's own
+  // tables (values, tensor metadata, lists, instructions, I/O and delegate
+  // tables): a method allocator of exactly this size, aligned to 16 bytes,
+  // is enough for a method whose kernels and delegates keep no state. Kernels
+  // whose prepare step builds state and delegates' init allocate after it,
+  // from the same allocator (its used() shows the total after load).
+  size_t method_allocator_bytes() const;
+
+  // Internal: the program's plan.
+  const etr_fb::ExecutionPlan* plan() const { return plan_; }
+
  private:
   [[nodiscard]] Result<Tag> value_tag(int32_t value_index) const;
   [[nodiscard]] Result<TensorInfo> tensor_info(int32_t value_index) const;

@@ -16,6 +16,7 @@
 #include "runtime/core/named_data_map.h"
 #include "runtime/core/result.h"
 #include "runtime/core/span.h"
+#include "runtime/executor/method_load_options.h"
 #include "runtime/executor/method_meta.h"
 
 namespace etr_fb {
@@ -66,13 +67,13 @@ class Program final {
   [[nodiscard]] Result<const char*> get_method_name(size_t index) const;
   [[nodiscard]] Result<MethodMeta> method_meta(const char* method_name) const;
 
-  // Loads a method. `memory` provides all memory; `registry` defaults to
-  // default_kernel_registry(); `external_data` (may be null) supplies tensors
-  // and delegate data stored outside the program (.ptd). Does not take
-  // ownership; all must outlive the Method.
+  // Loads a method. `memory` provides all memory (the method allocator needs
+  // MethodMeta::method_allocator_bytes() for the method's tables, plus what
+  // stateful kernels and delegates take); `options` names the kernel and
+  // backend registries, external data, thread pool and limits (see
+  // method_load_options.h). Does not take ownership; all must outlive the Method.
   [[nodiscard]] Result<Method> load_method(const char* method_name, MemoryManager* memory,
-                                           const NamedDataMap* external_data = nullptr,
-                                           const KernelRegistry* registry = nullptr) const;
+                                           const MethodLoadOptions& options = MethodLoadOptions()) const;
 
   // Named data stored in the program itself (may be empty).
   const NamedDataMap& named_data() const {

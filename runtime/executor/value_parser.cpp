@@ -18,12 +18,12 @@ Error method_allocation_failed(const char* method, const char* what, size_t byte
 Error MethodLoader::parse_values() {
   const auto* values = plan_->values();
   const size_t n = values->size();
-  method_->values_ = alloc_->allocate_array<EValue>(n);
-  if (method_->values_ == nullptr && n != 0) {
+  method_->s_.values = alloc_->allocate_array<EValue>(n);
+  if (method_->s_.values == nullptr && n != 0) {
     return method_allocation_failed(name(), "the value table", n * sizeof(EValue));
   }
-  for (size_t i = 0; i < n; ++i) new (&method_->values_[i]) EValue();
-  method_->num_values_ = n;
+  for (size_t i = 0; i < n; ++i) new (&method_->s_.values[i]) EValue();
+  method_->s_.num_values = n;
   // External constants own a buffer each for the method's lifetime.
   size_t num_external = 0;
   for (flatbuffers::uoffset_t i = 0; i < n; ++i) {
@@ -35,8 +35,8 @@ Error MethodLoader::parse_values() {
     }
   }
   if (num_external > 0) {
-    method_->external_buffers_ = alloc_->allocate_array<FreeableBuffer>(num_external);
-    if (method_->external_buffers_ == nullptr) {
+    method_->s_.external_buffers = alloc_->allocate_array<FreeableBuffer>(num_external);
+    if (method_->s_.external_buffers == nullptr) {
       return method_allocation_failed(name(), "external data handles",
                                       num_external * sizeof(FreeableBuffer));
     }
@@ -49,7 +49,7 @@ Error MethodLoader::parse_values() {
 }
 
 Error MethodLoader::parse_value(size_t i, const etr_fb::EValue* v) {
-  EValue* out = &method_->values_[i];
+  EValue* out = &method_->s_.values[i];
   if (v == nullptr) ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] is null", name(), i);
   const void* payload = v->val();
   const etr_fb::KernelTypes type = v->val_type();
@@ -121,13 +121,13 @@ Error MethodLoader::parse_int_list(size_t i, const etr_fb::IntList* list, EValue
   }
   for (size_t k = 0; k < n; ++k) {
     const int64_t ref = items->Get(static_cast<flatbuffers::uoffset_t>(k));
-    if (ref < 0 || static_cast<uint64_t>(ref) >= i || !method_->values_[ref].is_int()) {
+    if (ref < 0 || static_cast<uint64_t>(ref) >= i || !method_->s_.values[ref].is_int()) {
       ETR_FAIL(Error::InvalidProgram,
                "method '%s': values[%zu] int list item %zu refers to value %lld, which is not an "
                "earlier Int value",
                name(), i, k, static_cast<long long>(ref));
     }
-    refs[k] = &method_->values_[ref];
+    refs[k] = &method_->s_.values[ref];
   }
   *out = EValue(BoxedIntList(refs, scratch, n));
   return Error::Ok;
@@ -146,15 +146,15 @@ Error MethodLoader::parse_list_refs(size_t i, const flatbuffers::Vector<int32_t>
       continue;
     }
     const bool earlier = ref >= 0 && static_cast<size_t>(ref) < i;
-    const bool ok_tag = earlier && (method_->values_[ref].is_tensor() ||
-                                    (optional && method_->values_[ref].is_none()));
+    const bool ok_tag = earlier && (method_->s_.values[ref].is_tensor() ||
+                                    (optional && method_->s_.values[ref].is_none()));
     if (!ok_tag) {
       ETR_FAIL(Error::InvalidProgram,
                "method '%s': values[%zu] %s item %zu refers to value %d, which is not an earlier "
                "Tensor value",
                name(), i, optional ? "optional tensor list" : "tensor list", k, ref);
     }
-    refs[k] = &method_->values_[ref];
+    refs[k] = &method_->s_.values[ref];
   }
   *out = EValue(BoxedTensorList(refs, n), optional);
   return Error::Ok;
@@ -300,12 +300,12 @@ Error MethodLoader::bind_external(size_t i, const etr_fb::Tensor* t, Tensor* ten
   if (fqn == nullptr) {
     ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] external tensor has no name", name(), i);
   }
-  if (external_ == nullptr) {
+  Result<FreeableBuffer> data = named_data_.get_data(StringView(fqn->c_str(), fqn->size()));
+  if (!data.ok() && options_.external_data.size() == 0) {
     ETR_FAIL(Error::NotFound,
              "method '%s': values[%zu] tensor '%s' is stored in external data (.ptd), but none was provided",
              name(), i, fqn->c_str());
   }
-  Result<FreeableBuffer> data = external_->get_data(StringView(fqn->c_str(), fqn->size()));
   if (!data.ok()) {
     ETR_FAIL(data.error(), "method '%s': values[%zu] external tensor '%s' is not in the external data",
              name(), i, fqn->c_str());
@@ -321,7 +321,7 @@ Error MethodLoader::bind_external(size_t i, const etr_fb::Tensor* t, Tensor* ten
     return Error::Ok;
   }
   tensor->set_data(const_cast<void*>(data->data()), nbytes);
-  new (&method_->external_buffers_[method_->num_external_buffers_++]) FreeableBuffer(std::move(*data));
+  new (&method_->s_.external_buffers[method_->s_.num_external_buffers.get()++]) FreeableBuffer(std::move(*data));
   return Error::Ok;
 }
 

@@ -4,10 +4,30 @@
 //
 //   void relu_out(KernelContext& ctx, const Tensor& self, Tensor& out);
 //
-// and registered with `make_kernel<&relu_out>("aten::relu.out")`. The template
-// derives, from the parameter list, (a) the argument kinds the method loader
-// checks once against the program's values, and (b) the unboxing wrapper the
-// executor calls, so names, argument counts and marshaling cannot drift.
+// and registered with `make_kernel<&relu_out>("aten::relu.out", kFloatingTypes)`.
+// The template derives, from the parameter list, (a) the argument kinds the
+// method loader checks once against the program's values, and (b) the
+// unboxing wrapper the executor calls, so names, argument counts and
+// marshaling cannot drift. The DtypeSet lists every dtype the kernel's
+// tensor arguments may have; the loader refuses other dtypes at load.
+//
+// Two phases. A kernel may also have a prepare step with the same
+// parameters, taking KernelPrepareContext& and returning Error:
+//
+//   Error relu_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out);
+//   make_kernel<&relu_out, &relu_prepare>("aten::relu.out", kFloatingTypes)
+//
+// prepare runs once per instruction at method load, after the dtype check.
+// It validates what cannot change between executes (dtypes, ranks, dim
+// orders, constant scalar arguments), may build per-instruction state with
+// ctx.make_state<T>() / ctx.allocate() and ctx.set_state(), and returns Ok to
+// accept the call. Any other error declines it: the loader then tries the
+// next library that registers the operator (see registry.h) and, when none
+// accepts, refuses the program naming the instruction, operator and reason.
+// Tensor sizes seen by prepare are the upper bounds of dynamic tensors, and
+// Int/IntList arguments computed by the program (symbolic sizes) hold their
+// exported values, so shape-dependent work that can change stays in run().
+// run() only computes: it must not repeat checks prepare made.
 //
 // The program passes every schema argument in order plus one trailing return
 // slot; the wrapper therefore expects sizeof...(Args) + 1 values and ignores
@@ -41,6 +61,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "runtime/core/evalue.h"
@@ -108,19 +129,74 @@ const char* to_string(ArgKind kind);
 
 // Called by the executor with exactly `num_args` value pointers.
 using KernelFn = void (*)(KernelContext& ctx, EValue* const* args);
+// Called once per instruction at method load; Ok accepts the call.
+using PrepareFn = Error (*)(KernelPrepareContext& ctx, EValue* const* args);
+
+// A set of ScalarTypes (one bit per dtype id).
+class DtypeSet final {
+ public:
+  constexpr DtypeSet() : bits_(0) {}
+  constexpr explicit DtypeSet(uint64_t bits) : bits_(bits) {}
+  template <typename... T>
+  static constexpr DtypeSet of(T... types) {
+    return DtypeSet(((uint64_t{1} << static_cast<int>(types)) | ... | uint64_t{0}));
+  }
+  constexpr bool contains(ScalarType t) const {
+    const int v = static_cast<int>(t);
+    return v >= 0 && v < 64 && ((bits_ >> v) & 1) != 0;
+  }
+  constexpr DtypeSet operator|(DtypeSet o) const { return DtypeSet(bits_ | o.bits_); }
+  constexpr bool operator==(DtypeSet o) const { return bits_ == o.bits_; }
+  constexpr bool empty() const { return bits_ == 0; }
+  constexpr uint64_t bits() const { return bits_; }
+
+ private:
+  uint64_t bits_;
+};
+
+// The common sets. Every kernel names one of these (or its own) in its table line.
+constexpr DtypeSet kFloatingTypes = DtypeSet::of(ScalarType::Float, ScalarType::Double);
+constexpr DtypeSet kIntegralTypes = DtypeSet::of(ScalarType::Byte, ScalarType::Char,
+                                                 ScalarType::Short, ScalarType::Int,
+                                                 ScalarType::Long);
+constexpr DtypeSet kBoolType = DtypeSet::of(ScalarType::Bool);
+constexpr DtypeSet kRealTypes = kIntegralTypes | kFloatingTypes;
+constexpr DtypeSet kRealAndBoolTypes = kRealTypes | kBoolType;
+// Every dtype: for kernels that only move bytes (views, copies) or check dtypes themselves.
+constexpr DtypeSet kAllTypes = DtypeSet(~uint64_t{0});
+
+// Writes the dtype names of `set` ("Float, Double"; "any" for kAllTypes) into
+// buf (truncated to cap) and returns buf.
+const char* format_dtypes(DtypeSet set, char* buf, size_t cap);
 
 struct KernelEntry {
   // Fully qualified operator name: "aten::add.out", "executorch_prim::add.Scalar".
   const char* name;
-  // Optional dtype/dim-order key ("v1/6;0,1|6;0,1"); null matches any call.
-  const char* key;
+  // op_name_hash(name), computed at compile time; the registry compares it
+  // before the name.
+  uint32_t name_hash;
   KernelFn fn;
+  // Optional prepare step (null: nothing to prepare).
+  PrepareFn prepare;
   // Expected kinds of all args, return slot included.
   const ArgKind* arg_kinds;
   uint16_t num_args;
   // KernelFlags bits.
   uint8_t flags;
+  // Dtypes the kernel's tensor arguments may have (tensor-list items included).
+  DtypeSet dtypes;
 };
+
+// FNV-1a of `name`; the loader hashes "name.overload" without building it.
+constexpr uint32_t op_name_hash_step(uint32_t h, char c) {
+  return (h ^ static_cast<uint8_t>(c)) * 16777619u;
+}
+constexpr uint32_t kOpNameHashSeed = 2166136261u;
+constexpr uint32_t op_name_hash(const char* name) {
+  uint32_t h = kOpNameHashSeed;
+  for (const char* p = name; *p != '\0'; ++p) h = op_name_hash_step(h, *p);
+  return h;
+}
 
 enum KernelFlags : uint8_t {
   // The kernel makes its output tensors point at existing memory (e.g. a
@@ -266,6 +342,7 @@ struct KernelAdapter;
 template <auto Fn, typename... Args>
 struct KernelAdapter<Fn, void (*)(KernelContext&, Args...)> {
   static constexpr ArgKind kinds[sizeof...(Args) + 1] = {ArgTraits<Args>::kind..., ArgKind::Any};
+  using PrepareSig = Error (*)(KernelPrepareContext&, Args...);
 
   static void call(KernelContext& ctx, EValue* const* args) {
     invoke(ctx, args, std::index_sequence_for<Args...>{});
@@ -277,22 +354,51 @@ struct KernelAdapter<Fn, void (*)(KernelContext&, Args...)> {
   }
 };
 
+template <auto Prepare, typename Sig>
+struct PrepareAdapter;
+
+template <auto Prepare, typename... Args>
+struct PrepareAdapter<Prepare, Error (*)(KernelPrepareContext&, Args...)> {
+  static Error call(KernelPrepareContext& ctx, EValue* const* args) {
+    return invoke(ctx, args, std::index_sequence_for<Args...>{});
+  }
+  template <size_t... I>
+  static Error invoke(KernelPrepareContext& ctx, EValue* const* args, std::index_sequence<I...>) {
+    return Prepare(ctx, ArgTraits<Args>::get(args[I])...);
+  }
+};
+
 }  // namespace internal
 
-// Registration entry for a typed kernel function (see the top of this file).
-template <auto Fn>
-constexpr KernelEntry make_kernel(const char* name, const char* key = nullptr) {
-  using Adapter = internal::KernelAdapter<Fn, decltype(Fn)>;
-  return KernelEntry{name, key, &Adapter::call, Adapter::kinds,
-                     static_cast<uint16_t>(sizeof(Adapter::kinds) / sizeof(ArgKind)), 0};
+// Registration entry for a typed kernel function and its optional typed
+// prepare step (see the top of this file). `dtypes` lists the dtypes its
+// tensor arguments may have.
+template <auto Run, auto Prepare = nullptr>
+constexpr KernelEntry make_kernel(const char* name, DtypeSet dtypes = kAllTypes) {
+  using Adapter = internal::KernelAdapter<Run, decltype(Run)>;
+  PrepareFn prepare = nullptr;
+  if constexpr (!std::is_same<decltype(Prepare), std::nullptr_t>::value) {
+    static_assert(std::is_same<decltype(Prepare), typename Adapter::PrepareSig>::value,
+                  "prepare must take KernelPrepareContext& and the same parameters as run, "
+                  "and return Error");
+    prepare = &internal::PrepareAdapter<Prepare, decltype(Prepare)>::call;
+  }
+  return KernelEntry{name,
+                     op_name_hash(name),
+                     &Adapter::call,
+                     prepare,
+                     Adapter::kinds,
+                     static_cast<uint16_t>(sizeof(Adapter::kinds) / sizeof(ArgKind)),
+                     0,
+                     dtypes};
 }
 
 // Registration entry for a kernel that unboxes its own arguments. `arg_kinds`
 // must list every arg including the return slot and have static storage.
 constexpr KernelEntry make_raw_kernel(const char* name, KernelFn fn, const ArgKind* arg_kinds,
-                                      uint16_t num_args, const char* key = nullptr,
-                                      uint8_t flags = 0) {
-  return KernelEntry{name, key, fn, arg_kinds, num_args, flags};
+                                      uint16_t num_args, DtypeSet dtypes, uint8_t flags = 0,
+                                      PrepareFn prepare = nullptr) {
+  return KernelEntry{name, op_name_hash(name), fn, prepare, arg_kinds, num_args, flags, dtypes};
 }
 
 // The entry named `name` in `table` (first match), or nullptr. For tests and

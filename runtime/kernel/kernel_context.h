@@ -1,17 +1,23 @@
-// KernelContext: what a kernel sees of the runtime while it runs.
+// What a kernel sees of the runtime: KernelContext while it runs, and
+// KernelPrepareContext while its instruction is prepared at method load.
 #pragma once
 
 #include <cstddef>
+#include <new>
+#include <type_traits>
 
 #include "runtime/core/error.h"
 #include "runtime/core/memory_allocator.h"
+#include "runtime/core/thread_pool.h"
 
 namespace etr {
 
 class KernelContext final {
  public:
-  // Does not take ownership; `temp` (may be null) must outlive the context.
-  explicit KernelContext(MemoryAllocator* temp = nullptr) : temp_(temp) {}
+  // Does not take ownership; `temp` and `pool` (either may be null) must
+  // outlive the context.
+  explicit KernelContext(MemoryAllocator* temp = nullptr, ThreadPool* pool = nullptr)
+      : temp_(temp), pool_(pool) {}
 
   // Records a failure; the executor stops and returns it after the kernel.
   void fail(Error e) { failure_ = e; }
@@ -25,25 +31,87 @@ class KernelContext final {
   }
   MemoryAllocator* temp_allocator() const { return temp_; }
 
+  // The process's thread pool for this method; null means single-threaded.
+  ThreadPool* thread_pool() const { return pool_; }
+
+  // Fully qualified name of the operator being run ("aten::add.out"), for
+  // messages; "" outside an executor.
+  const char* op_name() const { return op_name_; }
+
+  // The state the kernel's prepare step built for this instruction (null
+  // when it built none). Typed access: ctx.state<MyState>().
+  void* state() const { return state_; }
+  template <typename T>
+  T* state() const {
+    return static_cast<T*>(state_);
+  }
+
+  // Executor use: sets the per-instruction fields before each call.
+  void bind_instruction(const char* op_name, void* state) {
+    op_name_ = op_name;
+    state_ = state;
+  }
+
  private:
   MemoryAllocator* temp_;
+  ThreadPool* pool_;
+  const char* op_name_ = "";
+  void* state_ = nullptr;
   Error failure_ = Error::Ok;
+};
+
+// Given to a kernel's prepare step, once per instruction, at method load.
+class KernelPrepareContext final {
+ public:
+  // Does not take ownership; `method_allocator` and `pool` (may be null)
+  // must outlive the method.
+  KernelPrepareContext(const char* op_name, MemoryAllocator* method_allocator, ThreadPool* pool)
+      : op_name_(op_name), alloc_(method_allocator), pool_(pool) {}
+
+  const char* op_name() const { return op_name_; }
+  ThreadPool* thread_pool() const { return pool_; }
+
+  // Memory that lives as long as the method (packed weights, tables); from
+  // the method allocator. nullptr when it is exhausted: prepare should then
+  // return Error::MemoryAllocationFailed.
+  void* allocate(size_t size, size_t alignment = MemoryAllocator::kDefaultAlignment) {
+    return alloc_ == nullptr ? nullptr : alloc_->allocate(size, alignment);
+  }
+  // Allocates and default-constructs a T (trivially destructible: the method
+  // never runs destructors on kernel state); nullptr when out of memory.
+  template <typename T>
+  T* make_state() {
+    static_assert(std::is_trivially_destructible<T>::value, "kernel state is never destroyed");
+    void* p = allocate(sizeof(T), alignof(T));
+    return p == nullptr ? nullptr : new (p) T();
+  }
+
+  // Hands `state` to every run of this instruction (KernelContext::state()).
+  void set_state(void* state) { state_ = state; }
+  void* state() const { return state_; }
+
+ private:
+  const char* op_name_;
+  MemoryAllocator* alloc_;
+  ThreadPool* pool_;
+  void* state_ = nullptr;
 };
 
 }  // namespace etr
 
-// Inside a kernel (void function taking `KernelContext& ctx`): if `cond` is
-// false, log the message, mark the context failed with `error` and return.
-#define ETR_KERNEL_CHECK(ctx, cond, error, ...) \
-  do {                                          \
-    if (!(cond)) {                              \
-      ETR_LOG(Error, __VA_ARGS__);              \
-      (ctx).fail(error);                        \
-      return;                                   \
-    }                                           \
+// Inside a kernel (a void function taking `KernelContext& ctx`): evaluate an
+// expression yielding Error; if it failed, record it in the context and
+// return. The expression logs its own message (ETR_FAIL / ETR_CHECK_OR_FAIL).
+#define ETR_KERNEL_TRY(ctx, expr)            \
+  do {                                       \
+    const ::etr::Error etr_kerr_ = (expr);   \
+    if (etr_kerr_ != ::etr::Error::Ok) {     \
+      (ctx).fail(etr_kerr_);                 \
+      return;                                \
+    }                                        \
   } while (0)
 
-// Propagates a failed Error-returning call out of a kernel.
+// Transitional spelling of ETR_KERNEL_TRY that also logs a message; to be removed.
 #define ETR_KERNEL_CHECK_OK(ctx, expr, ...)   \
   do {                                        \
     const ::etr::Error etr_kerr_ = (expr);    \
@@ -52,4 +120,16 @@ class KernelContext final {
       (ctx).fail(etr_kerr_);                  \
       return;                                 \
     }                                         \
+  } while (0)
+
+// Inside a kernel: if `cond` is false, log the message, mark the context
+// failed with `error` and return. Prefer Error-returning check functions
+// with ETR_KERNEL_TRY; this form is for one-off conditions in run().
+#define ETR_KERNEL_CHECK(ctx, cond, error, ...) \
+  do {                                          \
+    if (!(cond)) {                              \
+      ETR_LOG(Error, __VA_ARGS__);              \
+      (ctx).fail(error);                        \
+      return;                                   \
+    }                                           \
   } while (0)

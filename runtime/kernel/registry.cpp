@@ -1,11 +1,10 @@
 #include "runtime/kernel/registry.h"
 
+#include <cstdio>
 #include <cstring>
 
 namespace etr {
 namespace {
-
-StringView key_of(const KernelEntry& e) { return e.key == nullptr ? StringView() : StringView(e.key); }
 
 // Constant-initialised: no constructor runs at startup.
 KernelRegistry g_default_registry;
@@ -65,63 +64,78 @@ const char* to_string(ArgKind kind) {
   return "?";
 }
 
-Error KernelRegistry::add(Span<const KernelEntry> table) {
-  if (num_tables_ >= kMaxTables) {
+Error KernelRegistry::add(const KernelLibrary& lib) {
+  if (lib.name == nullptr) ETR_FAIL(Error::InvalidArgument, "kernel registry: a library needs a name");
+  if (num_libs_ >= kMaxLibraries) {
     ETR_FAIL(Error::RegistrationExceedingMaxKernels,
-             "kernel registry: all %zu table slots are used (raise ETR_MAX_KERNEL_TABLES)",
-             kMaxTables);
+             "kernel registry: all %zu library slots are used (raise ETR_MAX_KERNEL_TABLES)",
+             kMaxLibraries);
   }
+  for (size_t l = 0; l < num_libs_; ++l) {
+    if (StringView(libs_[l].name) == StringView(lib.name)) {
+      ETR_FAIL(Error::RegistrationAlreadyRegistered,
+               "kernel registry: a library named '%s' is already registered", lib.name);
+    }
+  }
+  const Span<const KernelEntry> table = lib.kernels;
   for (size_t i = 0; i < table.size(); ++i) {
     const KernelEntry& e = table[i];
-    if (e.name == nullptr || e.fn == nullptr || (e.num_args > 0 && e.arg_kinds == nullptr)) {
-      ETR_FAIL(Error::InvalidArgument, "kernel registry: entry %zu of the table is incomplete", i);
+    if (e.name == nullptr || e.fn == nullptr || (e.num_args > 0 && e.arg_kinds == nullptr) ||
+        e.name_hash != op_name_hash(e.name)) {
+      ETR_FAIL(Error::InvalidArgument, "kernel registry: library '%s' entry %zu is incomplete",
+               lib.name, i);
     }
-    const StringView name(e.name);
-    const StringView key = key_of(e);
     for (size_t j = 0; j < i; ++j) {
-      if (name == StringView(table[j].name) && key == key_of(table[j])) {
+      if (e.name_hash == table[j].name_hash && StringView(e.name) == StringView(table[j].name)) {
         ETR_FAIL(Error::RegistrationAlreadyRegistered,
-                 "kernel registry: '%s' appears twice in one table", e.name);
+                 "kernel registry: '%s' appears twice in library '%s'", e.name, lib.name);
       }
     }
-    const KernelEntry* existing = find(name, key);
-    if (existing != nullptr && key == key_of(*existing)) {
-      ETR_FAIL(Error::RegistrationAlreadyRegistered,
-               "kernel registry: '%s'%s%s is already registered", e.name, e.key ? " key " : "",
-               e.key ? e.key : "");
-    }
   }
-  for (const KernelEntry& e : table) has_keyed_ = has_keyed_ || e.key != nullptr;
-  tables_[num_tables_++] = table;
+  // Insert after every library of equal or higher priority (stable).
+  size_t pos = num_libs_;
+  while (pos > 0 && libs_[pos - 1].priority < lib.priority) {
+    libs_[pos] = libs_[pos - 1];
+    --pos;
+  }
+  libs_[pos] = lib;
+  ++num_libs_;
   return Error::Ok;
 }
 
-const KernelEntry* KernelRegistry::find(StringView name, StringView key) const {
-  const KernelEntry* fallback = nullptr;
-  for (size_t t = 0; t < num_tables_; ++t) {
-    for (const KernelEntry& e : tables_[t]) {
-      if (StringView(e.name) != name) continue;
-      const StringView k = key_of(e);
-      if (!key.empty() && k == key) return &e;
-      if (k.empty() && fallback == nullptr) fallback = &e;
-    }
-  }
-  return fallback;
-}
-
-bool KernelRegistry::find_any(StringView name) const {
-  for (size_t t = 0; t < num_tables_; ++t) {
-    for (const KernelEntry& e : tables_[t]) {
-      if (StringView(e.name) == name) return true;
-    }
-  }
-  return false;
+const KernelEntry* KernelRegistry::find(StringView name) const {
+  const KernelEntry* found = nullptr;
+  uint32_t h = kOpNameHashSeed;
+  for (size_t i = 0; i < name.size(); ++i) h = op_name_hash_step(h, name.data()[i]);
+  for_each_candidate(name, h, [&](const KernelEntry& e, const KernelLibrary&) {
+    found = &e;
+    return true;
+  });
+  return found;
 }
 
 size_t KernelRegistry::num_kernels() const {
   size_t n = 0;
-  for (size_t t = 0; t < num_tables_; ++t) n += tables_[t].size();
+  for (size_t l = 0; l < num_libs_; ++l) n += libs_[l].kernels.size();
   return n;
+}
+
+const char* format_dtypes(DtypeSet set, char* buf, size_t cap) {
+  if (cap == 0) return buf;
+  buf[0] = '\0';
+  if (set == kAllTypes) {
+    std::snprintf(buf, cap, "any");
+    return buf;
+  }
+  size_t pos = 0;
+  for (int t = 0; t < kNumScalarTypes && pos + 1 < cap; ++t) {
+    if (!set.contains(static_cast<ScalarType>(t))) continue;
+    const int w = std::snprintf(buf + pos, cap - pos, "%s%s", pos == 0 ? "" : ", ",
+                                to_string(static_cast<ScalarType>(t)));
+    if (w < 0) break;
+    pos += static_cast<size_t>(w);
+  }
+  return buf;
 }
 
 KernelRegistry& default_kernel_registry() { return g_default_registry; }

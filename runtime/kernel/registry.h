@@ -1,13 +1,20 @@
-// Kernel registry: a fixed-capacity list of kernel tables, filled by explicit
-// calls at startup (never by static initializers).
+// Kernel registry: kernel libraries stacked in priority order, filled by
+// explicit calls at startup (never by static initializers).
 //
-//   etr::default_kernel_registry().add(etr::portable_kernels());
+//   etr::KernelRegistry& r = etr::default_kernel_registry();
+//   r.add(etr::portable_kernel_library());    // priority kPortablePriority
+//   r.add(my_optimized_library());            // a higher priority wins
 //
-// Each add() registers one table; the table must have static storage
-// duration (the registry keeps a view, not a copy).
+// Several libraries may register the same operator. For each instruction the
+// method loader walks the libraries that have the operator, highest priority
+// first (equal priorities: the earlier-added first), and takes the first
+// kernel that accepts the call: its declared dtypes contain every tensor
+// argument's dtype and its prepare step (if any) returns Ok. So an optimized
+// kernel can decline a call it does not handle and the portable one runs it.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "runtime/core/error.h"
 #include "runtime/core/span.h"
@@ -19,55 +26,77 @@
 
 namespace etr {
 
+// Conventional priorities; any int works.
+constexpr int kPortablePriority = 0;
+constexpr int kOptimizedPriority = 100;
+constexpr int kCustomPriority = 200;
+
+// A kernel library: a named table of kernels at one priority. The table must
+// have static storage duration (the registry keeps a view, not a copy).
+struct KernelLibrary {
+  const char* name;
+  int priority;
+  Span<const KernelEntry> kernels;
+};
+
 class KernelRegistry final {
  public:
-  static constexpr size_t kMaxTables = ETR_MAX_KERNEL_TABLES;
+  static constexpr size_t kMaxLibraries = ETR_MAX_KERNEL_TABLES;
 
-  constexpr KernelRegistry() : tables_{}, num_tables_(0), has_keyed_(false) {}
+  constexpr KernelRegistry() : libs_{}, num_libs_(0) {}
 
-  // Registers every entry of `table`, or none: fails with
-  // RegistrationAlreadyRegistered if a (name, key) pair is already present
-  // (or repeated inside the table) and RegistrationExceedingMaxKernels when
-  // the table capacity is exhausted. Does not take ownership; `table` must
-  // outlive the registry.
-  [[nodiscard]] Error add(Span<const KernelEntry> table);
+  // Adds a library, or nothing: fails with InvalidArgument for an incomplete
+  // entry or a missing name, RegistrationAlreadyRegistered if an operator
+  // appears twice in the table or a library of that name is already added,
+  // and RegistrationExceedingMaxKernels when all library slots are used.
+  // Does not take ownership; the name and table must outlive the registry.
+  [[nodiscard]] Error add(const KernelLibrary& library);
 
-  // The kernel registered for `name` with exactly `key`, else the one
-  // registered for `name` without a key, else nullptr.
-  const KernelEntry* find(StringView name, StringView key) const;
-  bool has(StringView name) const { return find(name, StringView()) != nullptr || find_any(name); }
-
-  size_t num_kernels() const;
-  // True when some registered kernel carries a dtype/dim-order key (callers
-  // can skip building keys otherwise).
-  bool has_keyed_kernels() const { return has_keyed_; }
-  // Calls fn(entry) for every registered kernel, in registration order.
+  // Calls fn(entry, library) for each kernel registered as `name`, highest
+  // priority first, until fn returns true. `hash` is op_name_hash(name).
   template <typename F>
-  void for_each(F&& fn) const {
-    for (size_t t = 0; t < num_tables_; ++t) {
-      for (const KernelEntry& e : tables_[t]) fn(e);
+  void for_each_candidate(StringView name, uint32_t hash, F&& fn) const {
+    for (size_t l = 0; l < num_libs_; ++l) {
+      for (const KernelEntry& e : libs_[l].kernels) {
+        if (e.name_hash == hash && StringView(e.name) == name) {
+          if (fn(e, libs_[l])) return;
+          break;  // one entry per name and library
+        }
+      }
     }
   }
 
-  // Removes every table (tests only).
-  void clear() {
-    num_tables_ = 0;
-    has_keyed_ = false;
+  // The highest-priority kernel registered as `name`, or nullptr.
+  const KernelEntry* find(StringView name) const;
+  bool has(StringView name) const { return find(name) != nullptr; }
+
+  size_t num_kernels() const;
+  size_t num_libraries() const { return num_libs_; }
+  // Library i in priority order (i < num_libraries()).
+  const KernelLibrary& library(size_t i) const { return libs_[i]; }
+
+  // Calls fn(entry, library) for every registered kernel, in priority order.
+  template <typename F>
+  void for_each(F&& fn) const {
+    for (size_t l = 0; l < num_libs_; ++l) {
+      for (const KernelEntry& e : libs_[l].kernels) fn(e, libs_[l]);
+    }
   }
 
+  // Removes every library (tests only).
+  void clear() { num_libs_ = 0; }
+
  private:
-  bool find_any(StringView name) const;
-  Span<const KernelEntry> tables_[kMaxTables];
-  size_t num_tables_;
-  bool has_keyed_;
+  KernelLibrary libs_[kMaxLibraries];
+  size_t num_libs_;
 };
 
 // The process-wide registry used when a method is loaded without an explicit one.
 KernelRegistry& default_kernel_registry();
 
 // Convenience: add to the default registry.
-[[nodiscard]] inline Error register_kernels(Span<const KernelEntry> table) {
-  return default_kernel_registry().add(table);
+[[nodiscard]] inline Error register_kernels(const KernelLibrary& library) {
+  return default_kernel_registry().add(library);
 }
 
 }  // namespace etr

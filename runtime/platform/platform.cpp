@@ -5,10 +5,18 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "runtime/platform/error_capture.h"
 #include "runtime/platform/log.h"
 
 namespace etr {
 namespace {
+
+// Bare-metal builds without TLS define ETR_NO_THREAD_LOCAL (one thread).
+#if defined(ETR_NO_THREAD_LOCAL)
+ErrorCapture* t_capture = nullptr;
+#else
+thread_local ErrorCapture* t_capture = nullptr;
+#endif
 
 void default_log(LogLevel level, const char* file, int line, const char* message) {
   static const char kLevels[] = {'D', 'I', 'E'};
@@ -73,8 +81,31 @@ void log_message(LogLevel level, const char* file, int line, const char* format,
   va_start(args, format);
   std::vsnprintf(buffer, sizeof(buffer), format, args);
   va_end(args);
+  if (level == LogLevel::Error && t_capture != nullptr) t_capture->append(buffer);
   g_hooks.log(level, file, line, buffer);
 }
 }  // namespace internal
+
+ErrorCapture::ErrorCapture(char* buffer, size_t capacity)
+    : buffer_(buffer), capacity_(buffer == nullptr ? 0 : capacity), outer_(t_capture) {
+  if (capacity_ != 0) buffer_[0] = '\0';
+  t_capture = this;
+}
+
+ErrorCapture::~ErrorCapture() { t_capture = outer_; }
+
+void ErrorCapture::clear() {
+  length_ = 0;
+  if (capacity_ != 0) buffer_[0] = '\0';
+}
+
+void ErrorCapture::append(const char* message) {
+  if (capacity_ == 0) return;
+  const char* sep = length_ == 0 ? "" : "; ";
+  const int w = std::snprintf(buffer_ + length_, capacity_ - length_, "%s%s", sep, message);
+  if (w < 0) return;
+  length_ += static_cast<size_t>(w);
+  if (length_ >= capacity_) length_ = capacity_ - 1;
+}
 
 }  // namespace etr

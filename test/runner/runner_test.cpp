@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cstdio>
 #include <ostream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -120,13 +121,23 @@ TEST(RunnerCliTest, HelpPrintsUsage) {
 TEST(RunnerCliTest, ListOperatorsNeedsNoModel) {
   const RunResult r = run_runner("--list_operators");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::vector<std::string> ops = lines_of(r.out);
-  const std::set<std::string> unique(ops.begin(), ops.end());
-  EXPECT_EQ(unique.size(), ops.size()) << "names are listed once";
-  EXPECT_TRUE(unique.count("aten::add.out"));
-  EXPECT_TRUE(unique.count("executorch_prim::et_view.default"));
-  EXPECT_TRUE(unique.count("aten::sym_size.int"));
-  for (const std::string& op : ops) EXPECT_NE(op.find("::"), std::string::npos) << op;
+  // Each line: operator <TAB> library <TAB> dtypes [<TAB> prepare].
+  std::set<std::string> unique;
+  std::map<std::string, std::string> dtypes;
+  for (const std::string& line : lines_of(r.out)) {
+    const size_t t1 = line.find('\t');
+    const size_t t2 = line.find('\t', t1 + 1);
+    ASSERT_NE(t2, std::string::npos) << line;
+    const std::string op = line.substr(0, t1);
+    EXPECT_TRUE(unique.insert(op + "/" + line.substr(t1 + 1, t2 - t1 - 1)).second)
+        << "listed once per library: " << line;
+    EXPECT_NE(op.find("::"), std::string::npos) << op;
+    dtypes[op] = line.substr(t2 + 1);
+  }
+  EXPECT_TRUE(unique.count("aten::add.out/portable"));
+  EXPECT_TRUE(unique.count("executorch_prim::et_view.default/prim"));
+  EXPECT_TRUE(unique.count("aten::sym_size.int/prim"));
+  EXPECT_NE(dtypes["aten::add.out"].find("Float"), std::string::npos) << dtypes["aten::add.out"];
 }
 
 TEST(RunnerCliTest, MissingModelFileIsOneErrorLine) {

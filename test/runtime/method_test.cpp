@@ -27,8 +27,8 @@ class KernelEnvironment : public ::testing::Environment {
  public:
   void SetUp() override {
     if (default_kernel_registry().num_kernels() == 0) {
-      ASSERT_EQ(register_kernels(portable_kernels()), Error::Ok);
-      ASSERT_EQ(register_kernels(prim_ops_kernels()), Error::Ok);
+      ASSERT_EQ(register_kernels(portable_kernel_library()), Error::Ok);
+      ASSERT_EQ(register_kernels(prim_ops_library()), Error::Ok);
     }
   }
 };
@@ -125,7 +125,9 @@ TEST(MethodTest, ReportsEveryMissingOperatorInOneError) {
   TestMemory mem(*l.program->method_meta("forward"));
   KernelRegistry empty;
   LogCapture logs;
-  Result<Method> m = l.program->load_method("forward", mem.manager(), nullptr, &empty);
+  MethodLoadOptions options;
+  options.kernels = &empty;
+  Result<Method> m = l.program->load_method("forward", mem.manager(), options);
   EXPECT_EQ(m.error(), Error::OperatorMissing);
   bool one_line_with_all = false;
   for (const auto& line : LogCapture::lines()) {

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "runtime/backend/backend.h"
 #include "runtime/kernel/kernel.h"
 #include "runtime/kernel/registry.h"
@@ -25,14 +27,23 @@ void opt_args(KernelContext& ctx, const Tensor* t, std::optional<int64_t> i, Int
 }
 
 constexpr KernelEntry kTable[] = {
-    make_kernel<&add_like>("test::add.out"),
-    make_kernel<&relu_like>("test::relu.out"),
-    make_kernel<&relu_like>("test::relu.out", "v1/6;0|6;0"),
+    make_kernel<&add_like>("test::add.out", kRealTypes),
+    make_kernel<&relu_like>("test::relu.out", kFloatingTypes),
 };
-constexpr KernelEntry kDuplicate[] = {make_kernel<&relu_like>("test::relu.out")};
-constexpr KernelEntry kSelfDuplicate[] = {make_kernel<&relu_like>("test::x.out"),
-                                          make_kernel<&relu_like>("test::x.out")};
-constexpr KernelEntry kOther[] = {make_kernel<&opt_args>("test::opt.out")};
+constexpr KernelEntry kFast[] = {make_kernel<&relu_like>("test::relu.out", kFloatingTypes)};
+constexpr KernelEntry kSelfDuplicate[] = {make_kernel<&relu_like>("test::x.out", kAllTypes),
+                                          make_kernel<&relu_like>("test::x.out", kAllTypes)};
+constexpr KernelEntry kOther[] = {make_kernel<&opt_args>("test::opt.out", kAllTypes)};
+
+// The names of the candidates for `op`, in the order the loader tries them.
+std::string candidates(const KernelRegistry& reg, const char* op) {
+  std::string out;
+  reg.for_each_candidate(op, op_name_hash(op), [&](const KernelEntry&, const KernelLibrary& lib) {
+    out += std::string(out.empty() ? "" : ",") + lib.name;
+    return false;
+  });
+  return out;
+}
 
 TEST(KernelSignatureTest, ArgumentKindsComeFromTheFunctionType) {
   const KernelEntry& add = kTable[0];
@@ -69,35 +80,62 @@ TEST(KernelSignatureTest, WrapperUnboxesAndReportsFailure) {
   EXPECT_EQ(ctx.failure_state(), Error::NotImplemented);
 }
 
-TEST(KernelRegistryTest, AddFindAndKeyFallback) {
+TEST(KernelRegistryTest, AddAndFind) {
   KernelRegistry reg;
-  ASSERT_EQ(reg.add(Span<const KernelEntry>(kTable)), Error::Ok);
-  EXPECT_EQ(reg.num_kernels(), 3u);
-  EXPECT_EQ(reg.find("test::add.out", StringView()), &kTable[0]);
-  EXPECT_EQ(reg.find("test::relu.out", "v1/6;0|6;0"), &kTable[2]);
-  EXPECT_EQ(reg.find("test::relu.out", "v1/3;0|3;0"), &kTable[1]);  // generic fallback
-  EXPECT_EQ(reg.find("test::missing.out", StringView()), nullptr);
-  EXPECT_EQ(reg.find("test::add", StringView()), nullptr);  // exact names only
+  ASSERT_EQ(reg.add({"base", kPortablePriority, Span<const KernelEntry>(kTable)}), Error::Ok);
+  EXPECT_EQ(reg.num_kernels(), 2u);
+  EXPECT_EQ(reg.num_libraries(), 1u);
+  EXPECT_EQ(reg.find("test::add.out"), &kTable[0]);
+  EXPECT_EQ(reg.find("test::relu.out"), &kTable[1]);
+  EXPECT_EQ(reg.find("test::missing.out"), nullptr);
+  EXPECT_EQ(reg.find("test::add"), nullptr);  // exact names only
+  EXPECT_EQ(kTable[0].name_hash, op_name_hash("test::add.out"));
+}
+
+TEST(KernelRegistryTest, LibrariesStackByPriorityThenOrder) {
+  KernelRegistry reg;
+  ASSERT_EQ(reg.add({"base", kPortablePriority, Span<const KernelEntry>(kTable)}), Error::Ok);
+  ASSERT_EQ(reg.add({"user", kCustomPriority, Span<const KernelEntry>(kFast)}), Error::Ok);
+  ASSERT_EQ(reg.add({"fast", kOptimizedPriority, Span<const KernelEntry>(kFast)}), Error::Ok);
+  ASSERT_EQ(reg.add({"fast2", kOptimizedPriority, Span<const KernelEntry>(kFast)}), Error::Ok);
+  EXPECT_EQ(candidates(reg, "test::relu.out"), "user,fast,fast2,base");
+  EXPECT_EQ(candidates(reg, "test::add.out"), "base");
+  EXPECT_EQ(reg.find("test::relu.out"), &kFast[0]);
+  EXPECT_STREQ(reg.library(0).name, "user");
+  EXPECT_STREQ(reg.library(3).name, "base");
 }
 
 TEST(KernelRegistryTest, DuplicatesAreErrorsAndAddIsAtomic) {
   KernelRegistry reg;
-  ASSERT_EQ(reg.add(Span<const KernelEntry>(kTable)), Error::Ok);
-  EXPECT_EQ(reg.add(Span<const KernelEntry>(kDuplicate)), Error::RegistrationAlreadyRegistered);
-  EXPECT_EQ(reg.add(Span<const KernelEntry>(kSelfDuplicate)), Error::RegistrationAlreadyRegistered);
-  EXPECT_EQ(reg.num_kernels(), 3u);
-  EXPECT_EQ(reg.find("test::x.out", StringView()), nullptr);
+  ASSERT_EQ(reg.add({"base", kPortablePriority, Span<const KernelEntry>(kTable)}), Error::Ok);
+  EXPECT_EQ(reg.add({"base", kOptimizedPriority, Span<const KernelEntry>(kFast)}),
+            Error::RegistrationAlreadyRegistered);
+  EXPECT_EQ(reg.add({"dup", kPortablePriority, Span<const KernelEntry>(kSelfDuplicate)}),
+            Error::RegistrationAlreadyRegistered);
+  EXPECT_EQ(reg.add({nullptr, kPortablePriority, Span<const KernelEntry>(kFast)}), Error::InvalidArgument);
+  EXPECT_EQ(reg.num_kernels(), 2u);
+  EXPECT_EQ(reg.find("test::x.out"), nullptr);
+}
+
+TEST(KernelRegistryTest, DtypeSetsFormatAndContain) {
+  EXPECT_TRUE(kFloatingTypes.contains(ScalarType::Float));
+  EXPECT_FALSE(kFloatingTypes.contains(ScalarType::Half));
+  EXPECT_TRUE(kRealAndBoolTypes.contains(ScalarType::Bool));
+  EXPECT_FALSE(kRealTypes.contains(ScalarType::Bool));
+  EXPECT_FALSE(kAllTypes.contains(static_cast<ScalarType>(-1)));
+  char buf[64];
+  EXPECT_STREQ(format_dtypes(kFloatingTypes, buf, sizeof(buf)), "Float, Double");
+  EXPECT_STREQ(format_dtypes(kAllTypes, buf, sizeof(buf)), "any");
+  EXPECT_STREQ(format_dtypes(DtypeSet(), buf, sizeof(buf)), "");
 }
 
 TEST(KernelRegistryTest, CapacityIsEnforced) {
   KernelRegistry reg;
-  static KernelEntry tables[KernelRegistry::kMaxTables + 1][1];
-  static char names[KernelRegistry::kMaxTables + 1][32];
-  for (size_t i = 0; i <= KernelRegistry::kMaxTables; ++i) {
-    snprintf(names[i], sizeof(names[i]), "test::k%zu.out", i);
-    tables[i][0] = make_kernel<&relu_like>(names[i]);
-    const Error err = reg.add(Span<const KernelEntry>(tables[i], 1));
-    EXPECT_EQ(err, i < KernelRegistry::kMaxTables ? Error::Ok : Error::RegistrationExceedingMaxKernels);
+  static char names[KernelRegistry::kMaxLibraries + 1][32];
+  for (size_t i = 0; i <= KernelRegistry::kMaxLibraries; ++i) {
+    snprintf(names[i], sizeof(names[i]), "lib%zu", i);
+    const Error err = reg.add({names[i], kPortablePriority, Span<const KernelEntry>(kFast)});
+    EXPECT_EQ(err, i < KernelRegistry::kMaxLibraries ? Error::Ok : Error::RegistrationExceedingMaxKernels);
   }
 }
 

@@ -133,8 +133,8 @@ std::vector<FixtureCase> load_manifest() {
 
 void register_all_kernels() {
   if (default_kernel_registry().num_kernels() != 0) return;
-  (void)register_kernels(portable_kernels());
-  (void)register_kernels(prim_ops_kernels());
+  (void)register_kernels(portable_kernel_library());
+  (void)register_kernels(prim_ops_library());
 }
 
 LoadedMethod::~LoadedMethod() {

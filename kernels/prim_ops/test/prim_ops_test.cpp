@@ -164,9 +164,9 @@ TEST_F(PrimOpsTest, TableHasEveryFormatOpOnceAndRegisters) {
   EXPECT_EQ(prim_ops_kernels().size(), sizeof(names) / sizeof(names[0]));
   for (const char* n : names) EXPECT_NE(find(n), nullptr) << n;
   KernelRegistry registry;
-  EXPECT_EQ(registry.add(prim_ops_kernels()), Error::Ok);
+  EXPECT_EQ(registry.add(prim_ops_library()), Error::Ok);
   EXPECT_EQ(registry.num_kernels(), 28u);
-  EXPECT_EQ(registry.add(prim_ops_kernels()), Error::RegistrationAlreadyRegistered);
+  EXPECT_EQ(registry.add(prim_ops_library()), Error::RegistrationAlreadyRegistered);
 }
 
 TEST_F(PrimOpsTest, ArgCountsMatchTheExporter) {

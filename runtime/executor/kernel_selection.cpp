@@ -1,0 +1,218 @@
+// Method load, step 2b: pick a kernel for each KernelCall. The registry's
+// libraries that have the operator are tried in priority order; the first
+// whose argument kinds and declared dtypes fit, and whose prepare step (if
+// any) accepts the call, is bound to the instruction with its state.
+#include <cstdio>
+#include <cstring>
+
+#include "runtime/executor/method_loader.h"
+
+namespace etr {
+namespace {
+
+// True when two tensors' memory ranges overlap without being the same range
+// start (an exact alias is an in-place call, which kernels tolerate).
+bool partially_overlaps(const Tensor& a, const Tensor& b) {
+  const uint8_t* a0 = static_cast<const uint8_t*>(a.const_data());
+  const uint8_t* b0 = static_cast<const uint8_t*>(b.const_data());
+  if (a0 == nullptr || b0 == nullptr || a0 == b0) return false;
+  return a0 < b0 + b.capacity_bytes() && b0 < a0 + a.capacity_bytes();
+}
+
+bool is_constant_tensor(const etr_fb::EValue* v) {
+  const etr_fb::Tensor* t = v->val_as_Tensor();
+  if (t == nullptr || t->allocation_info() != nullptr) return false;
+  const bool external = t->extra_tensor_info() != nullptr &&
+                        t->extra_tensor_info()->location() == etr_fb::TensorDataLocation::EXTERNAL;
+  return external || t->data_buffer_idx() != 0;
+}
+
+// The first tensor (or tensor-list item) whose dtype `set` lacks, as
+// (argument index, dtype); false when all fit.
+bool find_refused_dtype(EValue* const* args, uint32_t n, DtypeSet set, uint32_t* arg, ScalarType* dtype) {
+  for (uint32_t k = 0; k < n; ++k) {
+    const EValue* v = args[k];
+    if (v->is_tensor()) {
+      if (!set.contains(v->to_tensor().dtype())) {
+        *arg = k;
+        *dtype = v->to_tensor().dtype();
+        return true;
+      }
+    } else if (v->is_tensor_list() || v->is_optional_tensor_list()) {
+      const BoxedTensorList list = v->to_tensor_list();
+      for (size_t i = 0; i < list.size(); ++i) {
+        const Tensor* t = list.at(i);
+        if (t != nullptr && !set.contains(t->dtype())) {
+          *arg = k;
+          *dtype = t->dtype();
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+// Argument count and kinds: a mismatch means the program and the kernel
+// disagree on the schema.
+Error check_arg_kinds(const char* method, size_t pc, const char* op, const KernelEntry& e,
+                      const KernelLibrary& lib, const internal::KernelInstr& k, bool loud) {
+  if (e.num_args != k.num_args) {
+    if (loud) {
+      ETR_LOG(Error, "method '%s': instruction %zu (%s) passes %u arguments; library '%s' takes %u "
+              "(return slot included)", method, pc, op, k.num_args, lib.name, e.num_args);
+    }
+    return Error::InvalidProgram;
+  }
+  for (uint32_t a = 0; a < k.num_args; ++a) {
+    if (!arg_kind_accepts(e.arg_kinds[a], k.args[a]->tag())) {
+      if (loud) {
+        ETR_LOG(Error, "method '%s': instruction %zu (%s) argument %u is %s; library '%s' expects %s",
+                method, pc, op, a, to_string(k.args[a]->tag()), lib.name, to_string(e.arg_kinds[a]));
+      }
+      return Error::InvalidProgram;
+    }
+  }
+  return Error::Ok;
+}
+
+}  // namespace
+
+Error MethodLoader::name_operators() {
+  const auto* ops = plan_->operators();
+  const size_t n = ops == nullptr ? 0 : ops->size();
+  method_->s_.op_names = alloc_->allocate_array<const char*>(n);
+  if (n != 0 && method_->s_.op_names == nullptr) return method_allocation_failed(name(), "operator names", n * sizeof(char*));
+  for (size_t i = 0; i < n; ++i) {
+    const etr_fb::Operator* op = ops->Get(static_cast<flatbuffers::uoffset_t>(i));
+    if (op == nullptr || op->name() == nullptr) {
+      ETR_FAIL(Error::InvalidProgram, "method '%s': operator %zu has no name", name(), i);
+    }
+    const size_t nl = op->name()->size();
+    const size_t ol = op->overload() == nullptr ? 0 : op->overload()->size();
+    char* full = alloc_->allocate_array<char>(nl + ol + 2);
+    if (full == nullptr) return method_allocation_failed(name(), "an operator name", nl + ol + 2);
+    std::memcpy(full, op->name()->c_str(), nl);
+    size_t len = nl;
+    if (ol != 0) {
+      full[len++] = '.';
+      std::memcpy(full + len, op->overload()->c_str(), ol);
+      len += ol;
+    }
+    full[len] = '\0';
+    method_->s_.op_names[i] = full;
+  }
+  return Error::Ok;
+}
+
+Error MethodLoader::resolve_kernel(size_t c, size_t pc, const etr_fb::KernelCall* call,
+                                   internal::Instruction* out, size_t* missing) {
+  const auto* ops = plan_->operators();
+  const int32_t op_index = call->op_index();
+  if (ops == nullptr || op_index < 0 || static_cast<size_t>(op_index) >= ops->size()) {
+    ETR_FAIL(Error::InvalidProgram, "method '%s': instruction %zu calls operator %d, which does not exist",
+             name(), pc, op_index);
+  }
+  out->kind = internal::InstrKind::Kernel;
+  out->kernel = internal::KernelInstr{nullptr, nullptr, nullptr, 0, static_cast<uint32_t>(op_index), false};
+  internal::KernelInstr* k = &out->kernel;
+  ETR_RETURN_IF_ERROR(resolve_args(c, pc, call->args(), &k->args, &k->num_args));
+  const KernelEntry* entry = nullptr;
+  bool found = false;
+  ETR_RETURN_IF_ERROR(select_kernel(pc, k->op_index, k, &entry, &found));
+  if (!found) {
+    ++*missing;
+    return Error::Ok;
+  }
+  return check_kernel_args(pc, method_->s_.op_names[k->op_index], *entry, k);
+}
+
+Error MethodLoader::select_kernel(size_t pc, uint32_t op_index, internal::KernelInstr* k,
+                                  const KernelEntry** chosen, bool* found) {
+  const char* op = method_->s_.op_names[op_index];
+  const KernelEntry* entries[KernelRegistry::kMaxLibraries];
+  const KernelLibrary* libs[KernelRegistry::kMaxLibraries];
+  size_t n = 0;
+  registry_.for_each_candidate(StringView(op), op_name_hash(op), [&](const KernelEntry& e, const KernelLibrary& l) {
+    entries[n] = &e;
+    libs[n++] = &l;
+    return n == KernelRegistry::kMaxLibraries;
+  });
+  *found = n != 0;
+  Error last = Error::Ok;
+  for (size_t i = 0; i < n; ++i) {
+    const KernelEntry& e = *entries[i];
+    const bool loud = i + 1 == n;  // only the last candidate's refusal is an error
+    last = check_arg_kinds(name(), pc, op, e, *libs[i], *k, loud);
+    if (last != Error::Ok) continue;
+    uint32_t arg = 0;
+    ScalarType dtype = ScalarType::Float;
+    if (find_refused_dtype(k->args, k->num_args, e.dtypes, &arg, &dtype)) {
+      if (loud) {
+        char list[160];
+        ETR_LOG(Error, "method '%s': instruction %zu (%s) argument %u has dtype %s; library '%s' "
+                "supports %s", name(), pc, op, arg, to_string(dtype), libs[i]->name,
+                format_dtypes(e.dtypes, list, sizeof(list)));
+      }
+      last = Error::InvalidType;
+      continue;
+    }
+    if (e.prepare != nullptr) {
+      KernelPrepareContext pctx(op, memory_->method_allocator(), options_.thread_pool);
+      last = e.prepare(pctx, k->args);
+      if (last != Error::Ok) continue;
+      k->state = pctx.state();
+    }
+    *chosen = &e;
+    k->fn = e.fn;
+    return Error::Ok;
+  }
+  if (n == 0) return Error::Ok;
+  ETR_FAIL(last, "method '%s': instruction %zu (%s): no registered kernel accepts the call (%s)",
+           name(), pc, op, to_string(last));
+}
+
+// Program-level facts about the chosen kernel's arguments: it may not write
+// a constant, outputs may not partially overlap inputs, and tensors without
+// memory yet are checked before the call.
+Error MethodLoader::check_kernel_args(size_t pc, const char* op_name, const KernelEntry& entry,
+                                      internal::KernelInstr* k) {
+  for (uint32_t a = 0; a < k->num_args; ++a) {
+    const EValue* v = k->args[a];
+    const size_t vi = static_cast<size_t>(v - method_->s_.values);
+    if (entry.arg_kinds[a] == ArgKind::MutableTensor &&
+        is_constant_tensor(plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(vi)))) {
+      ETR_FAIL(Error::InvalidProgram,
+               "method '%s': instruction %zu (%s) writes argument %u (value %zu), a program constant",
+               name(), pc, op_name, a, vi);
+    }
+    if (v->is_tensor() && v->to_tensor().mutable_data() == nullptr && v->to_tensor().numel() != 0 &&
+        (entry.flags & kKernelBindsOutputs) == 0) {
+      k->check_tensor_memory = true;
+    }
+  }
+  return check_output_overlap(pc, op_name, entry, k);
+}
+
+// A hostile memory plan can make a kernel's output overlap one of its other
+// tensor arguments, which turns copies into undefined behaviour; the
+// exporter's planner never does this for values live at the same call.
+Error MethodLoader::check_output_overlap(size_t pc, const char* op_name, const KernelEntry& entry,
+                                         const internal::KernelInstr* in) {
+  for (uint32_t k = 0; k < in->num_args; ++k) {
+    if (entry.arg_kinds[k] != ArgKind::MutableTensor) continue;
+    const Tensor& written = in->args[k]->to_tensor();
+    for (uint32_t j = 0; j < in->num_args; ++j) {
+      if (j == k || !in->args[j]->is_tensor() || in->args[j] == in->args[k]) continue;
+      if (partially_overlaps(written, in->args[j]->to_tensor())) {
+        ETR_FAIL(Error::InvalidProgram,
+                 "method '%s': instruction %zu (%s) output argument %u overlaps argument %u in "
+                 "planned memory",
+                 name(), pc, op_name, k, j);
+      }
+    }
+  }
+  return Error::Ok;
+}
+
+}  // namespace etr

@@ -1,0 +1,41 @@
+// MethodLoadOptions: everything a method load can be given besides memory.
+//
+//   etr::MethodLoadOptions options;
+//   options.thread_pool = pool;                  // kernels and delegates share it
+//   const etr::NamedDataMap* maps[] = {&weights_ptd};
+//   options.external_data = maps;
+//   etr::Result<etr::Method> m = program.load_method("forward", &memory, options);
+//
+// Every member has a working default; nothing here takes ownership, and
+// everything named must outlive the Method.
+#pragma once
+
+#include <cstddef>
+
+#include "runtime/backend/backend.h"
+#include "runtime/core/named_data_map.h"
+#include "runtime/core/span.h"
+#include "runtime/core/thread_pool.h"
+
+namespace etr {
+
+class KernelRegistry;
+
+struct MethodLoadOptions {
+  // Where operators are resolved; null: default_kernel_registry().
+  const KernelRegistry* kernels = nullptr;
+  // Where delegates find their backend; null: default_backend_registry().
+  const BackendRegistry* backends = nullptr;
+  // External named data (.ptd files), searched in order after the program's
+  // own named data, for EXTERNAL tensors and for delegates.
+  Span<const NamedDataMap* const> external_data;
+  // The pool kernels and delegates run on; null: single-threaded.
+  ThreadPool* thread_pool = nullptr;
+  // Caps the instructions one execute may run, so a program whose jumps loop
+  // forever fails with OutOfResources instead of hanging.
+  size_t max_instructions = 10'000'000;
+  // Per-backend options handed to each delegate's init (BackendInitContext::options).
+  Span<const DelegateOptions> delegate_options;
+};
+
+}  // namespace etr
