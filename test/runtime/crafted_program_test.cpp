@@ -130,6 +130,41 @@ TEST(CraftedProgramTest, WellFormedProgramRuns) {
   EXPECT_EQ(o.execute, Error::Ok);
 }
 
+TEST(CraftedProgramTest, NonTensorInputsKeepTheirExportedValueWithoutBeingSet) {
+  ProgramWriter w;
+  auto x = w.tensor({4}, {0}, 1, 0);
+  auto three = w.integer(3);
+  auto alpha = w.integer(1);
+  auto out = w.tensor({4}, {0}, 1, 16);
+  auto bytes = w.finish({x, three, alpha, out}, {0, 1}, {3}, {w.kernel(0, {0, 1, 2, 3, 3})},
+                        {"aten::add.Scalar_out"});
+  testing::register_all_kernels();
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Result<Program> program = Program::load(&loader);
+  ASSERT_TRUE(program.ok());
+  std::vector<uint8_t> arena(256), pool(1 << 16);
+  Span<uint8_t> spans[] = {{arena.data(), arena.size()}};
+  HierarchicalAllocator planned(Span<Span<uint8_t>>(spans, 1));
+  MemoryAllocator method_alloc(pool.data(), pool.size());
+  MemoryManager mm(&method_alloc, &planned);
+  Result<Method> m = program->load_method("forward", &mm);
+  ASSERT_TRUE(m.ok());
+  float xs[4] = {1.f, -2.f, 0.5f, 10.f};
+  int32_t sizes[] = {4};
+  uint8_t order[] = {0};
+  int64_t strides[1];
+  Tensor xt(ScalarType::Float, 1, sizes, order, strides, xs);
+  ASSERT_EQ(m->set_input(xt, 0), Error::Ok);  // input 1 (the Int 3) is never set
+  ASSERT_EQ(m->execute(), Error::Ok);
+  const float* o = m->get_output(0).to_tensor().const_data_ptr<float>();
+  EXPECT_FLOAT_EQ(o[0], 4.f);  // torch.add(x, 3): [4, 1, 3.5, 13]
+  EXPECT_FLOAT_EQ(o[1], 1.f);
+  EXPECT_FLOAT_EQ(o[2], 3.5f);
+  EXPECT_FLOAT_EQ(o[3], 13.f);
+  EXPECT_EQ(m->set_input(EValue(int64_t{4}), 1), Error::InvalidArgument);  // only the exported value
+  EXPECT_EQ(m->set_input(EValue(int64_t{3}), 1), Error::Ok);
+}
+
 TEST(CraftedProgramTest, EndlessJumpLoopHitsTheInstructionBudget) {
   ProgramWriter w;
   auto no = w.boolean(false);
