@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Enforces the layer stack by grepping includes against an allow-list:
 #   platform <- core <- kernel, backend <- executor
+#   kernel libraries (kernels/portable, kernels/prim_ops) see only platform, core
+#   and the kernel interface; extensions see only platform and core (plus
+#   their own folder); tests may use extensions but never executor internals
 # and keeps generated flatbuffer code out of public headers and the heap/
-# standard containers out of the core.
+# standard containers out of the core and the kernel libraries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fail=0
@@ -13,20 +16,36 @@ check() {  # check DIR ALLOWED-REGEX
     if ! echo "$inc" | grep -qE "$allowed"; then
       echo "layering: $line"; fail=1
     fi
-  done < <(grep -rn '#include "' "$dir" --include='*.h' --include='*.cpp' --exclude-dir=fuzz || true)
+  done < <(grep -rn '#include "' "$dir" --include='*.h' --include='*.cpp' --include='*.inc' \
+             --exclude-dir=fuzz --exclude-dir=test || true)
 }
 check runtime/platform '^runtime/platform/'
 check runtime/core '^runtime/(platform|core)/'
 check runtime/kernel '^runtime/(platform|core|kernel)/'
 check runtime/backend '^runtime/(platform|core|backend)/'
 check runtime/executor '^(runtime/|schema/program_generated.h)'
+check kernels/portable '^(runtime/(platform|core|kernel)/|kernels/portable/)'
+check kernels/prim_ops '^(runtime/(platform|core|kernel)/|kernels/prim_ops/)'
+check kernels/test '^(runtime/(platform|core|kernel)/|kernels/(portable|prim_ops|test)/|extension/tensor/)'
+check kernels/prim_ops/test '^(runtime/(platform|core|kernel)/|kernels/(prim_ops|test)/|extension/tensor/)'
+check extension/data_loader '^(runtime/(platform|core)/|extension/data_loader/)'
+check extension/tensor '^(runtime/(platform|core)/|extension/tensor/)'
+if [ -d extension/threadpool ]; then
+  check extension/threadpool '^(runtime/(platform|core)/|extension/threadpool/)'
+fi
+# Nothing outside runtime/executor reaches into its internal headers.
+if grep -rnE '#include "runtime/executor/(method_loader|flatbuffer_util|merged_named_data)\.h"' \
+     --include='*.h' --include='*.cpp' . | grep -v '^./runtime/executor/' | grep -v '^./build'; then
+  echo "executor internals included from outside runtime/executor"; fail=1
+fi
 # Generated schema code only in executor .cpp files and its internal headers.
 for h in $(grep -rl 'program_generated.h' runtime --include='*.h' || true); do
   case "$h" in runtime/executor/method_loader.h|runtime/executor/flatbuffer_util.h) ;;
     *) echo "generated schema included from public header $h"; fail=1 ;; esac
 done
-if grep -rnE '#include <(vector|map|unordered_map|string|memory|functional|iostream)>' runtime; then
-  echo "standard containers or heap types in the core"; fail=1
+if grep -rnE '#include <(vector|map|unordered_map|string|memory|functional|iostream)>' runtime \
+     kernels/portable kernels/prim_ops --exclude-dir=test; then
+  echo "standard containers or heap types in the core or the kernel libraries"; fail=1
 fi
 [ $fail -eq 0 ] && echo "layering: ok"
 exit $fail
