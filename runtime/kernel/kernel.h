@@ -374,7 +374,7 @@ struct PrepareAdapter<Prepare, Error (*)(KernelPrepareContext&, Args...)> {
 // prepare step (see the top of this file). `dtypes` lists the dtypes its
 // tensor arguments may have.
 template <auto Run, auto Prepare = nullptr>
-constexpr KernelEntry make_kernel(const char* name, DtypeSet dtypes = kAllTypes) {
+constexpr KernelEntry make_kernel(const char* name, DtypeSet dtypes) {
   using Adapter = internal::KernelAdapter<Run, decltype(Run)>;
   PrepareFn prepare = nullptr;
   if constexpr (!std::is_same<decltype(Prepare), std::nullptr_t>::value) {
