@@ -1,11 +1,11 @@
 #include "extension/data_loader/file_data_loader.h"
 
-#include <cerrno>
-#include <cstring>
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "runtime/core/checked_math.h"
 #include "runtime/platform/platform.h"
@@ -49,9 +49,8 @@ FileDataLoader::~FileDataLoader() {
 
 Error FileDataLoader::read_exact(size_t offset, size_t size, void* dst) const {
   if (!range_within(offset, size, file_size_)) {
-    ETR_FAIL(Error::InvalidArgument,
-             "file loader: range [%zu, +%zu) is outside the %zu-byte file", offset, size,
-             file_size_);
+    ETR_FAIL(Error::InvalidArgument, "file loader: range [%zu, +%zu) is outside the %zu-byte file",
+             offset, size, file_size_);
   }
   uint8_t* out = static_cast<uint8_t*>(dst);
   size_t done = 0;
@@ -70,9 +69,8 @@ Error FileDataLoader::read_exact(size_t offset, size_t size, void* dst) const {
 Result<FreeableBuffer> FileDataLoader::load(size_t offset, size_t size, SegmentKind kind) {
   (void)kind;
   if (!range_within(offset, size, file_size_)) {
-    ETR_FAIL(Error::InvalidArgument,
-             "file loader: range [%zu, +%zu) is outside the %zu-byte file", offset, size,
-             file_size_);
+    ETR_FAIL(Error::InvalidArgument, "file loader: range [%zu, +%zu) is outside the %zu-byte file",
+             offset, size, file_size_);
   }
   if (size == 0) return FreeableBuffer(nullptr, 0);
   void* buf = platform_allocate(size, alignment_);

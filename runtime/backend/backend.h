@@ -189,7 +189,9 @@ inline const BackendInterface* find_backend(StringView name) {
   return default_backend_registry().find(name);
 }
 inline size_t num_registered_backends() { return default_backend_registry().size(); }
-inline const char* registered_backend_name(size_t i) { return default_backend_registry().name_at(i); }
+inline const char* registered_backend_name(size_t i) {
+  return default_backend_registry().name_at(i);
+}
 // Removes every backend from the default registry (tests only).
 inline void clear_backends_for_testing() { default_backend_registry().clear(); }
 

@@ -8,8 +8,12 @@
 namespace etr {
 
 // *out = a * b; returns false on overflow.
-inline bool checked_mul(size_t a, size_t b, size_t* out) { return !__builtin_mul_overflow(a, b, out); }
-inline bool checked_add(size_t a, size_t b, size_t* out) { return !__builtin_add_overflow(a, b, out); }
+inline bool checked_mul(size_t a, size_t b, size_t* out) {
+  return !__builtin_mul_overflow(a, b, out);
+}
+inline bool checked_add(size_t a, size_t b, size_t* out) {
+  return !__builtin_add_overflow(a, b, out);
+}
 inline bool checked_mul_i64(int64_t a, int64_t b, int64_t* out) {
   return !__builtin_mul_overflow(a, b, out);
 }

@@ -10,7 +10,6 @@
 
 #include "runtime/platform/log.h"
 
-
 namespace etr {
 
 enum class Error : uint8_t {
@@ -94,10 +93,10 @@ constexpr const char* to_string(Error e) {
 // Log a message that says what failed and where, then return `error` from the
 // enclosing function (which returns Error or Result<T>). The message is dropped
 // when ETR_STRIP_LOGS=1; the error value is not.
-#define ETR_FAIL(error, ...)          \
-  do {                                \
-    ETR_LOG(Error, __VA_ARGS__);      \
-    return (error);                   \
+#define ETR_FAIL(error, ...)     \
+  do {                           \
+    ETR_LOG(Error, __VA_ARGS__); \
+    return (error);              \
   } while (0)
 
 // Like ETR_FAIL but only when `cond` is false.
@@ -110,12 +109,12 @@ constexpr const char* to_string(Error e) {
   } while (0)
 
 // Evaluate an expression yielding Error; return it if not Ok.
-#define ETR_RETURN_IF_ERROR(expr)              \
-  do {                                         \
-    const ::etr::Error etr_err_ = (expr);      \
-    if (etr_err_ != ::etr::Error::Ok) {        \
-      return etr_err_;                         \
-    }                                          \
+#define ETR_RETURN_IF_ERROR(expr)         \
+  do {                                    \
+    const ::etr::Error etr_err_ = (expr); \
+    if (etr_err_ != ::etr::Error::Ok) {   \
+      return etr_err_;                    \
+    }                                     \
   } while (0)
 
 #define ETR_CONCAT_INNER_(a, b) a##b
@@ -131,4 +130,3 @@ constexpr const char* to_string(Error e) {
     return tmp.error();                            \
   }                                                \
   lhs = std::move(*tmp)
-

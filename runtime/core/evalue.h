@@ -119,7 +119,7 @@ class EValue final {
                                : static_cast<double>(payload_.as_int);
   }
   int64_t scalar_as_int() const {
-    return tag_ == Tag::Int ? payload_.as_int
+    return tag_ == Tag::Int    ? payload_.as_int
            : tag_ == Tag::Bool ? (payload_.as_bool ? 1 : 0)
                                : static_cast<int64_t>(payload_.as_double);
   }

@@ -13,8 +13,7 @@ class FreeableBuffer final {
   FreeableBuffer() = default;
   // Does not take ownership of `data` unless `free_fn` is non-null, in which
   // case free_fn(context, data, size) is called exactly once on release.
-  FreeableBuffer(const void* data, size_t size, FreeFn free_fn = nullptr,
-                 void* context = nullptr)
+  FreeableBuffer(const void* data, size_t size, FreeFn free_fn = nullptr, void* context = nullptr)
       : data_(data), size_(size), free_fn_(free_fn), context_(context) {}
   FreeableBuffer(FreeableBuffer&& o) noexcept
       : data_(o.data_), size_(o.size_), free_fn_(o.free_fn_), context_(o.context_) {

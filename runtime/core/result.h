@@ -13,7 +13,7 @@ template <typename T>
 class [[nodiscard]] Result final {
  public:
   // An error. Passing Error::Ok is a programming mistake and becomes Internal.
-  Result(Error error) : error_(error == Error::Ok ? Error::Internal : error) {}  // NOLINT
+  Result(Error error) : error_(error == Error::Ok ? Error::Internal : error) {}   // NOLINT
   Result(T&& value) : error_(Error::Ok) { new (&storage_) T(std::move(value)); }  // NOLINT
   Result(const T& value) : error_(Error::Ok) { new (&storage_) T(value); }        // NOLINT
 

@@ -44,7 +44,7 @@ constexpr int kNumScalarTypes = 30;
 // Element size in bytes; 0 for a value outside the format's range.
 constexpr size_t element_size(ScalarType t) {
   constexpr uint8_t kSizes[kNumScalarTypes] = {1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4,
-                                               2, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 4, 8};
+                                               2, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1,  1, 2, 4, 8};
   const int v = static_cast<int>(t);
   return (v >= 0 && v < kNumScalarTypes) ? kSizes[v] : 0;
 }
@@ -52,13 +52,36 @@ constexpr size_t element_size(ScalarType t) {
 constexpr bool is_valid(ScalarType t) { return element_size(t) != 0; }
 
 constexpr const char* to_string(ScalarType t) {
-  constexpr const char* kNames[kNumScalarTypes] = {
-      "Byte",     "Char",        "Short",         "Int",          "Long",
-      "Half",     "Float",       "Double",        "ComplexHalf",  "ComplexFloat",
-      "ComplexDouble", "Bool",   "QInt8",         "QUInt8",       "QInt32",
-      "BFloat16", "QUInt4x2",    "QUInt2x4",      "Bits1x8",      "Bits2x4",
-      "Bits4x2",  "Bits8",       "Bits16",        "Float8_e5m2",  "Float8_e4m3fn",
-      "Float8_e5m2fnuz", "Float8_e4m3fnuz", "UInt16", "UInt32",    "UInt64"};
+  constexpr const char* kNames[kNumScalarTypes] = {"Byte",
+                                                   "Char",
+                                                   "Short",
+                                                   "Int",
+                                                   "Long",
+                                                   "Half",
+                                                   "Float",
+                                                   "Double",
+                                                   "ComplexHalf",
+                                                   "ComplexFloat",
+                                                   "ComplexDouble",
+                                                   "Bool",
+                                                   "QInt8",
+                                                   "QUInt8",
+                                                   "QInt32",
+                                                   "BFloat16",
+                                                   "QUInt4x2",
+                                                   "QUInt2x4",
+                                                   "Bits1x8",
+                                                   "Bits2x4",
+                                                   "Bits4x2",
+                                                   "Bits8",
+                                                   "Bits16",
+                                                   "Float8_e5m2",
+                                                   "Float8_e4m3fn",
+                                                   "Float8_e5m2fnuz",
+                                                   "Float8_e4m3fnuz",
+                                                   "UInt16",
+                                                   "UInt32",
+                                                   "UInt64"};
   const int v = static_cast<int>(t);
   return (v >= 0 && v < kNumScalarTypes) ? kNames[v] : "Invalid";
 }
@@ -77,12 +100,9 @@ constexpr bool is_integral(ScalarType t, bool include_bool) {
     case ScalarType::Long:
     case ScalarType::UInt16:
     case ScalarType::UInt32:
-    case ScalarType::UInt64:
-      return true;
-    case ScalarType::Bool:
-      return include_bool;
-    default:
-      return false;
+    case ScalarType::UInt64: return true;
+    case ScalarType::Bool: return include_bool;
+    default: return false;
   }
 }
 

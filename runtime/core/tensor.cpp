@@ -87,7 +87,8 @@ Error resize_impl(Tensor& t, Span<const I> new_sizes) {
   size_t bytes = 0;
   if (!checked_mul(static_cast<size_t>(numel), t.element_size(), &bytes) ||
       bytes > t.capacity_bytes()) {
-    ETR_FAIL(Error::InvalidArgument, "resize: %lld elements exceed the tensor's capacity of %zu bytes",
+    ETR_FAIL(Error::InvalidArgument,
+             "resize: %lld elements exceed the tensor's capacity of %zu bytes",
              static_cast<long long>(numel), t.capacity_bytes());
   }
   int32_t* sizes = t.mutable_sizes();

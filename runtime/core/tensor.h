@@ -21,9 +21,9 @@ namespace etr {
 constexpr size_t kTensorMaxDim = 16;
 
 enum class ShapeDynamism : uint8_t {
-  Static = 0,        // sizes never change
-  DynamicBound = 1,  // sizes may shrink below the planned bound (capacity)
-  DynamicUnbound = 2 // not supported by this runtime
+  Static = 0,         // sizes never change
+  DynamicBound = 1,   // sizes may shrink below the planned bound (capacity)
+  DynamicUnbound = 2  // not supported by this runtime
 };
 
 class Tensor final {
@@ -55,9 +55,13 @@ class Tensor final {
   void* mutable_data() const { return data_; }
   const void* const_data() const { return data_; }
   template <typename T>
-  T* data_ptr() const { return static_cast<T*>(data_); }
+  T* data_ptr() const {
+    return static_cast<T*>(data_);
+  }
   template <typename T>
-  const T* const_data_ptr() const { return static_cast<const T*>(data_); }
+  const T* const_data_ptr() const {
+    return static_cast<const T*>(data_);
+  }
 
   // True when dim order is 0, 1, ..., dim-1.
   bool is_contiguous_order() const;
@@ -73,9 +77,8 @@ class Tensor final {
   uint8_t* mutable_dim_order() { return dim_order_; }
 
   // Sets fields directly; strides must already be consistent.
-  void init_raw(ScalarType dtype, size_t dim, int32_t* sizes, uint8_t* dim_order,
-                int64_t* strides, void* data, size_t capacity, ShapeDynamism dynamism,
-                int64_t numel) {
+  void init_raw(ScalarType dtype, size_t dim, int32_t* sizes, uint8_t* dim_order, int64_t* strides,
+                void* data, size_t capacity, ShapeDynamism dynamism, int64_t numel) {
     dtype_ = dtype;
     dim_ = static_cast<uint8_t>(dim);
     sizes_ = sizes;

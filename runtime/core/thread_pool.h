@@ -20,7 +20,9 @@ class RangeFn final {
   template <typename F, typename = std::enable_if_t<!std::is_same<std::decay_t<F>, RangeFn>::value>>
   RangeFn(F&& f)  // NOLINT: implicit by design, like std::function_ref
       : object_(const_cast<void*>(static_cast<const void*>(&f))),
-        call_([](void* o, size_t b, size_t e) { (*static_cast<std::remove_reference_t<F>*>(o))(b, e); }) {}
+        call_([](void* o, size_t b, size_t e) {
+          (*static_cast<std::remove_reference_t<F>*>(o))(b, e);
+        }) {}
 
   void operator()(size_t begin, size_t end) const { call_(object_, begin, end); }
 

@@ -16,25 +16,28 @@ Error MethodLoader::resolve_chains() {
   ETR_RETURN_IF_ERROR(name_operators());
   const size_t num_chains = chains->size();
   method_->s_.chains = alloc_->allocate_array<internal::Chain>(num_chains);
-  if (method_->s_.chains == nullptr) return method_allocation_failed(name(), "chains", num_chains * sizeof(internal::Chain));
+  if (method_->s_.chains == nullptr)
+    return method_allocation_failed(name(), "chains", num_chains * sizeof(internal::Chain));
   method_->s_.num_chains = num_chains;
   for (size_t c = 0; c < num_chains; ++c) method_->s_.chains[c] = internal::Chain{nullptr, 0};
   size_t missing = 0;
   for (size_t c = 0; c < num_chains; ++c) {
     const etr_fb::Chain* chain = chains->Get(static_cast<flatbuffers::uoffset_t>(c));
-    if (chain == nullptr) ETR_FAIL(Error::InvalidProgram, "method '%s': chain %zu is null", name(), c);
+    if (chain == nullptr)
+      ETR_FAIL(Error::InvalidProgram, "method '%s': chain %zu is null", name(), c);
     const auto* instrs = chain->instructions();
     const size_t n = instrs == nullptr ? 0 : instrs->size();
     internal::Instruction* table = alloc_->allocate_array<internal::Instruction>(n);
     if (n != 0 && table == nullptr) {
-      return method_allocation_failed(name(), "the instruction table", n * sizeof(internal::Instruction));
+      return method_allocation_failed(name(), "the instruction table",
+                                      n * sizeof(internal::Instruction));
     }
     method_->s_.chains[c] = internal::Chain{table, n};
     for (size_t pc = 0; pc < n; ++pc) {
       table[pc].kind = internal::InstrKind::Free;
       table[pc].free = internal::FreeInstr{0};
-      ETR_RETURN_IF_ERROR(resolve_instruction(c, pc, n, instrs->Get(static_cast<flatbuffers::uoffset_t>(pc)),
-                                              &table[pc], &missing));
+      ETR_RETURN_IF_ERROR(resolve_instruction(
+          c, pc, n, instrs->Get(static_cast<flatbuffers::uoffset_t>(pc)), &table[pc], &missing));
     }
   }
   return missing == 0 ? Error::Ok : report_missing_operators(missing);
@@ -44,7 +47,8 @@ Error MethodLoader::resolve_instruction(size_t c, size_t pc, size_t chain_len,
                                         const etr_fb::Instruction* in, internal::Instruction* out,
                                         size_t* missing) {
   if (in == nullptr || in->instr_args() == nullptr) {
-    ETR_FAIL(Error::InvalidProgram, "method '%s': chain %zu instruction %zu is empty", name(), c, pc);
+    ETR_FAIL(Error::InvalidProgram, "method '%s': chain %zu instruction %zu is empty", name(), c,
+             pc);
   }
   switch (in->instr_args_type()) {
     case etr_fb::InstructionArguments::KernelCall:
@@ -58,19 +62,22 @@ Error MethodLoader::resolve_instruction(size_t c, size_t pc, size_t chain_len,
                  name(), pc, d->delegate_index(), nd);
       }
       out->kind = internal::InstrKind::Delegate;
-      out->delegate = internal::DelegateInstr{nullptr, 0, static_cast<uint32_t>(d->delegate_index())};
+      out->delegate =
+          internal::DelegateInstr{nullptr, 0, static_cast<uint32_t>(d->delegate_index())};
       return resolve_args(c, pc, d->args(), &out->delegate.args, &out->delegate.num_args);
     }
     case etr_fb::InstructionArguments::MoveCall: {
       const etr_fb::MoveCall* m = in->instr_args_as_MoveCall();
       if (!value_in_range(m->move_from()) || !value_in_range(m->move_to()) ||
           method_->s_.values[m->move_from()].tag() != method_->s_.values[m->move_to()].tag()) {
-        ETR_FAIL(Error::InvalidProgram,
-                 "method '%s': instruction %zu moves value %d to %d: out of range or of different kinds",
-                 name(), pc, m->move_from(), m->move_to());
+        ETR_FAIL(
+            Error::InvalidProgram,
+            "method '%s': instruction %zu moves value %d to %d: out of range or of different kinds",
+            name(), pc, m->move_from(), m->move_to());
       }
       out->kind = internal::InstrKind::Move;
-      out->move = internal::MoveInstr{static_cast<uint32_t>(m->move_from()), static_cast<uint32_t>(m->move_to())};
+      out->move = internal::MoveInstr{static_cast<uint32_t>(m->move_from()),
+                                      static_cast<uint32_t>(m->move_to())};
       return Error::Ok;
     }
     case etr_fb::InstructionArguments::JumpFalseCall:
@@ -78,8 +85,9 @@ Error MethodLoader::resolve_instruction(size_t c, size_t pc, size_t chain_len,
     case etr_fb::InstructionArguments::FreeCall: {
       const int32_t v = in->instr_args_as_FreeCall()->value_index();
       if (!value_in_range(v) || !method_->s_.values[v].is_tensor()) {
-        ETR_FAIL(Error::InvalidProgram, "method '%s': instruction %zu frees value %d, which is not a tensor",
-                 name(), pc, v);
+        ETR_FAIL(Error::InvalidProgram,
+                 "method '%s': instruction %zu frees value %d, which is not a tensor", name(), pc,
+                 v);
       }
       out->kind = internal::InstrKind::Free;
       out->free = internal::FreeInstr{static_cast<uint32_t>(v)};
@@ -95,10 +103,10 @@ Error MethodLoader::resolve_jump(size_t pc, size_t chain_len, const etr_fb::Jump
                                  internal::Instruction* out) {
   const int32_t cond = j->cond_value_index();
   const int32_t dest = j->destination_instruction();
-  const bool cond_ok = value_in_range(cond) &&
-                       (method_->s_.values[cond].is_bool() ||
-                        (method_->s_.values[cond].is_tensor() &&
-                         method_->s_.values[cond].to_tensor().dtype() == ScalarType::Bool));
+  const bool cond_ok =
+      value_in_range(cond) && (method_->s_.values[cond].is_bool() ||
+                               (method_->s_.values[cond].is_tensor() &&
+                                method_->s_.values[cond].to_tensor().dtype() == ScalarType::Bool));
   if (!cond_ok || dest < 0 || static_cast<size_t>(dest) > chain_len) {
     ETR_FAIL(Error::InvalidProgram,
              "method '%s': instruction %zu jumps to %d on value %d: the target must be within "
@@ -114,13 +122,15 @@ Error MethodLoader::resolve_args(size_t c, size_t pc, const flatbuffers::Vector<
                                  EValue*** out_args, uint32_t* out_count) {
   const size_t n = args == nullptr ? 0 : args->size();
   EValue** table = alloc_->allocate_array<EValue*>(n);
-  if (n != 0 && table == nullptr) return method_allocation_failed(name(), "instruction arguments", n * sizeof(EValue*));
+  if (n != 0 && table == nullptr)
+    return method_allocation_failed(name(), "instruction arguments", n * sizeof(EValue*));
   for (size_t k = 0; k < n; ++k) {
     const int32_t v = args->Get(static_cast<flatbuffers::uoffset_t>(k));
     if (!value_in_range(v)) {
-      ETR_FAIL(Error::InvalidProgram,
-               "method '%s': chain %zu instruction %zu argument %zu refers to value %d (%zu values)",
-               name(), c, pc, k, v, method_->s_.num_values);
+      ETR_FAIL(
+          Error::InvalidProgram,
+          "method '%s': chain %zu instruction %zu argument %zu refers to value %d (%zu values)",
+          name(), c, pc, k, v, method_->s_.num_values);
     }
     table[k] = &method_->s_.values[v];
   }
@@ -142,7 +152,8 @@ Error MethodLoader::report_missing_operators(size_t missing) {
       const internal::Chain& ch = method_->s_.chains[c];
       for (size_t pc = 0; pc < ch.num_instructions; ++pc) {
         const internal::Instruction& in = ch.instructions[pc];
-        if (in.kind == internal::InstrKind::Kernel && in.kernel.op_index == i && in.kernel.fn == nullptr) {
+        if (in.kind == internal::InstrKind::Kernel && in.kernel.op_index == i &&
+            in.kernel.fn == nullptr) {
           used_and_missing = true;
           break;
         }

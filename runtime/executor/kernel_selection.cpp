@@ -29,7 +29,8 @@ bool is_constant_tensor(const etr_fb::EValue* v) {
 
 // The first tensor (or tensor-list item) whose dtype `set` lacks, as
 // (argument index, dtype); false when all fit.
-bool find_refused_dtype(EValue* const* args, uint32_t n, DtypeSet set, uint32_t* arg, ScalarType* dtype) {
+bool find_refused_dtype(EValue* const* args, uint32_t n, DtypeSet set, uint32_t* arg,
+                        ScalarType* dtype) {
   for (uint32_t k = 0; k < n; ++k) {
     const EValue* v = args[k];
     if (v->is_tensor()) {
@@ -59,16 +60,19 @@ Error check_arg_kinds(const char* method, size_t pc, const char* op, const Kerne
                       const KernelLibrary& lib, const internal::KernelInstr& k, bool loud) {
   if (e.num_args != k.num_args) {
     if (loud) {
-      ETR_LOG(Error, "method '%s': instruction %zu (%s) passes %u arguments; library '%s' takes %u "
-              "(return slot included)", method, pc, op, k.num_args, lib.name, e.num_args);
+      ETR_LOG(Error,
+              "method '%s': instruction %zu (%s) passes %u arguments; library '%s' takes %u "
+              "(return slot included)",
+              method, pc, op, k.num_args, lib.name, e.num_args);
     }
     return Error::InvalidProgram;
   }
   for (uint32_t a = 0; a < k.num_args; ++a) {
     if (!arg_kind_accepts(e.arg_kinds[a], k.args[a]->tag())) {
       if (loud) {
-        ETR_LOG(Error, "method '%s': instruction %zu (%s) argument %u is %s; library '%s' expects %s",
-                method, pc, op, a, to_string(k.args[a]->tag()), lib.name, to_string(e.arg_kinds[a]));
+        ETR_LOG(
+            Error, "method '%s': instruction %zu (%s) argument %u is %s; library '%s' expects %s",
+            method, pc, op, a, to_string(k.args[a]->tag()), lib.name, to_string(e.arg_kinds[a]));
       }
       return Error::InvalidProgram;
     }
@@ -82,7 +86,8 @@ Error MethodLoader::name_operators() {
   const auto* ops = plan_->operators();
   const size_t n = ops == nullptr ? 0 : ops->size();
   method_->s_.op_names = alloc_->allocate_array<const char*>(n);
-  if (n != 0 && method_->s_.op_names == nullptr) return method_allocation_failed(name(), "operator names", n * sizeof(char*));
+  if (n != 0 && method_->s_.op_names == nullptr)
+    return method_allocation_failed(name(), "operator names", n * sizeof(char*));
   for (size_t i = 0; i < n; ++i) {
     const etr_fb::Operator* op = ops->Get(static_cast<flatbuffers::uoffset_t>(i));
     if (op == nullptr || op->name() == nullptr) {
@@ -110,11 +115,13 @@ Error MethodLoader::resolve_kernel(size_t c, size_t pc, const etr_fb::KernelCall
   const auto* ops = plan_->operators();
   const int32_t op_index = call->op_index();
   if (ops == nullptr || op_index < 0 || static_cast<size_t>(op_index) >= ops->size()) {
-    ETR_FAIL(Error::InvalidProgram, "method '%s': instruction %zu calls operator %d, which does not exist",
-             name(), pc, op_index);
+    ETR_FAIL(Error::InvalidProgram,
+             "method '%s': instruction %zu calls operator %d, which does not exist", name(), pc,
+             op_index);
   }
   out->kind = internal::InstrKind::Kernel;
-  out->kernel = internal::KernelInstr{nullptr, nullptr, nullptr, 0, static_cast<uint32_t>(op_index), false};
+  out->kernel =
+      internal::KernelInstr{nullptr, nullptr, nullptr, 0, static_cast<uint32_t>(op_index), false};
   internal::KernelInstr* k = &out->kernel;
   ETR_RETURN_IF_ERROR(resolve_args(c, pc, call->args(), &k->args, &k->num_args));
   const KernelEntry* entry = nullptr;
@@ -133,11 +140,12 @@ Error MethodLoader::select_kernel(size_t pc, uint32_t op_index, internal::Kernel
   const KernelEntry* entries[KernelRegistry::kMaxLibraries];
   const KernelLibrary* libs[KernelRegistry::kMaxLibraries];
   size_t n = 0;
-  registry_.for_each_candidate(StringView(op), op_name_hash(op), [&](const KernelEntry& e, const KernelLibrary& l) {
-    entries[n] = &e;
-    libs[n++] = &l;
-    return n == KernelRegistry::kMaxLibraries;
-  });
+  registry_.for_each_candidate(StringView(op), op_name_hash(op),
+                               [&](const KernelEntry& e, const KernelLibrary& l) {
+                                 entries[n] = &e;
+                                 libs[n++] = &l;
+                                 return n == KernelRegistry::kMaxLibraries;
+                               });
   *found = n != 0;
   Error last = Error::Ok;
   for (size_t i = 0; i < n; ++i) {
@@ -150,8 +158,10 @@ Error MethodLoader::select_kernel(size_t pc, uint32_t op_index, internal::Kernel
     if (find_refused_dtype(k->args, k->num_args, e.dtypes, &arg, &dtype)) {
       if (loud) {
         char list[160];
-        ETR_LOG(Error, "method '%s': instruction %zu (%s) argument %u has dtype %s; library '%s' "
-                "supports %s", name(), pc, op, arg, to_string(dtype), libs[i]->name,
+        ETR_LOG(Error,
+                "method '%s': instruction %zu (%s) argument %u has dtype %s; library '%s' "
+                "supports %s",
+                name(), pc, op, arg, to_string(dtype), libs[i]->name,
                 format_dtypes(e.dtypes, list, sizeof(list)));
       }
       last = Error::InvalidType;
@@ -182,9 +192,10 @@ Error MethodLoader::check_kernel_args(size_t pc, const char* op_name, const Kern
     const size_t vi = static_cast<size_t>(v - method_->s_.values);
     if (entry.arg_kinds[a] == ArgKind::MutableTensor &&
         is_constant_tensor(plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(vi)))) {
-      ETR_FAIL(Error::InvalidProgram,
-               "method '%s': instruction %zu (%s) writes argument %u (value %zu), a program constant",
-               name(), pc, op_name, a, vi);
+      ETR_FAIL(
+          Error::InvalidProgram,
+          "method '%s': instruction %zu (%s) writes argument %u (value %zu), a program constant",
+          name(), pc, op_name, a, vi);
     }
     if (v->is_tensor() && v->to_tensor().mutable_data() == nullptr && v->to_tensor().numel() != 0 &&
         (entry.flags & kKernelBindsOutputs) == 0) {

@@ -75,8 +75,8 @@ Error Method::set_input(const Tensor& src, size_t index) {
   }
   for (size_t d = 0; d < dst.dim(); ++d) {
     if (src.dim_order()[d] != dst.dim_order()[d]) {
-      ETR_FAIL(Error::InvalidArgument, "method '%s': input %zu has a different dim order than declared",
-               name(), index);
+      ETR_FAIL(Error::InvalidArgument,
+               "method '%s': input %zu has a different dim order than declared", name(), index);
     }
   }
   if (src.numel() != 0 && src.const_data() == nullptr) {
@@ -87,14 +87,17 @@ Error Method::set_input(const Tensor& src, size_t index) {
              index, to_string(src.dtype()));
   }
   const bool planned = s_.input_planned[index];
-  if (!planned) dst.set_capacity(src.nbytes() > dst.capacity_bytes() ? src.nbytes() : dst.capacity_bytes());
+  if (!planned)
+    dst.set_capacity(src.nbytes() > dst.capacity_bytes() ? src.nbytes() : dst.capacity_bytes());
   const Error resized = resize_tensor(dst, src.sizes());
   if (resized != Error::Ok) {
     char got[96];
     char want[96];
     ETR_FAIL(resized, "method '%s': input %zu has shape %s; the method takes %s%s", name(), index,
-             format_sizes(src.sizes(), got, sizeof(got)), format_sizes(dst.sizes(), want, sizeof(want)),
-             dst.shape_dynamism() == ShapeDynamism::Static ? " (static shape)" : " at most (dynamic bound)");
+             format_sizes(src.sizes(), got, sizeof(got)),
+             format_sizes(dst.sizes(), want, sizeof(want)),
+             dst.shape_dynamism() == ShapeDynamism::Static ? " (static shape)"
+                                                           : " at most (dynamic bound)");
   }
   if (planned) {
     if (src.nbytes() != 0 && src.const_data() != dst.const_data()) {
@@ -132,13 +135,14 @@ Error Method::set_output_data_ptr(void* data, size_t size, size_t index) {
   }
   EValue& slot = s_.values[s_.output_indices[index]];
   if (!slot.is_tensor() || s_.output_planned[index]) {
-    ETR_FAIL(Error::InvalidState, "method '%s': output %zu is planned or not a tensor; it cannot be rebound",
-             name(), index);
+    ETR_FAIL(Error::InvalidState,
+             "method '%s': output %zu is planned or not a tensor; it cannot be rebound", name(),
+             index);
   }
   if (data == nullptr || size < slot.to_tensor().nbytes() ||
       reinterpret_cast<uintptr_t>(data) % tensor_data_alignment(slot.to_tensor().dtype()) != 0) {
-    ETR_FAIL(Error::InvalidArgument, "method '%s': output %zu needs %zu aligned bytes, got %zu", name(),
-             index, slot.to_tensor().nbytes(), data == nullptr ? size_t{0} : size);
+    ETR_FAIL(Error::InvalidArgument, "method '%s': output %zu needs %zu aligned bytes, got %zu",
+             name(), index, slot.to_tensor().nbytes(), data == nullptr ? size_t{0} : size);
   }
   slot.to_tensor().set_data(data, size);
   return Error::Ok;
@@ -158,8 +162,8 @@ Error Method::report_failure(size_t chain, size_t pc, Error err) const {
     what = "delegate ";
     op = s_.plan->delegates()->Get(in.delegate.delegate_index)->id()->c_str();
   }
-  ETR_FAIL(err, "method '%s': chain %zu instruction %zu (%s%s) failed: %s", name(), chain, pc,
-           what, op, to_string(err));
+  ETR_FAIL(err, "method '%s': chain %zu instruction %zu (%s%s) failed: %s", name(), chain, pc, what,
+           op, to_string(err));
 }
 
 Error Method::check_ready() {
@@ -174,8 +178,9 @@ Error Method::check_ready() {
   }
   for (size_t i = 0; i < s_.num_outputs; ++i) {
     if (!s_.output_planned[i] && get_output(i).to_tensor().mutable_data() == nullptr) {
-      ETR_FAIL(Error::InvalidState, "method '%s': output %zu has no memory; bind it with set_output_data_ptr",
-               name(), i);
+      ETR_FAIL(Error::InvalidState,
+               "method '%s': output %zu has no memory; bind it with set_output_data_ptr", name(),
+               i);
     }
   }
   for (size_t i = 0; i < s_.num_inputs; ++i) {
@@ -212,8 +217,9 @@ Error Method::execute() {
     size_t pc = 0;
     while (pc < chain.num_instructions) {
       if (budget-- == 0) {
-        ETR_FAIL(Error::OutOfResources, "method '%s': more than %zu instructions executed (jump loop?)",
-                 name(), s_.max_instructions);
+        ETR_FAIL(Error::OutOfResources,
+                 "method '%s': more than %zu instructions executed (jump loop?)", name(),
+                 s_.max_instructions);
       }
       const internal::Instruction& in = chain.instructions[pc];
       switch (in.kind) {
@@ -239,8 +245,8 @@ Error Method::execute() {
         case internal::InstrKind::Delegate: {
           const internal::Delegate& d = s_.delegates[in.delegate.delegate_index];
           BackendExecutionContext bctx{temp, name(), s_.thread_pool};
-          const Error err =
-              d.backend->execute(bctx, d.handle, Span<EValue*>(in.delegate.args, in.delegate.num_args));
+          const Error err = d.backend->execute(
+              bctx, d.handle, Span<EValue*>(in.delegate.args, in.delegate.num_args));
           if (temp != nullptr) temp->reset();
           if (err != Error::Ok) return report_failure(c, pc, err);
           ++pc;
@@ -257,7 +263,8 @@ Error Method::execute() {
             cond = v.to_bool();
           } else {
             const Tensor& t = v.to_tensor();
-            if (t.numel() != 0 && t.const_data() == nullptr) return report_failure(c, pc, Error::InvalidState);
+            if (t.numel() != 0 && t.const_data() == nullptr)
+              return report_failure(c, pc, Error::InvalidState);
             cond = all_true(t);
           }
           pc = cond ? pc + 1 : in.jump.destination;

@@ -13,8 +13,8 @@
 #include "runtime/core/freeable_buffer.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/result.h"
-#include "runtime/executor/method_meta.h"
 #include "runtime/core/thread_pool.h"
+#include "runtime/executor/method_meta.h"
 #include "runtime/kernel/kernel.h"
 
 namespace etr_fb {

@@ -9,13 +9,16 @@ namespace etr {
 Result<Method> Program::load_method(const char* method_name, MemoryManager* memory,
                                     const MethodLoadOptions& options) const {
   if (method_name == nullptr || memory == nullptr || memory->method_allocator() == nullptr) {
-    ETR_FAIL(Error::InvalidArgument, "load_method: method name, memory manager and method allocator are required");
+    ETR_FAIL(Error::InvalidArgument,
+             "load_method: method name, memory manager and method allocator are required");
   }
   ETR_ASSIGN_OR_RETURN(MethodMeta meta, method_meta(method_name));
   // The method's own tables come from one block of exactly the size MethodMeta reports.
   const size_t table_bytes = meta.method_allocator_bytes();
-  void* block = memory->method_allocator()->allocate(table_bytes, MemoryAllocator::kDefaultAlignment);
-  if (block == nullptr) return method_allocation_failed(method_name, "the method's tables", table_bytes);
+  void* block =
+      memory->method_allocator()->allocate(table_bytes, MemoryAllocator::kDefaultAlignment);
+  if (block == nullptr)
+    return method_allocation_failed(method_name, "the method's tables", table_bytes);
   TableAllocator tables(block, table_bytes);
   Method method;
   method.s_.program = this;
@@ -35,10 +38,11 @@ Result<Method> Program::load_method(const char* method_name, MemoryManager* memo
 
 Error MethodLoader::merge_named_data() {
   bool ok = named_data_.add(&program_.named_data());
-  for (size_t i = 0; i < options_.external_data.size(); ++i) ok = ok && named_data_.add(options_.external_data[i]);
+  for (size_t i = 0; i < options_.external_data.size(); ++i)
+    ok = ok && named_data_.add(options_.external_data[i]);
   if (!ok) {
-    ETR_FAIL(Error::InvalidArgument, "method '%s': at most %zu external data maps may be given", name(),
-             internal::MergedNamedData::kMaxMaps - 1);
+    ETR_FAIL(Error::InvalidArgument, "method '%s': at most %zu external data maps may be given",
+             name(), internal::MergedNamedData::kMaxMaps - 1);
   }
   return Error::Ok;
 }
@@ -47,8 +51,10 @@ Error MethodLoader::load() {
   ETR_RETURN_IF_ERROR(merge_named_data());
   ETR_RETURN_IF_ERROR(check_planned_memory());
   ETR_RETURN_IF_ERROR(parse_values());
-  ETR_RETURN_IF_ERROR(parse_io(plan_->inputs(), "input", &method_->s_.input_indices, &method_->s_.num_inputs));
-  ETR_RETURN_IF_ERROR(parse_io(plan_->outputs(), "output", &method_->s_.output_indices, &method_->s_.num_outputs));
+  ETR_RETURN_IF_ERROR(
+      parse_io(plan_->inputs(), "input", &method_->s_.input_indices, &method_->s_.num_inputs));
+  ETR_RETURN_IF_ERROR(
+      parse_io(plan_->outputs(), "output", &method_->s_.output_indices, &method_->s_.num_outputs));
   ETR_RETURN_IF_ERROR(init_io_state());
   ETR_RETURN_IF_ERROR(resolve_chains());
   return init_delegates();
@@ -62,7 +68,8 @@ Error MethodLoader::init_io_state() {
   s.input_planned = alloc_->allocate_array<bool>(ni);
   s.input_consumed = alloc_->allocate_array<bool>(ni);
   s.output_planned = alloc_->allocate_array<bool>(no);
-  if ((ni != 0 && (s.input_set == nullptr || s.input_planned == nullptr || s.input_consumed == nullptr)) ||
+  if ((ni != 0 &&
+       (s.input_set == nullptr || s.input_planned == nullptr || s.input_consumed == nullptr)) ||
       (no != 0 && s.output_planned == nullptr)) {
     return method_allocation_failed(name(), "input/output state", 3 * ni + no);
   }
@@ -75,8 +82,8 @@ Error MethodLoader::init_io_state() {
   }
   for (size_t i = 0; i < no; ++i) {
     const EValue& v = s.values[s.output_indices[i]];
-    s.output_planned[i] = !v.is_tensor() || v.to_tensor().mutable_data() != nullptr ||
-                          v.to_tensor().numel() == 0;
+    s.output_planned[i] =
+        !v.is_tensor() || v.to_tensor().mutable_data() != nullptr || v.to_tensor().numel() == 0;
   }
   return Error::Ok;
 }
@@ -117,9 +124,10 @@ Error MethodLoader::check_planned_memory() {
     const int64_t want = sizes->Get(static_cast<flatbuffers::uoffset_t>(i + 1));
     if (want <= 0) continue;
     if (i >= have || static_cast<uint64_t>(want) > pm->buffer(i).size()) {
-      ETR_FAIL(Error::InvalidArgument,
-               "method '%s': planned buffer %zu needs %lld bytes but the memory manager provides %zu",
-               name(), i, static_cast<long long>(want), i < have ? pm->buffer(i).size() : size_t{0});
+      ETR_FAIL(
+          Error::InvalidArgument,
+          "method '%s': planned buffer %zu needs %lld bytes but the memory manager provides %zu",
+          name(), i, static_cast<long long>(want), i < have ? pm->buffer(i).size() : size_t{0});
     }
   }
   return Error::Ok;
@@ -130,24 +138,27 @@ Error MethodLoader::init_delegates() {
   const size_t n = delegates == nullptr ? 0 : delegates->size();
   if (n == 0) return Error::Ok;
   method_->s_.delegates = alloc_->allocate_array<internal::Delegate>(n);
-  if (method_->s_.delegates == nullptr) return method_allocation_failed(name(), "delegates", n * sizeof(internal::Delegate));
+  if (method_->s_.delegates == nullptr)
+    return method_allocation_failed(name(), "delegates", n * sizeof(internal::Delegate));
   // Report every missing backend before initialising any.
   size_t missing = 0;
   for (flatbuffers::uoffset_t i = 0; i < n; ++i) {
     const etr_fb::BackendDelegate* d = delegates->Get(i);
     if (d == nullptr || d->id() == nullptr || d->processed() == nullptr) {
-      ETR_FAIL(Error::InvalidProgram, "method '%s': delegate %u has no id or no processed data", name(), i);
+      ETR_FAIL(Error::InvalidProgram, "method '%s': delegate %u has no id or no processed data",
+               name(), i);
     }
     const BackendInterface* backend = backends_.find(StringView(d->id()->c_str(), d->id()->size()));
     if (backend == nullptr || !backend->is_available()) {
       ETR_LOG(Error, "method '%s': delegate %u needs backend '%s', which is %s", name(), i,
-              d->id()->c_str(), backend == nullptr ? "not registered" : "not available on this machine");
+              d->id()->c_str(),
+              backend == nullptr ? "not registered" : "not available on this machine");
       ++missing;
     }
   }
   if (missing != 0) {
-    ETR_FAIL(Error::BackendMissing, "method '%s': %zu delegate(s) need a backend that is not available",
-             name(), missing);
+    ETR_FAIL(Error::BackendMissing,
+             "method '%s': %zu delegate(s) need a backend that is not available", name(), missing);
   }
   for (flatbuffers::uoffset_t i = 0; i < n; ++i) {
     ETR_RETURN_IF_ERROR(init_delegate(i, delegates->Get(i)));
@@ -161,42 +172,53 @@ Error MethodLoader::init_delegate(size_t index, const etr_fb::BackendDelegate* d
   FreeableBuffer processed;
   if (ref->location() == etr_fb::DataLocation::INLINE) {
     const auto* inl = program_.flatbuffer()->backend_delegate_data();
-    if (inl == nullptr || ref->index() >= inl->size() || inl->Get(ref->index())->data() == nullptr) {
-      ETR_FAIL(Error::InvalidProgram, "method '%s': delegate %zu inline data index %u is out of range",
-               name(), index, ref->index());
+    if (inl == nullptr || ref->index() >= inl->size() ||
+        inl->Get(ref->index())->data() == nullptr) {
+      ETR_FAIL(Error::InvalidProgram,
+               "method '%s': delegate %zu inline data index %u is out of range", name(), index,
+               ref->index());
     }
     const auto* bytes = inl->Get(ref->index())->data();
     processed = FreeableBuffer(bytes->data(), bytes->size());
   } else if (ref->location() == etr_fb::DataLocation::SEGMENT) {
     Result<FreeableBuffer> seg = program_.load_segment(ref->index(), SegmentKind::Backend);
-    if (!seg.ok()) ETR_FAIL(seg.error(), "method '%s': delegate %zu data segment %u cannot be loaded", name(), index, ref->index());
+    if (!seg.ok())
+      ETR_FAIL(seg.error(), "method '%s': delegate %zu data segment %u cannot be loaded", name(),
+               index, ref->index());
     processed = std::move(*seg);
   } else {
-    ETR_FAIL(Error::InvalidProgram, "method '%s': delegate %zu has unknown data location %d", name(),
-             index, static_cast<int>(ref->location()));
+    ETR_FAIL(Error::InvalidProgram, "method '%s': delegate %zu has unknown data location %d",
+             name(), index, static_cast<int>(ref->location()));
   }
   const auto* specs = d->compile_specs();
   const size_t ns = specs == nullptr ? 0 : specs->size();
   CompileSpec* cs = alloc_->allocate_array<CompileSpec>(ns);
-  if (ns != 0 && cs == nullptr) return method_allocation_failed(name(), "compile specs", ns * sizeof(CompileSpec));
+  if (ns != 0 && cs == nullptr)
+    return method_allocation_failed(name(), "compile specs", ns * sizeof(CompileSpec));
   for (size_t k = 0; k < ns; ++k) {
     const etr_fb::CompileSpec* s = specs->Get(static_cast<flatbuffers::uoffset_t>(k));
     if (s == nullptr || s->key() == nullptr) {
-      ETR_FAIL(Error::InvalidProgram, "method '%s': delegate %zu compile spec %zu has no key", name(), index, k);
+      ETR_FAIL(Error::InvalidProgram, "method '%s': delegate %zu compile spec %zu has no key",
+               name(), index, k);
     }
     cs[k].key = s->key()->c_str();
-    cs[k].value = s->value() == nullptr ? Span<const uint8_t>()
-                                        : Span<const uint8_t>(s->value()->data(), s->value()->size());
+    cs[k].value = s->value() == nullptr
+                      ? Span<const uint8_t>()
+                      : Span<const uint8_t>(s->value()->data(), s->value()->size());
   }
   Span<const BackendOption> opts;
   for (const DelegateOptions& o : options_.delegate_options) {
-    if (o.backend != nullptr && StringView(o.backend) == StringView(d->id()->c_str(), d->id()->size())) opts = o.options;
+    if (o.backend != nullptr &&
+        StringView(o.backend) == StringView(d->id()->c_str(), d->id()->size()))
+      opts = o.options;
   }
   // Delegates keep a pointer to the merged map, so it lives in the method's tables.
   internal::MergedNamedData* named = alloc_->allocate_array<internal::MergedNamedData>(1);
-  if (named == nullptr) return method_allocation_failed(name(), "delegate named data", sizeof(*named));
+  if (named == nullptr)
+    return method_allocation_failed(name(), "delegate named data", sizeof(*named));
   new (named) internal::MergedNamedData(named_data_);
-  BackendInitContext ctx{memory_->method_allocator(), named, name(), index, options_.thread_pool, opts};
+  BackendInitContext ctx{memory_->method_allocator(), named, name(), index,
+                         options_.thread_pool,        opts};
   Result<DelegateHandle*> handle = backend->init(ctx, &processed, Span<const CompileSpec>(cs, ns));
   if (!handle.ok()) {
     ETR_FAIL(handle.error(), "method '%s': delegate %zu (%s) failed to initialise", name(), index,

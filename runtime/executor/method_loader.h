@@ -40,7 +40,8 @@ class MethodLoader final {
                                       bool optional, EValue* out);
   [[nodiscard]] Error parse_int_list(size_t index, const etr_fb::IntList* list, EValue* out);
   [[nodiscard]] Error check_data_alignment(size_t index, const Tensor* tensor);
-  [[nodiscard]] Error copy_mutable_data(size_t index, uint32_t buffer_idx, void* dst, size_t nbytes);
+  [[nodiscard]] Error copy_mutable_data(size_t index, uint32_t buffer_idx, void* dst,
+                                        size_t nbytes);
   [[nodiscard]] Error bind_external(size_t index, const etr_fb::Tensor* t, Tensor* tensor,
                                     bool planned);
   [[nodiscard]] Error parse_io(const flatbuffers::Vector<int32_t>* ids, const char* what,
@@ -49,8 +50,8 @@ class MethodLoader final {
   // instruction_resolver.cpp
   [[nodiscard]] Error resolve_chains();
   [[nodiscard]] Error resolve_instruction(size_t chain, size_t pc, size_t chain_len,
-                                          const etr_fb::Instruction* in,
-                                          internal::Instruction* out, size_t* missing);
+                                          const etr_fb::Instruction* in, internal::Instruction* out,
+                                          size_t* missing);
   [[nodiscard]] Error resolve_kernel(size_t chain, size_t pc, const etr_fb::KernelCall* call,
                                      internal::Instruction* out, size_t* missing);
   [[nodiscard]] Error select_kernel(size_t pc, uint32_t op_index, internal::KernelInstr* k,
@@ -60,8 +61,9 @@ class MethodLoader final {
   [[nodiscard]] Error name_operators();
   [[nodiscard]] Error resolve_jump(size_t pc, size_t chain_len, const etr_fb::JumpFalseCall* j,
                                    internal::Instruction* out);
-  [[nodiscard]] Error resolve_args(size_t chain, size_t pc, const flatbuffers::Vector<int32_t>* args,
-                                   EValue*** out_args, uint32_t* out_count);
+  [[nodiscard]] Error resolve_args(size_t chain, size_t pc,
+                                   const flatbuffers::Vector<int32_t>* args, EValue*** out_args,
+                                   uint32_t* out_count);
   [[nodiscard]] Error report_missing_operators(size_t missing);
   [[nodiscard]] Error check_output_overlap(size_t pc, const char* op_name, const KernelEntry& entry,
                                            const internal::KernelInstr* in);

@@ -3,8 +3,8 @@
 #include <cstring>
 
 #include "runtime/core/checked_math.h"
-#include "runtime/executor/program.h"
 #include "runtime/executor/flatbuffer_util.h"
+#include "runtime/executor/program.h"
 #include "schema/program_generated.h"
 
 namespace etr {
@@ -46,7 +46,8 @@ Result<MethodMeta> Program::method_meta(const char* method_name) const {
           plan->non_const_buffer_sizes() == nullptr ||
           !internal::vector_aligned(plan->non_const_buffer_sizes())) {
         ETR_FAIL(Error::InvalidProgram,
-                 "method '%s': values, inputs, outputs or non_const_buffer_sizes is missing or misaligned",
+                 "method '%s': values, inputs, outputs or non_const_buffer_sizes is missing or "
+                 "misaligned",
                  method_name);
       }
       return MethodMeta(plan);
@@ -66,7 +67,8 @@ Result<Tag> MethodMeta::value_tag(int32_t value_index) const {
              name(), value_index, vec_size(values));
   }
   const etr_fb::EValue* v = values->Get(static_cast<flatbuffers::uoffset_t>(value_index));
-  if (v == nullptr) ETR_FAIL(Error::InvalidProgram, "method '%s': values[%d] is null", name(), value_index);
+  if (v == nullptr)
+    ETR_FAIL(Error::InvalidProgram, "method '%s': values[%d] is null", name(), value_index);
   return tag_of(v->val_type());
 }
 
@@ -95,7 +97,8 @@ Result<TensorInfo> MethodMeta::tensor_info(int32_t value_index) const {
   const etr_fb::Tensor* t =
       plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(value_index))->val_as_Tensor();
   if (t == nullptr || t->sizes() == nullptr) {
-    ETR_FAIL(Error::InvalidProgram, "method '%s': tensor value %d has no sizes", name(), value_index);
+    ETR_FAIL(Error::InvalidProgram, "method '%s': tensor value %d has no sizes", name(),
+             value_index);
   }
   TensorInfo info;
   info.dtype = static_cast<ScalarType>(t->scalar_type());
@@ -146,9 +149,11 @@ Result<int64_t> MethodMeta::memory_planned_buffer_size(size_t index) const {
     ETR_FAIL(Error::InvalidArgument, "planned buffer index %zu is out of range (%zu buffers)",
              index, num_memory_planned_buffers());
   }
-  const int64_t size = plan_->non_const_buffer_sizes()->Get(static_cast<flatbuffers::uoffset_t>(index + 1));
+  const int64_t size =
+      plan_->non_const_buffer_sizes()->Get(static_cast<flatbuffers::uoffset_t>(index + 1));
   if (size < 0) {
-    ETR_FAIL(Error::InvalidProgram, "method '%s': planned buffer %zu has negative size", name(), index);
+    ETR_FAIL(Error::InvalidProgram, "method '%s': planned buffer %zu has negative size", name(),
+             index);
   }
   return size;
 }
@@ -170,7 +175,8 @@ Result<const char*> MethodMeta::get_backend_name(size_t index) const {
     ETR_FAIL(Error::InvalidArgument, "backend index %zu is out of range (%zu delegates)", index,
              num_backends());
   }
-  const etr_fb::BackendDelegate* d = plan_->delegates()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  const etr_fb::BackendDelegate* d =
+      plan_->delegates()->Get(static_cast<flatbuffers::uoffset_t>(index));
   if (d == nullptr || d->id() == nullptr) {
     ETR_FAIL(Error::InvalidProgram, "method '%s': delegate %zu has no id", name(), index);
   }

@@ -48,8 +48,7 @@ size_t value_bytes(const etr_fb::EValue* v) {
       const auto* items = v->val_as_OptionalTensorList()->items();
       return table(items == nullptr ? 0 : items->size(), sizeof(EValue*));
     }
-    default:
-      return 0;
+    default: return 0;
   }
 }
 
@@ -111,7 +110,8 @@ size_t delegate_bytes(const etr_fb::ExecutionPlan* plan) {
   size_t total = table(n, sizeof(internal::Delegate));
   for (flatbuffers::uoffset_t i = 0; i < n; ++i) {
     const etr_fb::BackendDelegate* d = delegates->Get(i);
-    const size_t ns = d == nullptr || d->compile_specs() == nullptr ? 0 : d->compile_specs()->size();
+    const size_t ns =
+        d == nullptr || d->compile_specs() == nullptr ? 0 : d->compile_specs()->size();
     add(&total, table(ns, sizeof(CompileSpec)) + table(1, sizeof(internal::MergedNamedData)));
   }
   return total;

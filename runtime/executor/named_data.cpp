@@ -27,9 +27,14 @@ size_t Program::PteNamedData::num_keys() const {
 
 Result<const char*> Program::PteNamedData::key_at(size_t index) const {
   if (index >= num_keys()) {
-    ETR_FAIL(Error::InvalidArgument, "named data index %zu is out of range (%zu keys)", index, num_keys());
+    ETR_FAIL(Error::InvalidArgument, "named data index %zu is out of range (%zu keys)", index,
+             num_keys());
   }
-  return program->flatbuffer()->named_data()->Get(static_cast<flatbuffers::uoffset_t>(index))->key()->c_str();
+  return program->flatbuffer()
+      ->named_data()
+      ->Get(static_cast<flatbuffers::uoffset_t>(index))
+      ->key()
+      ->c_str();
 }
 
 }  // namespace etr

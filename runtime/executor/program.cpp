@@ -18,7 +18,9 @@ constexpr flatbuffers::uoffset_t kMaxTables = 1u << 26;
 uint32_t read_u32(const uint8_t* p) {
   return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
 }
-uint64_t read_u64(const uint8_t* p) { return uint64_t{read_u32(p)} | (uint64_t{read_u32(p + 4)} << 32); }
+uint64_t read_u64(const uint8_t* p) {
+  return uint64_t{read_u32(p)} | (uint64_t{read_u32(p + 4)} << 32);
+}
 
 }  // namespace
 
@@ -28,8 +30,9 @@ Result<ExtendedHeader> ExtendedHeader::parse(const void* data, size_t size) {
   ExtendedHeader h;
   h.length = read_u32(p + 12);
   if (h.length < kMinHeaderLength) {
-    ETR_FAIL(Error::InvalidProgram, "extended header at offset 8: length %u is below the minimum %zu",
-             h.length, kMinHeaderLength);
+    ETR_FAIL(Error::InvalidProgram,
+             "extended header at offset 8: length %u is below the minimum %zu", h.length,
+             kMinHeaderLength);
   }
   if (size < 8 + kMinHeaderLength) {
     ETR_FAIL(Error::InvalidProgram, "extended header at offset 8: file ends after %zu bytes", size);
@@ -121,19 +124,21 @@ Error Program::check_segments(size_t file_size) {
   const auto* segments = program_->segments();
   if (segments == nullptr) return Error::Ok;
   const uint64_t base = header_.segment_base_offset;
-  const uint64_t limit = (header_.length >= 32 && base != 0) ? base + header_.segment_data_size
-                                                              : file_size;
+  const uint64_t limit =
+      (header_.length >= 32 && base != 0) ? base + header_.segment_data_size : file_size;
   for (flatbuffers::uoffset_t i = 0; i < segments->size(); ++i) {
     const etr_fb::DataSegment* s = segments->Get(i);
     if (s == nullptr) ETR_FAIL(Error::InvalidProgram, "segments[%u] is null", i);
     if (s->size() == 0) continue;
     if (base == 0) {
-      ETR_FAIL(Error::InvalidProgram,
-               "segments[%u] holds %llu bytes but the program has no segment base (no extended header)",
-               i, static_cast<unsigned long long>(s->size()));
+      ETR_FAIL(
+          Error::InvalidProgram,
+          "segments[%u] holds %llu bytes but the program has no segment base (no extended header)",
+          i, static_cast<unsigned long long>(s->size()));
     }
     uint64_t start = 0;
-    if (__builtin_add_overflow(base, s->offset(), &start) || !range_within(start, s->size(), limit)) {
+    if (__builtin_add_overflow(base, s->offset(), &start) ||
+        !range_within(start, s->size(), limit)) {
       ETR_FAIL(Error::InvalidProgram,
                "segments[%u] [offset %llu, +%llu) lies outside the segment data (ends at %llu)", i,
                static_cast<unsigned long long>(s->offset()),
@@ -167,10 +172,12 @@ Error Program::load_constants() {
     }
     const auto* segments = program_->segments();
     if (segments == nullptr || cs->segment_index() >= segments->size()) {
-      ETR_FAIL(Error::InvalidProgram, "constant_segment.segment_index %u is out of range (%u segments)",
+      ETR_FAIL(Error::InvalidProgram,
+               "constant_segment.segment_index %u is out of range (%u segments)",
                cs->segment_index(), segments == nullptr ? 0u : segments->size());
     }
-    ETR_ASSIGN_OR_RETURN(constant_segment_, load_segment(cs->segment_index(), SegmentKind::Constant));
+    ETR_ASSIGN_OR_RETURN(constant_segment_,
+                         load_segment(cs->segment_index(), SegmentKind::Constant));
     return Error::Ok;
   }
   legacy_constants_ = true;
@@ -197,8 +204,9 @@ Result<const void*> Program::constant_data(uint32_t index, size_t nbytes) const 
   if (legacy_constants_) {
     const auto* buffers = program_->constant_buffer();
     if (buffers == nullptr || index >= buffers->size()) {
-      ETR_FAIL(Error::InvalidProgram, "constant index %u is out of range (%u legacy constant buffers)",
-               index, buffers == nullptr ? 0u : buffers->size());
+      ETR_FAIL(Error::InvalidProgram,
+               "constant index %u is out of range (%u legacy constant buffers)", index,
+               buffers == nullptr ? 0u : buffers->size());
     }
     const etr_fb::Buffer* b = buffers->Get(index);
     if (b == nullptr || b->storage() == nullptr || b->storage()->size() < nbytes) {
@@ -210,8 +218,8 @@ Result<const void*> Program::constant_data(uint32_t index, size_t nbytes) const 
   const etr_fb::SubsegmentOffsets* cs = program_->constant_segment();
   const auto* offsets = cs == nullptr ? nullptr : cs->offsets();
   if (offsets == nullptr || index >= offsets->size()) {
-    ETR_FAIL(Error::InvalidProgram, "constant index %u is out of range (%u constant offsets)", index,
-             offsets == nullptr ? 0u : offsets->size());
+    ETR_FAIL(Error::InvalidProgram, "constant index %u is out of range (%u constant offsets)",
+             index, offsets == nullptr ? 0u : offsets->size());
   }
   const uint64_t off = offsets->Get(index);
   if (!range_within(off, nbytes, constant_segment_.size())) {

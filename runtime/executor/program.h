@@ -72,8 +72,9 @@ class Program final {
   // stateful kernels and delegates take); `options` names the kernel and
   // backend registries, external data, thread pool and limits (see
   // method_load_options.h). Does not take ownership; all must outlive the Method.
-  [[nodiscard]] Result<Method> load_method(const char* method_name, MemoryManager* memory,
-                                           const MethodLoadOptions& options = MethodLoadOptions()) const;
+  [[nodiscard]] Result<Method> load_method(
+      const char* method_name, MemoryManager* memory,
+      const MethodLoadOptions& options = MethodLoadOptions()) const;
 
   // Named data stored in the program itself (may be empty).
   const NamedDataMap& named_data() const {

@@ -58,41 +58,40 @@ Error MethodLoader::parse_value(size_t i, const etr_fb::EValue* v) {
              i, static_cast<int>(type));
   }
   switch (type) {
-    case etr_fb::KernelTypes::Null:
-      *out = EValue();
-      return Error::Ok;
+    case etr_fb::KernelTypes::Null: *out = EValue(); return Error::Ok;
     case etr_fb::KernelTypes::Int:
       *out = EValue(static_cast<int64_t>(v->val_as_Int()->int_val()));
       return Error::Ok;
-    case etr_fb::KernelTypes::Bool:
-      *out = EValue(v->val_as_Bool()->bool_val());
-      return Error::Ok;
+    case etr_fb::KernelTypes::Bool: *out = EValue(v->val_as_Bool()->bool_val()); return Error::Ok;
     case etr_fb::KernelTypes::Double:
       *out = EValue(v->val_as_Double()->double_val());
       return Error::Ok;
     case etr_fb::KernelTypes::String: {
       const flatbuffers::String* s = v->val_as_String()->string_val();
-      if (s == nullptr) ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] string is null", name(), i);
+      if (s == nullptr)
+        ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] string is null", name(), i);
       *out = EValue(StringView(s->c_str(), s->size()));
       return Error::Ok;
     }
-    case etr_fb::KernelTypes::Tensor:
-      return parse_tensor(i, v->val_as_Tensor(), out);
-    case etr_fb::KernelTypes::IntList:
-      return parse_int_list(i, v->val_as_IntList(), out);
+    case etr_fb::KernelTypes::Tensor: return parse_tensor(i, v->val_as_Tensor(), out);
+    case etr_fb::KernelTypes::IntList: return parse_int_list(i, v->val_as_IntList(), out);
     case etr_fb::KernelTypes::DoubleList: {
       const auto* items = v->val_as_DoubleList()->items();
       if (items == nullptr || !internal::vector_aligned(items)) {
-        ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] double list is missing or misaligned", name(), i);
+        ETR_FAIL(Error::InvalidProgram,
+                 "method '%s': values[%zu] double list is missing or misaligned", name(), i);
       }
       *out = EValue(Span<const double>(items->data(), items->size()));
       return Error::Ok;
     }
     case etr_fb::KernelTypes::BoolList: {
       const auto* items = v->val_as_BoolList()->items();
-      if (items == nullptr) ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] bool list has no items", name(), i);
+      if (items == nullptr)
+        ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] bool list has no items", name(),
+                 i);
       bool* copy = alloc_->allocate_array<bool>(items->size());
-      if (copy == nullptr && items->size() != 0) return method_allocation_failed(name(), "a bool list", items->size());
+      if (copy == nullptr && items->size() != 0)
+        return method_allocation_failed(name(), "a bool list", items->size());
       // Bytes other than 0/1 would be invalid bools; normalise while copying.
       for (flatbuffers::uoffset_t k = 0; k < items->size(); ++k) copy[k] = items->data()[k] != 0;
       *out = EValue(Span<const bool>(copy, items->size()));
@@ -111,7 +110,8 @@ Error MethodLoader::parse_value(size_t i, const etr_fb::EValue* v) {
 Error MethodLoader::parse_int_list(size_t i, const etr_fb::IntList* list, EValue* out) {
   const auto* items = list->items();
   if (items == nullptr || !internal::vector_aligned(items)) {
-    ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] int list is missing or misaligned", name(), i);
+    ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] int list is missing or misaligned",
+             name(), i);
   }
   const size_t n = items->size();
   EValue** refs = alloc_->allocate_array<EValue*>(n);
@@ -135,10 +135,12 @@ Error MethodLoader::parse_int_list(size_t i, const etr_fb::IntList* list, EValue
 
 Error MethodLoader::parse_list_refs(size_t i, const flatbuffers::Vector<int32_t>* items,
                                     bool optional, EValue* out) {
-  if (items == nullptr) ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] tensor list has no items", name(), i);
+  if (items == nullptr)
+    ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] tensor list has no items", name(), i);
   const size_t n = items->size();
   EValue** refs = alloc_->allocate_array<EValue*>(n);
-  if (n != 0 && refs == nullptr) return method_allocation_failed(name(), "a tensor list", n * sizeof(EValue*));
+  if (n != 0 && refs == nullptr)
+    return method_allocation_failed(name(), "a tensor list", n * sizeof(EValue*));
   for (size_t k = 0; k < n; ++k) {
     const int32_t ref = items->Get(static_cast<flatbuffers::uoffset_t>(k));
     if (optional && ref == -1) {
@@ -167,12 +169,14 @@ Error MethodLoader::parse_tensor(size_t i, const etr_fb::Tensor* t, EValue* out)
              i, static_cast<int>(t->scalar_type()));
   }
   if (t->storage_offset() != 0) {
-    ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] tensor has storage_offset %d (must be 0)",
-             name(), i, t->storage_offset());
+    ETR_FAIL(Error::InvalidProgram,
+             "method '%s': values[%zu] tensor has storage_offset %d (must be 0)", name(), i,
+             t->storage_offset());
   }
   const auto* sizes = t->sizes();
   const auto* order = t->dim_order();
-  if (sizes == nullptr) ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] tensor has no sizes", name(), i);
+  if (sizes == nullptr)
+    ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] tensor has no sizes", name(), i);
   const size_t dim = sizes->size();
   if (dim > kTensorMaxDim || (order != nullptr && order->size() != dim)) {
     ETR_FAIL(Error::InvalidProgram,
@@ -196,11 +200,13 @@ Error MethodLoader::parse_tensor(size_t i, const etr_fb::Tensor* t, EValue* out)
   }
   for (size_t d = 0; d < dim; ++d) {
     sz[d] = sizes->Get(static_cast<flatbuffers::uoffset_t>(d));
-    dord[d] = order == nullptr ? static_cast<uint8_t>(d) : order->Get(static_cast<flatbuffers::uoffset_t>(d));
+    dord[d] = order == nullptr ? static_cast<uint8_t>(d)
+                               : order->Get(static_cast<flatbuffers::uoffset_t>(d));
   }
   int64_t numel = 0;
   size_t nbytes = 0;
-  if (!compute_strides(Span<const int32_t>(sz, dim), Span<const uint8_t>(dord, dim), strides, &numel) ||
+  if (!compute_strides(Span<const int32_t>(sz, dim), Span<const uint8_t>(dord, dim), strides,
+                       &numel) ||
       !checked_mul(static_cast<size_t>(numel), element_size(dtype), &nbytes)) {
     ETR_FAIL(Error::InvalidProgram,
              "method '%s': values[%zu] tensor has a negative size, a dim order that is not a "
@@ -222,7 +228,8 @@ Error MethodLoader::bind_tensor_data(size_t i, const etr_fb::Tensor* t, Tensor* 
   void* planned = nullptr;
   if (alloc != nullptr) {
     const uint32_t id = alloc->memory_id();
-    const uint64_t offset = uint64_t{alloc->memory_offset_low()} | (uint64_t{alloc->memory_offset_high()} << 32);
+    const uint64_t offset =
+        uint64_t{alloc->memory_offset_low()} | (uint64_t{alloc->memory_offset_high()} << 32);
     HierarchicalAllocator* pm = memory_->planned_memory();
     const size_t have = pm == nullptr ? 0 : pm->num_buffers();
     if (id == 0 || id > have) {
@@ -244,14 +251,16 @@ Error MethodLoader::bind_tensor_data(size_t i, const etr_fb::Tensor* t, Tensor* 
     ETR_RETURN_IF_ERROR(bind_external(i, t, tensor, planned != nullptr));
     return check_data_alignment(i, tensor);
   }
-  if (k == 0) return check_data_alignment(i, tensor);  // planned without initial data, or bound at run time
+  if (k == 0)
+    return check_data_alignment(i, tensor);  // planned without initial data, or bound at run time
   if (planned != nullptr) {
     ETR_RETURN_IF_ERROR(copy_mutable_data(i, k, planned, nbytes));
     return check_data_alignment(i, tensor);
   }
   Result<const void*> data = program_.constant_data(k, nbytes);
   if (!data.ok()) {
-    ETR_FAIL(data.error(), "method '%s': values[%zu] constant tensor data is unavailable", name(), i);
+    ETR_FAIL(data.error(), "method '%s': values[%zu] constant tensor data is unavailable", name(),
+             i);
   }
   tensor->set_data(const_cast<void*>(*data), nbytes);
   return check_data_alignment(i, tensor);
@@ -260,20 +269,23 @@ Error MethodLoader::bind_tensor_data(size_t i, const etr_fb::Tensor* t, Tensor* 
 Error MethodLoader::check_data_alignment(size_t i, const Tensor* tensor) {
   const size_t align = tensor_data_alignment(tensor->dtype());
   if (reinterpret_cast<uintptr_t>(tensor->const_data()) % align != 0) {
-    ETR_FAIL(Error::InvalidProgram,
-             "method '%s': values[%zu] tensor data is not %zu-byte aligned as its dtype %s requires",
-             name(), i, align, to_string(tensor->dtype()));
+    ETR_FAIL(
+        Error::InvalidProgram,
+        "method '%s': values[%zu] tensor data is not %zu-byte aligned as its dtype %s requires",
+        name(), i, align, to_string(tensor->dtype()));
   }
   return Error::Ok;
 }
 
 Error MethodLoader::copy_mutable_data(size_t i, uint32_t k, void* dst, size_t nbytes) {
   const auto* segs = program_.flatbuffer()->mutable_data_segments();
-  const etr_fb::SubsegmentOffsets* ms = (segs == nullptr || segs->size() == 0) ? nullptr : segs->Get(0);
+  const etr_fb::SubsegmentOffsets* ms =
+      (segs == nullptr || segs->size() == 0) ? nullptr : segs->Get(0);
   const auto* offsets = ms == nullptr ? nullptr : ms->offsets();
   if (offsets == nullptr || k >= offsets->size() || !internal::vector_aligned(offsets)) {
     ETR_FAIL(Error::InvalidProgram,
-             "method '%s': values[%zu] initial-state index %u has no mutable data offset", name(), i, k);
+             "method '%s': values[%zu] initial-state index %u has no mutable data offset", name(),
+             i, k);
   }
   if (!mutable_segment_loaded_) {
     Result<FreeableBuffer> seg = program_.load_segment(ms->segment_index(), SegmentKind::Mutable);
@@ -291,24 +303,28 @@ Error MethodLoader::copy_mutable_data(size_t i, uint32_t k, void* dst, size_t nb
              "mutable segment",
              name(), i, static_cast<unsigned long long>(off), nbytes, mutable_segment_.size());
   }
-  if (nbytes != 0) std::memcpy(dst, static_cast<const uint8_t*>(mutable_segment_.data()) + off, nbytes);
+  if (nbytes != 0)
+    std::memcpy(dst, static_cast<const uint8_t*>(mutable_segment_.data()) + off, nbytes);
   return Error::Ok;
 }
 
 Error MethodLoader::bind_external(size_t i, const etr_fb::Tensor* t, Tensor* tensor, bool planned) {
   const flatbuffers::String* fqn = t->extra_tensor_info()->fully_qualified_name();
   if (fqn == nullptr) {
-    ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] external tensor has no name", name(), i);
+    ETR_FAIL(Error::InvalidProgram, "method '%s': values[%zu] external tensor has no name", name(),
+             i);
   }
   Result<FreeableBuffer> data = named_data_.get_data(StringView(fqn->c_str(), fqn->size()));
   if (!data.ok() && options_.external_data.size() == 0) {
     ETR_FAIL(Error::NotFound,
-             "method '%s': values[%zu] tensor '%s' is stored in external data (.ptd), but none was provided",
+             "method '%s': values[%zu] tensor '%s' is stored in external data (.ptd), but none was "
+             "provided",
              name(), i, fqn->c_str());
   }
   if (!data.ok()) {
-    ETR_FAIL(data.error(), "method '%s': values[%zu] external tensor '%s' is not in the external data",
-             name(), i, fqn->c_str());
+    ETR_FAIL(data.error(),
+             "method '%s': values[%zu] external tensor '%s' is not in the external data", name(), i,
+             fqn->c_str());
   }
   const size_t nbytes = tensor->nbytes();
   if (data->size() < nbytes) {
@@ -321,7 +337,8 @@ Error MethodLoader::bind_external(size_t i, const etr_fb::Tensor* t, Tensor* ten
     return Error::Ok;
   }
   tensor->set_data(const_cast<void*>(data->data()), nbytes);
-  new (&method_->s_.external_buffers[method_->s_.num_external_buffers.get()++]) FreeableBuffer(std::move(*data));
+  new (&method_->s_.external_buffers[method_->s_.num_external_buffers.get()++])
+      FreeableBuffer(std::move(*data));
   return Error::Ok;
 }
 

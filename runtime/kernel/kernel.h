@@ -156,9 +156,8 @@ class DtypeSet final {
 
 // The common sets. Every kernel names one of these (or its own) in its table line.
 constexpr DtypeSet kFloatingTypes = DtypeSet::of(ScalarType::Float, ScalarType::Double);
-constexpr DtypeSet kIntegralTypes = DtypeSet::of(ScalarType::Byte, ScalarType::Char,
-                                                 ScalarType::Short, ScalarType::Int,
-                                                 ScalarType::Long);
+constexpr DtypeSet kIntegralTypes = DtypeSet::of(
+    ScalarType::Byte, ScalarType::Char, ScalarType::Short, ScalarType::Int, ScalarType::Long);
 constexpr DtypeSet kBoolType = DtypeSet::of(ScalarType::Bool);
 constexpr DtypeSet kRealTypes = kIntegralTypes | kFloatingTypes;
 constexpr DtypeSet kRealAndBoolTypes = kRealTypes | kBoolType;

@@ -102,24 +102,24 @@ class KernelPrepareContext final {
 // Inside a kernel (a void function taking `KernelContext& ctx`): evaluate an
 // expression yielding Error; if it failed, record it in the context and
 // return. The expression logs its own message (ETR_FAIL / ETR_CHECK_OR_FAIL).
-#define ETR_KERNEL_TRY(ctx, expr)            \
-  do {                                       \
-    const ::etr::Error etr_kerr_ = (expr);   \
-    if (etr_kerr_ != ::etr::Error::Ok) {     \
-      (ctx).fail(etr_kerr_);                 \
-      return;                                \
-    }                                        \
+#define ETR_KERNEL_TRY(ctx, expr)          \
+  do {                                     \
+    const ::etr::Error etr_kerr_ = (expr); \
+    if (etr_kerr_ != ::etr::Error::Ok) {   \
+      (ctx).fail(etr_kerr_);               \
+      return;                              \
+    }                                      \
   } while (0)
 
 // Transitional spelling of ETR_KERNEL_TRY that also logs a message; to be removed.
-#define ETR_KERNEL_CHECK_OK(ctx, expr, ...)   \
-  do {                                        \
-    const ::etr::Error etr_kerr_ = (expr);    \
-    if (etr_kerr_ != ::etr::Error::Ok) {      \
-      ETR_LOG(Error, __VA_ARGS__);            \
-      (ctx).fail(etr_kerr_);                  \
-      return;                                 \
-    }                                         \
+#define ETR_KERNEL_CHECK_OK(ctx, expr, ...) \
+  do {                                      \
+    const ::etr::Error etr_kerr_ = (expr);  \
+    if (etr_kerr_ != ::etr::Error::Ok) {    \
+      ETR_LOG(Error, __VA_ARGS__);          \
+      (ctx).fail(etr_kerr_);                \
+      return;                               \
+    }                                       \
   } while (0)
 
 // Inside a kernel: if `cond` is false, log the message, mark the context

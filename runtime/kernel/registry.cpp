@@ -65,7 +65,8 @@ const char* to_string(ArgKind kind) {
 }
 
 Error KernelRegistry::add(const KernelLibrary& lib) {
-  if (lib.name == nullptr) ETR_FAIL(Error::InvalidArgument, "kernel registry: a library needs a name");
+  if (lib.name == nullptr)
+    ETR_FAIL(Error::InvalidArgument, "kernel registry: a library needs a name");
   if (num_libs_ >= kMaxLibraries) {
     ETR_FAIL(Error::RegistrationExceedingMaxKernels,
              "kernel registry: all %zu library slots are used (raise ETR_MAX_KERNEL_TABLES)",

@@ -35,11 +35,11 @@ inline void discard_log(const Args&...) {}
 }  // namespace etr
 
 #if ETR_STRIP_LOGS
-#define ETR_LOG(level, ...)                       \
-  do {                                            \
-    if (false) {                                  \
-      ::etr::internal::discard_log(__VA_ARGS__);  \
-    }                                             \
+#define ETR_LOG(level, ...)                      \
+  do {                                           \
+    if (false) {                                 \
+      ::etr::internal::discard_log(__VA_ARGS__); \
+    }                                            \
   } while (0)
 #else
 #define ETR_LOG(level, ...) \

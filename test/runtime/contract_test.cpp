@@ -39,7 +39,8 @@ class CountingPool final : public ThreadPool {
 
 FixtureCase fixture_case(const std::string& pte) {
   for (const FixtureCase& c : testing::load_manifest()) {
-    const bool same = c.pte.size() >= pte.size() && c.pte.compare(c.pte.size() - pte.size(), pte.size(), pte) == 0;
+    const bool same = c.pte.size() >= pte.size() &&
+                      c.pte.compare(c.pte.size() - pte.size(), pte.size(), pte) == 0;
     if (same && c.expect_error.empty()) return c;
   }
   ADD_FAILURE() << "no manifest case for " << pte;
@@ -127,8 +128,9 @@ TEST(ContractTest, StackedLibrariesPreferHigherPriorityAndFallBack) {
   KernelRegistry registry;
   ASSERT_EQ(registry.add(portable_kernel_library()), Error::Ok);
   ASSERT_EQ(registry.add(prim_ops_library()), Error::Ok);
-  ASSERT_EQ(registry.add({"fast", kOptimizedPriority, Span<const KernelEntry>(fast.data(), fast.size())}),
-            Error::Ok);
+  ASSERT_EQ(
+      registry.add({"fast", kOptimizedPriority, Span<const KernelEntry>(fast.data(), fast.size())}),
+      Error::Ok);
   g_fast = FastLog{};
   CountingPool pool;
   MethodLoadOptions options;
@@ -184,9 +186,11 @@ void expect_refusal(const RefusalCase& rc) {
   strict[0] = make_raw_kernel("aten::add.out", add.fn, add.arg_kinds, add.num_args, rc.dtypes, 0,
                               rc.prepare);
   KernelRegistry registry;
-  ASSERT_EQ(registry.add({"rest", kPortablePriority, Span<const KernelEntry>(rest.data(), rest.size())}),
+  ASSERT_EQ(
+      registry.add({"rest", kPortablePriority, Span<const KernelEntry>(rest.data(), rest.size())}),
+      Error::Ok);
+  ASSERT_EQ(registry.add({"strict", kCustomPriority, Span<const KernelEntry>(strict, 1)}),
             Error::Ok);
-  ASSERT_EQ(registry.add({"strict", kCustomPriority, Span<const KernelEntry>(strict, 1)}), Error::Ok);
   MethodLoadOptions options;
   options.kernels = &registry;
   char message[1024];
@@ -222,10 +226,12 @@ TEST(ContractTest, MethodMetaTableBytesAreExact) {
       ASSERT_TRUE(meta.ok());
       const size_t need = meta->method_allocator_bytes();
       TestMemory exact(*meta, need);
-      EXPECT_EQ(program->load_method(name, exact.manager()).error(), Error::Ok) << file << ":" << name;
+      EXPECT_EQ(program->load_method(name, exact.manager()).error(), Error::Ok)
+          << file << ":" << name;
       EXPECT_EQ(exact.method_allocator()->used(), need) << file << ":" << name;
       TestMemory short_by_one(*meta, need - 1);
-      EXPECT_EQ(program->load_method(name, short_by_one.manager()).error(), Error::MemoryAllocationFailed)
+      EXPECT_EQ(program->load_method(name, short_by_one.manager()).error(),
+                Error::MemoryAllocationFailed)
           << file << ":" << name << " loads with " << need - 1 << " bytes";
     }
   }
@@ -265,13 +271,15 @@ class RecordingBackend final : public BackendInterface {
  public:
   mutable InitSeen seen;
   bool is_available() const override { return true; }
-  Result<DelegateHandle*> init(BackendInitContext& ctx, FreeableBuffer*, Span<const CompileSpec>) const override {
+  Result<DelegateHandle*> init(BackendInitContext& ctx, FreeableBuffer*,
+                               Span<const CompileSpec>) const override {
     seen.keys = ctx.named_data->num_keys();
     Result<const char*> first = ctx.named_data->key_at(0);
     seen.program_key = first.ok() && ctx.named_data->get_data(*first).ok();
     seen.extra_key = ctx.named_data->get_data("extra").ok();
     for (const BackendOption& o : ctx.options) {
-      if (std::strcmp(o.key, "threads") == 0 && o.kind == BackendOption::Kind::Int) seen.threads_option = o.int_value;
+      if (std::strcmp(o.key, "threads") == 0 && o.kind == BackendOption::Kind::Int)
+        seen.threads_option = o.int_value;
     }
     seen.pool = ctx.thread_pool;
     seen.delegate_index = ctx.delegate_index;

@@ -22,7 +22,8 @@ void expect_exact_cover(ThreadPool* pool, size_t n, size_t grain) {
     if (e - b < grain && e != n) ++short_chunks;  // only the last chunk may be short
     for (size_t i = b; i < e; ++i) hits[i].fetch_add(1);
   });
-  for (size_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "n=" << n << " grain=" << grain << " i=" << i;
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_EQ(hits[i].load(), 1) << "n=" << n << " grain=" << grain << " i=" << i;
   EXPECT_EQ(short_chunks.load(), 0u) << "n=" << n << " grain=" << grain;
 }
 
@@ -50,7 +51,8 @@ TEST(ThreadPoolTest, WorkRunsOnMoreThanOneThread) {
     // Wait (bounded) for the other chunk, so both run at once when two threads exist.
     ++arrived;
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    while (arrived.load() < 2 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    while (arrived.load() < 2 && std::chrono::steady_clock::now() < until)
+      std::this_thread::yield();
   });
   EXPECT_EQ(ids.size(), 2u);
 }
