@@ -3,5 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
-bash scripts/build.sh
-ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j"$(nproc)"
+# Turns tests back on whatever an earlier command configured (run_example.sh turns them
+# off), and fails when no test ran.
+bash scripts/build.sh -DETR_BUILD_TESTS=ON
+ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --no-tests=error -j"$(nproc)"
