@@ -83,6 +83,16 @@ class ProgramWriter {
   flatbuffers::FlatBufferBuilder b_;
 };
 
+// The one planned arena of 256 bytes the writer plans into, and a method pool.
+struct CraftedMemory {
+  std::vector<uint8_t> arena = std::vector<uint8_t>(256);
+  std::vector<uint8_t> pool = std::vector<uint8_t>(1 << 16);
+  Span<uint8_t> spans[1] = {{arena.data(), arena.size()}};
+  HierarchicalAllocator planned{Span<Span<uint8_t>>(spans, 1)};
+  MemoryAllocator method_alloc{pool.data(), pool.size()};
+  MemoryManager mm{&method_alloc, &planned};
+};
+
 struct Outcome {
   Error load = Error::Ok;
   Error execute = Error::Ok;
@@ -97,12 +107,8 @@ Outcome run(const testing::AlignedBytes& bytes, size_t max_instructions = 1000) 
     o.load = program.error();
     return o;
   }
-  std::vector<uint8_t> arena(256), pool(1 << 16);
-  Span<uint8_t> spans[] = {{arena.data(), arena.size()}};
-  HierarchicalAllocator planned(Span<Span<uint8_t>>(spans, 1));
-  MemoryAllocator method_alloc(pool.data(), pool.size());
-  MemoryManager mm(&method_alloc, &planned);
-  Result<Method> m = program->load_method("forward", &mm);
+  CraftedMemory mem;
+  Result<Method> m = program->load_method("forward", &mem.mm);
   if (!m.ok()) {
     o.load = m.error();
     return o;
@@ -142,12 +148,8 @@ TEST(CraftedProgramTest, NonTensorInputsKeepTheirExportedValueWithoutBeingSet) {
   BufferDataLoader loader(bytes.data(), bytes.size());
   Result<Program> program = Program::load(&loader);
   ASSERT_TRUE(program.ok());
-  std::vector<uint8_t> arena(256), pool(1 << 16);
-  Span<uint8_t> spans[] = {{arena.data(), arena.size()}};
-  HierarchicalAllocator planned(Span<Span<uint8_t>>(spans, 1));
-  MemoryAllocator method_alloc(pool.data(), pool.size());
-  MemoryManager mm(&method_alloc, &planned);
-  Result<Method> m = program->load_method("forward", &mm);
+  CraftedMemory mem;
+  Result<Method> m = program->load_method("forward", &mem.mm);
   ASSERT_TRUE(m.ok());
   float xs[4] = {1.f, -2.f, 0.5f, 10.f};
   int32_t sizes[] = {4};
