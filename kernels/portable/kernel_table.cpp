@@ -1,22 +1,48 @@
-// The portable kernel table. Each group of ops declares its kernel functions
-// in ops_<group>.h and lists its entries in table_<group>.inc.
-#include "kernels/portable/portable_kernels.h"
+// The portable kernel library: the concatenation of the family tables. Each
+// op family declares its kernels and its table in kernels/portable/<family>.h;
+// this file only joins them, at compile time (no static initializer runs).
+#include <array>
+#include <cstddef>
 
-#include "kernels/portable/ops_elementwise.h"
-#include "kernels/portable/ops_layout.h"
+#include "kernels/portable/activation.h"
+#include "kernels/portable/arithmetic.h"
+#include "kernels/portable/comparison.h"
+#include "kernels/portable/copy.h"
+#include "kernels/portable/creation.h"
+#include "kernels/portable/indexing.h"
+#include "kernels/portable/linear_algebra.h"
+#include "kernels/portable/logical.h"
+#include "kernels/portable/normalization.h"
+#include "kernels/portable/pooling.h"
+#include "kernels/portable/portable_kernels.h"
+#include "kernels/portable/reduction.h"
+#include "kernels/portable/shape.h"
+#include "kernels/portable/unary.h"
 
 namespace etr {
 namespace {
 
-constexpr KernelEntry kPortableKernels[] = {
-#include "kernels/portable/table_elementwise.inc"
-#include "kernels/portable/table_layout.inc"
-};
+// The entries of every table, in order, as one array.
+template <size_t... N>
+constexpr std::array<KernelEntry, (N + ...)> concat(const KernelEntry (&... tables)[N]) {
+  std::array<KernelEntry, (N + ...)> all{};
+  size_t at = 0;
+  auto append = [&](const KernelEntry* table, size_t n) {
+    for (size_t i = 0; i < n; ++i) all[at++] = table[i];
+  };
+  (append(tables, N), ...);
+  return all;
+}
+
+constexpr auto kPortableKernels =
+    concat(kArithmeticKernels, kUnaryKernels, kActivationKernels, kComparisonKernels,
+           kLogicalKernels, kReductionKernels, kNormalizationKernels, kLinearAlgebraKernels,
+           kPoolingKernels, kShapeKernels, kIndexingKernels, kCopyKernels, kCreationKernels);
 
 }  // namespace
 
 Span<const KernelEntry> portable_kernels() {
-  return {kPortableKernels, sizeof(kPortableKernels) / sizeof(kPortableKernels[0])};
+  return {kPortableKernels.data(), kPortableKernels.size()};
 }
 
 KernelLibrary portable_kernel_library() {

@@ -1,6 +1,6 @@
 // aten::add / sub / rsub: out = self (+|-) alpha * other, computed in the
 // promoted dtype of the inputs and cast to out.
-#include "kernels/portable/ops_elementwise.h"
+#include "kernels/portable/arithmetic.h"
 #include "kernels/portable/util/elementwise.h"
 
 namespace etr {
@@ -9,8 +9,12 @@ namespace {
 enum class AddKind { kAdd, kSub, kRsub };
 
 // PyTorch rejects a floating alpha for integral results and a bool alpha for
-// non-bool results.
-Error check_alpha(const char* op, ScalarType common, const Scalar& alpha) {
+// non-bool results; sub and rsub reject bool results.
+Error check_add(const char* op, AddKind kind, ScalarType common, const Scalar& alpha,
+                const Tensor& out) {
+  if (kind != AddKind::kAdd && common == ScalarType::Bool) {
+    ETR_FAIL(Error::InvalidType, "%s: subtraction with bool inputs is not supported", op);
+  }
   if (is_integral(common, /*include_bool=*/true) && alpha.is_floating()) {
     ETR_FAIL(Error::InvalidArgument,
              "%s: alpha must not be a floating point number for integral inputs", op);
@@ -18,7 +22,7 @@ Error check_alpha(const char* op, ScalarType common, const Scalar& alpha) {
   if (alpha.is_bool() && common != ScalarType::Bool) {
     ETR_FAIL(Error::InvalidArgument, "%s: a bool alpha is only supported for bool results", op);
   }
-  return Error::Ok;
+  return check_can_cast(op, common, out);
 }
 
 // x (+|-) alpha * y, or y - alpha * x for rsub.
@@ -36,69 +40,76 @@ struct AddFn {
   }
 };
 
-Error check_kind(const char* op, AddKind kind, ScalarType common) {
-  if (kind != AddKind::kAdd && common == ScalarType::Bool) {
-    ETR_FAIL(Error::InvalidType, "%s: subtraction with bool inputs is not supported", op);
-  }
-  return Error::Ok;
+template <AddKind K>
+void add_tensor(KernelContext& ctx, const Tensor& self, const Tensor& other, const Scalar& alpha,
+                Tensor& out) {
+  const Tensor* ins[] = {&self, &other};
+  ETR_KERNEL_TRY(ctx, resize_to_broadcast(ctx.op_name(), out, ins));
+  ETR_KERNEL_TRY(ctx, dispatch_elementwise(ctx.op_name(), result_type(self, other), [&](auto tag) {
+                   using CT = typename decltype(tag)::type;
+                   return apply_elementwise(out, AddFn<K, CT>{scalar_to<CT>(alpha)},
+                                            read_as<CT>(self), read_as<CT>(other));
+                 }));
 }
 
 template <AddKind K>
-void add_tensor(KernelContext& ctx, const char* op, const Tensor& self, const Tensor& other,
-                const Scalar& alpha, Tensor& out) {
-  ScalarType common;
-  if (!kernel_ok(ctx, prepare_binary(op, self, other, out, &common))) return;
-  if (!kernel_ok(ctx, check_kind(op, K, common))) return;
-  if (!kernel_ok(ctx, check_alpha(op, common, alpha))) return;
-  if (!kernel_ok(ctx, check_can_cast(op, common, out))) return;
-  dispatch_real_and_bool(common, [&](auto tag) {
-    using CT = typename decltype(tag)::type;
-    apply_elementwise(out, AddFn<K, CT>{scalar_to<CT>(alpha)}, read_as<CT>(self),
-                      read_as<CT>(other));
-  });
-}
-
-template <AddKind K>
-void add_scalar(KernelContext& ctx, const char* op, const Tensor& self, const Scalar& other,
-                const Scalar& alpha, Tensor& out) {
-  ScalarType common;
-  if (!kernel_ok(ctx, prepare_scalar(op, self, other, out, &common))) return;
-  if (!kernel_ok(ctx, check_kind(op, K, common))) return;
-  if (!kernel_ok(ctx, check_alpha(op, common, alpha))) return;
-  if (!kernel_ok(ctx, check_can_cast(op, common, out))) return;
-  dispatch_real_and_bool(common, [&](auto tag) {
-    using CT = typename decltype(tag)::type;
-    const AddFn<K, CT> fn{scalar_to<CT>(alpha)};
-    const CT y = scalar_to<CT>(other);
-    apply_elementwise(out, [fn, y](CT x) { return fn(x, y); }, read_as<CT>(self));
-  });
+void add_scalar(KernelContext& ctx, const Tensor& self, const Scalar& other, const Scalar& alpha,
+                Tensor& out) {
+  ETR_KERNEL_TRY(ctx, resize_output(ctx.op_name(), out, self.sizes()));
+  ETR_KERNEL_TRY(ctx, dispatch_elementwise(ctx.op_name(), result_type(self, other), [&](auto tag) {
+                   using CT = typename decltype(tag)::type;
+                   const AddFn<K, CT> fn{scalar_to<CT>(alpha)};
+                   const CT y = scalar_to<CT>(other);
+                   return apply_elementwise(
+                       out, [fn, y](CT x) { return fn(x, y); }, read_as<CT>(self));
+                 }));
 }
 
 }  // namespace
 
+Error add_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& other, Scalar alpha,
+                  Tensor& out) {
+  return check_add(ctx.op_name(), AddKind::kAdd, result_type(self, other), alpha, out);
+}
+
+Error add_scalar_prepare(KernelPrepareContext& ctx, const Tensor& self, Scalar other, Scalar alpha,
+                         Tensor& out) {
+  return check_add(ctx.op_name(), AddKind::kAdd, result_type(self, other), alpha, out);
+}
+
+Error sub_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& other, Scalar alpha,
+                  Tensor& out) {
+  return check_add(ctx.op_name(), AddKind::kSub, result_type(self, other), alpha, out);
+}
+
+Error sub_scalar_prepare(KernelPrepareContext& ctx, const Tensor& self, Scalar other, Scalar alpha,
+                         Tensor& out) {
+  return check_add(ctx.op_name(), AddKind::kSub, result_type(self, other), alpha, out);
+}
+
 void add_out(KernelContext& ctx, const Tensor& self, const Tensor& other, Scalar alpha,
              Tensor& out) {
-  add_tensor<AddKind::kAdd>(ctx, "aten::add.out", self, other, alpha, out);
+  add_tensor<AddKind::kAdd>(ctx, self, other, alpha, out);
 }
 
 void add_scalar_out(KernelContext& ctx, const Tensor& self, Scalar other, Scalar alpha,
                     Tensor& out) {
-  add_scalar<AddKind::kAdd>(ctx, "aten::add.Scalar_out", self, other, alpha, out);
+  add_scalar<AddKind::kAdd>(ctx, self, other, alpha, out);
 }
 
 void sub_out(KernelContext& ctx, const Tensor& self, const Tensor& other, Scalar alpha,
              Tensor& out) {
-  add_tensor<AddKind::kSub>(ctx, "aten::sub.out", self, other, alpha, out);
+  add_tensor<AddKind::kSub>(ctx, self, other, alpha, out);
 }
 
 void sub_scalar_out(KernelContext& ctx, const Tensor& self, Scalar other, Scalar alpha,
                     Tensor& out) {
-  add_scalar<AddKind::kSub>(ctx, "aten::sub.Scalar_out", self, other, alpha, out);
+  add_scalar<AddKind::kSub>(ctx, self, other, alpha, out);
 }
 
 void rsub_scalar_out(KernelContext& ctx, const Tensor& self, Scalar other, Scalar alpha,
                      Tensor& out) {
-  add_scalar<AddKind::kRsub>(ctx, "aten::rsub.Scalar_out", self, other, alpha, out);
+  add_scalar<AddKind::kRsub>(ctx, self, other, alpha, out);
 }
 
 }  // namespace etr

@@ -4,23 +4,21 @@
 // PyTorch does. Out must be 1-D with a real dtype.
 #include <cmath>
 
-#include "kernels/portable/ops_layout.h"
-#include "kernels/portable/util/copy_util.h"
+#include "kernels/portable/creation.h"
+#include "kernels/portable/util/checks.h"
+#include "kernels/portable/util/convert.h"
 #include "kernels/portable/util/dtype_dispatch.h"
 
 namespace etr {
 namespace {
 
-constexpr const char* kOp = "aten::arange.start_out";
-
-// Number of elements; -1 (after failing ctx) when the arguments are invalid.
-int64_t arange_length(KernelContext& ctx, const Scalar& start, const Scalar& end,
-                      const Scalar& step, bool integral) {
+// The number of elements into *n; InvalidArgument when the arguments are invalid.
+Error arange_length(const char* op, const Scalar& start, const Scalar& end, const Scalar& step,
+                    bool integral, int64_t* n) {
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
   auto fail = [&](const char* why) {
-    ETR_LOG(Error, "%s: %s (start %g, end %g, step %g)", kOp, why, s, e, st);
-    ctx.fail(Error::InvalidArgument);
-    return int64_t{-1};
+    ETR_LOG(Error, "%s: %s (start %g, end %g, step %g)", op, why, s, e, st);
+    return Error::InvalidArgument;
   };
   if (!std::isfinite(s) || !std::isfinite(e)) return fail("start and end must be finite");
   if (st == 0) return fail("step must be nonzero");
@@ -33,37 +31,38 @@ int64_t arange_length(KernelContext& ctx, const Scalar& start, const Scalar& end
       return fail("range overflows");
     }
     const int64_t q = diff / step.to_int();
-    return q + (diff % step.to_int() != 0 ? 1 : 0);
+    *n = q + (diff % step.to_int() != 0 ? 1 : 0);
+    return Error::Ok;
   }
-  const double n = std::ceil((e - s) / st);
-  if (!(n <= static_cast<double>(INT32_MAX))) return fail("too many elements");
-  return static_cast<int64_t>(n);
+  const double count = std::ceil((e - s) / st);
+  if (!(count <= static_cast<double>(INT32_MAX))) return fail("too many elements");
+  *n = static_cast<int64_t>(count);
+  return Error::Ok;
 }
 
 }  // namespace
 
 void arange_start_out(KernelContext& ctx, Scalar start, Scalar end, Scalar step, Tensor& out) {
-  ETR_KERNEL_CHECK(ctx, out.dim() == 1, Error::InvalidArgument, "%s: out must be 1-D, got %s", kOp,
-                   shape_str(out).c_str());
+  const char* op = ctx.op_name();
+  ETR_KERNEL_TRY(ctx, check_rank(op, "out", out, 1));
   const bool integral = start.is_integral() && end.is_integral() && step.is_integral();
-  const int64_t n = arange_length(ctx, start, end, step, integral);
-  if (n < 0) return;
-  if (!resize_out(ctx, kOp, out, &n, 1)) return;
-  const bool ok = dispatch_real(out.dtype(), [&](auto tag) {
+  int64_t n = 0;
+  ETR_KERNEL_TRY(ctx, arange_length(op, start, end, step, integral, &n));
+  ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(&n, 1)));
+  const bool known = dispatch_real(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* o = out.data_ptr<T>();
     const int64_t os = out.stride(0);
     if (integral) {
       const int64_t s = start.to_int(), st = step.to_int();
       // start + i * step stays between start and end, so it cannot overflow.
-      for (int64_t i = 0; i < n; ++i) o[i * os] = convert_value<T>(s + i * st);
+      for (int64_t i = 0; i < n; ++i) o[i * os] = convert<T>(s + i * st);
     } else {
       const double s = start.to_double(), st = step.to_double();
-      for (int64_t i = 0; i < n; ++i) o[i * os] = convert_value<T>(s + static_cast<double>(i) * st);
+      for (int64_t i = 0; i < n; ++i) o[i * os] = convert<T>(s + static_cast<double>(i) * st);
     }
   });
-  ETR_KERNEL_CHECK(ctx, ok, Error::InvalidType, "%s: unsupported out dtype %s", kOp,
-                   to_string(out.dtype()));
+  ETR_KERNEL_TRY(ctx, check_dispatched(op, known, out.dtype()));
 }
 
 void arange_out(KernelContext& ctx, Scalar end, Tensor& out) {

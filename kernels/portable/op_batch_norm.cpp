@@ -9,8 +9,9 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/portable/ops_layout.h"
-#include "kernels/portable/util/copy_util.h"
+#include "kernels/portable/normalization.h"
+#include "kernels/portable/util/checks.h"
+#include "kernels/portable/util/convert.h"
 #include "kernels/portable/util/dtype_dispatch.h"
 
 namespace etr {
@@ -22,45 +23,53 @@ struct BnGeom {
   int64_t inner = 1;  // product of the dims after the channel dim
 };
 
-bool is_float_type(ScalarType t) { return t == ScalarType::Float || t == ScalarType::Double; }
+// The tensors of one call; absent optional ones are null.
+struct BnArgs {
+  const Tensor& input;
+  const Tensor* weight;
+  const Tensor* bias;
+  const Tensor* running_mean;
+  const Tensor* running_var;
+  Tensor& out;
+  Tensor& save_mean;
+  Tensor& save_invstd;
+};
 
-// Checks an optional per-channel tensor: 1-D of `c` floats (absent is fine).
-bool check_channel_tensor(KernelContext& ctx, const char* op, const char* name, const Tensor* t,
-                          int64_t c) {
-  if (t == nullptr) return true;
-  ETR_KERNEL_CHECK_OR_FALSE(ctx, is_float_type(t->dtype()), Error::InvalidType,
-                            "%s: %s has unsupported dtype %s", op, name, to_string(t->dtype()));
-  ETR_KERNEL_CHECK_OR_FALSE(ctx, t->dim() == 1 && t->size(0) == c, Error::InvalidArgument,
-                            "%s: %s must have shape [%lld], got %s", op, name,
-                            static_cast<long long>(c), shape_str(*t).c_str());
-  return true;
+// Prepare: float or double input and out, default dim orders, 1-D
+// per-channel tensors and save outputs (float or double: the declared set).
+Error check_bn(const char* op, const BnArgs& a) {
+  ETR_RETURN_IF_ERROR(check_dtype_in(op, "input", a.input.dtype(), kFloatingTypes));
+  ETR_RETURN_IF_ERROR(check_dtype(op, "out", a.out, a.input.dtype()));
+  ETR_RETURN_IF_ERROR(check_rank_in(op, "input", a.input, 2, kTensorMaxDim));
+  ETR_RETURN_IF_ERROR(check_default_layout(op, "input", a.input));
+  ETR_RETURN_IF_ERROR(check_default_layout(op, "out", a.out));
+  const Tensor* vectors[] = {a.weight,      a.bias,       a.running_mean,
+                             a.running_var, &a.save_mean, &a.save_invstd};
+  const char* names[] = {"weight", "bias", "running_mean", "running_var", "out1", "out2"};
+  for (size_t i = 0; i < 6; ++i) {
+    if (vectors[i] != nullptr) ETR_RETURN_IF_ERROR(check_rank(op, names[i], *vectors[i], 1));
+  }
+  return Error::Ok;
 }
 
-// Validates input/weight/bias, resizes `out` like input and fills `g`.
-bool prepare_bn(KernelContext& ctx, const char* op, const Tensor& input, const Tensor* weight,
-                const Tensor* bias, Tensor& out, BnGeom* g) {
-  ETR_KERNEL_CHECK_OR_FALSE(ctx, is_float_type(input.dtype()) && out.dtype() == input.dtype(),
-                            Error::InvalidType,
-                            "%s: input %s and out %s must be the same float type", op,
-                            to_string(input.dtype()), to_string(out.dtype()));
-  ETR_KERNEL_CHECK_OR_FALSE(ctx, input.dim() >= 2, Error::InvalidArgument,
-                            "%s: input must be [N, C, *], got %s", op, shape_str(input).c_str());
-  g->batch = input.size(0);
-  g->channels = input.size(1);
+// Run: per-channel sizes, out resized like input, save outputs to [n_save].
+Error resize_bn(const char* op, const BnArgs& a, int64_t n_save, BnGeom* g) {
+  ETR_RETURN_IF_ERROR(check_dispatched(op, is_floating(a.input.dtype()), a.input.dtype()));
+  ETR_RETURN_IF_ERROR(check_operand_dtypes(op, a.input.dtype(), {&a.out}));
+  g->batch = a.input.size(0);
+  g->channels = a.input.size(1);
   g->inner = 1;
-  for (size_t d = 2; d < input.dim(); ++d) g->inner *= input.size(d);
-  if (!check_channel_tensor(ctx, op, "weight", weight, g->channels) ||
-      !check_channel_tensor(ctx, op, "bias", bias, g->channels)) {
-    return false;
+  for (size_t d = 2; d < a.input.dim(); ++d) g->inner *= a.input.size(d);
+  const Tensor* channel[] = {a.weight, a.bias, a.running_mean, a.running_var};
+  for (const Tensor* t : channel) {
+    ETR_CHECK_OR_FAIL(t == nullptr || t->size(0) == g->channels, Error::InvalidArgument,
+                      "%s: per-channel tensor %s does not match the %lld channels of input %s", op,
+                      ShapeText(*t).c_str(), static_cast<long long>(g->channels),
+                      ShapeText(a.input).c_str());
   }
-  ETR_KERNEL_CHECK_OR_FALSE(ctx, is_default_layout(input), Error::NotSupported,
-                            "%s: input must have the default dim order", op);
-  const Error e = resize_tensor(out, input.sizes());
-  ETR_KERNEL_CHECK_OR_FALSE(ctx, e == Error::Ok, e, "%s: cannot resize out to %s", op,
-                            shape_str(input).c_str());
-  ETR_KERNEL_CHECK_OR_FALSE(ctx, is_default_layout(out), Error::NotSupported,
-                            "%s: out must have the default dim order", op);
-  return true;
+  ETR_RETURN_IF_ERROR(resize_output(op, a.out, a.input.sizes()));
+  ETR_RETURN_IF_ERROR(resize_output(op, a.save_mean, Span<const int64_t>(&n_save, 1)));
+  return resize_output(op, a.save_invstd, Span<const int64_t>(&n_save, 1));
 }
 
 // Element c of a float/double 1-D tensor, or `dflt` when the tensor is absent.
@@ -77,7 +86,7 @@ double channel_get(const Tensor* t, int64_t c, double dflt) {
 void channel_set(Tensor& t, int64_t c, double v) {
   dispatch_floating(t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    t.data_ptr<T>()[c * t.stride(0)] = convert_value<T>(v);
+    t.data_ptr<T>()[c * t.stride(0)] = convert<T>(v);
   });
 }
 
@@ -86,7 +95,7 @@ void normalize_channel(const Tensor& input, Tensor& out, const BnGeom& g, int64_
                        double shift) {
   dispatch_floating(input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T a = convert_value<T>(scale), b = convert_value<T>(shift);
+    const T a = convert<T>(scale), b = convert<T>(shift);
     for (int64_t n = 0; n < g.batch; ++n) {
       const int64_t base = (n * g.channels + c) * g.inner;
       const T* x = input.const_data_ptr<T>() + base;
@@ -119,61 +128,33 @@ void channel_stats(const Tensor& input, const BnGeom& g, int64_t c, double* mean
   *var = count > 0 ? sq / count : std::numeric_limits<double>::quiet_NaN();
 }
 
-// Resizes a save_mean / save_invstd output to [n] and checks its dtype.
-bool prepare_stat_out(KernelContext& ctx, const char* op, const char* name, Tensor& t, int64_t n) {
-  ETR_KERNEL_CHECK_OR_FALSE(ctx, is_float_type(t.dtype()), Error::InvalidType,
-                            "%s: %s has unsupported dtype %s", op, name, to_string(t.dtype()));
-  ETR_KERNEL_CHECK_OR_FALSE(ctx, t.dim() == 1, Error::InvalidArgument, "%s: %s must be 1-D, got %s",
-                            op, name, shape_str(t).c_str());
-  const int64_t size[1] = {n};
-  const Error e = resize_to(t, size, 1);
-  ETR_KERNEL_CHECK_OR_FALSE(ctx, e == Error::Ok, e, "%s: cannot resize %s to [%lld]", op, name,
-                            static_cast<long long>(n));
-  return true;
-}
-
 // Normalizes with running statistics; save outputs become empty [0].
-void bn_eval(KernelContext& ctx, const char* op, const Tensor& input, const Tensor* weight,
-             const Tensor* bias, const Tensor& mean, const Tensor& var, double eps, Tensor& out,
-             Tensor& save_mean, Tensor& save_invstd) {
+void bn_eval(KernelContext& ctx, const BnArgs& a, double eps) {
   BnGeom g;
-  if (!prepare_bn(ctx, op, input, weight, bias, out, &g)) return;
-  if (!check_channel_tensor(ctx, op, "running_mean", &mean, g.channels) ||
-      !check_channel_tensor(ctx, op, "running_var", &var, g.channels) ||
-      !prepare_stat_out(ctx, op, "out1", save_mean, 0) ||
-      !prepare_stat_out(ctx, op, "out2", save_invstd, 0)) {
-    return;
-  }
+  ETR_KERNEL_TRY(ctx, resize_bn(ctx.op_name(), a, 0, &g));
   for (int64_t c = 0; c < g.channels; ++c) {
-    const double invstd = 1.0 / std::sqrt(channel_get(&var, c, 1.0) + eps);
-    const double scale = channel_get(weight, c, 1.0) * invstd;
-    const double shift = channel_get(bias, c, 0.0) - channel_get(&mean, c, 0.0) * scale;
-    normalize_channel(input, out, g, c, scale, shift);
+    const double invstd = 1.0 / std::sqrt(channel_get(a.running_var, c, 1.0) + eps);
+    const double scale = channel_get(a.weight, c, 1.0) * invstd;
+    const double shift = channel_get(a.bias, c, 0.0) - channel_get(a.running_mean, c, 0.0) * scale;
+    normalize_channel(a.input, a.out, g, c, scale, shift);
   }
 }
 
 // Normalizes with batch statistics, writes save_mean/save_invstd and, when
 // given, updates the running statistics in place.
-void bn_train(KernelContext& ctx, const char* op, const Tensor& input, const Tensor* weight,
-              const Tensor* bias, Tensor* running_mean, Tensor* running_var, double momentum,
-              double eps, Tensor& out, Tensor& save_mean, Tensor& save_invstd) {
+void bn_train(KernelContext& ctx, const BnArgs& a, Tensor* running_mean, Tensor* running_var,
+              double momentum, double eps) {
   BnGeom g;
-  if (!prepare_bn(ctx, op, input, weight, bias, out, &g)) return;
-  if (!check_channel_tensor(ctx, op, "running_mean", running_mean, g.channels) ||
-      !check_channel_tensor(ctx, op, "running_var", running_var, g.channels) ||
-      !prepare_stat_out(ctx, op, "save_mean", save_mean, g.channels) ||
-      !prepare_stat_out(ctx, op, "save_invstd", save_invstd, g.channels)) {
-    return;
-  }
+  ETR_KERNEL_TRY(ctx, resize_bn(ctx.op_name(), a, a.input.size(1), &g));
   const int64_t count = g.batch * g.inner;
   for (int64_t c = 0; c < g.channels; ++c) {
     double mean = 0, var = 0;
-    channel_stats(input, g, c, &mean, &var);
+    channel_stats(a.input, g, c, &mean, &var);
     const double invstd = 1.0 / std::sqrt(var + eps);
-    const double scale = channel_get(weight, c, 1.0) * invstd;
-    normalize_channel(input, out, g, c, scale, channel_get(bias, c, 0.0) - mean * scale);
-    channel_set(save_mean, c, mean);
-    channel_set(save_invstd, c, invstd);
+    const double scale = channel_get(a.weight, c, 1.0) * invstd;
+    normalize_channel(a.input, a.out, g, c, scale, channel_get(a.bias, c, 0.0) - mean * scale);
+    channel_set(a.save_mean, c, mean);
+    channel_set(a.save_invstd, c, invstd);
     if (running_mean != nullptr) {
       const double rm = channel_get(running_mean, c, 0.0);
       channel_set(*running_mean, c, (1.0 - momentum) * rm + momentum * mean);
@@ -189,38 +170,60 @@ void bn_train(KernelContext& ctx, const char* op, const Tensor& input, const Ten
 
 }  // namespace
 
+Error native_batch_norm_legit_no_training_prepare(KernelPrepareContext& ctx, const Tensor& input,
+                                                  const Tensor* weight, const Tensor* bias,
+                                                  const Tensor& running_mean,
+                                                  const Tensor& running_var, double, double,
+                                                  Tensor& out0, Tensor& out1, Tensor& out2) {
+  return check_bn(ctx.op_name(),
+                  BnArgs{input, weight, bias, &running_mean, &running_var, out0, out1, out2});
+}
+
 void native_batch_norm_legit_no_training_out(KernelContext& ctx, const Tensor& input,
                                              const Tensor* weight, const Tensor* bias,
                                              const Tensor& running_mean, const Tensor& running_var,
                                              double /*momentum*/, double eps, Tensor& out0,
                                              Tensor& out1, Tensor& out2) {
-  bn_eval(ctx, "aten::_native_batch_norm_legit_no_training.out", input, weight, bias, running_mean,
-          running_var, eps, out0, out1, out2);
+  bn_eval(ctx, BnArgs{input, weight, bias, &running_mean, &running_var, out0, out1, out2}, eps);
+}
+
+Error native_batch_norm_legit_prepare(KernelPrepareContext& ctx, const Tensor& input,
+                                      const Tensor* weight, const Tensor* bias,
+                                      Tensor& running_mean, Tensor& running_var, bool, double,
+                                      double, Tensor& out, Tensor& save_mean, Tensor& save_invstd) {
+  return check_bn(ctx.op_name(), BnArgs{input, weight, bias, &running_mean, &running_var, out,
+                                        save_mean, save_invstd});
 }
 
 void native_batch_norm_legit_out(KernelContext& ctx, const Tensor& input, const Tensor* weight,
                                  const Tensor* bias, Tensor& running_mean, Tensor& running_var,
                                  bool training, double momentum, double eps, Tensor& out,
                                  Tensor& save_mean, Tensor& save_invstd) {
-  constexpr const char* kOp = "aten::_native_batch_norm_legit.out";
+  const BnArgs a{input, weight, bias, &running_mean, &running_var, out, save_mean, save_invstd};
   if (training) {
-    bn_train(ctx, kOp, input, weight, bias, &running_mean, &running_var, momentum, eps, out,
-             save_mean, save_invstd);
+    bn_train(ctx, a, &running_mean, &running_var, momentum, eps);
   } else {
-    bn_eval(ctx, kOp, input, weight, bias, running_mean, running_var, eps, out, save_mean,
-            save_invstd);
+    bn_eval(ctx, a, eps);
   }
 }
 
+Error native_batch_norm_legit_no_stats_prepare(KernelPrepareContext& ctx, const Tensor& input,
+                                               const Tensor* weight, const Tensor* bias,
+                                               bool training, double, double, Tensor& out,
+                                               Tensor& save_mean, Tensor& save_invstd) {
+  ETR_CHECK_OR_FAIL(training, Error::InvalidArgument,
+                    "%s: running_mean must be defined in evaluation mode (training=false)",
+                    ctx.op_name());
+  return check_bn(ctx.op_name(),
+                  BnArgs{input, weight, bias, nullptr, nullptr, out, save_mean, save_invstd});
+}
+
 void native_batch_norm_legit_no_stats_out(KernelContext& ctx, const Tensor& input,
-                                          const Tensor* weight, const Tensor* bias, bool training,
-                                          double momentum, double eps, Tensor& out,
-                                          Tensor& save_mean, Tensor& save_invstd) {
-  constexpr const char* kOp = "aten::_native_batch_norm_legit.no_stats_out";
-  ETR_KERNEL_CHECK(ctx, training, Error::InvalidArgument,
-                   "%s: running_mean must be defined in evaluation mode (training=false)", kOp);
-  bn_train(ctx, kOp, input, weight, bias, nullptr, nullptr, momentum, eps, out, save_mean,
-           save_invstd);
+                                          const Tensor* weight, const Tensor* bias,
+                                          bool /*training*/, double momentum, double eps,
+                                          Tensor& out, Tensor& save_mean, Tensor& save_invstd) {
+  bn_train(ctx, BnArgs{input, weight, bias, nullptr, nullptr, out, save_mean, save_invstd}, nullptr,
+           nullptr, momentum, eps);
 }
 
 }  // namespace etr

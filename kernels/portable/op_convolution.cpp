@@ -5,14 +5,13 @@
 // checks and is contiguous for stride 1. Float and double, default layout.
 #include <algorithm>
 
-#include "kernels/portable/ops_layout.h"
-#include "kernels/portable/util/copy_util.h"
+#include "kernels/portable/linear_algebra.h"
+#include "kernels/portable/util/checks.h"
 #include "kernels/portable/util/dtype_dispatch.h"
 
 namespace etr {
 namespace {
 
-constexpr const char* kOp = "aten::convolution.out";
 // Stride, padding, dilation and output padding are bounded so that every
 // index product below fits comfortably in int64.
 constexpr int64_t kMaxParam = INT32_MAX;
@@ -38,28 +37,57 @@ bool param_at(IntArrayRef list, size_t spatial, size_t i, int64_t* value) {
   return true;
 }
 
+// The four parameter lists of a call, with their names and minimum values.
+struct ConvParams {
+  IntArrayRef lists[4];  // stride, padding, dilation, output_padding
+  static constexpr const char* kNames[4] = {"stride", "padding", "dilation", "output_padding"};
+  static constexpr int64_t kMins[4] = {1, 0, 1, 0};
+};
+
+// Reads parameter p, spatial index i (an empty output_padding reads 0).
+// False when the list has neither 1 nor `spatial` entries.
+bool read_param(const ConvParams& c, size_t p, size_t spatial, size_t i, int64_t* v) {
+  *v = 0;
+  return (p == 3 && c.lists[p].size() == 0) || param_at(c.lists[p], spatial, i, v);
+}
+
 // Fills the (h, w) parameters from the lists; for 1-D only w is read.
-bool read_params(KernelContext& ctx, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
-                 IntArrayRef output_padding, size_t spatial, ConvGeom* g) {
+// Entries prepare refuses (malformed lists, out-of-range values) leave their
+// defaults, so run never divides by a zero stride.
+void read_params(const ConvParams& c, size_t spatial, ConvGeom* g) {
   int64_t* dst[4][2] = {{&g->sh, &g->sw}, {&g->ph, &g->pw}, {&g->dh, &g->dw}, {&g->oph, &g->opw}};
-  const IntArrayRef lists[4] = {stride, padding, dilation, output_padding};
-  const char* names[4] = {"stride", "padding", "dilation", "output_padding"};
-  const int64_t mins[4] = {1, 0, 1, 0};
   for (size_t p = 0; p < 4; ++p) {
     for (size_t i = 0; i < spatial; ++i) {
       int64_t v = 0;
-      const bool present = (p == 3 && lists[p].size() == 0) || param_at(lists[p], spatial, i, &v);
-      ETR_KERNEL_CHECK_OR_FALSE(ctx, present, Error::InvalidArgument,
-                                "%s: %s has %zu entries, expected 1 or %zu", kOp, names[p],
-                                lists[p].size(), spatial);
-      ETR_KERNEL_CHECK_OR_FALSE(ctx, v >= mins[p] && v <= kMaxParam, Error::InvalidArgument,
-                                "%s: %s %lld out of range [%lld, %lld]", kOp, names[p],
-                                static_cast<long long>(v), static_cast<long long>(mins[p]),
-                                static_cast<long long>(kMaxParam));
-      *dst[p][spatial == 1 ? 1 : i] = v;
+      const bool ok =
+          read_param(c, p, spatial, i, &v) && v >= ConvParams::kMins[p] && v <= kMaxParam;
+      if (ok) *dst[p][spatial == 1 ? 1 : i] = v;
     }
   }
-  return true;
+}
+
+// Prepare: every list has 1 or `spatial` entries within range, and a
+// transposed output_padding is smaller than its stride or dilation.
+Error check_params(const char* op, const ConvParams& c, size_t spatial, bool transposed) {
+  for (size_t p = 0; p < 4; ++p) {
+    for (size_t i = 0; i < spatial; ++i) {
+      int64_t v = 0;
+      ETR_CHECK_OR_FAIL(read_param(c, p, spatial, i, &v), Error::InvalidArgument,
+                        "%s: %s has %zu entries, expected 1 or %zu", op, ConvParams::kNames[p],
+                        c.lists[p].size(), spatial);
+      ETR_CHECK_OR_FAIL(v >= ConvParams::kMins[p] && v <= kMaxParam, Error::InvalidArgument,
+                        "%s: %s %lld out of range [%lld, %lld]", op, ConvParams::kNames[p],
+                        static_cast<long long>(v), static_cast<long long>(ConvParams::kMins[p]),
+                        static_cast<long long>(kMaxParam));
+    }
+  }
+  ConvGeom g;
+  read_params(c, spatial, &g);
+  ETR_CHECK_OR_FAIL(
+      !transposed || ((g.oph < g.sh || g.oph < g.dh) && (g.opw < g.sw || g.opw < g.dw)),
+      Error::InvalidArgument, "%s: output_padding must be smaller than either stride or dilation",
+      op);
+  return Error::Ok;
 }
 
 // Output extent of one spatial dim; false when negative or too large.
@@ -79,17 +107,14 @@ bool out_extent(const ConvGeom& g, int64_t in, int64_t k, int64_t s, int64_t p, 
   return *out >= 0 && *out <= INT32_MAX;
 }
 
-// Validates shapes and fills the geometry; fails the context otherwise.
-bool make_geom(KernelContext& ctx, const Tensor& input, const Tensor& weight, int64_t groups,
-               ConvGeom* g) {
+// Run: fills the geometry from the sizes, checking that weight matches the
+// input's channels and groups and has a non-empty kernel.
+Error make_geom(const char* op, const Tensor& input, const Tensor& weight, int64_t groups,
+                ConvGeom* g) {
   const size_t rank = input.dim();
-  ETR_KERNEL_CHECK_OR_FALSE(
-      ctx, (rank == 3 || rank == 4) && weight.dim() == rank, Error::InvalidArgument,
-      "%s: expected 3-D or 4-D input and weight of the same rank, got %s and %s", kOp,
-      shape_str(input).c_str(), shape_str(weight).c_str());
-  ETR_KERNEL_CHECK_OR_FALSE(ctx, groups >= 1 && groups <= kMaxParam, Error::InvalidArgument,
-                            "%s: groups must be positive, got %lld", kOp,
-                            static_cast<long long>(groups));
+  // Safety net: prepare refuses these (and the division below needs groups > 0).
+  ETR_CHECK_OR_FAIL(groups >= 1 && (rank == 3 || rank == 4) && weight.dim() == rank,
+                    Error::Internal, "%s: groups/rank reached run unchecked", op);
   g->groups = groups;
   g->batch = input.size(0);
   g->c_in = input.size(1);
@@ -100,14 +125,13 @@ bool make_geom(KernelContext& ctx, const Tensor& input, const Tensor& weight, in
   const int64_t w0 = weight.size(0), w1 = weight.size(1);
   const bool ok = g->transposed ? (w0 == g->c_in && g->c_in % groups == 0)
                                 : (w1 * groups == g->c_in && w0 % groups == 0);
-  ETR_KERNEL_CHECK_OR_FALSE(
-      ctx, ok, Error::InvalidArgument, "%s: weight %s does not match input %s with groups=%lld",
-      kOp, shape_str(weight).c_str(), shape_str(input).c_str(), static_cast<long long>(groups));
+  ETR_CHECK_OR_FAIL(
+      ok, Error::InvalidArgument, "%s: weight %s does not match input %s with groups=%lld", op,
+      ShapeText(weight).c_str(), ShapeText(input).c_str(), static_cast<long long>(groups));
   g->c_out = g->transposed ? w1 * groups : w0;
-  ETR_KERNEL_CHECK_OR_FALSE(ctx, g->kh >= 1 && g->kw >= 1, Error::InvalidArgument,
-                            "%s: kernel %s has an empty spatial dim", kOp,
-                            shape_str(weight).c_str());
-  return true;
+  ETR_CHECK_OR_FAIL(g->kh >= 1 && g->kw >= 1, Error::InvalidArgument,
+                    "%s: kernel %s has an empty spatial dim", op, ShapeText(weight).c_str());
+  return Error::Ok;
 }
 
 // Range [lo, hi) of positions p in [0, count) with 0 <= p * s + off < limit.
@@ -185,50 +209,57 @@ void conv_compute(const ConvGeom& g, const T* in, const T* weight, const T* bias
 
 }  // namespace
 
+Error convolution_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
+                          const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                          IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                          int64_t groups, Tensor& out) {
+  const char* op = ctx.op_name();
+  ETR_RETURN_IF_ERROR(check_dtype_in(op, "out", out.dtype(), kFloatingTypes));
+  ETR_RETURN_IF_ERROR(check_dtype(op, "input", input, out.dtype()));
+  ETR_RETURN_IF_ERROR(check_dtype(op, "weight", weight, out.dtype()));
+  if (bias != nullptr) {
+    ETR_RETURN_IF_ERROR(check_dtype(op, "bias", *bias, out.dtype()));
+    ETR_RETURN_IF_ERROR(check_rank(op, "bias", *bias, 1));
+  }
+  ETR_RETURN_IF_ERROR(check_default_layout(op, "input", input));
+  ETR_RETURN_IF_ERROR(check_default_layout(op, "weight", weight));
+  ETR_RETURN_IF_ERROR(check_default_layout(op, "out", out));
+  ETR_RETURN_IF_ERROR(check_rank_in(op, "input", input, 3, 4));
+  ETR_RETURN_IF_ERROR(check_rank(op, "weight", weight, input.dim()));
+  ETR_CHECK_OR_FAIL(groups >= 1 && groups <= kMaxParam, Error::InvalidArgument,
+                    "%s: groups must be positive, got %lld", op, static_cast<long long>(groups));
+  const ConvParams params{{stride, padding, dilation, output_padding}};
+  return check_params(op, params, input.dim() - 2, transposed);
+}
+
 void convolution_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
                      const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
                      IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
                      int64_t groups, Tensor& out) {
-  const ScalarType t = out.dtype();
-  ETR_KERNEL_CHECK(ctx, t == ScalarType::Float || t == ScalarType::Double, Error::InvalidType,
-                   "%s: unsupported dtype %s (float and double only)", kOp, to_string(t));
-  ETR_KERNEL_CHECK(
-      ctx, input.dtype() == t && weight.dtype() == t && (bias == nullptr || bias->dtype() == t),
-      Error::InvalidType, "%s: input/weight/bias dtypes must match out dtype %s", kOp,
-      to_string(t));
-  ETR_KERNEL_CHECK(ctx, is_default_layout(input) && is_default_layout(weight), Error::NotSupported,
-                   "%s: input and weight must have the default dim order", kOp);
+  const char* op = ctx.op_name();
+  ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, out.dtype(), {&input, &weight, bias}));
   ConvGeom g;
   g.transposed = transposed;
-  if (!make_geom(ctx, input, weight, groups, &g)) return;
-  const size_t spatial = input.dim() - 2;
-  if (!read_params(ctx, stride, padding, dilation, output_padding, spatial, &g)) return;
-  ETR_KERNEL_CHECK(
-      ctx, !transposed || ((g.oph < g.sh || g.oph < g.dh) && (g.opw < g.sw || g.opw < g.dw)),
-      Error::InvalidArgument, "%s: output_padding must be smaller than either stride or dilation",
-      kOp);
+  ETR_KERNEL_TRY(ctx, make_geom(op, input, weight, groups, &g));
+  read_params(ConvParams{{stride, padding, dilation, output_padding}}, input.dim() - 2, &g);
   const bool ok_h = out_extent(g, g.h, g.kh, g.sh, g.ph, g.dh, g.oph, &g.oh);
   const bool ok_w = out_extent(g, g.w, g.kw, g.sw, g.pw, g.dw, g.opw, &g.ow);
   ETR_KERNEL_CHECK(ctx, ok_h && ok_w, Error::InvalidArgument,
-                   "%s: kernel %s (with dilation) is larger than padded input %s", kOp,
-                   shape_str(weight).c_str(), shape_str(input).c_str());
-  if (bias != nullptr) {
-    ETR_KERNEL_CHECK(ctx, bias->dim() == 1 && bias->size(0) == g.c_out, Error::InvalidArgument,
-                     "%s: bias %s must have %lld elements", kOp, shape_str(*bias).c_str(),
-                     static_cast<long long>(g.c_out));
-  }
+                   "%s: kernel %s (with dilation) is larger than padded input %s", op,
+                   ShapeText(weight).c_str(), ShapeText(input).c_str());
+  ETR_KERNEL_CHECK(ctx, bias == nullptr || bias->size(0) == g.c_out, Error::InvalidArgument,
+                   "%s: bias %s must have %lld elements", op, ShapeText(*bias).c_str(),
+                   static_cast<long long>(g.c_out));
   const size_t rank = input.dim();
   // 1-D: [batch, c_out, ow]; 2-D: [batch, c_out, oh, ow].
   const int64_t out_sizes[4] = {g.batch, g.c_out, rank == 4 ? g.oh : g.ow, g.ow};
-  ETR_KERNEL_CHECK_OK(ctx, resize_to(out, out_sizes, rank), "%s: cannot resize out to %s", kOp,
-                      shape_str(Span<const int64_t>(out_sizes, rank)).c_str());
-  ETR_KERNEL_CHECK(ctx, is_default_layout(out), Error::NotSupported,
-                   "%s: out must have the default dim order", kOp);
-  dispatch_floating(t, [&](auto tag) {
+  ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(out_sizes, rank)));
+  const bool known = dispatch_floating(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     conv_compute<T>(g, input.const_data_ptr<T>(), weight.const_data_ptr<T>(),
                     bias == nullptr ? nullptr : bias->const_data_ptr<T>(), out.data_ptr<T>());
   });
+  ETR_KERNEL_TRY(ctx, check_dispatched(op, known, out.dtype()));
 }
 
 }  // namespace etr

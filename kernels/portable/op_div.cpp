@@ -4,7 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "kernels/portable/ops_elementwise.h"
+#include "kernels/portable/arithmetic.h"
 #include "kernels/portable/util/elementwise.h"
 
 namespace etr {
@@ -76,103 +76,128 @@ struct DivideFn {
   }
 };
 
-// True division computes in floating point (integers promote to Float);
-// rounding modes keep the promoted dtype, which must not be bool.
-Error resolve_div_type(const char* op, DivMode mode, ScalarType* common) {
-  if (mode == DivMode::kTrue) {
-    if (!is_floating(*common)) *common = ScalarType::Float;
-    return Error::Ok;
+// The dtype each mode computes in: true division promotes integers and bool
+// to Float; the others keep the promoted dtype (never bool: prepare refuses).
+ScalarType div_compute_type(DivMode mode, ScalarType common) {
+  return mode == DivMode::kTrue ? float_compute_type(common) : common;
+}
+
+// Reads rounding_mode (None, "trunc" or "floor"); false for anything else.
+bool parse_rounding_mode(const std::optional<StringView>& rounding_mode, DivMode* mode) {
+  if (!rounding_mode.has_value()) {
+    *mode = DivMode::kTrue;
+  } else if (*rounding_mode == StringView("trunc")) {
+    *mode = DivMode::kTrunc;
+  } else if (*rounding_mode == StringView("floor")) {
+    *mode = DivMode::kFloor;
+  } else {
+    return false;
   }
-  if (*common == ScalarType::Bool) {
-    ETR_FAIL(Error::InvalidType, "%s: not supported for bool inputs", op);
-  }
-  return Error::Ok;
+  return true;
 }
 
 template <DivMode mode>
-void div_tensor(KernelContext& ctx, const char* op, const Tensor& self,
-                const Tensor& other, Tensor& out) {
-  ScalarType common;
-  if (!kernel_ok(ctx, prepare_binary(op, self, other, out, &common))) return;
-  if (!kernel_ok(ctx, resolve_div_type(op, mode, &common))) return;
-  if (!kernel_ok(ctx, check_can_cast(op, common, out))) return;
+void div_tensor(KernelContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
+  const Tensor* ins[] = {&self, &other};
+  ETR_KERNEL_TRY(ctx, resize_to_broadcast(ctx.op_name(), out, ins));
+  const ScalarType common = div_compute_type(mode, result_type(self, other));
   bool zero_divisor = false;
-  dispatch_real(common, [&](auto tag) {
-    using CT = typename decltype(tag)::type;
-    if (std::is_integral<CT>::value && contains_zero_as<CT>(other)) {
-      zero_divisor = true;
-      return;
-    }
-    apply_elementwise(out, DivideFn<mode>(), read_as<CT>(self), read_as<CT>(other));
-  });
-  ETR_KERNEL_CHECK(ctx, !zero_divisor, Error::InvalidArgument, "%s: integer division by zero", op);
+  ETR_KERNEL_TRY(
+      ctx, dispatch_elementwise<ComputeTypes::kReal>(ctx.op_name(), common, [&](auto tag) {
+        using CT = typename decltype(tag)::type;
+        if (std::is_integral<CT>::value && contains_zero_as<CT>(other)) {
+          zero_divisor = true;
+          return true;
+        }
+        return apply_elementwise(out, DivideFn<mode>(), read_as<CT>(self), read_as<CT>(other));
+      }));
+  ETR_KERNEL_CHECK(ctx, !zero_divisor, Error::InvalidArgument, "%s: integer division by zero",
+                   ctx.op_name());
 }
 
 template <DivMode mode>
-void div_scalar(KernelContext& ctx, const char* op, const Tensor& self,
-                const Scalar& other, Tensor& out) {
-  ScalarType common;
-  if (!kernel_ok(ctx, prepare_scalar(op, self, other, out, &common))) return;
-  if (!kernel_ok(ctx, resolve_div_type(op, mode, &common))) return;
-  if (!kernel_ok(ctx, check_can_cast(op, common, out))) return;
+void div_scalar(KernelContext& ctx, const Tensor& self, const Scalar& other, Tensor& out) {
+  ETR_KERNEL_TRY(ctx, resize_output(ctx.op_name(), out, self.sizes()));
+  const ScalarType common = div_compute_type(mode, result_type(self, other));
   bool zero_divisor = false;
-  dispatch_real(common, [&](auto tag) {
-    using CT = typename decltype(tag)::type;
-    const CT y = scalar_to<CT>(other);
-    if (std::is_integral<CT>::value && y == CT(0)) {
-      zero_divisor = true;
-      return;
-    }
-    apply_elementwise(out, [y](CT x) { return DivideFn<mode>()(x, y); }, read_as<CT>(self));
-  });
-  ETR_KERNEL_CHECK(ctx, !zero_divisor, Error::InvalidArgument, "%s: integer division by zero", op);
+  ETR_KERNEL_TRY(ctx,
+                 dispatch_elementwise<ComputeTypes::kReal>(ctx.op_name(), common, [&](auto tag) {
+                   using CT = typename decltype(tag)::type;
+                   const CT y = scalar_to<CT>(other);
+                   if (std::is_integral<CT>::value && y == CT(0)) {
+                     zero_divisor = true;
+                     return true;
+                   }
+                   return apply_elementwise(
+                       out, [y](CT x) { return DivideFn<mode>()(x, y); }, read_as<CT>(self));
+                 }));
+  ETR_KERNEL_CHECK(ctx, !zero_divisor, Error::InvalidArgument, "%s: integer division by zero",
+                   ctx.op_name());
 }
 
 }  // namespace
 
+Error div_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
+  return binary_float_prepare(ctx, self, other, out);
+}
+
+Error div_scalar_prepare(KernelPrepareContext& ctx, const Tensor& self, Scalar other, Tensor& out) {
+  return check_can_cast(ctx.op_name(), float_compute_type(result_type(self, other)), out);
+}
+
+Error div_mode_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& other,
+                       std::optional<StringView> rounding_mode, Tensor& out) {
+  DivMode mode = DivMode::kTrue;
+  if (!parse_rounding_mode(rounding_mode, &mode)) {
+    ETR_FAIL(Error::InvalidArgument,
+             "%s: rounding_mode must be None, 'trunc' or 'floor', got '%.*s'", ctx.op_name(),
+             static_cast<int>(rounding_mode->size()), rounding_mode->data());
+  }
+  if (mode == DivMode::kTrue) return binary_float_prepare(ctx, self, other, out);
+  return binary_real_prepare(ctx, self, other, out);
+}
+
 void div_out(KernelContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
-  div_tensor<DivMode::kTrue>(ctx, "aten::div.out", self, other, out);
+  div_tensor<DivMode::kTrue>(ctx, self, other, out);
 }
 
 void div_scalar_out(KernelContext& ctx, const Tensor& self, Scalar other, Tensor& out) {
-  div_scalar<DivMode::kTrue>(ctx, "aten::div.Scalar_out", self, other, out);
+  div_scalar<DivMode::kTrue>(ctx, self, other, out);
 }
 
 void div_out_mode(KernelContext& ctx, const Tensor& self, const Tensor& other,
                   std::optional<StringView> rounding_mode, Tensor& out) {
-  constexpr const char* kOp = "aten::div.out_mode";
-  if (!rounding_mode.has_value()) {
-    div_tensor<DivMode::kTrue>(ctx, kOp, self, other, out);
-  } else if (*rounding_mode == StringView("trunc")) {
-    div_tensor<DivMode::kTrunc>(ctx, kOp, self, other, out);
-  } else if (*rounding_mode == StringView("floor")) {
-    div_tensor<DivMode::kFloor>(ctx, kOp, self, other, out);
+  DivMode mode = DivMode::kTrue;
+  ETR_KERNEL_CHECK(ctx, parse_rounding_mode(rounding_mode, &mode), Error::Internal,
+                   "%s: unknown rounding_mode (prepare refuses it)", ctx.op_name());
+  if (mode == DivMode::kTrue) {
+    div_tensor<DivMode::kTrue>(ctx, self, other, out);
+  } else if (mode == DivMode::kTrunc) {
+    div_tensor<DivMode::kTrunc>(ctx, self, other, out);
   } else {
-    ETR_LOG(Error, "%s: rounding_mode must be None, 'trunc' or 'floor', got '%.*s'", kOp,
-            static_cast<int>(rounding_mode->size()), rounding_mode->data());
-    ctx.fail(Error::InvalidArgument);
+    div_tensor<DivMode::kFloor>(ctx, self, other, out);
   }
 }
 
 void floor_divide_out(KernelContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
-  div_tensor<DivMode::kFloor>(ctx, "aten::floor_divide.out", self, other, out);
+  div_tensor<DivMode::kFloor>(ctx, self, other, out);
 }
 
 void remainder_tensor_out(KernelContext& ctx, const Tensor& self, const Tensor& other,
                           Tensor& out) {
-  div_tensor<DivMode::kRemainder>(ctx, "aten::remainder.Tensor_out", self, other, out);
+  div_tensor<DivMode::kRemainder>(ctx, self, other, out);
 }
 
 void remainder_scalar_out(KernelContext& ctx, const Tensor& self, Scalar other, Tensor& out) {
-  div_scalar<DivMode::kRemainder>(ctx, "aten::remainder.Scalar_out", self, other, out);
+  div_scalar<DivMode::kRemainder>(ctx, self, other, out);
 }
 
 void fmod_tensor_out(KernelContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
-  div_tensor<DivMode::kFmod>(ctx, "aten::fmod.Tensor_out", self, other, out);
+  div_tensor<DivMode::kFmod>(ctx, self, other, out);
 }
 
 void fmod_scalar_out(KernelContext& ctx, const Tensor& self, Scalar other, Tensor& out) {
-  div_scalar<DivMode::kFmod>(ctx, "aten::fmod.Scalar_out", self, other, out);
+  div_scalar<DivMode::kFmod>(ctx, self, other, out);
 }
 
 }  // namespace etr

@@ -1,84 +1,63 @@
 // aten::native_layer_norm.out: normalizes over the trailing
 // `normalized_shape` dims; also returns the per-row mean and rstd with shape
-// [*leading dims, 1, ..., 1]. Float and double, contiguous tensors only.
+// [*leading dims, 1, ..., 1]. Float and double, default dim order.
 #include <cmath>
 
-#include "kernels/portable/ops_elementwise.h"
+#include "kernels/portable/normalization.h"
 #include "kernels/portable/util/elementwise.h"
 
 namespace etr {
 namespace {
 
-constexpr const char* kOp = "aten::native_layer_norm.out";
-
-Error check_tensor(const char* what, const Tensor& t, ScalarType dtype) {
-  if (t.dtype() != dtype) {
-    ETR_FAIL(Error::InvalidType, "%s: %s has dtype %s, expected %s", kOp, what,
-             to_string(t.dtype()), to_string(dtype));
-  }
-  if (!t.is_contiguous_order()) {
-    ETR_FAIL(Error::NotSupported, "%s: %s must use the default (contiguous) dim order", kOp, what);
-  }
-  return Error::Ok;
+// Same dtype as the input, default dim order.
+Error check_operand(const char* op, const char* what, const Tensor& t, ScalarType dtype) {
+  ETR_RETURN_IF_ERROR(check_dtype(op, what, t, dtype));
+  return check_default_layout(op, what, t);
 }
 
-// weight / bias must have exactly normalized_shape.
-Error check_affine(const char* what, const Tensor* t, IntArrayRef normalized_shape,
-                   ScalarType dtype) {
+// An optional weight / bias: an operand of rank len(normalized_shape).
+Error check_affine(const char* op, const char* what, const Tensor* t, size_t k, ScalarType dtype) {
   if (t == nullptr) return Error::Ok;
-  ETR_RETURN_IF_ERROR(check_tensor(what, *t, dtype));
-  bool same = t->dim() == normalized_shape.size();
-  for (size_t i = 0; same && i < t->dim(); ++i) same = t->size(i) == normalized_shape[i];
-  if (!same) {
-    ETR_FAIL(Error::InvalidArgument, "%s: %s has shape %s, expected normalized_shape %s", kOp,
-             what, ShapeText(t->sizes()).c_str(), ShapeText(normalized_shape).c_str());
-  }
-  return Error::Ok;
+  ETR_RETURN_IF_ERROR(check_operand(op, what, *t, dtype));
+  return check_rank(op, what, *t, k);
 }
 
-// Validates the arguments and resizes the outputs; *rows / *cols get M and N.
-Error prepare(const Tensor& input, IntArrayRef normalized_shape, const Tensor* weight,
-              const Tensor* bias, Tensor& out, Tensor& mean, Tensor& rstd, int64_t* rows,
-              int64_t* cols) {
-  const ScalarType dtype = input.dtype();
-  if (!is_floating(dtype)) {
-    ETR_FAIL(Error::InvalidType, "%s: input must be float or double, got %s", kOp,
-             to_string(dtype));
+// True when the trailing sizes of `t` (all of them when whole) are `shape`.
+bool ends_with(const Tensor& t, IntArrayRef shape, bool whole) {
+  const size_t rank = t.dim();
+  const size_t k = shape.size();
+  if (k > rank || (whole && k != rank)) return false;
+  for (size_t i = 0; i < k; ++i) {
+    if (t.size(rank - k + i) != shape[i]) return false;
   }
+  return true;
+}
+
+// Size checks and output resizing; *rows / *cols get M and N.
+Error resize_outputs(const char* op, const Tensor& input, IntArrayRef normalized_shape,
+                     const Tensor* weight, const Tensor* bias, Tensor& out, Tensor& mean,
+                     Tensor& rstd, int64_t* rows, int64_t* cols) {
+  const IntArrayRef ns = normalized_shape;
+  ETR_CHECK_OR_FAIL(ends_with(input, ns, false), Error::InvalidArgument,
+                    "%s: normalized_shape %s does not match the trailing dims of input %s", op,
+                    ShapeText(ns).c_str(), ShapeText(input).c_str());
+  for (const Tensor* t : {weight, bias}) {
+    ETR_CHECK_OR_FAIL(t == nullptr || ends_with(*t, ns, true), Error::InvalidArgument,
+                      "%s: weight/bias has shape %s, expected normalized_shape %s", op,
+                      ShapeText(*t).c_str(), ShapeText(ns).c_str());
+  }
+  ETR_RETURN_IF_ERROR(resize_output(op, out, input.sizes()));
   const size_t rank = input.dim();
-  const size_t k = normalized_shape.size();
-  bool matches = k >= 1 && k <= rank;
-  for (size_t i = 0; matches && i < k; ++i) {
-    matches = input.size(rank - k + i) == normalized_shape[i];
-  }
-  if (!matches) {
-    ETR_FAIL(Error::InvalidArgument, "%s: normalized_shape %s does not match the trailing dims "
-             "of input %s", kOp, ShapeText(normalized_shape).c_str(),
-             ShapeText(input.sizes()).c_str());
-  }
-  ETR_RETURN_IF_ERROR(check_tensor("input", input, dtype));
-  ETR_RETURN_IF_ERROR(check_affine("weight", weight, normalized_shape, dtype));
-  ETR_RETURN_IF_ERROR(check_affine("bias", bias, normalized_shape, dtype));
-  ETR_RETURN_IF_ERROR(check_tensor("out", out, dtype));
-  ETR_RETURN_IF_ERROR(check_tensor("mean", mean, dtype));
-  ETR_RETURN_IF_ERROR(check_tensor("rstd", rstd, dtype));
-  ETR_RETURN_IF_ERROR(resize_like(kOp, out, input));
   int64_t stat_sizes[kTensorMaxDim];
   *rows = 1;
   *cols = 1;
   for (size_t d = 0; d < rank; ++d) {
-    const bool normalized = d >= rank - k;
+    const bool normalized = d >= rank - ns.size();
     stat_sizes[d] = normalized ? 1 : input.size(d);
     (normalized ? *cols : *rows) *= input.size(d);
   }
-  const Span<const int64_t> stat_shape(stat_sizes, rank);
-  for (Tensor* stat : {&mean, &rstd}) {
-    if (stat->dim() != rank || resize_tensor(*stat, stat_shape) != Error::Ok) {
-      ETR_FAIL(Error::InvalidArgument, "%s: mean/rstd out %s cannot hold shape %s", kOp,
-               ShapeText(stat->sizes()).c_str(), ShapeText(stat_shape).c_str());
-    }
-  }
-  return Error::Ok;
+  ETR_RETURN_IF_ERROR(resize_output(op, mean, Span<const int64_t>(stat_sizes, rank)));
+  return resize_output(op, rstd, Span<const int64_t>(stat_sizes, rank));
 }
 
 template <typename T>
@@ -113,19 +92,39 @@ void layer_norm_rows(const Tensor& input, const Tensor* weight, const Tensor* bi
 
 }  // namespace
 
+Error native_layer_norm_prepare(KernelPrepareContext& ctx, const Tensor& input,
+                                IntArrayRef normalized_shape, const Tensor* weight,
+                                const Tensor* bias, double /*eps*/, Tensor& out, Tensor& mean_out,
+                                Tensor& rstd_out) {
+  const char* op = ctx.op_name();
+  const ScalarType dtype = input.dtype();
+  const size_t k = normalized_shape.size();
+  ETR_CHECK_OR_FAIL(k >= 1 && k <= input.dim(), Error::InvalidArgument,
+                    "%s: normalized_shape %s needs 1 to %zu dims", op,
+                    ShapeText(normalized_shape).c_str(), input.dim());
+  ETR_RETURN_IF_ERROR(check_dtype_in(op, "input", dtype, kFloatingTypes));
+  ETR_RETURN_IF_ERROR(check_operand(op, "input", input, dtype));
+  ETR_RETURN_IF_ERROR(check_affine(op, "weight", weight, k, dtype));
+  ETR_RETURN_IF_ERROR(check_affine(op, "bias", bias, k, dtype));
+  ETR_RETURN_IF_ERROR(check_operand(op, "out", out, dtype));
+  ETR_RETURN_IF_ERROR(check_operand(op, "mean", mean_out, dtype));
+  return check_operand(op, "rstd", rstd_out, dtype);
+}
+
 void native_layer_norm_out(KernelContext& ctx, const Tensor& input, IntArrayRef normalized_shape,
                            const Tensor* weight, const Tensor* bias, double eps, Tensor& out,
                            Tensor& mean_out, Tensor& rstd_out) {
+  ETR_KERNEL_TRY(ctx, check_operand_dtypes(ctx.op_name(), input.dtype(),
+                                           {weight, bias, &out, &mean_out, &rstd_out}));
   int64_t rows = 0;
   int64_t cols = 0;
-  if (!kernel_ok(ctx, prepare(input, normalized_shape, weight, bias, out, mean_out, rstd_out,
-                              &rows, &cols))) {
-    return;
-  }
-  dispatch_floating(input.dtype(), [&](auto tag) {
+  ETR_KERNEL_TRY(ctx, resize_outputs(ctx.op_name(), input, normalized_shape, weight, bias, out,
+                                     mean_out, rstd_out, &rows, &cols));
+  const bool known = dispatch_floating(input.dtype(), [&](auto tag) {
     layer_norm_rows<typename decltype(tag)::type>(input, weight, bias, eps, rows, cols, out,
                                                   mean_out, rstd_out);
   });
+  ETR_KERNEL_TRY(ctx, check_dispatched(ctx.op_name(), known, input.dtype()));
 }
 
 }  // namespace etr

@@ -2,18 +2,18 @@
 // leading repeats add new dims). Output dim d of size r*s is split into a
 // (r, s) loop pair whose outer loop re-reads the input (source stride 0).
 // Dtype-agnostic, any dim order.
-#include "kernels/portable/ops_layout.h"
+#include "kernels/portable/shape.h"
 #include "kernels/portable/util/copy_util.h"
 #include "runtime/core/checked_math.h"
 
 namespace etr {
 
 void repeat_out(KernelContext& ctx, const Tensor& self, IntArrayRef repeats, Tensor& out) {
-  constexpr const char* kOp = "aten::repeat.out";
+  const char* op = ctx.op_name();
   const size_t n = repeats.size();
   const size_t r = self.dim();
   ETR_KERNEL_CHECK(ctx, n >= r && n <= kTensorMaxDim, Error::InvalidArgument,
-                   "%s: %zu repeats given for a %zu-d tensor (need %zu..%zu)", kOp, n, r, r,
+                   "%s: %zu repeats given for a %zu-d tensor (need %zu..%zu)", op, n, r, r,
                    kTensorMaxDim);
   int64_t sizes[kTensorMaxDim];
   int64_t in_sizes[kTensorMaxDim];
@@ -23,11 +23,12 @@ void repeat_out(KernelContext& ctx, const Tensor& self, IntArrayRef repeats, Ten
     in_sizes[i] = is_new ? 1 : self.size(i - (n - r));
     in_strides[i] = is_new ? 0 : self.stride(i - (n - r));
     ETR_KERNEL_CHECK(ctx, repeats[i] >= 0, Error::InvalidArgument,
-                     "%s: repeats %s must be non-negative", kOp, shape_str(repeats).c_str());
+                     "%s: repeats %s must be non-negative", op, ShapeText(repeats).c_str());
     ETR_KERNEL_CHECK(ctx, checked_mul_i64(in_sizes[i], repeats[i], &sizes[i]),
-                     Error::InvalidArgument, "%s: repeated size overflows", kOp);
+                     Error::InvalidArgument, "%s: repeated size overflows", op);
   }
-  if (!check_copy_dtypes(ctx, kOp, self, out) || !resize_out(ctx, kOp, out, sizes, n)) return;
+  ETR_KERNEL_TRY(ctx, check_dtype(op, "out", out, self.dtype()));
+  ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, n)));
   if (out.numel() == 0) return;
   CopyPlan plan;
   for (size_t i = 0; i < n; ++i) {

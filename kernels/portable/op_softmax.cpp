@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/portable/ops_elementwise.h"
+#include "kernels/portable/normalization.h"
 #include "kernels/portable/util/elementwise.h"
 #include "kernels/portable/util/reduce.h"
 
@@ -39,32 +39,38 @@ void softmax_groups(const Tensor& self, size_t dim, Tensor& out) {
 }
 
 template <bool kLog>
-void softmax_impl(KernelContext& ctx, const char* op, const Tensor& self, int64_t dim,
-                  bool half_to_float, Tensor& out) {
-  ETR_KERNEL_CHECK(ctx, !half_to_float, Error::NotSupported,
-                   "%s: half_to_float=True is not supported (no Half inputs)", op);
-  ETR_KERNEL_CHECK(ctx, is_floating(self.dtype()) && out.dtype() == self.dtype(),
-                   Error::InvalidType,
-                   "%s: needs a float or double input and an out of the same dtype; got %s -> %s",
-                   op, to_string(self.dtype()), to_string(out.dtype()));
+void softmax_impl(KernelContext& ctx, const Tensor& self, int64_t dim, Tensor& out) {
+  ETR_KERNEL_TRY(ctx, check_operand_dtypes(ctx.op_name(), self.dtype(), {&out}));
   size_t d = 0;
-  if (!kernel_ok(ctx, normalize_dim(op, dim, self.dim(), &d))) return;
-  if (!kernel_ok(ctx, resize_like(op, out, self))) return;
-  dispatch_floating(self.dtype(), [&](auto tag) {
+  ETR_KERNEL_TRY(ctx, wrap_dim(ctx.op_name(), dim, self.dim(), &d));
+  ETR_KERNEL_TRY(ctx, resize_output(ctx.op_name(), out, self.sizes()));
+  const bool known = dispatch_floating(self.dtype(), [&](auto tag) {
     softmax_groups<kLog, typename decltype(tag)::type>(self, d, out);
   });
+  ETR_KERNEL_TRY(ctx, check_dispatched(ctx.op_name(), known, self.dtype()));
 }
 
 }  // namespace
 
-void softmax_out(KernelContext& ctx, const Tensor& self, int64_t dim, bool half_to_float,
-                 Tensor& out) {
-  softmax_impl<false>(ctx, "aten::_softmax.out", self, dim, half_to_float, out);
+Error softmax_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim,
+                      bool half_to_float, Tensor& out) {
+  const char* op = ctx.op_name();
+  ETR_CHECK_OR_FAIL(!half_to_float, Error::NotSupported,
+                    "%s: half_to_float=True is not supported (no Half inputs)", op);
+  ETR_RETURN_IF_ERROR(check_dtype_in(op, "self", self.dtype(), kFloatingTypes));
+  ETR_RETURN_IF_ERROR(check_dtype(op, "out", out, self.dtype()));
+  size_t d = 0;
+  return wrap_dim(op, dim, self.dim(), &d);
 }
 
-void log_softmax_out(KernelContext& ctx, const Tensor& self, int64_t dim, bool half_to_float,
+void softmax_out(KernelContext& ctx, const Tensor& self, int64_t dim, bool /*half_to_float*/,
+                 Tensor& out) {
+  softmax_impl<false>(ctx, self, dim, out);
+}
+
+void log_softmax_out(KernelContext& ctx, const Tensor& self, int64_t dim, bool /*half_to_float*/,
                      Tensor& out) {
-  softmax_impl<true>(ctx, "aten::_log_softmax.out", self, dim, half_to_float, out);
+  softmax_impl<true>(ctx, self, dim, out);
 }
 
 }  // namespace etr

@@ -48,23 +48,9 @@ double round_half_even(double x) {
 
 enum class BinOp : uint8_t { Add, Sub, Mul, FloorDiv, TrueDiv, Mod, Max, Min };
 
-constexpr const char* op_name(BinOp op) {
-  switch (op) {
-    case BinOp::Add: return "add";
-    case BinOp::Sub: return "sub";
-    case BinOp::Mul: return "mul";
-    case BinOp::FloorDiv: return "floordiv";
-    case BinOp::TrueDiv: return "truediv";
-    case BinOp::Mod: return "mod";
-    case BinOp::Max: return "sym_max";
-    case BinOp::Min: return "sym_min";
-  }
-  return "?";
-}
-
-// Python semantics on int64; false (after logging) when Python would raise
-// or the exact result does not fit int64.
-bool int_binary(BinOp op, int64_t a, int64_t b, int64_t* out) {
+// Python semantics on int64; false (after logging, naming `name`) when
+// Python would raise or the exact result does not fit int64.
+bool int_binary(const char* name, BinOp op, int64_t a, int64_t b, int64_t* out) {
   bool overflow = false;
   switch (op) {
     case BinOp::Add: overflow = __builtin_add_overflow(a, b, out); break;
@@ -75,7 +61,7 @@ bool int_binary(BinOp op, int64_t a, int64_t b, int64_t* out) {
     case BinOp::FloorDiv:
     case BinOp::Mod: {
       if (b == 0) {
-        ETR_LOG(Error, "executorch_prim::%s: integer division by zero", op_name(op));
+        ETR_LOG(Error, "%s: integer division by zero", name);
         return false;
       }
       if (b == -1) {
@@ -99,8 +85,8 @@ bool int_binary(BinOp op, int64_t a, int64_t b, int64_t* out) {
     case BinOp::TrueDiv: return false;  // always computed in double
   }
   if (overflow) {
-    ETR_LOG(Error, "executorch_prim::%s: int64 overflow (%lld, %lld)", op_name(op),
-            static_cast<long long>(a), static_cast<long long>(b));
+    ETR_LOG(Error, "%s: int64 overflow (%lld, %lld)", name, static_cast<long long>(a),
+            static_cast<long long>(b));
     return false;
   }
   return true;
@@ -129,7 +115,7 @@ void float_divmod(double a, double b, double* quotient, double* remainder) {
   *remainder = mod;
 }
 
-bool double_binary(BinOp op, double a, double b, double* out) {
+bool double_binary(const char* name, BinOp op, double a, double b, double* out) {
   switch (op) {
     case BinOp::Add: *out = a + b; return true;
     case BinOp::Sub: *out = a - b; return true;
@@ -141,7 +127,7 @@ bool double_binary(BinOp op, double a, double b, double* out) {
     case BinOp::TrueDiv: break;
   }
   if (b == 0.0) {
-    ETR_LOG(Error, "executorch_prim::%s: float division by zero", op_name(op));
+    ETR_LOG(Error, "%s: float division by zero", name);
     return false;
   }
   if (op == BinOp::TrueDiv) {
@@ -162,7 +148,7 @@ void binary_scalar(KernelContext& ctx, EValue* const* args) {
   const Number b = read_number(*args[1]);
   if (Op != BinOp::TrueDiv && !a.is_double && !b.is_double) {
     int64_t r = 0;
-    if (!int_binary(Op, a.i, b.i, &r)) {
+    if (!int_binary(ctx.op_name(), Op, a.i, b.i, &r)) {
       ctx.fail(Error::InvalidArgument);
       return;
     }
@@ -170,7 +156,7 @@ void binary_scalar(KernelContext& ctx, EValue* const* args) {
     return;
   }
   double r = 0.0;
-  if (!double_binary(Op, as_double(a), as_double(b), &r)) {
+  if (!double_binary(ctx.op_name(), Op, as_double(a), as_double(b), &r)) {
     ctx.fail(Error::InvalidArgument);
     return;
   }
@@ -234,8 +220,7 @@ void neg_scalar(KernelContext& ctx, EValue* const* args) {
   }
   int64_t r = 0;
   ETR_KERNEL_CHECK(ctx, !__builtin_sub_overflow(int64_t{0}, a.i, &r), Error::InvalidArgument,
-                   "executorch_prim::neg: int64 overflow negating %lld",
-                   static_cast<long long>(a.i));
+                   "%s: int64 overflow negating %lld", ctx.op_name(), static_cast<long long>(a.i));
   args[1]->set_int(r);
 }
 
@@ -246,10 +231,6 @@ void sym_float_scalar(KernelContext& ctx, EValue* const* args) {
 }
 
 enum class Rounding : uint8_t { Trunc, Ceil, Round };
-
-constexpr const char* rounding_name(Rounding r) {
-  return r == Rounding::Trunc ? "trunc" : r == Rounding::Ceil ? "ceil" : "round";
-}
 
 // [a, result]: Double -> Int by the rounding mode; Int (or Bool) passes
 // through as Int. sym_int is Trunc (Python int(x)).
@@ -265,8 +246,7 @@ void to_int_scalar(KernelContext& ctx, EValue* const* args) {
                                             : round_half_even(a.d);
   int64_t r = 0;
   ETR_KERNEL_CHECK(ctx, checked_to_int64(v, &r), Error::InvalidArgument,
-                   "executorch_prim::%s: %g cannot be converted to int64", rounding_name(Mode),
-                   a.d);
+                   "%s: %g cannot be converted to int64", ctx.op_name(), a.d);
   args[1]->set_int(r);
 }
 
@@ -289,8 +269,7 @@ void sym_ite_scalar(KernelContext& ctx, EValue* const* args) {
     case Tag::Bool: args[3]->set_bool(src.to_bool()); return;
     default: break;
   }
-  ETR_LOG(Error, "executorch_prim::sym_ite: branch value is %s, expected a scalar",
-          to_string(src.tag()));
+  ETR_LOG(Error, "%s: branch value is %s, expected a scalar", ctx.op_name(), to_string(src.tag()));
   ctx.fail(Error::InvalidType);
 }
 
@@ -307,41 +286,54 @@ constexpr ArgKind kTensorQuery[] = {ArgKind::Tensor, ArgKind::Any};
 constexpr ArgKind kCopyIndex[] = {ArgKind::MutableTensor, ArgKind::Tensor, ArgKind::Int};
 constexpr ArgKind kView[] = {ArgKind::Tensor, ArgKind::IntList, ArgKind::MutableTensor};
 
+// Dtypes of the tensor arguments: none for the scalar ops; the shape
+// queries, et_copy_index and et_view only read metadata or move bytes, so
+// any dtype; _local_scalar_dense reads the dtypes of its switch.
+constexpr DtypeSet kNoTensors = DtypeSet();
+constexpr DtypeSet kScalarDenseTypes =
+    kRealAndBoolTypes | DtypeSet::of(ScalarType::UInt16, ScalarType::UInt32, ScalarType::UInt64,
+                                     ScalarType::Half, ScalarType::BFloat16);
+
 template <size_t N>
-constexpr KernelEntry raw(const char* name, KernelFn fn, const ArgKind (&kinds)[N],
+constexpr KernelEntry raw(const char* name, KernelFn fn, const ArgKind (&kinds)[N], DtypeSet dtypes,
                           uint8_t flags = 0) {
-  return make_raw_kernel(name, fn, kinds, static_cast<uint16_t>(N), kAllTypes, flags);
+  return make_raw_kernel(name, fn, kinds, static_cast<uint16_t>(N), dtypes, flags);
 }
 
 constexpr KernelEntry kPrimOps[] = {
-    raw("aten::sym_size.int", &internal::prim_sym_size, kSymSize),
-    raw("aten::_local_scalar_dense", &internal::prim_local_scalar_dense, kTensorQuery),
-    raw("aten::sym_numel", &internal::prim_sym_numel, kTensorQuery),
-    raw("executorch_prim::sym_max.Scalar", &binary_scalar<BinOp::Max>, kBinaryScalar),
-    raw("executorch_prim::sym_min.Scalar", &binary_scalar<BinOp::Min>, kBinaryScalar),
-    raw("executorch_prim::add.Scalar", &binary_scalar<BinOp::Add>, kBinaryScalar),
-    raw("executorch_prim::sub.Scalar", &binary_scalar<BinOp::Sub>, kBinaryScalar),
-    raw("executorch_prim::mul.Scalar", &binary_scalar<BinOp::Mul>, kBinaryScalar),
-    raw("executorch_prim::floordiv.Scalar", &binary_scalar<BinOp::FloorDiv>, kBinaryScalar),
-    raw("executorch_prim::truediv.Scalar", &binary_scalar<BinOp::TrueDiv>, kBinaryScalar),
-    raw("executorch_prim::sym_float.Scalar", &sym_float_scalar, kUnaryScalar),
-    raw("executorch_prim::sym_int.Scalar", &sym_int_scalar, kUnaryScalar),
-    raw("executorch_prim::eq.Scalar", &compare_scalar<CmpOp::Eq>, kBinaryScalar),
-    raw("executorch_prim::gt.Scalar", &compare_scalar<CmpOp::Gt>, kBinaryScalar),
-    raw("executorch_prim::lt.Scalar", &compare_scalar<CmpOp::Lt>, kBinaryScalar),
-    raw("executorch_prim::ge.Scalar", &compare_scalar<CmpOp::Ge>, kBinaryScalar),
-    raw("executorch_prim::le.Scalar", &compare_scalar<CmpOp::Le>, kBinaryScalar),
-    raw("executorch_prim::neg.Scalar", &neg_scalar, kUnaryScalar),
-    raw("executorch_prim::sym_not.Scalar", &sym_not_scalar, kUnaryBool),
-    raw("executorch_prim::sym_ite.Scalar", &sym_ite_scalar, kIte),
-    raw("executorch_prim::floordiv.int", &binary_scalar<BinOp::FloorDiv>, kBinaryInt),
-    raw("executorch_prim::mod.int", &binary_scalar<BinOp::Mod>, kBinaryInt),
-    raw("executorch_prim::mod.Scalar", &binary_scalar<BinOp::Mod>, kBinaryScalar),
-    raw("executorch_prim::ceil.Scalar", &to_int_scalar<Rounding::Ceil>, kUnaryScalar),
-    raw("executorch_prim::round.Scalar", &to_int_scalar<Rounding::Round>, kUnaryScalar),
-    raw("executorch_prim::trunc.Scalar", &to_int_scalar<Rounding::Trunc>, kUnaryScalar),
-    raw("executorch_prim::et_copy_index.tensor", &internal::prim_et_copy_index, kCopyIndex),
-    raw("executorch_prim::et_view.default", &internal::prim_et_view, kView, kKernelBindsOutputs),
+    raw("aten::sym_size.int", &internal::prim_sym_size, kSymSize, kAllTypes),
+    raw("aten::_local_scalar_dense", &internal::prim_local_scalar_dense, kTensorQuery,
+        kScalarDenseTypes),
+    raw("aten::sym_numel", &internal::prim_sym_numel, kTensorQuery, kAllTypes),
+    raw("executorch_prim::sym_max.Scalar", &binary_scalar<BinOp::Max>, kBinaryScalar, kNoTensors),
+    raw("executorch_prim::sym_min.Scalar", &binary_scalar<BinOp::Min>, kBinaryScalar, kNoTensors),
+    raw("executorch_prim::add.Scalar", &binary_scalar<BinOp::Add>, kBinaryScalar, kNoTensors),
+    raw("executorch_prim::sub.Scalar", &binary_scalar<BinOp::Sub>, kBinaryScalar, kNoTensors),
+    raw("executorch_prim::mul.Scalar", &binary_scalar<BinOp::Mul>, kBinaryScalar, kNoTensors),
+    raw("executorch_prim::floordiv.Scalar", &binary_scalar<BinOp::FloorDiv>, kBinaryScalar,
+        kNoTensors),
+    raw("executorch_prim::truediv.Scalar", &binary_scalar<BinOp::TrueDiv>, kBinaryScalar,
+        kNoTensors),
+    raw("executorch_prim::sym_float.Scalar", &sym_float_scalar, kUnaryScalar, kNoTensors),
+    raw("executorch_prim::sym_int.Scalar", &sym_int_scalar, kUnaryScalar, kNoTensors),
+    raw("executorch_prim::eq.Scalar", &compare_scalar<CmpOp::Eq>, kBinaryScalar, kNoTensors),
+    raw("executorch_prim::gt.Scalar", &compare_scalar<CmpOp::Gt>, kBinaryScalar, kNoTensors),
+    raw("executorch_prim::lt.Scalar", &compare_scalar<CmpOp::Lt>, kBinaryScalar, kNoTensors),
+    raw("executorch_prim::ge.Scalar", &compare_scalar<CmpOp::Ge>, kBinaryScalar, kNoTensors),
+    raw("executorch_prim::le.Scalar", &compare_scalar<CmpOp::Le>, kBinaryScalar, kNoTensors),
+    raw("executorch_prim::neg.Scalar", &neg_scalar, kUnaryScalar, kNoTensors),
+    raw("executorch_prim::sym_not.Scalar", &sym_not_scalar, kUnaryBool, kNoTensors),
+    raw("executorch_prim::sym_ite.Scalar", &sym_ite_scalar, kIte, kNoTensors),
+    raw("executorch_prim::floordiv.int", &binary_scalar<BinOp::FloorDiv>, kBinaryInt, kNoTensors),
+    raw("executorch_prim::mod.int", &binary_scalar<BinOp::Mod>, kBinaryInt, kNoTensors),
+    raw("executorch_prim::mod.Scalar", &binary_scalar<BinOp::Mod>, kBinaryScalar, kNoTensors),
+    raw("executorch_prim::ceil.Scalar", &to_int_scalar<Rounding::Ceil>, kUnaryScalar, kNoTensors),
+    raw("executorch_prim::round.Scalar", &to_int_scalar<Rounding::Round>, kUnaryScalar, kNoTensors),
+    raw("executorch_prim::trunc.Scalar", &to_int_scalar<Rounding::Trunc>, kUnaryScalar, kNoTensors),
+    raw("executorch_prim::et_copy_index.tensor", &internal::prim_et_copy_index, kCopyIndex,
+        kAllTypes),
+    raw("executorch_prim::et_view.default", &internal::prim_et_view, kView, kAllTypes,
+        kKernelBindsOutputs),
 };
 
 static_assert(sizeof(kPrimOps) / sizeof(kPrimOps[0]) == 28, "every prim op of the format");
@@ -352,6 +344,8 @@ Span<const KernelEntry> prim_ops_kernels() {
   return {kPrimOps, sizeof(kPrimOps) / sizeof(kPrimOps[0])};
 }
 
-KernelLibrary prim_ops_library() { return KernelLibrary{"prim", kPortablePriority, prim_ops_kernels()}; }
+KernelLibrary prim_ops_library() {
+  return KernelLibrary{"prim", kPortablePriority, prim_ops_kernels()};
+}
 
 }  // namespace etr

@@ -45,8 +45,8 @@ void expect_close_special(const std::vector<T>& actual, const std::vector<T>& ex
     } else if (std::isinf(e)) {
       EXPECT_EQ(a, e) << "at element " << k;
     } else {
-      EXPECT_LE(std::abs(a - e), atol + rtol * std::abs(e)) << "at element " << k << ": " << a
-                                                            << " vs " << e;
+      EXPECT_LE(std::abs(a - e), atol + rtol * std::abs(e))
+          << "at element " << k << ": " << a << " vs " << e;
     }
   }
 }
@@ -54,9 +54,9 @@ void expect_close_special(const std::vector<T>& actual, const std::vector<T>& ex
 // The [2, 3, 4] float input shared by the reduction, softmax and layer-norm
 // tests (their expected values were computed by PyTorch from it).
 inline TestTensor sample_2x3x4() {
-  return TestTensor::make<float>({2, 3, 4}, {1.5f, -2.0f, 3.25f, 0.5f, 4.0f, 5.5f, -6.0f, 7.0f,
-                                             0.25f, 8.0f, -1.0f, 2.0f, 9.0f, -3.5f, 1.0f, 0.75f,
-                                             2.0f, 2.0f, 6.5f, -4.0f, 3.0f, -0.5f, 0.0f, 1.25f});
+  return TestTensor::make<float>(
+      {2, 3, 4}, {1.5f, -2.0f, 3.25f, 0.5f,  4.0f, 5.5f, -6.0f, 7.0f,  0.25f, 8.0f,  -1.0f, 2.0f,
+                  9.0f, -3.5f, 1.0f,  0.75f, 2.0f, 2.0f, 6.5f,  -4.0f, 3.0f,  -0.5f, 0.0f,  1.25f});
 }
 
 }  // namespace testing

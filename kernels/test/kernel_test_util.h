@@ -102,9 +102,31 @@ class TestTensor {
   Tensor tensor_;
 };
 
-// Builds argument values and runs one kernel of the portable library.
+// The kernels under test: the portable library, with any library a test
+// build stacks above it (an optimized library is tested by the same cases,
+// and falls back to portable where it declines, as in a loaded method).
+inline const KernelRegistry& test_kernel_registry() {
+  static const KernelRegistry registry = [] {
+    KernelRegistry r;
+    EXPECT_EQ(r.add(portable_kernel_library()), Error::Ok);
+    return r;
+  }();
+  return registry;
+}
+
+// Builds argument values and runs one kernel call the way a loaded method
+// does: the registry's kernels for the operator are tried in priority order,
+// the first whose argument kinds and declared dtypes fit and whose prepare
+// step accepts the call is bound (with its per-instruction state), then run.
+// A refusal at any step is returned like the loader returns it.
 class KernelRunner {
  public:
+  explicit KernelRunner(const KernelRegistry& registry = test_kernel_registry(),
+                        ThreadPool* pool = nullptr)
+      : registry_(&registry),
+        pool_(pool),
+        method_bytes_(1 << 20),
+        method_alloc_(method_bytes_.data(), method_bytes_.size()) {}
   EValue* tensor(TestTensor& t) { return add(EValue(&t.tensor())); }
   EValue* none() { return add(EValue()); }
   EValue* i(int64_t v) { return add(EValue(v)); }
@@ -129,38 +151,89 @@ class KernelRunner {
 
   // Runs `name` (e.g. "aten::add.out") with `args`; the trailing return slot
   // is appended automatically (a copy of the last argument). Returns the
-  // kernel's failure state; a kind or count mismatch is a test failure.
+  // load-time refusal (InvalidType for an undeclared dtype, the prepare
+  // step's error) or the kernel's failure state. An argument count or kind
+  // mismatch is a test failure: it means the test, not the kernel, is wrong.
   Error run(const char* name, std::vector<EValue*> args) {
-    const KernelEntry* entry = find(name);
-    if (entry == nullptr) {
-      ADD_FAILURE() << "no portable kernel named " << name;
-      return Error::OperatorMissing;
+    Error e = prepare(name, std::move(args));
+    if (e != Error::Ok) return e;
+    return run_prepared();
+  }
+
+  // The load half of run(): chooses and prepares the kernel for `name`.
+  Error prepare(const char* name, std::vector<EValue*> args) {
+    name_ = name;
+    args_ = std::move(args);
+    args_.push_back(args_.empty() ? none() : args_.back());
+    chosen_ = nullptr;
+    library_ = nullptr;
+    state_ = nullptr;
+    size_t candidates = 0;
+    Error last = Error::OperatorMissing;
+    registry_->for_each_candidate(StringView(name), op_name_hash(name),
+                                  [&](const KernelEntry& e, const KernelLibrary& lib) {
+                                    ++candidates;
+                                    last = try_entry(e);
+                                    if (last != Error::Ok) return false;
+                                    chosen_ = &e;
+                                    library_ = &lib;
+                                    return true;
+                                  });
+    if (candidates == 0) ADD_FAILURE() << "no kernel registered as " << name;
+    return last;
+  }
+
+  // The execute half: runs the prepared kernel again (same args, same
+  // state). Returns the kernel's failure state.
+  Error run_prepared() {
+    if (chosen_ == nullptr) {
+      ADD_FAILURE() << "run_prepared() without a successful prepare()";
+      return Error::InvalidState;
     }
-    args.push_back(args.empty() ? none() : args.back());
-    if (args.size() != entry->num_args) {
-      ADD_FAILURE() << name << " expects " << entry->num_args << " args (with return slot), got "
-                    << args.size();
-      return Error::InvalidArgument;
-    }
-    for (size_t k = 0; k < args.size(); ++k) {
-      if (!arg_kind_accepts(entry->arg_kinds[k], args[k]->tag())) {
-        ADD_FAILURE() << name << " arg " << k << ": expected " << to_string(entry->arg_kinds[k])
-                      << ", got " << to_string(args[k]->tag());
-        return Error::InvalidType;
-      }
-    }
-    std::vector<uint8_t> temp(1 << 20);
-    MemoryAllocator temp_alloc(temp.data(), temp.size());
-    KernelContext ctx(&temp_alloc);
-    entry->fn(ctx, args.data());
+    temp_bytes_.assign(1 << 20, 0);
+    MemoryAllocator temp_alloc(temp_bytes_.data(), temp_bytes_.size());
+    KernelContext ctx(&temp_alloc, pool_);
+    ctx.bind_instruction(name_, state_);
+    chosen_->fn(ctx, args_.data());
     return ctx.failure_state();
   }
 
+  // The library whose kernel the last successful prepare() chose.
+  const char* chosen_library() const { return library_ == nullptr ? "" : library_->name; }
+  // The state that kernel's prepare built (null when none).
+  void* state() const { return state_; }
+
+  // The portable library's entry for `name`, or nullptr.
   static const KernelEntry* find(const char* name) {
     return find_kernel_entry(portable_kernels(), name);
   }
 
  private:
+  Error try_entry(const KernelEntry& e) {
+    if (args_.size() != e.num_args) {
+      ADD_FAILURE() << name_ << " expects " << e.num_args << " args (with return slot), got "
+                    << args_.size();
+      return Error::InvalidProgram;
+    }
+    for (size_t k = 0; k < args_.size(); ++k) {
+      if (!arg_kind_accepts(e.arg_kinds[k], args_[k]->tag())) {
+        ADD_FAILURE() << name_ << " arg " << k << ": expected " << to_string(e.arg_kinds[k])
+                      << ", got " << to_string(args_[k]->tag());
+        return Error::InvalidProgram;
+      }
+    }
+    size_t arg = 0;
+    ScalarType dtype = ScalarType::Float;
+    if (find_unsupported_dtype(e.dtypes, args_.data(), args_.size(), &arg, &dtype)) {
+      return Error::InvalidType;
+    }
+    if (e.prepare == nullptr) return Error::Ok;
+    KernelPrepareContext pctx(name_, &method_alloc_, pool_);
+    const Error err = e.prepare(pctx, args_.data());
+    if (err == Error::Ok) state_ = pctx.state();
+    return err;
+  }
+
   EValue* add(EValue v) {
     values_.push_back(v);
     return &values_.back();
@@ -169,6 +242,17 @@ class KernelRunner {
   std::deque<std::vector<EValue*>> int_items_;
   std::deque<std::vector<int64_t>> int_scratch_;
   std::deque<std::vector<double>> double_store_;
+
+  const KernelRegistry* registry_;
+  ThreadPool* pool_;
+  std::vector<uint8_t> method_bytes_;  // lives as long as the runner, like a method's
+  MemoryAllocator method_alloc_;
+  std::vector<uint8_t> temp_bytes_;
+  const char* name_ = "";
+  std::vector<EValue*> args_;
+  const KernelEntry* chosen_ = nullptr;
+  const KernelLibrary* library_ = nullptr;
+  void* state_ = nullptr;
 };
 
 // start, start + step, ... (n values) as T.
@@ -181,8 +265,8 @@ std::vector<T> iota(size_t n, T start = T(0), T step = T(1)) {
 
 // Element-wise closeness: |a - e| <= atol + rtol * |e|.
 template <typename T>
-void expect_close(const std::vector<T>& actual, const std::vector<T>& expected,
-                  double rtol = 1e-5, double atol = 1e-6) {
+void expect_close(const std::vector<T>& actual, const std::vector<T>& expected, double rtol = 1e-5,
+                  double atol = 1e-6) {
   ASSERT_EQ(actual.size(), expected.size());
   for (size_t k = 0; k < actual.size(); ++k) {
     const double a = static_cast<double>(actual[k]);

@@ -9,7 +9,9 @@ namespace etr {
 namespace testing {
 namespace {
 
-TestTensor input() { return TestTensor::make<float>({2, 3}, {-3.0f, -0.5f, 0.0f, 0.25f, 1.5f, 4.0f}); }
+TestTensor input() {
+  return TestTensor::make<float>({2, 3}, {-3.0f, -0.5f, 0.0f, 0.25f, 1.5f, 4.0f});
+}
 
 TEST(OpReluTest, FloatAndLong) {
   KernelRunner r;
@@ -41,12 +43,12 @@ TEST(OpGeluTest, ExactAndTanh) {
   auto tanh = TestTensor::zeros(ScalarType::Float, {2, 3});
   ASSERT_EQ(r.run("aten::gelu.out", {r.tensor(x), r.str("none"), r.tensor(exact)}), Error::Ok);
   ASSERT_EQ(r.run("aten::gelu.out", {r.tensor(x), r.str("tanh"), r.tensor(tanh)}), Error::Ok);
-  expect_close(exact.values<float>(), {-0.004050225019454956f, -0.1542687714099884f, 0.0f,
-                                       0.14967657625675201f, 1.3997890949249268f,
-                                       3.999873638153076f});
-  expect_close(tanh.values<float>(), {-0.0036374330520629883f, -0.1542859971523285f, 0.0f,
-                                      0.14967535436153412f, 1.3995715379714966f,
-                                      3.999929904937744f});
+  expect_close(exact.values<float>(),
+               {-0.004050225019454956f, -0.1542687714099884f, 0.0f, 0.14967657625675201f,
+                1.3997890949249268f, 3.999873638153076f});
+  expect_close(tanh.values<float>(),
+               {-0.0036374330520629883f, -0.1542859971523285f, 0.0f, 0.14967535436153412f,
+                1.3995715379714966f, 3.999929904937744f});
 }
 
 TEST(OpGeluTest, BadApproximateAndIntegerInputFail) {
@@ -75,8 +77,8 @@ TEST(OpLeakyReluTest, NegativeSlope) {
   auto x = input();
   auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
   ASSERT_EQ(r.run("aten::leaky_relu.out", {r.tensor(x), r.d(0.1), r.tensor(out)}), Error::Ok);
-  expect_close(out.values<float>(), {-0.30000001192092896f, -0.05000000074505806f, 0.0f, 0.25f,
-                                     1.5f, 4.0f});
+  expect_close(out.values<float>(),
+               {-0.30000001192092896f, -0.05000000074505806f, 0.0f, 0.25f, 1.5f, 4.0f});
 }
 
 TEST(OpEluTest, AlphaScaleInputScale) {
@@ -86,16 +88,15 @@ TEST(OpEluTest, AlphaScaleInputScale) {
   ASSERT_EQ(r.run("aten::elu.out", {r.tensor(x), r.d(1.5), r.d(2.0), r.d(0.5), r.tensor(out)}),
             Error::Ok);
   // torch.ops.aten.elu(x, 1.5, 2.0, 0.5)
-  expect_close(out.values<float>(), {-2.3306095600128174f, -0.6635976433753967f, 0.0f, 0.5f,
-                                     3.0f, 8.0f});
+  expect_close(out.values<float>(),
+               {-2.3306095600128174f, -0.6635976433753967f, 0.0f, 0.5f, 3.0f, 8.0f});
 }
 
 TEST(OpClampTest, ScalarBounds) {
   KernelRunner r;
   auto x = input();
   auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
-  ASSERT_EQ(r.run("aten::clamp.out", {r.tensor(x), r.d(-1.0), r.d(1.0), r.tensor(out)}),
-            Error::Ok);
+  ASSERT_EQ(r.run("aten::clamp.out", {r.tensor(x), r.d(-1.0), r.d(1.0), r.tensor(out)}), Error::Ok);
   expect_close(out.values<float>(), {-1.0f, -0.5f, 0.0f, 0.25f, 1.0f, 1.0f});
 }
 
@@ -103,8 +104,7 @@ TEST(OpClampTest, MinOnlyPromotesIntToFloat) {
   KernelRunner r;
   auto x = TestTensor::make<int64_t>({3}, {-3, 0, 3});
   auto out = TestTensor::zeros(ScalarType::Float, {3});
-  ASSERT_EQ(r.run("aten::clamp.out", {r.tensor(x), r.d(0.5), r.none(), r.tensor(out)}),
-            Error::Ok);
+  ASSERT_EQ(r.run("aten::clamp.out", {r.tensor(x), r.d(0.5), r.none(), r.tensor(out)}), Error::Ok);
   expect_close(out.values<float>(), {0.5f, 0.5f, 3.0f});
 }
 
@@ -134,8 +134,9 @@ TEST(OpClampTensorTest, BroadcastBounds) {
   auto lo = TestTensor::make<float>({3}, {-1.0f, 0.0f, 0.5f});
   auto hi = TestTensor::make<float>({2, 1}, {0.0f, 1.0f});
   auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
-  ASSERT_EQ(r.run("aten::clamp.Tensor_out", {r.tensor(x), r.tensor(lo), r.tensor(hi),
-                                             r.tensor(out)}), Error::Ok);
+  ASSERT_EQ(
+      r.run("aten::clamp.Tensor_out", {r.tensor(x), r.tensor(lo), r.tensor(hi), r.tensor(out)}),
+      Error::Ok);
   expect_close(out.values<float>(), {-1.0f, 0.0f, 0.0f, 0.25f, 1.0f, 1.0f});
 }
 

@@ -12,9 +12,7 @@ TestTensor float_a() {
   return TestTensor::make<float>({2, 3}, {0.5f, -1.25f, 2.0f, 3.5f, 0.0f, -4.75f});
 }
 TestTensor float_b() { return TestTensor::make<float>({3}, {1.0f, 2.5f, -0.5f}); }
-TestTensor long_a() {
-  return TestTensor::make<int64_t>({2, 3}, {1, -2, 3, 40, 50, -60});
-}
+TestTensor long_a() { return TestTensor::make<int64_t>({2, 3}, {1, -2, 3, 40, 50, -60}); }
 
 TEST(OpAddTest, BroadcastsRowAgainstMatrix) {
   KernelRunner r;
@@ -151,8 +149,7 @@ TEST(OpSubTest, AppliesAlphaWithBroadcast) {
   auto a = float_a();
   auto b = float_b();
   auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
-  ASSERT_EQ(r.run("aten::sub.out", {r.tensor(a), r.tensor(b), r.d(1.5), r.tensor(out)}),
-            Error::Ok);
+  ASSERT_EQ(r.run("aten::sub.out", {r.tensor(a), r.tensor(b), r.d(1.5), r.tensor(out)}), Error::Ok);
   // torch.sub(a, b, alpha=1.5)
   expect_close(out.values<float>(), {-1.0f, -5.0f, 2.75f, 2.0f, -3.75f, -4.0f});
 }
@@ -161,8 +158,7 @@ TEST(OpSubTest, ScalarWithAlpha) {
   KernelRunner r;
   auto a = long_a();
   auto out = TestTensor::zeros(ScalarType::Long, {2, 3});
-  ASSERT_EQ(r.run("aten::sub.Scalar_out", {r.tensor(a), r.i(2), r.i(3), r.tensor(out)}),
-            Error::Ok);
+  ASSERT_EQ(r.run("aten::sub.Scalar_out", {r.tensor(a), r.i(2), r.i(3), r.tensor(out)}), Error::Ok);
   // torch.sub(a, 2, alpha=3)
   EXPECT_EQ(out.values<int64_t>(), (std::vector<int64_t>{-5, -8, -3, 34, 44, -66}));
 }

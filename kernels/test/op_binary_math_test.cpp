@@ -49,12 +49,11 @@ TEST(OpPowTest, TensorScalar) {
   auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
   ASSERT_EQ(r.run("aten::pow.Tensor_Scalar_out", {r.tensor(a), r.d(0.5), r.tensor(out)}),
             Error::Ok);
-  expect_close_special(out.values<float>(), {1.2247449159622192f, NAN, 0.5f, 2.0f, 0.0f,
-                                             1.7320507764816284f});
+  expect_close_special(out.values<float>(),
+                       {1.2247449159622192f, NAN, 0.5f, 2.0f, 0.0f, 1.7320507764816284f});
   auto i = TestTensor::make<int32_t>({3}, {1, 4, -9});
   auto iout = TestTensor::zeros(ScalarType::Int, {3});
-  ASSERT_EQ(r.run("aten::pow.Tensor_Scalar_out", {r.tensor(i), r.i(3), r.tensor(iout)}),
-            Error::Ok);
+  ASSERT_EQ(r.run("aten::pow.Tensor_Scalar_out", {r.tensor(i), r.i(3), r.tensor(iout)}), Error::Ok);
   EXPECT_EQ(iout.values<int32_t>(), (std::vector<int32_t>{1, 64, -729}));
 }
 
@@ -123,8 +122,8 @@ TEST(OpAtan2Test, FloatAndIntInputs) {
   auto b = TestTensor::make<float>({2}, {2.0f, -0.5f});
   auto out = TestTensor::zeros(ScalarType::Float, {2, 2});
   ASSERT_EQ(r.run("aten::atan2.out", {r.tensor(a), r.tensor(b), r.tensor(out)}), Error::Ok);
-  expect_close(out.values<float>(), {0.46364760398864746f, -2.0344438552856445f, 0.0f,
-                                     1.7359449863433838f});
+  expect_close(out.values<float>(),
+               {0.46364760398864746f, -2.0344438552856445f, 0.0f, 1.7359449863433838f});
   auto ia = TestTensor::make<int64_t>({2}, {1, -2});
   auto ib = TestTensor::make<int64_t>({2}, {3, 4});
   auto iout = TestTensor::zeros(ScalarType::Float, {2});

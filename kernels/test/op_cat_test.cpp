@@ -6,7 +6,6 @@ namespace etr {
 namespace testing {
 namespace {
 
-
 TEST(OpCatTest, Dim0) {
   KernelRunner r;
   auto a = TestTensor::make<float>({2, 3}, iota(6));

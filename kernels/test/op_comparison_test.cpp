@@ -39,17 +39,16 @@ TEST_P(OpComparisonTest, ScalarOverloadPromotesLongToFloat) {
   EXPECT_EQ(bool_values(out), c.scalar_expected);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllOps, OpComparisonTest,
-    ::testing::Values(CmpCase{"eq", {1, 0, 0, 0, 1, 0}, {0, 0, 0, 0, 0, 0}},
-                      CmpCase{"ne", {0, 1, 1, 1, 0, 1}, {1, 1, 1, 1, 1, 1}},
-                      CmpCase{"lt", {0, 1, 0, 1, 0, 0}, {1, 1, 0, 0, 0, 0}},
-                      CmpCase{"le", {1, 1, 0, 1, 1, 0}, {1, 1, 0, 0, 0, 0}},
-                      CmpCase{"gt", {0, 0, 0, 0, 0, 0}, {0, 0, 1, 1, 1, 1}},
-                      CmpCase{"ge", {1, 0, 0, 0, 1, 0}, {0, 0, 1, 1, 1, 1}}),
-    [](const ::testing::TestParamInfo<CmpCase>& param_info) {
-      return std::string(param_info.param.name);
-    });
+INSTANTIATE_TEST_SUITE_P(AllOps, OpComparisonTest,
+                         ::testing::Values(CmpCase{"eq", {1, 0, 0, 0, 1, 0}, {0, 0, 0, 0, 0, 0}},
+                                           CmpCase{"ne", {0, 1, 1, 1, 0, 1}, {1, 1, 1, 1, 1, 1}},
+                                           CmpCase{"lt", {0, 1, 0, 1, 0, 0}, {1, 1, 0, 0, 0, 0}},
+                                           CmpCase{"le", {1, 1, 0, 1, 1, 0}, {1, 1, 0, 0, 0, 0}},
+                                           CmpCase{"gt", {0, 0, 0, 0, 0, 0}, {0, 0, 1, 1, 1, 1}},
+                                           CmpCase{"ge", {1, 0, 0, 0, 1, 0}, {0, 0, 1, 1, 1, 1}}),
+                         [](const ::testing::TestParamInfo<CmpCase>& param_info) {
+                           return std::string(param_info.param.name);
+                         });
 
 TEST(OpComparisonMiscTest, LongAgainstInt) {
   KernelRunner r;

@@ -40,8 +40,7 @@ TEST(OpDivTest, TrueDivisionIntoLongOutIsRejected) {
   auto a = long_a();
   auto b = int_b();
   auto out = TestTensor::zeros(ScalarType::Long, {2, 3});
-  EXPECT_EQ(r.run("aten::div.out", {r.tensor(a), r.tensor(b), r.tensor(out)}),
-            Error::InvalidType);
+  EXPECT_EQ(r.run("aten::div.out", {r.tensor(a), r.tensor(b), r.tensor(out)}), Error::InvalidType);
 }
 
 TEST(OpDivTest, ScalarDivisor) {
@@ -58,10 +57,12 @@ TEST(OpDivTest, RoundingModesOnFloats) {
   auto b = TestTensor::make<float>({3}, {2.0f, -2.0f, 0.0f});
   auto trunc = TestTensor::zeros(ScalarType::Float, {2, 3});
   auto floor = TestTensor::zeros(ScalarType::Float, {2, 3});
-  ASSERT_EQ(r.run("aten::div.out_mode", {r.tensor(a), r.tensor(b), r.str("trunc"),
-                                         r.tensor(trunc)}), Error::Ok);
-  ASSERT_EQ(r.run("aten::div.out_mode", {r.tensor(a), r.tensor(b), r.str("floor"),
-                                         r.tensor(floor)}), Error::Ok);
+  ASSERT_EQ(
+      r.run("aten::div.out_mode", {r.tensor(a), r.tensor(b), r.str("trunc"), r.tensor(trunc)}),
+      Error::Ok);
+  ASSERT_EQ(
+      r.run("aten::div.out_mode", {r.tensor(a), r.tensor(b), r.str("floor"), r.tensor(floor)}),
+      Error::Ok);
   expect_close_special(trunc.values<float>(), {3.0f, 3.0f, kInf, -1.0f, -0.0f, kInf});
   expect_close_special(floor.values<float>(), {3.0f, 3.0f, kInf, -2.0f, -0.0f, kInf});
 }
@@ -73,10 +74,12 @@ TEST(OpDivTest, RoundingModesOnMixedIntegers) {
   auto trunc = TestTensor::zeros(ScalarType::Long, {2, 3});
   auto floor = TestTensor::zeros(ScalarType::Long, {2, 3});
   auto none = TestTensor::zeros(ScalarType::Float, {2, 3});
-  ASSERT_EQ(r.run("aten::div.out_mode", {r.tensor(a), r.tensor(b), r.str("trunc"),
-                                         r.tensor(trunc)}), Error::Ok);
-  ASSERT_EQ(r.run("aten::div.out_mode", {r.tensor(a), r.tensor(b), r.str("floor"),
-                                         r.tensor(floor)}), Error::Ok);
+  ASSERT_EQ(
+      r.run("aten::div.out_mode", {r.tensor(a), r.tensor(b), r.str("trunc"), r.tensor(trunc)}),
+      Error::Ok);
+  ASSERT_EQ(
+      r.run("aten::div.out_mode", {r.tensor(a), r.tensor(b), r.str("floor"), r.tensor(floor)}),
+      Error::Ok);
   ASSERT_EQ(r.run("aten::div.out_mode", {r.tensor(a), r.tensor(b), r.none(), r.tensor(none)}),
             Error::Ok);
   EXPECT_EQ(trunc.values<int64_t>(), (std::vector<int64_t>{3, 3, 2, -4, 0, 1}));
@@ -89,8 +92,8 @@ TEST(OpDivTest, FloorOfMostNegativeByMinusOneWraps) {
   auto a = TestTensor::make<int64_t>({2}, {INT64_MIN, 5});
   auto b = TestTensor::make<int64_t>({2}, {-1, -1});
   auto out = TestTensor::zeros(ScalarType::Long, {2});
-  ASSERT_EQ(r.run("aten::div.out_mode", {r.tensor(a), r.tensor(b), r.str("floor"),
-                                         r.tensor(out)}), Error::Ok);
+  ASSERT_EQ(r.run("aten::div.out_mode", {r.tensor(a), r.tensor(b), r.str("floor"), r.tensor(out)}),
+            Error::Ok);
   EXPECT_EQ(out.values<int64_t>(), (std::vector<int64_t>{INT64_MIN, -5}));
 }
 
@@ -99,8 +102,8 @@ TEST(OpDivTest, IntegerDivisionByZeroFails) {
   auto a = long_a();
   auto b = TestTensor::make<int32_t>({3}, {2, 0, 4});
   auto out = TestTensor::zeros(ScalarType::Long, {2, 3});
-  EXPECT_EQ(r.run("aten::div.out_mode", {r.tensor(a), r.tensor(b), r.str("trunc"),
-                                         r.tensor(out)}), Error::InvalidArgument);
+  EXPECT_EQ(r.run("aten::div.out_mode", {r.tensor(a), r.tensor(b), r.str("trunc"), r.tensor(out)}),
+            Error::InvalidArgument);
   EXPECT_EQ(r.run("aten::remainder.Scalar_out", {r.tensor(a), r.i(0), r.tensor(out)}),
             Error::InvalidArgument);
 }
@@ -109,8 +112,8 @@ TEST(OpDivTest, UnknownRoundingModeFails) {
   KernelRunner r;
   auto a = float_a();
   auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
-  EXPECT_EQ(r.run("aten::div.out_mode", {r.tensor(a), r.tensor(a), r.str("round"),
-                                         r.tensor(out)}), Error::InvalidArgument);
+  EXPECT_EQ(r.run("aten::div.out_mode", {r.tensor(a), r.tensor(a), r.str("round"), r.tensor(out)}),
+            Error::InvalidArgument);
 }
 
 TEST(OpFloorDivideTest, MixedIntegerSigns) {
@@ -118,8 +121,7 @@ TEST(OpFloorDivideTest, MixedIntegerSigns) {
   auto a = TestTensor::make<int64_t>({2, 3}, {-17, 5, 12, 3, -4, 19});
   auto b = TestTensor::make<int32_t>({2, 3}, {3, -2, 5, -4, 1, 2});
   auto out = TestTensor::zeros(ScalarType::Long, {2, 3});
-  ASSERT_EQ(r.run("aten::floor_divide.out", {r.tensor(a), r.tensor(b), r.tensor(out)}),
-            Error::Ok);
+  ASSERT_EQ(r.run("aten::floor_divide.out", {r.tensor(a), r.tensor(b), r.tensor(out)}), Error::Ok);
   EXPECT_EQ(out.values<int64_t>(), (std::vector<int64_t>{-6, -3, 2, -1, -4, 9}));
 }
 
@@ -151,8 +153,7 @@ TEST(OpRemainderTest, ScalarOverloads) {
   auto flt = TestTensor::zeros(ScalarType::Float, {2, 3});
   ASSERT_EQ(r.run("aten::remainder.Scalar_out", {r.tensor(a), r.i(3), r.tensor(pos)}), Error::Ok);
   ASSERT_EQ(r.run("aten::remainder.Scalar_out", {r.tensor(a), r.i(-3), r.tensor(neg)}), Error::Ok);
-  ASSERT_EQ(r.run("aten::remainder.Scalar_out", {r.tensor(a), r.d(2.5), r.tensor(flt)}),
-            Error::Ok);
+  ASSERT_EQ(r.run("aten::remainder.Scalar_out", {r.tensor(a), r.d(2.5), r.tensor(flt)}), Error::Ok);
   EXPECT_EQ(pos.values<int64_t>(), (std::vector<int64_t>{1, 2, 0, 0, 0, 2}));
   EXPECT_EQ(neg.values<int64_t>(), (std::vector<int64_t>{-2, -1, 0, 0, 0, -1}));
   expect_close(flt.values<float>(), {2.0f, 0.5f, 1.5f, 1.0f, 0.0f, 0.0f});

@@ -129,8 +129,9 @@ TEST(OpMaskedFillTest, BroadcastMask) {
   auto x = TestTensor::make<float>({2, 3}, {1, 2, 3, 4, 5, 6});
   auto m = make_bool({3}, {1, 0, 1});
   auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
-  ASSERT_EQ(r.run("aten::masked_fill.Scalar_out", {r.tensor(x), r.tensor(m), r.d(-0.5),
-                                                   r.tensor(out)}), Error::Ok);
+  ASSERT_EQ(
+      r.run("aten::masked_fill.Scalar_out", {r.tensor(x), r.tensor(m), r.d(-0.5), r.tensor(out)}),
+      Error::Ok);
   expect_close(out.values<float>(), {-0.5f, 2.0f, -0.5f, -0.5f, 5.0f, -0.5f});
 }
 
@@ -139,8 +140,9 @@ TEST(OpMaskedFillTest, MaskWiderThanSelf) {
   auto x = TestTensor::make<float>({3}, {0, 0, 0});
   auto m = make_bool({2, 3}, {1, 0, 1, 0, 0, 1});
   auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
-  ASSERT_EQ(r.run("aten::masked_fill.Scalar_out", {r.tensor(x), r.tensor(m), r.d(1.5),
-                                                   r.tensor(out)}), Error::Ok);
+  ASSERT_EQ(
+      r.run("aten::masked_fill.Scalar_out", {r.tensor(x), r.tensor(m), r.d(1.5), r.tensor(out)}),
+      Error::Ok);
   expect_close(out.values<float>(), {1.5f, 0.0f, 1.5f, 0.0f, 0.0f, 1.5f});
 }
 
@@ -149,8 +151,9 @@ TEST(OpMaskedFillTest, FloatValueTruncatesIntoIntTensor) {
   auto x = TestTensor::make<int32_t>({3}, {5, 6, 7});
   auto m = make_bool({3}, {1, 0, 1});
   auto out = TestTensor::zeros(ScalarType::Int, {3});
-  ASSERT_EQ(r.run("aten::masked_fill.Scalar_out", {r.tensor(x), r.tensor(m), r.d(1.5),
-                                                   r.tensor(out)}), Error::Ok);
+  ASSERT_EQ(
+      r.run("aten::masked_fill.Scalar_out", {r.tensor(x), r.tensor(m), r.d(1.5), r.tensor(out)}),
+      Error::Ok);
   EXPECT_EQ(out.values<int32_t>(), (std::vector<int32_t>{1, 6, 1}));
 }
 
@@ -159,8 +162,9 @@ TEST(OpMaskedFillTest, NonBoolMaskFails) {
   auto x = TestTensor::make<float>({3}, {0, 0, 0});
   auto m = TestTensor::make<int64_t>({3}, {1, 0, 1});
   auto out = TestTensor::zeros(ScalarType::Float, {3});
-  EXPECT_EQ(r.run("aten::masked_fill.Scalar_out", {r.tensor(x), r.tensor(m), r.d(1.5),
-                                                   r.tensor(out)}), Error::InvalidType);
+  EXPECT_EQ(
+      r.run("aten::masked_fill.Scalar_out", {r.tensor(x), r.tensor(m), r.d(1.5), r.tensor(out)}),
+      Error::InvalidType);
 }
 
 }  // namespace

@@ -58,7 +58,7 @@ TEST(OpMulTest, ErrorsAreReported) {
             Error::InvalidArgument);
   auto lout = TestTensor::zeros(ScalarType::Long, {2, 3});
   EXPECT_EQ(r.run("aten::mul.Scalar_out", {r.tensor(a), r.i(2), r.tensor(lout)}),
-            Error::InvalidType);  // Float result can't be cast to Long
+            Error::InvalidType);                            // Float result can't be cast to Long
   auto big = TestTensor::zeros(ScalarType::Float, {2, 2});  // capacity 4 < 6 elements
   EXPECT_NE(r.run("aten::mul.out", {r.tensor(a), r.tensor(a), r.tensor(big)}), Error::Ok);
 }

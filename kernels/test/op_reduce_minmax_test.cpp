@@ -58,10 +58,8 @@ TEST(OpArgmaxTest, FlattenedAndPerDim) {
             Error::Ok);
   ASSERT_EQ(r.run("aten::argmax.out", {r.tensor(x), r.none(), r.b(true), r.tensor(all_keep)}),
             Error::Ok);
-  ASSERT_EQ(r.run("aten::argmax.out", {r.tensor(x), r.i(2), r.b(false), r.tensor(d2)}),
-            Error::Ok);
-  ASSERT_EQ(r.run("aten::argmin.out", {r.tensor(x), r.i(1), r.b(true), r.tensor(d1)}),
-            Error::Ok);
+  ASSERT_EQ(r.run("aten::argmax.out", {r.tensor(x), r.i(2), r.b(false), r.tensor(d2)}), Error::Ok);
+  ASSERT_EQ(r.run("aten::argmin.out", {r.tensor(x), r.i(1), r.b(true), r.tensor(d1)}), Error::Ok);
   EXPECT_EQ(all.values<int64_t>(), (std::vector<int64_t>{12}));
   EXPECT_EQ(all_keep.values<int64_t>(), (std::vector<int64_t>{12}));
   EXPECT_EQ(d2.values<int64_t>(), (std::vector<int64_t>{2, 3, 1, 0, 2, 0}));
@@ -95,8 +93,8 @@ TEST(OpMaxDimTest, ValuesAndIndices) {
   auto x = sample_2x3x4();
   auto v = TestTensor::zeros(ScalarType::Float, {2, 4});
   auto i = TestTensor::zeros(ScalarType::Long, {2, 4});
-  ASSERT_EQ(r.run("aten::max.dim_max", {r.tensor(x), r.i(1), r.b(false), r.tensor(v),
-                                        r.tensor(i)}), Error::Ok);
+  ASSERT_EQ(r.run("aten::max.dim_max", {r.tensor(x), r.i(1), r.b(false), r.tensor(v), r.tensor(i)}),
+            Error::Ok);
   expect_close(v.values<float>(), {4.0f, 8.0f, 3.25f, 7.0f, 9.0f, 2.0f, 6.5f, 1.25f});
   EXPECT_EQ(i.values<int64_t>(), (std::vector<int64_t>{1, 2, 0, 1, 0, 1, 1, 2}));
 }
@@ -106,8 +104,8 @@ TEST(OpMinDimTest, KeepdimValuesAndIndices) {
   auto x = sample_2x3x4();
   auto v = TestTensor::zeros(ScalarType::Float, {2, 3, 1});
   auto i = TestTensor::zeros(ScalarType::Long, {2, 3, 1});
-  ASSERT_EQ(r.run("aten::min.dim_min", {r.tensor(x), r.i(2), r.b(true), r.tensor(v),
-                                        r.tensor(i)}), Error::Ok);
+  ASSERT_EQ(r.run("aten::min.dim_min", {r.tensor(x), r.i(2), r.b(true), r.tensor(v), r.tensor(i)}),
+            Error::Ok);
   expect_close(v.values<float>(), {-2.0f, -6.0f, -1.0f, -3.5f, -4.0f, -0.5f});
   EXPECT_EQ(i.values<int64_t>(), (std::vector<int64_t>{1, 2, 2, 1, 3, 1}));
 }
@@ -117,8 +115,8 @@ TEST(OpMaxDimTest, IntTiesPickFirst) {
   auto x = TestTensor::make<int32_t>({2, 3}, {2, 7, 7, -1, -5, -5});
   auto v = TestTensor::zeros(ScalarType::Int, {2});
   auto i = TestTensor::zeros(ScalarType::Long, {2});
-  ASSERT_EQ(r.run("aten::max.dim_max", {r.tensor(x), r.i(1), r.b(false), r.tensor(v),
-                                        r.tensor(i)}), Error::Ok);
+  ASSERT_EQ(r.run("aten::max.dim_max", {r.tensor(x), r.i(1), r.b(false), r.tensor(v), r.tensor(i)}),
+            Error::Ok);
   EXPECT_EQ(v.values<int32_t>(), (std::vector<int32_t>{7, -1}));
   EXPECT_EQ(i.values<int64_t>(), (std::vector<int64_t>{1, 0}));
 }
@@ -128,8 +126,8 @@ TEST(OpMaxDimTest, WrongIndicesShapeFails) {
   auto x = sample_2x3x4();
   auto v = TestTensor::zeros(ScalarType::Float, {2, 4});
   auto i = static_out(ScalarType::Long, {2, 3});
-  EXPECT_NE(r.run("aten::max.dim_max", {r.tensor(x), r.i(1), r.b(false), r.tensor(v),
-                                        r.tensor(i)}), Error::Ok);
+  EXPECT_NE(r.run("aten::max.dim_max", {r.tensor(x), r.i(1), r.b(false), r.tensor(v), r.tensor(i)}),
+            Error::Ok);
 }
 
 TEST(OpAnyTest, AllDimAndDims) {
@@ -151,8 +149,8 @@ TEST(OpAnyTest, EmptyDimListReducesNothingAndByteOut) {
   KernelRunner r;
   auto y = TestTensor::make<float>({1, 2}, {0.5f, 0.0f});
   auto same = static_out(ScalarType::Bool, {1, 2});
-  ASSERT_EQ(r.run("aten::any.dims_out", {r.tensor(y), r.int_list({}), r.b(false),
-                                         r.tensor(same)}), Error::Ok);
+  ASSERT_EQ(r.run("aten::any.dims_out", {r.tensor(y), r.int_list({}), r.b(false), r.tensor(same)}),
+            Error::Ok);
   EXPECT_EQ(bool_values(same), (std::vector<int>{1, 0}));  // PyTorch: [[True, False]]
   auto u = TestTensor::make<uint8_t>({1, 2}, {2, 0});
   auto out = TestTensor::zeros(ScalarType::Byte, {});

@@ -16,8 +16,9 @@ TEST(OpSumTest, OneDim) {
   KernelRunner r;
   auto x = sample_2x3x4();
   auto out = TestTensor::zeros(ScalarType::Float, {2, 4});
-  ASSERT_EQ(r.run("aten::sum.IntList_out", {r.tensor(x), r.int_list({1}), r.b(false), r.none(),
-                                            r.tensor(out)}), Error::Ok);
+  ASSERT_EQ(r.run("aten::sum.IntList_out",
+                  {r.tensor(x), r.int_list({1}), r.b(false), r.none(), r.tensor(out)}),
+            Error::Ok);
   expect_close(out.values<float>(), {5.75f, 11.5f, -3.75f, 9.5f, 14.0f, -2.0f, 7.5f, -2.0f});
 }
 
@@ -25,8 +26,9 @@ TEST(OpSumTest, NegativeDimsKeepdim) {
   KernelRunner r;
   auto x = sample_2x3x4();
   auto out = TestTensor::zeros(ScalarType::Float, {1, 3, 1});
-  ASSERT_EQ(r.run("aten::sum.IntList_out", {r.tensor(x), r.int_list({-1, 0}), r.b(true),
-                                            r.none(), r.tensor(out)}), Error::Ok);
+  ASSERT_EQ(r.run("aten::sum.IntList_out",
+                  {r.tensor(x), r.int_list({-1, 0}), r.b(true), r.none(), r.tensor(out)}),
+            Error::Ok);
   expect_close(out.values<float>(), {10.5f, 17.0f, 13.0f});
 }
 
@@ -35,10 +37,12 @@ TEST(OpSumTest, NoneAndEmptyDimsReduceEverything) {
   auto x = sample_2x3x4();
   auto a = TestTensor::zeros(ScalarType::Float, {});
   auto b = TestTensor::zeros(ScalarType::Float, {});
-  ASSERT_EQ(r.run("aten::sum.IntList_out", {r.tensor(x), r.none(), r.b(false), r.none(),
-                                            r.tensor(a)}), Error::Ok);
-  ASSERT_EQ(r.run("aten::sum.IntList_out", {r.tensor(x), r.int_list({}), r.b(false), r.none(),
-                                            r.tensor(b)}), Error::Ok);
+  ASSERT_EQ(
+      r.run("aten::sum.IntList_out", {r.tensor(x), r.none(), r.b(false), r.none(), r.tensor(a)}),
+      Error::Ok);
+  ASSERT_EQ(r.run("aten::sum.IntList_out",
+                  {r.tensor(x), r.int_list({}), r.b(false), r.none(), r.tensor(b)}),
+            Error::Ok);
   expect_close(a.values<float>(), {40.5f});
   expect_close(b.values<float>(), {40.5f});
 }
@@ -47,14 +51,16 @@ TEST(OpSumTest, IntAndBoolIntoLong) {
   KernelRunner r;
   auto x = int_sample_2x3x4();
   auto out = TestTensor::zeros(ScalarType::Long, {3});
-  ASSERT_EQ(r.run("aten::sum.IntList_out", {r.tensor(x), r.int_list({0}), r.b(false),
-                                            r.i(static_cast<int64_t>(ScalarType::Long)),
-                                            r.tensor(out)}), Error::Ok);
+  ASSERT_EQ(
+      r.run("aten::sum.IntList_out", {r.tensor(x), r.int_list({0}), r.b(false),
+                                      r.i(static_cast<int64_t>(ScalarType::Long)), r.tensor(out)}),
+      Error::Ok);
   EXPECT_EQ(out.values<int64_t>(), (std::vector<int64_t>{5, 7, 9}));
   auto b = make_bool({2, 3}, {1, 0, 1, 1, 1, 1});
   auto bout = TestTensor::zeros(ScalarType::Long, {2});
-  ASSERT_EQ(r.run("aten::sum.IntList_out", {r.tensor(b), r.int_list({1}), r.b(false), r.none(),
-                                            r.tensor(bout)}), Error::Ok);
+  ASSERT_EQ(r.run("aten::sum.IntList_out",
+                  {r.tensor(b), r.int_list({1}), r.b(false), r.none(), r.tensor(bout)}),
+            Error::Ok);
   EXPECT_EQ(bout.values<int64_t>(), (std::vector<int64_t>{2, 3}));
 }
 
@@ -62,8 +68,9 @@ TEST(OpSumTest, FloatIntoLongOutCastsEachElementFirst) {
   KernelRunner r;
   auto x = TestTensor::make<float>({3}, {0.5f, 0.7f, 1.9f});
   auto out = TestTensor::zeros(ScalarType::Long, {});
-  ASSERT_EQ(r.run("aten::sum.IntList_out", {r.tensor(x), r.int_list({0}), r.b(false), r.none(),
-                                            r.tensor(out)}), Error::Ok);
+  ASSERT_EQ(r.run("aten::sum.IntList_out",
+                  {r.tensor(x), r.int_list({0}), r.b(false), r.none(), r.tensor(out)}),
+            Error::Ok);
   EXPECT_EQ(out.values<int64_t>(), (std::vector<int64_t>{1}));  // as PyTorch
 }
 
@@ -71,16 +78,20 @@ TEST(OpSumTest, BadArgumentsFail) {
   KernelRunner r;
   auto x = sample_2x3x4();
   auto out = TestTensor::zeros(ScalarType::Float, {2, 4});
-  EXPECT_EQ(r.run("aten::sum.IntList_out", {r.tensor(x), r.int_list({3}), r.b(false), r.none(),
-                                            r.tensor(out)}), Error::InvalidArgument);
-  EXPECT_EQ(r.run("aten::sum.IntList_out", {r.tensor(x), r.int_list({1, -2}), r.b(false),
-                                            r.none(), r.tensor(out)}), Error::InvalidArgument);
+  EXPECT_EQ(r.run("aten::sum.IntList_out",
+                  {r.tensor(x), r.int_list({3}), r.b(false), r.none(), r.tensor(out)}),
+            Error::InvalidArgument);
+  EXPECT_EQ(r.run("aten::sum.IntList_out",
+                  {r.tensor(x), r.int_list({1, -2}), r.b(false), r.none(), r.tensor(out)}),
+            Error::InvalidArgument);
   auto wrong = static_out(ScalarType::Float, {2, 3});
-  EXPECT_NE(r.run("aten::sum.IntList_out", {r.tensor(x), r.int_list({1}), r.b(false), r.none(),
-                                            r.tensor(wrong)}), Error::Ok);
-  EXPECT_EQ(r.run("aten::sum.IntList_out", {r.tensor(x), r.int_list({1}), r.b(false),
-                                            r.i(static_cast<int64_t>(ScalarType::Double)),
-                                            r.tensor(out)}), Error::InvalidType);
+  EXPECT_NE(r.run("aten::sum.IntList_out",
+                  {r.tensor(x), r.int_list({1}), r.b(false), r.none(), r.tensor(wrong)}),
+            Error::Ok);
+  EXPECT_EQ(r.run("aten::sum.IntList_out",
+                  {r.tensor(x), r.int_list({1}), r.b(false),
+                   r.i(static_cast<int64_t>(ScalarType::Double)), r.tensor(out)}),
+            Error::InvalidType);
 }
 
 TEST(OpMeanTest, DimsAndAll) {
@@ -89,10 +100,12 @@ TEST(OpMeanTest, DimsAndAll) {
   auto last = TestTensor::zeros(ScalarType::Float, {2, 3});
   auto keep = TestTensor::zeros(ScalarType::Float, {1, 3, 1});
   auto all = TestTensor::zeros(ScalarType::Float, {});
-  ASSERT_EQ(r.run("aten::mean.out", {r.tensor(x), r.int_list({2}), r.b(false), r.none(),
-                                     r.tensor(last)}), Error::Ok);
-  ASSERT_EQ(r.run("aten::mean.out", {r.tensor(x), r.int_list({0, 2}), r.b(true), r.none(),
-                                     r.tensor(keep)}), Error::Ok);
+  ASSERT_EQ(
+      r.run("aten::mean.out", {r.tensor(x), r.int_list({2}), r.b(false), r.none(), r.tensor(last)}),
+      Error::Ok);
+  ASSERT_EQ(r.run("aten::mean.out",
+                  {r.tensor(x), r.int_list({0, 2}), r.b(true), r.none(), r.tensor(keep)}),
+            Error::Ok);
   ASSERT_EQ(r.run("aten::mean.dtype_out", {r.tensor(x), r.none(), r.tensor(all)}), Error::Ok);
   expect_close(last.values<float>(), {0.8125f, 2.625f, 2.3125f, 1.8125f, 1.625f, 0.9375f});
   expect_close(keep.values<float>(), {1.3125f, 2.125f, 1.625f});
@@ -117,8 +130,8 @@ TEST(OpProdTest, AllAndDim) {
   auto all = TestTensor::zeros(ScalarType::Float, {});
   auto dim = TestTensor::zeros(ScalarType::Float, {2, 4});
   ASSERT_EQ(r.run("aten::prod.out", {r.tensor(x), r.none(), r.tensor(all)}), Error::Ok);
-  ASSERT_EQ(r.run("aten::prod.int_out", {r.tensor(x), r.i(1), r.b(false), r.none(),
-                                         r.tensor(dim)}), Error::Ok);
+  ASSERT_EQ(r.run("aten::prod.int_out", {r.tensor(x), r.i(1), r.b(false), r.none(), r.tensor(dim)}),
+            Error::Ok);
   expect_close(all.values<float>(), {0.0f});
   expect_close(dim.values<float>(), {1.5f, -88.0f, 19.5f, 7.0f, 54.0f, 3.5f, 0.0f, -3.75f});
 }
@@ -127,8 +140,8 @@ TEST(OpProdTest, IntKeepdimIntoLong) {
   KernelRunner r;
   auto x = int_sample_2x3x4();
   auto out = TestTensor::zeros(ScalarType::Long, {2, 1});
-  ASSERT_EQ(r.run("aten::prod.int_out", {r.tensor(x), r.i(1), r.b(true), r.none(),
-                                         r.tensor(out)}), Error::Ok);
+  ASSERT_EQ(r.run("aten::prod.int_out", {r.tensor(x), r.i(1), r.b(true), r.none(), r.tensor(out)}),
+            Error::Ok);
   EXPECT_EQ(out.values<int64_t>(), (std::vector<int64_t>{6, 120}));
 }
 
@@ -138,26 +151,29 @@ TEST(OpVarTest, CorrectionVariants) {
   auto d1 = TestTensor::zeros(ScalarType::Float, {2, 4});
   auto all = TestTensor::zeros(ScalarType::Float, {});
   auto keep = TestTensor::zeros(ScalarType::Float, {1, 3, 1});
-  ASSERT_EQ(r.run("aten::var.correction_out", {r.tensor(x), r.int_list({1}), r.none(), r.b(false),
-                                               r.tensor(d1)}), Error::Ok);
-  ASSERT_EQ(r.run("aten::var.correction_out", {r.tensor(x), r.none(), r.i(0), r.b(false),
-                                               r.tensor(all)}), Error::Ok);
-  ASSERT_EQ(r.run("aten::var.correction_out", {r.tensor(x), r.int_list({0, 2}), r.i(2), r.b(true),
-                                               r.tensor(keep)}), Error::Ok);
-  expect_close(d1.values<float>(), {3.6458332538604736f, 27.08333396911621f, 21.4375f,
-                                    11.583333015441895f, 14.333333015441895f, 7.583333492279053f,
-                                    12.25f, 8.395833015441895f});
+  ASSERT_EQ(r.run("aten::var.correction_out",
+                  {r.tensor(x), r.int_list({1}), r.none(), r.b(false), r.tensor(d1)}),
+            Error::Ok);
+  ASSERT_EQ(
+      r.run("aten::var.correction_out", {r.tensor(x), r.none(), r.i(0), r.b(false), r.tensor(all)}),
+      Error::Ok);
+  ASSERT_EQ(r.run("aten::var.correction_out",
+                  {r.tensor(x), r.int_list({0, 2}), r.i(2), r.b(true), r.tensor(keep)}),
+            Error::Ok);
+  expect_close(d1.values<float>(),
+               {3.6458332538604736f, 27.08333396911621f, 21.4375f, 11.583333015441895f,
+                14.333333015441895f, 7.583333492279053f, 12.25f, 8.395833015441895f});
   expect_close(all.values<float>(), {13.37109375f});
-  expect_close(keep.values<float>(), {16.34895896911621f, 26.89583396911621f,
-                                      9.791666984558105f});
+  expect_close(keep.values<float>(), {16.34895896911621f, 26.89583396911621f, 9.791666984558105f});
 }
 
 TEST(OpVarTest, IntegerInputIsRejected) {
   KernelRunner r;
   auto x = int_sample_2x3x4();
   auto out = TestTensor::zeros(ScalarType::Int, {});
-  EXPECT_EQ(r.run("aten::var.correction_out", {r.tensor(x), r.none(), r.none(), r.b(false),
-                                               r.tensor(out)}), Error::InvalidType);
+  EXPECT_EQ(r.run("aten::var.correction_out",
+                  {r.tensor(x), r.none(), r.none(), r.b(false), r.tensor(out)}),
+            Error::InvalidType);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // x86) from the same inputs.
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "kernels/test/elementwise_test_util.h"
 
@@ -54,6 +56,87 @@ TEST(OpToCopyTest, ShapeMismatchFails) {
   auto out2 = TestTensor::zeros(ScalarType::Int, {2, 3});
   EXPECT_EQ(r.run("aten::_to_copy.out", {r.tensor(x), r.b(false), r.i(7), r.tensor(out2)}),
             Error::InvalidArgument);
+}
+
+// ---- Floating to integer, pinned to PyTorch on x86-64 CPU.
+// Expected values: torch 2.15.0+cu132 (CPU capability AVX2), x.to(dtype) on
+// the inputs below; the same inputs tiled to 66+ elements (vectorized path)
+// and Tensor.copy_ give identical values.
+
+const std::vector<float> kFloatInputs = {NAN,     INFINITY, -INFINITY, 3e9f,   -3e9f,
+                                         1e19f,   70000.5f, -70000.5f, 300.0f, -1.0f,
+                                         -129.7f, 255.9f,   -0.0f};
+const std::vector<double> kDoubleInputs = {4294967301.0,  -2147483649.0, 2147483647.0,
+                                           -2147483648.5, 9.3e18,        NAN};
+constexpr int64_t kI64Min = INT64_MIN;
+constexpr int32_t kI32Min = INT32_MIN;
+
+// kFloatInputs.to(dtype)
+const std::vector<int64_t> kFloatToLong = {kI64Min, kI64Min, kI64Min, 3000000000, -3000000000,
+                                           kI64Min, 70000,   -70000,  300,        -1,
+                                           -129,    255,     0};
+const std::vector<int32_t> kFloatToInt = {
+    kI32Min, kI32Min, kI32Min, kI32Min, kI32Min, kI32Min, 70000, -70000, 300, -1, -129, 255, 0};
+const std::vector<int16_t> kFloatToShort = {0, 0, 0, 0, 0, 0, 4464, -4464, 300, -1, -129, 255, 0};
+const std::vector<int8_t> kFloatToChar = {0, 0, 0, 0, 0, 0, 112, -112, 44, -1, 127, -1, 0};
+const std::vector<uint8_t> kFloatToByte = {0, 0, 0, 0, 0, 0, 112, 144, 44, 255, 127, 255, 0};
+const std::vector<int> kFloatToBool = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0};
+// kDoubleInputs.to(dtype): uint8 goes through int64, int8/int16 through int32.
+const std::vector<int64_t> kDoubleToLong = {4294967301,  -2147483649, 2147483647,
+                                            -2147483648, kI64Min,     kI64Min};
+const std::vector<int32_t> kDoubleToInt = {kI32Min, kI32Min, 2147483647, kI32Min, kI32Min, kI32Min};
+const std::vector<int16_t> kDoubleToShort = {0, 0, -1, 0, 0, 0};
+const std::vector<int8_t> kDoubleToChar = {0, 0, -1, 0, 0, 0};
+const std::vector<uint8_t> kDoubleToByte = {5, 255, 255, 0, 0, 0};
+const std::vector<int> kDoubleToBool = {1, 1, 1, 1, 1, 1};
+
+template <typename T>
+std::vector<T> tiled(const std::vector<T>& v, size_t times) {
+  std::vector<T> out;
+  for (size_t i = 0; i < times; ++i) out.insert(out.end(), v.begin(), v.end());
+  return out;
+}
+
+// Runs `op` from x into a new 1-D tensor of `dtype` and returns the out tensor.
+TestTensor convert_with(const char* op, TestTensor& x, ScalarType dtype) {
+  KernelRunner r;
+  auto out = TestTensor::zeros(dtype, x.sizes());
+  EValue* last = std::string(op) == "aten::_to_copy.out" ? r.none() : r.int_list({0});
+  EXPECT_EQ(r.run(op, {r.tensor(x), r.b(false), last, r.tensor(out)}), Error::Ok) << op;
+  return out;
+}
+
+template <typename In>
+void expect_float_to_int(const char* op, const std::vector<In>& in, size_t times,
+                         const std::vector<int64_t>& l, const std::vector<int32_t>& i,
+                         const std::vector<int16_t>& s, const std::vector<int8_t>& c,
+                         const std::vector<uint8_t>& b, const std::vector<int>& z) {
+  auto x = TestTensor::make<In>({static_cast<int32_t>(in.size() * times)}, tiled(in, times));
+  EXPECT_EQ(convert_with(op, x, ScalarType::Long).template values<int64_t>(), tiled(l, times));
+  EXPECT_EQ(convert_with(op, x, ScalarType::Int).template values<int32_t>(), tiled(i, times));
+  EXPECT_EQ(convert_with(op, x, ScalarType::Short).template values<int16_t>(), tiled(s, times));
+  EXPECT_EQ(convert_with(op, x, ScalarType::Char).template values<int8_t>(), tiled(c, times));
+  EXPECT_EQ(convert_with(op, x, ScalarType::Byte).template values<uint8_t>(), tiled(b, times));
+  TestTensor bools = convert_with(op, x, ScalarType::Bool);
+  EXPECT_EQ(bool_values(bools), tiled(z, times));
+}
+
+TEST(OpToCopyTest, FloatToIntegerSpecialValuesMatchPyTorch) {
+  for (const char* op : {"aten::_to_copy.out", "dim_order_ops::_to_dim_order_copy.out"}) {
+    for (size_t times : {size_t{1}, size_t{11}}) {  // 13 and 143 elements
+      expect_float_to_int(op, kFloatInputs, times, kFloatToLong, kFloatToInt, kFloatToShort,
+                          kFloatToChar, kFloatToByte, kFloatToBool);
+    }
+  }
+}
+
+TEST(OpToCopyTest, DoubleToIntegerSpecialValuesMatchPyTorch) {
+  for (const char* op : {"aten::_to_copy.out", "dim_order_ops::_to_dim_order_copy.out"}) {
+    for (size_t times : {size_t{1}, size_t{11}}) {  // 6 and 66 elements
+      expect_float_to_int(op, kDoubleInputs, times, kDoubleToLong, kDoubleToInt, kDoubleToShort,
+                          kDoubleToChar, kDoubleToByte, kDoubleToBool);
+    }
+  }
 }
 
 TEST(OpToDimOrderCopyTest, CastsLongToFloat) {

@@ -27,33 +27,6 @@ bool is_constant_tensor(const etr_fb::EValue* v) {
   return external || t->data_buffer_idx() != 0;
 }
 
-// The first tensor (or tensor-list item) whose dtype `set` lacks, as
-// (argument index, dtype); false when all fit.
-bool find_refused_dtype(EValue* const* args, uint32_t n, DtypeSet set, uint32_t* arg,
-                        ScalarType* dtype) {
-  for (uint32_t k = 0; k < n; ++k) {
-    const EValue* v = args[k];
-    if (v->is_tensor()) {
-      if (!set.contains(v->to_tensor().dtype())) {
-        *arg = k;
-        *dtype = v->to_tensor().dtype();
-        return true;
-      }
-    } else if (v->is_tensor_list() || v->is_optional_tensor_list()) {
-      const BoxedTensorList list = v->to_tensor_list();
-      for (size_t i = 0; i < list.size(); ++i) {
-        const Tensor* t = list.at(i);
-        if (t != nullptr && !set.contains(t->dtype())) {
-          *arg = k;
-          *dtype = t->dtype();
-          return true;
-        }
-      }
-    }
-  }
-  return false;
-}
-
 // Argument count and kinds: a mismatch means the program and the kernel
 // disagree on the schema.
 Error check_arg_kinds(const char* method, size_t pc, const char* op, const KernelEntry& e,
@@ -153,13 +126,13 @@ Error MethodLoader::select_kernel(size_t pc, uint32_t op_index, internal::Kernel
     const bool loud = i + 1 == n;  // only the last candidate's refusal is an error
     last = check_arg_kinds(name(), pc, op, e, *libs[i], *k, loud);
     if (last != Error::Ok) continue;
-    uint32_t arg = 0;
+    size_t arg = 0;
     ScalarType dtype = ScalarType::Float;
-    if (find_refused_dtype(k->args, k->num_args, e.dtypes, &arg, &dtype)) {
+    if (find_unsupported_dtype(e.dtypes, k->args, k->num_args, &arg, &dtype)) {
       if (loud) {
         char list[160];
         ETR_LOG(Error,
-                "method '%s': instruction %zu (%s) argument %u has dtype %s; library '%s' "
+                "method '%s': instruction %zu (%s) argument %zu has dtype %s; library '%s' "
                 "supports %s",
                 name(), pc, op, arg, to_string(dtype), libs[i]->name,
                 format_dtypes(e.dtypes, list, sizeof(list)));

@@ -168,6 +168,12 @@ constexpr DtypeSet kAllTypes = DtypeSet(~uint64_t{0});
 // buf (truncated to cap) and returns buf.
 const char* format_dtypes(DtypeSet set, char* buf, size_t cap);
 
+// The first tensor argument (or tensor-list item) of args[0..n) whose dtype
+// `set` lacks: true with its argument index and dtype; false when all fit.
+// The method loader refuses a kernel on this before its prepare step runs.
+bool find_unsupported_dtype(DtypeSet set, EValue* const* args, size_t n, size_t* arg,
+                            ScalarType* dtype);
+
 struct KernelEntry {
   // Fully qualified operator name: "aten::add.out", "executorch_prim::add.Scalar".
   const char* name;

@@ -111,17 +111,6 @@ class KernelPrepareContext final {
     }                                      \
   } while (0)
 
-// Transitional spelling of ETR_KERNEL_TRY that also logs a message; to be removed.
-#define ETR_KERNEL_CHECK_OK(ctx, expr, ...) \
-  do {                                      \
-    const ::etr::Error etr_kerr_ = (expr);  \
-    if (etr_kerr_ != ::etr::Error::Ok) {    \
-      ETR_LOG(Error, __VA_ARGS__);          \
-      (ctx).fail(etr_kerr_);                \
-      return;                               \
-    }                                       \
-  } while (0)
-
 // Inside a kernel: if `cond` is false, log the message, mark the context
 // failed with `error` and return. Prefer Error-returning check functions
 // with ETR_KERNEL_TRY; this form is for one-off conditions in run().

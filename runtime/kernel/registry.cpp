@@ -121,6 +121,29 @@ size_t KernelRegistry::num_kernels() const {
   return n;
 }
 
+bool find_unsupported_dtype(DtypeSet set, EValue* const* args, size_t n, size_t* arg,
+                            ScalarType* dtype) {
+  auto refuses = [&](size_t k, const Tensor& t) {
+    if (set.contains(t.dtype())) return false;
+    *arg = k;
+    *dtype = t.dtype();
+    return true;
+  };
+  for (size_t k = 0; k < n; ++k) {
+    const EValue* v = args[k];
+    if (v->is_tensor()) {
+      if (refuses(k, v->to_tensor())) return true;
+    } else if (v->is_tensor_list() || v->is_optional_tensor_list()) {
+      const BoxedTensorList list = v->to_tensor_list();
+      for (size_t i = 0; i < list.size(); ++i) {
+        const Tensor* t = list.at(i);
+        if (t != nullptr && refuses(k, *t)) return true;
+      }
+    }
+  }
+  return false;
+}
+
 const char* format_dtypes(DtypeSet set, char* buf, size_t cap) {
   if (cap == 0) return buf;
   buf[0] = '\0';

@@ -1,7 +1,5 @@
 #include "kernels/portable/util/broadcast.h"
 
-#include <cstdio>
-
 namespace etr {
 
 bool broadcast_sizes(Span<const Tensor* const> inputs, int64_t* out_sizes, size_t* out_dim) {
@@ -38,29 +36,7 @@ Error resize_to_broadcast(const char* op, Tensor& out, Span<const Tensor* const>
              ShapeText(inputs[0]->sizes()).c_str(),
              ShapeText(inputs[inputs.size() > 1 ? 1 : 0]->sizes()).c_str());
   }
-  if (out.dim() != dim) {
-    ETR_FAIL(Error::InvalidArgument, "%s: out has rank %zu but the broadcast shape %s has rank %zu",
-             op, out.dim(), ShapeText(Span<const int64_t>(sizes, dim)).c_str(), dim);
-  }
-  const Error e = resize_tensor(out, Span<const int64_t>(sizes, dim));
-  if (e != Error::Ok) {
-    ETR_FAIL(e, "%s: cannot resize out from %s to %s", op, ShapeText(out.sizes()).c_str(),
-             ShapeText(Span<const int64_t>(sizes, dim)).c_str());
-  }
-  return Error::Ok;
-}
-
-Error resize_like(const char* op, Tensor& out, const Tensor& like) {
-  if (out.dim() != like.dim()) {
-    ETR_FAIL(Error::InvalidArgument, "%s: out has rank %zu, expected rank %zu (shape %s)", op,
-             out.dim(), like.dim(), ShapeText(like.sizes()).c_str());
-  }
-  const Error e = resize_tensor(out, like.sizes());
-  if (e != Error::Ok) {
-    ETR_FAIL(e, "%s: cannot resize out from %s to %s", op, ShapeText(out.sizes()).c_str(),
-             ShapeText(like.sizes()).c_str());
-  }
-  return Error::Ok;
+  return resize_output(op, out, Span<const int64_t>(sizes, dim));
 }
 
 bool broadcasts_to(const Tensor& t, Span<const int32_t> sizes) {
@@ -83,24 +59,5 @@ void broadcast_strides(const Tensor& t, Span<const int32_t> out_sizes, int64_t* 
     }
   }
 }
-
-namespace {
-template <typename I>
-void render(Span<const I> sizes, char* text, size_t cap) {
-  size_t n = 0;
-  text[n++] = '[';
-  for (size_t i = 0; i < sizes.size() && n + 24 < cap; ++i) {
-    const int w = std::snprintf(text + n, cap - n, i == 0 ? "%lld" : ",%lld",
-                                static_cast<long long>(sizes[i]));
-    if (w > 0) n += static_cast<size_t>(w);
-  }
-  if (n + 2 > cap) n = cap - 2;
-  text[n++] = ']';
-  text[n] = '\0';
-}
-}  // namespace
-
-ShapeText::ShapeText(Span<const int32_t> sizes) { render(sizes, text_, sizeof(text_)); }
-ShapeText::ShapeText(Span<const int64_t> sizes) { render(sizes, text_, sizeof(text_)); }
 
 }  // namespace etr

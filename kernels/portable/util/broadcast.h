@@ -4,7 +4,7 @@
 // A kernel with inputs a, b and output out typically does:
 //
 //   const Tensor* ins[] = {&a, &b};
-//   Error e = resize_to_broadcast("aten::add.out", out, ins);  // logs on failure
+//   ETR_KERNEL_TRY(ctx, resize_to_broadcast(ctx.op_name(), out, ins));
 //   ...
 //   int64_t strides[3][kTensorMaxDim];
 //   broadcast_strides(out, out.sizes(), strides[0]);
@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/portable/util/checks.h"
 #include "runtime/core/error.h"
 #include "runtime/core/span.h"
 #include "runtime/core/tensor.h"
@@ -31,14 +32,11 @@ namespace etr {
 // the shapes do not broadcast.
 bool broadcast_sizes(Span<const Tensor* const> inputs, int64_t* out_sizes, size_t* out_dim);
 
-// Resizes `out` to the broadcast shape of `inputs`. `out` must already have
-// that rank. On failure logs "<op>: cannot broadcast [..] with [..]" (or why
-// the resize failed) and returns the error.
+// Resizes `out` (with resize_output) to the broadcast shape of `inputs`. On
+// failure logs "<op>: cannot broadcast [..] with [..]" (or why the resize
+// failed) and returns the error.
 [[nodiscard]] Error resize_to_broadcast(const char* op, Tensor& out,
                                         Span<const Tensor* const> inputs);
-
-// Resizes `out` to the sizes of `like`, logging "<op>: ..." on failure.
-[[nodiscard]] Error resize_like(const char* op, Tensor& out, const Tensor& like);
 
 // True when `t`'s shape broadcasts to `sizes` (t's rank may be lower).
 bool broadcasts_to(const Tensor& t, Span<const int32_t> sizes);
@@ -101,16 +99,5 @@ void for_each_offset(Span<const int32_t> sizes, const int64_t (&strides)[N][kTen
     }
   }
 }
-
-// A shape rendered as "[2,3,4]" for log messages (truncated past 190 chars).
-class ShapeText final {
- public:
-  explicit ShapeText(Span<const int32_t> sizes);
-  explicit ShapeText(Span<const int64_t> sizes);
-  const char* c_str() const { return text_; }
-
- private:
-  char text_[192];
-};
 
 }  // namespace etr

@@ -60,21 +60,11 @@ void run_copy(const CopyPlan& plan, void* dst, const void* src, size_t elem_size
   char* d = static_cast<char*>(dst);
   const char* s = static_cast<const char*>(src);
   switch (elem_size) {
-    case 1:
-      copy_rows<1>(plan, d, s);
-      break;
-    case 2:
-      copy_rows<2>(plan, d, s);
-      break;
-    case 4:
-      copy_rows<4>(plan, d, s);
-      break;
-    case 8:
-      copy_rows<8>(plan, d, s);
-      break;
-    default:
-      copy_rows_any(plan, d, s, elem_size);
-      break;
+    case 1: copy_rows<1>(plan, d, s); break;
+    case 2: copy_rows<2>(plan, d, s); break;
+    case 4: copy_rows<4>(plan, d, s); break;
+    case 8: copy_rows<8>(plan, d, s); break;
+    default: copy_rows_any(plan, d, s, elem_size); break;
   }
 }
 
@@ -94,7 +84,7 @@ bool run_convert_copy(const CopyPlan& plan, void* dst, ScalarType dst_type, cons
       const From* s = static_cast<const From*>(src);
       for_each_row(plan, [&](int64_t doff, int64_t soff, int64_t n, int64_t ds, int64_t ss) {
         for (int64_t i = 0; i < n; ++i) {
-          d[doff + i * ds] = convert_value<To>(s[soff + i * ss]);
+          d[doff + i * ds] = convert<To>(s[soff + i * ss]);
         }
       });
     });
@@ -105,20 +95,12 @@ bool run_convert_copy(const CopyPlan& plan, void* dst, ScalarType dst_type, cons
 bool fill_with_scalar(const CopyPlan& plan, void* dst, ScalarType dtype, const Scalar& value) {
   return dispatch_real_and_bool(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T v = value.is_floating() ? convert_value<T>(value.to_double())
-                                    : convert_value<T>(value.to_int());
+    const T v = scalar_to<T>(value);
     T* d = static_cast<T*>(dst);
     for_each_row(plan, [&](int64_t doff, int64_t, int64_t n, int64_t ds, int64_t) {
       for (int64_t i = 0; i < n; ++i) d[doff + i * ds] = v;
     });
   });
-}
-
-bool wrap_dim(int64_t dim, size_t rank, size_t* out) {
-  const int64_t r = rank == 0 ? 1 : static_cast<int64_t>(rank);
-  if (dim < -r || dim >= r) return false;
-  *out = static_cast<size_t>(dim < 0 ? dim + r : dim);
-  return true;
 }
 
 void contiguous_strides(const int64_t* sizes, size_t n, int64_t* strides) {
@@ -128,16 +110,6 @@ void contiguous_strides(const int64_t* sizes, size_t n, int64_t* strides) {
     // Sizes of valid tensors multiply without overflow; keep going past 0.
     if (sizes[i] != 0) running *= sizes[i];
   }
-}
-
-bool is_default_layout(const Tensor& t) {
-  int64_t running = 1;
-  for (size_t i = t.dim(); i-- > 0;) {
-    const int64_t s = t.size(i);
-    if (s != 1 && t.stride(i) != running) return false;
-    if (s != 0) running *= s;
-  }
-  return true;
 }
 
 void copy_same_shape(Tensor& dst, const Tensor& src) {
@@ -166,63 +138,47 @@ bool copy_reshape(Tensor& dst, const Tensor& src) {
   return true;
 }
 
-bool check_copy_dtypes(KernelContext& ctx, const char* op, const Tensor& self, const Tensor& out) {
-  ETR_KERNEL_CHECK_OR_FALSE(ctx, is_valid(self.dtype()), Error::InvalidType,
-                            "%s: invalid input dtype %d", op, static_cast<int>(self.dtype()));
-  ETR_KERNEL_CHECK_OR_FALSE(ctx, self.dtype() == out.dtype(), Error::InvalidType,
-                            "%s: out dtype %s differs from input dtype %s", op,
-                            to_string(out.dtype()), to_string(self.dtype()));
-  return true;
-}
-
-bool resize_out(KernelContext& ctx, const char* op, Tensor& out, const int64_t* sizes, size_t n) {
-  ETR_KERNEL_CHECK_OR_FALSE(ctx, n == out.dim(), Error::InvalidArgument,
-                            "%s: out has rank %zu, expected %s (rank %zu)", op, out.dim(),
-                            shape_str(Span<const int64_t>(sizes, n)).c_str(), n);
-  const Error e = resize_to(out, sizes, n);
-  ETR_KERNEL_CHECK_OR_FALSE(ctx, e == Error::Ok, e, "%s: cannot resize out %s to %s", op,
-                            shape_str(out).c_str(),
-                            shape_str(Span<const int64_t>(sizes, n)).c_str());
-  return true;
-}
-
-bool resize_out_like(KernelContext& ctx, const char* op, Tensor& out, const Tensor& like) {
-  int64_t sizes[kTensorMaxDim];
-  for (size_t d = 0; d < like.dim(); ++d) sizes[d] = like.size(d);
-  return resize_out(ctx, op, out, sizes, like.dim());
-}
-
-bool wrap_dim_checked(KernelContext& ctx, const char* op, int64_t dim, size_t rank, size_t* out) {
-  ETR_KERNEL_CHECK_OR_FALSE(ctx, wrap_dim(dim, rank, out), Error::InvalidArgument,
-                            "%s: dim %lld out of range for a %zu-d tensor", op,
-                            static_cast<long long>(dim), rank);
-  return true;
+void copy_range(const Tensor& self, size_t dim, int64_t start, int64_t len, int64_t step,
+                bool drop_dim, Tensor& out) {
+  if (len == 0 || self.numel() == 0) return;
+  CopyPlan plan;
+  for (size_t d = 0, od = 0; d < self.dim(); ++d) {
+    if (d != dim) {
+      plan.add(self.size(d), out.stride(od++), self.stride(d));
+    } else if (!drop_dim) {
+      // step <= size whenever len > 1, so the product cannot overflow.
+      plan.add(len, out.stride(od++), len > 1 ? self.stride(d) * step : 0);
+    }
+  }
+  const char* src = static_cast<const char*>(self.const_data()) +
+                    start * self.stride(dim) * static_cast<int64_t>(self.element_size());
+  run_copy(plan, out.mutable_data(), src, self.element_size());
 }
 
 namespace {
-template <typename I>
-ShapeStr format_shape(Span<const I> sizes) {
-  ShapeStr s;
-  size_t pos = 0;
-  const size_t cap = sizeof(s.text);
-  s.text[pos++] = '[';
-  size_t i = 0;
-  for (; i < sizes.size() && pos + 24 < cap; ++i) {
-    const int n = std::snprintf(s.text + pos, cap - pos, i == 0 ? "%lld" : ",%lld",
-                                static_cast<long long>(sizes[i]));
-    if (n > 0) pos += static_cast<size_t>(n);
+
+// The sizes of self with dim `dim` set to `len` (or removed when drop_dim)
+// into sizes (kTensorMaxDim long); returns their count.
+size_t range_sizes(const Tensor& self, size_t dim, int64_t len, bool drop_dim, int64_t* sizes) {
+  size_t n = 0;
+  for (size_t d = 0; d < self.dim(); ++d) {
+    if (d != dim) {
+      sizes[n++] = self.size(d);
+    } else if (!drop_dim) {
+      sizes[n++] = len;
+    }
   }
-  if (i < sizes.size()) {
-    s.text[pos++] = '.';
-    s.text[pos++] = '.';
-  }
-  s.text[pos++] = ']';
-  s.text[pos] = '\0';
-  return s;
+  return n;
 }
+
 }  // namespace
 
-ShapeStr shape_str(Span<const int32_t> sizes) { return format_shape(sizes); }
-ShapeStr shape_str(Span<const int64_t> sizes) { return format_shape(sizes); }
+Error resize_range_output(const char* op, const Tensor& self, size_t dim, int64_t len,
+                          bool drop_dim, Tensor& out) {
+  ETR_RETURN_IF_ERROR(check_dtype(op, "out", out, self.dtype()));
+  int64_t sizes[kTensorMaxDim];
+  const size_t n = range_sizes(self, dim, len, drop_dim, sizes);
+  return resize_output(op, out, Span<const int64_t>(sizes, n));
+}
 
 }  // namespace etr

@@ -1,10 +1,11 @@
 // dtype dispatch for kernels: call a generic lambda with a type tag.
 //
-//   bool ok = dispatch_real(t.dtype(), [&](auto tag) {
+//   const bool known = dispatch_real(t.dtype(), [&](auto tag) {
 //     using T = typename decltype(tag)::type;
 //     ...
 //   });
-//   ETR_KERNEL_CHECK(ctx, ok, Error::InvalidType, "relu: unsupported dtype %s", to_string(t.dtype()));
+//   // The switch's default: Error::Internal for a dtype load should have refused.
+//   ETR_KERNEL_TRY(ctx, check_dispatched(ctx.op_name(), known, t.dtype()));
 #pragma once
 
 #include <cstdint>
@@ -69,13 +70,37 @@ bool dispatch_floating(ScalarType t, F&& f) {
 // The ScalarType of a C++ element type.
 template <typename T>
 constexpr ScalarType scalar_type_of();
-template <> constexpr ScalarType scalar_type_of<uint8_t>() { return ScalarType::Byte; }
-template <> constexpr ScalarType scalar_type_of<int8_t>() { return ScalarType::Char; }
-template <> constexpr ScalarType scalar_type_of<int16_t>() { return ScalarType::Short; }
-template <> constexpr ScalarType scalar_type_of<int32_t>() { return ScalarType::Int; }
-template <> constexpr ScalarType scalar_type_of<int64_t>() { return ScalarType::Long; }
-template <> constexpr ScalarType scalar_type_of<float>() { return ScalarType::Float; }
-template <> constexpr ScalarType scalar_type_of<double>() { return ScalarType::Double; }
-template <> constexpr ScalarType scalar_type_of<bool>() { return ScalarType::Bool; }
+template <>
+constexpr ScalarType scalar_type_of<uint8_t>() {
+  return ScalarType::Byte;
+}
+template <>
+constexpr ScalarType scalar_type_of<int8_t>() {
+  return ScalarType::Char;
+}
+template <>
+constexpr ScalarType scalar_type_of<int16_t>() {
+  return ScalarType::Short;
+}
+template <>
+constexpr ScalarType scalar_type_of<int32_t>() {
+  return ScalarType::Int;
+}
+template <>
+constexpr ScalarType scalar_type_of<int64_t>() {
+  return ScalarType::Long;
+}
+template <>
+constexpr ScalarType scalar_type_of<float>() {
+  return ScalarType::Float;
+}
+template <>
+constexpr ScalarType scalar_type_of<double>() {
+  return ScalarType::Double;
+}
+template <>
+constexpr ScalarType scalar_type_of<bool>() {
+  return ScalarType::Bool;
+}
 
 }  // namespace etr

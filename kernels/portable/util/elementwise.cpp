@@ -1,5 +1,7 @@
 #include "kernels/portable/util/elementwise.h"
 
+#include "kernels/portable/util/elementwise_prepare.h"
+
 namespace etr {
 
 ScalarType promote_types(ScalarType a, ScalarType b) {
@@ -15,12 +17,6 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
     return other == ScalarType::Char ? ScalarType::Short : other;
   }
   return element_size(a) >= element_size(b) ? a : b;
-}
-
-bool can_cast(ScalarType from, ScalarType to) {
-  if (is_floating(from) && !is_floating(to)) return false;
-  if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
-  return true;
 }
 
 ScalarType scalar_dtype(const Scalar& s) {
@@ -61,54 +57,82 @@ ScalarType ResultType::get() const {
   return r.has_value() ? *r : ScalarType::Float;
 }
 
-Error check_dtype(const char* op, const char* what, const Tensor& t) {
-  if (!is_supported_dtype(t.dtype())) {
-    ETR_FAIL(Error::InvalidType, "%s: %s has unsupported dtype %s", op, what,
-             to_string(t.dtype()));
+Error check_not_bool(const char* op, ScalarType common) {
+  if (common == ScalarType::Bool) {
+    ETR_FAIL(Error::InvalidType, "%s: not supported for a bool result type", op);
   }
   return Error::Ok;
 }
 
-Error check_can_cast(const char* op, ScalarType common, const Tensor& out) {
-  if (!can_cast(common, out.dtype())) {
-    ETR_FAIL(Error::InvalidType, "%s: result type %s can't be cast to the out dtype %s", op,
-             to_string(common), to_string(out.dtype()));
+Error check_integral_or_bool(const char* op, ScalarType common) {
+  if (!is_integral(common, /*include_bool=*/true)) {
+    ETR_FAIL(Error::InvalidType, "%s: only integer and bool inputs are supported, got %s", op,
+             to_string(common));
   }
   return Error::Ok;
 }
 
-Error prepare_binary(const char* op, const Tensor& a, const Tensor& b, Tensor& out,
-                     ScalarType* common) {
-  ETR_RETURN_IF_ERROR(check_dtype(op, "self", a));
-  ETR_RETURN_IF_ERROR(check_dtype(op, "other", b));
-  ETR_RETURN_IF_ERROR(check_dtype(op, "out", out));
-  const Tensor* ins[] = {&a, &b};
-  ETR_RETURN_IF_ERROR(resize_to_broadcast(op, out, ins));
-  *common = result_type(a, b);
-  return Error::Ok;
+// ---- Shared prepare steps (elementwise_prepare.h)
+
+Error binary_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& other,
+                     Tensor& out) {
+  return check_can_cast(ctx.op_name(), result_type(self, other), out);
 }
 
-Error prepare_scalar(const char* op, const Tensor& a, const Scalar& s, Tensor& out,
-                     ScalarType* common) {
-  ETR_RETURN_IF_ERROR(prepare_unary(op, a, out));
-  *common = result_type(a, s);
-  return Error::Ok;
+Error binary_scalar_prepare(KernelPrepareContext& ctx, const Tensor& self, Scalar other,
+                            Tensor& out) {
+  return check_can_cast(ctx.op_name(), result_type(self, other), out);
 }
 
-Error prepare_unary(const char* op, const Tensor& a, Tensor& out) {
-  ETR_RETURN_IF_ERROR(check_dtype(op, "self", a));
-  ETR_RETURN_IF_ERROR(check_dtype(op, "out", out));
-  return resize_like(op, out, a);
+Error binary_real_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& other,
+                          Tensor& out) {
+  const ScalarType common = result_type(self, other);
+  ETR_RETURN_IF_ERROR(check_not_bool(ctx.op_name(), common));
+  return check_can_cast(ctx.op_name(), common, out);
 }
 
-Error normalize_dim(const char* op, int64_t dim, size_t rank, size_t* out) {
-  const int64_t r = rank == 0 ? 1 : static_cast<int64_t>(rank);
-  if (dim < -r || dim >= r) {
-    ETR_FAIL(Error::InvalidArgument, "%s: dim %lld is out of range for a tensor of rank %zu", op,
-             static_cast<long long>(dim), rank);
-  }
-  *out = static_cast<size_t>(dim < 0 ? dim + r : dim);
-  return Error::Ok;
+Error binary_real_scalar_prepare(KernelPrepareContext& ctx, const Tensor& self, Scalar other,
+                                 Tensor& out) {
+  const ScalarType common = result_type(self, other);
+  ETR_RETURN_IF_ERROR(check_not_bool(ctx.op_name(), common));
+  return check_can_cast(ctx.op_name(), common, out);
+}
+
+Error binary_float_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& other,
+                           Tensor& out) {
+  return check_can_cast(ctx.op_name(), float_compute_type(result_type(self, other)), out);
+}
+
+Error binary_bitwise_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& other,
+                             Tensor& out) {
+  const ScalarType common = result_type(self, other);
+  ETR_RETURN_IF_ERROR(check_integral_or_bool(ctx.op_name(), common));
+  return check_can_cast(ctx.op_name(), common, out);
+}
+
+Error binary_bitwise_scalar_prepare(KernelPrepareContext& ctx, const Tensor& self, Scalar other,
+                                    Tensor& out) {
+  const ScalarType common = result_type(self, other);
+  ETR_RETURN_IF_ERROR(check_integral_or_bool(ctx.op_name(), common));
+  return check_can_cast(ctx.op_name(), common, out);
+}
+
+Error unary_real_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out) {
+  ETR_RETURN_IF_ERROR(check_not_bool(ctx.op_name(), self.dtype()));
+  return check_can_cast(ctx.op_name(), self.dtype(), out);
+}
+
+Error unary_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out) {
+  return check_can_cast(ctx.op_name(), self.dtype(), out);
+}
+
+Error unary_bitwise_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out) {
+  ETR_RETURN_IF_ERROR(check_integral_or_bool(ctx.op_name(), self.dtype()));
+  return check_can_cast(ctx.op_name(), self.dtype(), out);
+}
+
+Error unary_float_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out) {
+  return check_can_cast(ctx.op_name(), float_compute_type(self.dtype()), out);
 }
 
 }  // namespace etr

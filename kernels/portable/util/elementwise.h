@@ -1,11 +1,13 @@
 // Shared machinery of the portable elementwise, reduction and creation
 // kernels:
-//   * convert<To>(v): dtype conversion without undefined behaviour,
-//   * PyTorch type promotion (promote_types, ResultType, can_cast),
-//   * wrapping integer arithmetic (add_wrap ...),
-//   * apply_elementwise(): the one broadcasting loop every elementwise op runs.
+//   * PyTorch type promotion (promote_types, ResultType; can_cast is in checks.h),
+//   * wrapping integer arithmetic (add_wrap ...) and NaN-propagating max/min,
+//   * apply_elementwise(): the one broadcasting loop every elementwise op runs,
+//   * dispatch_elementwise(): run()'s dtype switch with its safety net.
+// Element conversion (convert<To>, scalar_to<T>) is in convert.h.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -14,89 +16,18 @@
 #include <utility>
 
 #include "kernels/portable/util/broadcast.h"
+#include "kernels/portable/util/checks.h"
+#include "kernels/portable/util/convert.h"
 #include "kernels/portable/util/dtype_dispatch.h"
 #include "runtime/kernel/kernel.h"
 
 namespace etr {
 
 // ---------------------------------------------------------------------------
-// Conversion
-
-namespace internal {
-
-// Float to integer the way x86 (and therefore PyTorch on x86) does it: values
-// that do not fit 32 bits (64 for int64) and NaN become the most negative
-// value; narrower targets then wrap modulo 2^bits.
-template <typename To, typename From>
-To float_to_int(From v) {
-  using Wide = std::conditional_t<(sizeof(To) <= 4), int32_t, int64_t>;
-  const double d = static_cast<double>(v);
-  bool in_range;
-  if constexpr (sizeof(Wide) == 4) {
-    in_range = d > -2147483649.0 && d < 2147483648.0;
-  } else {
-    in_range = d >= -9223372036854775808.0 && d < 9223372036854775808.0;
-  }
-  const Wide w = in_range ? static_cast<Wide>(d) : std::numeric_limits<Wide>::min();
-  return static_cast<To>(w);
-}
-
-// double to float with overflow saturating to +-inf (ISO C++ leaves an
-// out-of-range conversion undefined).
-inline float double_to_float(double v) {
-  constexpr double kMax = static_cast<double>(std::numeric_limits<float>::max());
-  constexpr double kRoundsToInf = 0x1.ffffffp+127;  // FLT_MAX + half an ulp
-  constexpr float kInf = std::numeric_limits<float>::infinity();
-  constexpr float kFloatMax = std::numeric_limits<float>::max();
-  if (v > kMax) return v >= kRoundsToInf ? kInf : kFloatMax;
-  if (v < -kMax) return v <= -kRoundsToInf ? -kInf : -kFloatMax;
-  return static_cast<float>(v);
-}
-
-}  // namespace internal
-
-// Converts between any two of the supported element types (uint8, int8,
-// int16, int32, int64, float, double, bool). Integer narrowing wraps; to bool
-// means "!= 0".
-template <typename To, typename From>
-inline To convert(From v) {
-  if constexpr (std::is_same<To, From>::value) {
-    return v;
-  } else if constexpr (std::is_same<To, bool>::value) {
-    return v != From(0);
-  } else if constexpr (std::is_same<To, float>::value && std::is_same<From, double>::value) {
-    return internal::double_to_float(v);
-  } else if constexpr (std::is_floating_point<To>::value || !std::is_floating_point<From>::value) {
-    return static_cast<To>(v);
-  } else {
-    return internal::float_to_int<To>(v);
-  }
-}
-
-// A Scalar argument converted to T.
-template <typename T>
-T scalar_to(const Scalar& s) {
-  if (s.is_floating()) return convert<T>(s.to_double());
-  if (s.is_bool()) return convert<T>(s.value().to_bool());
-  return convert<T>(s.to_int());
-}
-
-// ---------------------------------------------------------------------------
 // Type promotion
-
-// True for the dtypes the portable kernels compute on: the integer types,
-// float, double and bool.
-constexpr bool is_supported_dtype(ScalarType t) {
-  return t == ScalarType::Bool || t == ScalarType::Float || t == ScalarType::Double ||
-         t == ScalarType::Byte || t == ScalarType::Char || t == ScalarType::Short ||
-         t == ScalarType::Int || t == ScalarType::Long;
-}
 
 // torch.promote_types over the supported dtypes.
 ScalarType promote_types(ScalarType a, ScalarType b);
-
-// torch.can_cast: false for floating -> integral/bool and for non-bool -> bool.
-bool can_cast(ScalarType from, ScalarType to);
 
 // The dtype of a Scalar when it takes part in promotion: Long, Double or Bool.
 ScalarType scalar_dtype(const Scalar& s);
@@ -125,38 +56,17 @@ inline ScalarType result_type(const Tensor& a, const Scalar& b) {
   return ResultType().add(a).add(b).get();
 }
 
-// ---------------------------------------------------------------------------
-// Kernel prologue helpers. Each logs "<op>: <what is wrong>" on failure.
-
-// Records `e` on the context; true when it is Ok.
-inline bool kernel_ok(KernelContext& ctx, Error e) {
-  if (e == Error::Ok) return true;
-  ctx.fail(e);
-  return false;
+// The dtype a floating-valued op computes in: `t` when floating, else Float
+// (PyTorch's int-to-float promotion).
+constexpr ScalarType float_compute_type(ScalarType t) {
+  return is_floating(t) ? t : ScalarType::Float;
 }
 
-// InvalidType unless `t` has a supported dtype; `what` names the argument.
-[[nodiscard]] Error check_dtype(const char* op, const char* what, const Tensor& t);
-
-// InvalidType unless `common` can be cast to out's dtype.
-[[nodiscard]] Error check_can_cast(const char* op, ScalarType common, const Tensor& out);
-
-// Prologue of a Tensor-Tensor op: checks dtypes, resizes out to the broadcast
-// shape and sets *common to result_type(a, b).
-[[nodiscard]] Error prepare_binary(const char* op, const Tensor& a, const Tensor& b, Tensor& out,
-                                   ScalarType* common);
-
-// Prologue of a Tensor-Scalar op: checks dtypes, resizes out like `a` and
-// sets *common to result_type(a, s).
-[[nodiscard]] Error prepare_scalar(const char* op, const Tensor& a, const Scalar& s, Tensor& out,
-                                   ScalarType* common);
-
-// Prologue of a unary op: checks dtypes and resizes out like `a`.
-[[nodiscard]] Error prepare_unary(const char* op, const Tensor& a, Tensor& out);
-
-// Normalizes a possibly negative dim against `rank` (a 0-d tensor accepts
-// dims -1 and 0). Logs and returns InvalidArgument when out of range.
-[[nodiscard]] Error normalize_dim(const char* op, int64_t dim, size_t rank, size_t* out);
+// Domain checks on a promoted dtype (they name it "result type").
+// InvalidType when `common` is bool.
+[[nodiscard]] Error check_not_bool(const char* op, ScalarType common);
+// InvalidType unless `common` is integral or bool.
+[[nodiscard]] Error check_integral_or_bool(const char* op, ScalarType common);
 
 // ---------------------------------------------------------------------------
 // Wrapping integer arithmetic (PyTorch wraps on overflow; signed overflow is
@@ -206,6 +116,25 @@ T mul_wrap(T a, T b) {
 template <typename T>
 T neg_wrap(T a) {
   return sub_wrap(T(0), a);
+}
+
+// max(a, b) and min(a, b) where a NaN operand wins (the first one when both
+// are NaN); on ties `a`. bool: or / and.
+template <typename T>
+T max_propagate_nan(T a, T b) {
+  if constexpr (std::is_floating_point<T>::value) {
+    if (std::isnan(a)) return a;
+    if (std::isnan(b)) return b;
+  }
+  return a < b ? b : a;
+}
+template <typename T>
+T min_propagate_nan(T a, T b) {
+  if constexpr (std::is_floating_point<T>::value) {
+    if (std::isnan(a)) return a;
+    if (std::isnan(b)) return b;
+  }
+  return b < a ? b : a;
 }
 
 // ---------------------------------------------------------------------------
@@ -258,48 +187,128 @@ StoreFn<R> store_fn(ScalarType t) {
 }
 
 template <typename Op, size_t... K, typename... CTs>
-void apply_impl(Tensor& out, Op& op, std::index_sequence<K...>, ReadAs<CTs>... ins) {
+bool apply_impl(Tensor& out, Op& op, std::index_sequence<K...>, ReadAs<CTs>... ins) {
   constexpr size_t N = sizeof...(CTs) + 1;
   using R = decltype(op(CTs{}...));
   int64_t strides[N][kTensorMaxDim];
   broadcast_strides(out, out.sizes(), strides[0]);
   (broadcast_strides(ins.tensor, out.sizes(), strides[K + 1]), ...);
-  const bool typed = out.dtype() == scalar_type_of<R>() &&
-                     ((ins.tensor.dtype() == scalar_type_of<CTs>()) && ...);
+  const bool typed =
+      out.dtype() == scalar_type_of<R>() && ((ins.tensor.dtype() == scalar_type_of<CTs>()) && ...);
   if (typed) {
     R* o = out.data_ptr<R>();
     const std::tuple<const CTs*...> p{ins.tensor.template const_data_ptr<CTs>()...};
     if (same_strides(strides, out.dim())) {
       const int64_t n = out.numel();
       for (int64_t i = 0; i < n; ++i) o[i] = op(std::get<K>(p)[i]...);
-      return;
+      return true;
     }
-    for_each_offset<N>(out.sizes(), strides, [&](const int64_t* off) {
-      o[off[0]] = op(std::get<K>(p)[off[K + 1]]...);
-    });
-    return;
+    for_each_offset<N>(out.sizes(), strides,
+                       [&](const int64_t* off) { o[off[0]] = op(std::get<K>(p)[off[K + 1]]...); });
+    return true;
   }
   const std::tuple<LoadFn<CTs>...> loads{load_fn<CTs>(ins.tensor.dtype())...};
   const StoreFn<R> store = store_fn<R>(out.dtype());
-  if (store == nullptr || ((std::get<K>(loads) == nullptr) || ...)) return;  // checked by callers
+  if (store == nullptr || ((std::get<K>(loads) == nullptr) || ...)) return false;
   const void* data[N - 1] = {ins.tensor.const_data()...};
   void* o = out.mutable_data();
   for_each_offset<N>(out.sizes(), strides, [&](const int64_t* off) {
     store(o, off[0], op(std::get<K>(loads)(data[K], off[K + 1])...));
   });
+  return true;
 }
 
 }  // namespace internal
 
 // out[i] = op(in_0[i], ...) for every element of out, where each input is
 // broadcast to out's shape and read as its CT; op's result is converted to
-// out's dtype. Preconditions (checked by the prepare helpers above): out
-// already has the broadcast shape and every dtype is supported. Any dim
-// order works; the loop is flat when all operands share one layout.
+// out's dtype. Precondition: out already has the broadcast shape (see
+// resize_to_broadcast). Any dim order works; the loop is flat when all
+// operands share one layout. Returns false (writing nothing) when some
+// operand's dtype is not one of kRealAndBoolTypes.
 template <typename Op, typename... CTs>
-void apply_elementwise(Tensor& out, Op op, ReadAs<CTs>... ins) {
+[[nodiscard]] bool apply_elementwise(Tensor& out, Op op, ReadAs<CTs>... ins) {
   static_assert(sizeof...(CTs) >= 1, "apply_elementwise needs at least one input");
-  internal::apply_impl(out, op, std::index_sequence_for<CTs...>{}, ins...);
+  return internal::apply_impl(out, op, std::index_sequence_for<CTs...>{}, ins...);
+}
+
+// Which dtypes dispatch_elementwise switches over.
+enum class ComputeTypes { kRealAndBool, kReal, kFloating };
+
+// The dtype switch of an elementwise run(): calls fn(TypeTag<CT>) for the
+// compute type `dtype`; fn returns apply_elementwise's result. A dtype
+// outside `Types` (or an operand apply_elementwise cannot read) is the
+// safety net's Error::Internal (load refuses such calls before run).
+//   ETR_KERNEL_TRY(ctx, dispatch_elementwise(ctx.op_name(), common, [&](auto tag) {
+//     using CT = typename decltype(tag)::type;
+//     return apply_elementwise(out, fn, read_as<CT>(self));
+//   }));
+template <ComputeTypes Types = ComputeTypes::kRealAndBool, typename F>
+[[nodiscard]] Error dispatch_elementwise(const char* op, ScalarType dtype, F&& fn) {
+  bool applied = false;
+  auto call = [&](auto tag) { applied = fn(tag); };
+  bool known = false;
+  if constexpr (Types == ComputeTypes::kRealAndBool) {
+    known = dispatch_real_and_bool(dtype, call);
+  } else if constexpr (Types == ComputeTypes::kReal) {
+    known = dispatch_real(dtype, call);
+  } else {
+    known = dispatch_floating(dtype, call);
+  }
+  return check_dispatched(op, known && applied, dtype);
+}
+
+// run() of a unary op computed in self's dtype: resizes out like self and
+// writes fn(x) (fn generic over the element type) cast to out's dtype.
+template <ComputeTypes Types = ComputeTypes::kRealAndBool, typename Fn>
+void unary_elementwise(KernelContext& ctx, const Tensor& self, Tensor& out, Fn fn) {
+  ETR_KERNEL_TRY(ctx, resize_output(ctx.op_name(), out, self.sizes()));
+  ETR_KERNEL_TRY(ctx, dispatch_elementwise<Types>(ctx.op_name(), self.dtype(), [&](auto tag) {
+                   using CT = typename decltype(tag)::type;
+                   return apply_elementwise(
+                       out, [fn](CT x) -> CT { return fn(x); }, read_as<CT>(self));
+                 }));
+}
+
+// run() of a broadcasting binary op computed in `common` (the promoted
+// dtype, or what the op computes in): resizes out to the broadcast shape and
+// writes fn(x, y) (fn generic over the element type) cast to out's dtype.
+template <ComputeTypes Types = ComputeTypes::kRealAndBool, typename Fn>
+void binary_elementwise(KernelContext& ctx, const Tensor& self, const Tensor& other, Tensor& out,
+                        ScalarType common, Fn fn) {
+  const Tensor* ins[] = {&self, &other};
+  ETR_KERNEL_TRY(ctx, resize_to_broadcast(ctx.op_name(), out, ins));
+  ETR_KERNEL_TRY(ctx, dispatch_elementwise<Types>(ctx.op_name(), common, [&](auto tag) {
+                   using CT = typename decltype(tag)::type;
+                   return apply_elementwise(
+                       out, [fn](CT x, CT y) { return fn(x, y); }, read_as<CT>(self),
+                       read_as<CT>(other));
+                 }));
+}
+
+// The same with a Scalar second operand, converted once to `common`.
+template <ComputeTypes Types = ComputeTypes::kRealAndBool, typename Fn>
+void binary_scalar_elementwise(KernelContext& ctx, const Tensor& self, const Scalar& other,
+                               Tensor& out, ScalarType common, Fn fn) {
+  ETR_KERNEL_TRY(ctx, resize_output(ctx.op_name(), out, self.sizes()));
+  ETR_KERNEL_TRY(ctx, dispatch_elementwise<Types>(ctx.op_name(), common, [&](auto tag) {
+                   using CT = typename decltype(tag)::type;
+                   const CT y = scalar_to<CT>(other);
+                   return apply_elementwise(
+                       out, [fn, y](CT x) { return fn(x, y); }, read_as<CT>(self));
+                 }));
+}
+
+// run() of a unary predicate: resizes out like self and writes pred(x) as
+// bool, cast to out's dtype (which may be any of kRealAndBoolTypes).
+template <typename Pred>
+void unary_predicate(KernelContext& ctx, const Tensor& self, Tensor& out, Pred pred) {
+  ETR_KERNEL_TRY(ctx, resize_output(ctx.op_name(), out, self.sizes()));
+  ETR_KERNEL_TRY(ctx, dispatch_elementwise(ctx.op_name(), self.dtype(), [&](auto tag) {
+                   using CT = typename decltype(tag)::type;
+                   return apply_elementwise(
+                       out, [pred](CT x) -> bool { return pred(x); }, read_as<CT>(self));
+                 }));
 }
 
 // True when some element of `t`, read as CT, is zero (integer division
@@ -316,10 +325,11 @@ bool contains_zero_as(const Tensor& t) {
   return false;
 }
 
-// Sets every element of `t` to `value` converted to t's dtype. False when the
-// dtype is not supported.
+// Sets every element of `t` (contiguous or not: the whole storage span is
+// the tensor's elements for any dim order) to `value` converted to t's
+// dtype. False when the dtype is not one of kRealAndBoolTypes.
 template <typename V>
-bool fill_tensor(Tensor& t, V value) {
+[[nodiscard]] bool fill_tensor(Tensor& t, V value) {
   return dispatch_real_and_bool(t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = convert<T>(value);

@@ -9,14 +9,10 @@ Error mark_reduced_dims(const char* op, size_t rank, std::optional<Span<const in
   const bool all = !dims.has_value() || dims->empty();
   for (size_t d = 0; d < rank; ++d) reduce[d] = all;
   if (all) return Error::Ok;
-  const int64_t r = rank == 0 ? 1 : static_cast<int64_t>(rank);
   for (int64_t dim : *dims) {
-    if (dim < -r || dim >= r) {
-      ETR_FAIL(Error::InvalidArgument, "%s: dim %lld is out of range for a tensor of rank %zu",
-               op, static_cast<long long>(dim), rank);
-    }
+    size_t d = 0;
+    ETR_RETURN_IF_ERROR(wrap_dim(op, dim, rank, &d));
     if (rank == 0) continue;
-    const size_t d = static_cast<size_t>(dim < 0 ? dim + r : dim);
     if (reduce[d]) ETR_FAIL(Error::InvalidArgument, "%s: dim %zu appears more than once", op, d);
     reduce[d] = true;
   }
@@ -35,15 +31,7 @@ Error make_reduce_plan(const char* op, const Tensor& in, std::optional<Span<cons
   for (size_t d = 0; d < rank; ++d) {
     if (!reduce[d] || keepdim) out_sizes[out_dim++] = reduce[d] ? 1 : in.size(d);
   }
-  if (out.dim() != out_dim) {
-    ETR_FAIL(Error::InvalidArgument, "%s: out has rank %zu, expected %zu (shape %s)", op,
-             out.dim(), out_dim, ShapeText(Span<const int64_t>(out_sizes, out_dim)).c_str());
-  }
-  const Error e = resize_tensor(out, Span<const int64_t>(out_sizes, out_dim));
-  if (e != Error::Ok) {
-    ETR_FAIL(e, "%s: cannot resize out from %s to %s", op, ShapeText(out.sizes()).c_str(),
-             ShapeText(Span<const int64_t>(out_sizes, out_dim)).c_str());
-  }
+  ETR_RETURN_IF_ERROR(resize_output(op, out, Span<const int64_t>(out_sizes, out_dim)));
   *plan = ReducePlan();
   size_t out_d = 0;
   for (size_t d = 0; d < rank; ++d) {

@@ -4,7 +4,7 @@
 // the tensors' own strides, so any dim order works.
 //
 //   ReducePlan plan;
-//   Error e = make_reduce_plan("aten::sum.IntList_out", self, dims, keepdim, out, &plan);
+//   ETR_KERNEL_TRY(ctx, make_reduce_plan(ctx.op_name(), self, dims, keepdim, out, &plan));
 //   for_each_group(plan, [&](int64_t out_off, int64_t in_base) {
 //     double acc = 0;
 //     for_each_reduced(plan, in_base, [&](int64_t in_off) { acc += in[in_off]; });
@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "kernels/portable/util/broadcast.h"
+#include "kernels/portable/util/checks.h"
 #include "runtime/core/error.h"
 #include "runtime/core/span.h"
 #include "runtime/core/tensor.h"
@@ -33,10 +34,10 @@ struct ReducePlan {
   int64_t reduced_numel = 1;                  // elements per group
 };
 
-// Reduces `in` over `dims` (normalized, duplicates rejected); nullopt or an
-// empty list reduces every dim. Resizes `out` to the result shape (reduced
-// dims kept as size 1 when `keepdim`) and fills *plan. A 0-d input accepts
-// dims 0 and -1. Logs "<op>: ..." and returns the error on failure.
+// Reduces `in` over `dims` (wrapped with wrap_dim, duplicates rejected);
+// nullopt or an empty list reduces every dim. Resizes `out` (resize_output)
+// to the result shape (reduced dims kept as size 1 when `keepdim`) and fills
+// *plan. Logs "<op>: ..." and returns the error on failure.
 [[nodiscard]] Error make_reduce_plan(const char* op, const Tensor& in,
                                      std::optional<Span<const int64_t>> dims, bool keepdim,
                                      Tensor& out, ReducePlan* plan);

@@ -2,6 +2,8 @@
 // prim_ops_kernels() and called the way the executor calls them (a value
 // pointer per argument, return slot included) after the same kind check.
 // Expected values follow Python semantics.
+#include "kernels/prim_ops/prim_ops.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include <memory>
 #include <vector>
 
-#include "kernels/prim_ops/prim_ops.h"
 #include "runtime/kernel/registry.h"
 
 namespace etr {

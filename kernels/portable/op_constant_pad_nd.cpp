@@ -1,20 +1,21 @@
 // aten::constant_pad_nd.out: pad (or, with negative amounts, crop) the last
 // len(pad)/2 dims; pad[0], pad[1] apply to the last dim, pad[2], pad[3] to
 // the one before, and so on. Out is filled with `value`, then the kept part
-// of the input is copied into place. Real dtypes and bool, any dim order.
+// of the input is copied into place (value converted with convert<T>).
+// Real dtypes and bool, any dim order.
 #include <algorithm>
 
-#include "kernels/portable/ops_layout.h"
+#include "kernels/portable/shape.h"
 #include "kernels/portable/util/copy_util.h"
 
 namespace etr {
 
 void constant_pad_nd_out(KernelContext& ctx, const Tensor& self, IntArrayRef pad, Scalar value,
                          Tensor& out) {
-  constexpr const char* kOp = "aten::constant_pad_nd.out";
+  const char* op = ctx.op_name();
   const size_t r = self.dim();
   ETR_KERNEL_CHECK(ctx, pad.size() % 2 == 0 && pad.size() / 2 <= r, Error::InvalidArgument,
-                   "%s: pad length %zu must be even and at most 2 * rank (%zu)", kOp, pad.size(),
+                   "%s: pad length %zu must be even and at most 2 * rank (%zu)", op, pad.size(),
                    2 * r);
   int64_t before[kTensorMaxDim] = {};
   int64_t after[kTensorMaxDim] = {};
@@ -30,14 +31,15 @@ void constant_pad_nd_out(KernelContext& ctx, const Tensor& self, IntArrayRef pad
                     after[d] >= -in - INT32_MAX && after[d] <= INT32_MAX;
     sizes[d] = ok ? in + before[d] + after[d] : -1;
     ETR_KERNEL_CHECK(ctx, sizes[d] >= 0, Error::InvalidArgument,
-                     "%s: padding %s on %s gives a negative size at dim %zu", kOp,
-                     shape_str(pad).c_str(), shape_str(self).c_str(), d);
+                     "%s: padding %s on %s gives a negative size at dim %zu", op,
+                     ShapeText(pad).c_str(), ShapeText(self).c_str(), d);
   }
-  if (!check_copy_dtypes(ctx, kOp, self, out) || !resize_out(ctx, kOp, out, sizes, r)) return;
+  ETR_KERNEL_TRY(ctx, check_dtype(op, "out", out, self.dtype()));
+  ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, r)));
   CopyPlan fill;
   for (size_t d = 0; d < r; ++d) fill.add(sizes[d], out.stride(d), 0);
-  ETR_KERNEL_CHECK(ctx, fill_with_scalar(fill, out.mutable_data(), out.dtype(), value),
-                   Error::InvalidType, "%s: unsupported dtype %s", kOp, to_string(out.dtype()));
+  const bool filled = fill_with_scalar(fill, out.mutable_data(), out.dtype(), value);
+  ETR_KERNEL_TRY(ctx, check_dispatched(op, filled, out.dtype()));
   // Region kept from the input: skip -before (if cropping) at the front,
   // land at +before (if padding) in the output.
   CopyPlan plan;

@@ -1,0 +1,87 @@
+// Whole-tensor copies and dtype conversion: clone, _clone_dim_order,
+// alias_copy, detach_copy, lift_fresh_copy (same dtype, bytes moved, any
+// dtype), copy / copy_ (src broadcast to self and converted), _to_copy and
+// _to_dim_order_copy (converted to out's dtype). Each reads through the
+// source's strides and writes through the destination's, so any dim order
+// works on either side (this is how clone and the dim-order ops change
+// layout). Conversions use convert<To> (util/convert.h: floating to integer
+// as PyTorch on x86-64). Prepare steps check the dtypes and the constant
+// memory_format / dim_order arguments; run() resizes and copies.
+// Parameters follow the ATen schema in order, outs last.
+#pragma once
+
+#include <optional>
+
+#include "runtime/kernel/kernel.h"
+
+namespace etr {
+
+// ---- op_clone.cpp
+// aten::clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out)
+void clone_out(KernelContext& ctx, const Tensor& self, std::optional<int64_t> memory_format,
+               Tensor& out);
+Error clone_prepare(KernelPrepareContext& ctx, const Tensor& self,
+                    std::optional<int64_t> memory_format, Tensor& out);
+// dim_order_ops::_clone_dim_order.out(Tensor self, *, bool non_blocking=False,
+//   int[]? dim_order=None, Tensor(a!) out)
+void clone_dim_order_out(KernelContext& ctx, const Tensor& self, bool non_blocking,
+                         std::optional<IntArrayRef> dim_order, Tensor& out);
+Error clone_dim_order_prepare(KernelPrepareContext& ctx, const Tensor& self, bool non_blocking,
+                              std::optional<IntArrayRef> dim_order, Tensor& out);
+// aten::alias_copy.out / detach_copy.out / lift_fresh_copy.out(Tensor self, *, Tensor(a!) out)
+void alias_copy_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+void detach_copy_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+void lift_fresh_copy_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+// Their prepare: out has self's dtype.
+Error same_dtype_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out);
+
+// ---- op_copy.cpp: src of self's dtype is copied bytewise (any dtype);
+// otherwise both must be real or bool.
+// aten::copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out)
+void copy_out(KernelContext& ctx, const Tensor& self, const Tensor& src, bool non_blocking,
+              Tensor& out);
+Error copy_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& src,
+                   bool non_blocking, Tensor& out);
+// aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
+void copy_inplace(KernelContext& ctx, Tensor& self, const Tensor& src, bool non_blocking);
+Error copy_inplace_prepare(KernelPrepareContext& ctx, Tensor& self, const Tensor& src,
+                           bool non_blocking);
+
+// ---- op_to_copy.cpp
+// aten::_to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None,
+//                    Tensor(a!) out)
+void to_copy_out(KernelContext& ctx, const Tensor& self, bool non_blocking,
+                 std::optional<int64_t> memory_format, Tensor& out);
+Error to_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, bool non_blocking,
+                      std::optional<int64_t> memory_format, Tensor& out);
+// dim_order_ops::_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False,
+//                                       int[]? dim_order=None, Tensor(a!) out)
+void to_dim_order_copy_out(KernelContext& ctx, const Tensor& self, bool non_blocking,
+                           std::optional<IntArrayRef> dim_order, Tensor& out);
+Error to_dim_order_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, bool non_blocking,
+                                std::optional<IntArrayRef> dim_order, Tensor& out);
+
+// Shared by the prepare steps above (op_clone.cpp): `memory_format` is
+// absent or one of contiguous (0), preserve (1), channels_last (2),
+// channels_last_3d (3) (out's own dim order decides the layout); a given
+// `dim_order` equals out's.
+Error check_memory_format(const char* op, std::optional<int64_t> memory_format);
+Error check_dim_order(const char* op, std::optional<IntArrayRef> dim_order, const Tensor& out);
+
+// The family's table (see kernel_table.cpp).
+inline constexpr KernelEntry kCopyKernels[] = {
+    make_kernel<&clone_out, &clone_prepare>("aten::clone.out", kAllTypes),
+    make_kernel<&clone_dim_order_out, &clone_dim_order_prepare>(
+        "dim_order_ops::_clone_dim_order.out", kAllTypes),
+    make_kernel<&alias_copy_out, &same_dtype_copy_prepare>("aten::alias_copy.out", kAllTypes),
+    make_kernel<&detach_copy_out, &same_dtype_copy_prepare>("aten::detach_copy.out", kAllTypes),
+    make_kernel<&lift_fresh_copy_out, &same_dtype_copy_prepare>("aten::lift_fresh_copy.out",
+                                                                kAllTypes),
+    make_kernel<&copy_out, &copy_prepare>("aten::copy.out", kAllTypes),
+    make_kernel<&copy_inplace, &copy_inplace_prepare>("aten::copy_", kAllTypes),
+    make_kernel<&to_copy_out, &to_copy_prepare>("aten::_to_copy.out", kRealAndBoolTypes),
+    make_kernel<&to_dim_order_copy_out, &to_dim_order_copy_prepare>(
+        "dim_order_ops::_to_dim_order_copy.out", kRealAndBoolTypes),
+};
+
+}  // namespace etr

@@ -1,0 +1,109 @@
+// Reshaping copies: aten::view_copy.out, unsqueeze_copy.out, squeeze_copy.out,
+// squeeze_copy.dim_out and squeeze_copy.dims_out. Element bytes are copied
+// in row-major logical order (any dtype); any dim order on either side, as
+// long as one of input and out has the default layout.
+#include "kernels/portable/shape.h"
+#include "kernels/portable/util/copy_util.h"
+#include "runtime/core/checked_math.h"
+
+namespace etr {
+namespace {
+
+// Resizes out to sizes[0..n) and copies self into it in row-major order.
+void finish_reshape(KernelContext& ctx, const Tensor& self, const int64_t* sizes, size_t n,
+                    Tensor& out) {
+  const char* op = ctx.op_name();
+  ETR_KERNEL_TRY(ctx, check_dtype(op, "out", out, self.dtype()));
+  ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, n)));
+  ETR_KERNEL_CHECK(ctx, copy_reshape(out, self), Error::NotSupported,
+                   "%s: input and out both have non-default dim orders", op);
+}
+
+// PyTorch's infer_size: resolves at most one -1 against numel.
+Error infer_view_sizes(const char* op, IntArrayRef size, int64_t numel, int64_t* sizes) {
+  ETR_CHECK_OR_FAIL(size.size() <= kTensorMaxDim, Error::InvalidArgument,
+                    "%s: %zu dims exceed the rank limit", op, size.size());
+  int64_t known = 1;
+  size_t infer_at = kTensorMaxDim;
+  for (size_t i = 0; i < size.size(); ++i) {
+    sizes[i] = size[i];
+    if (size[i] == -1) {
+      ETR_CHECK_OR_FAIL(infer_at == kTensorMaxDim, Error::InvalidArgument,
+                        "%s: only one dimension can be inferred in %s", op,
+                        ShapeText(size).c_str());
+      infer_at = i;
+      continue;
+    }
+    ETR_CHECK_OR_FAIL(size[i] >= 0, Error::InvalidArgument, "%s: invalid shape dimension %lld", op,
+                      static_cast<long long>(size[i]));
+    ETR_CHECK_OR_FAIL(checked_mul_i64(known, size[i], &known), Error::InvalidArgument,
+                      "%s: shape %s overflows", op, ShapeText(size).c_str());
+  }
+  if (infer_at != kTensorMaxDim) {
+    ETR_CHECK_OR_FAIL(known != 0 && numel % known == 0, Error::InvalidArgument,
+                      "%s: cannot infer -1 in shape %s for %lld elements", op,
+                      ShapeText(size).c_str(), static_cast<long long>(numel));
+    sizes[infer_at] = numel / known;
+    known = numel;
+  }
+  ETR_CHECK_OR_FAIL(known == numel, Error::InvalidArgument,
+                    "%s: shape %s is invalid for input of size %lld", op, ShapeText(size).c_str(),
+                    static_cast<long long>(numel));
+  return Error::Ok;
+}
+
+// Drops the dims flagged in `drop` that have size 1.
+void squeeze_flagged(KernelContext& ctx, const Tensor& self, const bool* drop, Tensor& out) {
+  int64_t sizes[kTensorMaxDim];
+  size_t n = 0;
+  for (size_t i = 0; i < self.dim(); ++i) {
+    if (!(drop[i] && self.size(i) == 1)) sizes[n++] = self.size(i);
+  }
+  finish_reshape(ctx, self, sizes, n, out);
+}
+
+}  // namespace
+
+void view_copy_out(KernelContext& ctx, const Tensor& self, IntArrayRef size, Tensor& out) {
+  int64_t sizes[kTensorMaxDim];
+  ETR_KERNEL_TRY(ctx, infer_view_sizes(ctx.op_name(), size, self.numel(), sizes));
+  finish_reshape(ctx, self, sizes, size.size(), out);
+}
+
+void unsqueeze_copy_out(KernelContext& ctx, const Tensor& self, int64_t dim, Tensor& out) {
+  size_t d = 0;
+  ETR_KERNEL_TRY(ctx, wrap_dim(ctx.op_name(), dim, self.dim() + 1, &d));
+  ETR_KERNEL_CHECK(ctx, self.dim() < kTensorMaxDim, Error::InvalidArgument,
+                   "%s: result would exceed the rank limit", ctx.op_name());
+  int64_t sizes[kTensorMaxDim];
+  for (size_t i = 0, j = 0; i <= self.dim(); ++i) sizes[i] = i == d ? 1 : self.size(j++);
+  finish_reshape(ctx, self, sizes, self.dim() + 1, out);
+}
+
+void squeeze_copy_out(KernelContext& ctx, const Tensor& self, Tensor& out) {
+  bool drop[kTensorMaxDim];
+  for (size_t i = 0; i < kTensorMaxDim; ++i) drop[i] = true;
+  squeeze_flagged(ctx, self, drop, out);
+}
+
+void squeeze_copy_dim_out(KernelContext& ctx, const Tensor& self, int64_t dim, Tensor& out) {
+  size_t d = 0;
+  ETR_KERNEL_TRY(ctx, wrap_dim(ctx.op_name(), dim, self.dim(), &d));
+  bool drop[kTensorMaxDim] = {};
+  drop[d] = true;
+  squeeze_flagged(ctx, self, drop, out);
+}
+
+void squeeze_copy_dims_out(KernelContext& ctx, const Tensor& self, IntArrayRef dims, Tensor& out) {
+  bool drop[kTensorMaxDim] = {};
+  for (size_t i = 0; i < dims.size(); ++i) {
+    size_t d = 0;
+    ETR_KERNEL_TRY(ctx, wrap_dim(ctx.op_name(), dims[i], self.dim(), &d));
+    ETR_KERNEL_CHECK(ctx, !drop[d], Error::InvalidArgument,
+                     "%s: dim %zu appears multiple times in the list of dims", ctx.op_name(), d);
+    drop[d] = true;
+  }
+  squeeze_flagged(ctx, self, drop, out);
+}
+
+}  // namespace etr

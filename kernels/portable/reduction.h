@@ -1,0 +1,91 @@
+// Reductions: sum, mean, prod, var, amax/amin, argmax/argmin, max/min with
+// indices, any. Dims are wrapped with wrap_dim (a 0-d input accepts 0 and
+// -1); out is resized to the reduced shape. These kernels check their
+// dtypes in run() (no prepare step). Parameters follow the ATen schema in
+// order, outs last.
+#pragma once
+
+#include <optional>
+
+#include "runtime/kernel/kernel.h"
+
+namespace etr {
+
+// ---- op_sum_mean_prod.cpp: elements are converted to out's dtype first (as
+// PyTorch does when out is given) and accumulated in double for floating
+// outs, in wrapping int64 for integer outs. An explicit dtype must equal
+// out's; mean needs a floating out (and a floating input unless dtype is given).
+// aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None,
+//                       Tensor(a!) out)
+void sum_intlist_out(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim,
+                     bool keepdim, std::optional<ScalarType> dtype, Tensor& out);
+// aten::mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None,
+//                Tensor(a!) out)
+void mean_out(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+              std::optional<ScalarType> dtype, Tensor& out);
+// aten::mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out)
+void mean_dtype_out(KernelContext& ctx, const Tensor& self, std::optional<ScalarType> dtype,
+                    Tensor& out);
+// aten::prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out)
+void prod_out(KernelContext& ctx, const Tensor& self, std::optional<ScalarType> dtype, Tensor& out);
+// aten::prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None,
+//                    Tensor(a!) out)
+void prod_int_out(KernelContext& ctx, const Tensor& self, int64_t dim, bool keepdim,
+                  std::optional<ScalarType> dtype, Tensor& out);
+
+// ---- op_var.cpp: two-pass variance in double; float or double, out of self's dtype.
+// aten::var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None,
+//                          bool keepdim=False, Tensor(a!) out)
+void var_correction_out(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim,
+                        std::optional<Scalar> correction, bool keepdim, Tensor& out);
+
+// ---- op_min_max.cpp: NaN wins (the first NaN for the index variants); ties
+// go to the first occurrence; values have self's dtype, indices are Long.
+// aten::amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out)
+void amax_out(KernelContext& ctx, const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out);
+// aten::amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out)
+void amin_out(KernelContext& ctx, const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out);
+// aten::argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out)
+void argmax_out(KernelContext& ctx, const Tensor& self, std::optional<int64_t> dim, bool keepdim,
+                Tensor& out);
+// aten::argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out)
+void argmin_out(KernelContext& ctx, const Tensor& self, std::optional<int64_t> dim, bool keepdim,
+                Tensor& out);
+// aten::max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max,
+//                   Tensor(b!) max_values)
+void max_dim_max(KernelContext& ctx, const Tensor& self, int64_t dim, bool keepdim, Tensor& max,
+                 Tensor& max_indices);
+// aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min,
+//                   Tensor(b!) min_indices)
+void min_dim_min(KernelContext& ctx, const Tensor& self, int64_t dim, bool keepdim, Tensor& min,
+                 Tensor& min_indices);
+
+// ---- op_any.cpp: out is Bool or Byte.
+// aten::any.all_out(Tensor self, *, Tensor(a!) out)
+void any_all_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+// aten::any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out)
+void any_dims_out(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim,
+                  bool keepdim, Tensor& out);
+// aten::any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out)
+void any_out(KernelContext& ctx, const Tensor& self, int64_t dim, bool keepdim, Tensor& out);
+
+// The family's table (see kernel_table.cpp).
+inline constexpr KernelEntry kReductionKernels[] = {
+    make_kernel<&sum_intlist_out>("aten::sum.IntList_out", kRealAndBoolTypes),
+    make_kernel<&mean_out>("aten::mean.out", kRealAndBoolTypes),
+    make_kernel<&mean_dtype_out>("aten::mean.dtype_out", kRealAndBoolTypes),
+    make_kernel<&prod_out>("aten::prod.out", kRealAndBoolTypes),
+    make_kernel<&prod_int_out>("aten::prod.int_out", kRealAndBoolTypes),
+    make_kernel<&var_correction_out>("aten::var.correction_out", kFloatingTypes),
+    make_kernel<&amax_out>("aten::amax.out", kRealAndBoolTypes),
+    make_kernel<&amin_out>("aten::amin.out", kRealAndBoolTypes),
+    make_kernel<&argmax_out>("aten::argmax.out", kRealTypes),
+    make_kernel<&argmin_out>("aten::argmin.out", kRealTypes),
+    make_kernel<&max_dim_max>("aten::max.dim_max", kRealTypes),
+    make_kernel<&min_dim_min>("aten::min.dim_min", kRealTypes),
+    make_kernel<&any_all_out>("aten::any.all_out", kRealAndBoolTypes),
+    make_kernel<&any_dims_out>("aten::any.dims_out", kRealAndBoolTypes),
+    make_kernel<&any_out>("aten::any.out", kRealAndBoolTypes),
+};
+
+}  // namespace etr
