@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "extension/tensor/npy.h"
+#include "runtime/platform/error_capture.h"
 #include "runtime/platform/platform.h"
 
 namespace etr {
@@ -103,11 +104,13 @@ std::string one_line(std::string s) {
   return s;
 }
 
+// Room for the messages a failing helper logs (see ErrorCapture).
+constexpr size_t kMessageBytes = 1024;
+
 // Scatters a contiguous (logical order) tensor into one with `dim_order`.
-HostResult<HostTensor> with_dim_order(const HostTensor& src, Span<const uint8_t> dim_order) {
-  std::vector<int32_t> sizes(src.sizes().begin(), src.sizes().end());
-  HostResult<HostTensor> dst = HostTensor::zeros(
-      src.dtype(), sizes, std::vector<uint8_t>(dim_order.begin(), dim_order.end()));
+Result<HostTensor> with_dim_order(const HostTensor& src, Span<const uint8_t> dim_order) {
+  Result<HostTensor> dst = HostTensor::zeros(
+      src.dtype(), src.shape(), std::vector<uint8_t>(dim_order.begin(), dim_order.end()));
   if (!dst.ok()) return dst;
   const size_t elem = src.tensor().element_size();
   const size_t n = static_cast<size_t>(src.tensor().numel());
@@ -121,8 +124,10 @@ HostResult<HostTensor> with_dim_order(const HostTensor& src, Span<const uint8_t>
 int tensor_input_from_file(const Method& method, size_t index, const std::string& path,
                            InputSet* inputs) {
   const std::string what = "cannot read input " + std::to_string(index) + " from '" + path + "'";
-  HostResult<HostTensor> t = read_npy(path);
-  if (!t.ok()) return fail(kExitInput, what, Error::InvalidArgument, t.error());
+  char message[kMessageBytes];
+  ErrorCapture capture(message, sizeof(message));
+  Result<HostTensor> t = read_npy(path);
+  if (!t.ok()) return fail(kExitInput, what, t.error(), capture.message());
   const Tensor& declared = method.get_input(index).to_tensor();
   if (t->dtype() != declared.dtype()) {
     return fail(kExitInput, what, Error::InvalidType,
@@ -130,8 +135,8 @@ int tensor_input_from_file(const Method& method, size_t index, const std::string
                     " but the method expects " + to_string(declared.dtype()));
   }
   if (t->sizes().size() == declared.dim() && !declared.is_contiguous_order()) {
-    HostResult<HostTensor> reordered = with_dim_order(*t, declared.dim_order());
-    if (!reordered.ok()) return fail(kExitInput, what, Error::InvalidArgument, reordered.error());
+    Result<HostTensor> reordered = with_dim_order(*t, declared.dim_order());
+    if (!reordered.ok()) return fail(kExitInput, what, reordered.error(), capture.message());
     inputs->tensors.push_back(std::make_unique<HostTensor>(std::move(*reordered)));
   } else {
     inputs->tensors.push_back(std::make_unique<HostTensor>(std::move(*t)));
@@ -145,8 +150,10 @@ int scalar_input_from_file(const Method& method, size_t index, const std::string
                            InputSet* inputs) {
   const std::string what = "cannot read input " + std::to_string(index) + " from '" + path + "'";
   const Tag tag = method.get_input(index).tag();
-  HostResult<HostTensor> t = read_npy(path);
-  if (!t.ok()) return fail(kExitInput, what, Error::InvalidArgument, t.error());
+  char message[kMessageBytes];
+  ErrorCapture capture(message, sizeof(message));
+  Result<HostTensor> t = read_npy(path);
+  if (!t.ok()) return fail(kExitInput, what, t.error(), capture.message());
   const ScalarType want = tag == Tag::Int      ? ScalarType::Long
                           : tag == Tag::Double ? ScalarType::Double
                                                : ScalarType::Bool;
@@ -180,12 +187,14 @@ int default_input(const Method& method, size_t index, InputSet* inputs) {
   const std::string what = "cannot build input " + std::to_string(index);
   Result<TensorInfo> info = method.method_meta().input_tensor_meta(index);
   if (!info.ok()) return fail(kExitInput, what, info.error());
-  HostResult<HostTensor> t =
+  char message[kMessageBytes];
+  ErrorCapture capture(message, sizeof(message));
+  Result<HostTensor> t =
       HostTensor::zeros(info->dtype, std::vector<int32_t>(info->sizes.begin(), info->sizes.end()),
                         std::vector<uint8_t>(info->dim_order.begin(), info->dim_order.end()));
-  if (!t.ok()) return fail(kExitInput, what, Error::InvalidArgument, t.error());
-  const HostStatus filled = t->fill_ones();
-  if (!filled.ok()) return fail(kExitInput, what, Error::NotSupported, filled.error());
+  if (!t.ok()) return fail(kExitInput, what, t.error(), capture.message());
+  const Error filled = t->fill_ones();
+  if (filled != Error::Ok) return fail(kExitInput, what, filled, capture.message());
   inputs->tensors.push_back(std::make_unique<HostTensor>(std::move(*t)));
   inputs->values.emplace_back(&inputs->tensors.back()->tensor());
   return kExitOk;
@@ -211,25 +220,27 @@ void print_values(const Tensor& t) {
   std::printf(n > kShown ? ", ...]" : "]");
 }
 
-HostStatus write_text(const std::string& path, StringView s) {
+Error write_text(const std::string& path, StringView s) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr)
-    return HostStatus::failure("cannot create " + path + ": " + std::strerror(errno));
+  if (f == nullptr) {
+    ETR_FAIL(Error::AccessFailed, "cannot create %s: %s", path.c_str(), std::strerror(errno));
+  }
   bool ok = s.size() == 0 || std::fwrite(s.data(), 1, s.size(), f) == s.size();
   if (std::fclose(f) != 0) ok = false;
-  return ok ? HostStatus() : HostStatus::failure("cannot write " + path);
+  if (!ok) ETR_FAIL(Error::AccessFailed, "cannot write %s", path.c_str());
+  return Error::Ok;
 }
 
 template <typename T>
-HostStatus write_list(const std::string& path, ScalarType dtype, Span<const T> items) {
-  HostResult<HostTensor> t = HostTensor::from_bytes(dtype, {static_cast<int32_t>(items.size())},
-                                                    items.data(), items.size() * sizeof(T));
-  if (!t.ok()) return HostStatus::failure(t.error());
+Error write_list(const std::string& path, ScalarType dtype, Span<const T> items) {
+  Result<HostTensor> t = HostTensor::from_bytes(dtype, {static_cast<int32_t>(items.size())},
+                                                items.data(), items.size() * sizeof(T));
+  if (!t.ok()) return t.error();
   return write_npy(path, t->tensor());
 }
 
 // Writes output `index`; *written is false when the kind has no file form.
-HostStatus write_output(const EValue& v, const std::string& base, bool* written) {
+Error write_output(const EValue& v, const std::string& base, bool* written) {
   *written = true;
   switch (v.tag()) {
     case Tag::Tensor: return write_npy(base + ".npy", v.to_tensor());
@@ -244,7 +255,7 @@ HostStatus write_output(const EValue& v, const std::string& base, bool* written)
       return write_list(base + ".npy", ScalarType::Bool,
                         Span<const uint8_t>(bytes.data(), bytes.size()));
     }
-    default: *written = false; return HostStatus();
+    default: *written = false; return Error::Ok;
   }
 }
 
@@ -414,10 +425,11 @@ int write_outputs(const Method& method, const std::string& dir) {
     const EValue& v = method.get_output(i);
     const std::string base = dir + "/output_" + std::to_string(i);
     bool written = false;
-    const HostStatus s = write_output(v, base, &written);
-    if (!s.ok()) {
-      return fail(kExitOutput, "cannot write output " + std::to_string(i), Error::AccessFailed,
-                  s.error());
+    char message[kMessageBytes];
+    ErrorCapture capture(message, sizeof(message));
+    const Error err = write_output(v, base, &written);
+    if (err != Error::Ok) {
+      return fail(kExitOutput, "cannot write output " + std::to_string(i), err, capture.message());
     }
     if (!written) std::printf("output %zu: %s value not written\n", i, to_string(v.tag()));
   }

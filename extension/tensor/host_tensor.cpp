@@ -36,17 +36,15 @@ void fill_with(std::vector<uint8_t>& bytes, size_t count, T value) {
 
 }  // namespace
 
-HostResult<HostTensor> HostTensor::zeros(ScalarType dtype, std::vector<int32_t> sizes,
-                                         std::vector<uint8_t> dim_order, ShapeDynamism dynamism) {
+Result<HostTensor> HostTensor::zeros(ScalarType dtype, std::vector<int32_t> sizes,
+                                     std::vector<uint8_t> dim_order, ShapeDynamism dynamism) {
   const size_t elem = element_size(dtype);
   if (elem == 0) {
-    return HostResult<HostTensor>::failure("invalid dtype code " +
-                                           std::to_string(static_cast<int>(dtype)));
+    ETR_FAIL(Error::InvalidType, "invalid dtype code %d", static_cast<int>(dtype));
   }
   if (sizes.size() > kTensorMaxDim) {
-    return HostResult<HostTensor>::failure("rank " + std::to_string(sizes.size()) +
-                                           " exceeds the limit of " +
-                                           std::to_string(kTensorMaxDim));
+    ETR_FAIL(Error::InvalidArgument, "rank %zu exceeds the limit of %zu", sizes.size(),
+             kTensorMaxDim);
   }
   if (dim_order.empty()) {
     for (size_t i = 0; i < sizes.size(); ++i) dim_order.push_back(static_cast<uint8_t>(i));
@@ -56,44 +54,62 @@ HostResult<HostTensor> HostTensor::zeros(ScalarType dtype, std::vector<int32_t> 
   t.dim_order_ = std::move(dim_order);
   t.strides_.assign(t.sizes_.size() + 1, 0);  // +1: never empty
   int64_t numel = 0;
-  if (!compute_strides(Span<const int32_t>(t.sizes_.data(), t.sizes_.size()),
-                       Span<const uint8_t>(t.dim_order_.data(), t.dim_order_.size()),
+  const Span<const int32_t> shape(t.sizes_.data(), t.sizes_.size());
+  if (!compute_strides(shape, Span<const uint8_t>(t.dim_order_.data(), t.dim_order_.size()),
                        t.strides_.data(), &numel)) {
-    return HostResult<HostTensor>::failure("invalid shape " + shape_string(t.sizes()) +
-                                           " or dim order for the tensor");
+    ETR_FAIL(Error::InvalidArgument, "invalid shape %s or dim order for the tensor",
+             shape_string(shape).c_str());
   }
   size_t nbytes = 0;
   if (!checked_mul(static_cast<size_t>(numel), elem, &nbytes)) {
-    return HostResult<HostTensor>::failure("tensor byte size overflows");
+    ETR_FAIL(Error::MemoryAllocationFailed, "byte size of a %s tensor of shape %s overflows",
+             to_string(dtype), shape_string(shape).c_str());
   }
   t.bytes_.assign(nbytes == 0 ? 1 : nbytes, 0);
   t.tensor_ = Tensor(dtype, t.sizes_.size(), t.sizes_.data(), t.dim_order_.data(),
                      t.strides_.data(), t.bytes_.data(), dynamism);
-  return HostResult<HostTensor>(std::move(t));
+  return Result<HostTensor>(std::move(t));
 }
 
-HostResult<HostTensor> HostTensor::from_bytes(ScalarType dtype, std::vector<int32_t> sizes,
-                                              const void* data, size_t nbytes,
-                                              std::vector<uint8_t> dim_order) {
-  HostResult<HostTensor> r = zeros(dtype, std::move(sizes), std::move(dim_order));
+Result<HostTensor> HostTensor::from_bytes(ScalarType dtype, std::vector<int32_t> sizes,
+                                          const void* data, size_t nbytes,
+                                          std::vector<uint8_t> dim_order, ShapeDynamism dynamism) {
+  Result<HostTensor> r = zeros(dtype, std::move(sizes), std::move(dim_order), dynamism);
   if (!r.ok()) return r;
   if (r->nbytes() != nbytes) {
-    return HostResult<HostTensor>::failure(
-        "expected " + std::to_string(r->nbytes()) + " bytes for a " + to_string(dtype) +
-        " tensor of shape " + shape_string(r->sizes()) + ", got " + std::to_string(nbytes));
+    ETR_FAIL(Error::InvalidArgument, "expected %zu bytes for a %s tensor of shape %s, got %zu",
+             r->nbytes(), to_string(dtype), shape_string(r->sizes()).c_str(), nbytes);
   }
   if (nbytes > 0) std::memcpy(r->data(), data, nbytes);
   return r;
 }
 
-HostResult<HostTensor> HostTensor::contiguous_copy(const Tensor& t) {
+Result<HostTensor> HostTensor::from_elements(ScalarType dtype, std::vector<int32_t> sizes,
+                                             const void* data, size_t count,
+                                             std::vector<uint8_t> dim_order,
+                                             ShapeDynamism dynamism) {
+  Result<HostTensor> r = zeros(dtype, std::move(sizes), std::move(dim_order), dynamism);
+  if (!r.ok()) return r;
+  const size_t numel = static_cast<size_t>(r->tensor().numel());
+  if (count != numel) {
+    ETR_FAIL(Error::InvalidArgument, "expected %zu values for a %s tensor of shape %s, got %zu",
+             numel, to_string(dtype), shape_string(r->sizes()).c_str(), count);
+  }
+  if (r->nbytes() > 0) std::memcpy(r->data(), data, r->nbytes());
+  return r;
+}
+
+Result<HostTensor> HostTensor::contiguous_copy(const Tensor& t) {
   std::vector<int32_t> sizes(t.sizes().begin(), t.sizes().end());
-  HostResult<HostTensor> r = zeros(t.dtype(), std::move(sizes));
+  Result<HostTensor> r = zeros(t.dtype(), std::move(sizes));
   if (!r.ok()) return r;
   const size_t elem = t.element_size();
   const size_t n = static_cast<size_t>(t.numel());
   if (n == 0) return r;
-  if (t.const_data() == nullptr) return HostResult<HostTensor>::failure("tensor has no data");
+  if (t.const_data() == nullptr) {
+    ETR_FAIL(Error::InvalidArgument, "cannot copy a %s tensor of shape %s: it has no data",
+             to_string(t.dtype()), shape_string(t.sizes()).c_str());
+  }
   const uint8_t* src = static_cast<const uint8_t*>(t.const_data());
   if (t.is_contiguous_order()) {
     std::memcpy(r->data(), src, n * elem);
@@ -132,7 +148,7 @@ void HostTensor::rebind(const Tensor& shape_source) {
                    shape_source.shape_dynamism(), shape_source.numel());
 }
 
-HostStatus HostTensor::fill_ones() {
+Error HostTensor::fill_ones() {
   const size_t n = static_cast<size_t>(tensor_.numel());
   switch (dtype()) {
     case ScalarType::Bool:
@@ -148,11 +164,20 @@ HostStatus HostTensor::fill_ones() {
     case ScalarType::Double: fill_with<double>(bytes_, n, 1.0); break;
     case ScalarType::Half: fill_with<uint16_t>(bytes_, n, 0x3c00); break;
     case ScalarType::BFloat16: fill_with<uint16_t>(bytes_, n, 0x3f80); break;
-    default:
-      return HostStatus::failure(std::string("cannot fill a ") + to_string(dtype()) +
-                                 " tensor with ones");
+    default: ETR_FAIL(Error::NotSupported, "cannot fill a %s tensor with ones", to_string(dtype()));
   }
-  return HostStatus();
+  return Error::Ok;
+}
+
+std::vector<int32_t> HostTensor::shape() const {
+  return std::vector<int32_t>(tensor_.sizes().begin(), tensor_.sizes().end());
+}
+
+bool HostTensor::check_value_size(size_t value_size) const {
+  if (value_size == tensor_.element_size()) return true;
+  ETR_LOG(Error, "values(): a %zu-byte element type cannot read a %s tensor (%zu-byte elements)",
+          value_size, to_string(dtype()), tensor_.element_size());
+  return false;
 }
 
 std::string shape_string(Span<const int32_t> sizes) {

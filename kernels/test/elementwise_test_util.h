@@ -13,8 +13,8 @@ namespace etr {
 namespace testing {
 
 // A Bool tensor from 0/1 values (row-major).
-inline TestTensor make_bool(std::vector<int32_t> sizes, std::vector<int> values) {
-  TestTensor t = TestTensor::zeros(ScalarType::Bool, std::move(sizes), ShapeDynamism::Static);
+inline HostTensor make_bool(std::vector<int32_t> sizes, std::vector<int> values) {
+  HostTensor t = zeros_tensor(ScalarType::Bool, std::move(sizes), ShapeDynamism::Static);
   EXPECT_EQ(static_cast<int64_t>(values.size()), t.tensor().numel());
   auto* p = static_cast<uint8_t*>(t.tensor().mutable_data());
   for (size_t i = 0; i < values.size(); ++i) p[i] = values[i] != 0 ? 1 : 0;
@@ -22,14 +22,14 @@ inline TestTensor make_bool(std::vector<int32_t> sizes, std::vector<int> values)
 }
 
 // The elements of a Bool tensor as 0/1.
-inline std::vector<int> bool_values(TestTensor& t) {
+inline std::vector<int> bool_values(HostTensor& t) {
   const auto* p = static_cast<const uint8_t*>(t.tensor().const_data());
   return std::vector<int>(p, p + t.tensor().numel());
 }
 
 // An out tensor whose shape may not change.
-inline TestTensor static_out(ScalarType dtype, std::vector<int32_t> sizes) {
-  return TestTensor::zeros(dtype, std::move(sizes), ShapeDynamism::Static);
+inline HostTensor static_out(ScalarType dtype, std::vector<int32_t> sizes) {
+  return zeros_tensor(dtype, std::move(sizes), ShapeDynamism::Static);
 }
 
 // expect_close that also accepts matching NaNs and same-signed infinities.
@@ -53,8 +53,8 @@ void expect_close_special(const std::vector<T>& actual, const std::vector<T>& ex
 
 // The [2, 3, 4] float input shared by the reduction, softmax and layer-norm
 // tests (their expected values were computed by PyTorch from it).
-inline TestTensor sample_2x3x4() {
-  return TestTensor::make<float>(
+inline HostTensor sample_2x3x4() {
+  return make_tensor<float>(
       {2, 3, 4}, {1.5f, -2.0f, 3.25f, 0.5f,  4.0f, 5.5f, -6.0f, 7.0f,  0.25f, 8.0f,  -1.0f, 2.0f,
                   9.0f, -3.5f, 1.0f,  0.75f, 2.0f, 2.0f, 6.5f,  -4.0f, 3.0f,  -0.5f, 0.0f,  1.25f});
 }

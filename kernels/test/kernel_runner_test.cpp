@@ -46,8 +46,8 @@ KernelRegistry stacked_registry() {
 
 TEST(KernelRunnerTest, StackedLibraryRunsWhereItAcceptsAndReusesItsState) {
   const KernelRegistry registry = stacked_registry();
-  TestTensor x = TestTensor::make<float>({2, 2}, {-1.0f, 2.0f, -3.5f, 4.0f});
-  TestTensor out = TestTensor::zeros(ScalarType::Float, {2, 2});
+  HostTensor x = make_tensor<float>({2, 2}, {-1.0f, 2.0f, -3.5f, 4.0f});
+  HostTensor out = zeros_tensor(ScalarType::Float, {2, 2});
   KernelRunner r(registry);
   ASSERT_EQ(r.prepare("aten::relu.out", {r.tensor(x), r.tensor(out)}), Error::Ok);
   EXPECT_STREQ(r.chosen_library(), "fast");
@@ -60,15 +60,15 @@ TEST(KernelRunnerTest, StackedLibraryRunsWhereItAcceptsAndReusesItsState) {
 TEST(KernelRunnerTest, PortableRunsWhatTheStackedLibraryDeclines) {
   const KernelRegistry registry = stacked_registry();
   // Double: outside the fast kernel's declared dtypes.
-  TestTensor xd = TestTensor::make<double>({3}, {-1.0, 0.5, 2.0});
-  TestTensor outd = TestTensor::zeros(ScalarType::Double, {3});
+  HostTensor xd = make_tensor<double>({3}, {-1.0, 0.5, 2.0});
+  HostTensor outd = zeros_tensor(ScalarType::Double, {3});
   KernelRunner r1(registry);
   ASSERT_EQ(r1.run("aten::relu.out", {r1.tensor(xd), r1.tensor(outd)}), Error::Ok);
   EXPECT_STREQ(r1.chosen_library(), "portable");
   EXPECT_EQ(outd.values<double>(), (std::vector<double>{0.0, 0.5, 2.0}));
   // Rank 3: the fast kernel's prepare declines.
-  TestTensor x3 = TestTensor::make<float>({1, 1, 2}, {-2.0f, 3.0f});
-  TestTensor out3 = TestTensor::zeros(ScalarType::Float, {1, 1, 2});
+  HostTensor x3 = make_tensor<float>({1, 1, 2}, {-2.0f, 3.0f});
+  HostTensor out3 = zeros_tensor(ScalarType::Float, {1, 1, 2});
   KernelRunner r2(registry);
   ASSERT_EQ(r2.run("aten::relu.out", {r2.tensor(x3), r2.tensor(out3)}), Error::Ok);
   EXPECT_STREQ(r2.chosen_library(), "portable");
@@ -77,8 +77,8 @@ TEST(KernelRunnerTest, PortableRunsWhatTheStackedLibraryDeclines) {
 
 TEST(KernelRunnerTest, UndeclaredDtypeIsRefusedBeforeRun) {
   // relu declares kRealTypes: a Bool call is refused like the loader refuses it.
-  TestTensor b = make_bool({2}, {1, 0});
-  TestTensor out = TestTensor::zeros(ScalarType::Bool, {2});
+  HostTensor b = make_bool({2}, {1, 0});
+  HostTensor out = zeros_tensor(ScalarType::Bool, {2});
   KernelRunner r;
   EXPECT_EQ(r.run("aten::relu.out", {r.tensor(b), r.tensor(out)}), Error::InvalidType);
 }

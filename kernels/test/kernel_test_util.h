@@ -11,96 +11,42 @@
 #include <initializer_list>
 #include <vector>
 
+#include "extension/tensor/host_tensor.h"
 #include "kernels/portable/portable_kernels.h"
 #include "runtime/core/evalue.h"
+#include "runtime/core/result.h"
 #include "runtime/kernel/kernel.h"
 #include "runtime/kernel/registry.h"
 
 namespace etr {
 namespace testing {
 
-// A tensor that owns its data and metadata (contiguous unless a dim order is given).
-class TestTensor {
- public:
-  template <typename T>
-  static TestTensor make(std::vector<int32_t> sizes, std::vector<T> values,
-                         std::vector<uint8_t> dim_order = {}) {
-    TestTensor t;
-    t.init(scalar_type_for<T>(), std::move(sizes), sizeof(T), std::move(dim_order));
-    EXPECT_EQ(values.size() * sizeof(T), t.bytes_.size()) << "value count does not match sizes";
-    if (!values.empty()) std::memcpy(t.bytes_.data(), values.data(), t.bytes_.size());
-    return t;
+// Tensors in kernel tests are HostTensors (extension/tensor, the one owning
+// tensor type). These shorthands make a construction failure a test failure
+// (the returned stand-in is an empty Float tensor).
+template <typename T>
+HostTensor make_tensor(std::vector<int32_t> sizes, const std::vector<T>& values,
+                       std::vector<uint8_t> dim_order = {}) {
+  Result<HostTensor> t = HostTensor::from_values<T>(std::move(sizes), values, std::move(dim_order),
+                                                    ShapeDynamism::DynamicBound);
+  if (!t.ok()) {
+    ADD_FAILURE() << "cannot build the test tensor: " << to_string(t.error());
+    return *HostTensor::zeros(ScalarType::Float, {0});
   }
-  static TestTensor zeros(ScalarType dtype, std::vector<int32_t> sizes,
-                          ShapeDynamism dyn = ShapeDynamism::DynamicBound) {
-    TestTensor t;
-    t.init(dtype, std::move(sizes), element_size(dtype), {}, dyn);
-    return t;
-  }
+  return *std::move(t);
+}
 
-  TestTensor() = default;
-  TestTensor(TestTensor&& o) noexcept { *this = std::move(o); }
-  TestTensor& operator=(TestTensor&& o) noexcept {
-    sizes_ = std::move(o.sizes_);
-    dim_order_ = std::move(o.dim_order_);
-    strides_ = std::move(o.strides_);
-    bytes_ = std::move(o.bytes_);
-    tensor_ = o.tensor_;
-    rebind();
-    return *this;
+// A zero-filled tensor; DynamicBound by default so kernels may resize it
+// within its initial size.
+inline HostTensor zeros_tensor(ScalarType dtype, std::vector<int32_t> sizes,
+                               ShapeDynamism dynamism = ShapeDynamism::DynamicBound) {
+  Result<HostTensor> t = HostTensor::zeros(dtype, std::move(sizes), {}, dynamism);
+  if (!t.ok()) {
+    ADD_FAILURE() << "cannot build the test tensor: " << to_string(t.error());
+    return *HostTensor::zeros(ScalarType::Float, {0});
   }
-
-  Tensor& tensor() { return tensor_; }
-  template <typename T>
-  std::vector<T> values() const {
-    std::vector<T> out(static_cast<size_t>(tensor_.numel()));
-    std::memcpy(out.data(), bytes_.data(), out.size() * sizeof(T));
-    return out;
-  }
-  std::vector<int32_t> sizes() const {
-    return std::vector<int32_t>(tensor_.sizes().begin(), tensor_.sizes().end());
-  }
-
- private:
-  template <typename T>
-  static constexpr ScalarType scalar_type_for() {
-    if constexpr (std::is_same<T, float>::value) return ScalarType::Float;
-    if constexpr (std::is_same<T, double>::value) return ScalarType::Double;
-    if constexpr (std::is_same<T, int64_t>::value) return ScalarType::Long;
-    if constexpr (std::is_same<T, int32_t>::value) return ScalarType::Int;
-    if constexpr (std::is_same<T, int16_t>::value) return ScalarType::Short;
-    if constexpr (std::is_same<T, int8_t>::value) return ScalarType::Char;
-    if constexpr (std::is_same<T, uint8_t>::value) return ScalarType::Byte;
-    if constexpr (std::is_same<T, bool>::value) return ScalarType::Bool;
-    return ScalarType::Float;
-  }
-  void init(ScalarType dtype, std::vector<int32_t> sizes, size_t elem,
-            std::vector<uint8_t> dim_order, ShapeDynamism dyn = ShapeDynamism::Static) {
-    sizes_ = std::move(sizes);
-    dim_order_ = std::move(dim_order);
-    if (dim_order_.empty()) {
-      for (size_t i = 0; i < sizes_.size(); ++i) dim_order_.push_back(static_cast<uint8_t>(i));
-    }
-    strides_.assign(sizes_.size(), 0);
-    size_t n = 1;
-    for (int32_t s : sizes_) n *= static_cast<size_t>(s);
-    bytes_.assign(n * elem + 1, 0);  // +1 keeps data() non-null for empty tensors
-    bytes_.resize(n * elem);
-    tensor_ = Tensor(dtype, sizes_.size(), sizes_.data(), dim_order_.data(), strides_.data(),
-                     bytes_.data(), dyn);
-  }
-  void rebind() {
-    tensor_.init_raw(tensor_.dtype(), sizes_.size(), sizes_.data(), dim_order_.data(),
-                     strides_.data(), bytes_.data(), bytes_.size(), tensor_.shape_dynamism(),
-                     tensor_.numel());
-  }
-
-  std::vector<int32_t> sizes_;
-  std::vector<uint8_t> dim_order_;
-  std::vector<int64_t> strides_;
-  std::vector<uint8_t> bytes_;
-  Tensor tensor_;
-};
+  return *std::move(t);
+}
 
 // The kernels under test: the portable library, with any library a test
 // build stacks above it (an optimized library is tested by the same cases,
@@ -127,7 +73,7 @@ class KernelRunner {
         pool_(pool),
         method_bytes_(1 << 20),
         method_alloc_(method_bytes_.data(), method_bytes_.size()) {}
-  EValue* tensor(TestTensor& t) { return add(EValue(&t.tensor())); }
+  EValue* tensor(HostTensor& t) { return add(EValue(&t.tensor())); }
   EValue* none() { return add(EValue()); }
   EValue* i(int64_t v) { return add(EValue(v)); }
   EValue* d(double v) { return add(EValue(v)); }
@@ -139,9 +85,9 @@ class KernelRunner {
     auto& scratch = int_scratch_.emplace_back(v.size());
     return add(EValue(BoxedIntList(items.data(), scratch.data(), v.size())));
   }
-  EValue* tensor_list(std::vector<TestTensor*> ts, bool optional = false) {
+  EValue* tensor_list(std::vector<HostTensor*> ts, bool optional = false) {
     auto& items = int_items_.emplace_back();
-    for (TestTensor* t : ts) items.push_back(t == nullptr ? none() : tensor(*t));
+    for (HostTensor* t : ts) items.push_back(t == nullptr ? none() : tensor(*t));
     return add(EValue(BoxedTensorList(items.data(), items.size()), optional));
   }
   EValue* double_list(std::vector<double> v) {

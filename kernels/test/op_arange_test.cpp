@@ -8,7 +8,7 @@ namespace {
 
 TEST(OpArangeTest, EndOnly) {
   KernelRunner r;
-  auto out = TestTensor::zeros(ScalarType::Float, {8});
+  auto out = zeros_tensor(ScalarType::Float, {8});
   ASSERT_EQ(r.run("aten::arange.out", {r.i(5), r.tensor(out)}), Error::Ok);
   // PyTorch eager: arange(5, dtype=float32)
   EXPECT_EQ(out.values<float>(), (std::vector<float>{0.0f, 1.0f, 2.0f, 3.0f, 4.0f}));
@@ -16,7 +16,7 @@ TEST(OpArangeTest, EndOnly) {
 
 TEST(OpArangeTest, FloatStep) {
   KernelRunner r;
-  auto out = TestTensor::zeros(ScalarType::Float, {8});
+  auto out = zeros_tensor(ScalarType::Float, {8});
   ASSERT_EQ(r.run("aten::arange.start_out", {r.d(1.0), r.d(2.0), r.d(0.3), r.tensor(out)}),
             Error::Ok);
   // PyTorch eager: arange(1.0, 2.0, 0.3, dtype=float32)
@@ -25,7 +25,7 @@ TEST(OpArangeTest, FloatStep) {
 
 TEST(OpArangeTest, NegativeIntegerStep) {
   KernelRunner r;
-  auto out = TestTensor::zeros(ScalarType::Long, {8});
+  auto out = zeros_tensor(ScalarType::Long, {8});
   ASSERT_EQ(r.run("aten::arange.start_out", {r.i(10), r.i(-3), r.i(-4), r.tensor(out)}), Error::Ok);
   // PyTorch eager: arange(10, -3, -4, dtype=int64)
   EXPECT_EQ(out.values<int64_t>(), (std::vector<int64_t>{10, 6, 2, -2}));
@@ -33,7 +33,7 @@ TEST(OpArangeTest, NegativeIntegerStep) {
 
 TEST(OpArangeTest, Double) {
   KernelRunner r;
-  auto out = TestTensor::zeros(ScalarType::Double, {8});
+  auto out = zeros_tensor(ScalarType::Double, {8});
   ASSERT_EQ(r.run("aten::arange.start_out", {r.i(-1), r.i(1), r.d(0.25), r.tensor(out)}),
             Error::Ok);
   // PyTorch eager: arange(-1, 1, 0.25, dtype=float64)
@@ -43,7 +43,7 @@ TEST(OpArangeTest, Double) {
 
 TEST(OpArangeTest, InvalidArgumentsFail) {
   KernelRunner r;
-  auto out = TestTensor::zeros(ScalarType::Float, {8});
+  auto out = zeros_tensor(ScalarType::Float, {8});
   EXPECT_EQ(r.run("aten::arange.start_out", {r.i(0), r.i(5), r.i(0), r.tensor(out)}),
             Error::InvalidArgument);
   EXPECT_EQ(r.run("aten::arange.start_out", {r.i(0), r.i(5), r.i(-1), r.tensor(out)}),

@@ -19,14 +19,14 @@ std::vector<float> pat(size_t n, int mul = 37, int mod = 17) {
 
 TEST(OpBatchNormTest, NoTrainingWithAffine) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 3, 2, 2}, pat(24));
-  auto w = TestTensor::make<float>({3}, pat(3, 5, 7));
-  auto b = TestTensor::make<float>({3}, pat(3, 3, 5));
-  auto rm = TestTensor::make<float>({3}, pat(3, 7, 11));
-  auto rv = TestTensor::make<float>({3}, {0.5f, 1.0f, 2.0f});
-  auto out0 = TestTensor::zeros(ScalarType::Float, {2, 3, 2, 2});
-  auto out1 = TestTensor::zeros(ScalarType::Float, {3});
-  auto out2 = TestTensor::zeros(ScalarType::Float, {3});
+  auto x = make_tensor<float>({2, 3, 2, 2}, pat(24));
+  auto w = make_tensor<float>({3}, pat(3, 5, 7));
+  auto b = make_tensor<float>({3}, pat(3, 3, 5));
+  auto rm = make_tensor<float>({3}, pat(3, 7, 11));
+  auto rv = make_tensor<float>({3}, {0.5f, 1.0f, 2.0f});
+  auto out0 = zeros_tensor(ScalarType::Float, {2, 3, 2, 2});
+  auto out1 = zeros_tensor(ScalarType::Float, {3});
+  auto out2 = zeros_tensor(ScalarType::Float, {3});
   ASSERT_EQ(r.run("aten::_native_batch_norm_legit_no_training.out",
                   {r.tensor(x), r.tensor(w), r.tensor(b), r.tensor(rm), r.tensor(rv), r.d(0.1),
                    r.d(1e-5), r.tensor(out0), r.tensor(out1), r.tensor(out2)}),
@@ -40,18 +40,18 @@ TEST(OpBatchNormTest, NoTrainingWithAffine) {
                          -2.62129903f, 0.749997497f,  -0.999993742f, -0.624995589f, -0.249997497f,
                          -0.25f,       -0.25f,        -0.25f,        -0.25f});
   // PyTorch returns empty [0] tensors for the saved statistics.
-  EXPECT_EQ(out1.sizes(), (std::vector<int32_t>{0}));
-  EXPECT_EQ(out2.sizes(), (std::vector<int32_t>{0}));
+  EXPECT_EQ(out1.shape(), (std::vector<int32_t>{0}));
+  EXPECT_EQ(out2.shape(), (std::vector<int32_t>{0}));
 }
 
 TEST(OpBatchNormTest, NoTrainingWithoutWeightAndBias) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 3, 2, 2}, pat(24));
-  auto rm = TestTensor::make<float>({3}, pat(3, 7, 11));
-  auto rv = TestTensor::make<float>({3}, {0.5f, 1.0f, 2.0f});
-  auto out0 = TestTensor::zeros(ScalarType::Float, {2, 3, 2, 2});
-  auto out1 = TestTensor::zeros(ScalarType::Float, {0});
-  auto out2 = TestTensor::zeros(ScalarType::Float, {0});
+  auto x = make_tensor<float>({2, 3, 2, 2}, pat(24));
+  auto rm = make_tensor<float>({3}, pat(3, 7, 11));
+  auto rv = make_tensor<float>({3}, {0.5f, 1.0f, 2.0f});
+  auto out0 = zeros_tensor(ScalarType::Float, {2, 3, 2, 2});
+  auto out1 = zeros_tensor(ScalarType::Float, {0});
+  auto out2 = zeros_tensor(ScalarType::Float, {0});
   ASSERT_EQ(r.run("aten::_native_batch_norm_legit_no_training.out",
                   {r.tensor(x), r.none(), r.none(), r.tensor(rm), r.tensor(rv), r.d(0.1), r.d(1e-3),
                    r.tensor(out0), r.tensor(out1), r.tensor(out2)}),
@@ -68,12 +68,12 @@ TEST(OpBatchNormTest, NoTrainingWithoutWeightAndBias) {
 
 TEST(OpBatchNormTest, NoTrainingChannelMismatchFails) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 3, 2, 2}, pat(24));
-  auto rm = TestTensor::make<float>({4}, pat(4));
-  auto rv = TestTensor::make<float>({4}, {1.0f, 1.0f, 1.0f, 1.0f});
-  auto out0 = TestTensor::zeros(ScalarType::Float, {2, 3, 2, 2});
-  auto out1 = TestTensor::zeros(ScalarType::Float, {0});
-  auto out2 = TestTensor::zeros(ScalarType::Float, {0});
+  auto x = make_tensor<float>({2, 3, 2, 2}, pat(24));
+  auto rm = make_tensor<float>({4}, pat(4));
+  auto rv = make_tensor<float>({4}, {1.0f, 1.0f, 1.0f, 1.0f});
+  auto out0 = zeros_tensor(ScalarType::Float, {2, 3, 2, 2});
+  auto out1 = zeros_tensor(ScalarType::Float, {0});
+  auto out2 = zeros_tensor(ScalarType::Float, {0});
   EXPECT_EQ(r.run("aten::_native_batch_norm_legit_no_training.out",
                   {r.tensor(x), r.none(), r.none(), r.tensor(rm), r.tensor(rv), r.d(0.1), r.d(1e-5),
                    r.tensor(out0), r.tensor(out1), r.tensor(out2)}),
@@ -82,14 +82,14 @@ TEST(OpBatchNormTest, NoTrainingChannelMismatchFails) {
 
 TEST(OpBatchNormTest, LegitTrainingUpdatesRunningStats) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 3, 2, 2}, pat(24));
-  auto w = TestTensor::make<float>({3}, pat(3, 5, 7));
-  auto b = TestTensor::make<float>({3}, pat(3, 3, 5));
-  auto rm = TestTensor::make<float>({3}, pat(3, 7, 11));
-  auto rv = TestTensor::make<float>({3}, {0.5f, 1.0f, 2.0f});
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3, 2, 2});
-  auto mean = TestTensor::zeros(ScalarType::Float, {3});
-  auto invstd = TestTensor::zeros(ScalarType::Float, {3});
+  auto x = make_tensor<float>({2, 3, 2, 2}, pat(24));
+  auto w = make_tensor<float>({3}, pat(3, 5, 7));
+  auto b = make_tensor<float>({3}, pat(3, 3, 5));
+  auto rm = make_tensor<float>({3}, pat(3, 7, 11));
+  auto rv = make_tensor<float>({3}, {0.5f, 1.0f, 2.0f});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3, 2, 2});
+  auto mean = zeros_tensor(ScalarType::Float, {3});
+  auto invstd = zeros_tensor(ScalarType::Float, {3});
   ASSERT_EQ(r.run("aten::_native_batch_norm_legit.out",
                   {r.tensor(x), r.tensor(w), r.tensor(b), r.tensor(rm), r.tensor(rv), r.b(true),
                    r.d(0.1), r.d(1e-5), r.tensor(out), r.tensor(mean), r.tensor(invstd)}),
@@ -110,14 +110,14 @@ TEST(OpBatchNormTest, LegitTrainingUpdatesRunningStats) {
 
 TEST(OpBatchNormTest, LegitEvalMatchesNoTraining) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 3, 2, 2}, pat(24));
-  auto w = TestTensor::make<float>({3}, pat(3, 5, 7));
-  auto b = TestTensor::make<float>({3}, pat(3, 3, 5));
-  auto rm = TestTensor::make<float>({3}, pat(3, 7, 11));
-  auto rv = TestTensor::make<float>({3}, {0.5f, 1.0f, 2.0f});
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3, 2, 2});
-  auto mean = TestTensor::zeros(ScalarType::Float, {3});
-  auto invstd = TestTensor::zeros(ScalarType::Float, {3});
+  auto x = make_tensor<float>({2, 3, 2, 2}, pat(24));
+  auto w = make_tensor<float>({3}, pat(3, 5, 7));
+  auto b = make_tensor<float>({3}, pat(3, 3, 5));
+  auto rm = make_tensor<float>({3}, pat(3, 7, 11));
+  auto rv = make_tensor<float>({3}, {0.5f, 1.0f, 2.0f});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3, 2, 2});
+  auto mean = zeros_tensor(ScalarType::Float, {3});
+  auto invstd = zeros_tensor(ScalarType::Float, {3});
   ASSERT_EQ(r.run("aten::_native_batch_norm_legit.out",
                   {r.tensor(x), r.tensor(w), r.tensor(b), r.tensor(rm), r.tensor(rv), r.b(false),
                    r.d(0.1), r.d(1e-5), r.tensor(out), r.tensor(mean), r.tensor(invstd)}),
@@ -130,19 +130,19 @@ TEST(OpBatchNormTest, LegitEvalMatchesNoTraining) {
                          -0.25f,       -0.25f,        -0.234837592f, -1.0303247f,   -1.82581186f,
                          -2.62129903f, 0.749997497f,  -0.999993742f, -0.624995589f, -0.249997497f,
                          -0.25f,       -0.25f,        -0.25f,        -0.25f});
-  EXPECT_EQ(mean.sizes(), (std::vector<int32_t>{0}));
-  EXPECT_EQ(invstd.sizes(), (std::vector<int32_t>{0}));
+  EXPECT_EQ(mean.shape(), (std::vector<int32_t>{0}));
+  EXPECT_EQ(invstd.shape(), (std::vector<int32_t>{0}));
   // Running statistics are untouched in eval mode.
   EXPECT_EQ(rv.values<float>(), (std::vector<float>{0.5f, 1.0f, 2.0f}));
 }
 
 TEST(OpBatchNormTest, NoStatsTraining3d) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 3, 5}, pat(30, 29, 23));
-  auto b = TestTensor::make<float>({3}, pat(3, 3, 5));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3, 5});
-  auto mean = TestTensor::zeros(ScalarType::Float, {3});
-  auto invstd = TestTensor::zeros(ScalarType::Float, {3});
+  auto x = make_tensor<float>({2, 3, 5}, pat(30, 29, 23));
+  auto b = make_tensor<float>({3}, pat(3, 3, 5));
+  auto out = zeros_tensor(ScalarType::Float, {2, 3, 5});
+  auto mean = zeros_tensor(ScalarType::Float, {3});
+  auto invstd = zeros_tensor(ScalarType::Float, {3});
   ASSERT_EQ(r.run("aten::_native_batch_norm_legit.no_stats_out",
                   {r.tensor(x), r.none(), r.tensor(b), r.b(true), r.d(0.2), r.d(1e-5),
                    r.tensor(out), r.tensor(mean), r.tensor(invstd)}),
@@ -163,10 +163,10 @@ TEST(OpBatchNormTest, NoStatsTraining3d) {
 
 TEST(OpBatchNormTest, NoStatsEvalFails) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 3, 5}, pat(30));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3, 5});
-  auto mean = TestTensor::zeros(ScalarType::Float, {3});
-  auto invstd = TestTensor::zeros(ScalarType::Float, {3});
+  auto x = make_tensor<float>({2, 3, 5}, pat(30));
+  auto out = zeros_tensor(ScalarType::Float, {2, 3, 5});
+  auto mean = zeros_tensor(ScalarType::Float, {3});
+  auto invstd = zeros_tensor(ScalarType::Float, {3});
   EXPECT_EQ(r.run("aten::_native_batch_norm_legit.no_stats_out",
                   {r.tensor(x), r.none(), r.none(), r.b(false), r.d(0.1), r.d(1e-5), r.tensor(out),
                    r.tensor(mean), r.tensor(invstd)}),

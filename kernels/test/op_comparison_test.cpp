@@ -21,8 +21,8 @@ class OpComparisonTest : public ::testing::TestWithParam<CmpCase> {};
 TEST_P(OpComparisonTest, TensorOverloadBroadcastsWithNan) {
   const CmpCase& c = GetParam();
   KernelRunner r;
-  auto a = TestTensor::make<float>({2, 3}, {1.0f, 2.5f, NAN, -1.0f, 3.0f, 2.0f});
-  auto b = TestTensor::make<float>({3}, {1.0f, 3.0f, NAN});
+  auto a = make_tensor<float>({2, 3}, {1.0f, 2.5f, NAN, -1.0f, 3.0f, 2.0f});
+  auto b = make_tensor<float>({3}, {1.0f, 3.0f, NAN});
   auto out = static_out(ScalarType::Bool, {2, 3});
   const std::string op = std::string("aten::") + c.name + ".Tensor_out";
   ASSERT_EQ(r.run(op.c_str(), {r.tensor(a), r.tensor(b), r.tensor(out)}), Error::Ok);
@@ -32,7 +32,7 @@ TEST_P(OpComparisonTest, TensorOverloadBroadcastsWithNan) {
 TEST_P(OpComparisonTest, ScalarOverloadPromotesLongToFloat) {
   const CmpCase& c = GetParam();
   KernelRunner r;
-  auto a = TestTensor::make<int64_t>({2, 3}, {1, 2, 3, 4, 5, 6});
+  auto a = make_tensor<int64_t>({2, 3}, {1, 2, 3, 4, 5, 6});
   auto out = static_out(ScalarType::Bool, {2, 3});
   const std::string op = std::string("aten::") + c.name + ".Scalar_out";
   ASSERT_EQ(r.run(op.c_str(), {r.tensor(a), r.d(2.5), r.tensor(out)}), Error::Ok);
@@ -52,8 +52,8 @@ INSTANTIATE_TEST_SUITE_P(AllOps, OpComparisonTest,
 
 TEST(OpComparisonMiscTest, LongAgainstInt) {
   KernelRunner r;
-  auto a = TestTensor::make<int64_t>({2, 3}, {-17, 5, 12, 3, -4, 19});
-  auto b = TestTensor::make<int32_t>({2, 3}, {3, -2, 5, -4, 1, 2});
+  auto a = make_tensor<int64_t>({2, 3}, {-17, 5, 12, 3, -4, 19});
+  auto b = make_tensor<int32_t>({2, 3}, {3, -2, 5, -4, 1, 2});
   auto out = static_out(ScalarType::Bool, {2, 3});
   ASSERT_EQ(r.run("aten::gt.Tensor_out", {r.tensor(a), r.tensor(b), r.tensor(out)}), Error::Ok);
   EXPECT_EQ(bool_values(out), (std::vector<int>{0, 1, 1, 1, 0, 1}));
@@ -61,16 +61,16 @@ TEST(OpComparisonMiscTest, LongAgainstInt) {
 
 TEST(OpComparisonMiscTest, FloatOutReceivesOnesAndZeros) {
   KernelRunner r;
-  auto a = TestTensor::make<float>({2}, {1.0f, 0.0f});
-  auto out = TestTensor::zeros(ScalarType::Float, {2});
+  auto a = make_tensor<float>({2}, {1.0f, 0.0f});
+  auto out = zeros_tensor(ScalarType::Float, {2});
   ASSERT_EQ(r.run("aten::eq.Scalar_out", {r.tensor(a), r.i(1), r.tensor(out)}), Error::Ok);
   expect_close(out.values<float>(), {1.0f, 0.0f});
 }
 
 TEST(OpComparisonMiscTest, WrongShapeFails) {
   KernelRunner r;
-  auto a = TestTensor::make<float>({2, 3}, {1, 2, 3, 4, 5, 6});
-  auto b = TestTensor::make<float>({2}, {1, 2});
+  auto a = make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  auto b = make_tensor<float>({2}, {1, 2});
   auto out = static_out(ScalarType::Bool, {2, 3});
   EXPECT_EQ(r.run("aten::lt.Tensor_out", {r.tensor(a), r.tensor(b), r.tensor(out)}),
             Error::InvalidArgument);

@@ -24,7 +24,7 @@ struct ConvArgs {
   int64_t groups;
 };
 
-Error run_conv(TestTensor& x, TestTensor& w, TestTensor* bias, const ConvArgs& a, TestTensor& out) {
+Error run_conv(HostTensor& x, HostTensor& w, HostTensor* bias, const ConvArgs& a, HostTensor& out) {
   KernelRunner r;
   return r.run("aten::convolution.out",
                {r.tensor(x), r.tensor(w), bias == nullptr ? r.none() : r.tensor(*bias),
@@ -33,12 +33,12 @@ Error run_conv(TestTensor& x, TestTensor& w, TestTensor* bias, const ConvArgs& a
 }
 
 TEST(OpConvolutionTest, Conv2dPaddingBias) {
-  auto x = TestTensor::make<float>({1, 2, 5, 5}, pat(50));
-  auto w = TestTensor::make<float>({3, 2, 3, 3}, pat(54, 13, 11));
-  auto b = TestTensor::make<float>({3}, pat(3, 5, 7));
-  auto out = TestTensor::zeros(ScalarType::Float, {1, 3, 5, 5});
+  auto x = make_tensor<float>({1, 2, 5, 5}, pat(50));
+  auto w = make_tensor<float>({3, 2, 3, 3}, pat(54, 13, 11));
+  auto b = make_tensor<float>({3}, pat(3, 5, 7));
+  auto out = zeros_tensor(ScalarType::Float, {1, 3, 5, 5});
   ASSERT_EQ(run_conv(x, w, &b, {{1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 1}, out), Error::Ok);
-  EXPECT_EQ(out.sizes(), (std::vector<int32_t>{1, 3, 5, 5}));
+  EXPECT_EQ(out.shape(), (std::vector<int32_t>{1, 3, 5, 5}));
   // PyTorch eager: convolution(x, w, b, [1,1], [1,1], [1,1], False, [0,0], 1)
   EXPECT_EQ(
       out.values<float>(),
@@ -55,9 +55,9 @@ TEST(OpConvolutionTest, Conv2dPaddingBias) {
 }
 
 TEST(OpConvolutionTest, GroupsStrideDilationNoBias) {
-  auto x = TestTensor::make<float>({2, 4, 6, 7}, pat(2 * 4 * 6 * 7, 29, 23));
-  auto w = TestTensor::make<float>({4, 2, 3, 2}, pat(48, 31, 19));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 4, 3, 5});
+  auto x = make_tensor<float>({2, 4, 6, 7}, pat(2 * 4 * 6 * 7, 29, 23));
+  auto w = make_tensor<float>({4, 2, 3, 2}, pat(48, 31, 19));
+  auto out = zeros_tensor(ScalarType::Float, {2, 4, 3, 5});
   ASSERT_EQ(run_conv(x, w, nullptr, {{2, 1}, {1, 0}, {1, 2}, false, {0, 0}, 2}, out), Error::Ok);
   // PyTorch eager: convolution(x, w, None, [2,1], [1,0], [1,2], False, [0,0], 2)
   EXPECT_EQ(
@@ -81,10 +81,10 @@ TEST(OpConvolutionTest, GroupsStrideDilationNoBias) {
 }
 
 TEST(OpConvolutionTest, DepthwiseStride2) {
-  auto x = TestTensor::make<float>({2, 4, 6, 7}, pat(2 * 4 * 6 * 7, 29, 23));
-  auto w = TestTensor::make<float>({4, 1, 3, 3}, pat(36, 7, 13));
-  auto b = TestTensor::make<float>({4}, pat(4, 3, 5));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 4, 3, 4});
+  auto x = make_tensor<float>({2, 4, 6, 7}, pat(2 * 4 * 6 * 7, 29, 23));
+  auto w = make_tensor<float>({4, 1, 3, 3}, pat(36, 7, 13));
+  auto b = make_tensor<float>({4}, pat(4, 3, 5));
+  auto out = zeros_tensor(ScalarType::Float, {2, 4, 3, 4});
   ASSERT_EQ(run_conv(x, w, &b, {{2, 2}, {1, 1}, {1, 1}, false, {0, 0}, 4}, out), Error::Ok);
   // PyTorch eager: convolution(x, w, b, [2,2], [1,1], [1,1], False, [0,0], 4)
   EXPECT_EQ(
@@ -104,10 +104,10 @@ TEST(OpConvolutionTest, DepthwiseStride2) {
 }
 
 TEST(OpConvolutionTest, Conv1dStridePaddingDilation) {
-  auto x = TestTensor::make<float>({2, 3, 9}, pat(54));
-  auto w = TestTensor::make<float>({4, 3, 3}, pat(36, 13, 11));
-  auto b = TestTensor::make<float>({4}, pat(4, 5, 7));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 4, 5});
+  auto x = make_tensor<float>({2, 3, 9}, pat(54));
+  auto w = make_tensor<float>({4, 3, 3}, pat(36, 13, 11));
+  auto b = make_tensor<float>({4}, pat(4, 5, 7));
+  auto out = zeros_tensor(ScalarType::Float, {2, 4, 5});
   ASSERT_EQ(run_conv(x, w, &b, {{2}, {2}, {2}, false, {0}, 1}, out), Error::Ok);
   // PyTorch eager: convolution(x, w, b, [2], [2], [2], False, [0], 1)
   EXPECT_EQ(out.values<float>(),
@@ -120,10 +120,10 @@ TEST(OpConvolutionTest, Conv1dStridePaddingDilation) {
 }
 
 TEST(OpConvolutionTest, TransposedGroupsOutputPadding) {
-  auto x = TestTensor::make<float>({1, 4, 3, 3}, pat(36));
-  auto w = TestTensor::make<float>({4, 3, 3, 3}, pat(108, 13, 11));
-  auto b = TestTensor::make<float>({6}, pat(6, 5, 7));
-  auto out = TestTensor::zeros(ScalarType::Float, {1, 6, 6, 6});
+  auto x = make_tensor<float>({1, 4, 3, 3}, pat(36));
+  auto w = make_tensor<float>({4, 3, 3, 3}, pat(108, 13, 11));
+  auto b = make_tensor<float>({6}, pat(6, 5, 7));
+  auto out = zeros_tensor(ScalarType::Float, {1, 6, 6, 6});
   ASSERT_EQ(run_conv(x, w, &b, {{2, 2}, {1, 1}, {1, 1}, true, {1, 1}, 2}, out), Error::Ok);
   // PyTorch eager: convolution(x, w, b, [2,2], [1,1], [1,1], True, [1,1], 2)
   EXPECT_EQ(
@@ -156,10 +156,10 @@ TEST(OpConvolutionTest, TransposedGroupsOutputPadding) {
 }
 
 TEST(OpConvolutionTest, DoubleWithBroadcastParams) {
-  auto x = TestTensor::make<double>({1, 2, 5, 5}, pat<double>(50));
-  auto w = TestTensor::make<double>({3, 2, 3, 3}, pat<double>(54, 13, 11));
-  auto b = TestTensor::make<double>({3}, pat<double>(3, 5, 7));
-  auto out = TestTensor::zeros(ScalarType::Double, {1, 3, 5, 5});
+  auto x = make_tensor<double>({1, 2, 5, 5}, pat<double>(50));
+  auto w = make_tensor<double>({3, 2, 3, 3}, pat<double>(54, 13, 11));
+  auto b = make_tensor<double>({3}, pat<double>(3, 5, 7));
+  auto out = zeros_tensor(ScalarType::Double, {1, 3, 5, 5});
   ASSERT_EQ(run_conv(x, w, &b, {{1}, {1}, {1}, false, {0}, 1}, out), Error::Ok);
   // PyTorch eager: convolution(x.double(), w.double(), b.double(), [1], [1], [1], False, [0], 1)
   EXPECT_EQ(
@@ -176,25 +176,25 @@ TEST(OpConvolutionTest, DoubleWithBroadcastParams) {
 }
 
 TEST(OpConvolutionTest, ChannelMismatchFails) {
-  auto x = TestTensor::make<float>({1, 3, 5, 5}, pat(75));
-  auto w = TestTensor::make<float>({3, 2, 3, 3}, pat(54));
-  auto out = TestTensor::zeros(ScalarType::Float, {1, 3, 3, 3});
+  auto x = make_tensor<float>({1, 3, 5, 5}, pat(75));
+  auto w = make_tensor<float>({3, 2, 3, 3}, pat(54));
+  auto out = zeros_tensor(ScalarType::Float, {1, 3, 3, 3});
   EXPECT_EQ(run_conv(x, w, nullptr, {{1, 1}, {0, 0}, {1, 1}, false, {0, 0}, 1}, out),
             Error::InvalidArgument);
 }
 
 TEST(OpConvolutionTest, KernelLargerThanInputFails) {
-  auto x = TestTensor::make<float>({1, 1, 2, 2}, pat(4));
-  auto w = TestTensor::make<float>({1, 1, 3, 3}, pat(9));
-  auto out = TestTensor::zeros(ScalarType::Float, {1, 1, 1, 1});
+  auto x = make_tensor<float>({1, 1, 2, 2}, pat(4));
+  auto w = make_tensor<float>({1, 1, 3, 3}, pat(9));
+  auto out = zeros_tensor(ScalarType::Float, {1, 1, 1, 1});
   EXPECT_EQ(run_conv(x, w, nullptr, {{1, 1}, {0, 0}, {1, 1}, false, {0, 0}, 1}, out),
             Error::InvalidArgument);
 }
 
 TEST(OpConvolutionTest, BadParamsFail) {
-  auto x = TestTensor::make<float>({1, 1, 4, 4}, pat(16));
-  auto w = TestTensor::make<float>({1, 1, 3, 3}, pat(9));
-  auto out = TestTensor::zeros(ScalarType::Float, {1, 1, 2, 2});
+  auto x = make_tensor<float>({1, 1, 4, 4}, pat(16));
+  auto w = make_tensor<float>({1, 1, 3, 3}, pat(9));
+  auto out = zeros_tensor(ScalarType::Float, {1, 1, 2, 2});
   EXPECT_EQ(run_conv(x, w, nullptr, {{0, 1}, {0, 0}, {1, 1}, false, {0, 0}, 1}, out),
             Error::InvalidArgument);
   EXPECT_EQ(run_conv(x, w, nullptr, {{1, 1, 1}, {0, 0}, {1, 1}, false, {0, 0}, 1}, out),
@@ -204,9 +204,9 @@ TEST(OpConvolutionTest, BadParamsFail) {
 }
 
 TEST(OpConvolutionTest, IntegerDtypeRejected) {
-  auto x = TestTensor::make<int32_t>({1, 1, 3, 3}, std::vector<int32_t>(9, 1));
-  auto w = TestTensor::make<int32_t>({1, 1, 3, 3}, std::vector<int32_t>(9, 1));
-  auto out = TestTensor::zeros(ScalarType::Int, {1, 1, 1, 1});
+  auto x = make_tensor<int32_t>({1, 1, 3, 3}, std::vector<int32_t>(9, 1));
+  auto w = make_tensor<int32_t>({1, 1, 3, 3}, std::vector<int32_t>(9, 1));
+  auto out = zeros_tensor(ScalarType::Int, {1, 1, 1, 1});
   EXPECT_EQ(run_conv(x, w, nullptr, {{1, 1}, {0, 0}, {1, 1}, false, {0, 0}, 1}, out),
             Error::InvalidType);
 }

@@ -15,8 +15,8 @@ namespace {
 
 TEST(OpCloneTest, ContiguousAndNoneFormat) {
   KernelRunner r;
-  auto x = TestTensor::make<int16_t>({2, 3}, iota<int16_t>(6));
-  auto out = TestTensor::zeros(ScalarType::Short, {2, 3});
+  auto x = make_tensor<int16_t>({2, 3}, iota<int16_t>(6));
+  auto out = zeros_tensor(ScalarType::Short, {2, 3});
   ASSERT_EQ(r.run("aten::clone.out", {r.tensor(x), r.none(), r.tensor(out)}), Error::Ok);
   EXPECT_EQ(out.values<int16_t>(), iota<int16_t>(6));
   ASSERT_EQ(r.run("aten::clone.out", {r.tensor(x), r.i(0), r.tensor(out)}), Error::Ok);
@@ -26,8 +26,8 @@ TEST(OpCloneTest, ContiguousAndNoneFormat) {
 
 TEST(OpCloneTest, IntoChannelsLastOut) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({1, 2, 2, 3}, iota(12));
-  auto out = TestTensor::make<float>({1, 2, 2, 3}, std::vector<float>(12), {0, 2, 3, 1});
+  auto x = make_tensor<float>({1, 2, 2, 3}, iota(12));
+  auto out = make_tensor<float>({1, 2, 2, 3}, std::vector<float>(12), {0, 2, 3, 1});
   ASSERT_EQ(r.run("aten::clone.out", {r.tensor(x), r.i(2), r.tensor(out)}), Error::Ok);
   // PyTorch eager: storage of arange(12).reshape(1,2,2,3).contiguous(channels_last)
   EXPECT_EQ(out.values<float>(), (std::vector<float>{0.0f, 6.0f, 1.0f, 7.0f, 2.0f, 8.0f, 3.0f, 9.0f,
@@ -36,15 +36,15 @@ TEST(OpCloneTest, IntoChannelsLastOut) {
 
 TEST(OpCloneDimOrderTest, ToChannelsLastAndBack) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({1, 2, 2, 3}, iota(12));
-  auto cl = TestTensor::make<float>({1, 2, 2, 3}, std::vector<float>(12), {0, 2, 3, 1});
+  auto x = make_tensor<float>({1, 2, 2, 3}, iota(12));
+  auto cl = make_tensor<float>({1, 2, 2, 3}, std::vector<float>(12), {0, 2, 3, 1});
   ASSERT_EQ(r.run("dim_order_ops::_clone_dim_order.out",
                   {r.tensor(x), r.b(false), r.int_list({0, 2, 3, 1}), r.tensor(cl)}),
             Error::Ok);
   // PyTorch eager: storage of arange(12).reshape(1,2,2,3).contiguous(channels_last)
   EXPECT_EQ(cl.values<float>(), (std::vector<float>{0.0f, 6.0f, 1.0f, 7.0f, 2.0f, 8.0f, 3.0f, 9.0f,
                                                     4.0f, 10.0f, 5.0f, 11.0f}));
-  auto back = TestTensor::zeros(ScalarType::Float, {1, 2, 2, 3});
+  auto back = zeros_tensor(ScalarType::Float, {1, 2, 2, 3});
   ASSERT_EQ(r.run("dim_order_ops::_clone_dim_order.out",
                   {r.tensor(cl), r.b(false), r.none(), r.tensor(back)}),
             Error::Ok);
@@ -53,8 +53,8 @@ TEST(OpCloneDimOrderTest, ToChannelsLastAndBack) {
 
 TEST(OpCloneDimOrderTest, MismatchedDimOrderFails) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({1, 2, 2, 3}, iota(12));
-  auto out = TestTensor::zeros(ScalarType::Float, {1, 2, 2, 3});
+  auto x = make_tensor<float>({1, 2, 2, 3}, iota(12));
+  auto out = zeros_tensor(ScalarType::Float, {1, 2, 2, 3});
   EXPECT_EQ(r.run("dim_order_ops::_clone_dim_order.out",
                   {r.tensor(x), r.b(false), r.int_list({0, 2, 3, 1}), r.tensor(out)}),
             Error::InvalidArgument);
@@ -62,9 +62,9 @@ TEST(OpCloneDimOrderTest, MismatchedDimOrderFails) {
 
 TEST(OpCopyTest, BroadcastSrc) {
   KernelRunner r;
-  auto self = TestTensor::make<float>({2, 3}, std::vector<float>(6));
-  auto src = TestTensor::make<float>({3}, {1.5f, -2.5f, 3.0f});
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto self = make_tensor<float>({2, 3}, std::vector<float>(6));
+  auto src = make_tensor<float>({3}, {1.5f, -2.5f, 3.0f});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3});
   ASSERT_EQ(r.run("aten::copy.out", {r.tensor(self), r.tensor(src), r.b(false), r.tensor(out)}),
             Error::Ok);
   // PyTorch eager: copy(zeros(2, 3), tensor([1.5, -2.5, 3.0]))
@@ -73,9 +73,9 @@ TEST(OpCopyTest, BroadcastSrc) {
 
 TEST(OpCopyTest, FloatToIntTruncates) {
   KernelRunner r;
-  auto self = TestTensor::make<int32_t>({4}, std::vector<int32_t>(4));
-  auto src = TestTensor::make<float>({4}, {1.9f, -1.9f, 300.5f, -0.5f});
-  auto out = TestTensor::zeros(ScalarType::Int, {4});
+  auto self = make_tensor<int32_t>({4}, std::vector<int32_t>(4));
+  auto src = make_tensor<float>({4}, {1.9f, -1.9f, 300.5f, -0.5f});
+  auto out = zeros_tensor(ScalarType::Int, {4});
   ASSERT_EQ(r.run("aten::copy.out", {r.tensor(self), r.tensor(src), r.b(false), r.tensor(out)}),
             Error::Ok);
   // PyTorch eager: copy(zeros(4, int32), tensor([1.9, -1.9, 300.5, -0.5]))
@@ -84,17 +84,17 @@ TEST(OpCopyTest, FloatToIntTruncates) {
 
 TEST(OpCopyTest, NonBroadcastableFails) {
   KernelRunner r;
-  auto self = TestTensor::make<float>({2, 3}, std::vector<float>(6));
-  auto src = TestTensor::make<float>({2}, {1.f, 2.f});
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto self = make_tensor<float>({2, 3}, std::vector<float>(6));
+  auto src = make_tensor<float>({2}, {1.f, 2.f});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3});
   EXPECT_EQ(r.run("aten::copy.out", {r.tensor(self), r.tensor(src), r.b(false), r.tensor(out)}),
             Error::InvalidArgument);
 }
 
 TEST(OpCopyInplaceTest, WritesSelfWithConversion) {
   KernelRunner r;
-  auto self = TestTensor::make<uint8_t>({3}, std::vector<uint8_t>(3));
-  auto src = TestTensor::make<float>({3}, {-1.f, 255.f, 256.f});
+  auto self = make_tensor<uint8_t>({3}, std::vector<uint8_t>(3));
+  auto src = make_tensor<float>({3}, {-1.f, 255.f, 256.f});
   ASSERT_EQ(r.run("aten::copy_", {r.tensor(self), r.tensor(src), r.b(false)}), Error::Ok);
   // PyTorch eager: zeros(3, uint8).copy_(tensor([-1., 255., 256.]))
   EXPECT_EQ(self.values<uint8_t>(), (std::vector<uint8_t>{255, 255, 0}));
@@ -102,14 +102,14 @@ TEST(OpCopyInplaceTest, WritesSelfWithConversion) {
 
 TEST(OpCopyInplaceTest, BoolSourceAndScalarBroadcast) {
   KernelRunner r;
-  auto self = TestTensor::make<float>({3}, std::vector<float>(3));
-  auto src = TestTensor::zeros(ScalarType::Bool, {3});
+  auto self = make_tensor<float>({3}, std::vector<float>(3));
+  auto src = zeros_tensor(ScalarType::Bool, {3});
   const uint8_t bits[3] = {1, 0, 1};
   std::memcpy(src.tensor().mutable_data(), bits, sizeof(bits));
   ASSERT_EQ(r.run("aten::copy_", {r.tensor(self), r.tensor(src), r.b(false)}), Error::Ok);
   // PyTorch eager: zeros(3).copy_(tensor([True, False, True]))
   EXPECT_EQ(self.values<float>(), (std::vector<float>{1.0f, 0.0f, 1.0f}));
-  auto scalar = TestTensor::make<double>({}, {2.25});
+  auto scalar = make_tensor<double>({}, {2.25});
   ASSERT_EQ(r.run("aten::copy_", {r.tensor(self), r.tensor(scalar), r.b(false)}), Error::Ok);
   EXPECT_EQ(self.values<float>(), (std::vector<float>{2.25f, 2.25f, 2.25f}));
 }
@@ -169,14 +169,14 @@ std::vector<T> column(Span<const FloatToIntRow> rows, size_t times, Field field)
 }
 
 // Copies `src` into a zero tensor of `dtype` (copy_ or copy.out) and returns it.
-TestTensor copy_into(bool inplace, TestTensor& src, ScalarType dtype) {
+HostTensor copy_into(bool inplace, HostTensor& src, ScalarType dtype) {
   KernelRunner r;
-  auto self = TestTensor::zeros(dtype, src.sizes());
+  auto self = zeros_tensor(dtype, src.shape());
   if (inplace) {
     EXPECT_EQ(r.run("aten::copy_", {r.tensor(self), r.tensor(src), r.b(false)}), Error::Ok);
     return self;
   }
-  auto out = TestTensor::zeros(dtype, src.sizes());
+  auto out = zeros_tensor(dtype, src.shape());
   EXPECT_EQ(r.run("aten::copy.out", {r.tensor(self), r.tensor(src), r.b(false), r.tensor(out)}),
             Error::Ok);
   return out;
@@ -186,8 +186,8 @@ template <typename Src>
 void expect_copy_float_to_int(Span<const FloatToIntRow> rows) {
   for (bool inplace : {true, false}) {
     for (size_t times : {size_t{1}, size_t{11}}) {
-      TestTensor src = TestTensor::make<Src>({static_cast<int32_t>(rows.size() * times)},
-                                             column<Src>(rows, times, &FloatToIntRow::src));
+      HostTensor src = make_tensor<Src>({static_cast<int32_t>(rows.size() * times)},
+                                        column<Src>(rows, times, &FloatToIntRow::src));
       EXPECT_EQ(copy_into(inplace, src, ScalarType::Long).values<int64_t>(),
                 column<int64_t>(rows, times, &FloatToIntRow::to_long));
       EXPECT_EQ(copy_into(inplace, src, ScalarType::Int).values<int32_t>(),

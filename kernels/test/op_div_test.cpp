@@ -11,17 +11,15 @@ namespace {
 
 constexpr float kInf = INFINITY;
 
-TestTensor float_a() {
-  return TestTensor::make<float>({2, 3}, {7.5f, -7.5f, 3.0f, -2.25f, 0.0f, 9.0f});
-}
-TestTensor long_a() { return TestTensor::make<int64_t>({2, 3}, {7, -7, 9, -9, 0, 5}); }
-TestTensor int_b() { return TestTensor::make<int32_t>({3}, {2, -2, 4}); }
+HostTensor float_a() { return make_tensor<float>({2, 3}, {7.5f, -7.5f, 3.0f, -2.25f, 0.0f, 9.0f}); }
+HostTensor long_a() { return make_tensor<int64_t>({2, 3}, {7, -7, 9, -9, 0, 5}); }
+HostTensor int_b() { return make_tensor<int32_t>({3}, {2, -2, 4}); }
 
 TEST(OpDivTest, FloatBroadcastWithZeroDivisor) {
   KernelRunner r;
   auto a = float_a();
-  auto b = TestTensor::make<float>({3}, {2.0f, -2.0f, 0.0f});
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto b = make_tensor<float>({3}, {2.0f, -2.0f, 0.0f});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3});
   ASSERT_EQ(r.run("aten::div.out", {r.tensor(a), r.tensor(b), r.tensor(out)}), Error::Ok);
   expect_close_special(out.values<float>(), {3.75f, 3.75f, kInf, -1.125f, -0.0f, kInf});
 }
@@ -30,7 +28,7 @@ TEST(OpDivTest, IntegersPromoteToFloat) {
   KernelRunner r;
   auto a = long_a();
   auto b = int_b();
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3});
   ASSERT_EQ(r.run("aten::div.out", {r.tensor(a), r.tensor(b), r.tensor(out)}), Error::Ok);
   expect_close(out.values<float>(), {3.5f, 3.5f, 2.25f, -4.5f, -0.0f, 1.25f});
 }
@@ -39,14 +37,14 @@ TEST(OpDivTest, TrueDivisionIntoLongOutIsRejected) {
   KernelRunner r;
   auto a = long_a();
   auto b = int_b();
-  auto out = TestTensor::zeros(ScalarType::Long, {2, 3});
+  auto out = zeros_tensor(ScalarType::Long, {2, 3});
   EXPECT_EQ(r.run("aten::div.out", {r.tensor(a), r.tensor(b), r.tensor(out)}), Error::InvalidType);
 }
 
 TEST(OpDivTest, ScalarDivisor) {
   KernelRunner r;
   auto a = long_a();
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3});
   ASSERT_EQ(r.run("aten::div.Scalar_out", {r.tensor(a), r.i(4), r.tensor(out)}), Error::Ok);
   expect_close(out.values<float>(), {1.75f, -1.75f, 2.25f, -2.25f, 0.0f, 1.25f});
 }
@@ -54,9 +52,9 @@ TEST(OpDivTest, ScalarDivisor) {
 TEST(OpDivTest, RoundingModesOnFloats) {
   KernelRunner r;
   auto a = float_a();
-  auto b = TestTensor::make<float>({3}, {2.0f, -2.0f, 0.0f});
-  auto trunc = TestTensor::zeros(ScalarType::Float, {2, 3});
-  auto floor = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto b = make_tensor<float>({3}, {2.0f, -2.0f, 0.0f});
+  auto trunc = zeros_tensor(ScalarType::Float, {2, 3});
+  auto floor = zeros_tensor(ScalarType::Float, {2, 3});
   ASSERT_EQ(
       r.run("aten::div.out_mode", {r.tensor(a), r.tensor(b), r.str("trunc"), r.tensor(trunc)}),
       Error::Ok);
@@ -71,9 +69,9 @@ TEST(OpDivTest, RoundingModesOnMixedIntegers) {
   KernelRunner r;
   auto a = long_a();
   auto b = int_b();
-  auto trunc = TestTensor::zeros(ScalarType::Long, {2, 3});
-  auto floor = TestTensor::zeros(ScalarType::Long, {2, 3});
-  auto none = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto trunc = zeros_tensor(ScalarType::Long, {2, 3});
+  auto floor = zeros_tensor(ScalarType::Long, {2, 3});
+  auto none = zeros_tensor(ScalarType::Float, {2, 3});
   ASSERT_EQ(
       r.run("aten::div.out_mode", {r.tensor(a), r.tensor(b), r.str("trunc"), r.tensor(trunc)}),
       Error::Ok);
@@ -89,9 +87,9 @@ TEST(OpDivTest, RoundingModesOnMixedIntegers) {
 
 TEST(OpDivTest, FloorOfMostNegativeByMinusOneWraps) {
   KernelRunner r;
-  auto a = TestTensor::make<int64_t>({2}, {INT64_MIN, 5});
-  auto b = TestTensor::make<int64_t>({2}, {-1, -1});
-  auto out = TestTensor::zeros(ScalarType::Long, {2});
+  auto a = make_tensor<int64_t>({2}, {INT64_MIN, 5});
+  auto b = make_tensor<int64_t>({2}, {-1, -1});
+  auto out = zeros_tensor(ScalarType::Long, {2});
   ASSERT_EQ(r.run("aten::div.out_mode", {r.tensor(a), r.tensor(b), r.str("floor"), r.tensor(out)}),
             Error::Ok);
   EXPECT_EQ(out.values<int64_t>(), (std::vector<int64_t>{INT64_MIN, -5}));
@@ -100,8 +98,8 @@ TEST(OpDivTest, FloorOfMostNegativeByMinusOneWraps) {
 TEST(OpDivTest, IntegerDivisionByZeroFails) {
   KernelRunner r;
   auto a = long_a();
-  auto b = TestTensor::make<int32_t>({3}, {2, 0, 4});
-  auto out = TestTensor::zeros(ScalarType::Long, {2, 3});
+  auto b = make_tensor<int32_t>({3}, {2, 0, 4});
+  auto out = zeros_tensor(ScalarType::Long, {2, 3});
   EXPECT_EQ(r.run("aten::div.out_mode", {r.tensor(a), r.tensor(b), r.str("trunc"), r.tensor(out)}),
             Error::InvalidArgument);
   EXPECT_EQ(r.run("aten::remainder.Scalar_out", {r.tensor(a), r.i(0), r.tensor(out)}),
@@ -111,16 +109,16 @@ TEST(OpDivTest, IntegerDivisionByZeroFails) {
 TEST(OpDivTest, UnknownRoundingModeFails) {
   KernelRunner r;
   auto a = float_a();
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3});
   EXPECT_EQ(r.run("aten::div.out_mode", {r.tensor(a), r.tensor(a), r.str("round"), r.tensor(out)}),
             Error::InvalidArgument);
 }
 
 TEST(OpFloorDivideTest, MixedIntegerSigns) {
   KernelRunner r;
-  auto a = TestTensor::make<int64_t>({2, 3}, {-17, 5, 12, 3, -4, 19});
-  auto b = TestTensor::make<int32_t>({2, 3}, {3, -2, 5, -4, 1, 2});
-  auto out = TestTensor::zeros(ScalarType::Long, {2, 3});
+  auto a = make_tensor<int64_t>({2, 3}, {-17, 5, 12, 3, -4, 19});
+  auto b = make_tensor<int32_t>({2, 3}, {3, -2, 5, -4, 1, 2});
+  auto out = zeros_tensor(ScalarType::Long, {2, 3});
   ASSERT_EQ(r.run("aten::floor_divide.out", {r.tensor(a), r.tensor(b), r.tensor(out)}), Error::Ok);
   EXPECT_EQ(out.values<int64_t>(), (std::vector<int64_t>{-6, -3, 2, -1, -4, 9}));
 }
@@ -129,7 +127,7 @@ TEST(OpRemainderTest, IntegerSignFollowsDivisor) {
   KernelRunner r;
   auto a = long_a();
   auto b = int_b();
-  auto out = TestTensor::zeros(ScalarType::Long, {2, 3});
+  auto out = zeros_tensor(ScalarType::Long, {2, 3});
   ASSERT_EQ(r.run("aten::remainder.Tensor_out", {r.tensor(a), r.tensor(b), r.tensor(out)}),
             Error::Ok);
   EXPECT_EQ(out.values<int64_t>(), (std::vector<int64_t>{1, -1, 1, 1, 0, 1}));
@@ -138,8 +136,8 @@ TEST(OpRemainderTest, IntegerSignFollowsDivisor) {
 TEST(OpRemainderTest, FloatSignFollowsDivisor) {
   KernelRunner r;
   auto a = float_a();
-  auto b = TestTensor::make<float>({3}, {2.0f, -2.0f, 4.0f});
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto b = make_tensor<float>({3}, {2.0f, -2.0f, 4.0f});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3});
   ASSERT_EQ(r.run("aten::remainder.Tensor_out", {r.tensor(a), r.tensor(b), r.tensor(out)}),
             Error::Ok);
   expect_close(out.values<float>(), {1.5f, -1.5f, 3.0f, 1.75f, 0.0f, 1.0f});
@@ -148,9 +146,9 @@ TEST(OpRemainderTest, FloatSignFollowsDivisor) {
 TEST(OpRemainderTest, ScalarOverloads) {
   KernelRunner r;
   auto a = long_a();
-  auto pos = TestTensor::zeros(ScalarType::Long, {2, 3});
-  auto neg = TestTensor::zeros(ScalarType::Long, {2, 3});
-  auto flt = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto pos = zeros_tensor(ScalarType::Long, {2, 3});
+  auto neg = zeros_tensor(ScalarType::Long, {2, 3});
+  auto flt = zeros_tensor(ScalarType::Float, {2, 3});
   ASSERT_EQ(r.run("aten::remainder.Scalar_out", {r.tensor(a), r.i(3), r.tensor(pos)}), Error::Ok);
   ASSERT_EQ(r.run("aten::remainder.Scalar_out", {r.tensor(a), r.i(-3), r.tensor(neg)}), Error::Ok);
   ASSERT_EQ(r.run("aten::remainder.Scalar_out", {r.tensor(a), r.d(2.5), r.tensor(flt)}), Error::Ok);
@@ -163,13 +161,13 @@ TEST(OpFmodTest, SignFollowsDividend) {
   KernelRunner r;
   auto a = long_a();
   auto b = int_b();
-  auto out = TestTensor::zeros(ScalarType::Long, {2, 3});
+  auto out = zeros_tensor(ScalarType::Long, {2, 3});
   ASSERT_EQ(r.run("aten::fmod.Tensor_out", {r.tensor(a), r.tensor(b), r.tensor(out)}), Error::Ok);
   EXPECT_EQ(out.values<int64_t>(), (std::vector<int64_t>{1, -1, 1, -1, 0, 1}));
 
   auto fa = float_a();
-  auto fb = TestTensor::make<float>({3}, {2.0f, -2.0f, 4.0f});
-  auto fout = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto fb = make_tensor<float>({3}, {2.0f, -2.0f, 4.0f});
+  auto fout = zeros_tensor(ScalarType::Float, {2, 3});
   ASSERT_EQ(r.run("aten::fmod.Tensor_out", {r.tensor(fa), r.tensor(fb), r.tensor(fout)}),
             Error::Ok);
   expect_close(fout.values<float>(), {1.5f, -1.5f, 3.0f, -0.25f, 0.0f, 1.0f});
@@ -178,7 +176,7 @@ TEST(OpFmodTest, SignFollowsDividend) {
 TEST(OpFmodTest, ScalarDivisor) {
   KernelRunner r;
   auto a = float_a();
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3});
   ASSERT_EQ(r.run("aten::fmod.Scalar_out", {r.tensor(a), r.d(-2.5), r.tensor(out)}), Error::Ok);
   expect_close(out.values<float>(), {0.0f, -0.0f, 0.5f, -2.25f, 0.0f, 1.5f});
 }

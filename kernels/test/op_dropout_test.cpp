@@ -9,9 +9,9 @@ namespace {
 
 TEST(OpNativeDropoutTest, EvalPassesThrough) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 2}, {1.f, -2.f, 3.5f, 0.f});
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 2});
-  auto mask = TestTensor::zeros(ScalarType::Bool, {2, 2});
+  auto x = make_tensor<float>({2, 2}, {1.f, -2.f, 3.5f, 0.f});
+  auto out = zeros_tensor(ScalarType::Float, {2, 2});
+  auto mask = zeros_tensor(ScalarType::Bool, {2, 2});
   ASSERT_EQ(r.run("aten::native_dropout.out",
                   {r.tensor(x), r.d(0.5), r.b(false), r.tensor(out), r.tensor(mask)}),
             Error::Ok);
@@ -21,9 +21,9 @@ TEST(OpNativeDropoutTest, EvalPassesThrough) {
 
 TEST(OpNativeDropoutTest, TrainingExtremes) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({3}, {1.f, -2.f, 3.5f});
-  auto out = TestTensor::zeros(ScalarType::Float, {3});
-  auto mask = TestTensor::zeros(ScalarType::Bool, {3});
+  auto x = make_tensor<float>({3}, {1.f, -2.f, 3.5f});
+  auto out = zeros_tensor(ScalarType::Float, {3});
+  auto mask = zeros_tensor(ScalarType::Bool, {3});
   ASSERT_EQ(r.run("aten::native_dropout.out",
                   {r.tensor(x), r.d(0.0), r.none(), r.tensor(out), r.tensor(mask)}),
             Error::Ok);
@@ -38,9 +38,9 @@ TEST(OpNativeDropoutTest, TrainingExtremes) {
 
 TEST(OpNativeDropoutTest, RandomTrainingNotImplemented) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({3}, {1.f, -2.f, 3.5f});
-  auto out = TestTensor::zeros(ScalarType::Float, {3});
-  auto mask = TestTensor::zeros(ScalarType::Bool, {3});
+  auto x = make_tensor<float>({3}, {1.f, -2.f, 3.5f});
+  auto out = zeros_tensor(ScalarType::Float, {3});
+  auto mask = zeros_tensor(ScalarType::Bool, {3});
   EXPECT_EQ(r.run("aten::native_dropout.out",
                   {r.tensor(x), r.d(0.5), r.b(true), r.tensor(out), r.tensor(mask)}),
             Error::NotImplemented);

@@ -11,8 +11,8 @@ namespace {
 TEST(OpLayerNormTest, LastDimWithWeightAndBias) {
   KernelRunner r;
   auto x = sample_2x3x4();
-  auto w = TestTensor::make<float>({4}, {0.5f, 1.0f, -1.0f, 2.0f});
-  auto b = TestTensor::make<float>({4}, {0.0f, 0.1f, 0.2f, -0.3f});
+  auto w = make_tensor<float>({4}, {0.5f, 1.0f, -1.0f, 2.0f});
+  auto b = make_tensor<float>({4}, {0.0f, 0.1f, 0.2f, -0.3f});
   auto out = static_out(ScalarType::Float, {2, 3, 4});
   auto mean = static_out(ScalarType::Float, {2, 3, 1});
   auto rstd = static_out(ScalarType::Float, {2, 3, 1});
@@ -37,11 +37,11 @@ TEST(OpLayerNormTest, LastDimWithWeightAndBias) {
 TEST(OpLayerNormTest, TwoNormalizedDimsWeightOnly) {
   KernelRunner r;
   auto x = sample_2x3x4();
-  auto w = TestTensor::make<float>(
+  auto w = make_tensor<float>(
       {3, 4}, {1.0f, 2.0f, 0.5f, -1.0f, 0.0f, 1.0f, 1.0f, 3.0f, 2.0f, 2.0f, 2.0f, 2.0f});
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3, 4});
-  auto mean = TestTensor::zeros(ScalarType::Float, {2, 1, 1});
-  auto rstd = TestTensor::zeros(ScalarType::Float, {2, 1, 1});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3, 4});
+  auto mean = zeros_tensor(ScalarType::Float, {2, 1, 1});
+  auto rstd = zeros_tensor(ScalarType::Float, {2, 1, 1});
   ASSERT_EQ(r.run("aten::native_layer_norm.out",
                   {r.tensor(x), r.int_list({3, 4}), r.tensor(w), r.none(), r.d(1e-3), r.tensor(out),
                    r.tensor(mean), r.tensor(rstd)}),
@@ -77,9 +77,9 @@ TEST(OpLayerNormTest, TwoNormalizedDimsWeightOnly) {
 TEST(OpLayerNormTest, NoAffine) {
   KernelRunner r;
   auto x = sample_2x3x4();
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3, 4});
-  auto mean = TestTensor::zeros(ScalarType::Float, {2, 3, 1});
-  auto rstd = TestTensor::zeros(ScalarType::Float, {2, 3, 1});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3, 4});
+  auto mean = zeros_tensor(ScalarType::Float, {2, 3, 1});
+  auto rstd = zeros_tensor(ScalarType::Float, {2, 3, 1});
   ASSERT_EQ(r.run("aten::native_layer_norm.out",
                   {r.tensor(x), r.int_list({4}), r.none(), r.none(), r.d(1e-5), r.tensor(out),
                    r.tensor(mean), r.tensor(rstd)}),
@@ -97,10 +97,10 @@ TEST(OpLayerNormTest, NoAffine) {
 TEST(OpLayerNormTest, MismatchedShapesFail) {
   KernelRunner r;
   auto x = sample_2x3x4();
-  auto w = TestTensor::make<float>({3}, {1.0f, 1.0f, 1.0f});
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3, 4});
-  auto mean = TestTensor::zeros(ScalarType::Float, {2, 3, 1});
-  auto rstd = TestTensor::zeros(ScalarType::Float, {2, 3, 1});
+  auto w = make_tensor<float>({3}, {1.0f, 1.0f, 1.0f});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3, 4});
+  auto mean = zeros_tensor(ScalarType::Float, {2, 3, 1});
+  auto rstd = zeros_tensor(ScalarType::Float, {2, 3, 1});
   EXPECT_EQ(r.run("aten::native_layer_norm.out",
                   {r.tensor(x), r.int_list({3}), r.none(), r.none(), r.d(1e-5), r.tensor(out),
                    r.tensor(mean), r.tensor(rstd)}),

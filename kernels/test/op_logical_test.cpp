@@ -10,8 +10,8 @@ namespace {
 
 TEST(OpLogicalTest, MixedFloatAndLongBroadcast) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 3}, {0.0f, 1.5f, -2.0f, 0.0f, 0.0f, 3.0f});
-  auto y = TestTensor::make<int64_t>({3}, {1, 0, 2});
+  auto x = make_tensor<float>({2, 3}, {0.0f, 1.5f, -2.0f, 0.0f, 0.0f, 3.0f});
+  auto y = make_tensor<int64_t>({3}, {1, 0, 2});
   auto land = static_out(ScalarType::Bool, {2, 3});
   auto lor = static_out(ScalarType::Bool, {2, 3});
   auto lxor = static_out(ScalarType::Bool, {2, 3});
@@ -34,11 +34,11 @@ TEST(OpLogicalTest, ShapeMismatchFails) {
 
 TEST(OpBitwiseTest, TensorOverloadsPromoteIntToLong) {
   KernelRunner r;
-  auto p = TestTensor::make<int64_t>({2, 3}, {12, -7, 5, 0, 255, -1});
-  auto q = TestTensor::make<int32_t>({3}, {10, 3, -4});
-  auto band = TestTensor::zeros(ScalarType::Long, {2, 3});
-  auto bor = TestTensor::zeros(ScalarType::Long, {2, 3});
-  auto bxor = TestTensor::zeros(ScalarType::Long, {2, 3});
+  auto p = make_tensor<int64_t>({2, 3}, {12, -7, 5, 0, 255, -1});
+  auto q = make_tensor<int32_t>({3}, {10, 3, -4});
+  auto band = zeros_tensor(ScalarType::Long, {2, 3});
+  auto bor = zeros_tensor(ScalarType::Long, {2, 3});
+  auto bxor = zeros_tensor(ScalarType::Long, {2, 3});
   ASSERT_EQ(r.run("aten::bitwise_and.Tensor_out", {r.tensor(p), r.tensor(q), r.tensor(band)}),
             Error::Ok);
   ASSERT_EQ(r.run("aten::bitwise_or.Tensor_out", {r.tensor(p), r.tensor(q), r.tensor(bor)}),
@@ -52,10 +52,10 @@ TEST(OpBitwiseTest, TensorOverloadsPromoteIntToLong) {
 
 TEST(OpBitwiseTest, ScalarOverloads) {
   KernelRunner r;
-  auto p = TestTensor::make<int64_t>({2, 3}, {12, -7, 5, 0, 255, -1});
-  auto band = TestTensor::zeros(ScalarType::Long, {2, 3});
-  auto bor = TestTensor::zeros(ScalarType::Long, {2, 3});
-  auto bxor = TestTensor::zeros(ScalarType::Long, {2, 3});
+  auto p = make_tensor<int64_t>({2, 3}, {12, -7, 5, 0, 255, -1});
+  auto band = zeros_tensor(ScalarType::Long, {2, 3});
+  auto bor = zeros_tensor(ScalarType::Long, {2, 3});
+  auto bxor = zeros_tensor(ScalarType::Long, {2, 3});
   ASSERT_EQ(r.run("aten::bitwise_and.Scalar_out", {r.tensor(p), r.i(5), r.tensor(band)}),
             Error::Ok);
   ASSERT_EQ(r.run("aten::bitwise_or.Scalar_out", {r.tensor(p), r.i(5), r.tensor(bor)}), Error::Ok);
@@ -74,9 +74,9 @@ TEST(OpBitwiseTest, BoolAndByteCharPromotion) {
   ASSERT_EQ(r.run("aten::bitwise_and.Tensor_out", {r.tensor(a), r.tensor(b), r.tensor(out)}),
             Error::Ok);
   EXPECT_EQ(bool_values(out), (std::vector<int>{1, 0, 0}));
-  auto u = TestTensor::make<uint8_t>({2}, {255, 15});
-  auto s = TestTensor::make<int8_t>({2}, {-1, 7});
-  auto out16 = TestTensor::zeros(ScalarType::Short, {2});
+  auto u = make_tensor<uint8_t>({2}, {255, 15});
+  auto s = make_tensor<int8_t>({2}, {-1, 7});
+  auto out16 = zeros_tensor(ScalarType::Short, {2});
   ASSERT_EQ(r.run("aten::bitwise_and.Tensor_out", {r.tensor(u), r.tensor(s), r.tensor(out16)}),
             Error::Ok);
   EXPECT_EQ(out16.values<int16_t>(), (std::vector<int16_t>{255, 7}));
@@ -84,8 +84,8 @@ TEST(OpBitwiseTest, BoolAndByteCharPromotion) {
 
 TEST(OpBitwiseTest, FloatInputsAreRejected) {
   KernelRunner r;
-  auto p = TestTensor::make<int64_t>({2}, {1, 3});
-  auto out = TestTensor::zeros(ScalarType::Long, {2});
+  auto p = make_tensor<int64_t>({2}, {1, 3});
+  auto out = zeros_tensor(ScalarType::Long, {2});
   EXPECT_EQ(r.run("aten::bitwise_and.Scalar_out", {r.tensor(p), r.d(2.0), r.tensor(out)}),
             Error::InvalidType);
 }
@@ -93,9 +93,9 @@ TEST(OpBitwiseTest, FloatInputsAreRejected) {
 TEST(OpWhereTest, BroadcastsAndPromotes) {
   KernelRunner r;
   auto c = make_bool({2, 3}, {1, 0, 1, 0, 1, 0});
-  auto x = TestTensor::make<int64_t>({3}, {1, 2, 3});
-  auto y = TestTensor::make<float>({2, 1}, {10.5f, 20.5f});
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto x = make_tensor<int64_t>({3}, {1, 2, 3});
+  auto y = make_tensor<float>({2, 1}, {10.5f, 20.5f});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3});
   ASSERT_EQ(r.run("aten::where.self_out", {r.tensor(c), r.tensor(x), r.tensor(y), r.tensor(out)}),
             Error::Ok);
   expect_close(out.values<float>(), {1.0f, 10.5f, 3.0f, 20.5f, 2.0f, 20.5f});
@@ -103,10 +103,10 @@ TEST(OpWhereTest, BroadcastsAndPromotes) {
 
 TEST(OpWhereTest, ZeroDimOtherAndByteCondition) {
   KernelRunner r;
-  auto c = TestTensor::make<uint8_t>({2, 3}, {1, 0, 1, 0, 1, 0});
-  auto x = TestTensor::make<int64_t>({2, 3}, {1, 2, 3, 4, 5, 6});
-  auto y = TestTensor::make<int64_t>({}, {-1});
-  auto out = TestTensor::zeros(ScalarType::Long, {2, 3});
+  auto c = make_tensor<uint8_t>({2, 3}, {1, 0, 1, 0, 1, 0});
+  auto x = make_tensor<int64_t>({2, 3}, {1, 2, 3, 4, 5, 6});
+  auto y = make_tensor<int64_t>({}, {-1});
+  auto out = zeros_tensor(ScalarType::Long, {2, 3});
   ASSERT_EQ(r.run("aten::where.self_out", {r.tensor(c), r.tensor(x), r.tensor(y), r.tensor(out)}),
             Error::Ok);
   EXPECT_EQ(out.values<int64_t>(), (std::vector<int64_t>{1, -1, 3, -1, 5, -1}));
@@ -114,9 +114,9 @@ TEST(OpWhereTest, ZeroDimOtherAndByteCondition) {
 
 TEST(OpWhereTest, FloatConditionAndBadShapeFail) {
   KernelRunner r;
-  auto fc = TestTensor::make<float>({3}, {1, 0, 1});
-  auto x = TestTensor::make<float>({3}, {1, 2, 3});
-  auto out = TestTensor::zeros(ScalarType::Float, {3});
+  auto fc = make_tensor<float>({3}, {1, 0, 1});
+  auto x = make_tensor<float>({3}, {1, 2, 3});
+  auto out = zeros_tensor(ScalarType::Float, {3});
   EXPECT_EQ(r.run("aten::where.self_out", {r.tensor(fc), r.tensor(x), r.tensor(x), r.tensor(out)}),
             Error::InvalidType);
   auto c = make_bool({2}, {1, 0});
@@ -126,9 +126,9 @@ TEST(OpWhereTest, FloatConditionAndBadShapeFail) {
 
 TEST(OpMaskedFillTest, BroadcastMask) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  auto x = make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
   auto m = make_bool({3}, {1, 0, 1});
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3});
   ASSERT_EQ(
       r.run("aten::masked_fill.Scalar_out", {r.tensor(x), r.tensor(m), r.d(-0.5), r.tensor(out)}),
       Error::Ok);
@@ -137,9 +137,9 @@ TEST(OpMaskedFillTest, BroadcastMask) {
 
 TEST(OpMaskedFillTest, MaskWiderThanSelf) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({3}, {0, 0, 0});
+  auto x = make_tensor<float>({3}, {0, 0, 0});
   auto m = make_bool({2, 3}, {1, 0, 1, 0, 0, 1});
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3});
   ASSERT_EQ(
       r.run("aten::masked_fill.Scalar_out", {r.tensor(x), r.tensor(m), r.d(1.5), r.tensor(out)}),
       Error::Ok);
@@ -148,9 +148,9 @@ TEST(OpMaskedFillTest, MaskWiderThanSelf) {
 
 TEST(OpMaskedFillTest, FloatValueTruncatesIntoIntTensor) {
   KernelRunner r;
-  auto x = TestTensor::make<int32_t>({3}, {5, 6, 7});
+  auto x = make_tensor<int32_t>({3}, {5, 6, 7});
   auto m = make_bool({3}, {1, 0, 1});
-  auto out = TestTensor::zeros(ScalarType::Int, {3});
+  auto out = zeros_tensor(ScalarType::Int, {3});
   ASSERT_EQ(
       r.run("aten::masked_fill.Scalar_out", {r.tensor(x), r.tensor(m), r.d(1.5), r.tensor(out)}),
       Error::Ok);
@@ -159,9 +159,9 @@ TEST(OpMaskedFillTest, FloatValueTruncatesIntoIntTensor) {
 
 TEST(OpMaskedFillTest, NonBoolMaskFails) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({3}, {0, 0, 0});
-  auto m = TestTensor::make<int64_t>({3}, {1, 0, 1});
-  auto out = TestTensor::zeros(ScalarType::Float, {3});
+  auto x = make_tensor<float>({3}, {0, 0, 0});
+  auto m = make_tensor<int64_t>({3}, {1, 0, 1});
+  auto out = zeros_tensor(ScalarType::Float, {3});
   EXPECT_EQ(
       r.run("aten::masked_fill.Scalar_out", {r.tensor(x), r.tensor(m), r.d(1.5), r.tensor(out)}),
       Error::InvalidType);

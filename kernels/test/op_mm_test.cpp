@@ -21,9 +21,9 @@ std::vector<T> pat(size_t n, int mul = 37, int mod = 17) {
 
 TEST(OpMmTest, Basic) {
   KernelRunner r;
-  auto a = TestTensor::make<float>({2, 3}, pat(6));
-  auto b = TestTensor::make<float>({3, 4}, pat(12, 13, 11));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 4});
+  auto a = make_tensor<float>({2, 3}, pat(6));
+  auto b = make_tensor<float>({3, 4}, pat(12, 13, 11));
+  auto out = zeros_tensor(ScalarType::Float, {2, 4});
   ASSERT_EQ(r.run("aten::mm.out", {r.tensor(a), r.tensor(b), r.tensor(out)}), Error::Ok);
   // PyTorch eager: a @ b
   EXPECT_EQ(out.values<float>(), (std::vector<float>{1.5625f, -0.3125f, 1.25f, 0.75f, 0.4375f,
@@ -32,11 +32,11 @@ TEST(OpMmTest, Basic) {
 
 TEST(OpMmTest, LargerOddSizes) {
   KernelRunner r;
-  auto a = TestTensor::make<float>({17, 33}, pat(17 * 33, 29, 23));
-  auto b = TestTensor::make<float>({33, 9}, pat(33 * 9, 31, 19));
-  auto out = TestTensor::zeros(ScalarType::Float, {17, 9});
+  auto a = make_tensor<float>({17, 33}, pat(17 * 33, 29, 23));
+  auto b = make_tensor<float>({33, 9}, pat(33 * 9, 31, 19));
+  auto out = zeros_tensor(ScalarType::Float, {17, 9});
   ASSERT_EQ(r.run("aten::mm.out", {r.tensor(a), r.tensor(b), r.tensor(out)}), Error::Ok);
-  EXPECT_EQ(out.sizes(), (std::vector<int32_t>{17, 9}));
+  EXPECT_EQ(out.shape(), (std::vector<int32_t>{17, 9}));
   // PyTorch eager: A @ B
   const std::vector<float> expected = {
       -9.4375f, 9.375f,   -1.5f,     9.0f,     2.875f,    -5.625f,   7.25f,     3.5f,     -2.625f,
@@ -61,9 +61,9 @@ TEST(OpMmTest, LargerOddSizes) {
 
 TEST(OpMmTest, Double) {
   KernelRunner r;
-  auto a = TestTensor::make<double>({2, 3}, pat<double>(6));
-  auto b = TestTensor::make<double>({3, 4}, pat<double>(12, 13, 11));
-  auto out = TestTensor::zeros(ScalarType::Double, {2, 4});
+  auto a = make_tensor<double>({2, 3}, pat<double>(6));
+  auto b = make_tensor<double>({3, 4}, pat<double>(12, 13, 11));
+  auto out = zeros_tensor(ScalarType::Double, {2, 4});
   ASSERT_EQ(r.run("aten::mm.out", {r.tensor(a), r.tensor(b), r.tensor(out)}), Error::Ok);
   // PyTorch eager: a.double() @ b.double()
   EXPECT_EQ(out.values<double>(),
@@ -72,34 +72,34 @@ TEST(OpMmTest, Double) {
 
 TEST(OpMmTest, InnerDimMismatchFails) {
   KernelRunner r;
-  auto a = TestTensor::make<float>({2, 3}, pat(6));
-  auto b = TestTensor::make<float>({4, 5}, pat(20));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 5});
+  auto a = make_tensor<float>({2, 3}, pat(6));
+  auto b = make_tensor<float>({4, 5}, pat(20));
+  auto out = zeros_tensor(ScalarType::Float, {2, 5});
   EXPECT_EQ(r.run("aten::mm.out", {r.tensor(a), r.tensor(b), r.tensor(out)}),
             Error::InvalidArgument);
 }
 
 TEST(OpMmTest, IntegerDtypeRejected) {
   KernelRunner r;
-  auto a = TestTensor::make<int32_t>({1, 1}, {2});
-  auto b = TestTensor::make<int32_t>({1, 1}, {3});
-  auto out = TestTensor::zeros(ScalarType::Int, {1, 1});
+  auto a = make_tensor<int32_t>({1, 1}, {2});
+  auto b = make_tensor<int32_t>({1, 1}, {3});
+  auto out = zeros_tensor(ScalarType::Int, {1, 1});
   EXPECT_EQ(r.run("aten::mm.out", {r.tensor(a), r.tensor(b), r.tensor(out)}), Error::InvalidType);
 }
 
 TEST(OpMmTest, StaticOutWithWrongShapeFails) {
   KernelRunner r;
-  auto a = TestTensor::make<float>({2, 3}, pat(6));
-  auto b = TestTensor::make<float>({3, 4}, pat(12));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3}, ShapeDynamism::Static);
+  auto a = make_tensor<float>({2, 3}, pat(6));
+  auto b = make_tensor<float>({3, 4}, pat(12));
+  auto out = zeros_tensor(ScalarType::Float, {2, 3}, ShapeDynamism::Static);
   EXPECT_NE(r.run("aten::mm.out", {r.tensor(a), r.tensor(b), r.tensor(out)}), Error::Ok);
 }
 
 TEST(OpBmmTest, Basic) {
   KernelRunner r;
-  auto a = TestTensor::make<float>({2, 2, 3}, pat(12));
-  auto b = TestTensor::make<float>({2, 3, 2}, pat(12, 13, 11));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 2, 2});
+  auto a = make_tensor<float>({2, 2, 3}, pat(12));
+  auto b = make_tensor<float>({2, 3, 2}, pat(12, 13, 11));
+  auto out = zeros_tensor(ScalarType::Float, {2, 2, 2});
   ASSERT_EQ(r.run("aten::bmm.out", {r.tensor(a), r.tensor(b), r.tensor(out)}), Error::Ok);
   // PyTorch eager: torch.bmm(a, b)
   EXPECT_EQ(out.values<float>(),
@@ -108,19 +108,19 @@ TEST(OpBmmTest, Basic) {
 
 TEST(OpBmmTest, BatchMismatchFails) {
   KernelRunner r;
-  auto a = TestTensor::make<float>({2, 2, 3}, pat(12));
-  auto b = TestTensor::make<float>({3, 3, 2}, pat(18));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 2, 2});
+  auto a = make_tensor<float>({2, 2, 3}, pat(12));
+  auto b = make_tensor<float>({3, 3, 2}, pat(18));
+  auto out = zeros_tensor(ScalarType::Float, {2, 2, 2});
   EXPECT_EQ(r.run("aten::bmm.out", {r.tensor(a), r.tensor(b), r.tensor(out)}),
             Error::InvalidArgument);
 }
 
 TEST(OpAddmmTest, RowBiasWithBetaAlpha) {
   KernelRunner r;
-  auto bias = TestTensor::make<float>({4}, pat(4, 5, 7));
-  auto a = TestTensor::make<float>({2, 3}, pat(6));
-  auto b = TestTensor::make<float>({3, 4}, pat(12, 13, 11));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 4});
+  auto bias = make_tensor<float>({4}, pat(4, 5, 7));
+  auto a = make_tensor<float>({2, 3}, pat(6));
+  auto b = make_tensor<float>({3, 4}, pat(12, 13, 11));
+  auto out = zeros_tensor(ScalarType::Float, {2, 4});
   ASSERT_EQ(r.run("aten::addmm.out",
                   {r.tensor(bias), r.tensor(a), r.tensor(b), r.d(0.5), r.d(2.0), r.tensor(out)}),
             Error::Ok);
@@ -131,10 +131,10 @@ TEST(OpAddmmTest, RowBiasWithBetaAlpha) {
 
 TEST(OpAddmmTest, ColumnBiasIntScalars) {
   KernelRunner r;
-  auto bias = TestTensor::make<float>({2, 1}, pat(2, 3, 5));
-  auto a = TestTensor::make<float>({2, 3}, pat(6));
-  auto b = TestTensor::make<float>({3, 4}, pat(12, 13, 11));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 4});
+  auto bias = make_tensor<float>({2, 1}, pat(2, 3, 5));
+  auto a = make_tensor<float>({2, 3}, pat(6));
+  auto b = make_tensor<float>({3, 4}, pat(12, 13, 11));
+  auto out = zeros_tensor(ScalarType::Float, {2, 4});
   ASSERT_EQ(r.run("aten::addmm.out",
                   {r.tensor(bias), r.tensor(a), r.tensor(b), r.i(1), r.i(1), r.tensor(out)}),
             Error::Ok);
@@ -145,10 +145,10 @@ TEST(OpAddmmTest, ColumnBiasIntScalars) {
 
 TEST(OpAddmmTest, BetaZeroIgnoresNanSelf) {
   KernelRunner r;
-  auto bias = TestTensor::make<float>({2, 4}, std::vector<float>(8, std::nanf("")));
-  auto a = TestTensor::make<float>({2, 3}, pat(6));
-  auto b = TestTensor::make<float>({3, 4}, pat(12, 13, 11));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 4});
+  auto bias = make_tensor<float>({2, 4}, std::vector<float>(8, std::nanf("")));
+  auto a = make_tensor<float>({2, 3}, pat(6));
+  auto b = make_tensor<float>({3, 4}, pat(12, 13, 11));
+  auto out = zeros_tensor(ScalarType::Float, {2, 4});
   ASSERT_EQ(r.run("aten::addmm.out",
                   {r.tensor(bias), r.tensor(a), r.tensor(b), r.i(0), r.d(1.0), r.tensor(out)}),
             Error::Ok);
@@ -159,10 +159,10 @@ TEST(OpAddmmTest, BetaZeroIgnoresNanSelf) {
 
 TEST(OpAddmmTest, NonBroadcastableSelfFails) {
   KernelRunner r;
-  auto bias = TestTensor::make<float>({3}, pat(3));
-  auto a = TestTensor::make<float>({2, 3}, pat(6));
-  auto b = TestTensor::make<float>({3, 4}, pat(12));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 4});
+  auto bias = make_tensor<float>({3}, pat(3));
+  auto a = make_tensor<float>({2, 3}, pat(6));
+  auto b = make_tensor<float>({3, 4}, pat(12));
+  auto out = zeros_tensor(ScalarType::Float, {2, 4});
   EXPECT_EQ(r.run("aten::addmm.out",
                   {r.tensor(bias), r.tensor(a), r.tensor(b), r.i(1), r.i(1), r.tensor(out)}),
             Error::InvalidArgument);
@@ -170,10 +170,10 @@ TEST(OpAddmmTest, NonBroadcastableSelfFails) {
 
 TEST(OpLinearTest, BatchedWithBias) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 2, 3}, pat(12));
-  auto w = TestTensor::make<float>({4, 3}, pat(12, 13, 11));
-  auto bias = TestTensor::make<float>({4}, pat(4, 5, 7));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 2, 4});
+  auto x = make_tensor<float>({2, 2, 3}, pat(12));
+  auto w = make_tensor<float>({4, 3}, pat(12, 13, 11));
+  auto bias = make_tensor<float>({4}, pat(4, 5, 7));
+  auto out = zeros_tensor(ScalarType::Float, {2, 2, 4});
   ASSERT_EQ(r.run("aten::linear.out", {r.tensor(x), r.tensor(w), r.tensor(bias), r.tensor(out)}),
             Error::Ok);
   // PyTorch eager: F.linear(x, w, bias)
@@ -184,9 +184,9 @@ TEST(OpLinearTest, BatchedWithBias) {
 
 TEST(OpLinearTest, NoBias) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({5, 33}, pat(5 * 33, 29, 23));
-  auto w = TestTensor::make<float>({7, 33}, pat(7 * 33, 31, 19));
-  auto out = TestTensor::zeros(ScalarType::Float, {5, 7});
+  auto x = make_tensor<float>({5, 33}, pat(5 * 33, 29, 23));
+  auto w = make_tensor<float>({7, 33}, pat(7 * 33, 31, 19));
+  auto out = zeros_tensor(ScalarType::Float, {5, 7});
   ASSERT_EQ(r.run("aten::linear.out", {r.tensor(x), r.tensor(w), r.none(), r.tensor(out)}),
             Error::Ok);
   // PyTorch eager: F.linear(X, W)
@@ -201,10 +201,10 @@ TEST(OpLinearTest, NoBias) {
 
 TEST(OpLinearTest, OneDimensionalInput) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({3}, pat(3));
-  auto w = TestTensor::make<float>({4, 3}, pat(12, 13, 11));
-  auto bias = TestTensor::make<float>({4}, pat(4, 5, 7));
-  auto out = TestTensor::zeros(ScalarType::Float, {4});
+  auto x = make_tensor<float>({3}, pat(3));
+  auto w = make_tensor<float>({4, 3}, pat(12, 13, 11));
+  auto bias = make_tensor<float>({4}, pat(4, 5, 7));
+  auto out = zeros_tensor(ScalarType::Float, {4});
   ASSERT_EQ(r.run("aten::linear.out", {r.tensor(x), r.tensor(w), r.tensor(bias), r.tensor(out)}),
             Error::Ok);
   // PyTorch eager: F.linear(x, w, bias) for a 1-D x
@@ -213,9 +213,9 @@ TEST(OpLinearTest, OneDimensionalInput) {
 
 TEST(OpLinearTest, FeatureMismatchFails) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 3}, pat(6));
-  auto w = TestTensor::make<float>({4, 2}, pat(8));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 4});
+  auto x = make_tensor<float>({2, 3}, pat(6));
+  auto w = make_tensor<float>({4, 2}, pat(8));
+  auto out = zeros_tensor(ScalarType::Float, {2, 4});
   EXPECT_EQ(r.run("aten::linear.out", {r.tensor(x), r.tensor(w), r.none(), r.tensor(out)}),
             Error::InvalidArgument);
 }

@@ -8,12 +8,12 @@ namespace {
 
 TEST(OpConstantPadNdTest, PadTwoDims) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 3}, iota(6));
-  auto out = TestTensor::zeros(ScalarType::Float, {3, 6});
+  auto x = make_tensor<float>({2, 3}, iota(6));
+  auto out = zeros_tensor(ScalarType::Float, {3, 6});
   ASSERT_EQ(r.run("aten::constant_pad_nd.out",
                   {r.tensor(x), r.int_list({1, 2, 0, 1}), r.d(9.5), r.tensor(out)}),
             Error::Ok);
-  EXPECT_EQ(out.sizes(), (std::vector<int32_t>{3, 6}));
+  EXPECT_EQ(out.shape(), (std::vector<int32_t>{3, 6}));
   // PyTorch eager: constant_pad_nd(x, [1, 2, 0, 1], 9.5)
   EXPECT_EQ(out.values<float>(),
             (std::vector<float>{9.5f, 0.0f, 1.0f, 2.0f, 9.5f, 9.5f, 9.5f, 3.0f, 4.0f, 5.0f, 9.5f,
@@ -22,8 +22,8 @@ TEST(OpConstantPadNdTest, PadTwoDims) {
 
 TEST(OpConstantPadNdTest, NegativePadCrops) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 3}, iota(6));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto x = make_tensor<float>({2, 3}, iota(6));
+  auto out = zeros_tensor(ScalarType::Float, {2, 3});
   ASSERT_EQ(r.run("aten::constant_pad_nd.out",
                   {r.tensor(x), r.int_list({-1, 1, 1, -1}), r.d(-1.0), r.tensor(out)}),
             Error::Ok);
@@ -33,8 +33,8 @@ TEST(OpConstantPadNdTest, NegativePadCrops) {
 
 TEST(OpConstantPadNdTest, Int64WithIntValue) {
   KernelRunner r;
-  auto x = TestTensor::make<int64_t>({2, 2}, iota<int64_t>(4));
-  auto out = TestTensor::zeros(ScalarType::Long, {2, 4});
+  auto x = make_tensor<int64_t>({2, 2}, iota<int64_t>(4));
+  auto out = zeros_tensor(ScalarType::Long, {2, 4});
   ASSERT_EQ(
       r.run("aten::constant_pad_nd.out", {r.tensor(x), r.int_list({1, 1}), r.i(7), r.tensor(out)}),
       Error::Ok);
@@ -44,8 +44,8 @@ TEST(OpConstantPadNdTest, Int64WithIntValue) {
 
 TEST(OpConstantPadNdTest, BadPadFails) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 3}, iota(6));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto x = make_tensor<float>({2, 3}, iota(6));
+  auto out = zeros_tensor(ScalarType::Float, {2, 3});
   EXPECT_EQ(r.run("aten::constant_pad_nd.out",
                   {r.tensor(x), r.int_list({1, 2, 3}), r.d(0.0), r.tensor(out)}),
             Error::InvalidArgument);

@@ -18,9 +18,9 @@ std::vector<float> pat(size_t n, int mul = 37, int mod = 17) {
   return v;
 }
 
-Error run_max_pool(TestTensor& x, std::vector<int64_t> k, std::vector<int64_t> s,
-                   std::vector<int64_t> p, std::vector<int64_t> d, bool ceil, TestTensor& out,
-                   TestTensor& idx) {
+Error run_max_pool(HostTensor& x, std::vector<int64_t> k, std::vector<int64_t> s,
+                   std::vector<int64_t> p, std::vector<int64_t> d, bool ceil, HostTensor& out,
+                   HostTensor& idx) {
   KernelRunner r;
   return r.run(
       "aten::max_pool2d_with_indices.out",
@@ -28,9 +28,9 @@ Error run_max_pool(TestTensor& x, std::vector<int64_t> k, std::vector<int64_t> s
        r.int_list(std::move(d)), r.b(ceil), r.tensor(out), r.tensor(idx)});
 }
 
-Error run_avg_pool(TestTensor& x, std::vector<int64_t> k, std::vector<int64_t> s,
+Error run_avg_pool(HostTensor& x, std::vector<int64_t> k, std::vector<int64_t> s,
                    std::vector<int64_t> p, bool ceil, bool include_pad, int64_t divisor,
-                   TestTensor& out) {
+                   HostTensor& out) {
   KernelRunner r;
   return r.run(
       "aten::avg_pool2d.out",
@@ -39,9 +39,9 @@ Error run_avg_pool(TestTensor& x, std::vector<int64_t> k, std::vector<int64_t> s
 }
 
 TEST(OpMaxPoolTest, PaddingStride) {
-  auto x = TestTensor::make<float>({1, 2, 5, 5}, pat(50));
-  auto out = TestTensor::zeros(ScalarType::Float, {1, 2, 3, 3});
-  auto idx = TestTensor::zeros(ScalarType::Long, {1, 2, 3, 3});
+  auto x = make_tensor<float>({1, 2, 5, 5}, pat(50));
+  auto out = zeros_tensor(ScalarType::Float, {1, 2, 3, 3});
+  auto idx = zeros_tensor(ScalarType::Long, {1, 2, 3, 3});
   ASSERT_EQ(run_max_pool(x, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, out, idx), Error::Ok);
   // PyTorch eager: max_pool2d_with_indices(x, [3,3], [2,2], [1,1], [1,1], False)
   EXPECT_EQ(out.values<float>(),
@@ -52,11 +52,11 @@ TEST(OpMaxPoolTest, PaddingStride) {
 }
 
 TEST(OpMaxPoolTest, CeilModeDilationUnbatched) {
-  auto x = TestTensor::make<float>({2, 6, 7}, pat(84, 29, 23));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 4, 4});
-  auto idx = TestTensor::zeros(ScalarType::Long, {2, 4, 4});
+  auto x = make_tensor<float>({2, 6, 7}, pat(84, 29, 23));
+  auto out = zeros_tensor(ScalarType::Float, {2, 4, 4});
+  auto idx = zeros_tensor(ScalarType::Long, {2, 4, 4});
   ASSERT_EQ(run_max_pool(x, {2, 3}, {2, 2}, {1, 1}, {2, 1}, true, out, idx), Error::Ok);
-  EXPECT_EQ(out.sizes(), (std::vector<int32_t>{2, 4, 4}));
+  EXPECT_EQ(out.shape(), (std::vector<int32_t>{2, 4, 4}));
   // PyTorch eager: max_pool2d_with_indices(x, [2,3], [2,2], [1,1], [2,1], True)
   EXPECT_EQ(out.values<float>(),
             (std::vector<float>{2.0f,  0.75f, 2.25f, -0.5f,  2.0f,   1.5f,  2.25f, 1.75f,
@@ -69,9 +69,9 @@ TEST(OpMaxPoolTest, CeilModeDilationUnbatched) {
 }
 
 TEST(OpMaxPoolTest, DefaultStrideIsKernel) {
-  auto x = TestTensor::make<float>({1, 2, 5, 5}, pat(50));
-  auto out = TestTensor::zeros(ScalarType::Float, {1, 2, 2, 2});
-  auto idx = TestTensor::zeros(ScalarType::Long, {1, 2, 2, 2});
+  auto x = make_tensor<float>({1, 2, 5, 5}, pat(50));
+  auto out = zeros_tensor(ScalarType::Float, {1, 2, 2, 2});
+  auto idx = zeros_tensor(ScalarType::Long, {1, 2, 2, 2});
   ASSERT_EQ(run_max_pool(x, {2}, {}, {0}, {1}, false, out, idx), Error::Ok);
   // PyTorch eager: max_pool2d_with_indices(x, [2], [], [0], [1], False)
   EXPECT_EQ(out.values<float>(),
@@ -81,9 +81,9 @@ TEST(OpMaxPoolTest, DefaultStrideIsKernel) {
 
 TEST(OpMaxPoolTest, NanPropagatesWithLastNanIndex) {
   const float nan = std::nanf("");
-  auto x = TestTensor::make<float>({1, 2, 4}, {1.f, nan, 3.f, 2.f, 4.f, nan, 0.f, 5.f});
-  auto out = TestTensor::zeros(ScalarType::Float, {1, 1, 2});
-  auto idx = TestTensor::zeros(ScalarType::Long, {1, 1, 2});
+  auto x = make_tensor<float>({1, 2, 4}, {1.f, nan, 3.f, 2.f, 4.f, nan, 0.f, 5.f});
+  auto out = zeros_tensor(ScalarType::Float, {1, 1, 2});
+  auto idx = zeros_tensor(ScalarType::Long, {1, 1, 2});
   ASSERT_EQ(run_max_pool(x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, out, idx), Error::Ok);
   // PyTorch eager: values [nan, 5], indices [5, 7]
   EXPECT_TRUE(std::isnan(out.values<float>()[0]));
@@ -92,23 +92,23 @@ TEST(OpMaxPoolTest, NanPropagatesWithLastNanIndex) {
 }
 
 TEST(OpMaxPoolTest, PaddingLargerThanHalfKernelFails) {
-  auto x = TestTensor::make<float>({1, 1, 4, 4}, pat(16));
-  auto out = TestTensor::zeros(ScalarType::Float, {1, 1, 4, 4});
-  auto idx = TestTensor::zeros(ScalarType::Long, {1, 1, 4, 4});
+  auto x = make_tensor<float>({1, 1, 4, 4}, pat(16));
+  auto out = zeros_tensor(ScalarType::Float, {1, 1, 4, 4});
+  auto idx = zeros_tensor(ScalarType::Long, {1, 1, 4, 4});
   EXPECT_EQ(run_max_pool(x, {2, 2}, {1, 1}, {2, 2}, {1, 1}, false, out, idx),
             Error::InvalidArgument);
 }
 
 TEST(OpMaxPoolTest, WrongIndicesDtypeFails) {
-  auto x = TestTensor::make<float>({1, 1, 4, 4}, pat(16));
-  auto out = TestTensor::zeros(ScalarType::Float, {1, 1, 2, 2});
-  auto idx = TestTensor::zeros(ScalarType::Int, {1, 1, 2, 2});
+  auto x = make_tensor<float>({1, 1, 4, 4}, pat(16));
+  auto out = zeros_tensor(ScalarType::Float, {1, 1, 2, 2});
+  auto idx = zeros_tensor(ScalarType::Int, {1, 1, 2, 2});
   EXPECT_EQ(run_max_pool(x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, out, idx), Error::InvalidType);
 }
 
 TEST(OpAvgPoolTest, PaddingCountIncludePad) {
-  auto x = TestTensor::make<float>({1, 2, 5, 5}, pat(50));
-  auto out = TestTensor::zeros(ScalarType::Float, {1, 2, 3, 3});
+  auto x = make_tensor<float>({1, 2, 5, 5}, pat(50));
+  auto out = zeros_tensor(ScalarType::Float, {1, 2, 3, 3});
   ASSERT_EQ(run_avg_pool(x, {3, 3}, {2, 2}, {1, 1}, false, true, 0, out), Error::Ok);
   // PyTorch eager: avg_pool2d(x, [3,3], [2,2], [1,1], False, True, None)
   expect_close(
@@ -119,8 +119,8 @@ TEST(OpAvgPoolTest, PaddingCountIncludePad) {
 }
 
 TEST(OpAvgPoolTest, PaddingExcludePad) {
-  auto x = TestTensor::make<float>({1, 2, 5, 5}, pat(50));
-  auto out = TestTensor::zeros(ScalarType::Float, {1, 2, 3, 3});
+  auto x = make_tensor<float>({1, 2, 5, 5}, pat(50));
+  auto out = zeros_tensor(ScalarType::Float, {1, 2, 3, 3});
   ASSERT_EQ(run_avg_pool(x, {3, 3}, {2, 2}, {1, 1}, false, false, 0, out), Error::Ok);
   // PyTorch eager: avg_pool2d(x, [3,3], [2,2], [1,1], False, False, None)
   expect_close(out.values<float>(),
@@ -130,8 +130,8 @@ TEST(OpAvgPoolTest, PaddingExcludePad) {
 }
 
 TEST(OpAvgPoolTest, CeilModeUnbatched) {
-  auto x = TestTensor::make<float>({2, 6, 7}, pat(84, 29, 23));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 4, 4});
+  auto x = make_tensor<float>({2, 6, 7}, pat(84, 29, 23));
+  auto out = zeros_tensor(ScalarType::Float, {2, 4, 4});
   ASSERT_EQ(run_avg_pool(x, {2, 2}, {2, 2}, {1, 0}, true, true, 0, out), Error::Ok);
   // PyTorch eager: avg_pool2d(x, [2,2], [2,2], [1,0], True, True, None)
   expect_close(
@@ -143,8 +143,8 @@ TEST(OpAvgPoolTest, CeilModeUnbatched) {
 }
 
 TEST(OpAvgPoolTest, DivisorOverride) {
-  auto x = TestTensor::make<float>({1, 2, 5, 5}, pat(50));
-  auto out = TestTensor::zeros(ScalarType::Float, {1, 2, 4, 4});
+  auto x = make_tensor<float>({1, 2, 5, 5}, pat(50));
+  auto out = zeros_tensor(ScalarType::Float, {1, 2, 4, 4});
   ASSERT_EQ(run_avg_pool(x, {2, 2}, {1, 1}, {0, 0}, false, true, 3, out), Error::Ok);
   // PyTorch eager: avg_pool2d(x, [2,2], [1,1], [0,0], False, True, 3)
   expect_close(
@@ -159,16 +159,16 @@ TEST(OpAvgPoolTest, DivisorOverride) {
 }
 
 TEST(OpAvgPoolTest, ThreeDimKernelListFails) {
-  auto x = TestTensor::make<float>({1, 1, 4, 4}, pat(16));
-  auto out = TestTensor::zeros(ScalarType::Float, {1, 1, 2, 2});
+  auto x = make_tensor<float>({1, 1, 4, 4}, pat(16));
+  auto out = zeros_tensor(ScalarType::Float, {1, 1, 2, 2});
   EXPECT_EQ(run_avg_pool(x, {2, 2, 2}, {2, 2}, {0, 0}, false, true, 0, out),
             Error::InvalidArgument);
 }
 
 TEST(OpAdaptiveAvgPoolTest, NonDivisibleSizes) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({1, 2, 5, 7}, pat(70, 13, 11));
-  auto out = TestTensor::zeros(ScalarType::Float, {1, 2, 3, 4});
+  auto x = make_tensor<float>({1, 2, 5, 7}, pat(70, 13, 11));
+  auto out = zeros_tensor(ScalarType::Float, {1, 2, 3, 4});
   ASSERT_EQ(
       r.run("aten::_adaptive_avg_pool2d.out", {r.tensor(x), r.int_list({3, 4}), r.tensor(out)}),
       Error::Ok);
@@ -184,8 +184,8 @@ TEST(OpAdaptiveAvgPoolTest, NonDivisibleSizes) {
 
 TEST(OpAdaptiveAvgPoolTest, TwoDimInputFails) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({5, 7}, pat(35));
-  auto out = TestTensor::zeros(ScalarType::Float, {1, 1});
+  auto x = make_tensor<float>({5, 7}, pat(35));
+  auto out = zeros_tensor(ScalarType::Float, {1, 1});
   EXPECT_EQ(
       r.run("aten::_adaptive_avg_pool2d.out", {r.tensor(x), r.int_list({1, 1}), r.tensor(out)}),
       Error::InvalidArgument);

@@ -102,8 +102,8 @@ class Gen {
 bool is_integral(ScalarType t) { return t != ScalarType::Float && t != ScalarType::Double; }
 
 // A tensor of `dtype` holding `v` (row-major), its shape free to be resized.
-TestTensor make(ScalarType dtype, const Shape& shape, const std::vector<double>& v) {
-  TestTensor t = TestTensor::zeros(dtype, shape);
+HostTensor make(ScalarType dtype, const Shape& shape, const std::vector<double>& v) {
+  HostTensor t = zeros_tensor(dtype, shape);
   void* p = t.tensor().mutable_data();
   for (size_t i = 0; i < v.size(); ++i) {
     switch (dtype) {
@@ -118,7 +118,7 @@ TestTensor make(ScalarType dtype, const Shape& shape, const std::vector<double>&
   return t;
 }
 
-std::vector<double> read(TestTensor& t) {
+std::vector<double> read(HostTensor& t) {
   const Tensor& x = t.tensor();
   std::vector<double> v(static_cast<size_t>(x.numel()));
   const void* p = x.const_data();
@@ -153,9 +153,9 @@ Tolerance tolerance_for(ScalarType dtype, Tolerance f32) {
   return f32;
 }
 
-void expect_matches(TestTensor& out, const Shape& shape, const std::vector<double>& expected,
+void expect_matches(HostTensor& out, const Shape& shape, const std::vector<double>& expected,
                     Tolerance tol) {
-  ASSERT_EQ(out.sizes(), shape) << "output shape";
+  ASSERT_EQ(out.shape(), shape) << "output shape";
   const std::vector<double> got = read(out);
   ASSERT_EQ(got.size(), expected.size());
   for (size_t i = 0; i < got.size(); ++i) {
@@ -267,8 +267,8 @@ TEST(OpPropertyTest, UnaryFamilyMatchesReferenceOnRandomShapes) {
       SCOPED_TRACE(::testing::Message() << op.name << " seed " << kSeed << " case " << c << " "
                                         << to_string(dtype) << shape_text(s));
       const std::vector<double> x = g.values(numel_of(s), op.lo, op.hi, is_integral(dtype));
-      TestTensor in = make(dtype, s, x);
-      TestTensor out = TestTensor::zeros(dtype, s);
+      HostTensor in = make(dtype, s, x);
+      HostTensor out = zeros_tensor(dtype, s);
       KernelRunner r;
       std::vector<EValue*> args = {r.tensor(in)};
       if (std::string(op.name) == "aten::gelu.out") args.push_back(r.str("none"));
@@ -358,10 +358,10 @@ TEST(OpPropertyTest, BinaryFamiliesBroadcastOnRandomShapes) {
           if (std::abs(v) < 0.5) v = v < 0 ? -1 : 1;
         }
       }
-      TestTensor ta = make(dtype, sa, a);
-      TestTensor tb = make(dtype, sb, b);
+      HostTensor ta = make(dtype, sa, a);
+      HostTensor tb = make(dtype, sb, b);
       const ScalarType out_dtype = op.bool_result ? ScalarType::Bool : dtype;
-      TestTensor out = TestTensor::zeros(out_dtype, s);
+      HostTensor out = zeros_tensor(out_dtype, s);
       KernelRunner r;
       std::vector<EValue*> args = {r.tensor(ta), r.tensor(tb)};
       const std::string name = op.name;
@@ -393,10 +393,10 @@ TEST(OpPropertyTest, WhereBroadcastsThreeOperands) {
     const std::vector<double> cond = g.values(numel_of(sc), 0, 1, true);
     const std::vector<double> a = g.values(numel_of(sa), -10, 10, false);
     const std::vector<double> b = g.values(numel_of(sb), -10, 10, false);
-    TestTensor tc = make(ScalarType::Bool, sc, cond);
-    TestTensor ta = make(ScalarType::Float, sa, a);
-    TestTensor tb = make(ScalarType::Float, sb, b);
-    TestTensor out = TestTensor::zeros(ScalarType::Float, s);
+    HostTensor tc = make(ScalarType::Bool, sc, cond);
+    HostTensor ta = make(ScalarType::Float, sa, a);
+    HostTensor tb = make(ScalarType::Float, sb, b);
+    HostTensor out = zeros_tensor(ScalarType::Float, s);
     KernelRunner r;
     ASSERT_EQ(
         r.run("aten::where.self_out", {r.tensor(tc), r.tensor(ta), r.tensor(tb), r.tensor(out)}),
@@ -475,14 +475,14 @@ TEST(OpPropertyTest, ReductionFamilyReducesEveryDim) {
                    << op.name << " case " << c << " " << to_string(dtype) << shape_text(s)
                    << " dim " << passed_dim << " keepdim " << keepdim);
       const std::vector<double> x = g.values(numel_of(s), -10, 10, false);
-      TestTensor in = make(dtype, s, x);
+      HostTensor in = make(dtype, s, x);
       Shape os = s;
       if (keepdim) {
         os[static_cast<size_t>(dim)] = 1;
       } else {
         os.erase(os.begin() + dim);
       }
-      TestTensor out = TestTensor::zeros(dtype, os);
+      HostTensor out = zeros_tensor(dtype, os);
       KernelRunner r;
       std::vector<EValue*> args = {r.tensor(in), r.int_list({passed_dim}), r.b(keepdim)};
       if (op.has_dtype_arg) args.push_back(r.none());
@@ -508,8 +508,8 @@ TEST(OpPropertyTest, SoftmaxAndLogSoftmaxOverEveryDim) {
       SCOPED_TRACE(::testing::Message()
                    << name << " case " << c << " " << shape_text(s) << " dim " << dim);
       const std::vector<double> x = g.values(numel_of(s), -30, 30, false);
-      TestTensor in = make(dtype, s, x);
-      TestTensor out = TestTensor::zeros(dtype, s);
+      HostTensor in = make(dtype, s, x);
+      HostTensor out = zeros_tensor(dtype, s);
       KernelRunner r;
       ASSERT_EQ(r.run(name, {r.tensor(in), r.i(dim), r.b(false), r.tensor(out)}), Error::Ok);
       // softmax_i = exp(x_i - max) / sum_j exp(x_j - max)
@@ -549,10 +549,10 @@ TEST(OpPropertyTest, MmAndBmmMatchTripleLoop) {
     const Shape sb = batched ? Shape{b, k, n} : Shape{k, n};
     const std::vector<double> a = g.values(numel_of(sa), -2, 2, false);
     const std::vector<double> bb = g.values(numel_of(sb), -2, 2, false);
-    TestTensor ta = make(dtype, sa, a);
-    TestTensor tb = make(dtype, sb, bb);
+    HostTensor ta = make(dtype, sa, a);
+    HostTensor tb = make(dtype, sb, bb);
     const Shape os = batched ? Shape{b, m, n} : Shape{m, n};
-    TestTensor out = TestTensor::zeros(dtype, os);
+    HostTensor out = zeros_tensor(dtype, os);
     KernelRunner r;
     ASSERT_EQ(r.run(batched ? "aten::bmm.out" : "aten::mm.out",
                     {r.tensor(ta), r.tensor(tb), r.tensor(out)}),
@@ -588,10 +588,10 @@ TEST(OpPropertyTest, PermuteCopyMovesEveryElement) {
     }
     SCOPED_TRACE(::testing::Message() << "case " << c << " " << shape_text(s));
     const std::vector<double> x = g.values(numel_of(s), -1000, 1000, true);
-    TestTensor in = make(ScalarType::Long, s, x);
+    HostTensor in = make(ScalarType::Long, s, x);
     Shape os(s.size());
     for (size_t i = 0; i < s.size(); ++i) os[i] = s[static_cast<size_t>(perm[i])];
-    TestTensor out = TestTensor::zeros(ScalarType::Long, os);
+    HostTensor out = zeros_tensor(ScalarType::Long, os);
     KernelRunner r;
     std::vector<int64_t> passed = perm;
     for (int64_t& p : passed) {
@@ -621,7 +621,7 @@ TEST(OpPropertyTest, CatJoinsAlongEveryDim) {
     const int count = g.uniform_int(1, 3);
     std::vector<Shape> shapes;
     std::vector<std::vector<double>> values;
-    std::vector<TestTensor> ins;
+    std::vector<HostTensor> ins;
     Shape os = base;
     os[static_cast<size_t>(dim)] = 0;
     for (int t = 0; t < count; ++t) {
@@ -634,10 +634,10 @@ TEST(OpPropertyTest, CatJoinsAlongEveryDim) {
     }
     SCOPED_TRACE(::testing::Message()
                  << "case " << c << " " << count << " x " << shape_text(base) << " dim " << dim);
-    TestTensor out = TestTensor::zeros(ScalarType::Float, os);
+    HostTensor out = zeros_tensor(ScalarType::Float, os);
     KernelRunner r;
-    std::vector<TestTensor*> ptrs;
-    for (TestTensor& t : ins) ptrs.push_back(&t);
+    std::vector<HostTensor*> ptrs;
+    for (HostTensor& t : ins) ptrs.push_back(&t);
     ASSERT_EQ(r.run("aten::cat.out", {r.tensor_list(ptrs), r.i(dim), r.tensor(out)}), Error::Ok);
     std::vector<double> expected(static_cast<size_t>(numel_of(os)));
     for (size_t i = 0; i < expected.size(); ++i) {
@@ -670,7 +670,7 @@ TEST(OpPropertyTest, SliceCopyTakesEveryRange) {
     SCOPED_TRACE(::testing::Message() << "case " << c << " " << shape_text(s) << " dim " << dim
                                       << " " << start << ":" << end << ":" << step);
     const std::vector<double> x = g.values(numel_of(s), -1000, 1000, true);
-    TestTensor in = make(ScalarType::Int, s, x);
+    HostTensor in = make(ScalarType::Int, s, x);
     auto clamp_index = [n](int64_t v) {
       if (v < 0) v += n;
       return std::min<int64_t>(std::max<int64_t>(v, 0), n);
@@ -678,7 +678,7 @@ TEST(OpPropertyTest, SliceCopyTakesEveryRange) {
     const int64_t b = clamp_index(start), e = std::max(clamp_index(end), b);
     Shape os = s;
     os[static_cast<size_t>(dim)] = static_cast<int32_t>((e - b + step - 1) / step);
-    TestTensor out = TestTensor::zeros(ScalarType::Int, os);
+    HostTensor out = zeros_tensor(ScalarType::Int, os);
     KernelRunner r;
     ASSERT_EQ(r.run("aten::slice_copy.Tensor_out",
                     {r.tensor(in), r.i(dim), r.i(start), r.i(end), r.i(step), r.tensor(out)}),
@@ -712,8 +712,8 @@ TEST(OpPropertyTest, ToCopyBetweenFloatingAndIntegerTypes) {
     // In-range values only: the out-of-range and NaN conversions are pinned
     // by op_to_copy_test with PyTorch's values.
     const std::vector<double> x = g.values(numel_of(s), -1000, 1000, is_integral(from));
-    TestTensor in = make(from, s, x);
-    TestTensor out = TestTensor::zeros(to, s);
+    HostTensor in = make(from, s, x);
+    HostTensor out = zeros_tensor(to, s);
     KernelRunner r;
     ASSERT_EQ(r.run("aten::_to_copy.out", {r.tensor(in), r.b(false), r.none(), r.tensor(out)}),
               Error::Ok);

@@ -10,12 +10,12 @@ namespace {
 
 // x = [[[1.5, -2, 3.25, 0.5], [4, 5.5, -6, 7], [0.25, 8, -1, 2]],
 //      [[9, -3.5, 1, 0.75], [2, 2, 6.5, -4], [3, -0.5, 0, 1.25]]]
-TestTensor int_sample_2x3x4() { return TestTensor::make<int32_t>({2, 3}, {1, 2, 3, 4, 5, 6}); }
+HostTensor int_sample_2x3x4() { return make_tensor<int32_t>({2, 3}, {1, 2, 3, 4, 5, 6}); }
 
 TEST(OpSumTest, OneDim) {
   KernelRunner r;
   auto x = sample_2x3x4();
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 4});
+  auto out = zeros_tensor(ScalarType::Float, {2, 4});
   ASSERT_EQ(r.run("aten::sum.IntList_out",
                   {r.tensor(x), r.int_list({1}), r.b(false), r.none(), r.tensor(out)}),
             Error::Ok);
@@ -25,7 +25,7 @@ TEST(OpSumTest, OneDim) {
 TEST(OpSumTest, NegativeDimsKeepdim) {
   KernelRunner r;
   auto x = sample_2x3x4();
-  auto out = TestTensor::zeros(ScalarType::Float, {1, 3, 1});
+  auto out = zeros_tensor(ScalarType::Float, {1, 3, 1});
   ASSERT_EQ(r.run("aten::sum.IntList_out",
                   {r.tensor(x), r.int_list({-1, 0}), r.b(true), r.none(), r.tensor(out)}),
             Error::Ok);
@@ -35,8 +35,8 @@ TEST(OpSumTest, NegativeDimsKeepdim) {
 TEST(OpSumTest, NoneAndEmptyDimsReduceEverything) {
   KernelRunner r;
   auto x = sample_2x3x4();
-  auto a = TestTensor::zeros(ScalarType::Float, {});
-  auto b = TestTensor::zeros(ScalarType::Float, {});
+  auto a = zeros_tensor(ScalarType::Float, {});
+  auto b = zeros_tensor(ScalarType::Float, {});
   ASSERT_EQ(
       r.run("aten::sum.IntList_out", {r.tensor(x), r.none(), r.b(false), r.none(), r.tensor(a)}),
       Error::Ok);
@@ -50,14 +50,14 @@ TEST(OpSumTest, NoneAndEmptyDimsReduceEverything) {
 TEST(OpSumTest, IntAndBoolIntoLong) {
   KernelRunner r;
   auto x = int_sample_2x3x4();
-  auto out = TestTensor::zeros(ScalarType::Long, {3});
+  auto out = zeros_tensor(ScalarType::Long, {3});
   ASSERT_EQ(
       r.run("aten::sum.IntList_out", {r.tensor(x), r.int_list({0}), r.b(false),
                                       r.i(static_cast<int64_t>(ScalarType::Long)), r.tensor(out)}),
       Error::Ok);
   EXPECT_EQ(out.values<int64_t>(), (std::vector<int64_t>{5, 7, 9}));
   auto b = make_bool({2, 3}, {1, 0, 1, 1, 1, 1});
-  auto bout = TestTensor::zeros(ScalarType::Long, {2});
+  auto bout = zeros_tensor(ScalarType::Long, {2});
   ASSERT_EQ(r.run("aten::sum.IntList_out",
                   {r.tensor(b), r.int_list({1}), r.b(false), r.none(), r.tensor(bout)}),
             Error::Ok);
@@ -66,8 +66,8 @@ TEST(OpSumTest, IntAndBoolIntoLong) {
 
 TEST(OpSumTest, FloatIntoLongOutCastsEachElementFirst) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({3}, {0.5f, 0.7f, 1.9f});
-  auto out = TestTensor::zeros(ScalarType::Long, {});
+  auto x = make_tensor<float>({3}, {0.5f, 0.7f, 1.9f});
+  auto out = zeros_tensor(ScalarType::Long, {});
   ASSERT_EQ(r.run("aten::sum.IntList_out",
                   {r.tensor(x), r.int_list({0}), r.b(false), r.none(), r.tensor(out)}),
             Error::Ok);
@@ -77,7 +77,7 @@ TEST(OpSumTest, FloatIntoLongOutCastsEachElementFirst) {
 TEST(OpSumTest, BadArgumentsFail) {
   KernelRunner r;
   auto x = sample_2x3x4();
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 4});
+  auto out = zeros_tensor(ScalarType::Float, {2, 4});
   EXPECT_EQ(r.run("aten::sum.IntList_out",
                   {r.tensor(x), r.int_list({3}), r.b(false), r.none(), r.tensor(out)}),
             Error::InvalidArgument);
@@ -97,9 +97,9 @@ TEST(OpSumTest, BadArgumentsFail) {
 TEST(OpMeanTest, DimsAndAll) {
   KernelRunner r;
   auto x = sample_2x3x4();
-  auto last = TestTensor::zeros(ScalarType::Float, {2, 3});
-  auto keep = TestTensor::zeros(ScalarType::Float, {1, 3, 1});
-  auto all = TestTensor::zeros(ScalarType::Float, {});
+  auto last = zeros_tensor(ScalarType::Float, {2, 3});
+  auto keep = zeros_tensor(ScalarType::Float, {1, 3, 1});
+  auto all = zeros_tensor(ScalarType::Float, {});
   ASSERT_EQ(
       r.run("aten::mean.out", {r.tensor(x), r.int_list({2}), r.b(false), r.none(), r.tensor(last)}),
       Error::Ok);
@@ -115,7 +115,7 @@ TEST(OpMeanTest, DimsAndAll) {
 TEST(OpMeanTest, IntegerInputNeedsDtype) {
   KernelRunner r;
   auto x = int_sample_2x3x4();
-  auto out = TestTensor::zeros(ScalarType::Float, {});
+  auto out = zeros_tensor(ScalarType::Float, {});
   const int64_t kFloat = static_cast<int64_t>(ScalarType::Float);
   ASSERT_EQ(r.run("aten::mean.dtype_out", {r.tensor(x), r.i(kFloat), r.tensor(out)}), Error::Ok);
   expect_close(out.values<float>(), {3.5f});
@@ -127,8 +127,8 @@ TEST(OpMeanTest, IntegerInputNeedsDtype) {
 TEST(OpProdTest, AllAndDim) {
   KernelRunner r;
   auto x = sample_2x3x4();
-  auto all = TestTensor::zeros(ScalarType::Float, {});
-  auto dim = TestTensor::zeros(ScalarType::Float, {2, 4});
+  auto all = zeros_tensor(ScalarType::Float, {});
+  auto dim = zeros_tensor(ScalarType::Float, {2, 4});
   ASSERT_EQ(r.run("aten::prod.out", {r.tensor(x), r.none(), r.tensor(all)}), Error::Ok);
   ASSERT_EQ(r.run("aten::prod.int_out", {r.tensor(x), r.i(1), r.b(false), r.none(), r.tensor(dim)}),
             Error::Ok);
@@ -139,7 +139,7 @@ TEST(OpProdTest, AllAndDim) {
 TEST(OpProdTest, IntKeepdimIntoLong) {
   KernelRunner r;
   auto x = int_sample_2x3x4();
-  auto out = TestTensor::zeros(ScalarType::Long, {2, 1});
+  auto out = zeros_tensor(ScalarType::Long, {2, 1});
   ASSERT_EQ(r.run("aten::prod.int_out", {r.tensor(x), r.i(1), r.b(true), r.none(), r.tensor(out)}),
             Error::Ok);
   EXPECT_EQ(out.values<int64_t>(), (std::vector<int64_t>{6, 120}));
@@ -148,9 +148,9 @@ TEST(OpProdTest, IntKeepdimIntoLong) {
 TEST(OpVarTest, CorrectionVariants) {
   KernelRunner r;
   auto x = sample_2x3x4();
-  auto d1 = TestTensor::zeros(ScalarType::Float, {2, 4});
-  auto all = TestTensor::zeros(ScalarType::Float, {});
-  auto keep = TestTensor::zeros(ScalarType::Float, {1, 3, 1});
+  auto d1 = zeros_tensor(ScalarType::Float, {2, 4});
+  auto all = zeros_tensor(ScalarType::Float, {});
+  auto keep = zeros_tensor(ScalarType::Float, {1, 3, 1});
   ASSERT_EQ(r.run("aten::var.correction_out",
                   {r.tensor(x), r.int_list({1}), r.none(), r.b(false), r.tensor(d1)}),
             Error::Ok);
@@ -170,7 +170,7 @@ TEST(OpVarTest, CorrectionVariants) {
 TEST(OpVarTest, IntegerInputIsRejected) {
   KernelRunner r;
   auto x = int_sample_2x3x4();
-  auto out = TestTensor::zeros(ScalarType::Int, {});
+  auto out = zeros_tensor(ScalarType::Int, {});
   EXPECT_EQ(r.run("aten::var.correction_out",
                   {r.tensor(x), r.none(), r.none(), r.b(false), r.tensor(out)}),
             Error::InvalidType);

@@ -14,12 +14,12 @@ constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 TEST(OpSliceCopyTest, NegativeBoundsWithStep) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({4, 5}, iota(20));
-  auto out = TestTensor::zeros(ScalarType::Float, {4, 2});
+  auto x = make_tensor<float>({4, 5}, iota(20));
+  auto out = zeros_tensor(ScalarType::Float, {4, 2});
   ASSERT_EQ(r.run("aten::slice_copy.Tensor_out",
                   {r.tensor(x), r.i(1), r.i(-4), r.i(-1), r.i(2), r.tensor(out)}),
             Error::Ok);
-  EXPECT_EQ(out.sizes(), (std::vector<int32_t>{4, 2}));
+  EXPECT_EQ(out.shape(), (std::vector<int32_t>{4, 2}));
   // PyTorch eager: slice_copy(x, 1, -4, -1, 2)
   EXPECT_EQ(out.values<float>(),
             (std::vector<float>{1.0f, 3.0f, 6.0f, 8.0f, 11.0f, 13.0f, 16.0f, 18.0f}));
@@ -27,8 +27,8 @@ TEST(OpSliceCopyTest, NegativeBoundsWithStep) {
 
 TEST(OpSliceCopyTest, Int64MaxEnd) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({4, 5}, iota(20));
-  auto out = TestTensor::zeros(ScalarType::Float, {3, 5});
+  auto x = make_tensor<float>({4, 5}, iota(20));
+  auto out = zeros_tensor(ScalarType::Float, {3, 5});
   ASSERT_EQ(r.run("aten::slice_copy.Tensor_out",
                   {r.tensor(x), r.i(0), r.i(1), r.i(kInt64Max), r.i(1), r.tensor(out)}),
             Error::Ok);
@@ -40,15 +40,15 @@ TEST(OpSliceCopyTest, Int64MaxEnd) {
 
 TEST(OpSliceCopyTest, OutOfRangeBoundsClampAndNoneDefaults) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({4, 5}, iota(20));
-  auto out = TestTensor::zeros(ScalarType::Float, {4, 2});
+  auto x = make_tensor<float>({4, 5}, iota(20));
+  auto out = zeros_tensor(ScalarType::Float, {4, 2});
   ASSERT_EQ(r.run("aten::slice_copy.Tensor_out",
                   {r.tensor(x), r.i(-1), r.i(-100), r.i(100), r.i(3), r.tensor(out)}),
             Error::Ok);
   // PyTorch eager: slice_copy(x, -1, -100, 100, 3)
   EXPECT_EQ(out.values<float>(),
             (std::vector<float>{0.0f, 3.0f, 5.0f, 8.0f, 10.0f, 13.0f, 15.0f, 18.0f}));
-  auto all = TestTensor::zeros(ScalarType::Float, {4, 5});
+  auto all = zeros_tensor(ScalarType::Float, {4, 5});
   ASSERT_EQ(r.run("aten::slice_copy.Tensor_out",
                   {r.tensor(x), r.i(0), r.none(), r.none(), r.i(1), r.tensor(all)}),
             Error::Ok);
@@ -57,19 +57,19 @@ TEST(OpSliceCopyTest, OutOfRangeBoundsClampAndNoneDefaults) {
 
 TEST(OpSliceCopyTest, EmptyWhenEndBeforeStart) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({4, 5}, iota(20));
-  auto out = TestTensor::zeros(ScalarType::Float, {4, 5});
+  auto x = make_tensor<float>({4, 5}, iota(20));
+  auto out = zeros_tensor(ScalarType::Float, {4, 5});
   ASSERT_EQ(r.run("aten::slice_copy.Tensor_out",
                   {r.tensor(x), r.i(0), r.i(3), r.i(1), r.i(1), r.tensor(out)}),
             Error::Ok);
   // PyTorch eager: slice_copy(x, 0, 3, 1, 1) has shape [0, 5]
-  EXPECT_EQ(out.sizes(), (std::vector<int32_t>{0, 5}));
+  EXPECT_EQ(out.shape(), (std::vector<int32_t>{0, 5}));
 }
 
 TEST(OpSliceCopyTest, BadStepAndDimFail) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({4, 5}, iota(20));
-  auto out = TestTensor::zeros(ScalarType::Float, {4, 5});
+  auto x = make_tensor<float>({4, 5}, iota(20));
+  auto out = zeros_tensor(ScalarType::Float, {4, 5});
   EXPECT_EQ(r.run("aten::slice_copy.Tensor_out",
                   {r.tensor(x), r.i(0), r.i(0), r.i(4), r.i(0), r.tensor(out)}),
             Error::InvalidArgument);
@@ -80,8 +80,8 @@ TEST(OpSliceCopyTest, BadStepAndDimFail) {
 
 TEST(OpSelectCopyTest, NegativeIndex) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 3, 4}, iota(24));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 4});
+  auto x = make_tensor<float>({2, 3, 4}, iota(24));
+  auto out = zeros_tensor(ScalarType::Float, {2, 4});
   ASSERT_EQ(r.run("aten::select_copy.int_out", {r.tensor(x), r.i(1), r.i(-1), r.tensor(out)}),
             Error::Ok);
   // PyTorch eager: select_copy(x, 1, -1)
@@ -93,8 +93,8 @@ TEST(OpSelectCopyTest, NegativeIndex) {
 
 TEST(OpSelectCopyTest, ToScalar) {
   KernelRunner r;
-  auto x = TestTensor::make<int32_t>({3}, {7, 8, 9});
-  auto out = TestTensor::zeros(ScalarType::Int, {});
+  auto x = make_tensor<int32_t>({3}, {7, 8, 9});
+  auto out = zeros_tensor(ScalarType::Int, {});
   ASSERT_EQ(r.run("aten::select_copy.int_out", {r.tensor(x), r.i(0), r.i(1), r.tensor(out)}),
             Error::Ok);
   EXPECT_EQ(out.values<int32_t>(), (std::vector<int32_t>{8}));
@@ -102,8 +102,8 @@ TEST(OpSelectCopyTest, ToScalar) {
 
 TEST(OpNarrowCopyTest, NegativeStart) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 3, 4}, iota(24));
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3, 2});
+  auto x = make_tensor<float>({2, 3, 4}, iota(24));
+  auto out = zeros_tensor(ScalarType::Float, {2, 3, 2});
   ASSERT_EQ(r.run("aten::narrow_copy.out", {r.tensor(x), r.i(2), r.i(-3), r.i(2), r.tensor(out)}),
             Error::Ok);
   // PyTorch eager: narrow_copy(x, 2, -3, 2)
@@ -115,25 +115,25 @@ TEST(OpNarrowCopyTest, NegativeStart) {
 
 TEST(OpSplitCopyTest, UnevenLastChunk) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({5, 2}, iota(10));
-  auto o0 = TestTensor::zeros(ScalarType::Float, {2, 2});
-  auto o1 = TestTensor::zeros(ScalarType::Float, {2, 2});
-  auto o2 = TestTensor::zeros(ScalarType::Float, {2, 2});
+  auto x = make_tensor<float>({5, 2}, iota(10));
+  auto o0 = zeros_tensor(ScalarType::Float, {2, 2});
+  auto o1 = zeros_tensor(ScalarType::Float, {2, 2});
+  auto o2 = zeros_tensor(ScalarType::Float, {2, 2});
   ASSERT_EQ(r.run("aten::split_copy.Tensor_out",
                   {r.tensor(x), r.i(2), r.i(0), r.tensor_list({&o0, &o1, &o2})}),
             Error::Ok);
   // PyTorch eager: split_copy(arange(10).reshape(5, 2), 2, 0)
   EXPECT_EQ(o0.values<float>(), (std::vector<float>{0.0f, 1.0f, 2.0f, 3.0f}));
   EXPECT_EQ(o1.values<float>(), (std::vector<float>{4.0f, 5.0f, 6.0f, 7.0f}));
-  EXPECT_EQ(o2.sizes(), (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(o2.shape(), (std::vector<int32_t>{1, 2}));
   EXPECT_EQ(o2.values<float>(), (std::vector<float>{8.0f, 9.0f}));
 }
 
 TEST(OpSplitCopyTest, WrongOutputCountFails) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({5, 2}, iota(10));
-  auto o0 = TestTensor::zeros(ScalarType::Float, {2, 2});
-  auto o1 = TestTensor::zeros(ScalarType::Float, {2, 2});
+  auto x = make_tensor<float>({5, 2}, iota(10));
+  auto o0 = zeros_tensor(ScalarType::Float, {2, 2});
+  auto o1 = zeros_tensor(ScalarType::Float, {2, 2});
   EXPECT_EQ(r.run("aten::split_copy.Tensor_out",
                   {r.tensor(x), r.i(2), r.i(0), r.tensor_list({&o0, &o1})}),
             Error::InvalidArgument);
@@ -141,16 +141,16 @@ TEST(OpSplitCopyTest, WrongOutputCountFails) {
 
 TEST(OpSplitWithSizesCopyTest, IncludingEmptyPiece) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 6}, iota(12));
-  auto o0 = TestTensor::zeros(ScalarType::Float, {2, 1});
-  auto o1 = TestTensor::zeros(ScalarType::Float, {2, 0});
-  auto o2 = TestTensor::zeros(ScalarType::Float, {2, 5});
+  auto x = make_tensor<float>({2, 6}, iota(12));
+  auto o0 = zeros_tensor(ScalarType::Float, {2, 1});
+  auto o1 = zeros_tensor(ScalarType::Float, {2, 0});
+  auto o2 = zeros_tensor(ScalarType::Float, {2, 5});
   ASSERT_EQ(r.run("aten::split_with_sizes_copy.out",
                   {r.tensor(x), r.int_list({1, 0, 5}), r.i(-1), r.tensor_list({&o0, &o1, &o2})}),
             Error::Ok);
   // PyTorch eager: split_with_sizes_copy(arange(12).reshape(2, 6), [1, 0, 5], -1)
   EXPECT_EQ(o0.values<float>(), (std::vector<float>{0.0f, 6.0f}));
-  EXPECT_EQ(o1.sizes(), (std::vector<int32_t>{2, 0}));
+  EXPECT_EQ(o1.shape(), (std::vector<int32_t>{2, 0}));
   EXPECT_EQ(o2.values<float>(),
             (std::vector<float>{1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f}));
   EXPECT_EQ(r.run("aten::split_with_sizes_copy.out",
@@ -160,10 +160,10 @@ TEST(OpSplitWithSizesCopyTest, IncludingEmptyPiece) {
 
 TEST(OpUnbindCopyTest, InnerDim) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 3}, iota(6));
-  auto o0 = TestTensor::zeros(ScalarType::Float, {2});
-  auto o1 = TestTensor::zeros(ScalarType::Float, {2});
-  auto o2 = TestTensor::zeros(ScalarType::Float, {2});
+  auto x = make_tensor<float>({2, 3}, iota(6));
+  auto o0 = zeros_tensor(ScalarType::Float, {2});
+  auto o1 = zeros_tensor(ScalarType::Float, {2});
+  auto o2 = zeros_tensor(ScalarType::Float, {2});
   ASSERT_EQ(
       r.run("aten::unbind_copy.int_out", {r.tensor(x), r.i(1), r.tensor_list({&o0, &o1, &o2})}),
       Error::Ok);

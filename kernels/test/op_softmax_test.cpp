@@ -64,8 +64,8 @@ TEST(OpLogSoftmaxTest, FirstDim) {
 
 TEST(OpSoftmaxTest, LargeDoublesDoNotOverflow) {
   KernelRunner r;
-  auto x = TestTensor::make<double>({3}, {1000.0, 1001.0, 999.0});
-  auto out = TestTensor::zeros(ScalarType::Double, {3});
+  auto x = make_tensor<double>({3}, {1000.0, 1001.0, 999.0});
+  auto out = zeros_tensor(ScalarType::Double, {3});
   ASSERT_EQ(r.run("aten::_softmax.out", {r.tensor(x), r.i(0), r.b(false), r.tensor(out)}),
             Error::Ok);
   expect_close(out.values<double>(), {0.2447284710547976, 0.6652409557748218, 0.09003057317038045},
@@ -83,8 +83,8 @@ TEST(OpSoftmaxTest, InvalidArgumentsFail) {
   auto wrong = static_out(ScalarType::Float, {2, 3, 3});
   EXPECT_NE(r.run("aten::_log_softmax.out", {r.tensor(x), r.i(0), r.b(false), r.tensor(wrong)}),
             Error::Ok);
-  auto xi = TestTensor::make<int64_t>({2}, {1, 2});
-  auto oi = TestTensor::zeros(ScalarType::Long, {2});
+  auto xi = make_tensor<int64_t>({2}, {1, 2});
+  auto oi = zeros_tensor(ScalarType::Long, {2});
   EXPECT_EQ(r.run("aten::_softmax.out", {r.tensor(xi), r.i(0), r.b(false), r.tensor(oi)}),
             Error::InvalidType);
 }

@@ -12,18 +12,18 @@ namespace etr {
 namespace testing {
 namespace {
 
-TestTensor floats() {
-  return TestTensor::make<float>({2, 3}, {-1.0f, 300.0f, -129.0f, 2.7f, -2.7f, NAN});
+HostTensor floats() {
+  return make_tensor<float>({2, 3}, {-1.0f, 300.0f, -129.0f, 2.7f, -2.7f, NAN});
 }
 
 TEST(OpToCopyTest, FloatToIntegersWrapLikePyTorch) {
   KernelRunner r;
   auto x = floats();
-  auto u8 = TestTensor::zeros(ScalarType::Byte, {2, 3});
-  auto i8 = TestTensor::zeros(ScalarType::Char, {2, 3});
-  auto i32 = TestTensor::zeros(ScalarType::Int, {2, 3});
+  auto u8 = zeros_tensor(ScalarType::Byte, {2, 3});
+  auto i8 = zeros_tensor(ScalarType::Char, {2, 3});
+  auto i32 = zeros_tensor(ScalarType::Int, {2, 3});
   auto b = static_out(ScalarType::Bool, {2, 3});
-  for (TestTensor* out : {&u8, &i8, &i32, &b}) {
+  for (HostTensor* out : {&u8, &i8, &i32, &b}) {
     ASSERT_EQ(r.run("aten::_to_copy.out", {r.tensor(x), r.b(false), r.none(), r.tensor(*out)}),
               Error::Ok);
   }
@@ -35,13 +35,13 @@ TEST(OpToCopyTest, FloatToIntegersWrapLikePyTorch) {
 
 TEST(OpToCopyTest, WideningAndNarrowingFloats) {
   KernelRunner r;
-  auto l = TestTensor::make<int64_t>({3}, {1, -2, int64_t{1} << 40});
-  auto f = TestTensor::zeros(ScalarType::Float, {3});
+  auto l = make_tensor<int64_t>({3}, {1, -2, int64_t{1} << 40});
+  auto f = zeros_tensor(ScalarType::Float, {3});
   ASSERT_EQ(r.run("aten::_to_copy.out", {r.tensor(l), r.b(false), r.none(), r.tensor(f)}),
             Error::Ok);
   expect_close(f.values<float>(), {1.0f, -2.0f, 1099511627776.0f});
-  auto big = TestTensor::make<double>({3}, {1e300, -1e300, 3.5e38});
-  auto fb = TestTensor::zeros(ScalarType::Float, {3});
+  auto big = make_tensor<double>({3}, {1e300, -1e300, 3.5e38});
+  auto fb = zeros_tensor(ScalarType::Float, {3});
   ASSERT_EQ(r.run("aten::_to_copy.out", {r.tensor(big), r.b(false), r.none(), r.tensor(fb)}),
             Error::Ok);
   expect_close_special(fb.values<float>(), {INFINITY, -INFINITY, INFINITY});
@@ -53,7 +53,7 @@ TEST(OpToCopyTest, ShapeMismatchFails) {
   auto out = static_out(ScalarType::Int, {3, 2});
   EXPECT_NE(r.run("aten::_to_copy.out", {r.tensor(x), r.b(false), r.none(), r.tensor(out)}),
             Error::Ok);
-  auto out2 = TestTensor::zeros(ScalarType::Int, {2, 3});
+  auto out2 = zeros_tensor(ScalarType::Int, {2, 3});
   EXPECT_EQ(r.run("aten::_to_copy.out", {r.tensor(x), r.b(false), r.i(7), r.tensor(out2)}),
             Error::InvalidArgument);
 }
@@ -98,9 +98,9 @@ std::vector<T> tiled(const std::vector<T>& v, size_t times) {
 }
 
 // Runs `op` from x into a new 1-D tensor of `dtype` and returns the out tensor.
-TestTensor convert_with(const char* op, TestTensor& x, ScalarType dtype) {
+HostTensor convert_with(const char* op, HostTensor& x, ScalarType dtype) {
   KernelRunner r;
-  auto out = TestTensor::zeros(dtype, x.sizes());
+  auto out = zeros_tensor(dtype, x.shape());
   EValue* last = std::string(op) == "aten::_to_copy.out" ? r.none() : r.int_list({0});
   EXPECT_EQ(r.run(op, {r.tensor(x), r.b(false), last, r.tensor(out)}), Error::Ok) << op;
   return out;
@@ -111,13 +111,13 @@ void expect_float_to_int(const char* op, const std::vector<In>& in, size_t times
                          const std::vector<int64_t>& l, const std::vector<int32_t>& i,
                          const std::vector<int16_t>& s, const std::vector<int8_t>& c,
                          const std::vector<uint8_t>& b, const std::vector<int>& z) {
-  auto x = TestTensor::make<In>({static_cast<int32_t>(in.size() * times)}, tiled(in, times));
+  auto x = make_tensor<In>({static_cast<int32_t>(in.size() * times)}, tiled(in, times));
   EXPECT_EQ(convert_with(op, x, ScalarType::Long).template values<int64_t>(), tiled(l, times));
   EXPECT_EQ(convert_with(op, x, ScalarType::Int).template values<int32_t>(), tiled(i, times));
   EXPECT_EQ(convert_with(op, x, ScalarType::Short).template values<int16_t>(), tiled(s, times));
   EXPECT_EQ(convert_with(op, x, ScalarType::Char).template values<int8_t>(), tiled(c, times));
   EXPECT_EQ(convert_with(op, x, ScalarType::Byte).template values<uint8_t>(), tiled(b, times));
-  TestTensor bools = convert_with(op, x, ScalarType::Bool);
+  HostTensor bools = convert_with(op, x, ScalarType::Bool);
   EXPECT_EQ(bool_values(bools), tiled(z, times));
 }
 
@@ -141,8 +141,8 @@ TEST(OpToCopyTest, DoubleToIntegerSpecialValuesMatchPyTorch) {
 
 TEST(OpToDimOrderCopyTest, CastsLongToFloat) {
   KernelRunner r;
-  auto x = TestTensor::make<int64_t>({2, 3}, {3, -4, 5, 6, 7, -8});
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto x = make_tensor<int64_t>({2, 3}, {3, -4, 5, 6, 7, -8});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3});
   ASSERT_EQ(r.run("dim_order_ops::_to_dim_order_copy.out",
                   {r.tensor(x), r.b(false), r.int_list({0, 1}), r.tensor(out)}),
             Error::Ok);
@@ -152,8 +152,8 @@ TEST(OpToDimOrderCopyTest, CastsLongToFloat) {
 TEST(OpToDimOrderCopyTest, WritesChannelsLastOut) {
   KernelRunner r;
   // NCHW [1, 2, 2, 2] -> NHWC memory (dim order 0, 2, 3, 1).
-  auto x = TestTensor::make<float>({1, 2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
-  auto out = TestTensor::make<float>({1, 2, 2, 2}, std::vector<float>(8, 0.0f), {0, 2, 3, 1});
+  auto x = make_tensor<float>({1, 2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+  auto out = make_tensor<float>({1, 2, 2, 2}, std::vector<float>(8, 0.0f), {0, 2, 3, 1});
   ASSERT_EQ(r.run("dim_order_ops::_to_dim_order_copy.out",
                   {r.tensor(x), r.b(false), r.int_list({0, 2, 3, 1}), r.tensor(out)}),
             Error::Ok);
@@ -163,8 +163,8 @@ TEST(OpToDimOrderCopyTest, WritesChannelsLastOut) {
 
 TEST(OpToDimOrderCopyTest, MismatchedDimOrderFails) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 3}, {1, 2, 3, 4, 5, 6});
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto x = make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3});
   EXPECT_EQ(r.run("dim_order_ops::_to_dim_order_copy.out",
                   {r.tensor(x), r.b(false), r.int_list({1, 0}), r.tensor(out)}),
             Error::InvalidArgument);

@@ -20,8 +20,8 @@ class OpUnaryMathTest : public ::testing::TestWithParam<UnaryCase> {};
 TEST_P(OpUnaryMathTest, MatchesPyTorchOnFloat) {
   const UnaryCase& c = GetParam();
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 3}, {0.25f, 1.0f, 2.5f, 4.0f, 0.5f, 9.0f});
-  auto out = TestTensor::zeros(ScalarType::Float, {2, 3});
+  auto x = make_tensor<float>({2, 3}, {0.25f, 1.0f, 2.5f, 4.0f, 0.5f, 9.0f});
+  auto out = zeros_tensor(ScalarType::Float, {2, 3});
   ASSERT_EQ(r.run(c.op, {r.tensor(x), r.tensor(out)}), Error::Ok);
   expect_close(out.values<float>(), c.expected, 2e-6, 1e-6);
 }
@@ -78,8 +78,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(OpUnaryMathMiscTest, IntegerInputComputesInFloat) {
   KernelRunner r;
-  auto x = TestTensor::make<int32_t>({3}, {1, 4, 0});
-  auto out = TestTensor::zeros(ScalarType::Float, {3});
+  auto x = make_tensor<int32_t>({3}, {1, 4, 0});
+  auto out = zeros_tensor(ScalarType::Float, {3});
   ASSERT_EQ(r.run("aten::sqrt.out", {r.tensor(x), r.tensor(out)}), Error::Ok);
   expect_close(out.values<float>(), {1.0f, 2.0f, 0.0f});
 }
@@ -87,39 +87,39 @@ TEST(OpUnaryMathMiscTest, IntegerInputComputesInFloat) {
 TEST(OpUnaryMathMiscTest, BoolInputComputesInFloat) {
   KernelRunner r;
   auto x = make_bool({2}, {1, 0});
-  auto out = TestTensor::zeros(ScalarType::Float, {2});
+  auto out = zeros_tensor(ScalarType::Float, {2});
   ASSERT_EQ(r.run("aten::exp.out", {r.tensor(x), r.tensor(out)}), Error::Ok);
   expect_close(out.values<float>(), {2.7182817459106445f, 1.0f});
 }
 
 TEST(OpUnaryMathMiscTest, DoubleSigmoid) {
   KernelRunner r;
-  auto x = TestTensor::make<double>({3}, {-3.0, 0.0, 20.0});
-  auto out = TestTensor::zeros(ScalarType::Double, {3});
+  auto x = make_tensor<double>({3}, {-3.0, 0.0, 20.0});
+  auto out = zeros_tensor(ScalarType::Double, {3});
   ASSERT_EQ(r.run("aten::sigmoid.out", {r.tensor(x), r.tensor(out)}), Error::Ok);
   expect_close(out.values<double>(), {0.04742587317756678, 0.5, 0.9999999979388463}, 1e-12, 0);
 }
 
 TEST(OpUnaryMathMiscTest, LogOfNegativeAndZero) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2}, {-1.0f, 0.0f});
-  auto out = TestTensor::zeros(ScalarType::Float, {2});
+  auto x = make_tensor<float>({2}, {-1.0f, 0.0f});
+  auto out = zeros_tensor(ScalarType::Float, {2});
   ASSERT_EQ(r.run("aten::log.out", {r.tensor(x), r.tensor(out)}), Error::Ok);
   expect_close_special(out.values<float>(), {NAN, -INFINITY});
 }
 
 TEST(OpUnaryMathMiscTest, IntegerOutIsRejected) {
   KernelRunner r;
-  auto x = TestTensor::make<int32_t>({3}, {1, 4, 0});
-  auto out = TestTensor::zeros(ScalarType::Int, {3});
+  auto x = make_tensor<int32_t>({3}, {1, 4, 0});
+  auto out = zeros_tensor(ScalarType::Int, {3});
   // PyTorch: result type Float can't be cast to the desired output type Int.
   EXPECT_EQ(r.run("aten::sqrt.out", {r.tensor(x), r.tensor(out)}), Error::InvalidType);
 }
 
 TEST(OpUnaryMathMiscTest, WrongRankOutFails) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({2, 2}, {1, 2, 3, 4});
-  auto out = TestTensor::zeros(ScalarType::Float, {4});
+  auto x = make_tensor<float>({2, 2}, {1, 2, 3, 4});
+  auto out = zeros_tensor(ScalarType::Float, {4});
   EXPECT_EQ(r.run("aten::exp.out", {r.tensor(x), r.tensor(out)}), Error::InvalidArgument);
 }
 

@@ -9,15 +9,15 @@ namespace etr {
 namespace testing {
 namespace {
 
-TestTensor float_input() {
-  return TestTensor::make<float>({7}, {-2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.7f, NAN});
+HostTensor float_input() {
+  return make_tensor<float>({7}, {-2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.7f, NAN});
 }
-TestTensor int8_input() { return TestTensor::make<int8_t>({5}, {-128, -3, 0, 7, 127}); }
+HostTensor int8_input() { return make_tensor<int8_t>({5}, {-128, -3, 0, 7, 127}); }
 
 std::vector<float> run_float(const char* op) {
   KernelRunner r;
   auto x = float_input();
-  auto out = TestTensor::zeros(ScalarType::Float, {7});
+  auto out = zeros_tensor(ScalarType::Float, {7});
   EXPECT_EQ(r.run(op, {r.tensor(x), r.tensor(out)}), Error::Ok);
   return out.values<float>();
 }
@@ -25,7 +25,7 @@ std::vector<float> run_float(const char* op) {
 std::vector<int8_t> run_int8(const char* op) {
   KernelRunner r;
   auto x = int8_input();
-  auto out = TestTensor::zeros(ScalarType::Char, {5});
+  auto out = zeros_tensor(ScalarType::Char, {5});
   EXPECT_EQ(r.run(op, {r.tensor(x), r.tensor(out)}), Error::Ok);
   return out.values<int8_t>();
 }
@@ -63,7 +63,7 @@ TEST(OpUnaryTest, BoolBitwiseNotAndSign) {
 
 TEST(OpUnaryTest, Predicates) {
   KernelRunner r;
-  auto x = TestTensor::make<float>({3}, {0.0f, NAN, -INFINITY});
+  auto x = make_tensor<float>({3}, {0.0f, NAN, -INFINITY});
   auto nan = static_out(ScalarType::Bool, {3});
   auto inf = static_out(ScalarType::Bool, {3});
   auto lnot = static_out(ScalarType::Bool, {3});
@@ -77,8 +77,8 @@ TEST(OpUnaryTest, Predicates) {
 
 TEST(OpUnaryTest, LogicalNotIntoFloatOut) {
   KernelRunner r;
-  auto x = TestTensor::make<int64_t>({3}, {0, 5, -1});
-  auto out = TestTensor::zeros(ScalarType::Float, {3});
+  auto x = make_tensor<int64_t>({3}, {0, 5, -1});
+  auto out = zeros_tensor(ScalarType::Float, {3});
   ASSERT_EQ(r.run("aten::logical_not.out", {r.tensor(x), r.tensor(out)}), Error::Ok);
   expect_close(out.values<float>(), {1.0f, 0.0f, 0.0f});
 }
@@ -97,10 +97,10 @@ TEST(OpUnaryTest, InvalidDtypesAreRejected) {
   auto bout = static_out(ScalarType::Bool, {2});
   EXPECT_EQ(r.run("aten::neg.out", {r.tensor(b), r.tensor(bout)}), Error::InvalidType);
   EXPECT_EQ(r.run("aten::abs.out", {r.tensor(b), r.tensor(bout)}), Error::InvalidType);
-  auto f = TestTensor::make<float>({2}, {1.0f, 2.0f});
-  auto fout = TestTensor::zeros(ScalarType::Float, {2});
+  auto f = make_tensor<float>({2}, {1.0f, 2.0f});
+  auto fout = zeros_tensor(ScalarType::Float, {2});
   EXPECT_EQ(r.run("aten::bitwise_not.out", {r.tensor(f), r.tensor(fout)}), Error::InvalidType);
-  auto iout = TestTensor::zeros(ScalarType::Long, {2});
+  auto iout = zeros_tensor(ScalarType::Long, {2});
   EXPECT_EQ(r.run("aten::floor.out", {r.tensor(f), r.tensor(iout)}), Error::InvalidType);
 }
 

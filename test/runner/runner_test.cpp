@@ -9,13 +9,14 @@
 
 #include <cctype>
 #include <cstdio>
-#include <ostream>
 #include <map>
+#include <ostream>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "runtime/platform/error_capture.h"
 #include "test/support/fixtures.h"
 
 namespace etr {
@@ -179,6 +180,33 @@ TEST(RunnerCliTest, InputCountMustMatch) {
   EXPECT_NE(r.err.find(" 1 --input"), std::string::npos) << r.err;
 }
 
+TEST(RunnerCliTest, BadInputFileNamesTheFileAndTheProblem) {
+  const std::string pte = model("add_mul.pte");
+  if (!file_exists(pte)) GTEST_SKIP() << "fixture " << pte << " not generated yet";
+  const std::string missing = "/nonexistent/dir/no_such_input.npy";
+  std::string args = "--model_path " + quote(pte);
+  for (const char* in : {"add_mul/a_in0.npy", "add_mul/a_in1.npy"}) {
+    args += " --input " + quote(model(in));
+  }
+  RunResult r = run_runner(args + " --input " + quote(missing) + " --input " +
+                           quote(model("add_mul/a_in3.npy")));
+  expect_single_error(r, 4);
+  EXPECT_NE(r.err.find("cannot read input 2 from '" + missing + "': AccessFailed"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("cannot open " + missing), std::string::npos) << r.err;
+
+  // Not a .npy file at all.
+  const std::string not_npy = kSourceDir + "/test/models/manifest.txt";
+  r = run_runner(args + " --input " + quote(not_npy) + " --input " +
+                 quote(model("add_mul/a_in3.npy")));
+  expect_single_error(r, 4);
+  EXPECT_NE(r.err.find("cannot read input 2 from '" + not_npy + "': InvalidArgument"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(not_npy + ": not a .npy file (bad magic)"), std::string::npos) << r.err;
+}
+
 TEST(RunnerCliTest, UnknownMethodFails) {
   const std::string pte = model("add_mul.pte");
   if (!file_exists(pte)) GTEST_SKIP() << "fixture " << pte << " not generated yet";
@@ -211,7 +239,7 @@ TEST(RunnerManifestTest, ManifestParses) {
   const std::string path = testing::default_manifest_path(kSourceDir);
   if (!file_exists(path)) GTEST_SKIP() << "no manifest at " << path;
   auto m = testing::parse_manifest(path);
-  ASSERT_TRUE(m.ok()) << m.error();
+  ASSERT_TRUE(m.ok()) << to_string(m.error());
   EXPECT_FALSE(m->empty());
 }
 
@@ -246,8 +274,11 @@ TEST_P(RunnerManifestCase, MatchesExpectedOutputs) {
     const std::string& exp = e.expected[i];
     const bool text = exp.size() >= 4 && exp.compare(exp.size() - 4, 4, ".txt") == 0;
     const std::string got = out.path() + "/output_" + std::to_string(i) + (text ? ".txt" : ".npy");
-    const HostStatus s = testing::compare_output_files(got, exp, e.rtol, e.atol);
-    EXPECT_TRUE(s.ok()) << "output " << i << " vs " << exp << ": " << s.error();
+    char message[1024];
+    ErrorCapture capture(message, sizeof(message));
+    const Error err = testing::compare_output_files(got, exp, e.rtol, e.atol);
+    EXPECT_EQ(err, Error::Ok) << "output " << i << " vs " << exp << ": " << to_string(err) << " ("
+                              << capture.message() << ")";
   }
   const std::string extra = out.path() + "/output_" + std::to_string(e.expected.size());
   EXPECT_FALSE(file_exists(extra + ".npy") || file_exists(extra + ".txt"))

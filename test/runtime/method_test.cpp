@@ -1,3 +1,5 @@
+#include "runtime/executor/method.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -5,10 +7,10 @@
 #include <vector>
 
 #include "extension/data_loader/buffer_data_loader.h"
+#include "extension/tensor/host_tensor.h"
 #include "kernels/portable/portable_kernels.h"
 #include "kernels/prim_ops/prim_ops.h"
 #include "runtime/backend/backend.h"
-#include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/kernel/registry.h"
 #include "runtime/platform/platform.h"
@@ -82,22 +84,19 @@ Loaded load_program(const char* name) {
   return l;
 }
 
-// A float tensor with owned storage.
-struct FloatTensor {
-  std::vector<int32_t> sizes;
-  std::vector<uint8_t> order;
-  std::vector<int64_t> strides;
-  std::vector<float> data;
-  Tensor t;
-  FloatTensor(std::vector<int32_t> s, float fill) : sizes(std::move(s)) {
-    size_t n = 1;
-    for (int32_t v : sizes) n *= static_cast<size_t>(v);
-    for (size_t i = 0; i < sizes.size(); ++i) order.push_back(static_cast<uint8_t>(i));
-    strides.resize(sizes.size());
-    data.assign(n, fill);
-    t = Tensor(ScalarType::Float, sizes.size(), sizes.data(), order.data(), strides.data(), data.data());
-  }
-};
+// A contiguous Float tensor of `sizes` with every element equal to `fill`.
+Result<HostTensor> filled_float(const std::vector<int32_t>& sizes, float fill) {
+  size_t n = 1;
+  for (int32_t v : sizes) n *= static_cast<size_t>(v);
+  return HostTensor::from_values<float>(sizes, std::vector<float>(n, fill));
+}
+
+// A Float tensor of the shape method input `index` declares, filled with `fill`.
+Result<HostTensor> filled_input(const MethodMeta& meta, size_t index, float fill) {
+  Result<TensorInfo> info = meta.input_tensor_meta(index);
+  if (!info.ok()) return info.error();
+  return filled_float(std::vector<int32_t>(info->sizes.begin(), info->sizes.end()), fill);
+}
 
 TEST(MethodTest, RunsLinearAgainstPyTorch) {
   Loaded l = load_program("no_constants.pte");
@@ -107,13 +106,15 @@ TEST(MethodTest, RunsLinearAgainstPyTorch) {
   Result<Method> m = l.program->load_method("forward", mem.manager());
   ASSERT_TRUE(m.ok()) << to_string(m.error());
   // no_constants computes x * y + x.
-  std::vector<FloatTensor> inputs;
+  std::vector<HostTensor> inputs;
   for (size_t i = 0; i < m->inputs_size(); ++i) {
-    Result<TensorInfo> info = meta->input_tensor_meta(i);
-    ASSERT_TRUE(info.ok());
-    inputs.emplace_back(std::vector<int32_t>(info->sizes.begin(), info->sizes.end()), 2.0f + i);
+    Result<HostTensor> t = filled_input(*meta, i, 2.0f + i);
+    ASSERT_TRUE(t.ok());
+    inputs.push_back(std::move(*t));
   }
-  for (size_t i = 0; i < inputs.size(); ++i) ASSERT_EQ(m->set_input(inputs[i].t, i), Error::Ok);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ASSERT_EQ(m->set_input(inputs[i].tensor(), i), Error::Ok);
+  }
   ASSERT_EQ(m->execute(), Error::Ok);
   const Tensor& out = m->get_output(0).to_tensor();
   ASSERT_GT(out.numel(), 0);
@@ -164,7 +165,8 @@ class RecordingBackend final : public BackendInterface {
     if (state == nullptr) return Error::MemoryAllocationFailed;
     return state;
   }
-  Error execute(BackendExecutionContext&, DelegateHandle* handle, Span<EValue*> args) const override {
+  Error execute(BackendExecutionContext&, DelegateHandle* handle,
+                Span<EValue*> args) const override {
     ++executes;
     last_args = args.size();
     return handle == nullptr ? Error::DelegateInvalidHandle : Error::Ok;
@@ -184,11 +186,12 @@ TEST(MethodTest, DelegatesAreInitialisedExecutedAndDestroyed) {
     ASSERT_TRUE(m.ok()) << to_string(m.error());
     EXPECT_EQ(backend.inits, 1);
     EXPECT_GT(backend.blob_size, 0u);
-    std::vector<FloatTensor> inputs;
+    std::vector<HostTensor> inputs;
     for (size_t i = 0; i < m->inputs_size(); ++i) {
-      Result<TensorInfo> info = meta->input_tensor_meta(i);
-      inputs.emplace_back(std::vector<int32_t>(info->sizes.begin(), info->sizes.end()), 1.f);
-      ASSERT_EQ(m->set_input(inputs.back().t, i), Error::Ok);
+      Result<HostTensor> t = filled_input(*meta, i, 1.f);
+      ASSERT_TRUE(t.ok());
+      inputs.push_back(std::move(*t));
+      ASSERT_EQ(m->set_input(inputs.back().tensor(), i), Error::Ok);
     }
     ASSERT_EQ(m->execute(), Error::Ok);
     EXPECT_EQ(backend.executes, 1);
@@ -210,25 +213,21 @@ TEST(MethodTest, RejectsWrongInputs) {
   std::vector<int32_t> sizes(info->sizes.begin(), info->sizes.end());
   std::vector<int32_t> wrong = sizes;
   wrong.back() += 1;
-  FloatTensor bad_shape(wrong, 1.f);
-  EXPECT_EQ(m->set_input(bad_shape.t, 0), Error::NotSupported);
+  Result<HostTensor> bad_shape = filled_float(wrong, 1.f);
+  ASSERT_TRUE(bad_shape.ok());
+  EXPECT_EQ(m->set_input(bad_shape->tensor(), 0), Error::NotSupported);
   std::vector<int32_t> wrong_rank = sizes;
   wrong_rank.push_back(1);
-  FloatTensor bad_rank(wrong_rank, 1.f);
-  EXPECT_EQ(m->set_input(bad_rank.t, 0), Error::InvalidArgument);
-  FloatTensor good(sizes, 1.f);
-  int32_t isizes[8];
-  uint8_t iorder[8];
-  int64_t istrides[8];
-  std::vector<int64_t> idata(good.data.size());
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    isizes[i] = sizes[i];
-    iorder[i] = static_cast<uint8_t>(i);
-  }
-  Tensor ints(ScalarType::Long, sizes.size(), isizes, iorder, istrides, idata.data());
-  EXPECT_EQ(m->set_input(ints, 0), Error::InvalidType);
-  EXPECT_EQ(m->set_input(good.t, 5), Error::InvalidArgument);
-  EXPECT_EQ(m->set_input(good.t, 0), Error::Ok);
+  Result<HostTensor> bad_rank = filled_float(wrong_rank, 1.f);
+  ASSERT_TRUE(bad_rank.ok());
+  EXPECT_EQ(m->set_input(bad_rank->tensor(), 0), Error::InvalidArgument);
+  Result<HostTensor> good = filled_float(sizes, 1.f);
+  ASSERT_TRUE(good.ok());
+  Result<HostTensor> ints = HostTensor::zeros(ScalarType::Long, sizes);
+  ASSERT_TRUE(ints.ok());
+  EXPECT_EQ(m->set_input(ints->tensor(), 0), Error::InvalidType);
+  EXPECT_EQ(m->set_input(good->tensor(), 5), Error::InvalidArgument);
+  EXPECT_EQ(m->set_input(good->tensor(), 0), Error::Ok);
   EXPECT_EQ(m->execute(), Error::Ok);
 }
 
@@ -259,7 +258,8 @@ TEST(MethodTest, NonTensorInputsMustMatchTheExportedValue) {
   ASSERT_TRUE(s.ok());
   ASSERT_EQ(s->execute(), Error::Ok);
   ASSERT_TRUE(s->get_output(0).is_string());
-  EXPECT_EQ(std::string(s->get_output(0).to_string().data(), s->get_output(0).to_string().size()), "tiny");
+  EXPECT_EQ(std::string(s->get_output(0).to_string().data(), s->get_output(0).to_string().size()),
+            "tiny");
 }
 
 // Every out-of-memory path of method load fails cleanly: grow the method
@@ -278,7 +278,8 @@ TEST(MethodTest, AllocationFailureSweep) {
     bool loaded = false;
     for (size_t size = 0; size <= pool.size(); size += 8) {
       MemoryAllocator method_alloc(pool.data(), size);
-      MemoryManager mm(&method_alloc, mem.manager()->planned_memory(), mem.manager()->temp_allocator());
+      MemoryManager mm(&method_alloc, mem.manager()->planned_memory(),
+                       mem.manager()->temp_allocator());
       Result<Method> m = l.program->load_method("forward", &mm);
       if (m.ok()) {
         loaded = true;
@@ -316,11 +317,12 @@ TEST(MethodTest, TempAllocatorSweep) {
       mem.manager()->method_allocator()->reset();
       Result<Method> m = l.program->load_method("forward", &mm);
       ASSERT_TRUE(m.ok());
-      std::vector<FloatTensor> inputs;
+      std::vector<HostTensor> inputs;
       for (size_t i = 0; i < m->inputs_size(); ++i) {
-        Result<TensorInfo> info = meta->input_tensor_meta(i);
-        inputs.emplace_back(std::vector<int32_t>(info->sizes.begin(), info->sizes.end()), 0.5f);
-        ASSERT_EQ(m->set_input(inputs.back().t, i), Error::Ok);
+        Result<HostTensor> t = filled_input(*meta, i, 0.5f);
+        ASSERT_TRUE(t.ok());
+        inputs.push_back(std::move(*t));
+        ASSERT_EQ(m->set_input(inputs.back().tensor(), i), Error::Ok);
       }
       const Error err = m->execute();
       ASSERT_TRUE(err == Error::Ok || err == Error::MemoryAllocationFailed) << to_string(err);

@@ -59,7 +59,7 @@ void exercise_method(const Program& program, const char* name, ExerciseStats* st
     if (t.nbytes() > kMaxInputBytes) continue;
     std::vector<int32_t> sizes(t.sizes().begin(), t.sizes().end());
     std::vector<uint8_t> order(t.dim_order().begin(), t.dim_order().end());
-    HostResult<HostTensor> h = HostTensor::zeros(t.dtype(), sizes, order);
+    Result<HostTensor> h = HostTensor::zeros(t.dtype(), sizes, order);
     if (!h.ok()) continue;
     (void)h->fill_ones();
     inputs.push_back(std::move(*h));

@@ -86,15 +86,13 @@ std::string parse_line(const std::string& line, const std::string& base_dir, Man
 
 const char* kind_name(const EValue& v) { return to_string(v.tag()); }
 
-HostStatus compare_scalar_value(const EValue& got, const HostTensor& exp, double rtol,
-                                double atol) {
+Error compare_scalar_value(const EValue& got, const HostTensor& exp, double rtol, double atol) {
   const ScalarType want = got.is_int()      ? ScalarType::Long
                           : got.is_double() ? ScalarType::Double
                                             : ScalarType::Bool;
   if (exp.dtype() != want || exp.tensor().dim() != 0) {
-    return HostStatus::failure(std::string("output is ") + kind_name(got) +
-                               " but the expected file holds a " + to_string(exp.dtype()) +
-                               " array of shape " + shape_string(exp.sizes()));
+    ETR_FAIL(Error::InvalidType, "output is %s but the expected file holds a %s array of shape %s",
+             kind_name(got), to_string(exp.dtype()), shape_string(exp.sizes()).c_str());
   }
   // A 0-d tensor holding the value, compared like any tensor.
   uint8_t bytes[8] = {};
@@ -109,8 +107,8 @@ HostStatus compare_scalar_value(const EValue& got, const HostTensor& exp, double
     bytes[0] = got.to_bool() ? 1 : 0;
     n = 1;
   }
-  HostResult<HostTensor> value = HostTensor::from_bytes(want, {}, bytes, n);
-  if (!value.ok()) return HostStatus::failure(value.error());
+  Result<HostTensor> value = HostTensor::from_bytes(want, {}, bytes, n);
+  if (!value.ok()) return value.error();
   return compare_tensors(value->tensor(), exp.tensor(), rtol, atol);
 }
 
@@ -122,8 +120,8 @@ std::string ManifestEntry::describe() const {
   return file + ":" + method + " (manifest line " + std::to_string(line) + ")";
 }
 
-HostResult<std::vector<ManifestEntry>> parse_manifest_text(const std::string& text,
-                                                           const std::string& base_dir) {
+Result<std::vector<ManifestEntry>> parse_manifest_text(const std::string& text,
+                                                       const std::string& base_dir) {
   std::vector<ManifestEntry> entries;
   std::istringstream in(text);
   std::string line;
@@ -135,18 +133,15 @@ HostResult<std::vector<ManifestEntry>> parse_manifest_text(const std::string& te
     ManifestEntry e;
     e.line = number;
     const std::string err = parse_line(line, base_dir, &e);
-    if (!err.empty()) {
-      return HostResult<std::vector<ManifestEntry>>::failure("manifest line " +
-                                                             std::to_string(number) + ": " + err);
-    }
+    if (!err.empty()) ETR_FAIL(Error::InvalidArgument, "manifest line %d: %s", number, err.c_str());
     entries.push_back(std::move(e));
   }
   return entries;
 }
 
-HostResult<std::vector<ManifestEntry>> parse_manifest(const std::string& path) {
-  HostResult<std::string> text = read_file(path);
-  if (!text.ok()) return HostResult<std::vector<ManifestEntry>>::failure(text.error());
+Result<std::vector<ManifestEntry>> parse_manifest(const std::string& path) {
+  Result<std::string> text = read_file(path);
+  if (!text.ok()) return text.error();
   const size_t slash = path.rfind('/');
   return parse_manifest_text(*text, slash == std::string::npos ? "." : path.substr(0, slash));
 }
@@ -155,19 +150,19 @@ std::string default_manifest_path(const std::string& source_dir) {
   return source_dir + "/test/models/manifest.txt";
 }
 
-HostStatus compare_tensors(const Tensor& got, const Tensor& expected, double rtol, double atol) {
+Error compare_tensors(const Tensor& got, const Tensor& expected, double rtol, double atol) {
   if (got.dtype() != expected.dtype()) {
-    return HostStatus::failure(std::string("dtype ") + to_string(got.dtype()) + ", expected " +
-                               to_string(expected.dtype()));
+    ETR_FAIL(Error::InvalidType, "dtype %s, expected %s", to_string(got.dtype()),
+             to_string(expected.dtype()));
   }
   if (!same_shape(got, expected)) {
-    return HostStatus::failure("shape " + shape_string(got.sizes()) + ", expected " +
-                               shape_string(expected.sizes()));
+    ETR_FAIL(Error::InvalidArgument, "shape %s, expected %s", shape_string(got.sizes()).c_str(),
+             shape_string(expected.sizes()).c_str());
   }
   const size_t n = static_cast<size_t>(got.numel());
-  if (n == 0) return HostStatus();
+  if (n == 0) return Error::Ok;
   if (got.const_data() == nullptr || expected.const_data() == nullptr) {
-    return HostStatus::failure("a tensor has no data");
+    ETR_FAIL(Error::InvalidArgument, "a tensor has no data");
   }
   const bool floating = is_floating(got.dtype());
   const size_t elem = got.element_size();
@@ -195,62 +190,65 @@ HostStatus compare_tensors(const Tensor& got, const Tensor& expected, double rto
       first = buf;
     }
   }
-  if (mismatches == 0) return HostStatus();
-  char tol[96];
-  std::snprintf(tol, sizeof(tol), " (rtol %g, atol %g)", rtol, atol);
-  return HostStatus::failure(first + "; " + std::to_string(mismatches) + " of " +
-                             std::to_string(n) + " elements differ" + (floating ? tol : ""));
+  if (mismatches == 0) return Error::Ok;
+  char tol[96] = "";
+  if (floating) std::snprintf(tol, sizeof(tol), " (rtol %g, atol %g)", rtol, atol);
+  ETR_FAIL(Error::InvalidArgument, "%s; %zu of %zu elements differ%s", first.c_str(), mismatches, n,
+           tol);
 }
 
-HostStatus compare_output_files(const std::string& got_path, const std::string& expected_path,
-                                double rtol, double atol) {
+Error compare_output_files(const std::string& got_path, const std::string& expected_path,
+                           double rtol, double atol) {
   if (ends_with(expected_path, ".txt")) {
-    HostResult<std::string> got = read_file(got_path);
-    if (!got.ok()) return HostStatus::failure(got.error());
-    HostResult<std::string> exp = read_file(expected_path);
-    if (!exp.ok()) return HostStatus::failure(exp.error());
-    if (*got != *exp) return HostStatus::failure("text '" + *got + "', expected '" + *exp + "'");
-    return HostStatus();
+    Result<std::string> got = read_file(got_path);
+    if (!got.ok()) return got.error();
+    Result<std::string> exp = read_file(expected_path);
+    if (!exp.ok()) return exp.error();
+    if (*got != *exp) {
+      ETR_FAIL(Error::InvalidArgument, "text '%s', expected '%s'", got->c_str(), exp->c_str());
+    }
+    return Error::Ok;
   }
-  HostResult<HostTensor> got = read_npy(got_path);
-  if (!got.ok()) return HostStatus::failure(got.error());
-  HostResult<HostTensor> exp = read_npy(expected_path);
-  if (!exp.ok()) return HostStatus::failure(exp.error());
+  Result<HostTensor> got = read_npy(got_path);
+  if (!got.ok()) return got.error();
+  Result<HostTensor> exp = read_npy(expected_path);
+  if (!exp.ok()) return exp.error();
   return compare_tensors(got->tensor(), exp->tensor(), rtol, atol);
 }
 
-HostStatus compare_value(const EValue& got, const std::string& expected_path, double rtol,
-                         double atol) {
+Error compare_value(const EValue& got, const std::string& expected_path, double rtol, double atol) {
   if (got.is_string()) {
-    HostResult<std::string> exp = read_file(expected_path);
-    if (!exp.ok()) return HostStatus::failure(exp.error());
+    Result<std::string> exp = read_file(expected_path);
+    if (!exp.ok()) return exp.error();
     const std::string g(got.to_string().data(), got.to_string().size());
-    if (g != *exp) return HostStatus::failure("string '" + g + "', expected '" + *exp + "'");
-    return HostStatus();
+    if (g != *exp) {
+      ETR_FAIL(Error::InvalidArgument, "string '%s', expected '%s'", g.c_str(), exp->c_str());
+    }
+    return Error::Ok;
   }
   if (!got.is_tensor() && !got.is_int() && !got.is_double() && !got.is_bool()) {
-    return HostStatus::failure(std::string("cannot compare a ") + kind_name(got) + " output");
+    ETR_FAIL(Error::NotSupported, "cannot compare a %s output", kind_name(got));
   }
   if (ends_with(expected_path, ".txt")) {
-    return HostStatus::failure(std::string("output is ") + kind_name(got) +
-                               " but the expected file is text");
+    ETR_FAIL(Error::InvalidType, "output is %s but the expected file %s is text", kind_name(got),
+             expected_path.c_str());
   }
-  HostResult<HostTensor> exp = read_npy(expected_path);
-  if (!exp.ok()) return HostStatus::failure(exp.error());
+  Result<HostTensor> exp = read_npy(expected_path);
+  if (!exp.ok()) return exp.error();
   if (got.is_tensor()) return compare_tensors(got.to_tensor(), exp->tensor(), rtol, atol);
   return compare_scalar_value(got, *exp, rtol, atol);
 }
 
-HostResult<std::string> read_file(const std::string& path) {
+Result<std::string> read_file(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return HostResult<std::string>::failure("cannot open " + path);
+  if (f == nullptr) ETR_FAIL(Error::AccessFailed, "cannot open %s", path.c_str());
   std::string out;
   char buf[65536];
   size_t n = 0;
   while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) out.append(buf, n);
   const bool failed = std::ferror(f) != 0;
   std::fclose(f);
-  if (failed) return HostResult<std::string>::failure("cannot read " + path);
+  if (failed) ETR_FAIL(Error::AccessFailed, "cannot read %s", path.c_str());
   return out;
 }
 

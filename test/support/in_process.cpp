@@ -10,6 +10,7 @@
 #include "kernels/portable/portable_kernels.h"
 #include "kernels/prim_ops/prim_ops.h"
 #include "runtime/kernel/registry.h"
+#include "runtime/platform/error_capture.h"
 
 namespace etr {
 namespace testing {
@@ -33,12 +34,14 @@ std::string read_text(const std::string& path) {
 }
 
 template <typename T>
-std::string compare_values(const T* got, const T* want, int64_t n, double rtol, double atol, bool exact) {
+std::string compare_values(const T* got, const T* want, int64_t n, double rtol, double atol,
+                           bool exact) {
   for (int64_t i = 0; i < n; ++i) {
     const double g = static_cast<double>(got[i]);
     const double w = static_cast<double>(want[i]);
-    const bool ok = exact ? got[i] == want[i]
-                          : (std::isnan(w) ? std::isnan(g) : std::fabs(g - w) <= atol + rtol * std::fabs(w));
+    const bool ok =
+        exact ? got[i] == want[i]
+              : (std::isnan(w) ? std::isnan(g) : std::fabs(g - w) <= atol + rtol * std::fabs(w));
     if (!ok) {
       std::ostringstream os;
       os << "element " << i << ": got " << g << ", expected " << w;
@@ -50,14 +53,17 @@ std::string compare_values(const T* got, const T* want, int64_t n, double rtol, 
 
 std::string compare_tensor(const Tensor& got_t, const HostTensor& want, double rtol, double atol) {
   if (got_t.dtype() != want.dtype()) {
-    return std::string("dtype ") + to_string(got_t.dtype()) + " != expected " + to_string(want.dtype());
+    return std::string("dtype ") + to_string(got_t.dtype()) + " != expected " +
+           to_string(want.dtype());
   }
   if (got_t.dim() != want.sizes().size()) return "rank differs";
   for (size_t d = 0; d < got_t.dim(); ++d) {
     if (got_t.size(d) != want.sizes()[d]) return "shape differs at dim " + std::to_string(d);
   }
-  HostResult<HostTensor> got = HostTensor::contiguous_copy(got_t);
-  if (!got.ok()) return got.error();
+  char message[512];
+  ErrorCapture capture(message, sizeof(message));
+  Result<HostTensor> got = HostTensor::contiguous_copy(got_t);
+  if (!got.ok()) return std::string("cannot copy the output: ") + capture.message();
   const int64_t n = got_t.numel();
   switch (got_t.dtype()) {
     case ScalarType::Float:
@@ -67,7 +73,9 @@ std::string compare_tensor(const Tensor& got_t, const HostTensor& want, double r
       return compare_values(reinterpret_cast<const double*>(got->data()),
                             reinterpret_cast<const double*>(want.data()), n, rtol, atol, false);
     default:
-      return std::memcmp(got->data(), want.data(), got_t.nbytes()) == 0 ? "" : "integer/bool data differs";
+      return std::memcmp(got->data(), want.data(), got_t.nbytes()) == 0
+                 ? ""
+                 : "integer/bool data differs";
   }
 }
 
@@ -78,8 +86,12 @@ std::string compare_one(const EValue& v, const std::string& path, double rtol, d
     const StringView got = v.to_string();
     return std::string(got.data(), got.size()) == want ? "" : "string differs";
   }
-  HostResult<HostTensor> want = read_npy(path);
-  if (!want.ok()) return "cannot read " + path + ": " + want.error();
+  char message[512];
+  ErrorCapture capture(message, sizeof(message));
+  Result<HostTensor> want = read_npy(path);
+  if (!want.ok()) {
+    return "cannot read " + path + ": " + to_string(want.error()) + " (" + capture.message() + ")";
+  }
   if (v.is_tensor()) return compare_tensor(v.to_tensor(), *want, rtol, atol);
   const uint8_t* w = want->data();
   if (v.is_int() && want->dtype() == ScalarType::Long) {
@@ -92,7 +104,8 @@ std::string compare_one(const EValue& v, const std::string& path, double rtol, d
     std::memcpy(&x, w, 8);
     return std::fabs(x - v.to_double()) <= atol + rtol * std::fabs(x) ? "" : "Double differs";
   }
-  if (v.is_bool() && want->dtype() == ScalarType::Bool) return (w[0] != 0) == v.to_bool() ? "" : "Bool differs";
+  if (v.is_bool() && want->dtype() == ScalarType::Bool)
+    return (w[0] != 0) == v.to_bool() ? "" : "Bool differs";
   return std::string("output kind ") + to_string(v.tag()) + " does not match " + path;
 }
 
@@ -171,10 +184,13 @@ bool load_fixture_method(const FixtureCase& c, LoadedMethod* lm) {
   for (auto& b : lm->planned) lm->spans.emplace_back(b.data(), b.size());
   lm->method_pool.resize(4 << 20);
   lm->temp_pool.resize(4 << 20);
-  lm->method_alloc = std::make_unique<MemoryAllocator>(lm->method_pool.data(), lm->method_pool.size());
+  lm->method_alloc =
+      std::make_unique<MemoryAllocator>(lm->method_pool.data(), lm->method_pool.size());
   lm->temp_alloc = std::make_unique<MemoryAllocator>(lm->temp_pool.data(), lm->temp_pool.size());
-  lm->planned_alloc = std::make_unique<HierarchicalAllocator>(Span<Span<uint8_t>>(lm->spans.data(), lm->spans.size()));
-  lm->manager = std::make_unique<MemoryManager>(lm->method_alloc.get(), lm->planned_alloc.get(), lm->temp_alloc.get());
+  lm->planned_alloc = std::make_unique<HierarchicalAllocator>(
+      Span<Span<uint8_t>>(lm->spans.data(), lm->spans.size()));
+  lm->manager = std::make_unique<MemoryManager>(lm->method_alloc.get(), lm->planned_alloc.get(),
+                                                lm->temp_alloc.get());
   Result<Method> m = lm->program->load_method(c.method.c_str(), lm->manager.get());
   if (!m.ok()) {
     lm->load_error = m.error();
@@ -192,9 +208,12 @@ bool set_fixture_inputs(const FixtureCase& c, LoadedMethod* lm) {
   }
   lm->inputs.clear();
   for (size_t i = 0; i < c.inputs.size(); ++i) {
-    HostResult<HostTensor> t = read_npy(c.inputs[i]);
+    char message[512];
+    ErrorCapture capture(message, sizeof(message));
+    Result<HostTensor> t = read_npy(c.inputs[i]);
     if (!t.ok()) {
-      lm->error = t.error();
+      lm->error = std::string("input ") + std::to_string(i) + ": " + to_string(t.error()) + " (" +
+                  capture.message() + ")";
       return false;
     }
     lm->inputs.push_back(std::move(*t));
