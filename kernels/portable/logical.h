@@ -2,8 +2,8 @@
 // read as bool; out any real or bool dtype), bitwise_and/or/xor/not
 // (integer and bool promoted dtypes), where and masked_fill. Prepare steps
 // check the promoted dtype's domain, torch.can_cast to out and the mask
-// dtypes; run() resizes out to the broadcast shape and computes. Parameters
-// follow the ATen schema in order, outs last.
+// dtypes (logical ops, whose out may have any declared dtype: out's rank); run() resizes out to the
+// broadcast shape and computes. Parameters follow the ATen schema in order, outs last.
 #pragma once
 
 #include "kernels/portable/util/elementwise_prepare.h"
@@ -50,10 +50,14 @@ Error masked_fill_prepare(KernelPrepareContext& ctx, const Tensor& self, const T
 
 // The family's table (see kernel_table.cpp).
 inline constexpr KernelEntry kLogicalKernels[] = {
-    make_kernel<&logical_and_out>("aten::logical_and.out", kRealAndBoolTypes),
-    make_kernel<&logical_or_out>("aten::logical_or.out", kRealAndBoolTypes),
-    make_kernel<&logical_xor_out>("aten::logical_xor.out", kRealAndBoolTypes),
-    make_kernel<&logical_not_out>("aten::logical_not.out", kRealAndBoolTypes),
+    make_kernel<&logical_and_out, &binary_predicate_prepare>("aten::logical_and.out",
+                                                             kRealAndBoolTypes),
+    make_kernel<&logical_or_out, &binary_predicate_prepare>("aten::logical_or.out",
+                                                            kRealAndBoolTypes),
+    make_kernel<&logical_xor_out, &binary_predicate_prepare>("aten::logical_xor.out",
+                                                             kRealAndBoolTypes),
+    make_kernel<&logical_not_out, &unary_predicate_prepare>("aten::logical_not.out",
+                                                            kRealAndBoolTypes),
     make_kernel<&bitwise_and_tensor_out, &binary_bitwise_prepare>("aten::bitwise_and.Tensor_out",
                                                                   kRealAndBoolTypes),
     make_kernel<&bitwise_or_tensor_out, &binary_bitwise_prepare>("aten::bitwise_or.Tensor_out",

@@ -7,11 +7,19 @@
 namespace etr {
 namespace {
 
+constexpr DtypeSet kAnyOutTypes = DtypeSet::of(ScalarType::Bool, ScalarType::Byte);
+
+// The prepare of a reduction: out is Bool or Byte, then the dims.
+Error any_reduce_prepare(const char* op, const Tensor& self, std::optional<IntArrayRef> dims,
+                         bool keepdim, const Tensor& out) {
+  ETR_RETURN_IF_ERROR(check_dtype_in(op, "out", out.dtype(), kAnyOutTypes));
+  return check_reduce_args(op, self, dims, keepdim, out);
+}
+
+// The store function's dispatch is the safety net for out's dtype.
 void any_reduce(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dims,
                 bool keepdim, Tensor& out) {
   const char* op = ctx.op_name();
-  ETR_KERNEL_TRY(ctx, check_dtype_in(op, "out", out.dtype(),
-                                     DtypeSet::of(ScalarType::Bool, ScalarType::Byte)));
   ReducePlan plan;
   ETR_KERNEL_TRY(ctx, make_reduce_plan(op, self, dims, keepdim, out, &plan));
   const internal::LoadFn<bool> load = internal::load_fn<bool>(self.dtype());
@@ -28,6 +36,24 @@ void any_reduce(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRe
 }
 
 }  // namespace
+
+Error any_all_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out) {
+  return any_reduce_prepare(ctx.op_name(), self, std::nullopt, false, out);
+}
+
+Error any_dims_prepare(KernelPrepareContext& ctx, const Tensor& self,
+                       std::optional<IntArrayRef> dim, bool keepdim, Tensor& out) {
+  if (dim.has_value() && dim->empty()) {
+    // Elementwise (self != 0), as in run(): out keeps self's rank.
+    return check_rank(ctx.op_name(), "out", out, self.dim());
+  }
+  return any_reduce_prepare(ctx.op_name(), self, dim, keepdim, out);
+}
+
+Error any_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim, bool keepdim,
+                  Tensor& out) {
+  return any_reduce_prepare(ctx.op_name(), self, IntArrayRef(&dim, 1), keepdim, out);
+}
 
 void any_all_out(KernelContext& ctx, const Tensor& self, Tensor& out) {
   any_reduce(ctx, self, std::nullopt, false, out);

@@ -1,7 +1,8 @@
 // aten::arange.out and aten::arange.start_out: out[i] = start + i * step for
 // i in [0, ceil((end - start) / step)). All-integer arguments use exact
 // int64 arithmetic; otherwise sizes and values are computed in double, as
-// PyTorch does. Out must be 1-D with a real dtype.
+// PyTorch does. Out must be 1-D with a real dtype and step nonzero (both
+// checked at load).
 #include <cmath>
 
 #include "kernels/portable/creation.h"
@@ -12,7 +13,8 @@
 namespace etr {
 namespace {
 
-// The number of elements into *n; InvalidArgument when the arguments are invalid.
+// The number of elements into *n; InvalidArgument when start and end are
+// invalid (step is nonzero: prepare checked it).
 Error arange_length(const char* op, const Scalar& start, const Scalar& end, const Scalar& step,
                     bool integral, int64_t* n) {
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
@@ -21,7 +23,6 @@ Error arange_length(const char* op, const Scalar& start, const Scalar& end, cons
     return Error::InvalidArgument;
   };
   if (!std::isfinite(s) || !std::isfinite(e)) return fail("start and end must be finite");
-  if (st == 0) return fail("step must be nonzero");
   if ((st > 0 && e < s) || (st < 0 && e > s)) {
     return fail("upper bound and larger bound inconsistent with step sign");
   }
@@ -42,9 +43,21 @@ Error arange_length(const char* op, const Scalar& start, const Scalar& end, cons
 
 }  // namespace
 
+// Load: out is 1-D and step is nonzero. start and end may be symbolic, so
+// their checks wait for run().
+Error arange_start_prepare(KernelPrepareContext& ctx, Scalar, Scalar, Scalar step, Tensor& out) {
+  const char* op = ctx.op_name();
+  ETR_RETURN_IF_ERROR(check_rank(op, "out", out, 1));
+  ETR_CHECK_OR_FAIL(step.to_double() != 0, Error::InvalidArgument, "%s: step must be nonzero", op);
+  return Error::Ok;
+}
+
+Error arange_prepare(KernelPrepareContext& ctx, Scalar, Tensor& out) {
+  return check_rank(ctx.op_name(), "out", out, 1);
+}
+
 void arange_start_out(KernelContext& ctx, Scalar start, Scalar end, Scalar step, Tensor& out) {
   const char* op = ctx.op_name();
-  ETR_KERNEL_TRY(ctx, check_rank(op, "out", out, 1));
   const bool integral = start.is_integral() && end.is_integral() && step.is_integral();
   int64_t n = 0;
   ETR_KERNEL_TRY(ctx, arange_length(op, start, end, step, integral, &n));

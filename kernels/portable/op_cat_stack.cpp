@@ -2,7 +2,8 @@
 // into its sub-view of out through a CopyPlan, so any dim order works.
 // Inputs of out's dtype are copied bytewise (any dtype); others are
 // converted with convert<To> (real types and bool), as PyTorch's type
-// promotion into `out` does.
+// promotion into `out` does. Prepare checks the list, ranks, dim and dtypes;
+// run() checks sizes (which also decide which legacy empty inputs cat skips).
 #include "kernels/portable/shape.h"
 #include "kernels/portable/util/copy_util.h"
 
@@ -33,10 +34,24 @@ Error check_input_dtype(const char* op, size_t i, const Tensor& t, const Tensor&
   return Error::Ok;
 }
 
+// The rank cat works in: that of the first input that is not 1-D (1-D
+// inputs may be skipped legacy empties), else 1.
+size_t cat_rank(TensorList tensors) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].dim() != 1) return tensors[i].dim();
+  }
+  return 1;
+}
+
+Error check_nonempty_list(const char* op, TensorList tensors) {
+  ETR_CHECK_OR_FAIL(tensors.size() > 0, Error::InvalidArgument,
+                    "%s: expected a non-empty list of tensors", op);
+  return Error::Ok;
+}
+
 // Checks every non-skipped input against `ref` (sizes equal except along d)
 // and writes the concatenated sizes.
-Error cat_sizes(const char* op, TensorList tensors, const Tensor& ref, size_t d, const Tensor& out,
-                int64_t* sizes) {
+Error cat_sizes(const char* op, TensorList tensors, const Tensor& ref, size_t d, int64_t* sizes) {
   for (size_t k = 0; k < ref.dim(); ++k) sizes[k] = ref.size(k);
   sizes[d] = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -47,7 +62,6 @@ Error cat_sizes(const char* op, TensorList tensors, const Tensor& ref, size_t d,
     ETR_CHECK_OR_FAIL(match, Error::InvalidArgument,
                       "%s: sizes of tensors must match except in dim %zu: %s vs %s (tensor %zu)",
                       op, d, ShapeText(ref).c_str(), ShapeText(t).c_str(), i);
-    ETR_RETURN_IF_ERROR(check_input_dtype(op, i, t, out));
     sizes[d] += t.size(d);
   }
   return Error::Ok;
@@ -55,26 +69,58 @@ Error cat_sizes(const char* op, TensorList tensors, const Tensor& ref, size_t d,
 
 }  // namespace
 
+Error cat_prepare(KernelPrepareContext& ctx, TensorList tensors, int64_t dim, Tensor& out) {
+  const char* op = ctx.op_name();
+  ETR_RETURN_IF_ERROR(check_nonempty_list(op, tensors));
+  const size_t rank = cat_rank(tensors);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    ETR_CHECK_OR_FAIL(t.dim() > 0, Error::InvalidArgument,
+                      "%s: zero-dimensional tensors cannot be concatenated (tensor %zu)", op, i);
+    ETR_CHECK_OR_FAIL(t.dim() == 1 || t.dim() == rank, Error::InvalidArgument,
+                      "%s: tensor %zu has %zu dims, expected %zu", op, i, t.dim(), rank);
+    ETR_RETURN_IF_ERROR(check_input_dtype(op, i, t, out));
+  }
+  size_t d = 0;
+  ETR_RETURN_IF_ERROR(wrap_dim(op, dim, rank, &d));
+  return check_rank(op, "out", out, rank);
+}
+
+Error stack_prepare(KernelPrepareContext& ctx, TensorList tensors, int64_t dim, Tensor& out) {
+  const char* op = ctx.op_name();
+  ETR_RETURN_IF_ERROR(check_nonempty_list(op, tensors));
+  const size_t r = tensors[0].dim();
+  ETR_CHECK_OR_FAIL(r < kTensorMaxDim, Error::InvalidArgument,
+                    "%s: result would exceed the rank limit", op);
+  size_t d = 0;
+  ETR_RETURN_IF_ERROR(wrap_dim(op, dim, r + 1, &d));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    ETR_CHECK_OR_FAIL(tensors[i].dim() == r, Error::InvalidArgument,
+                      "%s: tensor %zu has %zu dims, expected %zu", op, i, tensors[i].dim(), r);
+    ETR_RETURN_IF_ERROR(check_input_dtype(op, i, tensors[i], out));
+  }
+  return check_rank(op, "out", out, r + 1);
+}
+
 void cat_out(KernelContext& ctx, TensorList tensors, int64_t dim, Tensor& out) {
   const char* op = ctx.op_name();
-  ETR_KERNEL_CHECK(ctx, tensors.size() > 0, Error::InvalidArgument,
-                   "%s: expected a non-empty list of tensors", op);
   const Tensor* ref = nullptr;
   for (size_t i = 0; i < tensors.size() && ref == nullptr; ++i) {
     if (!is_skipped(tensors[i])) ref = &tensors[i];
   }
   if (ref == nullptr) {  // every input is a legacy empty tensor: result is [0]
     const int64_t zero[1] = {0};
-    ETR_KERNEL_TRY(ctx, check_input_dtype(op, 0, tensors[0], out));
     ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(zero, 1)));
     return;
   }
-  ETR_KERNEL_CHECK(ctx, ref->dim() > 0, Error::InvalidArgument,
-                   "%s: zero-dimensional tensors cannot be concatenated", op);
-  size_t d = 0;
-  ETR_KERNEL_TRY(ctx, wrap_dim(op, dim, ref->dim(), &d));
+  const size_t rank = cat_rank(tensors);
+  // A 1-D input of nonzero size among inputs of higher rank.
+  ETR_KERNEL_CHECK(ctx, ref->dim() == rank, Error::InvalidArgument,
+                   "%s: sizes of tensors must match: %s is not a legacy empty tensor", op,
+                   ShapeText(*ref).c_str());
+  const size_t d = wrapped_dim(dim, rank);
   int64_t sizes[kTensorMaxDim];
-  ETR_KERNEL_TRY(ctx, cat_sizes(op, tensors, *ref, d, out, sizes));
+  ETR_KERNEL_TRY(ctx, cat_sizes(op, tensors, *ref, d, sizes));
   ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, ref->dim())));
   size_t identity[kTensorMaxDim];
   for (size_t k = 0; k < kTensorMaxDim; ++k) identity[k] = k;
@@ -91,17 +137,11 @@ void cat_out(KernelContext& ctx, TensorList tensors, int64_t dim, Tensor& out) {
 
 void stack_out(KernelContext& ctx, TensorList tensors, int64_t dim, Tensor& out) {
   const char* op = ctx.op_name();
-  ETR_KERNEL_CHECK(ctx, tensors.size() > 0, Error::InvalidArgument,
-                   "%s: expected a non-empty list of tensors", op);
   const Tensor& ref = tensors[0];
   const size_t r = ref.dim();
-  ETR_KERNEL_CHECK(ctx, r < kTensorMaxDim, Error::InvalidArgument,
-                   "%s: result would exceed the rank limit", op);
-  size_t d = 0;
-  ETR_KERNEL_TRY(ctx, wrap_dim(op, dim, r + 1, &d));
+  const size_t d = wrapped_dim(dim, r + 1);
   for (size_t i = 0; i < tensors.size(); ++i) {
     ETR_KERNEL_TRY(ctx, check_same_shape(op, "entry 0", ref, "another entry", tensors[i]));
-    ETR_KERNEL_TRY(ctx, check_input_dtype(op, i, tensors[i], out));
   }
   int64_t sizes[kTensorMaxDim];
   size_t out_dim[kTensorMaxDim];

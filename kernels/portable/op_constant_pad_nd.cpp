@@ -10,13 +10,22 @@
 
 namespace etr {
 
+// Load: the pad list's length (its values may be symbolic and are checked in run()).
+Error constant_pad_nd_prepare(KernelPrepareContext& ctx, const Tensor& self, IntArrayRef pad,
+                              Scalar, Tensor& out) {
+  const char* op = ctx.op_name();
+  const size_t r = self.dim();
+  ETR_CHECK_OR_FAIL(pad.size() % 2 == 0 && pad.size() / 2 <= r, Error::InvalidArgument,
+                    "%s: pad length %zu must be even and at most 2 * rank (%zu)", op, pad.size(),
+                    2 * r);
+  ETR_RETURN_IF_ERROR(check_dtype(op, "out", out, self.dtype()));
+  return check_rank(op, "out", out, r);
+}
+
 void constant_pad_nd_out(KernelContext& ctx, const Tensor& self, IntArrayRef pad, Scalar value,
                          Tensor& out) {
   const char* op = ctx.op_name();
   const size_t r = self.dim();
-  ETR_KERNEL_CHECK(ctx, pad.size() % 2 == 0 && pad.size() / 2 <= r, Error::InvalidArgument,
-                   "%s: pad length %zu must be even and at most 2 * rank (%zu)", op, pad.size(),
-                   2 * r);
   int64_t before[kTensorMaxDim] = {};
   int64_t after[kTensorMaxDim] = {};
   int64_t sizes[kTensorMaxDim];
@@ -34,7 +43,7 @@ void constant_pad_nd_out(KernelContext& ctx, const Tensor& self, IntArrayRef pad
                      "%s: padding %s on %s gives a negative size at dim %zu", op,
                      ShapeText(pad).c_str(), ShapeText(self).c_str(), d);
   }
-  ETR_KERNEL_TRY(ctx, check_dtype(op, "out", out, self.dtype()));
+  ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, self.dtype(), {&out}));
   ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, r)));
   CopyPlan fill;
   for (size_t d = 0; d < r; ++d) fill.add(sizes[d], out.stride(d), 0);

@@ -7,19 +7,27 @@
 
 namespace etr {
 
+Error embedding_prepare(KernelPrepareContext& ctx, const Tensor& weight, const Tensor& indices,
+                        int64_t, bool, bool, Tensor& out) {
+  const char* op = ctx.op_name();
+  ETR_RETURN_IF_ERROR(check_rank(op, "weight", weight, 2));
+  ETR_CHECK_OR_FAIL(indices.dim() < kTensorMaxDim, Error::InvalidArgument,
+                    "%s: indices rank %zu too large", op, indices.dim());
+  ETR_RETURN_IF_ERROR(check_index_dtype(op, indices));
+  ETR_RETURN_IF_ERROR(check_dtype(op, "out", out, weight.dtype()));
+  return check_rank(op, "out", out, indices.dim() + 1);
+}
+
 void embedding_out(KernelContext& ctx, const Tensor& weight, const Tensor& indices,
                    int64_t /*padding_idx*/, bool /*scale_grad_by_freq*/, bool /*sparse*/,
                    Tensor& out) {
   const char* op = ctx.op_name();
-  ETR_KERNEL_TRY(ctx, check_rank(op, "weight", weight, 2));
-  ETR_KERNEL_CHECK(ctx, indices.dim() < kTensorMaxDim, Error::InvalidArgument,
-                   "%s: indices rank %zu too large", op, indices.dim());
   ETR_KERNEL_TRY(ctx, check_indices(op, indices, weight.size(0), false));
   int64_t sizes[kTensorMaxDim];
   const size_t r = indices.dim();
   for (size_t k = 0; k < r; ++k) sizes[k] = indices.size(k);
   sizes[r] = weight.size(1);
-  ETR_KERNEL_TRY(ctx, check_dtype(op, "out", out, weight.dtype()));
+  ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, weight.dtype(), {&out}));
   ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, r + 1)));
   ETR_KERNEL_TRY(ctx, check_default_layout(op, "out", out));
   if (out.numel() == 0) return;

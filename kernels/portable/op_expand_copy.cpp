@@ -6,13 +6,22 @@
 
 namespace etr {
 
+// Load: the target's rank (the sizes may be symbolic and are checked in run()).
+Error expand_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, IntArrayRef size, bool,
+                          Tensor& out) {
+  const char* op = ctx.op_name();
+  const size_t n = size.size();
+  ETR_CHECK_OR_FAIL(n >= self.dim() && n <= kTensorMaxDim, Error::InvalidArgument,
+                    "%s: cannot expand %s to %zu dims", op, ShapeText(self).c_str(), n);
+  ETR_RETURN_IF_ERROR(check_dtype(op, "out", out, self.dtype()));
+  return check_rank(op, "out", out, n);
+}
+
 void expand_copy_out(KernelContext& ctx, const Tensor& self, IntArrayRef size, bool /*implicit*/,
                      Tensor& out) {
   const char* op = ctx.op_name();
   const size_t n = size.size();
   const size_t r = self.dim();
-  ETR_KERNEL_CHECK(ctx, n >= r && n <= kTensorMaxDim, Error::InvalidArgument,
-                   "%s: cannot expand %s to %zu dims", op, ShapeText(self).c_str(), n);
   int64_t sizes[kTensorMaxDim];
   int64_t src_strides[kTensorMaxDim];
   for (size_t i = 0; i < n; ++i) {
@@ -27,7 +36,7 @@ void expand_copy_out(KernelContext& ctx, const Tensor& self, IntArrayRef size, b
     sizes[i] = target;
     src_strides[i] = (is_new || in_size == 1) ? 0 : self.stride(i - (n - r));
   }
-  ETR_KERNEL_TRY(ctx, check_dtype(op, "out", out, self.dtype()));
+  ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, self.dtype(), {&out}));
   ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, n)));
   CopyPlan plan;
   for (size_t i = 0; i < n; ++i) plan.add(sizes[i], out.stride(i), src_strides[i]);

@@ -6,17 +6,25 @@
 
 namespace etr {
 
+Error flip_prepare(KernelPrepareContext& ctx, const Tensor& self, IntArrayRef dims, Tensor& out) {
+  const char* op = ctx.op_name();
+  bool seen[kTensorMaxDim] = {};
+  for (size_t i = 0; i < dims.size(); ++i) {
+    size_t d = 0;
+    ETR_RETURN_IF_ERROR(wrap_dim(op, dims[i], self.dim(), &d));
+    ETR_CHECK_OR_FAIL(!seen[d], Error::InvalidArgument, "%s: dim %zu appears multiple times", op,
+                      d);
+    seen[d] = true;
+  }
+  ETR_RETURN_IF_ERROR(check_dtype(op, "out", out, self.dtype()));
+  return check_rank(op, "out", out, self.dim());
+}
+
 void flip_out(KernelContext& ctx, const Tensor& self, IntArrayRef dims, Tensor& out) {
   const char* op = ctx.op_name();
   bool flip[kTensorMaxDim] = {};
-  for (size_t i = 0; i < dims.size(); ++i) {
-    size_t d = 0;
-    ETR_KERNEL_TRY(ctx, wrap_dim(op, dims[i], self.dim(), &d));
-    ETR_KERNEL_CHECK(ctx, !flip[d], Error::InvalidArgument, "%s: dim %zu appears multiple times",
-                     op, d);
-    flip[d] = true;
-  }
-  ETR_KERNEL_TRY(ctx, check_dtype(op, "out", out, self.dtype()));
+  for (size_t i = 0; i < dims.size(); ++i) flip[wrapped_dim(dims[i], self.dim())] = true;
+  ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, self.dtype(), {&out}));
   ETR_KERNEL_TRY(ctx, resize_output(op, out, self.sizes()));
   if (self.numel() == 0) return;
   CopyPlan plan;

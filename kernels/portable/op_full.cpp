@@ -1,7 +1,9 @@
 // Creation ops: full, full_like, zeros, ones, scalar_tensor, fill. Out is
 // resized to the requested shape (same rank) and every element set to the
 // value converted to out's dtype (convert<T>: floating values truncate into
-// integer outs as PyTorch on x86-64).
+// integer outs as PyTorch on x86-64). full_like's memory_format is checked
+// at load; the layout comes from out's dim order.
+#include "kernels/portable/copy.h"
 #include "kernels/portable/creation.h"
 #include "kernels/portable/util/elementwise.h"
 
@@ -33,6 +35,33 @@ void fill_like(KernelContext& ctx, const Tensor& like, const Scalar& value, Tens
 }
 
 }  // namespace
+
+// ---- Prepare: out has the rank of the requested shape (the sizes
+// themselves may be symbolic and are checked by resize_output in run()).
+
+Error full_prepare(KernelPrepareContext& ctx, IntArrayRef size, Scalar, Tensor& out) {
+  return check_rank(ctx.op_name(), "out", out, size.size());
+}
+
+Error full_like_prepare(KernelPrepareContext& ctx, const Tensor& self, Scalar,
+                        std::optional<int64_t> memory_format, Tensor& out) {
+  ETR_RETURN_IF_ERROR(check_memory_format(ctx.op_name(), memory_format));
+  return check_rank(ctx.op_name(), "out", out, self.dim());
+}
+
+Error sized_prepare(KernelPrepareContext& ctx, IntArrayRef size, Tensor& out) {
+  return check_rank(ctx.op_name(), "out", out, size.size());
+}
+
+Error scalar_tensor_prepare(KernelPrepareContext& ctx, Scalar, Tensor& out) {
+  return check_rank(ctx.op_name(), "out", out, 0);
+}
+
+Error fill_scalar_prepare(KernelPrepareContext& ctx, const Tensor& self, Scalar, Tensor& out) {
+  return check_rank(ctx.op_name(), "out", out, self.dim());
+}
+
+// ---- Run
 
 void full_out(KernelContext& ctx, IntArrayRef size, Scalar fill_value, Tensor& out) {
   fill_scalar(ctx, size, fill_value, out);

@@ -24,20 +24,29 @@ void copy_slab(const Tensor& self, size_t d, int64_t src_index, Tensor& out, int
 
 }  // namespace
 
+Error index_select_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim,
+                           const Tensor& index, Tensor& out) {
+  const char* op = ctx.op_name();
+  size_t d = 0;
+  ETR_RETURN_IF_ERROR(wrap_dim(op, dim, self.dim(), &d));
+  ETR_CHECK_OR_FAIL(index.dim() <= 1, Error::InvalidArgument, "%s: index must be a vector, got %s",
+                    op, ShapeText(index).c_str());
+  ETR_RETURN_IF_ERROR(check_index_dtype(op, index));
+  ETR_RETURN_IF_ERROR(check_dtype(op, "out", out, self.dtype()));
+  return check_rank(op, "out", out, self.dim());
+}
+
 void index_select_out(KernelContext& ctx, const Tensor& self, int64_t dim, const Tensor& index,
                       Tensor& out) {
   const char* op = ctx.op_name();
-  size_t d = 0;
-  ETR_KERNEL_TRY(ctx, wrap_dim(op, dim, self.dim(), &d));
-  ETR_KERNEL_CHECK(ctx, index.dim() <= 1, Error::InvalidArgument,
-                   "%s: index must be a vector, got %s", op, ShapeText(index).c_str());
+  const size_t d = wrapped_dim(dim, self.dim());
   const int64_t size = self.dim() == 0 ? 1 : self.size(d);
   ETR_KERNEL_CHECK(ctx, self.dim() > 0 || index.numel() == 1, Error::InvalidArgument,
                    "%s: index into a 0-d tensor must have exactly one value", op);
   ETR_KERNEL_TRY(ctx, check_indices(op, index, size, false));
   int64_t sizes[kTensorMaxDim];
   for (size_t k = 0; k < self.dim(); ++k) sizes[k] = k == d ? index.numel() : self.size(k);
-  ETR_KERNEL_TRY(ctx, check_dtype(op, "out", out, self.dtype()));
+  ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, self.dtype(), {&out}));
   ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, self.dim())));
   if (out.numel() == 0) return;
   for (int64_t i = 0; i < index.numel(); ++i) {

@@ -3,7 +3,9 @@
 // coordinates), broadcast together; adjacent index dims keep their place in
 // the result, separated ones move to the front, as in PyTorch. Every index
 // is range-checked before anything is written. Element bytes are moved (any
-// dtype); index tensors must be in the default dim order.
+// dtype); index tensors must be in the default dim order. Prepare checks
+// everything that follows from dtypes and ranks (index dtypes, how many dims
+// are indexed, the result's rank); run() checks sizes and index values.
 #include "kernels/portable/indexing.h"
 #include "kernels/portable/util/copy_util.h"
 #include "kernels/portable/util/index_util.h"
@@ -32,13 +34,17 @@ struct IndexSpec {
   size_t first_dim = 0;  // first indexed self dim
 };
 
-// Expands a Bool/Byte mask over self dims [d, d + mask.dim()) into one
-// source per dim, reading coordinates from temp memory.
+bool is_mask(const Tensor& t) {
+  return t.dtype() == ScalarType::Bool || t.dtype() == ScalarType::Byte;
+}
+
+// Expands a Bool/Byte mask over self dims [d, d + mask.dim()) (within self's
+// rank: prepare checked) into one source per dim, reading coordinates from
+// temp memory.
 Error add_mask(KernelContext& ctx, const char* op, const Tensor& self, const Tensor& mask, size_t d,
                IndexSpec* spec) {
   const size_t k = mask.dim();
-  ETR_CHECK_OR_FAIL(k > 0, Error::NotSupported, "%s: 0-d masks are not supported", op);
-  ETR_CHECK_OR_FAIL(d + k <= self.dim() && is_default_layout(mask), Error::InvalidArgument,
+  ETR_CHECK_OR_FAIL(is_default_layout(mask), Error::InvalidArgument,
                     "%s: mask %s does not fit self %s at dim %zu", op, ShapeText(mask).c_str(),
                     ShapeText(self).c_str(), d);
   for (size_t j = 0; j < k; ++j) {
@@ -77,10 +83,9 @@ Error add_mask(KernelContext& ctx, const char* op, const Tensor& self, const Ten
   return Error::Ok;
 }
 
+// Self dim d (< self's rank: prepare checked) indexed by t.
 Error add_index_tensor(const char* op, const Tensor& self, const Tensor& t, size_t d,
                        IndexSpec* spec) {
-  ETR_CHECK_OR_FAIL(d < self.dim(), Error::InvalidArgument,
-                    "%s: too many indices for a %zu-d tensor", op, self.dim());
   ETR_RETURN_IF_ERROR(check_indices(op, t, self.size(d), true));
   IndexSource& s = spec->src[spec->count++];
   s.self_dim = d;
@@ -135,15 +140,11 @@ Error build_spec(KernelContext& ctx, const char* op, const Tensor& self, Optiona
     if (!seen) spec->first_dim = d;
     if (gap) spec->adjacent = false;
     seen = true;
-    const bool mask = t->dtype() == ScalarType::Bool || t->dtype() == ScalarType::Byte;
+    const bool mask = is_mask(*t);
     ETR_RETURN_IF_ERROR(mask ? add_mask(ctx, op, self, *t, d, spec)
                              : add_index_tensor(op, self, *t, d, spec));
     d += mask ? t->dim() : 1;
   }
-  ETR_CHECK_OR_FAIL(d <= self.dim(), Error::InvalidArgument,
-                    "%s: too many indices (%zu) for a %zu-d tensor", op, d, self.dim());
-  ETR_CHECK_OR_FAIL(spec->count > 0, Error::InvalidArgument,
-                    "%s: at least one index tensor is required", op);
   return broadcast_sources(op, spec);
 }
 
@@ -200,6 +201,47 @@ void gather(const Tensor& self, const IndexSpec& spec, const GatherLayout& g, Te
 
 }  // namespace
 
+Error index_tensor_prepare(KernelPrepareContext& ctx, const Tensor& self,
+                           OptionalTensorList indices, Tensor& out) {
+  const char* op = ctx.op_name();
+  size_t d = 0;        // self dims consumed
+  size_t sources = 0;  // self dims indexed
+  size_t brank = 0;    // rank of the broadcast index shape
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const Tensor* t = indices[i];
+    if (t == nullptr) {
+      ++d;
+      continue;
+    }
+    if (is_mask(*t)) {
+      const size_t k = t->dim();
+      ETR_CHECK_OR_FAIL(k > 0, Error::NotSupported, "%s: 0-d masks are not supported", op);
+      ETR_CHECK_OR_FAIL(d + k <= self.dim(), Error::InvalidArgument,
+                        "%s: a %zu-d mask at dim %zu does not fit a %zu-d tensor", op, k, d,
+                        self.dim());
+      sources += k;
+      d += k;
+      brank = brank > 1 ? brank : 1;
+    } else {
+      ETR_CHECK_OR_FAIL(d < self.dim(), Error::InvalidArgument,
+                        "%s: too many indices for a %zu-d tensor", op, self.dim());
+      ETR_RETURN_IF_ERROR(check_index_dtype(op, *t));
+      ++sources;
+      ++d;
+      brank = brank > t->dim() ? brank : t->dim();
+    }
+  }
+  ETR_CHECK_OR_FAIL(d <= self.dim(), Error::InvalidArgument,
+                    "%s: too many indices (%zu) for a %zu-d tensor", op, d, self.dim());
+  ETR_CHECK_OR_FAIL(sources > 0, Error::InvalidArgument,
+                    "%s: at least one index tensor is required", op);
+  const size_t rank = self.dim() - sources + brank;
+  ETR_CHECK_OR_FAIL(rank <= kTensorMaxDim, Error::InvalidArgument,
+                    "%s: result rank %zu exceeds the limit", op, rank);
+  ETR_RETURN_IF_ERROR(check_dtype(op, "out", out, self.dtype()));
+  return check_rank(op, "out", out, rank);
+}
+
 void index_tensor_out(KernelContext& ctx, const Tensor& self, OptionalTensorList indices,
                       Tensor& out) {
   const char* op = ctx.op_name();
@@ -207,15 +249,13 @@ void index_tensor_out(KernelContext& ctx, const Tensor& self, OptionalTensorList
   ETR_KERNEL_TRY(ctx, build_spec(ctx, op, self, indices, &spec));
   const GatherLayout g = gather_layout(self, spec);
   const size_t rank = g.num_pre + spec.brank + g.num_post;
-  ETR_KERNEL_CHECK(ctx, rank <= kTensorMaxDim, Error::InvalidArgument,
-                   "%s: result rank %zu exceeds the limit", op, rank);
   int64_t sizes[kTensorMaxDim];
   for (size_t i = 0; i < g.num_pre; ++i) sizes[i] = self.size(g.pre[i]);
   for (size_t j = 0; j < spec.brank; ++j) sizes[g.num_pre + j] = spec.bsizes[j];
   for (size_t i = 0; i < g.num_post; ++i) {
     sizes[g.num_pre + spec.brank + i] = self.size(g.post[i]);
   }
-  ETR_KERNEL_TRY(ctx, check_dtype(op, "out", out, self.dtype()));
+  ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, self.dtype(), {&out}));
   ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, rank)));
   if (out.numel() == 0) return;
   gather(self, spec, g, out);

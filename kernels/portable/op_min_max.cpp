@@ -71,10 +71,16 @@ Error check_same_layout(const char* op, const Tensor& a, const Tensor& b) {
   return Error::Ok;
 }
 
+// The dim list of argmax/argmin: none (flatten) or the one dim.
+std::optional<IntArrayRef> arg_dims(const std::optional<int64_t>& dim) {
+  if (!dim.has_value()) return std::nullopt;
+  return IntArrayRef(&*dim, 1);
+}
+
 template <bool kMax>
 void amax_amin(KernelContext& ctx, const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
   const char* op = ctx.op_name();
-  ETR_KERNEL_TRY(ctx, check_dtype(op, "out", out, self.dtype()));
+  ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, self.dtype(), {&out}));
   ReducePlan plan;
   ETR_KERNEL_TRY(ctx, make_reduce_plan(op, self, dim, keepdim, out, &plan));
   ETR_KERNEL_TRY(ctx, check_nonempty(op, plan, out));
@@ -85,12 +91,10 @@ template <bool kMax>
 void arg_best(KernelContext& ctx, const Tensor& self, std::optional<int64_t> dim, bool keepdim,
               Tensor& out) {
   const char* op = ctx.op_name();
-  ETR_KERNEL_TRY(ctx, check_dtype(op, "out", out, ScalarType::Long));
+  ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, ScalarType::Long, {&out}));
   ReducePlan plan;
-  std::optional<IntArrayRef> dims;
-  if (dim.has_value()) dims = IntArrayRef(&*dim, 1);
   // dim=None flattens: the result is 0-d, or all ones with keepdim.
-  ETR_KERNEL_TRY(ctx, make_reduce_plan(op, self, dims, keepdim, out, &plan));
+  ETR_KERNEL_TRY(ctx, make_reduce_plan(op, self, arg_dims(dim), keepdim, out, &plan));
   ETR_KERNEL_TRY(ctx, check_nonempty(op, plan, out));
   ETR_KERNEL_TRY(ctx, run_select_best<kMax>(op, self, plan, nullptr, &out));
 }
@@ -99,8 +103,8 @@ template <bool kMax>
 void best_with_index(KernelContext& ctx, const Tensor& self, int64_t dim, bool keepdim,
                      Tensor& values, Tensor& indices) {
   const char* op = ctx.op_name();
-  ETR_KERNEL_TRY(ctx, check_dtype(op, "values", values, self.dtype()));
-  ETR_KERNEL_TRY(ctx, check_dtype(op, "indices", indices, ScalarType::Long));
+  ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, self.dtype(), {&values}));
+  ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, ScalarType::Long, {&indices}));
   ReducePlan plan;
   ETR_KERNEL_TRY(ctx, make_reduce_plan(op, self, IntArrayRef(&dim, 1), keepdim, values, &plan));
   ETR_KERNEL_TRY(ctx, resize_output(op, indices, values.sizes()));
@@ -110,6 +114,31 @@ void best_with_index(KernelContext& ctx, const Tensor& self, int64_t dim, bool k
 }
 
 }  // namespace
+
+// ---- Prepare: output dtypes, then the dims and the outputs' rank.
+
+Error amax_amin_prepare(KernelPrepareContext& ctx, const Tensor& self, IntArrayRef dim,
+                        bool keepdim, Tensor& out) {
+  ETR_RETURN_IF_ERROR(check_dtype(ctx.op_name(), "out", out, self.dtype()));
+  return check_reduce_args(ctx.op_name(), self, dim, keepdim, out);
+}
+
+Error argmax_argmin_prepare(KernelPrepareContext& ctx, const Tensor& self,
+                            std::optional<int64_t> dim, bool keepdim, Tensor& out) {
+  ETR_RETURN_IF_ERROR(check_dtype(ctx.op_name(), "out", out, ScalarType::Long));
+  return check_reduce_args(ctx.op_name(), self, arg_dims(dim), keepdim, out);
+}
+
+Error max_min_dim_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim, bool keepdim,
+                          Tensor& values, Tensor& indices) {
+  const char* op = ctx.op_name();
+  ETR_RETURN_IF_ERROR(check_dtype(op, "values", values, self.dtype()));
+  ETR_RETURN_IF_ERROR(check_dtype(op, "indices", indices, ScalarType::Long));
+  ETR_RETURN_IF_ERROR(check_reduce_args(op, self, IntArrayRef(&dim, 1), keepdim, values));
+  return check_rank(op, "indices", indices, values.dim());
+}
+
+// ---- Run
 
 void amax_out(KernelContext& ctx, const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
   amax_amin<true>(ctx, self, dim, keepdim, out);

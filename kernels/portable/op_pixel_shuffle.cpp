@@ -9,22 +9,32 @@
 namespace etr {
 namespace {
 
-// Validates a shuffle factor and returns factor^2 through *sq.
-Error check_factor(const char* op, const Tensor& self, int64_t factor, int64_t* sq) {
+// The prepare of both: self has 3 or more dims, the factor is positive (and
+// fits int32, so factor^2 cannot overflow), out has self's dtype and rank.
+Error shuffle_prepare(const char* op, const Tensor& self, int64_t factor, const Tensor& out) {
   ETR_RETURN_IF_ERROR(check_rank_in(op, "input", self, 3, kTensorMaxDim));
   ETR_CHECK_OR_FAIL(factor > 0 && factor <= INT32_MAX, Error::InvalidArgument,
                     "%s: factor must be positive, got %lld", op, static_cast<long long>(factor));
-  *sq = factor * factor;
-  return Error::Ok;
+  ETR_RETURN_IF_ERROR(check_dtype(op, "out", out, self.dtype()));
+  return check_rank(op, "out", out, self.dim());
 }
 
 }  // namespace
 
+Error pixel_shuffle_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t upscale_factor,
+                            Tensor& out) {
+  return shuffle_prepare(ctx.op_name(), self, upscale_factor, out);
+}
+
+Error pixel_unshuffle_prepare(KernelPrepareContext& ctx, const Tensor& self,
+                              int64_t downscale_factor, Tensor& out) {
+  return shuffle_prepare(ctx.op_name(), self, downscale_factor, out);
+}
+
 void pixel_shuffle_out(KernelContext& ctx, const Tensor& self, int64_t upscale_factor,
                        Tensor& out) {
   const char* op = ctx.op_name();
-  int64_t ff = 0;
-  ETR_KERNEL_TRY(ctx, check_factor(op, self, upscale_factor, &ff));
+  const int64_t ff = upscale_factor * upscale_factor;
   const size_t r = self.dim();
   const int64_t f = upscale_factor, c = self.size(r - 3), h = self.size(r - 2),
                 w = self.size(r - 1);
@@ -36,7 +46,7 @@ void pixel_shuffle_out(KernelContext& ctx, const Tensor& self, int64_t upscale_f
   sizes[r - 3] = c / ff;
   sizes[r - 2] = h * f;
   sizes[r - 1] = w * f;
-  ETR_KERNEL_TRY(ctx, check_dtype(op, "out", out, self.dtype()));
+  ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, self.dtype(), {&out}));
   ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, r)));
   if (self.numel() == 0) return;
   // out[.., oc, y*f+i, x*f+j] = in[.., oc*f*f + i*f + j, y, x]
@@ -54,8 +64,7 @@ void pixel_shuffle_out(KernelContext& ctx, const Tensor& self, int64_t upscale_f
 void pixel_unshuffle_out(KernelContext& ctx, const Tensor& self, int64_t downscale_factor,
                          Tensor& out) {
   const char* op = ctx.op_name();
-  int64_t ff = 0;
-  ETR_KERNEL_TRY(ctx, check_factor(op, self, downscale_factor, &ff));
+  const int64_t ff = downscale_factor * downscale_factor;
   const size_t r = self.dim();
   const int64_t f = downscale_factor, c = self.size(r - 3), h = self.size(r - 2),
                 w = self.size(r - 1);
@@ -68,7 +77,7 @@ void pixel_unshuffle_out(KernelContext& ctx, const Tensor& self, int64_t downsca
                    "%s: output channels overflow", op);
   sizes[r - 2] = h / f;
   sizes[r - 1] = w / f;
-  ETR_KERNEL_TRY(ctx, check_dtype(op, "out", out, self.dtype()));
+  ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, self.dtype(), {&out}));
   ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, r)));
   if (self.numel() == 0) return;
   // out[.., c*f*f + i*f + j, y, x] = in[.., c, y*f+i, x*f+j]

@@ -8,13 +8,23 @@
 
 namespace etr {
 
+// Load: how many repeats (their values may be symbolic and are checked in run()).
+Error repeat_prepare(KernelPrepareContext& ctx, const Tensor& self, IntArrayRef repeats,
+                     Tensor& out) {
+  const char* op = ctx.op_name();
+  const size_t n = repeats.size();
+  const size_t r = self.dim();
+  ETR_CHECK_OR_FAIL(n >= r && n <= kTensorMaxDim, Error::InvalidArgument,
+                    "%s: %zu repeats given for a %zu-d tensor (need %zu..%zu)", op, n, r, r,
+                    kTensorMaxDim);
+  ETR_RETURN_IF_ERROR(check_dtype(op, "out", out, self.dtype()));
+  return check_rank(op, "out", out, n);
+}
+
 void repeat_out(KernelContext& ctx, const Tensor& self, IntArrayRef repeats, Tensor& out) {
   const char* op = ctx.op_name();
   const size_t n = repeats.size();
   const size_t r = self.dim();
-  ETR_KERNEL_CHECK(ctx, n >= r && n <= kTensorMaxDim, Error::InvalidArgument,
-                   "%s: %zu repeats given for a %zu-d tensor (need %zu..%zu)", op, n, r, r,
-                   kTensorMaxDim);
   int64_t sizes[kTensorMaxDim];
   int64_t in_sizes[kTensorMaxDim];
   int64_t in_strides[kTensorMaxDim];
@@ -27,7 +37,7 @@ void repeat_out(KernelContext& ctx, const Tensor& self, IntArrayRef repeats, Ten
     ETR_KERNEL_CHECK(ctx, checked_mul_i64(in_sizes[i], repeats[i], &sizes[i]),
                      Error::InvalidArgument, "%s: repeated size overflows", op);
   }
-  ETR_KERNEL_TRY(ctx, check_dtype(op, "out", out, self.dtype()));
+  ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, self.dtype(), {&out}));
   ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, n)));
   if (out.numel() == 0) return;
   CopyPlan plan;

@@ -53,10 +53,18 @@ bool accumulate(const Tensor& self, const ReducePlan& plan, Tensor& out) {
   return true;
 }
 
+// The prepare of every kernel here: dtypes, then dims.
+Error reduce_prepare(const char* op, Accumulate a, const Tensor& self,
+                     std::optional<IntArrayRef> dims, bool keepdim, std::optional<ScalarType> dtype,
+                     const Tensor& out) {
+  ETR_RETURN_IF_ERROR(check_reduce_dtypes(op, a, self, dtype, out));
+  return check_reduce_args(op, self, dims, keepdim, out);
+}
+
+// Accumulates in out's dtype (the dispatch's default is the safety net).
 template <Accumulate A>
 void reduce(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dims, bool keepdim,
-            std::optional<ScalarType> dtype, Tensor& out) {
-  ETR_KERNEL_TRY(ctx, check_reduce_dtypes(ctx.op_name(), A, self, dtype, out));
+            Tensor& out) {
   ReducePlan plan;
   ETR_KERNEL_TRY(ctx, make_reduce_plan(ctx.op_name(), self, dims, keepdim, out, &plan));
   bool done = false;
@@ -68,29 +76,56 @@ void reduce(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> d
 
 }  // namespace
 
+Error sum_intlist_prepare(KernelPrepareContext& ctx, const Tensor& self,
+                          std::optional<IntArrayRef> dim, bool keepdim,
+                          std::optional<ScalarType> dtype, Tensor& out) {
+  return reduce_prepare(ctx.op_name(), Accumulate::kSum, self, dim, keepdim, dtype, out);
+}
+
+Error mean_prepare(KernelPrepareContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim,
+                   bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+  return reduce_prepare(ctx.op_name(), Accumulate::kMean, self, dim, keepdim, dtype, out);
+}
+
+Error mean_dtype_prepare(KernelPrepareContext& ctx, const Tensor& self,
+                         std::optional<ScalarType> dtype, Tensor& out) {
+  return reduce_prepare(ctx.op_name(), Accumulate::kMean, self, std::nullopt, false, dtype, out);
+}
+
+Error prod_prepare(KernelPrepareContext& ctx, const Tensor& self, std::optional<ScalarType> dtype,
+                   Tensor& out) {
+  return reduce_prepare(ctx.op_name(), Accumulate::kProd, self, std::nullopt, false, dtype, out);
+}
+
+Error prod_int_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim, bool keepdim,
+                       std::optional<ScalarType> dtype, Tensor& out) {
+  return reduce_prepare(ctx.op_name(), Accumulate::kProd, self, IntArrayRef(&dim, 1), keepdim,
+                        dtype, out);
+}
+
 void sum_intlist_out(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim,
-                     bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
-  reduce<Accumulate::kSum>(ctx, self, dim, keepdim, dtype, out);
+                     bool keepdim, std::optional<ScalarType> /*dtype*/, Tensor& out) {
+  reduce<Accumulate::kSum>(ctx, self, dim, keepdim, out);
 }
 
 void mean_out(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
-              std::optional<ScalarType> dtype, Tensor& out) {
-  reduce<Accumulate::kMean>(ctx, self, dim, keepdim, dtype, out);
+              std::optional<ScalarType> /*dtype*/, Tensor& out) {
+  reduce<Accumulate::kMean>(ctx, self, dim, keepdim, out);
 }
 
-void mean_dtype_out(KernelContext& ctx, const Tensor& self, std::optional<ScalarType> dtype,
+void mean_dtype_out(KernelContext& ctx, const Tensor& self, std::optional<ScalarType> /*dtype*/,
                     Tensor& out) {
-  reduce<Accumulate::kMean>(ctx, self, std::nullopt, false, dtype, out);
+  reduce<Accumulate::kMean>(ctx, self, std::nullopt, false, out);
 }
 
-void prod_out(KernelContext& ctx, const Tensor& self, std::optional<ScalarType> dtype,
+void prod_out(KernelContext& ctx, const Tensor& self, std::optional<ScalarType> /*dtype*/,
               Tensor& out) {
-  reduce<Accumulate::kProd>(ctx, self, std::nullopt, false, dtype, out);
+  reduce<Accumulate::kProd>(ctx, self, std::nullopt, false, out);
 }
 
 void prod_int_out(KernelContext& ctx, const Tensor& self, int64_t dim, bool keepdim,
-                  std::optional<ScalarType> dtype, Tensor& out) {
-  reduce<Accumulate::kProd>(ctx, self, IntArrayRef(&dim, 1), keepdim, dtype, out);
+                  std::optional<ScalarType> /*dtype*/, Tensor& out) {
+  reduce<Accumulate::kProd>(ctx, self, IntArrayRef(&dim, 1), keepdim, out);
 }
 
 }  // namespace etr

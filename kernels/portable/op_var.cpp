@@ -28,9 +28,16 @@ void variance(const Tensor& self, const ReducePlan& plan, double correction, Ten
 
 }  // namespace
 
+Error var_correction_prepare(KernelPrepareContext& ctx, const Tensor& self,
+                             std::optional<IntArrayRef> dim, std::optional<Scalar>, bool keepdim,
+                             Tensor& out) {
+  ETR_RETURN_IF_ERROR(check_dtype(ctx.op_name(), "out", out, self.dtype()));
+  return check_reduce_args(ctx.op_name(), self, dim, keepdim, out);
+}
+
 void var_correction_out(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim,
                         std::optional<Scalar> correction, bool keepdim, Tensor& out) {
-  ETR_KERNEL_TRY(ctx, check_dtype(ctx.op_name(), "out", out, self.dtype()));
+  ETR_KERNEL_TRY(ctx, check_operand_dtypes(ctx.op_name(), self.dtype(), {&out}));
   ReducePlan plan;
   ETR_KERNEL_TRY(ctx, make_reduce_plan(ctx.op_name(), self, dim, keepdim, out, &plan));
   const double c = correction.has_value() ? correction->to_double() : 1.0;

@@ -13,16 +13,15 @@ namespace {
 void finish_reshape(KernelContext& ctx, const Tensor& self, const int64_t* sizes, size_t n,
                     Tensor& out) {
   const char* op = ctx.op_name();
-  ETR_KERNEL_TRY(ctx, check_dtype(op, "out", out, self.dtype()));
+  ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, self.dtype(), {&out}));
   ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, n)));
   ETR_KERNEL_CHECK(ctx, copy_reshape(out, self), Error::NotSupported,
                    "%s: input and out both have non-default dim orders", op);
 }
 
-// PyTorch's infer_size: resolves at most one -1 against numel.
+// PyTorch's infer_size: resolves at most one -1 against numel (the sizes
+// may be symbolic; their count was checked at load).
 Error infer_view_sizes(const char* op, IntArrayRef size, int64_t numel, int64_t* sizes) {
-  ETR_CHECK_OR_FAIL(size.size() <= kTensorMaxDim, Error::InvalidArgument,
-                    "%s: %zu dims exceed the rank limit", op, size.size());
   int64_t known = 1;
   size_t infer_at = kTensorMaxDim;
   for (size_t i = 0; i < size.size(); ++i) {
@@ -62,7 +61,62 @@ void squeeze_flagged(KernelContext& ctx, const Tensor& self, const bool* drop, T
   finish_reshape(ctx, self, sizes, n, out);
 }
 
+// Every reshape's output: out has self's dtype.
+Error check_reshape_out(const char* op, const Tensor& self, const Tensor& out) {
+  return check_dtype(op, "out", out, self.dtype());
+}
+
 }  // namespace
+
+// ---- Prepare
+
+Error view_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, IntArrayRef size,
+                        Tensor& out) {
+  const char* op = ctx.op_name();
+  ETR_CHECK_OR_FAIL(size.size() <= kTensorMaxDim, Error::InvalidArgument,
+                    "%s: %zu dims exceed the rank limit", op, size.size());
+  ETR_RETURN_IF_ERROR(check_reshape_out(op, self, out));
+  return check_rank(op, "out", out, size.size());
+}
+
+Error unsqueeze_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim,
+                             Tensor& out) {
+  const char* op = ctx.op_name();
+  size_t d = 0;
+  ETR_RETURN_IF_ERROR(wrap_dim(op, dim, self.dim() + 1, &d));
+  ETR_CHECK_OR_FAIL(self.dim() < kTensorMaxDim, Error::InvalidArgument,
+                    "%s: result would exceed the rank limit", op);
+  ETR_RETURN_IF_ERROR(check_reshape_out(op, self, out));
+  return check_rank(op, "out", out, self.dim() + 1);
+}
+
+// Which dims squeeze drops depends on sizes, so out's rank is checked in run().
+Error squeeze_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out) {
+  return check_reshape_out(ctx.op_name(), self, out);
+}
+
+Error squeeze_copy_dim_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim,
+                               Tensor& out) {
+  size_t d = 0;
+  ETR_RETURN_IF_ERROR(wrap_dim(ctx.op_name(), dim, self.dim(), &d));
+  return check_reshape_out(ctx.op_name(), self, out);
+}
+
+Error squeeze_copy_dims_prepare(KernelPrepareContext& ctx, const Tensor& self, IntArrayRef dims,
+                                Tensor& out) {
+  const char* op = ctx.op_name();
+  bool seen[kTensorMaxDim] = {};
+  for (size_t i = 0; i < dims.size(); ++i) {
+    size_t d = 0;
+    ETR_RETURN_IF_ERROR(wrap_dim(op, dims[i], self.dim(), &d));
+    ETR_CHECK_OR_FAIL(!seen[d], Error::InvalidArgument,
+                      "%s: dim %zu appears multiple times in the list of dims", op, d);
+    seen[d] = true;
+  }
+  return check_reshape_out(op, self, out);
+}
+
+// ---- Run
 
 void view_copy_out(KernelContext& ctx, const Tensor& self, IntArrayRef size, Tensor& out) {
   int64_t sizes[kTensorMaxDim];
@@ -71,10 +125,7 @@ void view_copy_out(KernelContext& ctx, const Tensor& self, IntArrayRef size, Ten
 }
 
 void unsqueeze_copy_out(KernelContext& ctx, const Tensor& self, int64_t dim, Tensor& out) {
-  size_t d = 0;
-  ETR_KERNEL_TRY(ctx, wrap_dim(ctx.op_name(), dim, self.dim() + 1, &d));
-  ETR_KERNEL_CHECK(ctx, self.dim() < kTensorMaxDim, Error::InvalidArgument,
-                   "%s: result would exceed the rank limit", ctx.op_name());
+  const size_t d = wrapped_dim(dim, self.dim() + 1);
   int64_t sizes[kTensorMaxDim];
   for (size_t i = 0, j = 0; i <= self.dim(); ++i) sizes[i] = i == d ? 1 : self.size(j++);
   finish_reshape(ctx, self, sizes, self.dim() + 1, out);
@@ -87,22 +138,14 @@ void squeeze_copy_out(KernelContext& ctx, const Tensor& self, Tensor& out) {
 }
 
 void squeeze_copy_dim_out(KernelContext& ctx, const Tensor& self, int64_t dim, Tensor& out) {
-  size_t d = 0;
-  ETR_KERNEL_TRY(ctx, wrap_dim(ctx.op_name(), dim, self.dim(), &d));
   bool drop[kTensorMaxDim] = {};
-  drop[d] = true;
+  drop[wrapped_dim(dim, self.dim())] = true;
   squeeze_flagged(ctx, self, drop, out);
 }
 
 void squeeze_copy_dims_out(KernelContext& ctx, const Tensor& self, IntArrayRef dims, Tensor& out) {
   bool drop[kTensorMaxDim] = {};
-  for (size_t i = 0; i < dims.size(); ++i) {
-    size_t d = 0;
-    ETR_KERNEL_TRY(ctx, wrap_dim(ctx.op_name(), dims[i], self.dim(), &d));
-    ETR_KERNEL_CHECK(ctx, !drop[d], Error::InvalidArgument,
-                     "%s: dim %zu appears multiple times in the list of dims", ctx.op_name(), d);
-    drop[d] = true;
-  }
+  for (size_t i = 0; i < dims.size(); ++i) drop[wrapped_dim(dims[i], self.dim())] = true;
   squeeze_flagged(ctx, self, drop, out);
 }
 

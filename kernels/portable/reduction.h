@@ -1,8 +1,10 @@
 // Reductions: sum, mean, prod, var, amax/amin, argmax/argmin, max/min with
 // indices, any. Dims are wrapped with wrap_dim (a 0-d input accepts 0 and
-// -1); out is resized to the reduced shape. These kernels check their
-// dtypes in run() (no prepare step). Parameters follow the ATen schema in
-// order, outs last.
+// -1); out is resized to the reduced shape. Prepare steps check the dtypes,
+// the explicit dtype arguments and the dims (valid, not repeated, out of the
+// result's rank); run() resizes out and computes (a zero-size reduced dim,
+// which depends on sizes, is refused there). Parameters follow the ATen
+// schema in order, outs last.
 #pragma once
 
 #include <optional>
@@ -19,25 +21,39 @@ namespace etr {
 //                       Tensor(a!) out)
 void sum_intlist_out(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim,
                      bool keepdim, std::optional<ScalarType> dtype, Tensor& out);
+Error sum_intlist_prepare(KernelPrepareContext& ctx, const Tensor& self,
+                          std::optional<IntArrayRef> dim, bool keepdim,
+                          std::optional<ScalarType> dtype, Tensor& out);
 // aten::mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None,
 //                Tensor(a!) out)
 void mean_out(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
               std::optional<ScalarType> dtype, Tensor& out);
+Error mean_prepare(KernelPrepareContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim,
+                   bool keepdim, std::optional<ScalarType> dtype, Tensor& out);
 // aten::mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out)
 void mean_dtype_out(KernelContext& ctx, const Tensor& self, std::optional<ScalarType> dtype,
                     Tensor& out);
+Error mean_dtype_prepare(KernelPrepareContext& ctx, const Tensor& self,
+                         std::optional<ScalarType> dtype, Tensor& out);
 // aten::prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out)
 void prod_out(KernelContext& ctx, const Tensor& self, std::optional<ScalarType> dtype, Tensor& out);
+Error prod_prepare(KernelPrepareContext& ctx, const Tensor& self, std::optional<ScalarType> dtype,
+                   Tensor& out);
 // aten::prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None,
 //                    Tensor(a!) out)
 void prod_int_out(KernelContext& ctx, const Tensor& self, int64_t dim, bool keepdim,
                   std::optional<ScalarType> dtype, Tensor& out);
+Error prod_int_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim, bool keepdim,
+                       std::optional<ScalarType> dtype, Tensor& out);
 
 // ---- op_var.cpp: two-pass variance in double; float or double, out of self's dtype.
 // aten::var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None,
 //                          bool keepdim=False, Tensor(a!) out)
 void var_correction_out(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim,
                         std::optional<Scalar> correction, bool keepdim, Tensor& out);
+Error var_correction_prepare(KernelPrepareContext& ctx, const Tensor& self,
+                             std::optional<IntArrayRef> dim, std::optional<Scalar> correction,
+                             bool keepdim, Tensor& out);
 
 // ---- op_min_max.cpp: NaN wins (the first NaN for the index variants); ties
 // go to the first occurrence; values have self's dtype, indices are Long.
@@ -45,12 +61,18 @@ void var_correction_out(KernelContext& ctx, const Tensor& self, std::optional<In
 void amax_out(KernelContext& ctx, const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out);
 // aten::amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out)
 void amin_out(KernelContext& ctx, const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out);
+// The prepare of amax and amin: out has self's dtype.
+Error amax_amin_prepare(KernelPrepareContext& ctx, const Tensor& self, IntArrayRef dim,
+                        bool keepdim, Tensor& out);
 // aten::argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out)
 void argmax_out(KernelContext& ctx, const Tensor& self, std::optional<int64_t> dim, bool keepdim,
                 Tensor& out);
 // aten::argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out)
 void argmin_out(KernelContext& ctx, const Tensor& self, std::optional<int64_t> dim, bool keepdim,
                 Tensor& out);
+// The prepare of argmax and argmin: out is Long.
+Error argmax_argmin_prepare(KernelPrepareContext& ctx, const Tensor& self,
+                            std::optional<int64_t> dim, bool keepdim, Tensor& out);
 // aten::max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max,
 //                   Tensor(b!) max_values)
 void max_dim_max(KernelContext& ctx, const Tensor& self, int64_t dim, bool keepdim, Tensor& max,
@@ -59,33 +81,43 @@ void max_dim_max(KernelContext& ctx, const Tensor& self, int64_t dim, bool keepd
 //                   Tensor(b!) min_indices)
 void min_dim_min(KernelContext& ctx, const Tensor& self, int64_t dim, bool keepdim, Tensor& min,
                  Tensor& min_indices);
+// The prepare of max.dim_max and min.dim_min: values of self's dtype, Long
+// indices of the same rank.
+Error max_min_dim_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim, bool keepdim,
+                          Tensor& values, Tensor& indices);
 
 // ---- op_any.cpp: out is Bool or Byte.
 // aten::any.all_out(Tensor self, *, Tensor(a!) out)
 void any_all_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+Error any_all_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out);
 // aten::any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out)
 void any_dims_out(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim,
                   bool keepdim, Tensor& out);
+Error any_dims_prepare(KernelPrepareContext& ctx, const Tensor& self,
+                       std::optional<IntArrayRef> dim, bool keepdim, Tensor& out);
 // aten::any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out)
 void any_out(KernelContext& ctx, const Tensor& self, int64_t dim, bool keepdim, Tensor& out);
+Error any_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim, bool keepdim,
+                  Tensor& out);
 
 // The family's table (see kernel_table.cpp).
 inline constexpr KernelEntry kReductionKernels[] = {
-    make_kernel<&sum_intlist_out>("aten::sum.IntList_out", kRealAndBoolTypes),
-    make_kernel<&mean_out>("aten::mean.out", kRealAndBoolTypes),
-    make_kernel<&mean_dtype_out>("aten::mean.dtype_out", kRealAndBoolTypes),
-    make_kernel<&prod_out>("aten::prod.out", kRealAndBoolTypes),
-    make_kernel<&prod_int_out>("aten::prod.int_out", kRealAndBoolTypes),
-    make_kernel<&var_correction_out>("aten::var.correction_out", kFloatingTypes),
-    make_kernel<&amax_out>("aten::amax.out", kRealAndBoolTypes),
-    make_kernel<&amin_out>("aten::amin.out", kRealAndBoolTypes),
-    make_kernel<&argmax_out>("aten::argmax.out", kRealTypes),
-    make_kernel<&argmin_out>("aten::argmin.out", kRealTypes),
-    make_kernel<&max_dim_max>("aten::max.dim_max", kRealTypes),
-    make_kernel<&min_dim_min>("aten::min.dim_min", kRealTypes),
-    make_kernel<&any_all_out>("aten::any.all_out", kRealAndBoolTypes),
-    make_kernel<&any_dims_out>("aten::any.dims_out", kRealAndBoolTypes),
-    make_kernel<&any_out>("aten::any.out", kRealAndBoolTypes),
+    make_kernel<&sum_intlist_out, &sum_intlist_prepare>("aten::sum.IntList_out", kRealAndBoolTypes),
+    make_kernel<&mean_out, &mean_prepare>("aten::mean.out", kRealAndBoolTypes),
+    make_kernel<&mean_dtype_out, &mean_dtype_prepare>("aten::mean.dtype_out", kRealAndBoolTypes),
+    make_kernel<&prod_out, &prod_prepare>("aten::prod.out", kRealAndBoolTypes),
+    make_kernel<&prod_int_out, &prod_int_prepare>("aten::prod.int_out", kRealAndBoolTypes),
+    make_kernel<&var_correction_out, &var_correction_prepare>("aten::var.correction_out",
+                                                              kFloatingTypes),
+    make_kernel<&amax_out, &amax_amin_prepare>("aten::amax.out", kRealAndBoolTypes),
+    make_kernel<&amin_out, &amax_amin_prepare>("aten::amin.out", kRealAndBoolTypes),
+    make_kernel<&argmax_out, &argmax_argmin_prepare>("aten::argmax.out", kRealTypes),
+    make_kernel<&argmin_out, &argmax_argmin_prepare>("aten::argmin.out", kRealTypes),
+    make_kernel<&max_dim_max, &max_min_dim_prepare>("aten::max.dim_max", kRealTypes),
+    make_kernel<&min_dim_min, &max_min_dim_prepare>("aten::min.dim_min", kRealTypes),
+    make_kernel<&any_all_out, &any_all_prepare>("aten::any.all_out", kRealAndBoolTypes),
+    make_kernel<&any_dims_out, &any_dims_prepare>("aten::any.dims_out", kRealAndBoolTypes),
+    make_kernel<&any_out, &any_prepare>("aten::any.out", kRealAndBoolTypes),
 };
 
 }  // namespace etr

@@ -40,7 +40,8 @@ void floor_out(KernelContext& ctx, const Tensor& self, Tensor& out);
 void round_out(KernelContext& ctx, const Tensor& self, Tensor& out);
 void trunc_out(KernelContext& ctx, const Tensor& self, Tensor& out);
 
-// ---- op_isnan_isinf.cpp: predicates; out may have any real or bool dtype.
+// ---- op_isnan_isinf.cpp: predicates; out may have any real or bool dtype
+// (unary_predicate_prepare checks its rank).
 void isnan_out(KernelContext& ctx, const Tensor& self, Tensor& out);
 void isinf_out(KernelContext& ctx, const Tensor& self, Tensor& out);
 
@@ -68,8 +69,8 @@ inline constexpr KernelEntry kUnaryKernels[] = {
     make_kernel<&floor_out, &unary_real_prepare>("aten::floor.out", kRealTypes),
     make_kernel<&round_out, &unary_real_prepare>("aten::round.out", kRealTypes),
     make_kernel<&trunc_out, &unary_real_prepare>("aten::trunc.out", kRealTypes),
-    make_kernel<&isnan_out>("aten::isnan.out", kRealAndBoolTypes),
-    make_kernel<&isinf_out>("aten::isinf.out", kRealAndBoolTypes),
+    make_kernel<&isnan_out, &unary_predicate_prepare>("aten::isnan.out", kRealAndBoolTypes),
+    make_kernel<&isinf_out, &unary_predicate_prepare>("aten::isinf.out", kRealAndBoolTypes),
 };
 
 }  // namespace etr

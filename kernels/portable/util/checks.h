@@ -74,6 +74,12 @@ bool is_default_layout(const Tensor& t);
 // Wraps a possibly negative `dim` into [0, rank); a rank-0 tensor accepts -1
 // and 0 (both give 0), as in PyTorch. InvalidArgument when out of range.
 [[nodiscard]] Error wrap_dim(const char* op, int64_t dim, size_t rank, size_t* out);
+// run()'s form for a `dim` its prepare step already checked with wrap_dim:
+// the same wrapped value, without a check.
+inline size_t wrapped_dim(int64_t dim, size_t rank) {
+  const int64_t r = rank == 0 ? 1 : static_cast<int64_t>(rank);
+  return static_cast<size_t>(dim < 0 ? dim + r : dim);
+}
 
 // ---- output resizing
 

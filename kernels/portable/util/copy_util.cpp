@@ -173,9 +173,14 @@ size_t range_sizes(const Tensor& self, size_t dim, int64_t len, bool drop_dim, i
 
 }  // namespace
 
+Error check_range_output(const char* op, const Tensor& self, bool drop_dim, const Tensor& out) {
+  ETR_RETURN_IF_ERROR(check_dtype(op, "out", out, self.dtype()));
+  return check_rank(op, "out", out, drop_dim ? self.dim() - 1 : self.dim());
+}
+
 Error resize_range_output(const char* op, const Tensor& self, size_t dim, int64_t len,
                           bool drop_dim, Tensor& out) {
-  ETR_RETURN_IF_ERROR(check_dtype(op, "out", out, self.dtype()));
+  ETR_RETURN_IF_ERROR(check_operand_dtypes(op, self.dtype(), {&out}));
   int64_t sizes[kTensorMaxDim];
   const size_t n = range_sizes(self, dim, len, drop_dim, sizes);
   return resize_output(op, out, Span<const int64_t>(sizes, n));

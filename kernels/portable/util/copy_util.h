@@ -109,8 +109,15 @@ bool copy_reshape(Tensor& dst, const Tensor& src);
 void copy_range(const Tensor& self, size_t dim, int64_t start, int64_t len, int64_t step,
                 bool drop_dim, Tensor& out);
 
-// The output of a range copy: out must have self's dtype; resizes it to
-// self's sizes with dim `dim` set to `len` (or removed when drop_dim).
+// The load-time checks of a range copy's output, for prepare steps: out has
+// self's dtype (InvalidType) and self's rank, one less with drop_dim
+// (InvalidArgument).
+[[nodiscard]] Error check_range_output(const char* op, const Tensor& self, bool drop_dim,
+                                       const Tensor& out);
+
+// The output of a range copy: resizes out (of self's dtype, checked at
+// load; another is the safety net's Error::Internal) to self's sizes with
+// dim `dim` set to `len` (or removed when drop_dim).
 [[nodiscard]] Error resize_range_output(const char* op, const Tensor& self, size_t dim, int64_t len,
                                         bool drop_dim, Tensor& out);
 

@@ -1,5 +1,7 @@
 #include "kernels/portable/util/elementwise.h"
 
+#include <algorithm>
+
 #include "kernels/portable/util/elementwise_prepare.h"
 
 namespace etr {
@@ -133,6 +135,20 @@ Error unary_bitwise_prepare(KernelPrepareContext& ctx, const Tensor& self, Tenso
 
 Error unary_float_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out) {
   return check_can_cast(ctx.op_name(), float_compute_type(self.dtype()), out);
+}
+
+Error binary_predicate_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& other,
+                               Tensor& out) {
+  return check_rank(ctx.op_name(), "out", out, std::max(self.dim(), other.dim()));
+}
+
+Error binary_scalar_predicate_prepare(KernelPrepareContext& ctx, const Tensor& self, Scalar,
+                                      Tensor& out) {
+  return check_rank(ctx.op_name(), "out", out, self.dim());
+}
+
+Error unary_predicate_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out) {
+  return check_rank(ctx.op_name(), "out", out, self.dim());
 }
 
 }  // namespace etr

@@ -1,5 +1,5 @@
 // Prepare steps shared by the elementwise kernel families (arithmetic,
-// unary, logical). Each runs once per instruction at load and checks what
+// unary, logical, comparison). Each runs once per instruction at load and checks what
 // cannot change between executes: the promoted dtype against the op's
 // domain and torch.can_cast to out's dtype. Table lines name them directly:
 //   make_kernel<&mul_out, &binary_prepare>("aten::mul.out", kRealAndBoolTypes),
@@ -39,5 +39,14 @@ Error unary_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out);
 Error unary_bitwise_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out);
 // ... promoted to Float when integral or bool, can be cast to out.
 Error unary_float_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out);
+
+// ---- Predicates whose out may have any declared dtype (comparisons,
+// logical ops, isnan/isinf): out's rank is the result's (the operands'
+// broadcast rank), the only thing fixed at load.
+Error binary_predicate_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& other,
+                               Tensor& out);
+Error binary_scalar_predicate_prepare(KernelPrepareContext& ctx, const Tensor& self, Scalar other,
+                                      Tensor& out);
+Error unary_predicate_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out);
 
 }  // namespace etr

@@ -16,8 +16,13 @@ inline int64_t load_index(const void* data, ScalarType t, int64_t i) {
                                : static_cast<const int32_t*>(data)[i];
 }
 
-// `index` is Long or Int, in the default dim order, and every entry lies in
+// For prepare steps: InvalidType unless `index` is Long or Int.
+[[nodiscard]] Error check_index_dtype(const char* op, const Tensor& index);
+
+// For run(): `index` is in the default dim order and every entry lies in
 // [lo, size) where lo is -size when negative indices are allowed, else 0.
+// Its dtype was checked at load (check_index_dtype); another one is the
+// safety net's Error::Internal.
 [[nodiscard]] Error check_indices(const char* op, const Tensor& index, int64_t size,
                                   bool allow_negative);
 

@@ -19,13 +19,31 @@ Error mark_reduced_dims(const char* op, size_t rank, std::optional<Span<const in
   return Error::Ok;
 }
 
+// mark_reduced_dims for dims it already accepted: no checks.
+void mark_checked_dims(size_t rank, std::optional<Span<const int64_t>> dims, bool* reduce) {
+  const bool all = !dims.has_value() || dims->empty();
+  for (size_t d = 0; d < rank; ++d) reduce[d] = all;
+  if (all || rank == 0) return;
+  for (int64_t dim : *dims) reduce[wrapped_dim(dim, rank)] = true;
+}
+
 }  // namespace
+
+Error check_reduce_args(const char* op, const Tensor& in, std::optional<Span<const int64_t>> dims,
+                        bool keepdim, const Tensor& out) {
+  const size_t rank = in.dim();
+  bool reduce[kTensorMaxDim];
+  ETR_RETURN_IF_ERROR(mark_reduced_dims(op, rank, dims, reduce));
+  size_t out_rank = 0;
+  for (size_t d = 0; d < rank; ++d) out_rank += (!reduce[d] || keepdim) ? 1 : 0;
+  return check_rank(op, "out", out, out_rank);
+}
 
 Error make_reduce_plan(const char* op, const Tensor& in, std::optional<Span<const int64_t>> dims,
                        bool keepdim, Tensor& out, ReducePlan* plan) {
   const size_t rank = in.dim();
   bool reduce[kTensorMaxDim];
-  ETR_RETURN_IF_ERROR(mark_reduced_dims(op, rank, dims, reduce));
+  mark_checked_dims(rank, dims, reduce);
   int64_t out_sizes[kTensorMaxDim];
   size_t out_dim = 0;
   for (size_t d = 0; d < rank; ++d) {

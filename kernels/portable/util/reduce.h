@@ -3,6 +3,9 @@
 // per index) and reduced dims (walked per output element); both walks use
 // the tensors' own strides, so any dim order works.
 //
+//   // prepare:
+//   ETR_RETURN_IF_ERROR(check_reduce_args(ctx.op_name(), self, dims, keepdim, out));
+//   // run:
 //   ReducePlan plan;
 //   ETR_KERNEL_TRY(ctx, make_reduce_plan(ctx.op_name(), self, dims, keepdim, out, &plan));
 //   for_each_group(plan, [&](int64_t out_off, int64_t in_base) {
@@ -34,10 +37,18 @@ struct ReducePlan {
   int64_t reduced_numel = 1;                  // elements per group
 };
 
-// Reduces `in` over `dims` (wrapped with wrap_dim, duplicates rejected);
-// nullopt or an empty list reduces every dim. Resizes `out` (resize_output)
-// to the result shape (reduced dims kept as size 1 when `keepdim`) and fills
-// *plan. Logs "<op>: ..." and returns the error on failure.
+// The load-time checks of a reduction over `dims` (nullopt or an empty list
+// reduces every dim), for a prepare step: every dim is valid for in's rank
+// (wrap_dim), none is given twice, and out has the result's rank (in's
+// rank with `keepdim`, else less the reduced dims).
+[[nodiscard]] Error check_reduce_args(const char* op, const Tensor& in,
+                                      std::optional<Span<const int64_t>> dims, bool keepdim,
+                                      const Tensor& out);
+
+// Reduces `in` over `dims`, which check_reduce_args accepted at load (they
+// are wrapped without checks). Resizes `out` (resize_output) to the result
+// shape (reduced dims kept as size 1 when `keepdim`) and fills *plan. Logs
+// "<op>: ..." and returns the resize error on failure.
 [[nodiscard]] Error make_reduce_plan(const char* op, const Tensor& in,
                                      std::optional<Span<const int64_t>> dims, bool keepdim,
                                      Tensor& out, ReducePlan* plan);
