@@ -43,6 +43,8 @@ class BoxedIntList final {
       : items_(items), scratch_(scratch), size_(size) {}
   size_t size() const { return size_; }
   Span<const int64_t> get() const;
+  // The values the items refer to (the method's value table).
+  EValue* const* items() const { return items_; }
 
  private:
   EValue* const* items_ = nullptr;
@@ -61,6 +63,8 @@ class BoxedTensorList final {
   // Element i, or nullptr for an absent optional element.
   Tensor* at(size_t i) const;
   Tensor& operator[](size_t i) const { return *at(i); }
+  // The values the items refer to (null entries: absent optional tensors).
+  EValue* const* items() const { return items_; }
 
  private:
   EValue* const* items_ = nullptr;

@@ -14,6 +14,7 @@ Error MethodLoader::resolve_chains() {
     ETR_FAIL(Error::InvalidProgram, "method '%s' has no chains", name());
   }
   ETR_RETURN_IF_ERROR(name_operators());
+  ETR_RETURN_IF_ERROR(mark_run_time_values());
   const size_t num_chains = chains->size();
   method_->s_.chains = alloc_->allocate_array<internal::Chain>(num_chains);
   if (method_->s_.chains == nullptr)

@@ -93,8 +93,8 @@ Error MethodLoader::resolve_kernel(size_t c, size_t pc, const etr_fb::KernelCall
              op_index);
   }
   out->kind = internal::InstrKind::Kernel;
-  out->kernel =
-      internal::KernelInstr{nullptr, nullptr, nullptr, 0, static_cast<uint32_t>(op_index), false};
+  out->kernel = internal::KernelInstr{nullptr, nullptr, nullptr, 0, static_cast<uint32_t>(op_index),
+                                      false,   nullptr};
   internal::KernelInstr* k = &out->kernel;
   ETR_RETURN_IF_ERROR(resolve_args(c, pc, call->args(), &k->args, &k->num_args));
   const KernelEntry* entry = nullptr;
@@ -145,6 +145,16 @@ Error MethodLoader::select_kernel(size_t pc, uint32_t op_index, internal::Kernel
       last = e.prepare(pctx, k->args);
       if (last != Error::Ok) continue;
       k->state = pctx.state();
+      size_t written = 0;
+      if (has_run_time_arg(*k, &written)) {
+        if (k->state != nullptr) {
+          ETR_FAIL(Error::InvalidProgram,
+                   "method '%s': instruction %zu (%s): library '%s' prepared state for the call, "
+                   "but argument %zu is written while the method runs",
+                   name(), pc, op, libs[i]->name, written);
+        }
+        k->reprepare = e.prepare;
+      }
     }
     *chosen = &e;
     k->fn = e.fn;
@@ -153,6 +163,72 @@ Error MethodLoader::select_kernel(size_t pc, uint32_t op_index, internal::Kernel
   if (n == 0) return Error::Ok;
   ETR_FAIL(last, "method '%s': instruction %zu (%s): no registered kernel accepts the call (%s)",
            name(), pc, op, to_string(last));
+}
+
+// Values written while the method runs, other than tensor data: the result
+// slots of kernel calls that are not tensors (prim ops' symbolic ints),
+// non-tensor delegate arguments, and every move target (a move can put a
+// tensor of another dtype or rank in place). A kernel's prepare step checked
+// its arguments' load-time values; for these, execute checks them again.
+Error MethodLoader::mark_run_time_values() {
+  const size_t n = method_->s_.num_values;
+  if (n == 0) return Error::Ok;
+  run_time_values_ = alloc_->allocate_array<uint8_t>((n + 7) / 8);
+  if (run_time_values_ == nullptr)
+    return method_allocation_failed(name(), "the run-time value map", (n + 7) / 8);
+  std::memset(run_time_values_, 0, (n + 7) / 8);
+  auto mark = [&](int32_t v, bool tensors_too) {
+    if (v < 0 || static_cast<size_t>(v) >= n) return;  // reported when the instruction resolves
+    if (!tensors_too && method_->s_.values[v].is_tensor()) return;
+    run_time_values_[v / 8] |= static_cast<uint8_t>(1u << (v % 8));
+  };
+  const auto* chains = plan_->chains();
+  for (flatbuffers::uoffset_t c = 0; chains != nullptr && c < chains->size(); ++c) {
+    const auto* instrs = chains->Get(c) == nullptr ? nullptr : chains->Get(c)->instructions();
+    for (flatbuffers::uoffset_t i = 0; instrs != nullptr && i < instrs->size(); ++i) {
+      const etr_fb::Instruction* in = instrs->Get(i);
+      if (in == nullptr) continue;
+      if (const auto* kc = in->instr_args_as_KernelCall()) {
+        if (kc->args() != nullptr && kc->args()->size() != 0)
+          mark(kc->args()->Get(kc->args()->size() - 1), false);
+      } else if (const auto* dc = in->instr_args_as_DelegateCall()) {
+        for (flatbuffers::uoffset_t a = 0; dc->args() != nullptr && a < dc->args()->size(); ++a)
+          mark(dc->args()->Get(a), false);
+      } else if (const auto* mc = in->instr_args_as_MoveCall()) {
+        mark(mc->move_to(), true);
+      }
+    }
+  }
+  return Error::Ok;
+}
+
+bool MethodLoader::is_run_time_value(const EValue* v) const {
+  if (v == nullptr || run_time_values_ == nullptr) return false;
+  const size_t i = static_cast<size_t>(v - method_->s_.values);
+  return i < method_->s_.num_values && ((run_time_values_[i / 8] >> (i % 8)) & 1) != 0;
+}
+
+// True (with the argument's index) when an argument of `k`, or an item of a
+// list argument, is written while the method runs.
+bool MethodLoader::has_run_time_arg(const internal::KernelInstr& k, size_t* arg) const {
+  for (uint32_t a = 0; a < k.num_args; ++a) {
+    const EValue* v = k.args[a];
+    bool written = is_run_time_value(v);
+    if (v->is_int_list()) {
+      const BoxedIntList& list = v->boxed_int_list();
+      for (size_t i = 0; i < list.size() && !written; ++i)
+        written = is_run_time_value(list.items()[i]);
+    } else if (v->is_tensor_list() || v->is_optional_tensor_list()) {
+      const BoxedTensorList list = v->to_tensor_list();
+      for (size_t i = 0; i < list.size() && !written; ++i)
+        written = is_run_time_value(list.items()[i]);
+    }
+    if (written) {
+      *arg = a;
+      return true;
+    }
+  }
+  return false;
 }
 
 // Program-level facts about the chosen kernel's arguments: it may not write

@@ -231,6 +231,11 @@ Error Method::execute() {
                     name(), pc, unbound);
             return report_failure(c, pc, Error::InvalidState);
           }
+          if (k.reprepare != nullptr) {
+            KernelPrepareContext check(s_.op_names[k.op_index], nullptr, s_.thread_pool);
+            const Error err = k.reprepare(check, k.args);
+            if (err != Error::Ok) return report_failure(c, pc, err);
+          }
           ctx.bind_instruction(s_.op_names[k.op_index], k.state);
           k.fn(ctx, k.args);
           if (temp != nullptr) temp->reset();

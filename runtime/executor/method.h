@@ -40,6 +40,10 @@ struct KernelInstr {
   // Some tensor argument had no memory at load time (e.g. it is the output
   // of a view op); execute checks those arguments before the call.
   bool check_tensor_memory;
+  // The kernel's prepare step, set only when an argument it checked can be
+  // written while the method runs (a symbolic size from a prim op, the
+  // target of a move): execute then repeats the check before the call.
+  PrepareFn reprepare;
 };
 struct DelegateInstr {
   EValue** args;

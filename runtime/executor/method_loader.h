@@ -59,6 +59,9 @@ class MethodLoader final {
   [[nodiscard]] Error check_kernel_args(size_t pc, const char* op_name, const KernelEntry& entry,
                                         internal::KernelInstr* k);
   [[nodiscard]] Error name_operators();
+  [[nodiscard]] Error mark_run_time_values();
+  bool is_run_time_value(const EValue* v) const;
+  bool has_run_time_arg(const internal::KernelInstr& k, size_t* arg) const;
   [[nodiscard]] Error resolve_jump(size_t pc, size_t chain_len, const etr_fb::JumpFalseCall* j,
                                    internal::Instruction* out);
   [[nodiscard]] Error resolve_args(size_t chain, size_t pc,
@@ -92,6 +95,8 @@ class MethodLoader final {
   const BackendRegistry& backends_;
   // The program's named data, then options_.external_data.
   internal::MergedNamedData named_data_;
+  // One bit per value: written while the method runs (mark_run_time_values).
+  uint8_t* run_time_values_ = nullptr;
   Method* method_;
   FreeableBuffer mutable_segment_;
   bool mutable_segment_loaded_ = false;

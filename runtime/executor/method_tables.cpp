@@ -84,6 +84,8 @@ size_t instruction_bytes(const etr_fb::ExecutionPlan* plan) {
     if (op == nullptr || op->name() == nullptr) continue;
     add(&total, table(op->name()->size() + (op->overload() ? op->overload()->size() : 0) + 2, 1));
   }
+  const size_t nv = plan->values() == nullptr ? 0 : plan->values()->size();
+  if (nv != 0) add(&total, table((nv + 7) / 8, 1));  // the run-time value map
   const auto* chains = plan->chains();
   const size_t nc = chains == nullptr ? 0 : chains->size();
   add(&total, table(nc, sizeof(internal::Chain)));

@@ -11,6 +11,7 @@
 #include "kernels/portable/portable_kernels.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
+#include "runtime/platform/error_capture.h"
 #include "schema/program_generated.h"
 #include "test/runtime/runtime_test_util.h"
 #include "test/support/in_process.h"
@@ -39,7 +40,8 @@ class ProgramWriter {
     return fb::CreateEValue(b_, fb::KernelTypes::Bool, fb::CreateBool(b_, v).Union());
   }
   Offset<fb::EValue> int_list(std::vector<int64_t> refs) {
-    return fb::CreateEValue(b_, fb::KernelTypes::IntList, fb::CreateIntListDirect(b_, &refs).Union());
+    return fb::CreateEValue(b_, fb::KernelTypes::IntList,
+                            fb::CreateIntListDirect(b_, &refs).Union());
   }
   Offset<fb::Instruction> kernel(int32_t op, std::vector<int32_t> args) {
     return fb::CreateInstruction(b_, fb::InstructionArguments::KernelCall,
@@ -56,13 +58,15 @@ class ProgramWriter {
 
   // Finishes the program; `ops` are "name.overload" strings.
   testing::AlignedBytes finish(std::vector<Offset<fb::EValue>> values, std::vector<int32_t> inputs,
-                               std::vector<int32_t> outputs, std::vector<Offset<fb::Instruction>> instrs,
+                               std::vector<int32_t> outputs,
+                               std::vector<Offset<fb::Instruction>> instrs,
                                std::vector<std::string> ops = {}) {
     std::vector<Offset<fb::Operator>> operators;
     for (const std::string& op : ops) {
       const size_t dot = op.find('.');
-      operators.push_back(fb::CreateOperatorDirect(b_, op.substr(0, dot).c_str(),
-                                                   dot == std::string::npos ? "" : op.substr(dot + 1).c_str()));
+      operators.push_back(
+          fb::CreateOperatorDirect(b_, op.substr(0, dot).c_str(),
+                                   dot == std::string::npos ? "" : op.substr(dot + 1).c_str()));
     }
     std::vector<Offset<fb::Chain>> chains = {fb::CreateChainDirect(b_, nullptr, nullptr, &instrs)};
     std::vector<Offset<fb::BackendDelegate>> delegates;
@@ -130,7 +134,8 @@ TEST(CraftedProgramTest, WellFormedProgramRuns) {
   auto a = w.tensor({2, 2}, {0, 1}, 1, 0);
   auto out = w.tensor({2, 2}, {0, 1}, 1, 16);
   auto alpha = w.integer(1);
-  auto bytes = w.finish({a, out, alpha}, {0}, {1}, {w.kernel(0, {0, 0, 2, 1, 1})}, {"aten::add.out"});
+  auto bytes =
+      w.finish({a, out, alpha}, {0}, {1}, {w.kernel(0, {0, 0, 2, 1, 1})}, {"aten::add.out"});
   const Outcome o = run(bytes);
   EXPECT_EQ(o.load, Error::Ok);
   EXPECT_EQ(o.execute, Error::Ok);
@@ -163,7 +168,8 @@ TEST(CraftedProgramTest, NonTensorInputsKeepTheirExportedValueWithoutBeingSet) {
   EXPECT_FLOAT_EQ(o[1], 1.f);
   EXPECT_FLOAT_EQ(o[2], 3.5f);
   EXPECT_FLOAT_EQ(o[3], 13.f);
-  EXPECT_EQ(m->set_input(EValue(int64_t{4}), 1), Error::InvalidArgument);  // only the exported value
+  EXPECT_EQ(m->set_input(EValue(int64_t{4}), 1),
+            Error::InvalidArgument);  // only the exported value
   EXPECT_EQ(m->set_input(EValue(int64_t{3}), 1), Error::Ok);
 }
 
@@ -211,14 +217,16 @@ TEST(CraftedProgramTest, KernelArgumentKindsAreChecked) {
   auto a = w.tensor({2}, {0});
   auto alpha = w.integer(1);
   // alpha where a Tensor is expected
-  EXPECT_EQ(run(w.finish({a, alpha}, {}, {0}, {w.kernel(0, {0, 1, 1, 0, 0})}, {"aten::add.out"})).load,
-            Error::InvalidProgram);
+  EXPECT_EQ(
+      run(w.finish({a, alpha}, {}, {0}, {w.kernel(0, {0, 1, 1, 0, 0})}, {"aten::add.out"})).load,
+      Error::InvalidProgram);
   ProgramWriter w2;
   auto b = w2.tensor({2}, {0});
   auto alpha2 = w2.integer(1);
   // one argument short
-  EXPECT_EQ(run(w2.finish({b, alpha2}, {}, {0}, {w2.kernel(0, {0, 0, 1, 0})}, {"aten::add.out"})).load,
-            Error::InvalidProgram);
+  EXPECT_EQ(
+      run(w2.finish({b, alpha2}, {}, {0}, {w2.kernel(0, {0, 0, 1, 0})}, {"aten::add.out"})).load,
+      Error::InvalidProgram);
 }
 
 TEST(CraftedProgramTest, OperatorIndexOutOfRange) {
@@ -270,8 +278,9 @@ TEST(CraftedProgramTest, ConstantsCannotBeKernelOutputs) {
   auto a = w.tensor({2}, {0}, 1, 0);
   auto constant = w.tensor({2}, {0}, 0, 0, /*constant=*/1);
   // relu.out(self=a, out=constant): writing into program constants is refused.
-  EXPECT_EQ(run(w.finish({a, constant}, {}, {0}, {w.kernel(0, {0, 1, 1})}, {"aten::relu.out"})).load,
-            Error::InvalidProgram);
+  EXPECT_EQ(
+      run(w.finish({a, constant}, {}, {0}, {w.kernel(0, {0, 1, 1})}, {"aten::relu.out"})).load,
+      Error::InvalidProgram);
 }
 
 TEST(CraftedProgramTest, ConstantTensorCanBeRead) {
@@ -296,7 +305,8 @@ TEST(CraftedProgramTest, OutputMayNotPartiallyOverlapAnInput) {
   ProgramWriter w2;
   auto in2 = w2.tensor({4}, {0}, 1, 0);
   auto same = w2.tensor({4}, {0}, 1, 0);  // exact alias: an in-place call is allowed
-  const Outcome o = run(w2.finish({in2, same}, {}, {1}, {w2.kernel(0, {0, 1, 1})}, {"aten::relu.out"}));
+  const Outcome o =
+      run(w2.finish({in2, same}, {}, {1}, {w2.kernel(0, {0, 1, 1})}, {"aten::relu.out"}));
   EXPECT_EQ(o.load, Error::Ok);
   EXPECT_EQ(o.execute, Error::Ok);
 }
@@ -316,6 +326,55 @@ TEST(CraftedProgramTest, UnknownOperatorIsOperatorMissing) {
   auto a = w.tensor({2}, {0});
   EXPECT_EQ(run(w.finish({a}, {}, {0}, {w.kernel(0, {0, 0, 0})}, {"aten::no_such_op.out"})).load,
             Error::OperatorMissing);
+}
+
+}  // namespace
+}  // namespace etr
+
+namespace etr {
+namespace {
+
+// Prepare checked permute_copy's dims at load ([1, 0] for a 2-d tensor); a
+// prim op then writes 5 into the first dim before the call. Execute must
+// repeat the check and fail, not read sizes[5].
+TEST(CraftedProgramTest, ArgumentWrittenAtRunTimeIsCheckedAgainAtExecute) {
+  ProgramWriter w;
+  auto x = w.tensor({2, 2}, {0, 1}, 1, 0);
+  auto out = w.tensor({2, 2}, {0, 1}, 1, 16);
+  auto d0 = w.integer(1);  // value 2, written by the prim op: 2 + 3 = 5
+  auto d1 = w.integer(0);
+  auto dims = w.int_list({2, 3});
+  auto two = w.integer(2);
+  auto three = w.integer(3);
+  auto bytes = w.finish({x, out, d0, d1, dims, two, three}, {0}, {1},
+                        {w.kernel(1, {5, 6, 2}), w.kernel(0, {0, 4, 1, 1})},
+                        {"aten::permute_copy.out", "executorch_prim::add.Scalar"});
+  char buf[512];
+  ErrorCapture capture(buf, sizeof(buf));
+  const Outcome o = run(bytes);
+  EXPECT_EQ(o.load, Error::Ok);
+  EXPECT_EQ(o.execute, Error::InvalidArgument);
+  EXPECT_NE(std::string(capture.message()).find("aten::permute_copy.out"), std::string::npos)
+      << capture.message();
+}
+
+// The same program where the prim op writes a value the check accepts
+// (1 + 0 = 1, so dims stay [1, 0]) runs.
+TEST(CraftedProgramTest, ArgumentWrittenAtRunTimeRunsWhenStillValid) {
+  ProgramWriter w;
+  auto x = w.tensor({2, 2}, {0, 1}, 1, 0);
+  auto out = w.tensor({2, 2}, {0, 1}, 1, 16);
+  auto d0 = w.integer(1);
+  auto d1 = w.integer(0);
+  auto dims = w.int_list({2, 3});
+  auto one = w.integer(1);
+  auto zero = w.integer(0);
+  auto bytes = w.finish({x, out, d0, d1, dims, one, zero}, {0}, {1},
+                        {w.kernel(1, {5, 6, 2}), w.kernel(0, {0, 4, 1, 1})},
+                        {"aten::permute_copy.out", "executorch_prim::add.Scalar"});
+  const Outcome o = run(bytes);
+  EXPECT_EQ(o.load, Error::Ok);
+  EXPECT_EQ(o.execute, Error::Ok);
 }
 
 }  // namespace
