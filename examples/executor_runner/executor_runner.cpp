@@ -31,7 +31,7 @@ namespace {
 // Method-allocator room for kernel prepare state and delegates, on top of
 // MethodMeta::method_allocator_bytes().
 constexpr size_t kStatePool = size_t{16} << 20;  // 16 MiB
-constexpr size_t kTempPool = size_t{16} << 20;          // 16 MiB
+constexpr size_t kTempPool = size_t{16} << 20;   // 16 MiB
 constexpr size_t kBufferAlignment = 64;
 
 struct FreeDeleter {
@@ -141,7 +141,8 @@ int load_method(const Program& program, const MethodMeta& meta, MethodMemory* me
                                                  mem->temp_allocator.get());
   reset_first_error();
   Result<Method> loaded = program.load_method(name.c_str(), mem->manager.get());
-  if (!loaded.ok()) return fail(kExitMethodLoad, "cannot load method '" + name + "'", loaded.error());
+  if (!loaded.ok())
+    return fail(kExitMethodLoad, "cannot load method '" + name + "'", loaded.error());
   method->emplace(std::move(*loaded));
   return kExitOk;
 }

@@ -118,7 +118,7 @@ TEST(MemoryAllocatorTest, AlignsAndRunsOut) {
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 16, 0u);
   EXPECT_EQ(a.allocate(1000), nullptr);
-  EXPECT_EQ(a.allocate(8, 3), nullptr);  // not a power of two
+  EXPECT_EQ(a.allocate(8, 3), nullptr);                          // not a power of two
   EXPECT_EQ(a.allocate_array<uint64_t>(SIZE_MAX / 4), nullptr);  // overflow
   a.reset();
   EXPECT_EQ(a.used(), 0u);

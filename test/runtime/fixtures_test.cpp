@@ -37,7 +37,8 @@ std::string case_name(const ::testing::TestParamInfo<testing::FixtureCase>& info
   return n;
 }
 
-INSTANTIATE_TEST_SUITE_P(Manifest, FixtureTest, ::testing::ValuesIn(testing::load_manifest()), case_name);
+INSTANTIATE_TEST_SUITE_P(Manifest, FixtureTest, ::testing::ValuesIn(testing::load_manifest()),
+                         case_name);
 
 }  // namespace
 }  // namespace etr

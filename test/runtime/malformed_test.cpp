@@ -100,7 +100,8 @@ std::string fixture_name(const ::testing::TestParamInfo<const char*>& param_info
   return n.substr(0, n.size() - 4);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, MalformedTest, ::testing::ValuesIn(testing::kFixtureFiles), fixture_name);
+INSTANTIATE_TEST_SUITE_P(Fixtures, MalformedTest, ::testing::ValuesIn(testing::kFixtureFiles),
+                         fixture_name);
 
 }  // namespace
 }  // namespace etr

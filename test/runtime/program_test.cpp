@@ -1,3 +1,5 @@
+#include "runtime/executor/program.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -5,7 +7,6 @@
 
 #include "extension/data_loader/buffer_data_loader.h"
 #include "extension/data_loader/file_data_loader.h"
-#include "runtime/executor/program.h"
 #include "test/runtime/runtime_test_util.h"
 
 namespace etr {

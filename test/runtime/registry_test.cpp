@@ -1,10 +1,11 @@
+#include "runtime/kernel/registry.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "runtime/backend/backend.h"
 #include "runtime/kernel/kernel.h"
-#include "runtime/kernel/registry.h"
 
 namespace etr {
 namespace {
@@ -112,7 +113,8 @@ TEST(KernelRegistryTest, DuplicatesAreErrorsAndAddIsAtomic) {
             Error::RegistrationAlreadyRegistered);
   EXPECT_EQ(reg.add({"dup", kPortablePriority, Span<const KernelEntry>(kSelfDuplicate)}),
             Error::RegistrationAlreadyRegistered);
-  EXPECT_EQ(reg.add({nullptr, kPortablePriority, Span<const KernelEntry>(kFast)}), Error::InvalidArgument);
+  EXPECT_EQ(reg.add({nullptr, kPortablePriority, Span<const KernelEntry>(kFast)}),
+            Error::InvalidArgument);
   EXPECT_EQ(reg.num_kernels(), 2u);
   EXPECT_EQ(reg.find("test::x.out"), nullptr);
 }
@@ -135,14 +137,16 @@ TEST(KernelRegistryTest, CapacityIsEnforced) {
   for (size_t i = 0; i <= KernelRegistry::kMaxLibraries; ++i) {
     snprintf(names[i], sizeof(names[i]), "lib%zu", i);
     const Error err = reg.add({names[i], kPortablePriority, Span<const KernelEntry>(kFast)});
-    EXPECT_EQ(err, i < KernelRegistry::kMaxLibraries ? Error::Ok : Error::RegistrationExceedingMaxKernels);
+    EXPECT_EQ(err, i < KernelRegistry::kMaxLibraries ? Error::Ok
+                                                     : Error::RegistrationExceedingMaxKernels);
   }
 }
 
 class NullBackend final : public BackendInterface {
  public:
   bool is_available() const override { return true; }
-  Result<DelegateHandle*> init(BackendInitContext&, FreeableBuffer*, Span<const CompileSpec>) const override {
+  Result<DelegateHandle*> init(BackendInitContext&, FreeableBuffer*,
+                               Span<const CompileSpec>) const override {
     return static_cast<DelegateHandle*>(nullptr);
   }
   Error execute(BackendExecutionContext&, DelegateHandle*, Span<EValue*>) const override {

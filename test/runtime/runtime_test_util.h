@@ -18,11 +18,21 @@ namespace etr {
 namespace testing {
 
 // Every .pte fixture in test/models.
-constexpr const char* kFixtureFiles[] = {
-    "add_mul.pte",        "linear.pte",        "mlp.pte",          "cnn.pte",
-    "softmax.pte",        "transformer.pte",   "transformer_nn.pte", "mutable_buffer.pte",
-    "two_methods.pte",    "dynamic_shape.pte", "cond.pte",         "int_bool_mix.pte",
-    "add_xnnpack.pte",    "no_constants.pte",  "legacy_constants.pte"};
+constexpr const char* kFixtureFiles[] = {"add_mul.pte",
+                                         "linear.pte",
+                                         "mlp.pte",
+                                         "cnn.pte",
+                                         "softmax.pte",
+                                         "transformer.pte",
+                                         "transformer_nn.pte",
+                                         "mutable_buffer.pte",
+                                         "two_methods.pte",
+                                         "dynamic_shape.pte",
+                                         "cond.pte",
+                                         "int_bool_mix.pte",
+                                         "add_xnnpack.pte",
+                                         "no_constants.pte",
+                                         "legacy_constants.pte"};
 
 inline std::string model_path(const std::string& name) {
   return std::string(ETR_SOURCE_DIR) + "/test/models/" + name;
@@ -32,8 +42,12 @@ inline std::string model_path(const std::string& name) {
 class AlignedBytes {
  public:
   AlignedBytes() = default;
-  explicit AlignedBytes(size_t n) : size_(n), data_(static_cast<uint8_t*>(std::aligned_alloc(64, round(n)))) {}
-  AlignedBytes(AlignedBytes&& o) noexcept : size_(o.size_), data_(o.data_) { o.data_ = nullptr; o.size_ = 0; }
+  explicit AlignedBytes(size_t n)
+      : size_(n), data_(static_cast<uint8_t*>(std::aligned_alloc(64, round(n)))) {}
+  AlignedBytes(AlignedBytes&& o) noexcept : size_(o.size_), data_(o.data_) {
+    o.data_ = nullptr;
+    o.size_ = 0;
+  }
   AlignedBytes& operator=(AlignedBytes&& o) noexcept {
     std::swap(size_, o.size_);
     std::swap(data_, o.data_);
@@ -76,7 +90,8 @@ class TestMemory {
     method_alloc_ = std::make_unique<MemoryAllocator>(method_pool_.data(), method_pool_.size());
     temp_alloc_ = std::make_unique<MemoryAllocator>(temp_pool_.data(), temp_pool_.size());
     planned_alloc_ = HierarchicalAllocator(Span<Span<uint8_t>>(spans_.data(), spans_.size()));
-    manager_ = std::make_unique<MemoryManager>(method_alloc_.get(), &planned_alloc_, temp_alloc_.get());
+    manager_ =
+        std::make_unique<MemoryManager>(method_alloc_.get(), &planned_alloc_, temp_alloc_.get());
   }
   MemoryManager* manager() { return manager_.get(); }
   MemoryAllocator* method_allocator() { return method_alloc_.get(); }
