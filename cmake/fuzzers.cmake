@@ -9,3 +9,6 @@ endfunction()
 
 etr_add_fuzzer(program_fuzzer ${PROJECT_SOURCE_DIR}/runtime/executor/fuzz/program_fuzzer.cpp etr_test_support)
 etr_add_fuzzer(npy_fuzzer ${PROJECT_SOURCE_DIR}/extension/tensor/fuzz/npy_fuzzer.cpp etr_tensor_ext)
+etr_add_fuzzer(flat_tensor_fuzzer
+  ${PROJECT_SOURCE_DIR}/extension/flat_tensor/fuzz/flat_tensor_fuzzer.cpp etr_flat_tensor
+  etr_data_loader)

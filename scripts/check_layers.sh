@@ -30,8 +30,14 @@ check kernels/test '^(runtime/(platform|core|kernel)/|kernels/(portable|prim_ops
 check kernels/prim_ops/test '^(runtime/(platform|core|kernel)/|kernels/(prim_ops|test)/|extension/tensor/)'
 check extension/data_loader '^(runtime/(platform|core)/|extension/data_loader/)'
 check extension/tensor '^(runtime/(platform|core)/|extension/tensor/)'
+check extension/flat_tensor \
+  '^(runtime/(platform|core)/|extension/flat_tensor/|schema/flat_tensor_generated.h)'
 if [ -d extension/threadpool ]; then
   check extension/threadpool '^(runtime/(platform|core)/|extension/threadpool/)'
+fi
+# The .ptd schema's generated code stays out of the extension's public headers.
+if grep -rln 'flat_tensor_generated.h' extension/flat_tensor --include='*.h'; then
+  echo "generated .ptd schema included from a public header"; fail=1
 fi
 # Nothing outside runtime/executor reaches into its internal headers.
 if grep -rnE '#include "runtime/executor/(method_loader|flatbuffer_util|merged_named_data)\.h"' \

@@ -7,16 +7,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER=${1:-${FUZZ_SECONDS:-60}}
-if [ ! -x build-fuzz/program_fuzzer ] || [ ! -x build-fuzz/npy_fuzzer ]; then
+if [ ! -x build-fuzz/program_fuzzer ] || [ ! -x build-fuzz/npy_fuzzer ] ||
+   [ ! -x build-fuzz/flat_tensor_fuzzer ]; then
   bash scripts/install_deps.sh
   CXX=clang++ CC=clang BUILD_DIR=build-fuzz BUILD_TYPE=Debug bash scripts/build.sh \
     -DCMAKE_CXX_FLAGS_DEBUG=-O1 -DETR_SANITIZE=ON -DETR_BUILD_FUZZERS=ON
 fi
-mkdir -p build-fuzz/corpus/program build-fuzz/corpus/npy build-fuzz/artifacts
+mkdir -p build-fuzz/corpus/program build-fuzz/corpus/npy build-fuzz/corpus/flat_tensor \
+  build-fuzz/artifacts
 cp test/models/*.pte build-fuzz/corpus/program/
 find test/models -name '*.npy' -exec cp {} build-fuzz/corpus/npy/ \;
+# .ptd seeds: any fixture in test/models, plus the valid file the unit test writes.
+find test/models -name '*.ptd' -exec cp {} build-fuzz/corpus/flat_tensor/ \;
+if [ -x build-fuzz/test/etr_flat_tensor_tests ]; then
+  ETR_PTD_SEED_DIR=build-fuzz/corpus/flat_tensor build-fuzz/test/etr_flat_tensor_tests \
+    --gtest_filter='FlatTensorTest.ReadsThroughFileDataLoaderAndWritesFuzzSeed' > /dev/null
+fi
 status=0
-for f in program npy; do
+for f in program npy flat_tensor; do
   echo "== ${f}_fuzzer for ${SECONDS_PER}s"
   log=build-fuzz/${f}_fuzzer.log
   if ./build-fuzz/${f}_fuzzer -max_total_time="$SECONDS_PER" -max_len=65536 -timeout=25 \

@@ -17,6 +17,7 @@
 
 #include "examples/executor_runner/runner_io.h"
 #include "extension/data_loader/file_data_loader.h"
+#include "extension/flat_tensor/flat_tensor_data_map.h"
 #include "kernels/portable/portable_kernels.h"
 #include "kernels/prim_ops/prim_ops.h"
 #include "runtime/executor/method.h"
@@ -59,6 +60,29 @@ struct MethodMemory {
   std::unique_ptr<MemoryManager> manager;
   std::vector<std::unique_ptr<uint8_t[]>> output_buffers;
 };
+
+// The .ptd files given with --data_path, open for as long as the method runs.
+struct ExternalData {
+  std::vector<std::unique_ptr<FileDataLoader>> loaders;
+  std::vector<std::unique_ptr<FlatTensorDataMap>> maps;
+  std::vector<const NamedDataMap*> views;
+};
+
+int load_external_data(const std::vector<std::string>& paths, ExternalData* data) {
+  for (const std::string& path : paths) {
+    reset_first_error();
+    Result<FileDataLoader> loader = FileDataLoader::from(path.c_str());
+    if (!loader.ok()) return fail(kExitProgramLoad, "cannot open '" + path + "'", loader.error());
+    data->loaders.push_back(std::make_unique<FileDataLoader>(std::move(*loader)));
+    Result<FlatTensorDataMap> map = FlatTensorDataMap::load(data->loaders.back().get());
+    if (!map.ok()) {
+      return fail(kExitProgramLoad, "cannot load external data '" + path + "'", map.error());
+    }
+    data->maps.push_back(std::make_unique<FlatTensorDataMap>(std::move(*map)));
+    data->views.push_back(data->maps.back().get());
+  }
+  return kExitOk;
+}
 
 int register_all_kernels() {
   reset_first_error();
@@ -127,8 +151,8 @@ int allocate_planned(const MethodMeta& meta, MethodMemory* mem) {
 
 // Loads the method with a method allocator of the size MethodMeta reports
 // for its tables plus room for kernel and delegate state.
-int load_method(const Program& program, const MethodMeta& meta, MethodMemory* mem,
-                std::optional<Method>* method) {
+int load_method(const Program& program, const MethodMeta& meta, const ExternalData& external,
+                MethodMemory* mem, std::optional<Method>* method) {
   const std::string name = meta.name();
   const size_t pool = meta.method_allocator_bytes() + kStatePool;
   mem->method_pool = allocate_aligned(pool);
@@ -140,7 +164,10 @@ int load_method(const Program& program, const MethodMeta& meta, MethodMemory* me
   mem->manager = std::make_unique<MemoryManager>(mem->method_allocator.get(), &mem->planned,
                                                  mem->temp_allocator.get());
   reset_first_error();
-  Result<Method> loaded = program.load_method(name.c_str(), mem->manager.get());
+  MethodLoadOptions options;
+  options.external_data =
+      Span<const NamedDataMap* const>(external.views.data(), external.views.size());
+  Result<Method> loaded = program.load_method(name.c_str(), mem->manager.get(), options);
   if (!loaded.ok())
     return fail(kExitMethodLoad, "cannot load method '" + name + "'", loaded.error());
   method->emplace(std::move(*loaded));
@@ -192,6 +219,9 @@ int run(const Options& options) {
   if (!program.ok()) {
     return fail(kExitProgramLoad, "cannot load program '" + path + "'", program.error());
   }
+  ExternalData external;
+  rc = load_external_data(options.data_paths, &external);
+  if (rc != kExitOk) return rc;
   std::string name;
   rc = choose_method(*program, options, &name);
   if (rc != kExitOk) return rc;
@@ -203,7 +233,7 @@ int run(const Options& options) {
   MethodMemory mem;
   std::optional<Method> method;
   rc = allocate_planned(*meta, &mem);
-  if (rc == kExitOk) rc = load_method(*program, *meta, &mem, &method);
+  if (rc == kExitOk) rc = load_method(*program, *meta, external, &mem, &method);
   if (rc == kExitOk) rc = bind_unplanned_outputs(*method, &mem.output_buffers);
   if (rc != kExitOk) return rc;
   std::printf("loaded method '%s' of '%s' (%zu inputs, %zu outputs)\n", name.c_str(), path.c_str(),

@@ -22,8 +22,9 @@ struct FlagSpec {
 };
 
 constexpr FlagSpec kFlags[] = {
-    {"model_path", true},     {"method", true},          {"input", true}, {"output_dir", true},
-    {"num_executions", true}, {"list_operators", false}, {"help", false}, {"verbose", false},
+    {"model_path", true},      {"method", true},     {"input", true},
+    {"data_path", true},       {"output_dir", true}, {"num_executions", true},
+    {"list_operators", false}, {"help", false},      {"verbose", false},
 };
 
 bool parse_bool(const std::string& v, bool* out) {
@@ -47,6 +48,7 @@ bool apply_flag(const std::string& name, const std::string& value, bool has_valu
   if (name == "model_path") o->model_path = value;
   if (name == "method") o->method = value;
   if (name == "input") o->inputs.push_back(value);
+  if (name == "data_path") o->data_paths.push_back(value);
   if (name == "output_dir") o->output_dir = value;
   if (name == "num_executions" && !parse_count(value, &o->num_executions)) {
     *error = "--num_executions needs a whole number from 1 to 1000000000, got '" + value + "'";
@@ -264,7 +266,8 @@ Error write_output(const EValue& v, const std::string& base, bool* written) {
 void print_usage(std::FILE* out) {
   std::fprintf(out,
                "usage: executor_runner --model_path=FILE [--method=NAME] [--input=FILE.npy ...]\n"
-               "                       [--output_dir=DIR] [--num_executions=N] [--verbose]\n"
+               "                       [--data_path=FILE.ptd ...] [--output_dir=DIR]\n"
+               "                       [--num_executions=N] [--verbose]\n"
                "       executor_runner --list_operators | --help\n"
                "\n"
                "Runs one method of an ExecuTorch .pte program.\n"
@@ -273,6 +276,9 @@ void print_usage(std::FILE* out) {
                "  --input=FILE.npy      one per method input, in order (repeat the flag); without\n"
                "                        it tensor inputs are ones and other inputs keep the\n"
                "                        program's value\n"
+               "  --data_path=FILE.ptd  external data (weights the program stores outside the\n"
+               "                        .pte); repeat the flag for several files, searched in\n"
+               "                        order\n"
                "  --output_dir=DIR      write output <i> as DIR/output_<i>.npy (.txt for strings)\n"
                "  --num_executions=N    execute N times and report min/median/max time\n"
                "  --list_operators      print every registered operator and exit\n"

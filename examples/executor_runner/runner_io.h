@@ -30,6 +30,7 @@ struct Options {
   std::string model_path;
   std::string method;  // empty: "forward" if present, else the first method
   std::vector<std::string> inputs;
+  std::vector<std::string> data_paths;  // .ptd external data files, in search order
   std::string output_dir;
   int64_t num_executions = 1;
   bool list_operators = false;

@@ -52,7 +52,10 @@ std::unique_ptr<PthreadPool> PthreadPool::create(size_t num_threads) {
   return std::unique_ptr<PthreadPool>(new PthreadPool(p));
 }
 
-PthreadPool::~PthreadPool() { pthreadpool_destroy(pool_); }
+PthreadPool::~PthreadPool() {
+  pthreadpool_destroy(pool_);
+  for (pthreadpool* p : retired_) pthreadpool_destroy(p);
+}
 
 size_t PthreadPool::num_threads() const { return pthreadpool_get_threads_count(pool_); }
 
@@ -67,7 +70,7 @@ void PthreadPool::parallel_for(size_t n, size_t grain, RangeFn fn) {
 Error PthreadPool::set_num_threads(size_t n) {
   pthreadpool* p = pthreadpool_create(n == 0 ? default_thread_count() : n);
   if (p == nullptr) ETR_FAIL(Error::OutOfResources, "thread pool: cannot start %zu threads", n);
-  pthreadpool_destroy(pool_);
+  retired_.push_back(pool_);
   pool_ = p;
   return Error::Ok;
 }

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "runtime/core/error.h"
 #include "runtime/core/result.h"
@@ -31,15 +32,21 @@ class PthreadPool final : public ThreadPool {
   size_t num_threads() const override;
   void parallel_for(size_t n, size_t grain, RangeFn fn) override;
 
-  // Replaces the worker threads with `n` (0: the default count).
+  // Replaces the worker threads with `n` (0: the default count). The
+  // previous pthreadpool is retired, not destroyed, until this pool is
+  // destroyed: a library holding native_handle() from before (an XNNPACK
+  // runtime) keeps a valid pool and picks up the new one when it next
+  // compares handles.
   [[nodiscard]] Error set_num_threads(size_t n);
 
   // Does not take ownership of anything; the caller owns the pool.
   pthreadpool* native() const { return pool_; }
+  void* native_handle() const override { return pool_; }
 
  private:
   explicit PthreadPool(pthreadpool* pool) : pool_(pool) {}
   pthreadpool* pool_;
+  std::vector<pthreadpool*> retired_;
 };
 
 // Physical cores of this machine (>= 1).

@@ -13,6 +13,15 @@
 
 namespace etr {
 
+// ---- op_cumsum.cpp: running sum along dim, in out's dtype (accumulated in
+// double for floating outs, wrapping int64 for integer outs); an explicit
+// dtype must equal out's.
+// aten::cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out)
+void cumsum_out(KernelContext& ctx, const Tensor& self, int64_t dim,
+                std::optional<ScalarType> dtype, Tensor& out);
+Error cumsum_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim,
+                     std::optional<ScalarType> dtype, Tensor& out);
+
 // ---- op_sum_mean_prod.cpp: elements are converted to out's dtype first (as
 // PyTorch does when out is given) and accumulated in double for floating
 // outs, in wrapping int64 for integer outs. An explicit dtype must equal
@@ -116,6 +125,7 @@ inline constexpr KernelEntry kReductionKernels[] = {
     make_kernel<&max_dim_max, &max_min_dim_prepare>("aten::max.dim_max", kRealTypes),
     make_kernel<&min_dim_min, &max_min_dim_prepare>("aten::min.dim_min", kRealTypes),
     make_kernel<&any_all_out, &any_all_prepare>("aten::any.all_out", kRealAndBoolTypes),
+    make_kernel<&cumsum_out, &cumsum_prepare>("aten::cumsum.out", kRealAndBoolTypes),
     make_kernel<&any_dims_out, &any_dims_prepare>("aten::any.dims_out", kRealAndBoolTypes),
     make_kernel<&any_out, &any_prepare>("aten::any.out", kRealAndBoolTypes),
 };

@@ -44,6 +44,11 @@ class ThreadPool {
   // call parallel_for on the same pool. Chunks never overlap and together
   // cover [0, n) exactly.
   virtual void parallel_for(size_t n, size_t grain, RangeFn fn) = 0;
+  // The implementation's own pool object for libraries that take one
+  // directly (a pthreadpool_t for extension/threadpool, which XNNPACK
+  // uses), or null. It may change when the thread count changes; a
+  // previous handle stays valid as long as the ThreadPool lives.
+  virtual void* native_handle() const { return nullptr; }
 };
 
 // parallel_for on `pool`, or on the calling thread when pool is null, has one

@@ -113,9 +113,9 @@ std::string compare_one(const EValue& v, const std::string& path, double rtol, d
 
 std::string models_dir() { return std::string(ETR_SOURCE_DIR) + "/test/models/"; }
 
-std::vector<FixtureCase> load_manifest() {
+std::vector<FixtureCase> load_manifest(const std::string& dir) {
   std::vector<FixtureCase> cases;
-  std::ifstream f(models_dir() + "manifest.txt");
+  std::ifstream f(dir + "manifest.txt");
   std::string line;
   while (std::getline(f, line)) {
     if (line.empty() || line[0] == '#') continue;
@@ -126,18 +126,21 @@ std::vector<FixtureCase> load_manifest() {
       if (eq == std::string::npos) continue;
       const std::string k = tok.substr(0, eq);
       const std::string v = tok.substr(eq + 1);
-      if (k == "pte") c.pte = models_dir() + v;
+      if (k == "pte") c.pte = dir + v;
       if (k == "method") c.method = v;
       if (k == "inputs" && v != "-") {
-        for (const auto& p : split(v, ',')) c.inputs.push_back(models_dir() + p);
+        for (const auto& p : split(v, ',')) c.inputs.push_back(dir + p);
       }
       if (k == "expected" && v != "-") {
-        for (const auto& p : split(v, ',')) c.expected.push_back(models_dir() + p);
+        for (const auto& p : split(v, ',')) c.expected.push_back(dir + p);
       }
       if (k == "executions") c.executions = std::atoi(v.c_str());
       if (k == "rtol") c.rtol = std::atof(v.c_str());
       if (k == "atol") c.atol = std::atof(v.c_str());
       if (k == "expect_error") c.expect_error = v;
+      if (k == "data") {
+        for (const auto& p : split(v, ',')) c.data.push_back(dir + p);
+      }
     }
     cases.push_back(c);
   }
@@ -156,7 +159,7 @@ LoadedMethod::~LoadedMethod() {
   std::free(program_bytes);
 }
 
-bool load_fixture_method(const FixtureCase& c, LoadedMethod* lm) {
+bool load_fixture_method(const FixtureCase& c, LoadedMethod* lm, const MethodLoadOptions* options) {
   const std::string bytes = read_text(c.pte);
   if (bytes.empty()) {
     lm->error = "cannot read " + c.pte;
@@ -191,7 +194,9 @@ bool load_fixture_method(const FixtureCase& c, LoadedMethod* lm) {
       Span<Span<uint8_t>>(lm->spans.data(), lm->spans.size()));
   lm->manager = std::make_unique<MemoryManager>(lm->method_alloc.get(), lm->planned_alloc.get(),
                                                 lm->temp_alloc.get());
-  Result<Method> m = lm->program->load_method(c.method.c_str(), lm->manager.get());
+  const MethodLoadOptions defaults;
+  Result<Method> m = lm->program->load_method(c.method.c_str(), lm->manager.get(),
+                                              options == nullptr ? defaults : *options);
   if (!m.ok()) {
     lm->load_error = m.error();
     lm->error = std::string("load_method: ") + to_string(m.error());

@@ -9,6 +9,7 @@
 #include "extension/data_loader/buffer_data_loader.h"
 #include "extension/tensor/host_tensor.h"
 #include "runtime/executor/method.h"
+#include "runtime/executor/method_load_options.h"
 #include "runtime/executor/program.h"
 
 namespace etr {
@@ -24,10 +25,12 @@ struct FixtureCase {
   double rtol = 1e-5;
   double atol = 1e-6;
   std::string expect_error;
+  std::vector<std::string> data;  // external .ptd files (absolute paths)
 };
 
 std::string models_dir();
-std::vector<FixtureCase> load_manifest();
+// The checks of `dir`/manifest.txt (default: test/models/), paths made absolute.
+std::vector<FixtureCase> load_manifest(const std::string& dir = models_dir());
 // Registers portable kernels and prim ops in the default registry once.
 void register_all_kernels();
 
@@ -51,7 +54,9 @@ struct LoadedMethod {
 };
 
 // Loads c.pte and c.method; false with lm->error / lm->load_error set on failure.
-bool load_fixture_method(const FixtureCase& c, LoadedMethod* lm);
+// `options` (may be null) chooses registries, pool and external data.
+bool load_fixture_method(const FixtureCase& c, LoadedMethod* lm,
+                         const MethodLoadOptions* options = nullptr);
 // Reads the inputs and calls set_input for each.
 bool set_fixture_inputs(const FixtureCase& c, LoadedMethod* lm);
 // Compares every output with the expected files; returns "" when all match.

@@ -1,0 +1,317 @@
+#include "backends/xnnpack/native_nodes.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "runtime/core/thread_pool.h"
+#include "runtime/platform/log.h"
+
+namespace etr {
+namespace xnnpack {
+namespace {
+
+const Value& in(const Graph& g, const Node& n, uint32_t k) { return g.values[n.inputs[k]]; }
+const Value& out(const Graph& g, const Node& n) { return g.values[n.outputs[0]]; }
+
+Error refuse(size_t d, const Node& n, const char* what) {
+  ETR_FAIL(Error::DelegateInvalidCompatibility, "XnnpackBackend: delegate %zu: node %u (%s): %s", d,
+           n.index, to_string(n.kind), what);
+}
+
+// Row-major strides (in elements) of v's dims.
+void strides_of(const Value& v, size_t* s) {
+  size_t acc = 1;
+  for (uint32_t i = v.num_dims; i-- > 0;) {
+    s[i] = acc;
+    acc *= v.dims[i];
+  }
+}
+
+// ---- elementwise float functions
+
+float gelu(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); }
+
+template <typename F>
+void unary(const float* x, float* y, size_t n, ThreadPool* pool, F f) {
+  parallel_for(pool, n, 16384, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) y[i] = f(x[i]);
+  });
+}
+
+void run_unary(NodeKind k, const float* x, float* y, size_t n, ThreadPool* pool) {
+  switch (k) {
+    case NodeKind::Tanh: unary(x, y, n, pool, [](float v) { return std::tanh(v); }); break;
+    case NodeKind::Exp: unary(x, y, n, pool, [](float v) { return std::exp(v); }); break;
+    case NodeKind::Log: unary(x, y, n, pool, [](float v) { return std::log(v); }); break;
+    case NodeKind::Gelu: unary(x, y, n, pool, gelu); break;
+    case NodeKind::Sin: unary(x, y, n, pool, [](float v) { return std::sin(v); }); break;
+    case NodeKind::Cos: unary(x, y, n, pool, [](float v) { return std::cos(v); }); break;
+    case NodeKind::ReciprocalSquareRoot:
+      unary(x, y, n, pool, [](float v) { return 1.0f / std::sqrt(v); });
+      break;
+    default: break;
+  }
+}
+
+bool is_float_unary(NodeKind k) {
+  switch (k) {
+    case NodeKind::Tanh:
+    case NodeKind::Exp:
+    case NodeKind::Log:
+    case NodeKind::Gelu:
+    case NodeKind::Sin:
+    case NodeKind::Cos:
+    case NodeKind::ReciprocalSquareRoot: return true;
+    default: return false;
+  }
+}
+
+// ---- data movement
+
+// out[i0..] = in[perm-mapped], element size `es`. Parallel over the outer
+// output rows; the innermost output dim walks the input with its stride.
+void transpose(const Value& iv, const Value& ov, const size_t* perm, const uint8_t* x, uint8_t* y,
+               ThreadPool* pool) {
+  const uint32_t r = ov.num_dims;
+  const size_t es = element_size(ov.dtype);
+  if (r == 0 || ov.numel() == 0) {
+    if (ov.numel() != 0) std::memcpy(y, x, es);
+    return;
+  }
+  size_t istr[kMaxDims];
+  strides_of(iv, istr);
+  size_t pstr[kMaxDims];  // input stride of each output dim
+  for (uint32_t i = 0; i < r; ++i) pstr[i] = istr[perm[i]];
+  const size_t inner = ov.dims[r - 1];
+  const size_t rows = ov.numel() / inner;
+  const size_t inner_stride = pstr[r - 1];
+  parallel_for(pool, rows, 64, [&](size_t b, size_t e) {
+    for (size_t row = b; row < e; ++row) {
+      size_t rem = row, off = 0;
+      for (uint32_t d = r - 1; d-- > 0;) {
+        off += (rem % ov.dims[d]) * pstr[d];
+        rem /= ov.dims[d];
+      }
+      uint8_t* dst = y + row * inner * es;
+      if (inner_stride == 1) {
+        std::memcpy(dst, x + off * es, inner * es);
+      } else if (es == 4) {
+        const uint32_t* s = reinterpret_cast<const uint32_t*>(x) + off;
+        uint32_t* t = reinterpret_cast<uint32_t*>(dst);
+        for (size_t j = 0; j < inner; ++j) t[j] = s[j * inner_stride];
+      } else {
+        for (size_t j = 0; j < inner; ++j)
+          std::memcpy(dst + j * es, x + (off + j * inner_stride) * es, es);
+      }
+    }
+  });
+}
+
+void concatenate(const Graph& g, const Node& n, uint8_t* const* buf) {
+  const Value& ov = out(g, n);
+  const size_t es = element_size(ov.dtype);
+  const uint32_t axis = n.params[0];
+  size_t outer = 1;
+  for (uint32_t d = 0; d < axis; ++d) outer *= ov.dims[d];
+  size_t inner = es;
+  for (uint32_t d = axis + 1; d < ov.num_dims; ++d) inner *= ov.dims[d];
+  const size_t out_row = ov.dims[axis] * inner;
+  size_t at = 0;
+  for (uint32_t k = 0; k < n.num_inputs; ++k) {
+    const Value& iv = in(g, n, k);
+    const size_t row = iv.dims[axis] * inner;
+    const uint8_t* x = buf[n.inputs[k]];
+    uint8_t* y = buf[n.outputs[0]];
+    for (size_t o = 0; o < outer; ++o) std::memcpy(y + o * out_row + at, x + o * row, row);
+    at += row;
+  }
+}
+
+void slice(const Graph& g, const Node& n, uint8_t* const* buf) {
+  const Value& iv = in(g, n, 0);
+  const Value& ov = out(g, n);
+  const uint32_t r = ov.num_dims;
+  const size_t es = element_size(ov.dtype);
+  if (ov.numel() == 0) return;
+  if (r == 0) {
+    std::memcpy(buf[n.outputs[0]], buf[n.inputs[0]], es);
+    return;
+  }
+  size_t istr[kMaxDims];
+  strides_of(iv, istr);
+  const size_t inner = ov.dims[r - 1];
+  const size_t rows = ov.numel() / inner;
+  const uint8_t* x = buf[n.inputs[0]];
+  uint8_t* y = buf[n.outputs[0]];
+  for (size_t row = 0; row < rows; ++row) {
+    size_t rem = row, off = n.list_a[r - 1] * istr[r - 1];
+    for (uint32_t d = r - 1; d-- > 0;) {
+      off += (rem % ov.dims[d] + n.list_a[d]) * istr[d];
+      rem /= ov.dims[d];
+    }
+    std::memcpy(y + row * inner * es, x + off * es, inner * es);
+  }
+}
+
+// y[b] = a[b] (m x k) * w[b] (k x n), fp32. Parallel over batch x row blocks.
+void batch_matmul(const Graph& g, const Node& n, uint8_t* const* buf, ThreadPool* pool) {
+  const Value& av = in(g, n, 0);
+  const Value& bv = in(g, n, 1);
+  const uint32_t r = av.num_dims;
+  const size_t m = av.dims[r - 2], k = av.dims[r - 1], nn = bv.dims[r - 1];
+  size_t batch = 1;
+  for (uint32_t d = 0; d + 2 < r; ++d) batch *= av.dims[d];
+  const float* a = reinterpret_cast<const float*>(buf[n.inputs[0]]);
+  const float* b = reinterpret_cast<const float*>(buf[n.inputs[1]]);
+  float* y = reinterpret_cast<float*>(buf[n.outputs[0]]);
+  constexpr size_t kRows = 4;
+  const size_t row_blocks = (m + kRows - 1) / kRows;
+  parallel_for(pool, batch * row_blocks, 1, [&](size_t lo, size_t hi) {
+    for (size_t t = lo; t < hi; ++t) {
+      const size_t p = t / row_blocks;
+      const size_t i0 = (t % row_blocks) * kRows;
+      const size_t i1 = i0 + kRows < m ? i0 + kRows : m;
+      const float* bp = b + p * k * nn;
+      for (size_t i = i0; i < i1; ++i) {
+        float* yr = y + (p * m + i) * nn;
+        const float* ar = a + (p * m + i) * k;
+        for (size_t j = 0; j < nn; ++j) yr[j] = 0.0f;
+        for (size_t q = 0; q < k; ++q) {
+          const float s = ar[q];
+          const float* br = bp + q * nn;
+          for (size_t j = 0; j < nn; ++j) yr[j] += s * br[j];
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+bool is_native_node(NodeKind kind) {
+  switch (kind) {
+    case NodeKind::StaticTranspose:
+    case NodeKind::Concatenate2:
+    case NodeKind::Concatenate3:
+    case NodeKind::Concatenate4:
+    case NodeKind::Concatenate5:
+    case NodeKind::StaticSlice:
+    case NodeKind::BatchMatrixMultiply:
+    case NodeKind::Copy:
+    case NodeKind::ScaledDotProductAttention: return true;
+    default: return is_float_unary(kind);
+  }
+}
+
+Error check_native_node(const Graph& g, const Node& n, size_t d) {
+  const Value& ov = out(g, n);
+  const size_t es = element_size(ov.dtype);
+  if (es == 0) return refuse(d, n, "output has a sub-byte or unknown datatype");
+  for (uint32_t k = 0; k < n.num_inputs; ++k) {
+    if (in(g, n, k).dtype != ov.dtype) return refuse(d, n, "inputs and output differ in datatype");
+  }
+  if (is_float_unary(n.kind) || n.kind == NodeKind::BatchMatrixMultiply) {
+    if (ov.dtype != Dtype::Fp32) return refuse(d, n, "only fp32 is supported natively");
+  }
+  if (is_float_unary(n.kind) || n.kind == NodeKind::Copy) {
+    if (in(g, n, 0).numel() != ov.numel()) return refuse(d, n, "input and output sizes differ");
+    return Error::Ok;
+  }
+  switch (n.kind) {
+    case NodeKind::StaticTranspose: {
+      const Value& iv = in(g, n, 0);
+      if (iv.num_dims != n.list_len || ov.num_dims != n.list_len)
+        return refuse(d, n, "perm length differs from the ranks");
+      bool seen[kMaxDims] = {};
+      for (uint32_t i = 0; i < n.list_len; ++i) {
+        if (n.list_a[i] >= n.list_len || seen[n.list_a[i]])
+          return refuse(d, n, "perm is not a permutation");
+        seen[n.list_a[i]] = true;
+        if (ov.dims[i] != iv.dims[n.list_a[i]])
+          return refuse(d, n, "output dims are not the permuted input dims");
+      }
+      return Error::Ok;
+    }
+    case NodeKind::Concatenate2:
+    case NodeKind::Concatenate3:
+    case NodeKind::Concatenate4:
+    case NodeKind::Concatenate5: {
+      const uint32_t axis = n.params[0];
+      if (axis >= ov.num_dims) return refuse(d, n, "axis is out of range");
+      size_t total = 0;
+      for (uint32_t k = 0; k < n.num_inputs; ++k) {
+        const Value& iv = in(g, n, k);
+        if (iv.num_dims != ov.num_dims)
+          return refuse(d, n, "an input's rank differs from the output's");
+        for (uint32_t i = 0; i < ov.num_dims; ++i) {
+          if (i != axis && iv.dims[i] != ov.dims[i])
+            return refuse(d, n, "input dims differ off the axis");
+        }
+        total += iv.dims[axis];
+      }
+      if (total != ov.dims[axis])
+        return refuse(d, n, "inputs do not add up to the output along the axis");
+      return Error::Ok;
+    }
+    case NodeKind::StaticSlice: {
+      const Value& iv = in(g, n, 0);
+      if (iv.num_dims != n.list_len || ov.num_dims != n.list_len)
+        return refuse(d, n, "offsets/sizes length differs from the ranks");
+      for (uint32_t i = 0; i < n.list_len; ++i) {
+        const size_t size = n.list_b[i] == 0
+                                ? iv.dims[i] - (n.list_a[i] < iv.dims[i] ? n.list_a[i] : iv.dims[i])
+                                : n.list_b[i];
+        if (n.list_a[i] > iv.dims[i] || size > iv.dims[i] - n.list_a[i] || ov.dims[i] != size)
+          return refuse(d, n, "slice is outside the input or does not match the output");
+      }
+      return Error::Ok;
+    }
+    case NodeKind::BatchMatrixMultiply: {
+      const Value& a = in(g, n, 0);
+      const Value& b = in(g, n, 1);
+      const uint32_t r = a.num_dims;
+      if (r < 2 || b.num_dims != r || ov.num_dims != r)
+        return refuse(d, n, "operands must have the same rank >= 2");
+      for (uint32_t i = 0; i + 2 < r; ++i) {
+        if (a.dims[i] != b.dims[i] || a.dims[i] != ov.dims[i])
+          return refuse(d, n, "batch dims differ");
+      }
+      if (a.dims[r - 1] != b.dims[r - 2] || ov.dims[r - 2] != a.dims[r - 2] ||
+          ov.dims[r - 1] != b.dims[r - 1])
+        return refuse(d, n, "matrix shapes do not multiply");
+      return Error::Ok;
+    }
+    case NodeKind::ScaledDotProductAttention:
+      ETR_FAIL(Error::NotImplemented,
+               "XnnpackBackend: delegate %zu: node %u (ScaledDotProductAttention) is not "
+               "implemented (the official runtime does not run it either)",
+               d, n.index);
+    default: return refuse(d, n, "is not a native node");
+  }
+}
+
+void run_native_node(const Graph& g, const Node& n, uint8_t* const* buf, ThreadPool* pool) {
+  if (is_float_unary(n.kind)) {
+    run_unary(n.kind, reinterpret_cast<const float*>(buf[n.inputs[0]]),
+              reinterpret_cast<float*>(buf[n.outputs[0]]), out(g, n).numel(), pool);
+    return;
+  }
+  switch (n.kind) {
+    case NodeKind::Copy:
+      std::memmove(buf[n.outputs[0]], buf[n.inputs[0]], out(g, n).nbytes());
+      return;
+    case NodeKind::StaticTranspose:
+      transpose(in(g, n, 0), out(g, n), n.list_a, buf[n.inputs[0]], buf[n.outputs[0]], pool);
+      return;
+    case NodeKind::Concatenate2:
+    case NodeKind::Concatenate3:
+    case NodeKind::Concatenate4:
+    case NodeKind::Concatenate5: concatenate(g, n, buf); return;
+    case NodeKind::StaticSlice: slice(g, n, buf); return;
+    case NodeKind::BatchMatrixMultiply: batch_matmul(g, n, buf, pool); return;
+    default: return;
+  }
+}
+
+}  // namespace xnnpack
+}  // namespace etr

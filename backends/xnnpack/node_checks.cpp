@@ -1,0 +1,239 @@
+// Shape checks for the nodes XNNPACK runs. XNNPACK 2022 takes every value's
+// dims as given and sizes its loops from them, so a payload whose shapes
+// disagree with the node parameters would make it read or write outside a
+// buffer. Each node's output dims are recomputed here from its inputs and
+// parameters (the same formulas PyTorch and XNNPACK use) and compared.
+#include "backends/xnnpack/native_nodes.h"
+#include "runtime/platform/log.h"
+
+namespace etr {
+namespace xnnpack {
+namespace {
+
+constexpr uint32_t kTransposeWeights = 0x1;  // XNN_FLAG_TRANSPOSE_WEIGHTS
+constexpr uint32_t kSamePadding = 0x4;       // XNN_FLAG_TENSORFLOW_SAME_PADDING
+
+class Check {
+ public:
+  Check(const Graph& g, const Node& n, size_t d) : g_(g), n_(n), d_(d) {}
+
+  Error fail(const char* what) const {
+    ETR_FAIL(Error::DelegateInvalidCompatibility, "XnnpackBackend: delegate %zu: node %u (%s): %s",
+             d_, n_.index, to_string(n_.kind), what);
+  }
+  const Value& in(uint32_t k) const { return g_.values[n_.inputs[k]]; }
+  bool has_in(uint32_t k) const { return k < n_.num_inputs && n_.inputs[k] != kInvalidId; }
+  const Value& out() const { return g_.values[n_.outputs[0]]; }
+
+  Error same_shape(const Value& a, const Value& b) const {
+    if (a.num_dims != b.num_dims) return fail("input and output ranks differ");
+    for (uint32_t i = 0; i < a.num_dims; ++i) {
+      if (a.dims[i] != b.dims[i]) return fail("input and output dims differ");
+    }
+    return Error::Ok;
+  }
+
+  Error broadcast() const {
+    const Value& a = in(0);
+    const Value& b = in(1);
+    const Value& y = out();
+    const uint32_t r = a.num_dims > b.num_dims ? a.num_dims : b.num_dims;
+    if (y.num_dims != r) return fail("output rank is not the broadcast rank");
+    for (uint32_t i = 0; i < r; ++i) {
+      const size_t da = i < a.num_dims ? a.dims[a.num_dims - 1 - i] : 1;
+      const size_t db = i < b.num_dims ? b.dims[b.num_dims - 1 - i] : 1;
+      if (da != db && da != 1 && db != 1) return fail("operand dims do not broadcast");
+      const size_t want = da == 1 ? db : da;
+      if (y.dims[r - 1 - i] != want) return fail("output dims are not the broadcast dims");
+    }
+    return Error::Ok;
+  }
+
+  Error fully_connected() const {
+    const Value& x = in(0);
+    const Value& w = in(1);
+    const Value& y = out();
+    if (x.num_dims < 1 || w.num_dims != 2 || y.num_dims < 1) return fail("unexpected ranks");
+    const bool transposed = (n_.flags & kTransposeWeights) != 0;
+    const size_t k = transposed ? w.dims[0] : w.dims[1];
+    const size_t o = transposed ? w.dims[1] : w.dims[0];
+    if (k == 0 || x.dims[x.num_dims - 1] != k)
+      return fail("input channels differ from the filter's");
+    if (y.dims[y.num_dims - 1] != o || y.numel() != x.numel() / k * o)
+      return fail("output shape does not match input rows x filter outputs");
+    if (has_in(2) && (in(2).num_dims != 1 || in(2).dims[0] != o))
+      return fail("bias is not [outputs]");
+    return Error::Ok;
+  }
+
+  static bool out_size(size_t in, uint32_t pad, uint32_t kernel, uint32_t stride, uint32_t dilation,
+                       size_t* out) {
+    if (kernel == 0 || stride == 0 || dilation == 0) return false;
+    const size_t span = (static_cast<size_t>(kernel) - 1) * dilation + 1;
+    if (in + pad < span) return false;
+    *out = (in + pad - span) / stride + 1;
+    return true;
+  }
+
+  // Convolution, depthwise convolution and pooling over NHWC.
+  Error windowed(size_t channels_out, uint32_t kh, uint32_t kw, uint32_t sh, uint32_t sw,
+                 uint32_t dh, uint32_t dw) const {
+    const Value& x = in(0);
+    const Value& y = out();
+    const uint32_t* p = n_.params;
+    if (x.num_dims != 4 || y.num_dims != 4) return fail("input and output must be 4-d NHWC");
+    size_t oh = 0, ow = 0;
+    if ((n_.flags & kSamePadding) != 0) {
+      if (sh == 0 || sw == 0) return fail("stride is zero");
+      oh = (x.dims[1] + sh - 1) / sh;
+      ow = (x.dims[2] + sw - 1) / sw;
+    } else if (!out_size(x.dims[1], p[0] + p[2], kh, sh, dh, &oh) ||
+               !out_size(x.dims[2], p[1] + p[3], kw, sw, dw, &ow)) {
+      return fail("window, stride or dilation is zero, or the window is larger than the input");
+    }
+    if (y.dims[0] != x.dims[0] || y.dims[1] != oh || y.dims[2] != ow || y.dims[3] != channels_out)
+      return fail("output dims differ from the window arithmetic");
+    return Error::Ok;
+  }
+
+  Error convolution() const {
+    const uint32_t* p = n_.params;  // pads t r b l, kh kw, sh sw, dh dw, gin gout groups
+    const Value& x = in(0);
+    const Value& w = in(1);
+    if (x.num_dims != 4 || w.num_dims != 4) return fail("input and filter must be 4-d");
+    const size_t gin = p[10], gout = p[11], groups = p[12];
+    if (gin == 0 || gout == 0 || groups == 0) return fail("channel counts are zero");
+    size_t cout = groups * gout;
+    if (n_.kind == NodeKind::DepthwiseConv2d) {
+      if (gout % gin != 0)
+        return fail("group output channels are not a multiple of input channels");
+      cout = groups * (gout / gin);
+      if (x.dims[3] != groups || w.dims[0] != 1 || w.dims[1] != p[4] || w.dims[2] != p[5] ||
+          w.dims[3] != cout)
+        return fail("input or filter dims do not match the depthwise parameters");
+    } else if (x.dims[3] != groups * gin || w.dims[0] != cout || w.dims[1] != p[4] ||
+               w.dims[2] != p[5] || w.dims[3] != gin) {
+      return fail("input or filter dims do not match the convolution parameters");
+    }
+    if (has_in(2) && (in(2).num_dims != 1 || in(2).dims[0] != cout))
+      return fail("bias is not [output channels]");
+    return windowed(cout, p[4], p[5], p[6], p[7], p[8], p[9]);
+  }
+
+  Error deconvolution() const {
+    const uint32_t* p = n_.params;
+    const Value& x = in(0);
+    const Value& w = in(1);
+    const Value& y = out();
+    const size_t gin = p[10], gout = p[11], groups = p[12];
+    if (x.num_dims != 4 || w.num_dims != 4 || y.num_dims != 4) return fail("operands must be 4-d");
+    if (gin == 0 || gout == 0 || groups == 0 || p[4] == 0 || p[5] == 0 || p[6] == 0 || p[7] == 0 ||
+        p[8] == 0 || p[9] == 0)
+      return fail("a size, stride or dilation is zero");
+    if (x.dims[3] != groups * gin || w.dims[0] != groups * gout || w.dims[1] != p[4] ||
+        w.dims[2] != p[5] || w.dims[3] != gin)
+      return fail("input or filter dims do not match the parameters");
+    const size_t full_h =
+        p[6] * (x.dims[1] - 1) + p[13] + (p[4] - 1) * static_cast<size_t>(p[8]) + 1;
+    const size_t full_w =
+        p[7] * (x.dims[2] - 1) + p[14] + (p[5] - 1) * static_cast<size_t>(p[9]) + 1;
+    if (x.dims[1] == 0 || x.dims[2] == 0 || full_h < p[0] + p[2] || full_w < p[1] + p[3] ||
+        y.dims[0] != x.dims[0] || y.dims[1] != full_h - p[0] - p[2] ||
+        y.dims[2] != full_w - p[1] - p[3] || y.dims[3] != groups * gout)
+      return fail("output dims differ from the transposed-convolution arithmetic");
+    if (has_in(2) && (in(2).num_dims != 1 || in(2).dims[0] != groups * gout))
+      return fail("bias is not [output channels]");
+    return Error::Ok;
+  }
+
+  Error run() const {
+    const uint32_t* p = n_.params;
+    switch (n_.kind) {
+      case NodeKind::Add:
+      case NodeKind::Subtract:
+      case NodeKind::Multiply:
+      case NodeKind::Div:
+      case NodeKind::Maximum:
+      case NodeKind::Minimum: return broadcast();
+      case NodeKind::PReLU:
+        if (in(1).numel() != 1 &&
+            (in(0).num_dims == 0 || in(1).numel() != in(0).dims[in(0).num_dims - 1]))
+          return fail("slope is neither one value nor one per channel");
+        return same_shape(in(0), out());
+      case NodeKind::Softmax:
+        if (in(0).num_dims == 0) return fail("softmax needs at least one dim");
+        return same_shape(in(0), out());
+      case NodeKind::Sigmoid:
+      case NodeKind::Clamp:
+      case NodeKind::Floor:
+      case NodeKind::Ceiling:
+      case NodeKind::SquareRoot:
+      case NodeKind::Hardswish:
+      case NodeKind::Negate:
+      case NodeKind::Square:
+      case NodeKind::Abs:
+      case NodeKind::LeakyReLU:
+      case NodeKind::ELU:
+      case NodeKind::Convert: return same_shape(in(0), out());
+      case NodeKind::FullyConnected: return fully_connected();
+      case NodeKind::Conv2d:
+      case NodeKind::DepthwiseConv2d: return convolution();
+      case NodeKind::ConvTranspose2d: return deconvolution();
+      case NodeKind::AvgPooling2d:
+        if (in(0).num_dims != 4) return fail("input must be 4-d NHWC");
+        return windowed(in(0).dims[3], p[4], p[5], p[6], p[7], 1, 1);
+      case NodeKind::MaxPooling2d:
+        if (in(0).num_dims != 4) return fail("input must be 4-d NHWC");
+        return windowed(in(0).dims[3], p[4], p[5], p[6], p[7], p[8], p[9]);
+      case NodeKind::ArgMaxPooling2d: {
+        if (in(0).num_dims != 4) return fail("input must be 4-d NHWC");
+        ETR_RETURN_IF_ERROR(windowed(in(0).dims[3], p[4], p[5], p[4], p[5], 1, 1));
+        return same_shape(out(), g_.values[n_.outputs[1]]);
+      }
+      case NodeKind::GlobalAvgPooling2d: {
+        const Value& x = in(0);
+        const Value& y = out();
+        if (x.num_dims != 4 || y.num_dims != 4 || y.dims[0] != x.dims[0] || y.dims[1] != 1 ||
+            y.dims[2] != 1 || y.dims[3] != x.dims[3])
+          return fail("expects NHWC input and [N, 1, 1, C] output");
+        return Error::Ok;
+      }
+      case NodeKind::StaticReshape:
+        if (in(0).numel() != out().numel()) return fail("input and output element counts differ");
+        return Error::Ok;
+      case NodeKind::StaticConstantPad: {
+        const Value& x = in(0);
+        const Value& y = out();
+        if (y.num_dims != x.num_dims) return fail("input and output ranks differ");
+        for (uint32_t i = 0; i < x.num_dims; ++i) {
+          if (y.dims[i] != x.dims[i] + n_.list_a[i] + n_.list_b[i])
+            return fail("output dims are not input + paddings");
+        }
+        return Error::Ok;
+      }
+      case NodeKind::StaticResizeBilinear2D: {
+        const Value& x = in(0);
+        const Value& y = out();
+        if (x.num_dims != 4 || y.num_dims != 4 || y.dims[0] != x.dims[0] || y.dims[1] != p[0] ||
+            y.dims[2] != p[1] || y.dims[3] != x.dims[3] || p[0] == 0 || p[1] == 0)
+          return fail("output is not [N, new_height, new_width, C]");
+        return Error::Ok;
+      }
+      default: return fail("is not run by XNNPACK");
+    }
+  }
+
+ private:
+  const Graph& g_;
+  const Node& n_;
+  size_t d_;
+};
+
+}  // namespace
+
+Error check_xnnpack_node(const Graph& g, const Node& n, size_t delegate_index) {
+  return Check(g, n, delegate_index).run();
+}
+
+}  // namespace xnnpack
+}  // namespace etr

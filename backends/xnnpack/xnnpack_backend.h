@@ -1,0 +1,35 @@
+// The XNNPACK delegate ("XnnpackBackend"): runs the payloads the official
+// exporter's XnnpackPartitioner writes, on Debian's libXNNPACK (2022-02),
+// with the nodes that XNNPACK version lacks run by our own code.
+//
+//   etr::register_xnnpack_backend();                 // the default registry
+//   etr::register_xnnpack_backend(&my_registry);     // or a registry you pass in
+//
+// Registration is explicit (no static initializer). At init the payload is
+// parsed and checked, the node list is split into XNNPACK runs and native
+// nodes that share one set of value buffers, and one XNNPACK runtime is
+// created per run on the method's thread pool (its pthreadpool when the
+// pool is extension/threadpool's PthreadPool; single-threaded otherwise).
+//
+// Memory: value buffers, staging for inputs and the delegate object come
+// from the platform allocate hook (runtime/platform/platform.h), so an
+// embedder can route or cap them; XNNPACK's own allocations (packed weights,
+// its internal tensors) go through XNNPACK's default allocator. The
+// payload and named-data buffers are kept while the delegate lives (XNNPACK
+// may read static data after runtime creation).
+//
+// Shapes are static: each external input must have the shape the payload
+// recorded (XNNPACK 2022 cannot reshape a runtime).
+#pragma once
+
+#include "runtime/backend/backend.h"
+
+namespace etr {
+
+// The backend object (stateless; one instance serves every method).
+const BackendInterface& xnnpack_backend();
+
+// Registers "XnnpackBackend" in `registry` (null: the default registry).
+[[nodiscard]] Error register_xnnpack_backend(BackendRegistry* registry = nullptr);
+
+}  // namespace etr

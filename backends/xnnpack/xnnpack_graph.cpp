@@ -1,0 +1,692 @@
+#include "backends/xnnpack/xnnpack_graph.h"
+
+#include <cstring>
+
+#include "runtime/core/error.h"
+#include "runtime/platform/log.h"
+#include "schema/xnnpack_graph_generated.h"
+
+namespace etr {
+namespace xnnpack {
+namespace {
+
+namespace fb = etr_xnn;
+
+constexpr uint32_t kMaxExterns = 4096;
+constexpr size_t kHeaderMinLength = 30;
+
+uint16_t read_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+uint32_t read_u32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
+         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
+}
+uint64_t read_u64(const uint8_t* p) {
+  return static_cast<uint64_t>(read_u32(p)) | (static_cast<uint64_t>(read_u32(p + 4)) << 32);
+}
+
+// The regions of the payload: the XNNGraph flatbuffer and the constant data.
+struct Regions {
+  const uint8_t* graph;
+  size_t graph_size;
+  const uint8_t* constants;
+  size_t constants_size;
+  bool legacy;  // no XH00 header: constants live in XNNGraph.constant_buffer
+};
+
+class Parser {
+ public:
+  Parser(const NamedDataMap* named, size_t delegate, Graph* out)
+      : named_(named), delegate_(delegate), g_(out) {}
+
+  Error run(const void* payload, size_t size) {
+    ETR_RETURN_IF_ERROR(split(static_cast<const uint8_t*>(payload), size));
+    ETR_RETURN_IF_ERROR(verify());
+    ETR_RETURN_IF_ERROR(parse_values());
+    return parse_nodes();
+  }
+
+ private:
+  Error split(const uint8_t* p, size_t size) {
+    if (size < 8) {
+      ETR_FAIL(Error::DelegateInvalidCompatibility,
+               "XnnpackBackend: delegate %zu: payload of %zu bytes is too small", delegate_, size);
+    }
+    if (size < kHeaderMinLength || std::memcmp(p + 4, "XH00", 4) != 0) {
+      r_ = Regions{p, size, nullptr, 0, true};
+      return Error::Ok;
+    }
+    const uint16_t header_len = read_u16(p + 8);
+    const uint64_t fb_off = read_u32(p + 10), fb_size = read_u32(p + 14);
+    const uint64_t cd_off = read_u32(p + 18), cd_size = read_u64(p + 22);
+    if (header_len < kHeaderMinLength || fb_size < 8 || fb_off > size || fb_size > size - fb_off ||
+        cd_off < fb_off + fb_size || cd_off > size || cd_size > size - cd_off) {
+      ETR_FAIL(Error::DelegateInvalidCompatibility,
+               "XnnpackBackend: delegate %zu: XH00 header (length %u, graph at %llu + %llu, "
+               "constants at %llu + %llu) does not fit the %zu-byte payload",
+               delegate_, header_len, static_cast<unsigned long long>(fb_off),
+               static_cast<unsigned long long>(fb_size), static_cast<unsigned long long>(cd_off),
+               static_cast<unsigned long long>(cd_size), size);
+    }
+    r_ = Regions{p + fb_off, static_cast<size_t>(fb_size), p + cd_off, static_cast<size_t>(cd_size),
+                 false};
+    return Error::Ok;
+  }
+
+  Error verify() {
+    const char* id = reinterpret_cast<const char*>(r_.graph + 4);
+    if (std::memcmp(id, "XN01", 4) != 0 && std::memcmp(id, "XN00", 4) != 0) {
+      ETR_FAIL(Error::DelegateInvalidCompatibility,
+               "XnnpackBackend: delegate %zu: graph identifier is '%.4s', expected XN01 or XN00",
+               delegate_, id);
+    }
+    if (r_.graph_size >= FLATBUFFERS_MAX_BUFFER_SIZE) {
+      ETR_FAIL(Error::DelegateInvalidCompatibility,
+               "XnnpackBackend: delegate %zu: graph of %zu bytes is too large", delegate_,
+               r_.graph_size);
+    }
+    flatbuffers::Verifier::Options opts;
+    opts.check_alignment = true;
+    flatbuffers::Verifier v(r_.graph, r_.graph_size, opts);
+    if (!v.VerifyBuffer<fb::XNNGraph>(nullptr)) {
+      ETR_FAIL(Error::DelegateInvalidCompatibility,
+               "XnnpackBackend: delegate %zu: the XNNGraph flatbuffer (%zu bytes) fails "
+               "verification (truncated or corrupted)",
+               delegate_, r_.graph_size);
+    }
+    graph_ = flatbuffers::GetRoot<fb::XNNGraph>(r_.graph);
+    g_->num_externs = graph_->num_externs();
+    if (g_->num_externs > kMaxExterns) {
+      ETR_FAIL(Error::DelegateInvalidCompatibility,
+               "XnnpackBackend: delegate %zu: num_externs %u exceeds %u", delegate_,
+               g_->num_externs, kMaxExterns);
+    }
+    return Error::Ok;
+  }
+
+  Error fail_value(size_t i, const char* what) {
+    ETR_FAIL(Error::DelegateInvalidCompatibility, "XnnpackBackend: delegate %zu: value %zu: %s",
+             delegate_, i, what);
+  }
+
+  Error parse_values() {
+    const auto* xvalues = graph_->xvalues();
+    const size_t n = xvalues == nullptr ? 0 : xvalues->size();
+    g_->values.assign(n, Value{});
+    std::vector<bool> seen(n, false);
+    for (size_t i = 0; i < n; ++i) {
+      const fb::XValue* xv = xvalues->Get(static_cast<flatbuffers::uoffset_t>(i));
+      const fb::XNNTensorValue* tv = nullptr;
+      const fb::XNNQuantizedTensorValue* qv = nullptr;
+      if (xv != nullptr && xv->xvalue_union_type() == fb::XValueUnion::XNNTensorValue) {
+        tv = xv->xvalue_union_as_XNNTensorValue();
+      } else if (xv != nullptr &&
+                 xv->xvalue_union_type() == fb::XValueUnion::XNNQuantizedTensorValue) {
+        qv = xv->xvalue_union_as_XNNQuantizedTensorValue();
+        tv = qv == nullptr ? nullptr : qv->tensor_value();
+      }
+      if (tv == nullptr) return fail_value(i, "not a tensor value");
+      const uint32_t id = tv->id_out();
+      if (id >= n || seen[id]) {
+        ETR_FAIL(Error::DelegateInvalidCompatibility,
+                 "XnnpackBackend: delegate %zu: value %zu: id_out %u is out of range or repeated "
+                 "(%zu values)",
+                 delegate_, i, id, n);
+      }
+      seen[id] = true;
+      Value& v = g_->values[id];
+      v.id = id;
+      ETR_RETURN_IF_ERROR(parse_tensor(i, tv, &v));
+      if (qv != nullptr) ETR_RETURN_IF_ERROR(parse_quant(i, qv, &v));
+      ETR_RETURN_IF_ERROR(resolve_constant(i, tv->constant_buffer_idx(), &v));
+    }
+    return Error::Ok;
+  }
+
+  Error parse_tensor(size_t i, const fb::XNNTensorValue* tv, Value* v) {
+    const int16_t dt = static_cast<int16_t>(tv->datatype());
+    if (dt <= 0 || dt > static_cast<int16_t>(Dtype::BF16)) {
+      ETR_FAIL(Error::DelegateInvalidCompatibility,
+               "XnnpackBackend: delegate %zu: value %zu: unknown datatype %d", delegate_, i, dt);
+    }
+    v->dtype = static_cast<Dtype>(dt);
+    const auto* dims = tv->dims();
+    const size_t rank = dims == nullptr ? 0 : dims->size();
+    if (rank > kMaxDims || tv->num_dims() != rank) {
+      ETR_FAIL(Error::DelegateInvalidCompatibility,
+               "XnnpackBackend: delegate %zu: value %zu: num_dims %u with %zu dims (at most %zu)",
+               delegate_, i, tv->num_dims(), rank, kMaxDims);
+    }
+    v->num_dims = static_cast<uint32_t>(rank);
+    size_t numel = 1;
+    for (size_t d = 0; d < rank; ++d) {
+      v->dims[d] = dims->Get(static_cast<flatbuffers::uoffset_t>(d));
+      if (v->dims[d] > (size_t{1} << 31) ||
+          (v->dims[d] != 0 && numel > (size_t{1} << 40) / v->dims[d])) {
+        return fail_value(i, "dims are too large");
+      }
+      numel *= v->dims[d];
+    }
+    v->flags = tv->flags();
+    if ((v->flags & ~(kFlagExternalInput | kFlagExternalOutput)) != 0) {
+      ETR_FAIL(Error::DelegateInvalidCompatibility,
+               "XnnpackBackend: delegate %zu: value %zu: unknown flags 0x%x", delegate_, i,
+               v->flags);
+    }
+    v->external_id = tv->external_id();
+    if (v->flags != 0 && v->external_id >= g_->num_externs) {
+      ETR_FAIL(Error::DelegateInvalidCompatibility,
+               "XnnpackBackend: delegate %zu: value %zu: external_id %u is not below num_externs "
+               "%u",
+               delegate_, i, v->external_id, g_->num_externs);
+    }
+    if (tv->dq_datatype() != fb::XNNDatatype::invalid) {
+      ETR_FAIL(Error::NotSupported,
+               "XnnpackBackend: delegate %zu: value %zu: legacy dq_datatype %d is not supported",
+               delegate_, i, static_cast<int>(tv->dq_datatype()));
+    }
+    return Error::Ok;
+  }
+
+  // The bytes of constant_buffer / constant_data entry `idx` (size in *n).
+  Error constant_bytes(size_t i, uint32_t idx, const uint8_t** p, size_t* n) {
+    if (r_.legacy) {
+      const auto* bufs = graph_->constant_buffer();
+      if (bufs == nullptr || idx >= bufs->size() || bufs->Get(idx)->storage() == nullptr) {
+        ETR_FAIL(Error::DelegateInvalidCompatibility,
+                 "XnnpackBackend: delegate %zu: value %zu: constant_buffer %u does not exist",
+                 delegate_, i, idx);
+      }
+      *p = bufs->Get(idx)->storage()->data();
+      *n = bufs->Get(idx)->storage()->size();
+      return Error::Ok;
+    }
+    const auto* offsets = graph_->constant_data();
+    if (offsets == nullptr || idx >= offsets->size()) {
+      ETR_FAIL(Error::DelegateInvalidCompatibility,
+               "XnnpackBackend: delegate %zu: value %zu: constant_data %u does not exist",
+               delegate_, i, idx);
+    }
+    const fb::ConstantDataOffset* c = offsets->Get(idx);
+    if (c->named_key() != nullptr) {
+      if (named_ == nullptr) {
+        ETR_FAIL(Error::NotFound,
+                 "XnnpackBackend: delegate %zu: value %zu: constant '%s' is named data, but the "
+                 "program has none",
+                 delegate_, i, c->named_key()->c_str());
+      }
+      Result<FreeableBuffer> b = named_->get_data(StringView(c->named_key()->c_str()));
+      if (!b.ok()) {
+        ETR_FAIL(b.error(),
+                 "XnnpackBackend: delegate %zu: value %zu: named data '%s' not found (pass the "
+                 ".ptd file that holds it)",
+                 delegate_, i, c->named_key()->c_str());
+      }
+      g_->named_buffers.push_back(std::move(*b));
+      const FreeableBuffer& fbuf = g_->named_buffers.back();
+      *p = static_cast<const uint8_t*>(fbuf.data());
+      *n = fbuf.size();
+      return Error::Ok;
+    }
+    if (c->offset() > r_.constants_size || c->size() > r_.constants_size - c->offset()) {
+      ETR_FAIL(Error::DelegateInvalidCompatibility,
+               "XnnpackBackend: delegate %zu: value %zu: constant data at %llu + %llu is outside "
+               "the %zu-byte constant region",
+               delegate_, i, static_cast<unsigned long long>(c->offset()),
+               static_cast<unsigned long long>(c->size()), r_.constants_size);
+    }
+    *p = r_.constants + c->offset();
+    *n = static_cast<size_t>(c->size());
+    return Error::Ok;
+  }
+
+  Error resolve_constant(size_t i, uint32_t idx, Value* v) {
+    if (idx == 0) return Error::Ok;
+    if (v->flags != 0) return fail_value(i, "is both external and constant");
+    const uint8_t* p = nullptr;
+    size_t n = 0;
+    ETR_RETURN_IF_ERROR(constant_bytes(i, idx, &p, &n));
+    const size_t need = constant_nbytes(*v);
+    if (n < need) {
+      ETR_FAIL(Error::DelegateInvalidCompatibility,
+               "XnnpackBackend: delegate %zu: value %zu: constant has %zu bytes, its %s shape "
+               "needs %zu",
+               delegate_, i, n, to_string(v->dtype), need);
+    }
+    v->data = p;
+    return Error::Ok;
+  }
+
+  static size_t constant_nbytes(const Value& v) {
+    if (v.dtype == Dtype::QCInt4 || v.dtype == Dtype::QBInt4) return (v.numel() + 1) / 2;
+    return v.nbytes();
+  }
+
+  Error parse_quant(size_t i, const fb::XNNQuantizedTensorValue* qv, Value* v) {
+    switch (qv->quant_params_type()) {
+      case fb::XNNQuantParams::PerTensorQuant: {
+        const auto* q = qv->quant_params_as_PerTensorQuant();
+        if (q == nullptr) return fail_value(i, "missing per-tensor parameters");
+        v->quant = QuantKind::PerTensor;
+        v->scale = q->scale();
+        v->zero_point = q->zero_point();
+        if (!(v->scale > 0.0f) || !(v->scale < 3.0e38f))
+          return fail_value(i, "scale is not positive and finite");
+        return Error::Ok;
+      }
+      case fb::XNNQuantParams::PerChannelQuant: {
+        const auto* q = qv->quant_params_as_PerChannelQuant();
+        if (q == nullptr) return fail_value(i, "missing per-channel parameters");
+        v->quant = QuantKind::PerChannel;
+        if (q->channel_dim() < 0 || static_cast<uint32_t>(q->channel_dim()) >= v->num_dims) {
+          return fail_value(i, "channel_dim is out of range");
+        }
+        v->channel_dim = static_cast<uint32_t>(q->channel_dim());
+        const size_t channels = v->dims[v->channel_dim];
+        std::vector<float> scales(channels);
+        if (q->scale() != nullptr && q->scale()->size() != 0) {
+          if (q->scale()->size() != channels)
+            return fail_value(i, "scale count is not the channel count");
+          for (size_t c = 0; c < channels; ++c)
+            scales[c] = q->scale()->Get(static_cast<flatbuffers::uoffset_t>(c));
+        } else {
+          const uint8_t* p = nullptr;
+          size_t n = 0;
+          ETR_RETURN_IF_ERROR(constant_bytes(i, q->scale_buffer_idx(), &p, &n));
+          if (q->num_scales() != channels || n < channels * sizeof(float)) {
+            return fail_value(i, "scale buffer does not hold one float per channel");
+          }
+          std::memcpy(scales.data(), p, channels * sizeof(float));
+        }
+        for (float s : scales) {
+          if (!(s > 0.0f) || !(s < 3.0e38f))
+            return fail_value(i, "a channel scale is not positive and finite");
+        }
+        g_->scale_copies.push_back(std::move(scales));
+        v->channel_scales = g_->scale_copies.back().data();
+        v->num_channel_scales = channels;
+        return Error::Ok;
+      }
+      case fb::XNNQuantParams::PerTokenDynamicQuant:
+        v->quant = QuantKind::PerToken;
+        return Error::Ok;
+      case fb::XNNQuantParams::PerChannelGroupQuant:
+        v->quant = QuantKind::PerChannelGroup;
+        return Error::Ok;
+      default: return fail_value(i, "unknown quantization parameters");
+    }
+  }
+
+  Error check_id(const Node& n, const char* field, uint32_t id, bool optional) {
+    if ((optional && id == kInvalidId) || id < g_->values.size()) return Error::Ok;
+    ETR_FAIL(Error::DelegateInvalidCompatibility,
+             "XnnpackBackend: delegate %zu: node %u (%s): %s %u is not a value (%zu values)",
+             delegate_, n.index, to_string(n.kind), field, id, g_->values.size());
+  }
+
+  Error add_input(Node* n, const char* field, uint32_t id, bool optional = false) {
+    ETR_RETURN_IF_ERROR(check_id(*n, field, id, optional));
+    n->inputs[n->num_inputs++] = id;
+    return Error::Ok;
+  }
+  Error add_output(Node* n, const char* field, uint32_t id) {
+    ETR_RETURN_IF_ERROR(check_id(*n, field, id, false));
+    n->outputs[n->num_outputs++] = id;
+    return Error::Ok;
+  }
+
+  // A list parameter (perm, shape, offsets, paddings) of at most kMaxDims entries.
+  Error copy_list(Node* n, const char* field, const flatbuffers::Vector<uint32_t>* v, size_t* out,
+                  uint32_t* len) {
+    const size_t size = v == nullptr ? 0 : v->size();
+    if (size > kMaxDims) {
+      ETR_FAIL(Error::DelegateInvalidCompatibility,
+               "XnnpackBackend: delegate %zu: node %u (%s): %s has %zu entries (at most %zu)",
+               delegate_, n->index, to_string(n->kind), field, size, kMaxDims);
+    }
+    for (size_t k = 0; k < size; ++k) out[k] = v->Get(static_cast<flatbuffers::uoffset_t>(k));
+    if (len != nullptr) *len = static_cast<uint32_t>(size);
+    return Error::Ok;
+  }
+
+  Error parse_node(const fb::XNode* x, Node* n) {
+    const void* u = x->xnode_union();
+    auto missing = [&]() {
+      ETR_FAIL(Error::DelegateInvalidCompatibility,
+               "XnnpackBackend: delegate %zu: node %u (%s): parameters are missing", delegate_,
+               n->index, to_string(n->kind));
+    };
+    if (u == nullptr) return missing();
+    switch (n->kind) {
+      case NodeKind::Add:
+      case NodeKind::Div:
+      case NodeKind::Minimum:
+      case NodeKind::Maximum:
+      case NodeKind::Multiply:
+      case NodeKind::Subtract:
+      case NodeKind::PReLU:
+      case NodeKind::BatchMatrixMultiply: {
+        const auto* p = static_cast<const fb::_XNNNode2x1*>(u);
+        n->flags = p->flags();
+        ETR_RETURN_IF_ERROR(add_input(n, "input1_id", p->input1_id()));
+        ETR_RETURN_IF_ERROR(add_input(n, "input2_id", p->input2_id()));
+        return add_output(n, "output_id", p->output_id());
+      }
+      case NodeKind::Softmax:
+      case NodeKind::Sigmoid:
+      case NodeKind::Clamp:
+      case NodeKind::Floor:
+      case NodeKind::Convert:
+      case NodeKind::GlobalAvgPooling2d:
+      case NodeKind::SquareRoot:
+      case NodeKind::Ceiling:
+      case NodeKind::Hardswish:
+      case NodeKind::Negate:
+      case NodeKind::Square:
+      case NodeKind::Abs:
+      case NodeKind::ReciprocalSquareRoot:
+      case NodeKind::Log:
+      case NodeKind::Gelu:
+      case NodeKind::Tanh:
+      case NodeKind::Exp:
+      case NodeKind::Sin:
+      case NodeKind::Copy:
+      case NodeKind::Cos: {
+        const auto* p = static_cast<const fb::_XNNNode1x1*>(u);
+        n->flags = p->flags();
+        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
+        return add_output(n, "output_id", p->output_id());
+      }
+      case NodeKind::FullyConnected: {
+        const auto* p = static_cast<const fb::XNNFullyConnected*>(u);
+        n->flags = p->flags();
+        ETR_RETURN_IF_ERROR(add_input(n, "input1_id", p->input1_id()));
+        ETR_RETURN_IF_ERROR(add_input(n, "filter_id", p->filter_id()));
+        ETR_RETURN_IF_ERROR(add_input(n, "bias_id", p->bias_id(), true));
+        return add_output(n, "output_id", p->output_id());
+      }
+      case NodeKind::Conv2d:
+      case NodeKind::DepthwiseConv2d:
+      case NodeKind::ConvTranspose2d: {
+        const auto* p = static_cast<const fb::_XNNNodeConv*>(u);
+        const uint32_t params[] = {p->padding_top(),
+                                   p->padding_right(),
+                                   p->padding_bottom(),
+                                   p->padding_left(),
+                                   p->kernel_height(),
+                                   p->kernel_width(),
+                                   p->subsampling_height(),
+                                   p->subsampling_width(),
+                                   p->dilation_height(),
+                                   p->dilation_width(),
+                                   p->group_input_channels(),
+                                   p->group_output_channels(),
+                                   p->groups(),
+                                   p->adjustment_height(),
+                                   p->adjustment_width()};
+        std::memcpy(n->params, params, sizeof(params));
+        n->flags = p->flags();
+        ETR_RETURN_IF_ERROR(add_input(n, "input1_id", p->input1_id()));
+        ETR_RETURN_IF_ERROR(add_input(n, "filter_id", p->filter_id()));
+        ETR_RETURN_IF_ERROR(add_input(n, "bias_id", p->bias_id(), true));
+        return add_output(n, "output_id", p->output_id());
+      }
+      case NodeKind::AvgPooling2d:
+      case NodeKind::MaxPooling2d: {
+        const auto* p = static_cast<const fb::_XNNPooling2D*>(u);
+        const uint32_t params[] = {p->padding_top(),   p->padding_right(),  p->padding_bottom(),
+                                   p->padding_left(),  p->pooling_height(), p->pooling_width(),
+                                   p->stride_height(), p->stride_width(),   p->dilation_height(),
+                                   p->dilation_width()};
+        std::memcpy(n->params, params, sizeof(params));
+        n->flags = p->flags();
+        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
+        return add_output(n, "output_id", p->output_id());
+      }
+      case NodeKind::ArgMaxPooling2d: {
+        const auto* p = static_cast<const fb::XNNArgMaxPooling2d*>(u);
+        const uint32_t params[] = {p->padding_top(),  p->padding_right(),  p->padding_bottom(),
+                                   p->padding_left(), p->pooling_height(), p->pooling_width()};
+        std::memcpy(n->params, params, sizeof(params));
+        n->flags = p->flags();
+        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
+        ETR_RETURN_IF_ERROR(add_output(n, "output_value_id", p->output_value_id()));
+        return add_output(n, "output_index_id", p->output_index_id());
+      }
+      case NodeKind::StaticTranspose: {
+        const auto* p = static_cast<const fb::XNNStaticTranspose*>(u);
+        n->flags = p->flags();
+        ETR_RETURN_IF_ERROR(copy_list(n, "perm", p->perm(), n->list_a, &n->list_len));
+        if (p->num_dims() != n->list_len) return missing();
+        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
+        return add_output(n, "output_id", p->output_id());
+      }
+      case NodeKind::StaticResizeBilinear2D: {
+        const auto* p = static_cast<const fb::XNNStaticResizeBilinear2D*>(u);
+        n->params[0] = p->new_height();
+        n->params[1] = p->new_width();
+        n->flags = p->flags();
+        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
+        return add_output(n, "output_id", p->output_id());
+      }
+      case NodeKind::StaticConstantPad: {
+        const auto* p = static_cast<const fb::XNNStaticConstantPad*>(u);
+        uint32_t pre = 0, post = 0;
+        ETR_RETURN_IF_ERROR(copy_list(n, "pre_paddings", p->pre_paddings(), n->list_a, &pre));
+        ETR_RETURN_IF_ERROR(copy_list(n, "post_paddings", p->post_paddings(), n->list_b, &post));
+        n->list_len = pre;
+        n->alpha = p->padding_value();
+        n->flags = p->flags();
+        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
+        ETR_RETURN_IF_ERROR(add_output(n, "output_id", p->output_id()));
+        if (pre != post || pre != g_->values[n->inputs[0]].num_dims) {
+          ETR_FAIL(Error::DelegateInvalidCompatibility,
+                   "XnnpackBackend: delegate %zu: node %u (%s): %u pre and %u post paddings for "
+                   "a %u-d input",
+                   delegate_, n->index, to_string(n->kind), pre, post,
+                   g_->values[n->inputs[0]].num_dims);
+        }
+        return Error::Ok;
+      }
+      case NodeKind::StaticReshape: {
+        const auto* p = static_cast<const fb::XNNStaticReshape*>(u);
+        ETR_RETURN_IF_ERROR(copy_list(n, "new_shape", p->new_shape(), n->list_a, &n->list_len));
+        n->flags = p->flags();
+        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
+        return add_output(n, "output_id", p->output_id());
+      }
+      case NodeKind::StaticSlice: {
+        const auto* p = static_cast<const fb::XNNStaticSlice*>(u);
+        uint32_t no = 0, ns = 0;
+        ETR_RETURN_IF_ERROR(copy_list(n, "offsets", p->offsets(), n->list_a, &no));
+        ETR_RETURN_IF_ERROR(copy_list(n, "sizes", p->sizes(), n->list_b, &ns));
+        if (no != ns || p->num_dims() != no) return missing();
+        n->list_len = no;
+        n->flags = p->flags();
+        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
+        return add_output(n, "output_id", p->output_id());
+      }
+      case NodeKind::Concatenate2:
+      case NodeKind::Concatenate3:
+      case NodeKind::Concatenate4:
+      case NodeKind::Concatenate5: {
+        const auto* p = static_cast<const fb::_XNNCat*>(u);
+        const int count = n->kind == NodeKind::Concatenate2   ? 2
+                          : n->kind == NodeKind::Concatenate3 ? 3
+                          : n->kind == NodeKind::Concatenate4 ? 4
+                                                              : 5;
+        const uint32_t ids[] = {p->input1_id(), p->input2_id(), p->input3_id(), p->input4_id(),
+                                p->input5_id()};
+        static const char* const kFields[] = {"input1_id", "input2_id", "input3_id", "input4_id",
+                                              "input5_id"};
+        for (int k = 0; k < count; ++k) ETR_RETURN_IF_ERROR(add_input(n, kFields[k], ids[k]));
+        n->params[0] = p->axis();
+        n->flags = p->flags();
+        return add_output(n, "output_id", p->output_id());
+      }
+      case NodeKind::ScaledDotProductAttention: {
+        const auto* p = static_cast<const fb::XNNScaledDotProductAttention*>(u);
+        ETR_RETURN_IF_ERROR(add_input(n, "query_id", p->query_id()));
+        ETR_RETURN_IF_ERROR(add_input(n, "key_id", p->key_id()));
+        ETR_RETURN_IF_ERROR(add_input(n, "value_id", p->value_id()));
+        ETR_RETURN_IF_ERROR(add_input(n, "scale_id", p->scale_id()));
+        ETR_RETURN_IF_ERROR(add_input(n, "mask_id", p->mask_id()));
+        n->flags = p->flags();
+        return add_output(n, "output_id", p->output_id());
+      }
+      case NodeKind::LeakyReLU: {
+        const auto* p = static_cast<const fb::XNNLeakyReLU*>(u);
+        n->alpha = p->negative_slope();
+        n->flags = p->flags();
+        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
+        return add_output(n, "output_id", p->output_id());
+      }
+      case NodeKind::ELU: {
+        const auto* p = static_cast<const fb::XNNELU*>(u);
+        n->alpha = p->alpha();
+        n->flags = p->flags();
+        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
+        return add_output(n, "output_id", p->output_id());
+      }
+    }
+    return missing();
+  }
+
+  Error parse_nodes() {
+    const auto* xnodes = graph_->xnodes();
+    const size_t n = xnodes == nullptr ? 0 : xnodes->size();
+    g_->nodes.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      const fb::XNode* x = xnodes->Get(static_cast<flatbuffers::uoffset_t>(i));
+      const int code = x == nullptr ? 0 : static_cast<int>(x->xnode_union_type());
+      if (code < 1 || code > static_cast<int>(NodeKind::Cos)) {
+        ETR_FAIL(Error::DelegateInvalidCompatibility,
+                 "XnnpackBackend: delegate %zu: node %zu has unknown kind %d", delegate_, i, code);
+      }
+      Node node;
+      node.kind = static_cast<NodeKind>(code);
+      node.index = static_cast<uint32_t>(i);
+      if (x->output_min_max() != nullptr) {
+        node.output_min = x->output_min_max()->output_min();
+        node.output_max = x->output_min_max()->output_max();
+      }
+      ETR_RETURN_IF_ERROR(parse_node(x, &node));
+      g_->nodes.push_back(node);
+    }
+    return Error::Ok;
+  }
+
+  const NamedDataMap* named_;
+  size_t delegate_;
+  Graph* g_;
+  Regions r_{};
+  const fb::XNNGraph* graph_ = nullptr;
+};
+
+}  // namespace
+
+const char* to_string(Dtype d) {
+  switch (d) {
+    case Dtype::Invalid: return "invalid";
+    case Dtype::Fp32: return "fp32";
+    case Dtype::Fp16: return "fp16";
+    case Dtype::QInt8: return "qint8";
+    case Dtype::QUInt8: return "quint8";
+    case Dtype::QInt32: return "qint32";
+    case Dtype::QCInt8: return "qcint8";
+    case Dtype::QCInt32: return "qcint32";
+    case Dtype::QCInt4: return "qcint4";
+    case Dtype::QDInt8: return "qdint8";
+    case Dtype::QBInt4: return "qbint4";
+    case Dtype::QPInt8: return "qpint8";
+    case Dtype::Int32: return "int32";
+    case Dtype::PFp32: return "pfp32";
+    case Dtype::BF16: return "bf16";
+  }
+  return "unknown";
+}
+
+size_t element_size(Dtype d) {
+  switch (d) {
+    case Dtype::Fp32:
+    case Dtype::QInt32:
+    case Dtype::QCInt32:
+    case Dtype::Int32:
+    case Dtype::PFp32: return 4;
+    case Dtype::Fp16:
+    case Dtype::BF16: return 2;
+    case Dtype::QInt8:
+    case Dtype::QUInt8:
+    case Dtype::QCInt8:
+    case Dtype::QDInt8:
+    case Dtype::QPInt8: return 1;
+    default: return 0;
+  }
+}
+
+size_t Value::numel() const {
+  size_t n = 1;
+  for (uint32_t d = 0; d < num_dims; ++d) n *= dims[d];
+  return n;
+}
+
+const char* to_string(NodeKind k) {
+  static const char* const kNames[] = {"?",
+                                       "Add",
+                                       "FullyConnected",
+                                       "Softmax",
+                                       "Sigmoid",
+                                       "StaticTranspose",
+                                       "Clamp",
+                                       "Conv2d",
+                                       "Div",
+                                       "StaticResizeBilinear2D",
+                                       "StaticConstantPad",
+                                       "AvgPooling2d",
+                                       "Minimum",
+                                       "DepthwiseConv2d",
+                                       "MaxPooling2d",
+                                       "Multiply",
+                                       "Subtract",
+                                       "Floor",
+                                       "Convert",
+                                       "GlobalAvgPooling2d",
+                                       "StaticReshape",
+                                       "ArgMaxPooling2d",
+                                       "SquareRoot",
+                                       "Ceiling",
+                                       "Hardswish",
+                                       "LeakyReLU",
+                                       "Maximum",
+                                       "Negate",
+                                       "Square",
+                                       "ELU",
+                                       "Abs",
+                                       "PReLU",
+                                       "Concatenate2",
+                                       "Concatenate3",
+                                       "Concatenate4",
+                                       "StaticSlice",
+                                       "ScaledDotProductAttention",
+                                       "BatchMatrixMultiply",
+                                       "Concatenate5",
+                                       "ConvTranspose2d",
+                                       "ReciprocalSquareRoot",
+                                       "Log",
+                                       "Gelu",
+                                       "Tanh",
+                                       "Exp",
+                                       "Sin",
+                                       "Copy",
+                                       "Cos"};
+  const size_t i = static_cast<size_t>(k);
+  return i < sizeof(kNames) / sizeof(kNames[0]) ? kNames[i] : "?";
+}
+
+Error parse_graph(const void* payload, size_t size, const NamedDataMap* named_data,
+                  size_t delegate_index, Graph* out) {
+  Parser p(named_data, delegate_index, out);
+  return p.run(payload, size);
+}
+
+}  // namespace xnnpack
+}  // namespace etr
