@@ -18,12 +18,16 @@
 #include "examples/executor_runner/runner_io.h"
 #include "extension/data_loader/file_data_loader.h"
 #include "extension/flat_tensor/flat_tensor_data_map.h"
+#include "extension/threadpool/pthread_pool.h"
 #include "kernels/portable/portable_kernels.h"
 #include "kernels/prim_ops/prim_ops.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/kernel/registry.h"
 #include "runtime/platform/platform.h"
+#if defined(ETR_HAVE_XNNPACK)
+#include "backends/xnnpack/xnnpack_backend.h"
+#endif
 
 namespace etr {
 namespace runner {
@@ -89,6 +93,10 @@ int register_all_kernels() {
   Error err = register_kernels(portable_kernel_library());
   if (err == Error::Ok) err = register_kernels(prim_ops_library());
   if (err != Error::Ok) return fail(kExitSetup, "cannot register kernels", err);
+#if defined(ETR_HAVE_XNNPACK)
+  err = register_xnnpack_backend();
+  if (err != Error::Ok) return fail(kExitSetup, "cannot register the XNNPACK backend", err);
+#endif
   return kExitOk;
 }
 
@@ -152,7 +160,7 @@ int allocate_planned(const MethodMeta& meta, MethodMemory* mem) {
 // Loads the method with a method allocator of the size MethodMeta reports
 // for its tables plus room for kernel and delegate state.
 int load_method(const Program& program, const MethodMeta& meta, const ExternalData& external,
-                MethodMemory* mem, std::optional<Method>* method) {
+                ThreadPool* threads, MethodMemory* mem, std::optional<Method>* method) {
   const std::string name = meta.name();
   const size_t pool = meta.method_allocator_bytes() + kStatePool;
   mem->method_pool = allocate_aligned(pool);
@@ -165,6 +173,7 @@ int load_method(const Program& program, const MethodMeta& meta, const ExternalDa
                                                  mem->temp_allocator.get());
   reset_first_error();
   MethodLoadOptions options;
+  options.thread_pool = threads;
   options.external_data =
       Span<const NamedDataMap* const>(external.views.data(), external.views.size());
   Result<Method> loaded = program.load_method(name.c_str(), mem->manager.get(), options);
@@ -230,10 +239,14 @@ int run(const Options& options) {
   if (!meta.ok())
     return fail(kExitMethodLoad, "no method '" + name + "' in '" + path + "'", meta.error());
 
+  // One pool for kernels and delegates (declared before the method, which uses it).
+  std::unique_ptr<PthreadPool> pool = PthreadPool::create(static_cast<size_t>(options.threads));
+  if (pool == nullptr)
+    return fail(kExitSetup, "cannot start the thread pool", Error::OutOfResources);
   MethodMemory mem;
   std::optional<Method> method;
   rc = allocate_planned(*meta, &mem);
-  if (rc == kExitOk) rc = load_method(*program, *meta, external, &mem, &method);
+  if (rc == kExitOk) rc = load_method(*program, *meta, external, pool.get(), &mem, &method);
   if (rc == kExitOk) rc = bind_unplanned_outputs(*method, &mem.output_buffers);
   if (rc != kExitOk) return rc;
   std::printf("loaded method '%s' of '%s' (%zu inputs, %zu outputs)\n", name.c_str(), path.c_str(),

@@ -22,9 +22,9 @@ struct FlagSpec {
 };
 
 constexpr FlagSpec kFlags[] = {
-    {"model_path", true},      {"method", true},     {"input", true},
-    {"data_path", true},       {"output_dir", true}, {"num_executions", true},
-    {"list_operators", false}, {"help", false},      {"verbose", false},
+    {"model_path", true}, {"method", true},         {"input", true},           {"data_path", true},
+    {"output_dir", true}, {"num_executions", true}, {"list_operators", false}, {"help", false},
+    {"verbose", false},   {"threads", true},
 };
 
 bool parse_bool(const std::string& v, bool* out) {
@@ -50,6 +50,10 @@ bool apply_flag(const std::string& name, const std::string& value, bool has_valu
   if (name == "input") o->inputs.push_back(value);
   if (name == "data_path") o->data_paths.push_back(value);
   if (name == "output_dir") o->output_dir = value;
+  if (name == "threads" && (!parse_count(value, &o->threads) || o->threads > 256)) {
+    *error = "--threads needs a whole number from 1 to 256, got '" + value + "'";
+    return false;
+  }
   if (name == "num_executions" && !parse_count(value, &o->num_executions)) {
     *error = "--num_executions needs a whole number from 1 to 1000000000, got '" + value + "'";
     return false;
@@ -267,10 +271,11 @@ void print_usage(std::FILE* out) {
   std::fprintf(out,
                "usage: executor_runner --model_path=FILE [--method=NAME] [--input=FILE.npy ...]\n"
                "                       [--data_path=FILE.ptd ...] [--output_dir=DIR]\n"
-               "                       [--num_executions=N] [--verbose]\n"
+               "                       [--num_executions=N] [--threads=N] [--verbose]\n"
                "       executor_runner --list_operators | --help\n"
                "\n"
-               "Runs one method of an ExecuTorch .pte program.\n"
+               "Runs one method of an ExecuTorch .pte program (portable kernels, prim ops and,\n"
+               "when built with libxnnpack-dev, the XnnpackBackend delegate).\n"
                "  --model_path=FILE     program to load\n"
                "  --method=NAME         method to run (default: forward, else the first method)\n"
                "  --input=FILE.npy      one per method input, in order (repeat the flag); without\n"
@@ -281,6 +286,8 @@ void print_usage(std::FILE* out) {
                "                        order\n"
                "  --output_dir=DIR      write output <i> as DIR/output_<i>.npy (.txt for strings)\n"
                "  --num_executions=N    execute N times and report min/median/max time\n"
+               "  --threads=N           threads for kernels and delegates (default: one per\n"
+               "                        physical core)\n"
                "  --list_operators      print every registered operator and exit\n"
                "  --verbose             echo runtime log messages to stderr\n"
                "  --help                print this help and exit\n"

@@ -33,6 +33,7 @@ struct Options {
   std::vector<std::string> data_paths;  // .ptd external data files, in search order
   std::string output_dir;
   int64_t num_executions = 1;
+  int64_t threads = 0;  // 0: one per physical core
   bool list_operators = false;
   bool help = false;
   bool verbose = false;

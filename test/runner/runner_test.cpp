@@ -261,7 +261,10 @@ TEST_P(RunnerManifestCase, MatchesExpectedOutputs) {
   args +=
       " --num_executions=" + std::to_string(e.executions) + " --output_dir=" + quote(out.path());
   const RunResult r = run_runner(args);
-  if (!e.expect_error.empty()) {
+  // "missing_backend" fixtures need XNNPACK, which the runner registers when
+  // it was built with libxnnpack-dev: then they must run and match.
+  const bool runner_has_xnnpack = ETR_RUNNER_HAS_XNNPACK != 0;
+  if (!e.expect_error.empty() && !(e.expect_error == "missing_backend" && runner_has_xnnpack)) {
     expect_single_error(r);
     const char* name = error_name_for(e.expect_error);
     if (name != nullptr) {
