@@ -308,6 +308,20 @@ Error MethodLoader::copy_mutable_data(size_t i, uint32_t k, void* dst, size_t nb
   return Error::Ok;
 }
 
+namespace {
+
+bool same_layout(const TensorLayout& l, const Tensor& t) {
+  if (l.dtype != t.dtype() || l.sizes.size() != t.dim() || l.dim_order.size() != t.dim()) {
+    return false;
+  }
+  for (size_t d = 0; d < t.dim(); ++d) {
+    if (l.sizes[d] != t.sizes()[d] || l.dim_order[d] != t.dim_order()[d]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Error MethodLoader::bind_external(size_t i, const etr_fb::Tensor* t, Tensor* tensor, bool planned) {
   const flatbuffers::String* fqn = t->extra_tensor_info()->fully_qualified_name();
   if (fqn == nullptr) {
@@ -331,6 +345,16 @@ Error MethodLoader::bind_external(size_t i, const etr_fb::Tensor* t, Tensor* ten
     ETR_FAIL(Error::InvalidExternalData,
              "method '%s': values[%zu] external tensor '%s' has %zu bytes, %zu needed", name(), i,
              fqn->c_str(), data->size(), nbytes);
+  }
+  // A source that records the tensor's layout must agree with the program
+  // exactly (dtype, sizes, dim order); an opaque blob is taken by size.
+  Result<TensorLayout> layout = named_data_.get_layout(StringView(fqn->c_str(), fqn->size()));
+  if (layout.ok() && !same_layout(*layout, *tensor)) {
+    ETR_FAIL(Error::InvalidExternalData,
+             "method '%s': values[%zu] external tensor '%s' is stored as %s with %zu dims; the "
+             "program expects %s with %zu dims and the same sizes and dim order",
+             name(), i, fqn->c_str(), to_string(layout->dtype), layout->sizes.size(),
+             to_string(tensor->dtype()), tensor->dim());
   }
   if (planned) {
     if (nbytes != 0) std::memcpy(tensor->mutable_data(), data->data(), nbytes);

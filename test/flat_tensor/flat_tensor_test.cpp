@@ -534,5 +534,23 @@ TEST(FlatTensorMethodTest, MissingPtdOrKeyFailsTheLoadWithTheKeyName) {
   EXPECT_NE(wrong.message.find("'model.w'"), std::string::npos) << wrong.message;
 }
 
+// Format notes 4.9: a recorded layout must match the program's tensor
+// exactly. Same bytes (12), but stored as [1, 3]: refused naming the key.
+TEST(FlatTensorMethodTest, LayoutDifferentFromTheProgramIsRefused) {
+  const Bytes program = write_program_with_external_weight();
+  PtdSpec spec = weight_spec("model.w");
+  spec.entries[0].sizes = {1, 3};
+  spec.entries[0].dim_order = {0, 1};
+  const Bytes ptd = write_ptd(spec);
+  BufferDataLoader ptd_loader(ptd.data(), ptd.size());
+  Result<FlatTensorDataMap> map = FlatTensorDataMap::load(&ptd_loader);
+  ASSERT_TRUE(map.ok());
+  const NamedDataMap* maps[] = {&*map};
+  const MethodRun r = run_with(program, maps);
+  EXPECT_EQ(r.load, Error::InvalidExternalData);
+  EXPECT_NE(r.message.find("'model.w' is stored as Float with 2 dims"), std::string::npos)
+      << r.message;
+}
+
 }  // namespace
 }  // namespace etr
