@@ -146,8 +146,34 @@ class Check {
     return Error::Ok;
   }
 
+  // Quantized convolutions and linear layers requantize by
+  // input_scale * weight_scale / output_scale per output channel; XNNPACK
+  // (2022) asserts that this lies in [2^-32, 2^8), so check it first.
+  Error requantization() const {
+    const Value& x = in(0);
+    const Value& w = in(1);
+    const Value& y = out();
+    if (y.quant != QuantKind::PerTensor || x.quant != QuantKind::PerTensor) return Error::Ok;
+    const size_t count = w.quant == QuantKind::PerChannel ? w.num_channel_scales : 1;
+    for (size_t c = 0; c < count; ++c) {
+      const double ws = w.quant == QuantKind::PerChannel ? w.channel_scales[c] : w.scale;
+      const double r = static_cast<double>(x.scale) * ws / static_cast<double>(y.scale);
+      if (!(r >= 0x1.0p-32) || !(r < 256.0)) {
+        return fail("input x weight / output scale is outside [2^-32, 256)");
+      }
+    }
+    return Error::Ok;
+  }
+
   Error run() const {
     const uint32_t* p = n_.params;
+    switch (n_.kind) {
+      case NodeKind::FullyConnected:
+      case NodeKind::Conv2d:
+      case NodeKind::DepthwiseConv2d:
+      case NodeKind::ConvTranspose2d: ETR_RETURN_IF_ERROR(requantization()); break;
+      default: break;
+    }
     switch (n_.kind) {
       case NodeKind::Add:
       case NodeKind::Subtract:

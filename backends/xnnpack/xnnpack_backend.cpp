@@ -200,6 +200,15 @@ class Builder {
         d_->buffers[id] = const_cast<uint8_t*>(v.data);  // XNNPACK and native nodes only read it
         continue;
       }
+      // XNNPACK sizes its own internal tensors from the dims too: the cap
+      // covers every non-constant value, ours or XNNPACK's.
+      total_bytes_ += v.nbytes();
+      if (v.nbytes() > kMaxBufferBytes || total_bytes_ > kMaxBufferBytes) {
+        ETR_FAIL(Error::DelegateMemoryAllocationFailed,
+                 "XnnpackBackend: delegate %zu: value %zu needs %zu bytes; the delegate's "
+                 "values would pass the %zu-byte limit",
+                 d_->index, id, v.nbytes(), kMaxBufferBytes);
+      }
       if (v.is_external_input()) d_->inputs.push_back(static_cast<uint32_t>(id));
       if (v.is_external_output()) {
         if (producer[id] == -1) {
@@ -441,8 +450,13 @@ class Builder {
     return s;
   }
 
+  // A payload may not make one delegate hold more than this in value
+  // buffers (a hostile one could otherwise ask for terabytes).
+  static constexpr size_t kMaxBufferBytes = size_t{1} << 30;
+
   Delegate* d_;
   const Graph& g_;
+  size_t total_bytes_ = 0;
 };
 
 Error bind_input(const Delegate& d, uint32_t id, Span<EValue*> args) {

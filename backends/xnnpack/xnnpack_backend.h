@@ -11,11 +11,10 @@
 // created per run on the method's thread pool (its pthreadpool when the
 // pool is extension/threadpool's PthreadPool; single-threaded otherwise).
 //
-// Memory: value buffers, staging for inputs and the delegate object come
-// from the platform allocate hook (runtime/platform/platform.h), so an
-// embedder can route or cap them; XNNPACK's own allocations (packed weights,
-// its internal tensors) go through XNNPACK's default allocator. The
-// payload and named-data buffers are kept while the delegate lives (XNNPACK
+// Memory: value buffers (at most 1 GiB per delegate), staging for inputs and the delegate object
+// come from the platform allocate hook (runtime/platform/platform.h), so an embedder can route or
+// cap them; XNNPACK's own allocations (packed weights, its internal tensors) go through XNNPACK's
+// default allocator. The payload and named-data buffers are kept while the delegate lives (XNNPACK
 // may read static data after runtime creation).
 //
 // Shapes are static: each external input must have the shape the payload

@@ -271,6 +271,11 @@ class Parser {
         v->zero_point = q->zero_point();
         if (!(v->scale > 0.0f) || !(v->scale < 3.0e38f))
           return fail_value(i, "scale is not positive and finite");
+        const bool u8 = v->dtype == Dtype::QUInt8, s8 = v->dtype == Dtype::QInt8;
+        const int32_t lo = u8 ? 0 : s8 ? -128 : 0;
+        const int32_t hi = u8 ? 255 : s8 ? 127 : 0;
+        if ((u8 || s8 || v->dtype == Dtype::QInt32) && (v->zero_point < lo || v->zero_point > hi))
+          return fail_value(i, "zero point is outside its datatype's range");
         return Error::Ok;
       }
       case fb::XNNQuantParams::PerChannelQuant: {
@@ -282,19 +287,23 @@ class Parser {
         }
         v->channel_dim = static_cast<uint32_t>(q->channel_dim());
         const size_t channels = v->dims[v->channel_dim];
-        std::vector<float> scales(channels);
+        // The count is checked against the stored scales before anything is
+        // allocated for them: dims alone could ask for billions.
+        std::vector<float> scales;
         if (q->scale() != nullptr && q->scale()->size() != 0) {
           if (q->scale()->size() != channels)
             return fail_value(i, "scale count is not the channel count");
+          scales.resize(channels);
           for (size_t c = 0; c < channels; ++c)
             scales[c] = q->scale()->Get(static_cast<flatbuffers::uoffset_t>(c));
         } else {
           const uint8_t* p = nullptr;
           size_t n = 0;
           ETR_RETURN_IF_ERROR(constant_bytes(i, q->scale_buffer_idx(), &p, &n));
-          if (q->num_scales() != channels || n < channels * sizeof(float)) {
+          if (q->num_scales() != channels || n / sizeof(float) < channels) {
             return fail_value(i, "scale buffer does not hold one float per channel");
           }
+          scales.resize(channels);
           std::memcpy(scales.data(), p, channels * sizeof(float));
         }
         for (float s : scales) {
