@@ -154,7 +154,6 @@ class Builder {
     const size_t nv = g_.values.size();
     std::vector<int> producer(nv, -1);
     std::vector<bool> needs(nv, false);
-    std::vector<int> first_user(nv, -1);
     std::vector<bool> consumed(nv, false);
     for (size_t r = 0; r < d_->runs.size(); ++r) {
       for (uint32_t ni : d_->runs[r].nodes) {
@@ -175,7 +174,6 @@ class Builder {
           const uint32_t id = n.inputs[k];
           if (id == kInvalidId) continue;
           if (d_->runs[r].native) needs[id] = true;
-          if (first_user[id] == -1) first_user[id] = static_cast<int>(r);
           consumed[id] = true;
           if (producer[id] != -1 && producer[id] != static_cast<int>(r)) needs[id] = true;
           if (producer[id] == -1 && g_.values[id].data == nullptr &&

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "runtime/core/byte_order.h"
 #include "runtime/core/error.h"
 #include "runtime/platform/log.h"
 #include "schema/xnnpack_graph_generated.h"
@@ -14,15 +15,6 @@ namespace fb = etr_xnn;
 
 constexpr uint32_t kMaxExterns = 4096;
 constexpr size_t kHeaderMinLength = 30;
-
-uint16_t read_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
-uint32_t read_u32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
-         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
-}
-uint64_t read_u64(const uint8_t* p) {
-  return static_cast<uint64_t>(read_u32(p)) | (static_cast<uint64_t>(read_u32(p + 4)) << 32);
-}
 
 // The regions of the payload: the XNNGraph flatbuffer and the constant data.
 struct Regions {
@@ -55,9 +47,9 @@ class Parser {
       r_ = Regions{p, size, nullptr, 0, true};
       return Error::Ok;
     }
-    const uint16_t header_len = read_u16(p + 8);
-    const uint64_t fb_off = read_u32(p + 10), fb_size = read_u32(p + 14);
-    const uint64_t cd_off = read_u32(p + 18), cd_size = read_u64(p + 22);
+    const uint16_t header_len = read_le_u16(p + 8);
+    const uint64_t fb_off = read_le_u32(p + 10), fb_size = read_le_u32(p + 14);
+    const uint64_t cd_off = read_le_u32(p + 18), cd_size = read_le_u64(p + 22);
     if (header_len < kHeaderMinLength || fb_size < 8 || fb_off > size || fb_size > size - fb_off ||
         cd_off < fb_off + fb_size || cd_off > size || cd_size > size - cd_off) {
       ETR_FAIL(Error::DelegateInvalidCompatibility,

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <utility>
 
+#include "runtime/core/byte_order.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/core/scalar_type.h"
 #include "schema/flat_tensor_generated.h"
@@ -19,13 +20,6 @@ constexpr size_t kRegionAlignment = 8;
 // dim_order entries are bytes, so a permutation has at most 256 entries.
 constexpr size_t kMaxPermutationRank = 256;
 
-uint32_t read_u32(const uint8_t* p) {
-  return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
-}
-uint64_t read_u64(const uint8_t* p) {
-  return uint64_t{read_u32(p)} | (uint64_t{read_u32(p + 4)} << 32);
-}
-
 unsigned long long ull(uint64_t v) { return static_cast<unsigned long long>(v); }
 
 }  // namespace
@@ -41,16 +35,16 @@ Result<FlatTensorHeader> FlatTensorHeader::parse(const void* data, size_t size) 
     ETR_FAIL(Error::InvalidExternalData, "ptd: no 'FH01' header magic at offset 8");
   }
   FlatTensorHeader h;
-  h.length = read_u32(p + 12);
+  h.length = read_le_u32(p + 12);
   if (h.length < kMinLength) {
     ETR_FAIL(Error::InvalidExternalData,
              "ptd: FH01 header length %u at offset 12 is below the minimum %u", h.length,
              kMinLength);
   }
-  h.flatbuffer_offset = read_u64(p + 16);
-  h.flatbuffer_size = read_u64(p + 24);
-  h.segment_base_offset = read_u64(p + 32);
-  h.segment_data_size = read_u64(p + 40);
+  h.flatbuffer_offset = read_le_u64(p + 16);
+  h.flatbuffer_size = read_le_u64(p + 24);
+  h.segment_base_offset = read_le_u64(p + 32);
+  h.segment_data_size = read_le_u64(p + 40);
   return h;
 }
 
@@ -107,7 +101,7 @@ Result<FlatTensorDataMap> FlatTensorDataMap::load(DataLoader* loader) {
     ETR_FAIL(Error::InvalidArgument, "ptd: flatbuffer bytes at %p are not %zu-byte aligned",
              static_cast<const void*>(data), kRegionAlignment);
   }
-  const uint32_t root = read_u32(data);
+  const uint32_t root = read_le_u32(data);
   if (root < FlatTensorHeader::kFileBytes || root >= region_size) {
     ETR_FAIL(Error::InvalidExternalData,
              "ptd: root table offset %u is outside the %zu-byte flatbuffer region", root,

@@ -149,33 +149,21 @@ class KernelRunner {
   // The state that kernel's prepare built (null when none).
   void* state() const { return state_; }
 
-  // The portable library's entry for `name`, or nullptr.
-  static const KernelEntry* find(const char* name) {
-    return find_kernel_entry(portable_kernels(), name);
-  }
-
  private:
+  // The loader's own decision (accept_call); a count or kind mismatch is
+  // the test's mistake, so it fails the test.
   Error try_entry(const KernelEntry& e) {
-    if (args_.size() != e.num_args) {
+    KernelPrepareContext pctx(name_, &method_alloc_, pool_);
+    CallMismatch mismatch;
+    const Error err = accept_call(e, args_.data(), args_.size(), pctx, &mismatch);
+    if (mismatch.kind == CallMismatch::Kind::ArgCount) {
       ADD_FAILURE() << name_ << " expects " << e.num_args << " args (with return slot), got "
                     << args_.size();
-      return Error::InvalidProgram;
+    } else if (mismatch.kind == CallMismatch::Kind::ArgKind) {
+      ADD_FAILURE() << name_ << " arg " << mismatch.arg << ": expected "
+                    << to_string(e.arg_kinds[mismatch.arg]) << ", got "
+                    << to_string(args_[mismatch.arg]->tag());
     }
-    for (size_t k = 0; k < args_.size(); ++k) {
-      if (!arg_kind_accepts(e.arg_kinds[k], args_[k]->tag())) {
-        ADD_FAILURE() << name_ << " arg " << k << ": expected " << to_string(e.arg_kinds[k])
-                      << ", got " << to_string(args_[k]->tag());
-        return Error::InvalidProgram;
-      }
-    }
-    size_t arg = 0;
-    ScalarType dtype = ScalarType::Float;
-    if (find_unsupported_dtype(e.dtypes, args_.data(), args_.size(), &arg, &dtype)) {
-      return Error::InvalidType;
-    }
-    if (e.prepare == nullptr) return Error::Ok;
-    KernelPrepareContext pctx(name_, &method_alloc_, pool_);
-    const Error err = e.prepare(pctx, args_.data());
     if (err == Error::Ok) state_ = pctx.state();
     return err;
   }

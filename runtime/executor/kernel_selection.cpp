@@ -27,30 +27,34 @@ bool is_constant_tensor(const etr_fb::EValue* v) {
   return external || t->data_buffer_idx() != 0;
 }
 
-// Argument count and kinds: a mismatch means the program and the kernel
-// disagree on the schema.
-Error check_arg_kinds(const char* method, size_t pc, const char* op, const KernelEntry& e,
-                      const KernelLibrary& lib, const internal::KernelInstr& k, bool loud) {
-  if (e.num_args != k.num_args) {
-    if (loud) {
+// Logs why `lib`'s kernel refused the call before its prepare step (a
+// refusing prepare logs its own message).
+void log_mismatch(const char* method, size_t pc, const char* op, const KernelEntry& e,
+                  const KernelLibrary& lib, const internal::KernelInstr& k, const CallMismatch& m) {
+  switch (m.kind) {
+    case CallMismatch::Kind::ArgCount:
       ETR_LOG(Error,
               "method '%s': instruction %zu (%s) passes %u arguments; library '%s' takes %u "
               "(return slot included)",
               method, pc, op, k.num_args, lib.name, e.num_args);
+      break;
+    case CallMismatch::Kind::ArgKind:
+      ETR_LOG(Error,
+              "method '%s': instruction %zu (%s) argument %zu is %s; library '%s' expects %s",
+              method, pc, op, m.arg, to_string(k.args[m.arg]->tag()), lib.name,
+              to_string(e.arg_kinds[m.arg]));
+      break;
+    case CallMismatch::Kind::Dtype: {
+      char list[160];
+      ETR_LOG(Error,
+              "method '%s': instruction %zu (%s) argument %zu has dtype %s; library '%s' supports "
+              "%s",
+              method, pc, op, m.arg, to_string(m.dtype), lib.name,
+              format_dtypes(e.dtypes, list, sizeof(list)));
+      break;
     }
-    return Error::InvalidProgram;
+    case CallMismatch::Kind::None: break;
   }
-  for (uint32_t a = 0; a < k.num_args; ++a) {
-    if (!arg_kind_accepts(e.arg_kinds[a], k.args[a]->tag())) {
-      if (loud) {
-        ETR_LOG(
-            Error, "method '%s': instruction %zu (%s) argument %u is %s; library '%s' expects %s",
-            method, pc, op, a, to_string(k.args[a]->tag()), lib.name, to_string(e.arg_kinds[a]));
-      }
-      return Error::InvalidProgram;
-    }
-  }
-  return Error::Ok;
 }
 
 }  // namespace
@@ -124,37 +128,23 @@ Error MethodLoader::select_kernel(size_t pc, uint32_t op_index, internal::Kernel
   for (size_t i = 0; i < n; ++i) {
     const KernelEntry& e = *entries[i];
     const bool loud = i + 1 == n;  // only the last candidate's refusal is an error
-    last = check_arg_kinds(name(), pc, op, e, *libs[i], *k, loud);
-    if (last != Error::Ok) continue;
-    size_t arg = 0;
-    ScalarType dtype = ScalarType::Float;
-    if (find_unsupported_dtype(e.dtypes, k->args, k->num_args, &arg, &dtype)) {
-      if (loud) {
-        char list[160];
-        ETR_LOG(Error,
-                "method '%s': instruction %zu (%s) argument %zu has dtype %s; library '%s' "
-                "supports %s",
-                name(), pc, op, arg, to_string(dtype), libs[i]->name,
-                format_dtypes(e.dtypes, list, sizeof(list)));
-      }
-      last = Error::InvalidType;
+    KernelPrepareContext pctx(op, memory_->method_allocator(), options_.thread_pool);
+    CallMismatch mismatch;
+    last = accept_call(e, k->args, k->num_args, pctx, &mismatch);
+    if (last != Error::Ok) {
+      if (loud) log_mismatch(name(), pc, op, e, *libs[i], *k, mismatch);
       continue;
     }
-    if (e.prepare != nullptr) {
-      KernelPrepareContext pctx(op, memory_->method_allocator(), options_.thread_pool);
-      last = e.prepare(pctx, k->args);
-      if (last != Error::Ok) continue;
-      k->state = pctx.state();
-      size_t written = 0;
-      if (has_run_time_arg(*k, &written)) {
-        if (k->state != nullptr) {
-          ETR_FAIL(Error::InvalidProgram,
-                   "method '%s': instruction %zu (%s): library '%s' prepared state for the call, "
-                   "but argument %zu is written while the method runs",
-                   name(), pc, op, libs[i]->name, written);
-        }
-        k->reprepare = e.prepare;
+    k->state = pctx.state();
+    size_t written = 0;
+    if (e.prepare != nullptr && has_run_time_arg(*k, &written)) {
+      if (k->state != nullptr) {
+        ETR_FAIL(Error::InvalidProgram,
+                 "method '%s': instruction %zu (%s): library '%s' prepared state for the call, "
+                 "but argument %zu is written while the method runs",
+                 name(), pc, op, libs[i]->name, written);
       }
+      k->reprepare = e.prepare;
     }
     *chosen = &e;
     k->fn = e.fn;

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "runtime/core/byte_order.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/executor/flatbuffer_util.h"
 #include "schema/program_generated.h"
@@ -15,20 +16,13 @@ constexpr size_t kMinHeaderLength = 24;
 constexpr flatbuffers::uoffset_t kMaxDepth = 64;
 constexpr flatbuffers::uoffset_t kMaxTables = 1u << 26;
 
-uint32_t read_u32(const uint8_t* p) {
-  return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
-}
-uint64_t read_u64(const uint8_t* p) {
-  return uint64_t{read_u32(p)} | (uint64_t{read_u32(p + 4)} << 32);
-}
-
 }  // namespace
 
 Result<ExtendedHeader> ExtendedHeader::parse(const void* data, size_t size) {
   const uint8_t* p = static_cast<const uint8_t*>(data);
   if (size < 16 || std::memcmp(p + 8, "eh00", 4) != 0) return Error::NotFound;
   ExtendedHeader h;
-  h.length = read_u32(p + 12);
+  h.length = read_le_u32(p + 12);
   if (h.length < kMinHeaderLength) {
     ETR_FAIL(Error::InvalidProgram,
              "extended header at offset 8: length %u is below the minimum %zu", h.length,
@@ -37,9 +31,9 @@ Result<ExtendedHeader> ExtendedHeader::parse(const void* data, size_t size) {
   if (size < 8 + kMinHeaderLength) {
     ETR_FAIL(Error::InvalidProgram, "extended header at offset 8: file ends after %zu bytes", size);
   }
-  h.program_size = read_u64(p + 16);
-  h.segment_base_offset = read_u64(p + 24);
-  if (h.length >= 32 && size >= 8 + 32) h.segment_data_size = read_u64(p + 32);
+  h.program_size = read_le_u64(p + 16);
+  h.segment_base_offset = read_le_u64(p + 24);
+  if (h.length >= 32 && size >= 8 + 32) h.segment_data_size = read_le_u64(p + 32);
   return h;
 }
 
@@ -99,7 +93,7 @@ Result<Program> Program::load(DataLoader* loader, Verification verification) {
     ETR_FAIL(Error::InvalidArgument, "program bytes at %p are not 16-byte aligned",
              static_cast<const void*>(data));
   }
-  const uint32_t root = read_u32(data);
+  const uint32_t root = read_le_u32(data);
   if (root < 8 || root >= program_size) {
     ETR_FAIL(Error::InvalidProgram, "root table offset %u is outside the %zu-byte program", root,
              program_size);

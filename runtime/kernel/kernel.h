@@ -192,6 +192,23 @@ struct KernelEntry {
   DtypeSet dtypes;
 };
 
+// Why a kernel entry refused a call before its prepare step ran.
+struct CallMismatch {
+  enum class Kind : uint8_t { None, ArgCount, ArgKind, Dtype };
+  Kind kind = Kind::None;
+  size_t arg = 0;                        // ArgKind, Dtype: the argument
+  ScalarType dtype = ScalarType::Float;  // Dtype: the refused dtype
+};
+
+// Whether `entry` takes the call `args[0..n)` (return slot included), the
+// way the method loader decides it: argument count and kinds, then the
+// declared dtypes, then the prepare step (if any) with `ctx`. Ok: accepted,
+// ctx.state() holds what prepare built. Otherwise InvalidProgram (count or
+// kind), InvalidType (dtype), or prepare's own error; *mismatch says which
+// check refused (Kind::None when prepare did).
+[[nodiscard]] Error accept_call(const KernelEntry& entry, EValue* const* args, size_t n,
+                                KernelPrepareContext& ctx, CallMismatch* mismatch);
+
 // FNV-1a of `name`; the loader hashes "name.overload" without building it.
 constexpr uint32_t op_name_hash_step(uint32_t h, char c) {
   return (h ^ static_cast<uint8_t>(c)) * 16777619u;

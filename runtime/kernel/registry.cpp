@@ -144,6 +144,27 @@ bool find_unsupported_dtype(DtypeSet set, EValue* const* args, size_t n, size_t*
   return false;
 }
 
+Error accept_call(const KernelEntry& entry, EValue* const* args, size_t n,
+                  KernelPrepareContext& ctx, CallMismatch* mismatch) {
+  *mismatch = CallMismatch{};
+  if (entry.num_args != n) {
+    mismatch->kind = CallMismatch::Kind::ArgCount;
+    return Error::InvalidProgram;
+  }
+  for (size_t a = 0; a < n; ++a) {
+    if (!arg_kind_accepts(entry.arg_kinds[a], args[a]->tag())) {
+      mismatch->kind = CallMismatch::Kind::ArgKind;
+      mismatch->arg = a;
+      return Error::InvalidProgram;
+    }
+  }
+  if (find_unsupported_dtype(entry.dtypes, args, n, &mismatch->arg, &mismatch->dtype)) {
+    mismatch->kind = CallMismatch::Kind::Dtype;
+    return Error::InvalidType;
+  }
+  return entry.prepare == nullptr ? Error::Ok : entry.prepare(ctx, args);
+}
+
 const char* format_dtypes(DtypeSet set, char* buf, size_t cap) {
   if (cap == 0) return buf;
   buf[0] = '\0';

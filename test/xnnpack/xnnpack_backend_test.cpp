@@ -110,15 +110,22 @@ TEST(XnnpackBackendTest, FixturesMatchPyTorchOnTwoThreads) {
   for (const FixtureCase& c : xnnpack_cases()) run_case(c, pool.get());
 }
 
+// add_xnnpack.pte's bytes, read once.
+const std::vector<uint8_t>& sample_file() {
+  static const std::vector<uint8_t> bytes = [] {
+    std::ifstream f(models_dir() + "add_xnnpack.pte", std::ios::binary);
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(f),
+                                std::istreambuf_iterator<char>());
+  }();
+  return bytes;
+}
+
 // add_xnnpack.pte, loaded once: its named data holds the payload's weights.
 const Program& sample_program() {
-  static std::vector<uint8_t> bytes;
   static std::unique_ptr<BufferDataLoader> loader;
   static std::unique_ptr<Program> program;
   if (program == nullptr) {
-    std::ifstream f(models_dir() + "add_xnnpack.pte", std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-    loader = std::make_unique<BufferDataLoader>(bytes.data(), bytes.size());
+    loader = std::make_unique<BufferDataLoader>(sample_file().data(), sample_file().size());
     Result<Program> p = Program::load(loader.get());
     EXPECT_TRUE(p.ok());
     if (p.ok()) program = std::make_unique<Program>(std::move(*p));
@@ -144,11 +151,10 @@ Error init_with(const std::vector<uint8_t>& bytes, std::string* message) {
   return h.error();
 }
 
-// The payload of the first delegate of add_xnnpack.pte, cut out of the file
-// by the offsets the program records (found by searching for its header).
+// The payload of the first delegate of add_xnnpack.pte: from its XH00
+// header to the end of the constant region the header records.
 std::vector<uint8_t> sample_payload() {
-  std::ifstream f(models_dir() + "add_xnnpack.pte", std::ios::binary);
-  std::vector<uint8_t> file((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::vector<uint8_t>& file = sample_file();
   for (size_t i = 0; i + 30 < file.size(); ++i) {
     if (std::memcmp(&file[i + 4], "XH00", 4) == 0) {
       uint32_t cd_off = 0;
