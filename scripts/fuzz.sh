@@ -19,6 +19,11 @@ mkdir -p build-fuzz/corpus/program build-fuzz/corpus/npy build-fuzz/corpus/flat_
 # XNNPACK-lowered programs (small ones) seed it.
 find test/models -name '*.pte' -size -100k -exec cp {} build-fuzz/corpus/xnnpack_payload/ \;
 cp test/models/*.pte build-fuzz/corpus/program/
+# Inputs that once crashed a harness stay in its seed corpus: libFuzzer runs
+# every seed first, so a regression fails the run at once.
+for d in test/fuzz_regressions/*/; do
+  [ -d "$d" ] && cp "$d"* "build-fuzz/corpus/$(basename "$d")/"
+done
 find test/models -name '*.npy' -exec cp {} build-fuzz/corpus/npy/ \;
 # .ptd seeds: any fixture in test/models, plus the valid file the unit test writes.
 find test/models -name '*.ptd' -exec cp {} build-fuzz/corpus/flat_tensor/ \;

@@ -279,6 +279,7 @@ class Parser {
         }
         v->channel_dim = static_cast<uint32_t>(q->channel_dim());
         const size_t channels = v->dims[v->channel_dim];
+        if (channels == 0) return fail_value(i, "per-channel quantization over an empty dim");
         // The count is checked against the stored scales before anything is
         // allocated for them: dims alone could ask for billions.
         std::vector<float> scales;
