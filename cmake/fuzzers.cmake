@@ -12,6 +12,9 @@ etr_add_fuzzer(npy_fuzzer ${PROJECT_SOURCE_DIR}/extension/tensor/fuzz/npy_fuzzer
 etr_add_fuzzer(flat_tensor_fuzzer
   ${PROJECT_SOURCE_DIR}/extension/flat_tensor/fuzz/flat_tensor_fuzzer.cpp etr_flat_tensor
   etr_data_loader)
+etr_add_fuzzer(bundled_program_fuzzer
+  ${PROJECT_SOURCE_DIR}/extension/bundled_program/fuzz/bundled_program_fuzzer.cpp
+  etr_bundled_program etr_data_loader etr_portable_kernels etr_prim_ops)
 if(TARGET etr_xnnpack_backend)
   etr_add_fuzzer(xnnpack_payload_fuzzer
     ${PROJECT_SOURCE_DIR}/backends/xnnpack/fuzz/xnnpack_payload_fuzzer.cpp etr_xnnpack_backend)

@@ -16,10 +16,13 @@ endfunction()
 # etr_add_test(name SOURCES ... DEPS ...)
 function(etr_add_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  # Cross builds: the command (e.g. qemu-aarch64) that runs a target binary the test starts.
+  string(JOIN " " _etr_emulator ${CMAKE_CROSSCOMPILING_EMULATOR})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   target_compile_options(${name} PRIVATE ${ETR_WARNING_FLAGS})
   target_compile_definitions(${name} PRIVATE ETR_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    ETR_RUNNER_PATH="$<TARGET_FILE_DIR:${name}>/../examples/executor_runner/executor_runner")
+    ETR_RUNNER_PATH="$<TARGET_FILE_DIR:${name}>/../examples/executor_runner/executor_runner"
+    ETR_TEST_EMULATOR="${_etr_emulator}")
   gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} DISCOVERY_TIMEOUT 60)
 endfunction()

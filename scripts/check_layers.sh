@@ -26,12 +26,23 @@ check runtime/backend '^runtime/(platform|core|backend)/'
 check runtime/executor '^(runtime/|schema/program_generated.h)'
 check kernels/portable '^(runtime/(platform|core|kernel)/|kernels/portable/)'
 check kernels/prim_ops '^(runtime/(platform|core|kernel)/|kernels/prim_ops/)'
+check kernels/quantized '^(runtime/(platform|core|kernel)/|kernels/(quantized|portable/util)/)'
 check kernels/test '^(runtime/(platform|core|kernel)/|kernels/(portable|prim_ops|test)/|extension/tensor/)'
 check kernels/prim_ops/test '^(runtime/(platform|core|kernel)/|kernels/(prim_ops|test)/|extension/tensor/)'
 check extension/data_loader '^(runtime/(platform|core)/|extension/data_loader/)'
 check extension/tensor '^(runtime/(platform|core)/|extension/tensor/)'
 check extension/flat_tensor \
   '^(runtime/(platform|core)/|extension/flat_tensor/|schema/flat_tensor_generated.h)'
+# The Module API sits on top: public executor headers, other extensions, the
+# kernel libraries' and backends' registration headers.
+if [ -d extension/module ]; then
+  check extension/module '^(runtime/(platform|core|kernel|backend|executor)/|extension/|kernels/(portable/portable_kernels|prim_ops/prim_ops|quantized/quantized_kernels)\.h$|backends/xnnpack/xnnpack_backend\.h$)'
+fi
+check extension/bundled_program \
+  '^(runtime/(platform|core|executor)/|extension/bundled_program/|schema/bundled_program_generated.h)'
+if grep -rln 'bundled_program_generated.h' extension/bundled_program --include='*.h'; then
+  echo "generated .bpte schema included from a public header"; fail=1
+fi
 if [ -d extension/threadpool ]; then
   check extension/threadpool '^(runtime/(platform|core)/|extension/threadpool/)'
 fi
@@ -50,7 +61,7 @@ for h in $(grep -rl 'program_generated.h' runtime --include='*.h' || true); do
     *) echo "generated schema included from public header $h"; fail=1 ;; esac
 done
 if grep -rnE '#include <(vector|map|unordered_map|string|memory|functional|iostream)>' runtime \
-     kernels/portable kernels/prim_ops --exclude-dir=test; then
+     kernels/portable kernels/prim_ops kernels/quantized --exclude-dir=test; then
   echo "standard containers or heap types in the core or the kernel libraries"; fail=1
 fi
 [ $fail -eq 0 ] && echo "layering: ok"

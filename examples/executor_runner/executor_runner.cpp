@@ -16,11 +16,14 @@
 #include <vector>
 
 #include "examples/executor_runner/runner_io.h"
+#include "extension/bundled_program/bundled_program.h"
+#include "extension/data_loader/buffer_data_loader.h"
 #include "extension/data_loader/file_data_loader.h"
 #include "extension/flat_tensor/flat_tensor_data_map.h"
 #include "extension/threadpool/pthread_pool.h"
 #include "kernels/portable/portable_kernels.h"
 #include "kernels/prim_ops/prim_ops.h"
+#include "kernels/quantized/quantized_kernels.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/kernel/registry.h"
@@ -91,7 +94,9 @@ int load_external_data(const std::vector<std::string>& paths, ExternalData* data
 int register_all_kernels() {
   reset_first_error();
   Error err = register_kernels(portable_kernel_library());
+  if (err == Error::Ok) err = register_kernels(portable_half_kernel_library());
   if (err == Error::Ok) err = register_kernels(prim_ops_library());
+  if (err == Error::Ok) err = register_kernels(quantized_kernel_library());
   if (err != Error::Ok) return fail(kExitSetup, "cannot register kernels", err);
 #if defined(ETR_HAVE_XNNPACK)
   err = register_xnnpack_backend();
@@ -261,6 +266,141 @@ int run(const Options& options) {
   return kExitOk;
 }
 
+// --bundled_program: what happened over every test case of the file.
+struct BundledTally {
+  size_t cases = 0;
+  size_t passed = 0;
+  size_t failed = 0;
+  size_t errors = 0;
+  // The first case that could not run, or else the first mismatch.
+  int code = kExitOk;
+  std::string what;
+  Error error = Error::Ok;
+  std::string detail;
+
+  void note(int exit_code, const std::string& label, Error err, const std::string& why) {
+    std::printf("%s: ERROR %s: %s (%s)\n", label.c_str(), to_string(err), why.c_str(),
+                first_error().c_str());
+    if (errors++ == 0) {
+      code = exit_code;
+      what = label + ": " + why;
+      error = err;
+      detail = first_error();
+    }
+  }
+};
+
+// Loads test case `c`'s inputs, executes, compares and prints one line.
+void run_bundled_case(const BundledProgram& bp, Method& method, size_t c, const Options& options,
+                      BundledTally* tally) {
+  ++tally->cases;
+  const std::string label = "method '" + std::string(method.name()) + "' case " + std::to_string(c);
+  reset_first_error();
+  Error err = bp.load_inputs(method, c);
+  if (err != Error::Ok) return tally->note(kExitInput, label, err, "cannot set the inputs");
+  reset_first_error();
+  err = method.execute();
+  if (err != Error::Ok) return tally->note(kExitExecute, label, err, "execution failed");
+  reset_first_error();
+  Result<BundledComparison> cmp = bp.compare_outputs(method, c, options.rtol, options.atol);
+  if (!cmp.ok()) return tally->note(kExitOutput, label, cmp.error(), "cannot compare outputs");
+  char worst[192] = "";
+  if (!cmp->passed) {
+    std::snprintf(worst, sizeof(worst),
+                  "%zu elements differ, worst: output %zu element %zu = %.9g, expected %.9g",
+                  cmp->mismatches, cmp->worst_output, cmp->worst_index, cmp->worst_actual,
+                  cmp->worst_expected);
+    if (tally->failed == 0 && tally->errors == 0) tally->detail = label + ": " + worst;
+  }
+  std::printf("%s: %s (max abs error %.6g, max rel error %.6g%s%s)\n", label.c_str(),
+              cmp->passed ? "PASS" : "FAIL", cmp->max_abs_error, cmp->max_rel_error,
+              cmp->passed ? "" : "; ", worst);
+  ++(cmp->passed ? tally->passed : tally->failed);
+}
+
+// Loads the method of one test suite and runs its cases; an exit code when
+// the method cannot be loaded.
+int run_bundled_suite(const BundledProgram& bp, const Program& program, const std::string& name,
+                      const Options& options, const ExternalData& external, ThreadPool* threads,
+                      BundledTally* tally) {
+  reset_first_error();
+  Result<size_t> cases = bp.num_test_cases(name.c_str());
+  if (!cases.ok()) return fail(kExitInput, "bundled suite '" + name + "'", cases.error());
+  Result<MethodMeta> meta = program.method_meta(name.c_str());
+  if (!meta.ok()) {
+    return fail(kExitMethodLoad, "a bundled test suite names method '" + name + "'", meta.error());
+  }
+  MethodMemory mem;
+  std::optional<Method> method;
+  int rc = allocate_planned(*meta, &mem);
+  if (rc == kExitOk) rc = load_method(program, *meta, external, threads, &mem, &method);
+  if (rc == kExitOk) rc = bind_unplanned_outputs(*method, &mem.output_buffers);
+  if (rc != kExitOk) return rc;
+  for (size_t c = 0; c < *cases; ++c) run_bundled_case(bp, *method, c, options, tally);
+  return kExitOk;
+}
+
+// The summary line, and the one stderr line when a case failed or erred.
+int finish_bundled(const std::string& path, const Options& options, const BundledTally& t) {
+  std::printf("bundled program '%s': %zu cases, %zu passed, %zu failed, %zu errors\n", path.c_str(),
+              t.cases, t.passed, t.failed, t.errors);
+  reset_first_error();
+  if (t.errors != 0) {
+    return fail(t.code,
+                std::to_string(t.errors) + " of " + std::to_string(t.cases) +
+                    " bundled cases could not run; first: " + t.what,
+                t.error, t.detail);
+  }
+  if (t.failed != 0) {
+    return fail(kExitMismatch,
+                std::to_string(t.failed) + " of " + std::to_string(t.cases) +
+                    " bundled cases differ from the expected outputs",
+                Error::NotFound, t.detail);
+  }
+  if (t.cases == 0) {
+    return fail(kExitInput,
+                "'" + path + "' has no test case" +
+                    (options.method.empty() ? "" : " for method '" + options.method + "'"),
+                Error::NotFound);
+  }
+  return kExitOk;
+}
+
+// Runs every test case of every method in a .bpte (or of --method only).
+int run_bundled(const Options& options) {
+  int rc = register_all_kernels();
+  if (rc != kExitOk) return rc;
+  const std::string& path = options.bundled_program;
+  reset_first_error();
+  Result<FileDataLoader> file = FileDataLoader::from(path.c_str(), 32);
+  if (!file.ok()) return fail(kExitProgramLoad, "cannot open '" + path + "'", file.error());
+  Result<FreeableBuffer> bytes = file->load(0, *file->size(), SegmentKind::Program);
+  if (!bytes.ok()) return fail(kExitProgramLoad, "cannot read '" + path + "'", bytes.error());
+  Result<BundledProgram> bp = BundledProgram::load(bytes->data(), bytes->size());
+  if (!bp.ok()) {
+    return fail(kExitProgramLoad, "cannot load bundled program '" + path + "'", bp.error());
+  }
+  BufferDataLoader inner(bp->program_data().data(), bp->program_data().size());
+  Result<Program> program = Program::load(&inner);
+  if (!program.ok()) {
+    return fail(kExitProgramLoad, "cannot load the program inside '" + path + "'", program.error());
+  }
+  ExternalData external;
+  rc = load_external_data(options.data_paths, &external);
+  if (rc != kExitOk) return rc;
+  std::unique_ptr<PthreadPool> pool = PthreadPool::create(static_cast<size_t>(options.threads));
+  if (pool == nullptr)
+    return fail(kExitSetup, "cannot start the thread pool", Error::OutOfResources);
+  BundledTally tally;
+  for (size_t s = 0; s < bp->num_suites(); ++s) {
+    const std::string name = *bp->suite_method_name(s);
+    if (!options.method.empty() && options.method != name) continue;
+    rc = run_bundled_suite(*bp, *program, name, options, external, pool.get(), &tally);
+    if (rc != kExitOk) return rc;
+  }
+  return finish_bundled(path, options, tally);
+}
+
 }  // namespace
 }  // namespace runner
 }  // namespace etr
@@ -280,5 +420,6 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (options.list_operators) return list_operators();
+  if (!options.bundled_program.empty()) return run_bundled(options);
   return run(options);
 }

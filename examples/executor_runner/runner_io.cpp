@@ -24,7 +24,8 @@ struct FlagSpec {
 constexpr FlagSpec kFlags[] = {
     {"model_path", true}, {"method", true},         {"input", true},           {"data_path", true},
     {"output_dir", true}, {"num_executions", true}, {"list_operators", false}, {"help", false},
-    {"verbose", false},   {"threads", true},
+    {"verbose", false},   {"threads", true},        {"bundled_program", true}, {"rtol", true},
+    {"atol", true},
 };
 
 bool parse_bool(const std::string& v, bool* out) {
@@ -42,6 +43,16 @@ bool parse_count(const std::string& v, int64_t* out) {
   return *out >= 1 && *out <= 1000000000;
 }
 
+// A finite, non-negative tolerance.
+bool parse_tolerance(const std::string& v, double* out) {
+  if (v.empty()) return false;
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (end == nullptr || *end != '\0' || !(d >= 0) || d > 1e300) return false;
+  *out = d;
+  return true;
+}
+
 // Applies one recognised flag; false (with *error set) on a bad value.
 bool apply_flag(const std::string& name, const std::string& value, bool has_value, Options* o,
                 std::string* error) {
@@ -50,6 +61,12 @@ bool apply_flag(const std::string& name, const std::string& value, bool has_valu
   if (name == "input") o->inputs.push_back(value);
   if (name == "data_path") o->data_paths.push_back(value);
   if (name == "output_dir") o->output_dir = value;
+  if (name == "bundled_program") o->bundled_program = value;
+  if ((name == "rtol" && !parse_tolerance(value, &o->rtol)) ||
+      (name == "atol" && !parse_tolerance(value, &o->atol))) {
+    *error = "--" + name + " needs a number >= 0, got '" + value + "'";
+    return false;
+  }
   if (name == "threads" && (!parse_count(value, &o->threads) || o->threads > 256)) {
     *error = "--threads needs a whole number from 1 to 256, got '" + value + "'";
     return false;
@@ -272,6 +289,8 @@ void print_usage(std::FILE* out) {
                "usage: executor_runner --model_path=FILE [--method=NAME] [--input=FILE.npy ...]\n"
                "                       [--data_path=FILE.ptd ...] [--output_dir=DIR]\n"
                "                       [--num_executions=N] [--threads=N] [--verbose]\n"
+               "       executor_runner --bundled_program=FILE.bpte [--method=NAME]\n"
+               "                       [--rtol=X] [--atol=X] [--data_path=FILE.ptd ...]\n"
                "       executor_runner --list_operators | --help\n"
                "\n"
                "Runs one method of an ExecuTorch .pte program (portable kernels, prim ops and,\n"
@@ -288,11 +307,17 @@ void print_usage(std::FILE* out) {
                "  --num_executions=N    execute N times and report min/median/max time\n"
                "  --threads=N           threads for kernels and delegates (default: one per\n"
                "                        physical core)\n"
+               "  --bundled_program=FILE.bpte  run every test case of a BundledProgram (of\n"
+               "                        --method only, if given) and compare each output with\n"
+               "                        the expected one: |actual - expected| <= atol +\n"
+               "                        rtol * |actual| (--rtol default 1e-5, --atol 1e-6;\n"
+               "                        integer and bool outputs must be equal)\n"
                "  --list_operators      print every registered operator and exit\n"
                "  --verbose             echo runtime log messages to stderr\n"
                "  --help                print this help and exit\n"
                "Every flag also accepts '--flag value'. Exit status: 0 success, 1 usage,\n"
-               "2 program load, 3 method load, 4 inputs, 5 execution, 6 outputs, 7 setup.\n");
+               "2 program load, 3 method load, 4 inputs, 5 execution, 6 outputs, 7 setup,\n"
+               "8 a bundled output differs from the expected one.\n");
 }
 
 bool parse_options(int argc, char** argv, Options* options, std::string* error) {
@@ -320,8 +345,9 @@ bool parse_options(int argc, char** argv, Options* options, std::string* error) 
     }
     if (!apply_flag(name, value, has_value, options, error)) return false;
   }
-  if (!options->help && !options->list_operators && options->model_path.empty()) {
-    *error = "--model_path is required";
+  if (!options->help && !options->list_operators && options->model_path.empty() &&
+      options->bundled_program.empty()) {
+    *error = "--model_path (or --bundled_program) is required";
     return false;
   }
   return true;
@@ -428,8 +454,28 @@ void print_outputs(const Method& method) {
   }
 }
 
+namespace {
+
+// mkdir -p: creates `dir` and its missing parents; 0 or -1 with errno set.
+int make_directories(const std::string& dir) {
+  for (size_t pos = dir.find('/', 1); pos != std::string::npos; pos = dir.find('/', pos + 1)) {
+    const std::string parent = dir.substr(0, pos);
+    if (::mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST) return -1;
+  }
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return -1;
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return -1;
+  if (!S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return -1;
+  }
+  return 0;
+}
+
+}  // namespace
+
 int write_outputs(const Method& method, const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+  if (make_directories(dir) != 0) {
     return fail(kExitOutput, "cannot create output directory '" + dir + "'", Error::AccessFailed,
                 std::strerror(errno));
   }

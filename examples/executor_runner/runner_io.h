@@ -24,6 +24,7 @@ enum ExitCode : int {
   kExitExecute = 5,
   kExitOutput = 6,
   kExitSetup = 7,
+  kExitMismatch = 8,  // --bundled_program: an output differs from the expected one
 };
 
 struct Options {
@@ -37,6 +38,10 @@ struct Options {
   bool list_operators = false;
   bool help = false;
   bool verbose = false;
+  // --bundled_program: run every test case of this .bpte instead of --model_path.
+  std::string bundled_program;
+  double rtol = 1e-5;  // tolerances for comparing bundled expected outputs
+  double atol = 1e-6;
 };
 
 // Parses argv. On failure returns false and sets *error to a one-line
@@ -75,7 +80,7 @@ int bind_unplanned_outputs(Method& method, std::vector<std::unique_ptr<uint8_t[]
 
 // One summary line per output on stdout.
 void print_outputs(const Method& method);
-// Writes output_<i>.npy / .txt into `dir` (created if missing).
+// Writes output_<i>.npy / .txt into `dir` (created with its parents if missing).
 int write_outputs(const Method& method, const std::string& dir);
 
 }  // namespace runner

@@ -36,6 +36,12 @@ void elu_out(KernelContext& ctx, const Tensor& self, Scalar alpha, Scalar scale,
 Error elu_prepare(KernelPrepareContext& ctx, const Tensor& self, Scalar alpha, Scalar scale,
                   Scalar input_scale, Tensor& out);
 
+// ---- op_glu.cpp: out = a * sigmoid(b) for the halves a, b of self along
+// dim (floating; an odd size is refused at run).
+// aten::glu.out(Tensor self, int dim=-1, *, Tensor(a!) out)
+void glu_out(KernelContext& ctx, const Tensor& self, int64_t dim, Tensor& out);
+Error glu_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim, Tensor& out);
+
 // ---- op_clamp.cpp: at least one bound; the promoted dtype must not be bool.
 // aten::clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out)
 void clamp_out(KernelContext& ctx, const Tensor& self, std::optional<Scalar> min,
@@ -65,6 +71,7 @@ inline constexpr KernelEntry kActivationKernels[] = {
     make_kernel<&hardtanh_out, &hardtanh_prepare>("aten::hardtanh.out", kRealTypes),
     make_kernel<&leaky_relu_out, &leaky_relu_prepare>("aten::leaky_relu.out", kFloatingTypes),
     make_kernel<&elu_out, &elu_prepare>("aten::elu.out", kFloatingTypes),
+    make_kernel<&glu_out, &glu_prepare>("aten::glu.out", kFloatingTypes),
     make_kernel<&clamp_out, &clamp_prepare>("aten::clamp.out", kRealAndBoolTypes),
     make_kernel<&clamp_tensor_out, &clamp_tensor_prepare>("aten::clamp.Tensor_out",
                                                           kRealAndBoolTypes),

@@ -64,6 +64,11 @@ void div_out_mode(KernelContext& ctx, const Tensor& self, const Tensor& other,
                   std::optional<StringView> rounding_mode, Tensor& out);
 Error div_mode_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& other,
                        std::optional<StringView> rounding_mode, Tensor& out);
+// aten::div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out)
+void div_scalar_mode_out(KernelContext& ctx, const Tensor& self, Scalar other,
+                         std::optional<StringView> rounding_mode, Tensor& out);
+Error div_scalar_mode_prepare(KernelPrepareContext& ctx, const Tensor& self, Scalar other,
+                              std::optional<StringView> rounding_mode, Tensor& out);
 // aten::floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out)
 void floor_divide_out(KernelContext& ctx, const Tensor& self, const Tensor& other, Tensor& out);
 // aten::remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out)
@@ -108,6 +113,8 @@ inline constexpr KernelEntry kArithmeticKernels[] = {
     make_kernel<&div_out, &div_prepare>("aten::div.out", kRealAndBoolTypes),
     make_kernel<&div_scalar_out, &div_scalar_prepare>("aten::div.Scalar_out", kRealAndBoolTypes),
     make_kernel<&div_out_mode, &div_mode_prepare>("aten::div.out_mode", kRealAndBoolTypes),
+    make_kernel<&div_scalar_mode_out, &div_scalar_mode_prepare>("aten::div.Scalar_mode_out",
+                                                                kRealAndBoolTypes),
     make_kernel<&floor_divide_out, &binary_real_prepare>("aten::floor_divide.out",
                                                          kRealAndBoolTypes),
     make_kernel<&remainder_tensor_out, &binary_real_prepare>("aten::remainder.Tensor_out",

@@ -26,6 +26,15 @@ void le_scalar_out(KernelContext& ctx, const Tensor& self, Scalar other, Tensor&
 void gt_scalar_out(KernelContext& ctx, const Tensor& self, Scalar other, Tensor& out);
 void ge_scalar_out(KernelContext& ctx, const Tensor& self, Scalar other, Tensor& out);
 
+// ---- op_allclose.cpp (the official custom_ops.yaml op): out is one Bool
+// element; self and other have one dtype and broadcast together.
+// aten::allclose.out(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08,
+//   bool equal_nan=False, bool dummy_param=False, *, Tensor(a!) out)
+void allclose_out(KernelContext& ctx, const Tensor& self, const Tensor& other, double rtol,
+                  double atol, bool equal_nan, bool dummy_param, Tensor& out);
+Error allclose_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& other,
+                       double rtol, double atol, bool equal_nan, bool dummy_param, Tensor& out);
+
 // The family's table (see kernel_table.cpp).
 inline constexpr KernelEntry kComparisonKernels[] = {
     make_kernel<&eq_tensor_out, &binary_predicate_prepare>("aten::eq.Tensor_out",
@@ -52,6 +61,7 @@ inline constexpr KernelEntry kComparisonKernels[] = {
                                                                   kRealAndBoolTypes),
     make_kernel<&ge_scalar_out, &binary_scalar_predicate_prepare>("aten::ge.Scalar_out",
                                                                   kRealAndBoolTypes),
+    make_kernel<&allclose_out, &allclose_prepare>("aten::allclose.out", kRealAndBoolTypes),
 };
 
 }  // namespace etr

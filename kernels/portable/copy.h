@@ -68,6 +68,21 @@ Error to_dim_order_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, b
 Error check_memory_format(const char* op, std::optional<int64_t> memory_format);
 Error check_dim_order(const char* op, std::optional<IntArrayRef> dim_order, const Tensor& out);
 
+// ---- op_complex.cpp
+// aten::_conj_physical.out(Tensor self, *, Tensor(a!) out): complex elements conjugated,
+// other dtypes copied.
+void conj_physical_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+Error conj_physical_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out);
+
+// ---- op_et_copy.cpp: host<->device copies; tensors live in host memory here, so
+// both copy self into out (same dtype).
+// et_copy::_h2d_copy.out(Tensor self, *, Tensor(a!) out)
+void h2d_copy_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+// et_copy::_d2h_copy.out(Tensor self, *, Tensor(a!) out)
+void d2h_copy_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+// The prepare of both: out has self's dtype and rank.
+Error device_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out);
+
 // The family's table (see kernel_table.cpp).
 inline constexpr KernelEntry kCopyKernels[] = {
     make_kernel<&clone_out, &clone_prepare>("aten::clone.out", kAllTypes),
@@ -82,6 +97,11 @@ inline constexpr KernelEntry kCopyKernels[] = {
     make_kernel<&to_copy_out, &to_copy_prepare>("aten::_to_copy.out", kRealAndBoolTypes),
     make_kernel<&to_dim_order_copy_out, &to_dim_order_copy_prepare>(
         "dim_order_ops::_to_dim_order_copy.out", kRealAndBoolTypes),
+    make_kernel<&conj_physical_out, &conj_physical_prepare>(
+        "aten::_conj_physical.out",
+        kRealAndBoolTypes | DtypeSet::of(ScalarType::ComplexFloat, ScalarType::ComplexDouble)),
+    make_kernel<&h2d_copy_out, &device_copy_prepare>("et_copy::_h2d_copy.out", kAllTypes),
+    make_kernel<&d2h_copy_out, &device_copy_prepare>("et_copy::_d2h_copy.out", kAllTypes),
 };
 
 }  // namespace etr

@@ -34,6 +34,11 @@ Error scalar_tensor_prepare(KernelPrepareContext& ctx, Scalar s, Tensor& out);
 // aten::fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out)
 void fill_scalar_out(KernelContext& ctx, const Tensor& self, Scalar value, Tensor& out);
 Error fill_scalar_prepare(KernelPrepareContext& ctx, const Tensor& self, Scalar value, Tensor& out);
+// aten::fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out): value
+// is 0-d (any dtype, converted); out has self's dtype.
+void fill_tensor_out(KernelContext& ctx, const Tensor& self, const Tensor& value, Tensor& out);
+Error fill_tensor_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& value,
+                          Tensor& out);
 
 // ---- op_arange.cpp: out[i] = start + i * step for i in
 // [0, ceil((end - start) / step)); exact int64 arithmetic for integer
@@ -48,6 +53,31 @@ void arange_start_out(KernelContext& ctx, Scalar start, Scalar end, Scalar step,
 Error arange_start_prepare(KernelPrepareContext& ctx, Scalar start, Scalar end, Scalar step,
                            Tensor& out);
 
+// ---- op_empty.cpp: out resized to `size`, elements left as they are.
+// aten::empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out)
+void empty_out(KernelContext& ctx, IntArrayRef size, std::optional<int64_t> memory_format,
+               Tensor& out);
+Error empty_prepare(KernelPrepareContext& ctx, IntArrayRef size,
+                    std::optional<int64_t> memory_format, Tensor& out);
+// dim_order_ops::_empty_dim_order.out(int[] size, *, int[]? dim_order=None, Tensor(a!) out)
+void empty_dim_order_out(KernelContext& ctx, IntArrayRef size, std::optional<IntArrayRef> dim_order,
+                         Tensor& out);
+Error empty_dim_order_prepare(KernelPrepareContext& ctx, IntArrayRef size,
+                              std::optional<IntArrayRef> dim_order, Tensor& out);
+
+// ---- op_rand.cpp: Float/Double outs from a per-instruction SplitMix64
+// stream (not PyTorch's generator: same distribution, other numbers).
+// aten::rand.out(SymInt[] size, *, Tensor(a!) out): uniform on [0, 1)
+void rand_out(KernelContext& ctx, IntArrayRef size, Tensor& out);
+Error rand_prepare(KernelPrepareContext& ctx, IntArrayRef size, Tensor& out);
+// aten::randn.out(SymInt[] size, *, Tensor(a!) out): standard normal
+void randn_out(KernelContext& ctx, IntArrayRef size, Tensor& out);
+Error randn_prepare(KernelPrepareContext& ctx, IntArrayRef size, Tensor& out);
+// Seeds the streams of rand/randn instructions prepared from now on: the
+// k-th one prepared after this call draws from a stream keyed by (seed, k).
+// Not synchronized with concurrent method loads.
+void seed_portable_random(uint64_t seed);
+
 // The family's table (see kernel_table.cpp).
 inline constexpr KernelEntry kCreationKernels[] = {
     make_kernel<&full_out, &full_prepare>("aten::full.out", kRealAndBoolTypes),
@@ -57,8 +87,14 @@ inline constexpr KernelEntry kCreationKernels[] = {
     make_kernel<&scalar_tensor_out, &scalar_tensor_prepare>("aten::scalar_tensor.out",
                                                             kRealAndBoolTypes),
     make_kernel<&fill_scalar_out, &fill_scalar_prepare>("aten::fill.Scalar_out", kRealAndBoolTypes),
+    make_kernel<&fill_tensor_out, &fill_tensor_prepare>("aten::fill.Tensor_out", kRealAndBoolTypes),
     make_kernel<&arange_out, &arange_prepare>("aten::arange.out", kRealTypes),
     make_kernel<&arange_start_out, &arange_start_prepare>("aten::arange.start_out", kRealTypes),
+    make_kernel<&empty_out, &empty_prepare>("aten::empty.out", kAllTypes),
+    make_kernel<&empty_dim_order_out, &empty_dim_order_prepare>(
+        "dim_order_ops::_empty_dim_order.out", kAllTypes),
+    make_kernel<&rand_out, &rand_prepare>("aten::rand.out", kFloatingTypes),
+    make_kernel<&randn_out, &randn_prepare>("aten::randn.out", kFloatingTypes),
 };
 
 }  // namespace etr

@@ -9,6 +9,7 @@
 #include "kernels/portable/comparison.h"
 #include "kernels/portable/copy.h"
 #include "kernels/portable/creation.h"
+#include "kernels/portable/half_adapter.h"
 #include "kernels/portable/indexing.h"
 #include "kernels/portable/linear_algebra.h"
 #include "kernels/portable/logical.h"
@@ -16,6 +17,7 @@
 #include "kernels/portable/pooling.h"
 #include "kernels/portable/portable_kernels.h"
 #include "kernels/portable/reduction.h"
+#include "kernels/portable/resample.h"
 #include "kernels/portable/shape.h"
 #include "kernels/portable/unary.h"
 
@@ -34,10 +36,37 @@ constexpr std::array<KernelEntry, (N + ...)> concat(const KernelEntry (&... tabl
   return all;
 }
 
-constexpr auto kPortableKernels =
-    concat(kArithmeticKernels, kUnaryKernels, kActivationKernels, kComparisonKernels,
-           kLogicalKernels, kReductionKernels, kNormalizationKernels, kLinearAlgebraKernels,
-           kPoolingKernels, kShapeKernels, kIndexingKernels, kCopyKernels, kCreationKernels);
+constexpr auto kPortableKernels = concat(
+    kArithmeticKernels, kUnaryKernels, kActivationKernels, kComparisonKernels, kLogicalKernels,
+    kReductionKernels, kNormalizationKernels, kLinearAlgebraKernels, kPoolingKernels, kShapeKernels,
+    kIndexingKernels, kCopyKernels, kCreationKernels, kResampleKernels);
+
+// The portable_half library: one widening entry per kernel that computes in
+// float (see half_adapter.cpp), built from the table above at compile time.
+template <size_t N>
+constexpr size_t count_widening(const std::array<KernelEntry, N>& table) {
+  size_t n = 0;
+  for (const KernelEntry& e : table) n += internal::widens_to_float(e) ? 1 : 0;
+  return n;
+}
+
+template <size_t M, size_t N>
+constexpr std::array<KernelEntry, M> widening_table(const std::array<KernelEntry, N>& table) {
+  std::array<KernelEntry, M> out{};
+  size_t at = 0;
+  for (const KernelEntry& e : table) {
+    if (!internal::widens_to_float(e)) continue;
+    KernelEntry w = e;
+    w.fn = &internal::half_run;
+    w.prepare = &internal::half_prepare;
+    w.dtypes = e.dtypes | DtypeSet::of(ScalarType::Half, ScalarType::BFloat16);
+    out[at++] = w;
+  }
+  return out;
+}
+
+constexpr auto kPortableHalfKernels =
+    widening_table<count_widening(kPortableKernels)>(kPortableKernels);
 
 }  // namespace
 
@@ -47,6 +76,12 @@ Span<const KernelEntry> portable_kernels() {
 
 KernelLibrary portable_kernel_library() {
   return KernelLibrary{"portable", kPortablePriority, portable_kernels()};
+}
+
+KernelLibrary portable_half_kernel_library() {
+  return KernelLibrary{"portable_half",
+                       kPortablePriority - 1,
+                       {kPortableHalfKernels.data(), kPortableHalfKernels.size()}};
 }
 
 }  // namespace etr

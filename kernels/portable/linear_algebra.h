@@ -6,6 +6,8 @@
 // ATen schema in order, outs last.
 #pragma once
 
+#include <optional>
+
 #include "runtime/kernel/kernel.h"
 
 namespace etr {
@@ -47,6 +49,36 @@ Error convolution_prepare(KernelPrepareContext& ctx, const Tensor& input, const 
                           IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
                           int64_t groups, Tensor& out);
 
+// ---- op_cdist.cpp: p-norm distances between rows (Float, Double).
+// aten::_cdist_forward.out(Tensor x1, Tensor x2, float p, int? compute_mode, *,
+//   Tensor(a!) out)
+void cdist_forward_out(KernelContext& ctx, const Tensor& x1, const Tensor& x2, double p,
+                       std::optional<int64_t> compute_mode, Tensor& out);
+Error cdist_forward_prepare(KernelPrepareContext& ctx, const Tensor& x1, const Tensor& x2, double p,
+                            std::optional<int64_t> compute_mode, Tensor& out);
+// aten::_pdist_forward.out(Tensor self, float p=2., *, Tensor(a!) out)
+void pdist_forward_out(KernelContext& ctx, const Tensor& self, double p, Tensor& out);
+Error pdist_forward_prepare(KernelPrepareContext& ctx, const Tensor& self, double p, Tensor& out);
+
+// ---- op_convolution_backward.cpp: 1-D and 2-D, not transposed (refused at load).
+// aten::convolution_backward.out(Tensor grad_output, Tensor input, Tensor weight,
+//   SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed,
+//   SymInt[] output_padding, SymInt groups, bool[3] output_mask, *, Tensor(a!) out0,
+//   Tensor(b!) out1, Tensor(c!) out2)
+void convolution_backward_out(KernelContext& ctx, const Tensor& grad_output, const Tensor& input,
+                              const Tensor& weight, std::optional<IntArrayRef> bias_sizes,
+                              IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                              bool transposed, IntArrayRef output_padding, int64_t groups,
+                              Span<const bool> output_mask, Tensor& grad_input, Tensor& grad_weight,
+                              Tensor& grad_bias);
+Error convolution_backward_prepare(KernelPrepareContext& ctx, const Tensor& grad_output,
+                                   const Tensor& input, const Tensor& weight,
+                                   std::optional<IntArrayRef> bias_sizes, IntArrayRef stride,
+                                   IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                                   IntArrayRef output_padding, int64_t groups,
+                                   Span<const bool> output_mask, Tensor& grad_input,
+                                   Tensor& grad_weight, Tensor& grad_bias);
+
 // The family's table (see kernel_table.cpp).
 inline constexpr KernelEntry kLinearAlgebraKernels[] = {
     make_kernel<&mm_out, &mm_prepare>("aten::mm.out", kFloatingTypes),
@@ -54,6 +86,12 @@ inline constexpr KernelEntry kLinearAlgebraKernels[] = {
     make_kernel<&addmm_out, &addmm_prepare>("aten::addmm.out", kFloatingTypes),
     make_kernel<&linear_out, &linear_prepare>("aten::linear.out", kFloatingTypes),
     make_kernel<&convolution_out, &convolution_prepare>("aten::convolution.out", kFloatingTypes),
+    make_kernel<&cdist_forward_out, &cdist_forward_prepare>("aten::_cdist_forward.out",
+                                                            kFloatingTypes),
+    make_kernel<&pdist_forward_out, &pdist_forward_prepare>("aten::_pdist_forward.out",
+                                                            kFloatingTypes),
+    make_kernel<&convolution_backward_out, &convolution_backward_prepare>(
+        "aten::convolution_backward.out", kFloatingTypes),
 };
 
 }  // namespace etr

@@ -34,6 +34,24 @@ void bitwise_xor_scalar_out(KernelContext& ctx, const Tensor& self, Scalar other
 // aten::bitwise_not.out(Tensor self, *, Tensor(a!) out)
 void bitwise_not_out(KernelContext& ctx, const Tensor& self, Tensor& out);
 
+// ---- op_bitwise_shift.cpp: the promoted dtype is an integer type (not
+// bool); counts outside [0, bit width) give 0 (left) or the sign fill (right).
+// aten::bitwise_<left|right>_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out)
+void bitwise_left_shift_tensor_out(KernelContext& ctx, const Tensor& self, const Tensor& other,
+                                   Tensor& out);
+void bitwise_right_shift_tensor_out(KernelContext& ctx, const Tensor& self, const Tensor& other,
+                                    Tensor& out);
+Error shift_tensor_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& other,
+                           Tensor& out);
+// aten::bitwise_<left|right>_shift.Tensor_Scalar_out(Tensor self, Scalar other, *,
+//                                                    Tensor(a!) out)
+void bitwise_left_shift_scalar_out(KernelContext& ctx, const Tensor& self, Scalar other,
+                                   Tensor& out);
+void bitwise_right_shift_scalar_out(KernelContext& ctx, const Tensor& self, Scalar other,
+                                    Tensor& out);
+Error shift_scalar_prepare(KernelPrepareContext& ctx, const Tensor& self, Scalar other,
+                           Tensor& out);
+
 // ---- op_where.cpp: condition is Bool (or Byte).
 // aten::where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out)
 void where_self_out(KernelContext& ctx, const Tensor& condition, const Tensor& self,
@@ -72,6 +90,14 @@ inline constexpr KernelEntry kLogicalKernels[] = {
         "aten::bitwise_xor.Scalar_out", kRealAndBoolTypes),
     make_kernel<&bitwise_not_out, &unary_bitwise_prepare>("aten::bitwise_not.out",
                                                           kRealAndBoolTypes),
+    make_kernel<&bitwise_left_shift_tensor_out, &shift_tensor_prepare>(
+        "aten::bitwise_left_shift.Tensor_out", kRealAndBoolTypes),
+    make_kernel<&bitwise_left_shift_scalar_out, &shift_scalar_prepare>(
+        "aten::bitwise_left_shift.Tensor_Scalar_out", kRealAndBoolTypes),
+    make_kernel<&bitwise_right_shift_tensor_out, &shift_tensor_prepare>(
+        "aten::bitwise_right_shift.Tensor_out", kRealAndBoolTypes),
+    make_kernel<&bitwise_right_shift_scalar_out, &shift_scalar_prepare>(
+        "aten::bitwise_right_shift.Tensor_Scalar_out", kRealAndBoolTypes),
     make_kernel<&where_self_out, &where_prepare>("aten::where.self_out", kRealAndBoolTypes),
     make_kernel<&masked_fill_scalar_out, &masked_fill_prepare>("aten::masked_fill.Scalar_out",
                                                                kRealAndBoolTypes),

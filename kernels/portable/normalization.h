@@ -74,6 +74,18 @@ Error native_batch_norm_legit_no_stats_prepare(KernelPrepareContext& ctx, const 
                                                bool training, double momentum, double eps,
                                                Tensor& out, Tensor& save_mean, Tensor& save_invstd);
 
+// ---- op_group_norm.cpp
+// aten::native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C,
+//   SymInt HxW, int group, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2);
+// out1/out2 (mean, rstd) are [N, group].
+void native_group_norm_out(KernelContext& ctx, const Tensor& input, const Tensor* weight,
+                           const Tensor* bias, int64_t n, int64_t c, int64_t hxw, int64_t group,
+                           double eps, Tensor& out, Tensor& mean_out, Tensor& rstd_out);
+Error native_group_norm_prepare(KernelPrepareContext& ctx, const Tensor& input,
+                                const Tensor* weight, const Tensor* bias, int64_t n, int64_t c,
+                                int64_t hxw, int64_t group, double eps, Tensor& out,
+                                Tensor& mean_out, Tensor& rstd_out);
+
 // The family's table (see kernel_table.cpp).
 inline constexpr KernelEntry kNormalizationKernels[] = {
     make_kernel<&softmax_out, &softmax_prepare>("aten::_softmax.out", kFloatingTypes),
@@ -87,6 +99,8 @@ inline constexpr KernelEntry kNormalizationKernels[] = {
         "aten::_native_batch_norm_legit.out", kFloatingTypes),
     make_kernel<&native_batch_norm_legit_no_stats_out, &native_batch_norm_legit_no_stats_prepare>(
         "aten::_native_batch_norm_legit.no_stats_out", kFloatingTypes),
+    make_kernel<&native_group_norm_out, &native_group_norm_prepare>("aten::native_group_norm.out",
+                                                                    kFloatingTypes),
 };
 
 }  // namespace etr

@@ -61,7 +61,7 @@ void gelu_out(KernelContext& ctx, const Tensor& self, StringView approximate, Te
   const bool tanh_approx = approximate == StringView("tanh");
   activation(ctx, self, out, [tanh_approx](auto tag) {
     using T = typename decltype(tag)::type;
-    return [tanh_approx](T x) { return gelu(x, tanh_approx); };
+    return [tanh_approx](T x) -> T { return gelu(x, tanh_approx); };
   });
 }
 
@@ -87,7 +87,7 @@ void leaky_relu_out(KernelContext& ctx, const Tensor& self, Scalar negative_slop
   activation(ctx, self, out, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T slope = scalar_to<T>(negative_slope);
-    return [slope](T x) { return x > T(0) ? x : x * slope; };
+    return [slope](T x) -> T { return x > T(0) ? x : x * slope; };
   });
 }
 
@@ -103,7 +103,7 @@ void elu_out(KernelContext& ctx, const Tensor& self, Scalar alpha, Scalar scale,
     const T neg_coef = scalar_to<T>(alpha) * scalar_to<T>(scale);
     const T pos_coef = scalar_to<T>(scale);
     const T in_coef = scalar_to<T>(input_scale);
-    return [=](T x) { return x <= T(0) ? std::expm1(x * in_coef) * neg_coef : x * pos_coef; };
+    return [=](T x) -> T { return x <= T(0) ? std::expm1(x * in_coef) * neg_coef : x * pos_coef; };
   });
 }
 

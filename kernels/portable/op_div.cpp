@@ -179,6 +179,32 @@ void div_out_mode(KernelContext& ctx, const Tensor& self, const Tensor& other,
   }
 }
 
+Error div_scalar_mode_prepare(KernelPrepareContext& ctx, const Tensor& self, Scalar other,
+                              std::optional<StringView> rounding_mode, Tensor& out) {
+  DivMode mode = DivMode::kTrue;
+  if (!parse_rounding_mode(rounding_mode, &mode)) {
+    ETR_FAIL(Error::InvalidArgument,
+             "%s: rounding_mode must be None, 'trunc' or 'floor', got '%.*s'", ctx.op_name(),
+             static_cast<int>(rounding_mode->size()), rounding_mode->data());
+  }
+  if (mode == DivMode::kTrue) return div_scalar_prepare(ctx, self, other, out);
+  return binary_real_scalar_prepare(ctx, self, other, out);
+}
+
+void div_scalar_mode_out(KernelContext& ctx, const Tensor& self, Scalar other,
+                         std::optional<StringView> rounding_mode, Tensor& out) {
+  DivMode mode = DivMode::kTrue;
+  ETR_KERNEL_CHECK(ctx, parse_rounding_mode(rounding_mode, &mode), Error::Internal,
+                   "%s: unknown rounding_mode (prepare refuses it)", ctx.op_name());
+  if (mode == DivMode::kTrue) {
+    div_scalar<DivMode::kTrue>(ctx, self, other, out);
+  } else if (mode == DivMode::kTrunc) {
+    div_scalar<DivMode::kTrunc>(ctx, self, other, out);
+  } else {
+    div_scalar<DivMode::kFloor>(ctx, self, other, out);
+  }
+}
+
 void floor_divide_out(KernelContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
   div_tensor<DivMode::kFloor>(ctx, self, other, out);
 }

@@ -1,6 +1,6 @@
-// Min/max reductions: aten::amax, amin, argmax, argmin, max.dim_max and
-// min.dim_min. NaN wins (the first NaN for the index variants); ties go to
-// the first occurrence.
+// Min/max reductions: aten::amax, amin, argmax, argmin, max.dim_max,
+// min.dim_min, max.unary_out and min.unary_out. NaN wins (the first NaN for
+// the index variants); ties go to the first occurrence.
 #include <cmath>
 #include <type_traits>
 
@@ -113,9 +113,39 @@ void best_with_index(KernelContext& ctx, const Tensor& self, int64_t dim, bool k
   ETR_KERNEL_TRY(ctx, run_select_best<kMax>(op, self, plan, &values, &indices));
 }
 
+// max/min over every element (logical order), converted to the 0-d out's dtype.
+template <bool kMax>
+void best_of_all(KernelContext& ctx, const Tensor& self, Tensor& out) {
+  const char* op = ctx.op_name();
+  ReducePlan plan;
+  ETR_KERNEL_TRY(ctx, make_reduce_plan(op, self, std::nullopt, false, out, &plan));
+  ETR_KERNEL_TRY(ctx, check_nonempty(op, plan, out));
+  bool stored = false;
+  const bool known = dispatch_real_and_bool(self.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* in = self.const_data_ptr<T>();
+    T best = T();
+    bool first = true;
+    for_each_group(plan, [&](int64_t, int64_t in_base) {
+      for_each_reduced(plan, in_base, [&](int64_t i) {
+        if (first || better<kMax>(in[i], best)) best = in[i];
+        first = false;
+      });
+    });
+    stored = fill_tensor(out, best);
+  });
+  ETR_KERNEL_TRY(ctx, check_dispatched(op, known, self.dtype()));
+  ETR_KERNEL_TRY(ctx, check_dispatched(op, stored, out.dtype()));
+}
+
 }  // namespace
 
 // ---- Prepare: output dtypes, then the dims and the outputs' rank.
+
+Error max_min_unary_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out) {
+  ETR_RETURN_IF_ERROR(check_can_cast(ctx.op_name(), self.dtype(), out));
+  return check_rank(ctx.op_name(), "out", out, 0);
+}
 
 Error amax_amin_prepare(KernelPrepareContext& ctx, const Tensor& self, IntArrayRef dim,
                         bool keepdim, Tensor& out) {
@@ -166,6 +196,14 @@ void max_dim_max(KernelContext& ctx, const Tensor& self, int64_t dim, bool keepd
 void min_dim_min(KernelContext& ctx, const Tensor& self, int64_t dim, bool keepdim, Tensor& min,
                  Tensor& min_indices) {
   best_with_index<false>(ctx, self, dim, keepdim, min, min_indices);
+}
+
+void max_unary_out(KernelContext& ctx, const Tensor& self, Tensor& out) {
+  best_of_all<true>(ctx, self, out);
+}
+
+void min_unary_out(KernelContext& ctx, const Tensor& self, Tensor& out) {
+  best_of_all<false>(ctx, self, out);
 }
 
 }  // namespace etr

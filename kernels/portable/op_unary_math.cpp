@@ -1,8 +1,10 @@
 // Unary floating-point math: sqrt, rsqrt, exp, expm1, log, log1p, log2,
-// log10, sin, cos, tan, tanh, sigmoid, erf, reciprocal. Integer and bool
+// log10, sin, cos, tan, tanh, sigmoid, erf, reciprocal, the inverse and
+// hyperbolic trigonometric functions, and logit. Integer and bool
 // inputs compute in Float (PyTorch's int-to-float promotion); out must be
 // floating (checked by unary_float_prepare).
 #include <cmath>
+#include <optional>
 
 #include "kernels/portable/unary.h"
 #include "kernels/portable/util/elementwise.h"
@@ -92,6 +94,60 @@ void reciprocal_out(KernelContext& ctx, const Tensor& self, Tensor& out) {
   unary_float(ctx, self, out, [](auto x) {
     using T = decltype(x);
     return T(1) / x;
+  });
+}
+
+void acos_out(KernelContext& ctx, const Tensor& self, Tensor& out) {
+  unary_float(ctx, self, out, [](auto x) { return std::acos(x); });
+}
+
+void asin_out(KernelContext& ctx, const Tensor& self, Tensor& out) {
+  unary_float(ctx, self, out, [](auto x) { return std::asin(x); });
+}
+
+void atan_out(KernelContext& ctx, const Tensor& self, Tensor& out) {
+  unary_float(ctx, self, out, [](auto x) { return std::atan(x); });
+}
+
+void acosh_out(KernelContext& ctx, const Tensor& self, Tensor& out) {
+  unary_float(ctx, self, out, [](auto x) { return std::acosh(x); });
+}
+
+void asinh_out(KernelContext& ctx, const Tensor& self, Tensor& out) {
+  unary_float(ctx, self, out, [](auto x) { return std::asinh(x); });
+}
+
+void atanh_out(KernelContext& ctx, const Tensor& self, Tensor& out) {
+  unary_float(ctx, self, out, [](auto x) { return std::atanh(x); });
+}
+
+void sinh_out(KernelContext& ctx, const Tensor& self, Tensor& out) {
+  unary_float(ctx, self, out, [](auto x) { return std::sinh(x); });
+}
+
+void cosh_out(KernelContext& ctx, const Tensor& self, Tensor& out) {
+  unary_float(ctx, self, out, [](auto x) { return std::cosh(x); });
+}
+
+Error logit_prepare(KernelPrepareContext& ctx, const Tensor& self, std::optional<double>,
+                    Tensor& out) {
+  return unary_float_prepare(ctx, self, out);
+}
+
+// log(x / (1 - x)); with eps >= 0, x is first clamped to [eps, 1 - eps]
+// (x < eps gives eps, else x > 1 - eps gives 1 - eps, as PyTorch does even
+// when eps > 0.5). A negative eps clamps nothing.
+void logit_out(KernelContext& ctx, const Tensor& self, std::optional<double> eps, Tensor& out) {
+  const bool clamp = eps.has_value() && *eps >= 0.0;
+  const double lo = clamp ? *eps : 0.0;
+  unary_float(ctx, self, out, [clamp, lo](auto x) {
+    using T = decltype(x);
+    if (clamp) {
+      const T l = static_cast<T>(lo);
+      const T h = T(1) - l;
+      x = x < l ? l : (x > h ? h : x);
+    }
+    return std::log(x / (T(1) - x));
   });
 }
 

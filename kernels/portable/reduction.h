@@ -55,7 +55,7 @@ void prod_int_out(KernelContext& ctx, const Tensor& self, int64_t dim, bool keep
 Error prod_int_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim, bool keepdim,
                        std::optional<ScalarType> dtype, Tensor& out);
 
-// ---- op_var.cpp: two-pass variance in double; float or double, out of self's dtype.
+// ---- op_var.cpp: two-pass variance in double; float or double, outs of self's dtype.
 // aten::var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None,
 //                          bool keepdim=False, Tensor(a!) out)
 void var_correction_out(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim,
@@ -63,6 +63,21 @@ void var_correction_out(KernelContext& ctx, const Tensor& self, std::optional<In
 Error var_correction_prepare(KernelPrepareContext& ctx, const Tensor& self,
                              std::optional<IntArrayRef> dim, std::optional<Scalar> correction,
                              bool keepdim, Tensor& out);
+
+// aten::var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *,
+//               Tensor(a!) out): correction 1 when unbiased, else 0.
+void var_out(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased,
+             bool keepdim, Tensor& out);
+Error var_prepare(KernelPrepareContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim,
+                  bool unbiased, bool keepdim, Tensor& out);
+// aten::var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None,
+//   bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1): out0 the variance, out1 the mean.
+void var_mean_correction_out(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim,
+                             std::optional<Scalar> correction, bool keepdim, Tensor& out0,
+                             Tensor& out1);
+Error var_mean_correction_prepare(KernelPrepareContext& ctx, const Tensor& self,
+                                  std::optional<IntArrayRef> dim, std::optional<Scalar> correction,
+                                  bool keepdim, Tensor& out0, Tensor& out1);
 
 // ---- op_min_max.cpp: NaN wins (the first NaN for the index variants); ties
 // go to the first occurrence; values have self's dtype, indices are Long.
@@ -95,6 +110,14 @@ void min_dim_min(KernelContext& ctx, const Tensor& self, int64_t dim, bool keepd
 Error max_min_dim_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim, bool keepdim,
                           Tensor& values, Tensor& indices);
 
+// aten::max.unary_out(Tensor self, *, Tensor(a!) out)
+void max_unary_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+// aten::min.unary_out(Tensor self, *, Tensor(a!) out)
+void min_unary_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+// The prepare of max.unary_out and min.unary_out: a 0-d out that self's
+// dtype can be cast to (an empty self is refused at run).
+Error max_min_unary_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out);
+
 // ---- op_any.cpp: out is Bool or Byte.
 // aten::any.all_out(Tensor self, *, Tensor(a!) out)
 void any_all_out(KernelContext& ctx, const Tensor& self, Tensor& out);
@@ -109,6 +132,14 @@ void any_out(KernelContext& ctx, const Tensor& self, int64_t dim, bool keepdim, 
 Error any_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim, bool keepdim,
                   Tensor& out);
 
+// ---- op_topk.cpp: real dtypes, indices Long, always sorted.
+// aten::topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *,
+//   Tensor(a!) values, Tensor(b!) indices)
+void topk_values(KernelContext& ctx, const Tensor& self, int64_t k, int64_t dim, bool largest,
+                 bool sorted, Tensor& values, Tensor& indices);
+Error topk_values_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t k, int64_t dim,
+                          bool largest, bool sorted, Tensor& values, Tensor& indices);
+
 // The family's table (see kernel_table.cpp).
 inline constexpr KernelEntry kReductionKernels[] = {
     make_kernel<&sum_intlist_out, &sum_intlist_prepare>("aten::sum.IntList_out", kRealAndBoolTypes),
@@ -118,16 +149,22 @@ inline constexpr KernelEntry kReductionKernels[] = {
     make_kernel<&prod_int_out, &prod_int_prepare>("aten::prod.int_out", kRealAndBoolTypes),
     make_kernel<&var_correction_out, &var_correction_prepare>("aten::var.correction_out",
                                                               kFloatingTypes),
+    make_kernel<&var_out, &var_prepare>("aten::var.out", kFloatingTypes),
+    make_kernel<&var_mean_correction_out, &var_mean_correction_prepare>(
+        "aten::var_mean.correction_out", kFloatingTypes),
     make_kernel<&amax_out, &amax_amin_prepare>("aten::amax.out", kRealAndBoolTypes),
     make_kernel<&amin_out, &amax_amin_prepare>("aten::amin.out", kRealAndBoolTypes),
     make_kernel<&argmax_out, &argmax_argmin_prepare>("aten::argmax.out", kRealTypes),
     make_kernel<&argmin_out, &argmax_argmin_prepare>("aten::argmin.out", kRealTypes),
     make_kernel<&max_dim_max, &max_min_dim_prepare>("aten::max.dim_max", kRealTypes),
     make_kernel<&min_dim_min, &max_min_dim_prepare>("aten::min.dim_min", kRealTypes),
+    make_kernel<&max_unary_out, &max_min_unary_prepare>("aten::max.unary_out", kRealAndBoolTypes),
+    make_kernel<&min_unary_out, &max_min_unary_prepare>("aten::min.unary_out", kRealAndBoolTypes),
     make_kernel<&any_all_out, &any_all_prepare>("aten::any.all_out", kRealAndBoolTypes),
     make_kernel<&cumsum_out, &cumsum_prepare>("aten::cumsum.out", kRealAndBoolTypes),
     make_kernel<&any_dims_out, &any_dims_prepare>("aten::any.dims_out", kRealAndBoolTypes),
     make_kernel<&any_out, &any_prepare>("aten::any.out", kRealAndBoolTypes),
+    make_kernel<&topk_values, &topk_values_prepare>("aten::topk.values", kRealTypes),
 };
 
 }  // namespace etr

@@ -12,6 +12,8 @@
 // ATen schema in order, outs last.
 #pragma once
 
+#include <optional>
+
 #include "runtime/kernel/kernel.h"
 
 namespace etr {
@@ -87,6 +89,40 @@ void constant_pad_nd_out(KernelContext& ctx, const Tensor& self, IntArrayRef pad
 Error constant_pad_nd_prepare(KernelPrepareContext& ctx, const Tensor& self, IntArrayRef pad,
                               Scalar value, Tensor& out);
 
+// ---- op_reflection_pad.cpp: padding is [left, right(, top, bottom(, front, back))];
+// reflection pads must be smaller than their dim. Real dtypes.
+// aten::reflection_pad{1,2,3}d.out(Tensor self, SymInt[2|4|6] padding, *, Tensor(a!) out)
+// aten::replication_pad{1,2,3}d.out(Tensor self, SymInt[2|4|6] padding, *, Tensor(a!) out)
+void reflection_pad1d_out(KernelContext& ctx, const Tensor& self, IntArrayRef padding, Tensor& out);
+void reflection_pad2d_out(KernelContext& ctx, const Tensor& self, IntArrayRef padding, Tensor& out);
+void reflection_pad3d_out(KernelContext& ctx, const Tensor& self, IntArrayRef padding, Tensor& out);
+void replication_pad1d_out(KernelContext& ctx, const Tensor& self, IntArrayRef padding,
+                           Tensor& out);
+void replication_pad2d_out(KernelContext& ctx, const Tensor& self, IntArrayRef padding,
+                           Tensor& out);
+void replication_pad3d_out(KernelContext& ctx, const Tensor& self, IntArrayRef padding,
+                           Tensor& out);
+// The prepare steps check ranks and the padding's length (shared by both modes).
+Error reflection_pad1d_prepare(KernelPrepareContext& ctx, const Tensor& self, IntArrayRef padding,
+                               Tensor& out);
+Error reflection_pad2d_prepare(KernelPrepareContext& ctx, const Tensor& self, IntArrayRef padding,
+                               Tensor& out);
+Error reflection_pad3d_prepare(KernelPrepareContext& ctx, const Tensor& self, IntArrayRef padding,
+                               Tensor& out);
+
+// ---- op_tril.cpp: zeroes the elements above `diagonal` of the last two
+// dims (self has at least 2).
+// aten::tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out)
+void tril_out(KernelContext& ctx, const Tensor& self, int64_t diagonal, Tensor& out);
+Error tril_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t diagonal, Tensor& out);
+
+// ---- op_roll.cpp: one shift per dim, or one shift and no dims (flattened).
+// aten::roll.out(Tensor self, SymInt[1] shifts, int[1] dims=[], *, Tensor(a!) out)
+void roll_out(KernelContext& ctx, const Tensor& self, IntArrayRef shifts, IntArrayRef dims,
+              Tensor& out);
+Error roll_prepare(KernelPrepareContext& ctx, const Tensor& self, IntArrayRef shifts,
+                   IntArrayRef dims, Tensor& out);
+
 // ---- op_cat_stack.cpp
 // aten::cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out)
 void cat_out(KernelContext& ctx, TensorList tensors, int64_t dim, Tensor& out);
@@ -112,6 +148,31 @@ void unbind_copy_int_out(KernelContext& ctx, const Tensor& self, int64_t dim, Te
 Error unbind_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim,
                           TensorList out);
 
+// ---- op_strided_view_copy.cpp: copies of strided views of self (any dtype).
+// aten::diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out)
+void diagonal_copy_out(KernelContext& ctx, const Tensor& self, int64_t offset, int64_t dim1,
+                       int64_t dim2, Tensor& out);
+Error diagonal_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t offset,
+                            int64_t dim1, int64_t dim2, Tensor& out);
+// aten::as_strided_copy.out(Tensor self, SymInt[] size, SymInt[] stride,
+//   SymInt? storage_offset=None, *, Tensor(a!) out); self's elements are the storage.
+void as_strided_copy_out(KernelContext& ctx, const Tensor& self, IntArrayRef size,
+                         IntArrayRef stride, std::optional<int64_t> storage_offset, Tensor& out);
+Error as_strided_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, IntArrayRef size,
+                              IntArrayRef stride, std::optional<int64_t> storage_offset,
+                              Tensor& out);
+// aten::unfold_copy.out(Tensor self, int dimension, int size, int step, *, Tensor(a!) out)
+void unfold_copy_out(KernelContext& ctx, const Tensor& self, int64_t dimension, int64_t size,
+                     int64_t step, Tensor& out);
+Error unfold_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dimension,
+                          int64_t size, int64_t step, Tensor& out);
+
+// ---- op_complex.cpp
+// aten::view_as_real_copy.out(Tensor self, *, Tensor(a!) out): ComplexFloat -> Float,
+// ComplexDouble -> Double, with a trailing dim of 2 (real, imaginary).
+void view_as_real_copy_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+Error view_as_real_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out);
+
 // The family's table (see kernel_table.cpp).
 inline constexpr KernelEntry kShapeKernels[] = {
     make_kernel<&view_copy_out, &view_copy_prepare>("aten::view_copy.out", kAllTypes),
@@ -132,8 +193,22 @@ inline constexpr KernelEntry kShapeKernels[] = {
     make_kernel<&pixel_unshuffle_out, &pixel_unshuffle_prepare>("aten::pixel_unshuffle.out",
                                                                 kAllTypes),
     make_kernel<&repeat_out, &repeat_prepare>("aten::repeat.out", kAllTypes),
+    make_kernel<&tril_out, &tril_prepare>("aten::tril.out", kAllTypes),
+    make_kernel<&roll_out, &roll_prepare>("aten::roll.out", kAllTypes),
     make_kernel<&constant_pad_nd_out, &constant_pad_nd_prepare>("aten::constant_pad_nd.out",
                                                                 kRealAndBoolTypes),
+    make_kernel<&reflection_pad1d_out, &reflection_pad1d_prepare>("aten::reflection_pad1d.out",
+                                                                  kRealTypes),
+    make_kernel<&reflection_pad2d_out, &reflection_pad2d_prepare>("aten::reflection_pad2d.out",
+                                                                  kRealTypes),
+    make_kernel<&reflection_pad3d_out, &reflection_pad3d_prepare>("aten::reflection_pad3d.out",
+                                                                  kRealTypes),
+    make_kernel<&replication_pad1d_out, &reflection_pad1d_prepare>("aten::replication_pad1d.out",
+                                                                   kRealTypes),
+    make_kernel<&replication_pad2d_out, &reflection_pad2d_prepare>("aten::replication_pad2d.out",
+                                                                   kRealTypes),
+    make_kernel<&replication_pad3d_out, &reflection_pad3d_prepare>("aten::replication_pad3d.out",
+                                                                   kRealTypes),
     make_kernel<&cat_out, &cat_prepare>("aten::cat.out", kAllTypes),
     make_kernel<&stack_out, &stack_prepare>("aten::stack.out", kAllTypes),
     make_kernel<&split_copy_tensor_out, &split_copy_tensor_prepare>("aten::split_copy.Tensor_out",
@@ -141,6 +216,14 @@ inline constexpr KernelEntry kShapeKernels[] = {
     make_kernel<&split_with_sizes_copy_out, &split_with_sizes_copy_prepare>(
         "aten::split_with_sizes_copy.out", kAllTypes),
     make_kernel<&unbind_copy_int_out, &unbind_copy_prepare>("aten::unbind_copy.int_out", kAllTypes),
+    make_kernel<&diagonal_copy_out, &diagonal_copy_prepare>("aten::diagonal_copy.out", kAllTypes),
+    make_kernel<&as_strided_copy_out, &as_strided_copy_prepare>("aten::as_strided_copy.out",
+                                                                kAllTypes),
+    make_kernel<&unfold_copy_out, &unfold_copy_prepare>("aten::unfold_copy.out", kAllTypes),
+    make_kernel<&view_as_real_copy_out, &view_as_real_copy_prepare>(
+        "aten::view_as_real_copy.out",
+        DtypeSet::of(ScalarType::ComplexFloat, ScalarType::ComplexDouble, ScalarType::Float,
+                     ScalarType::Double)),
 };
 
 }  // namespace etr

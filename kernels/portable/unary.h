@@ -5,6 +5,8 @@
 // aten::<name>.out(Tensor self, *, Tensor(a!) out).
 #pragma once
 
+#include <optional>
+
 #include "kernels/portable/util/elementwise_prepare.h"
 #include "runtime/kernel/kernel.h"
 
@@ -27,6 +29,19 @@ void tanh_out(KernelContext& ctx, const Tensor& self, Tensor& out);
 void sigmoid_out(KernelContext& ctx, const Tensor& self, Tensor& out);
 void erf_out(KernelContext& ctx, const Tensor& self, Tensor& out);
 void reciprocal_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+void acos_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+void asin_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+void atan_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+void acosh_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+void asinh_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+void atanh_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+void sinh_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+void cosh_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+// aten::logit.out(Tensor self, float? eps=None, *, Tensor(a!) out): x clamped
+// to [eps, 1 - eps] when eps >= 0.
+void logit_out(KernelContext& ctx, const Tensor& self, std::optional<double> eps, Tensor& out);
+Error logit_prepare(KernelPrepareContext& ctx, const Tensor& self, std::optional<double> eps,
+                    Tensor& out);
 
 // ---- op_neg_abs_sign.cpp: computed in self's dtype (neg, abs: not bool).
 void neg_out(KernelContext& ctx, const Tensor& self, Tensor& out);
@@ -62,6 +77,15 @@ inline constexpr KernelEntry kUnaryKernels[] = {
     make_kernel<&sigmoid_out, &unary_float_prepare>("aten::sigmoid.out", kRealAndBoolTypes),
     make_kernel<&erf_out, &unary_float_prepare>("aten::erf.out", kRealAndBoolTypes),
     make_kernel<&reciprocal_out, &unary_float_prepare>("aten::reciprocal.out", kRealAndBoolTypes),
+    make_kernel<&acos_out, &unary_float_prepare>("aten::acos.out", kRealAndBoolTypes),
+    make_kernel<&asin_out, &unary_float_prepare>("aten::asin.out", kRealAndBoolTypes),
+    make_kernel<&atan_out, &unary_float_prepare>("aten::atan.out", kRealAndBoolTypes),
+    make_kernel<&acosh_out, &unary_float_prepare>("aten::acosh.out", kRealAndBoolTypes),
+    make_kernel<&asinh_out, &unary_float_prepare>("aten::asinh.out", kRealAndBoolTypes),
+    make_kernel<&atanh_out, &unary_float_prepare>("aten::atanh.out", kRealAndBoolTypes),
+    make_kernel<&sinh_out, &unary_float_prepare>("aten::sinh.out", kRealAndBoolTypes),
+    make_kernel<&cosh_out, &unary_float_prepare>("aten::cosh.out", kRealAndBoolTypes),
+    make_kernel<&logit_out, &logit_prepare>("aten::logit.out", kRealAndBoolTypes),
     make_kernel<&neg_out, &unary_real_prepare>("aten::neg.out", kRealTypes),
     make_kernel<&abs_out, &unary_real_prepare>("aten::abs.out", kRealTypes),
     make_kernel<&sign_out, &unary_prepare>("aten::sign.out", kRealAndBoolTypes),

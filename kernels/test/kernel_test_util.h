@@ -55,6 +55,7 @@ inline const KernelRegistry& test_kernel_registry() {
   static const KernelRegistry registry = [] {
     KernelRegistry r;
     EXPECT_EQ(r.add(portable_kernel_library()), Error::Ok);
+    EXPECT_EQ(r.add(portable_half_kernel_library()), Error::Ok);
     return r;
   }();
   return registry;

@@ -136,14 +136,6 @@ TEST(OpAddTest, StaticOutOfWrongShapeFails) {
   EXPECT_NE(r.run("aten::add.out", {r.tensor(a), r.tensor(b), r.i(1), r.tensor(out)}), Error::Ok);
 }
 
-TEST(OpAddTest, HalfIsRejected) {
-  KernelRunner r;
-  auto a = zeros_tensor(ScalarType::Half, {2});
-  auto out = zeros_tensor(ScalarType::Half, {2});
-  EXPECT_EQ(r.run("aten::add.out", {r.tensor(a), r.tensor(a), r.i(1), r.tensor(out)}),
-            Error::InvalidType);
-}
-
 TEST(OpSubTest, AppliesAlphaWithBroadcast) {
   KernelRunner r;
   auto a = float_a();

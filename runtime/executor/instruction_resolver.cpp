@@ -1,6 +1,7 @@
 // Method load, step 2: turn every chain's instructions into a table of
 // tagged instructions with pre-bound argument pointers, checking every index.
 // Kernel selection and prepare live in kernel_selection.cpp.
+#include <cinttypes>
 #include <cstdio>
 #include <cstring>
 
@@ -59,7 +60,8 @@ Error MethodLoader::resolve_instruction(size_t c, size_t pc, size_t chain_len,
       const size_t nd = plan_->delegates() == nullptr ? 0 : plan_->delegates()->size();
       if (d->delegate_index() < 0 || static_cast<size_t>(d->delegate_index()) >= nd) {
         ETR_FAIL(Error::InvalidProgram,
-                 "method '%s': instruction %zu calls delegate %d but the method has %zu delegates",
+                 "method '%s': instruction %zu calls delegate %" PRId32
+                 " but the method has %zu delegates",
                  name(), pc, d->delegate_index(), nd);
       }
       out->kind = internal::InstrKind::Delegate;
@@ -71,10 +73,10 @@ Error MethodLoader::resolve_instruction(size_t c, size_t pc, size_t chain_len,
       const etr_fb::MoveCall* m = in->instr_args_as_MoveCall();
       if (!value_in_range(m->move_from()) || !value_in_range(m->move_to()) ||
           method_->s_.values[m->move_from()].tag() != method_->s_.values[m->move_to()].tag()) {
-        ETR_FAIL(
-            Error::InvalidProgram,
-            "method '%s': instruction %zu moves value %d to %d: out of range or of different kinds",
-            name(), pc, m->move_from(), m->move_to());
+        ETR_FAIL(Error::InvalidProgram,
+                 "method '%s': instruction %zu moves value %" PRId32 " to %" PRId32
+                 ": out of range or of different kinds",
+                 name(), pc, m->move_from(), m->move_to());
       }
       out->kind = internal::InstrKind::Move;
       out->move = internal::MoveInstr{static_cast<uint32_t>(m->move_from()),
@@ -87,8 +89,8 @@ Error MethodLoader::resolve_instruction(size_t c, size_t pc, size_t chain_len,
       const int32_t v = in->instr_args_as_FreeCall()->value_index();
       if (!value_in_range(v) || !method_->s_.values[v].is_tensor()) {
         ETR_FAIL(Error::InvalidProgram,
-                 "method '%s': instruction %zu frees value %d, which is not a tensor", name(), pc,
-                 v);
+                 "method '%s': instruction %zu frees value %" PRId32 ", which is not a tensor",
+                 name(), pc, v);
       }
       out->kind = internal::InstrKind::Free;
       out->free = internal::FreeInstr{static_cast<uint32_t>(v)};
@@ -110,7 +112,8 @@ Error MethodLoader::resolve_jump(size_t pc, size_t chain_len, const etr_fb::Jump
                                 method_->s_.values[cond].to_tensor().dtype() == ScalarType::Bool));
   if (!cond_ok || dest < 0 || static_cast<size_t>(dest) > chain_len) {
     ETR_FAIL(Error::InvalidProgram,
-             "method '%s': instruction %zu jumps to %d on value %d: the target must be within "
+             "method '%s': instruction %zu jumps to %" PRId32 " on value %" PRId32
+             ": the target must be within "
              "the chain (%zu instructions) and the condition a Bool or bool tensor",
              name(), pc, dest, cond, chain_len);
   }
@@ -128,10 +131,10 @@ Error MethodLoader::resolve_args(size_t c, size_t pc, const flatbuffers::Vector<
   for (size_t k = 0; k < n; ++k) {
     const int32_t v = args->Get(static_cast<flatbuffers::uoffset_t>(k));
     if (!value_in_range(v)) {
-      ETR_FAIL(
-          Error::InvalidProgram,
-          "method '%s': chain %zu instruction %zu argument %zu refers to value %d (%zu values)",
-          name(), c, pc, k, v, method_->s_.num_values);
+      ETR_FAIL(Error::InvalidProgram,
+               "method '%s': chain %zu instruction %zu argument %zu refers to value %" PRId32
+               " (%zu values)",
+               name(), c, pc, k, v, method_->s_.num_values);
     }
     table[k] = &method_->s_.values[v];
   }

@@ -2,6 +2,7 @@
 // libraries that have the operator are tried in priority order; the first
 // whose argument kinds and declared dtypes fit, and whose prepare step (if
 // any) accepts the call, is bound to the instruction with its state.
+#include <cinttypes>
 #include <cstdio>
 #include <cstring>
 
@@ -34,7 +35,8 @@ void log_mismatch(const char* method, size_t pc, const char* op, const KernelEnt
   switch (m.kind) {
     case CallMismatch::Kind::ArgCount:
       ETR_LOG(Error,
-              "method '%s': instruction %zu (%s) passes %u arguments; library '%s' takes %u "
+              "method '%s': instruction %zu (%s) passes %" PRIu32
+              " arguments; library '%s' takes %u "
               "(return slot included)",
               method, pc, op, k.num_args, lib.name, e.num_args);
       break;
@@ -93,8 +95,8 @@ Error MethodLoader::resolve_kernel(size_t c, size_t pc, const etr_fb::KernelCall
   const int32_t op_index = call->op_index();
   if (ops == nullptr || op_index < 0 || static_cast<size_t>(op_index) >= ops->size()) {
     ETR_FAIL(Error::InvalidProgram,
-             "method '%s': instruction %zu calls operator %d, which does not exist", name(), pc,
-             op_index);
+             "method '%s': instruction %zu calls operator %" PRId32 ", which does not exist",
+             name(), pc, op_index);
   }
   out->kind = internal::InstrKind::Kernel;
   out->kernel = internal::KernelInstr{nullptr, nullptr, nullptr, 0, static_cast<uint32_t>(op_index),
@@ -201,7 +203,9 @@ bool MethodLoader::is_run_time_value(const EValue* v) const {
 // True (with the argument's index) when an argument of `k`, or an item of a
 // list argument, is written while the method runs.
 bool MethodLoader::has_run_time_arg(const internal::KernelInstr& k, size_t* arg) const {
-  for (uint32_t a = 0; a < k.num_args; ++a) {
+  // The last value is the return slot: kernels write it (prim ops) or
+  // ignore it, never read it, so it cannot invalidate a prepare step.
+  for (uint32_t a = 0; a + 1 < k.num_args; ++a) {
     const EValue* v = k.args[a];
     bool written = is_run_time_value(v);
     if (v->is_int_list()) {
@@ -231,10 +235,10 @@ Error MethodLoader::check_kernel_args(size_t pc, const char* op_name, const Kern
     const size_t vi = static_cast<size_t>(v - method_->s_.values);
     if (entry.arg_kinds[a] == ArgKind::MutableTensor &&
         is_constant_tensor(plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(vi)))) {
-      ETR_FAIL(
-          Error::InvalidProgram,
-          "method '%s': instruction %zu (%s) writes argument %u (value %zu), a program constant",
-          name(), pc, op_name, a, vi);
+      ETR_FAIL(Error::InvalidProgram,
+               "method '%s': instruction %zu (%s) writes argument %" PRIu32
+               " (value %zu), a program constant",
+               name(), pc, op_name, a, vi);
     }
     if (v->is_tensor() && v->to_tensor().mutable_data() == nullptr && v->to_tensor().numel() != 0 &&
         (entry.flags & kKernelBindsOutputs) == 0) {
@@ -256,7 +260,9 @@ Error MethodLoader::check_output_overlap(size_t pc, const char* op_name, const K
       if (j == k || !in->args[j]->is_tensor() || in->args[j] == in->args[k]) continue;
       if (partially_overlaps(written, in->args[j]->to_tensor())) {
         ETR_FAIL(Error::InvalidProgram,
-                 "method '%s': instruction %zu (%s) output argument %u overlaps argument %u in "
+                 "method '%s': instruction %zu (%s) output argument %" PRIu32
+                 " overlaps argument %" PRIu32
+                 " in "
                  "planned memory",
                  name(), pc, op_name, k, j);
       }

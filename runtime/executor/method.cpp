@@ -1,6 +1,7 @@
 // Method: inputs, outputs and the interpreter loop.
 #include "runtime/executor/method.h"
 
+#include <cinttypes>
 #include <cstdio>
 #include <cstring>
 
@@ -34,7 +35,7 @@ const char* format_sizes(Span<const int32_t> sizes, char* buf, size_t cap) {
   size_t pos = 0;
   buf[0] = '\0';
   for (size_t i = 0; i < sizes.size() && pos + 1 < cap; ++i) {
-    const int w = std::snprintf(buf + pos, cap - pos, "%s%d", i == 0 ? "[" : ", ", sizes[i]);
+    const int w = std::snprintf(buf + pos, cap - pos, "%s%" PRId32, i == 0 ? "[" : ", ", sizes[i]);
     if (w < 0) break;
     pos += static_cast<size_t>(w);
   }
@@ -227,7 +228,8 @@ Error Method::execute() {
           const internal::KernelInstr& k = in.kernel;
           uint32_t unbound = 0;
           if (k.check_tensor_memory && has_unbound_tensor(k, &unbound)) {
-            ETR_LOG(Error, "method '%s': instruction %zu argument %u is a tensor with no memory",
+            ETR_LOG(Error,
+                    "method '%s': instruction %zu argument %" PRIu32 " is a tensor with no memory",
                     name(), pc, unbound);
             return report_failure(c, pc, Error::InvalidState);
           }
@@ -237,7 +239,19 @@ Error Method::execute() {
             if (err != Error::Ok) return report_failure(c, pc, err);
           }
           ctx.bind_instruction(s_.op_names[k.op_index], k.state);
-          k.fn(ctx, k.args);
+          if (s_.observer == nullptr) {
+            k.fn(ctx, k.args);
+          } else {
+            const InstructionEvent ev{InstructionEvent::Kind::Kernel,
+                                      name(),
+                                      c,
+                                      pc,
+                                      s_.op_names[k.op_index],
+                                      {k.args, k.num_args}};
+            s_.observer->on_begin(ev);
+            k.fn(ctx, k.args);
+            s_.observer->on_end(ev, ctx.failure_state());
+          }
           if (temp != nullptr) temp->reset();
           if (ctx.failure_state() != Error::Ok) {
             const Error err = ctx.failure_state();
@@ -250,8 +264,17 @@ Error Method::execute() {
         case internal::InstrKind::Delegate: {
           const internal::Delegate& d = s_.delegates[in.delegate.delegate_index];
           BackendExecutionContext bctx{temp, name(), s_.thread_pool};
-          const Error err = d.backend->execute(
-              bctx, d.handle, Span<EValue*>(in.delegate.args, in.delegate.num_args));
+          const Span<EValue*> args(in.delegate.args, in.delegate.num_args);
+          Error err = Error::Ok;
+          if (s_.observer == nullptr) {
+            err = d.backend->execute(bctx, d.handle, args);
+          } else {
+            const InstructionEvent ev{InstructionEvent::Kind::Delegate,        name(), c, pc, d.id,
+                                      {in.delegate.args, in.delegate.num_args}};
+            s_.observer->on_begin(ev);
+            err = d.backend->execute(bctx, d.handle, args);
+            s_.observer->on_end(ev, err);
+          }
           if (temp != nullptr) temp->reset();
           if (err != Error::Ok) return report_failure(c, pc, err);
           ++pc;

@@ -14,6 +14,7 @@
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/result.h"
 #include "runtime/core/thread_pool.h"
+#include "runtime/executor/execute_observer.h"
 #include "runtime/executor/method_meta.h"
 #include "runtime/kernel/kernel.h"
 
@@ -82,6 +83,7 @@ struct Chain {
 struct Delegate {
   const BackendInterface* backend;
   DelegateHandle* handle;
+  const char* id;  // the backend id, pointing into the program
 };
 
 // A value that goes back to T{} in the object it is moved from, so the
@@ -129,6 +131,7 @@ struct MethodState {
   Delegate* delegates = nullptr;
   FreeableBuffer* external_buffers = nullptr;
   size_t max_instructions = 10'000'000;
+  ExecuteObserver* observer = nullptr;
   // Owned resources: released by the destructor of the Method holding them.
   ResetOnMove<size_t> num_delegates;
   ResetOnMove<size_t> num_external_buffers;
@@ -172,6 +175,10 @@ class Method final {
 
   // Caps the instructions one execute may run (MethodLoadOptions::max_instructions).
   void set_max_instructions(size_t n) { s_.max_instructions = n; }
+  // Calls `observer` around every kernel and delegate call of execute (see
+  // execute_observer.h); null (the default) turns it off. Does not take
+  // ownership; it must outlive its use.
+  void set_observer(ExecuteObserver* observer) { s_.observer = observer; }
 
   // Output `index`; valid until the next execute.
   const EValue& get_output(size_t index) const;

@@ -1,4 +1,5 @@
 // Method load: orchestration, planned-memory checks and delegate init.
+#include <cinttypes>
 #include <cstring>
 #include <new>
 
@@ -106,8 +107,9 @@ Error MethodLoader::parse_io(const flatbuffers::Vector<int32_t>* ids, const char
                              const int32_t** out, size_t* count) {
   for (flatbuffers::uoffset_t i = 0; i < ids->size(); ++i) {
     if (!value_in_range(ids->Get(i))) {
-      ETR_FAIL(Error::InvalidProgram, "method '%s': %s %u refers to value %d (%zu values)", name(),
-               what, i, ids->Get(i), method_->s_.num_values);
+      ETR_FAIL(Error::InvalidProgram,
+               "method '%s': %s %" PRIu32 " refers to value %" PRId32 " (%zu values)", name(), what,
+               i, ids->Get(i), method_->s_.num_values);
     }
   }
   *out = ids->data();
@@ -145,12 +147,12 @@ Error MethodLoader::init_delegates() {
   for (flatbuffers::uoffset_t i = 0; i < n; ++i) {
     const etr_fb::BackendDelegate* d = delegates->Get(i);
     if (d == nullptr || d->id() == nullptr || d->processed() == nullptr) {
-      ETR_FAIL(Error::InvalidProgram, "method '%s': delegate %u has no id or no processed data",
-               name(), i);
+      ETR_FAIL(Error::InvalidProgram,
+               "method '%s': delegate %" PRIu32 " has no id or no processed data", name(), i);
     }
     const BackendInterface* backend = backends_.find(StringView(d->id()->c_str(), d->id()->size()));
     if (backend == nullptr || !backend->is_available()) {
-      ETR_LOG(Error, "method '%s': delegate %u needs backend '%s', which is %s", name(), i,
+      ETR_LOG(Error, "method '%s': delegate %" PRIu32 " needs backend '%s', which is %s", name(), i,
               d->id()->c_str(),
               backend == nullptr ? "not registered" : "not available on this machine");
       ++missing;
@@ -175,16 +177,16 @@ Error MethodLoader::init_delegate(size_t index, const etr_fb::BackendDelegate* d
     if (inl == nullptr || ref->index() >= inl->size() ||
         inl->Get(ref->index())->data() == nullptr) {
       ETR_FAIL(Error::InvalidProgram,
-               "method '%s': delegate %zu inline data index %u is out of range", name(), index,
-               ref->index());
+               "method '%s': delegate %zu inline data index %" PRIu32 " is out of range", name(),
+               index, ref->index());
     }
     const auto* bytes = inl->Get(ref->index())->data();
     processed = FreeableBuffer(bytes->data(), bytes->size());
   } else if (ref->location() == etr_fb::DataLocation::SEGMENT) {
     Result<FreeableBuffer> seg = program_.load_segment(ref->index(), SegmentKind::Backend);
     if (!seg.ok())
-      ETR_FAIL(seg.error(), "method '%s': delegate %zu data segment %u cannot be loaded", name(),
-               index, ref->index());
+      ETR_FAIL(seg.error(), "method '%s': delegate %zu data segment %" PRIu32 " cannot be loaded",
+               name(), index, ref->index());
     processed = std::move(*seg);
   } else {
     ETR_FAIL(Error::InvalidProgram, "method '%s': delegate %zu has unknown data location %d",
@@ -224,7 +226,7 @@ Error MethodLoader::init_delegate(size_t index, const etr_fb::BackendDelegate* d
     ETR_FAIL(handle.error(), "method '%s': delegate %zu (%s) failed to initialise", name(), index,
              d->id()->c_str());
   }
-  method_->s_.delegates[index] = internal::Delegate{backend, *handle};
+  method_->s_.delegates[index] = internal::Delegate{backend, *handle, d->id()->c_str()};
   method_->s_.num_delegates = index + 1;
   return Error::Ok;
 }

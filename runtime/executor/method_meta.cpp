@@ -1,5 +1,6 @@
 #include "runtime/executor/method_meta.h"
 
+#include <cinttypes>
 #include <cstring>
 
 #include "runtime/core/checked_math.h"
@@ -39,7 +40,7 @@ Result<MethodMeta> Program::method_meta(const char* method_name) const {
   for (flatbuffers::uoffset_t i = 0; i < plans->size(); ++i) {
     const etr_fb::ExecutionPlan* plan = plans->Get(i);
     if (plan == nullptr || plan->name() == nullptr) {
-      ETR_FAIL(Error::InvalidProgram, "execution_plan[%u] has no name", i);
+      ETR_FAIL(Error::InvalidProgram, "execution_plan[%" PRIu32 "] has no name", i);
     }
     if (std::strcmp(plan->name()->c_str(), method_name) == 0) {
       if (plan->values() == nullptr || plan->inputs() == nullptr || plan->outputs() == nullptr ||
@@ -63,12 +64,14 @@ size_t MethodMeta::num_outputs() const { return vec_size(plan_->outputs()); }
 Result<Tag> MethodMeta::value_tag(int32_t value_index) const {
   const auto* values = plan_->values();
   if (value_index < 0 || static_cast<size_t>(value_index) >= vec_size(values)) {
-    ETR_FAIL(Error::InvalidProgram, "method '%s': value index %d is out of range (%zu values)",
-             name(), value_index, vec_size(values));
+    ETR_FAIL(Error::InvalidProgram,
+             "method '%s': value index %" PRId32 " is out of range (%zu values)", name(),
+             value_index, vec_size(values));
   }
   const etr_fb::EValue* v = values->Get(static_cast<flatbuffers::uoffset_t>(value_index));
   if (v == nullptr)
-    ETR_FAIL(Error::InvalidProgram, "method '%s': values[%d] is null", name(), value_index);
+    ETR_FAIL(Error::InvalidProgram, "method '%s': values[%" PRId32 "] is null", name(),
+             value_index);
   return tag_of(v->val_type());
 }
 
@@ -91,13 +94,13 @@ Result<Tag> MethodMeta::output_tag(size_t index) const {
 Result<TensorInfo> MethodMeta::tensor_info(int32_t value_index) const {
   ETR_ASSIGN_OR_RETURN(const Tag tag, value_tag(value_index));
   if (tag != Tag::Tensor) {
-    ETR_FAIL(Error::InvalidArgument, "method '%s': value %d is %s, not a Tensor", name(),
+    ETR_FAIL(Error::InvalidArgument, "method '%s': value %" PRId32 " is %s, not a Tensor", name(),
              value_index, to_string(tag));
   }
   const etr_fb::Tensor* t =
       plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(value_index))->val_as_Tensor();
   if (t == nullptr || t->sizes() == nullptr) {
-    ETR_FAIL(Error::InvalidProgram, "method '%s': tensor value %d has no sizes", name(),
+    ETR_FAIL(Error::InvalidProgram, "method '%s': tensor value %" PRId32 " has no sizes", name(),
              value_index);
   }
   TensorInfo info;
@@ -110,13 +113,13 @@ Result<TensorInfo> MethodMeta::tensor_info(int32_t value_index) const {
   info.is_dynamic = t->shape_dynamism() != etr_fb::TensorShapeDynamism::STATIC;
   size_t n = element_size(info.dtype);
   if (n == 0) {
-    ETR_FAIL(Error::InvalidProgram, "method '%s': tensor value %d has invalid dtype %d", name(),
-             value_index, static_cast<int>(info.dtype));
+    ETR_FAIL(Error::InvalidProgram, "method '%s': tensor value %" PRId32 " has invalid dtype %d",
+             name(), value_index, static_cast<int>(info.dtype));
   }
   for (int32_t s : info.sizes) {
     if (s < 0 || !checked_mul(n, static_cast<size_t>(s), &n)) {
-      ETR_FAIL(Error::InvalidProgram, "method '%s': tensor value %d has an invalid size", name(),
-               value_index);
+      ETR_FAIL(Error::InvalidProgram, "method '%s': tensor value %" PRId32 " has an invalid size",
+               name(), value_index);
     }
   }
   info.nbytes = n;

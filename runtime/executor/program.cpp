@@ -1,5 +1,6 @@
 #include "runtime/executor/program.h"
 
+#include <cinttypes>
 #include <cstring>
 
 #include "runtime/core/byte_order.h"
@@ -25,7 +26,7 @@ Result<ExtendedHeader> ExtendedHeader::parse(const void* data, size_t size) {
   h.length = read_le_u32(p + 12);
   if (h.length < kMinHeaderLength) {
     ETR_FAIL(Error::InvalidProgram,
-             "extended header at offset 8: length %u is below the minimum %zu", h.length,
+             "extended header at offset 8: length %" PRIu32 " is below the minimum %zu", h.length,
              kMinHeaderLength);
   }
   if (size < 8 + kMinHeaderLength) {
@@ -95,8 +96,8 @@ Result<Program> Program::load(DataLoader* loader, Verification verification) {
   }
   const uint32_t root = read_le_u32(data);
   if (root < 8 || root >= program_size) {
-    ETR_FAIL(Error::InvalidProgram, "root table offset %u is outside the %zu-byte program", root,
-             program_size);
+    ETR_FAIL(Error::InvalidProgram, "root table offset %" PRIu32 " is outside the %zu-byte program",
+             root, program_size);
   }
   if (verification == Verification::Full) {
     flatbuffers::Verifier verifier(data, program_size, kMaxDepth, kMaxTables);
@@ -122,20 +123,21 @@ Error Program::check_segments(size_t file_size) {
       (header_.length >= 32 && base != 0) ? base + header_.segment_data_size : file_size;
   for (flatbuffers::uoffset_t i = 0; i < segments->size(); ++i) {
     const etr_fb::DataSegment* s = segments->Get(i);
-    if (s == nullptr) ETR_FAIL(Error::InvalidProgram, "segments[%u] is null", i);
+    if (s == nullptr) ETR_FAIL(Error::InvalidProgram, "segments[%" PRIu32 "] is null", i);
     if (s->size() == 0) continue;
     if (base == 0) {
-      ETR_FAIL(
-          Error::InvalidProgram,
-          "segments[%u] holds %llu bytes but the program has no segment base (no extended header)",
-          i, static_cast<unsigned long long>(s->size()));
+      ETR_FAIL(Error::InvalidProgram,
+               "segments[%" PRIu32
+               "] holds %llu bytes but the program has no segment base (no extended header)",
+               i, static_cast<unsigned long long>(s->size()));
     }
     uint64_t start = 0;
     if (__builtin_add_overflow(base, s->offset(), &start) ||
         !range_within(start, s->size(), limit)) {
       ETR_FAIL(Error::InvalidProgram,
-               "segments[%u] [offset %llu, +%llu) lies outside the segment data (ends at %llu)", i,
-               static_cast<unsigned long long>(s->offset()),
+               "segments[%" PRIu32
+               "] [offset %llu, +%llu) lies outside the segment data (ends at %llu)",
+               i, static_cast<unsigned long long>(s->offset()),
                static_cast<unsigned long long>(s->size()), static_cast<unsigned long long>(limit));
     }
   }
@@ -145,8 +147,8 @@ Error Program::check_segments(size_t file_size) {
     for (flatbuffers::uoffset_t i = 0; i < named->size(); ++i) {
       const etr_fb::NamedData* nd = named->Get(i);
       if (nd == nullptr || nd->key() == nullptr || nd->segment_index() >= num_segments) {
-        ETR_FAIL(Error::InvalidProgram, "named_data[%u]: missing key or segment index out of range",
-                 i);
+        ETR_FAIL(Error::InvalidProgram,
+                 "named_data[%" PRIu32 "]: missing key or segment index out of range", i);
       }
     }
   }
@@ -167,7 +169,7 @@ Error Program::load_constants() {
     const auto* segments = program_->segments();
     if (segments == nullptr || cs->segment_index() >= segments->size()) {
       ETR_FAIL(Error::InvalidProgram,
-               "constant_segment.segment_index %u is out of range (%u segments)",
+               "constant_segment.segment_index %" PRIu32 " is out of range (%" PRIu32 " segments)",
                cs->segment_index(), segments == nullptr ? 0u : segments->size());
     }
     ETR_ASSIGN_OR_RETURN(constant_segment_,
@@ -181,8 +183,8 @@ Error Program::load_constants() {
 Result<FreeableBuffer> Program::load_segment(size_t index, SegmentKind kind) const {
   const auto* segments = program_->segments();
   if (segments == nullptr || index >= segments->size()) {
-    ETR_FAIL(Error::InvalidProgram, "segment index %zu is out of range (%u segments)", index,
-             segments == nullptr ? 0u : segments->size());
+    ETR_FAIL(Error::InvalidProgram, "segment index %zu is out of range (%" PRIu32 " segments)",
+             index, segments == nullptr ? 0u : segments->size());
   }
   const etr_fb::DataSegment* s = segments->Get(static_cast<flatbuffers::uoffset_t>(index));
   if (s->size() == 0) return FreeableBuffer(nullptr, 0);
@@ -199,27 +201,28 @@ Result<const void*> Program::constant_data(uint32_t index, size_t nbytes) const 
     const auto* buffers = program_->constant_buffer();
     if (buffers == nullptr || index >= buffers->size()) {
       ETR_FAIL(Error::InvalidProgram,
-               "constant index %u is out of range (%u legacy constant buffers)", index,
-               buffers == nullptr ? 0u : buffers->size());
+               "constant index %" PRIu32 " is out of range (%" PRIu32 " legacy constant buffers)",
+               index, buffers == nullptr ? 0u : buffers->size());
     }
     const etr_fb::Buffer* b = buffers->Get(index);
     if (b == nullptr || b->storage() == nullptr || b->storage()->size() < nbytes) {
-      ETR_FAIL(Error::InvalidProgram, "constant_buffer[%u] holds fewer than the %zu bytes needed",
-               index, nbytes);
+      ETR_FAIL(Error::InvalidProgram,
+               "constant_buffer[%" PRIu32 "] holds fewer than the %zu bytes needed", index, nbytes);
     }
     return static_cast<const void*>(b->storage()->data());
   }
   const etr_fb::SubsegmentOffsets* cs = program_->constant_segment();
   const auto* offsets = cs == nullptr ? nullptr : cs->offsets();
   if (offsets == nullptr || index >= offsets->size()) {
-    ETR_FAIL(Error::InvalidProgram, "constant index %u is out of range (%u constant offsets)",
-             index, offsets == nullptr ? 0u : offsets->size());
+    ETR_FAIL(Error::InvalidProgram,
+             "constant index %" PRIu32 " is out of range (%" PRIu32 " constant offsets)", index,
+             offsets == nullptr ? 0u : offsets->size());
   }
   const uint64_t off = offsets->Get(index);
   if (!range_within(off, nbytes, constant_segment_.size())) {
     ETR_FAIL(Error::InvalidProgram,
-             "constant %u [offset %llu, +%zu) lies outside the %zu-byte constant segment", index,
-             static_cast<unsigned long long>(off), nbytes, constant_segment_.size());
+             "constant %" PRIu32 " [offset %llu, +%zu) lies outside the %zu-byte constant segment",
+             index, static_cast<unsigned long long>(off), nbytes, constant_segment_.size());
   }
   return static_cast<const void*>(static_cast<const uint8_t*>(constant_segment_.data()) + off);
 }

@@ -1,5 +1,6 @@
 // Method load, step 1: the value table (scalars, lists, tensors and where
 // each tensor's memory comes from).
+#include <cinttypes>
 #include <cstring>
 #include <new>
 
@@ -152,7 +153,8 @@ Error MethodLoader::parse_list_refs(size_t i, const flatbuffers::Vector<int32_t>
                                     (optional && method_->s_.values[ref].is_none()));
     if (!ok_tag) {
       ETR_FAIL(Error::InvalidProgram,
-               "method '%s': values[%zu] %s item %zu refers to value %d, which is not an earlier "
+               "method '%s': values[%zu] %s item %zu refers to value %" PRId32
+               ", which is not an earlier "
                "Tensor value",
                name(), i, optional ? "optional tensor list" : "tensor list", k, ref);
     }
@@ -170,8 +172,8 @@ Error MethodLoader::parse_tensor(size_t i, const etr_fb::Tensor* t, EValue* out)
   }
   if (t->storage_offset() != 0) {
     ETR_FAIL(Error::InvalidProgram,
-             "method '%s': values[%zu] tensor has storage_offset %d (must be 0)", name(), i,
-             t->storage_offset());
+             "method '%s': values[%zu] tensor has storage_offset %" PRId32 " (must be 0)", name(),
+             i, t->storage_offset());
   }
   const auto* sizes = t->sizes();
   const auto* order = t->dim_order();
@@ -234,16 +236,19 @@ Error MethodLoader::bind_tensor_data(size_t i, const etr_fb::Tensor* t, Tensor* 
     const size_t have = pm == nullptr ? 0 : pm->num_buffers();
     if (id == 0 || id > have) {
       ETR_FAIL(Error::InvalidProgram,
-               "method '%s': values[%zu] tensor uses memory id %u but %zu planned buffers exist",
+               "method '%s': values[%zu] tensor uses memory id %" PRIu32
+               " but %zu planned buffers exist",
                name(), i, id, have);
     }
     planned = pm->offset_address(id - 1, offset, nbytes);
     if (planned == nullptr) {
-      ETR_FAIL(Error::InvalidProgram,
-               "method '%s': values[%zu] tensor [offset %llu, +%zu) does not fit planned buffer %u "
-               "(%zu bytes)",
-               name(), i, static_cast<unsigned long long>(offset), nbytes, id,
-               pm->buffer(id - 1).size());
+      ETR_FAIL(
+          Error::InvalidProgram,
+          "method '%s': values[%zu] tensor [offset %llu, +%zu) does not fit planned buffer %" PRIu32
+          " "
+          "(%zu bytes)",
+          name(), i, static_cast<unsigned long long>(offset), nbytes, id,
+          pm->buffer(id - 1).size());
     }
     tensor->set_data(planned, nbytes);
   }
@@ -284,13 +289,13 @@ Error MethodLoader::copy_mutable_data(size_t i, uint32_t k, void* dst, size_t nb
   const auto* offsets = ms == nullptr ? nullptr : ms->offsets();
   if (offsets == nullptr || k >= offsets->size() || !internal::vector_aligned(offsets)) {
     ETR_FAIL(Error::InvalidProgram,
-             "method '%s': values[%zu] initial-state index %u has no mutable data offset", name(),
-             i, k);
+             "method '%s': values[%zu] initial-state index %" PRIu32 " has no mutable data offset",
+             name(), i, k);
   }
   if (!mutable_segment_loaded_) {
     Result<FreeableBuffer> seg = program_.load_segment(ms->segment_index(), SegmentKind::Mutable);
     if (!seg.ok()) {
-      ETR_FAIL(seg.error(), "method '%s': cannot load the mutable data segment %u", name(),
+      ETR_FAIL(seg.error(), "method '%s': cannot load the mutable data segment %" PRIu32 "", name(),
                ms->segment_index());
     }
     mutable_segment_ = std::move(*seg);

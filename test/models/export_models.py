@@ -209,9 +209,8 @@ def build_mlp() -> Case:
     return Case("mlp", pte, [Check("forward", "a", args, eager(m, args))])
 
 
-@case("cnn")
-def build_cnn() -> Case:
-    torch.manual_seed(4)
+def _cnn_model() -> nn.Module:
+    """The float CNN of case "cnn" (call right after torch.manual_seed(4))."""
 
     class Cnn(nn.Module):
         def __init__(self):
@@ -239,6 +238,13 @@ def build_cnn() -> Case:
         m.bn.weight.copy_(torch.rand(4) + 0.5)
         m.bn.bias.copy_(torch.randn(4) * 0.1)
     m.eval()
+    return m
+
+
+@case("cnn")
+def build_cnn() -> Case:
+    torch.manual_seed(4)
+    m = _cnn_model()
     args = [torch.randn(1, 3, 16, 16)]
     pte = lower(export(m, args))
     return Case("cnn", pte, [Check("forward", "a", args, eager(m, args))])
@@ -468,6 +474,34 @@ def build_int_bool_mix() -> Case:
     return Case("int_bool_mix", pte, [Check("forward", "a", args, eager(m, args))])
 
 
+@case("unet_block")
+def build_unet_block() -> Case:
+    """A tiny UNet-style decoder block: conv, GroupNorm, ReLU, bilinear 2x
+    upsampling (align_corners False and True), then a gather along channels."""
+    torch.manual_seed(11)
+
+    class UNetBlock(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 3, padding=1)
+            self.norm = nn.GroupNorm(2, 4)
+            self.register_buffer("perm", torch.tensor([3, 0, 2, 1]).view(1, 4, 1, 1).expand(1, 4, 8, 10).clone())
+
+        def forward(self, x):
+            y = F.relu(self.norm(self.conv(x)))
+            up = F.interpolate(y, scale_factor=2.0, mode="bilinear", align_corners=False)
+            fixed = F.interpolate(y, size=(8, 10), mode="bilinear", align_corners=True)
+            return up, torch.gather(fixed, 1, self.perm)
+
+    m = UNetBlock().eval()
+    with torch.no_grad():
+        m.norm.weight.copy_(torch.rand(4) + 0.5)
+        m.norm.bias.copy_(torch.randn(4) * 0.1)
+    args = [torch.randn(1, 3, 4, 5)]
+    pte = lower(export(m, args))
+    return Case("unet_block", pte, [Check("forward", "a", args, eager(m, args))])
+
+
 @case("add_xnnpack")
 def build_add_xnnpack() -> Case:
     torch.manual_seed(13)
@@ -587,6 +621,160 @@ def build_legacy_constants() -> Case:
             f"(entry 0 empty), constant_segment.offsets empty, no segments"
         ],
     )
+
+
+class _CastIO(nn.Module):
+    """Runs `inner` in `dtype` between float inputs and float outputs (numpy
+    has no bfloat16, so bfloat16 programs keep float I/O)."""
+
+    def __init__(self, inner: nn.Module, dtype: torch.dtype):
+        super().__init__()
+        self.inner = inner.to(dtype)
+        self.dtype = dtype
+
+    def forward(self, x):
+        out = self.inner(x.to(self.dtype))
+        outs = out if isinstance(out, tuple) else (out,)
+        return tuple(o.float() for o in outs)
+
+
+# Half and bfloat16: PyTorch eager on CPU computes each op in float and rounds
+# its result, so the tolerances cover a few half/bfloat16 ulps of difference
+# in the float accumulation order (half: 2^-11 relative, bfloat16: 2^-8).
+HALF_RTOL, HALF_ATOL = 1e-2, 1e-2
+BF16_RTOL, BF16_ATOL = 5e-2, 5e-2
+
+
+@case("half_cnn")
+def build_half_cnn() -> Case:
+    torch.manual_seed(4)
+    m = _cnn_model().half().eval()  # the float CNN's architecture and weights
+    args = [torch.randn(1, 3, 16, 16).half()]
+    pte = lower(export(m, args))
+    return Case(
+        "half_cnn",
+        pte,
+        [Check("forward", "a", args, eager(m, args), rtol=HALF_RTOL, atol=HALF_ATOL,
+               note="float16 end to end")],
+    )
+
+
+@case("half_mlp")
+def build_half_mlp() -> Case:
+    torch.manual_seed(3)
+    m = nn.Sequential(
+        nn.Linear(8, 16), nn.GELU(), nn.Linear(16, 16), nn.Sigmoid(), nn.Linear(16, 4),
+        nn.Softmax(dim=-1),
+    ).half().eval()
+    args = [torch.randn(2, 8).half()]
+    pte = lower(export(m, args))
+    return Case(
+        "half_mlp",
+        pte,
+        [Check("forward", "a", args, eager(m, args), rtol=HALF_RTOL, atol=HALF_ATOL,
+               note="float16 end to end")],
+    )
+
+
+@case("bf16_transformer")
+def build_bf16_transformer() -> Case:
+    torch.manual_seed(6)
+    m = _CastIO(EncoderLayer(), torch.bfloat16).eval()
+    args = [torch.randn(2, 5, 16)]
+    pte = lower(export(m, args))
+    return Case(
+        "bf16_transformer",
+        pte,
+        [Check("forward", "a", args, eager(m, args), rtol=BF16_RTOL, atol=BF16_ATOL,
+               note="bfloat16 inside, float I/O")],
+    )
+
+
+# ---- PT2E-quantized models run WITHOUT delegation (quantized_decomposed::
+# ops on kernels/quantized). Expected values: eager outputs of the converted
+# (fake-quantized) module. The official runtime (executorch.runtime 1.5.1)
+# CAN run these files: its wheel links the quantized kernels; the check below
+# runs it like every other case.
+
+
+def _pt2e_quantize(model: nn.Module, args, dynamic: bool):
+    import executorch.kernels.quantized  # noqa: F401 - registers the .out variants
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer,
+        get_symmetric_quantization_config,
+    )
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    config = get_symmetric_quantization_config(is_per_channel=True, is_dynamic=dynamic)
+    m = torch.export.export(model.eval(), tuple(args)).module()
+    m = prepare_pt2e(m, XNNPACKQuantizer().set_global(config))
+    m(*args)  # calibration (static) / a no-op observer pass (dynamic)
+    return convert_pt2e(m)
+
+
+def _last_output_scale(qm) -> float:
+    """Scale of the last quantize_per_tensor in the converted graph (the
+    output activation's quantization step)."""
+    scale = 0.0
+    for n in qm.graph.nodes:
+        if n.op == "call_function" and "quantize_per_tensor" in str(n.target) and "dequantize" not in str(n.target):
+            if isinstance(n.args[1], float):
+                scale = n.args[1]
+    return scale
+
+
+@case("qcnn_static")
+def build_qcnn_static() -> Case:
+    torch.manual_seed(41)
+
+    class QCnn(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+            self.c2 = nn.Conv2d(8, 4, 3, stride=2)
+            self.fc = nn.Linear(4 * 3 * 3, 5)
+
+        def forward(self, x):
+            x = torch.relu(self.c1(x))
+            x = torch.relu(self.c2(x))
+            return self.fc(x.flatten(1))
+
+    args = [torch.randn(2, 3, 8, 8)]
+    qm = _pt2e_quantize(QCnn(), args, dynamic=False)
+    pte = lower(torch.export.export(qm, tuple(args)))
+    step = _last_output_scale(qm)
+    # Conv/addmm sum in another order than ATen: a tie-near value of an
+    # intermediate quantize may land one step away; allow two output steps.
+    chk = Check("forward", "a", args, eager(qm, args), rtol=1e-5, atol=2 * step,
+                note=f"atol = 2 output quantization steps (scale {step:.3g})")
+    return Case("qcnn_static", pte, [chk],
+                notes=["PT2E static int8 (per-channel weights), no partitioner"])
+
+
+@case("qmlp_dynamic")
+def build_qmlp_dynamic() -> Case:
+    torch.manual_seed(42)
+
+    class QMlp(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.l1 = nn.Linear(6, 16)
+            self.l2 = nn.Linear(16, 4)
+
+        def forward(self, x):
+            return self.l2(torch.relu(self.l1(x)))
+
+    args = [torch.randn(3, 6)]
+    qm = _pt2e_quantize(QMlp(), args, dynamic=True)
+    pte = lower(torch.export.export(qm, tuple(args)))
+    # choose_qparams -> quantize/dequantize_per_tensor.Tensor per activation;
+    # the output is float (not quantized). One step of the hidden activation
+    # (scale <= max|h|/127.5) times sum|w2| bounds a flipped rounding; 1e-3
+    # covers it for these weights while a wrong kernel is off by far more.
+    chk = Check("forward", "a", args, eager(qm, args), rtol=1e-5, atol=1e-3,
+                note="atol 1e-3: one hidden-activation quantization step times |w2|")
+    return Case("qmlp_dynamic", pte, [chk],
+                notes=["PT2E dynamic int8 activations, per-channel weights, no partitioner"])
 
 
 _SCALAR_TO_TORCH = {

@@ -87,7 +87,9 @@ RunResult run_runner(const std::string& args) {
   TempDir scratch;
   const std::string out = scratch.path() + "/stdout";
   const std::string err = scratch.path() + "/stderr";
-  const std::string cmd = quote(kRunner) + " " + args + " >" + quote(out) + " 2>" + quote(err);
+  const std::string emulator = ETR_TEST_EMULATOR;  // cross builds: "qemu-aarch64 ..."
+  const std::string cmd = (emulator.empty() ? "" : emulator + " ") + quote(kRunner) + " " + args +
+                          " >" + quote(out) + " 2>" + quote(err);
   const int status = std::system(cmd.c_str());
   RunResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -9,6 +9,7 @@
 #include "extension/tensor/npy.h"
 #include "kernels/portable/portable_kernels.h"
 #include "kernels/prim_ops/prim_ops.h"
+#include "kernels/quantized/quantized_kernels.h"
 #include "runtime/kernel/registry.h"
 #include "runtime/platform/error_capture.h"
 
@@ -148,9 +149,18 @@ std::vector<FixtureCase> load_manifest(const std::string& dir) {
 }
 
 void register_all_kernels() {
-  if (default_kernel_registry().num_kernels() != 0) return;
-  (void)register_kernels(portable_kernel_library());
-  (void)register_kernels(prim_ops_library());
+  // A test may have registered some of these before; add only the others.
+  KernelRegistry& registry = default_kernel_registry();
+  auto add_once = [&](const KernelLibrary& lib) {
+    for (size_t i = 0; i < registry.num_libraries(); ++i) {
+      if (StringView(registry.library(i).name) == StringView(lib.name)) return;
+    }
+    (void)registry.add(lib);
+  };
+  add_once(portable_kernel_library());
+  add_once(portable_half_kernel_library());
+  add_once(prim_ops_library());
+  add_once(quantized_kernel_library());
 }
 
 LoadedMethod::~LoadedMethod() {

@@ -1,0 +1,137 @@
+# `cmake --install <build> --prefix P`: headers under P/include (same include
+# paths as in the source: "runtime/core/...", "extension/module/module.h"),
+# static libraries under P/lib, the CMake package executorch (imported targets
+# executorch::<library without etr_>, e.g. executorch::runtime,
+# executorch::portable_kernels, executorch::module) and P/lib/pkgconfig/etr.pc.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(ETR_VERSION 0.1.0)
+set(ETR_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/executorch)
+
+# Every etr_* static library and *_schema interface target outside test/ and
+# examples/, so a library added later is installed without an edit here.
+function(etr_collect_targets dir out)
+  set(found)
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(t IN LISTS targets)
+    get_target_property(type ${t} TYPE)
+    if((type STREQUAL "STATIC_LIBRARY" AND t MATCHES "^etr_")
+       OR (type STREQUAL "INTERFACE_LIBRARY" AND t MATCHES "^etr_.*_schema$|^etr_schema$"))
+      list(APPEND found ${t})
+    endif()
+  endforeach()
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(sub IN LISTS subdirs)
+    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${sub})
+    if(NOT rel MATCHES "^(test|examples|bench)(/|$)")
+      etr_collect_targets(${sub} sub_found)
+      list(APPEND found ${sub_found})
+    endif()
+  endforeach()
+  set(${out} ${found} PARENT_SCOPE)
+endfunction()
+etr_collect_targets(${PROJECT_SOURCE_DIR} ETR_INSTALL_TARGETS)
+
+# System libraries linked by absolute path become executorch::sys_<name>
+# targets in the installed package, which executorchConfig.cmake finds again
+# with find_library (so the package does not pin this machine's paths).
+set(ETR_SYSTEM_LIBS)
+foreach(t IN LISTS ETR_INSTALL_TARGETS ITEMS executorch)
+  string(REGEX REPLACE "^etr_" "" export_name ${t})
+  if(t STREQUAL "executorch")
+    set(export_name runtime)
+  endif()
+  set_target_properties(${t} PROPERTIES EXPORT_NAME ${export_name})
+  get_target_property(type ${t} TYPE)
+  get_target_property(includes ${t} INTERFACE_INCLUDE_DIRECTORIES)
+  if(t MATCHES "schema$" AND includes)
+    # Generated flatbuffer headers: used inside the build only.
+    list(TRANSFORM includes PREPEND "$<BUILD_INTERFACE:")
+    list(TRANSFORM includes APPEND ">")
+    set_target_properties(${t} PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${includes}")
+  else()
+    target_include_directories(${t} INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  endif()
+  get_target_property(links ${t} INTERFACE_LINK_LIBRARIES)
+  if(links)
+    set(rewritten)
+    foreach(item IN LISTS links)
+      string(REGEX MATCH "/[^<>$;]*/lib([A-Za-z0-9_+-]+)\\.(so|a)[.0-9]*" path "${item}")
+      if(path)
+        set(name ${CMAKE_MATCH_1})
+        list(APPEND ETR_SYSTEM_LIBS ${name})
+        string(REPLACE "${path}"
+          "$<BUILD_INTERFACE:${path}>$<INSTALL_INTERFACE:executorch::sys_${name}>" item "${item}")
+      endif()
+      list(APPEND rewritten "${item}")
+    endforeach()
+    set_target_properties(${t} PROPERTIES INTERFACE_LINK_LIBRARIES "${rewritten}")
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES ETR_SYSTEM_LIBS)
+
+install(TARGETS ${ETR_INSTALL_TARGETS} executorch EXPORT executorchTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(EXPORT executorchTargets NAMESPACE executorch:: DESTINATION ${ETR_INSTALL_CMAKEDIR})
+
+# Public headers. Executor internals (they include generated flatbuffer
+# code), fuzzers and tests stay out; flatbuffers is not needed by users.
+foreach(dir runtime extension kernels)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+    FILES_MATCHING PATTERN "*.h"
+    PATTERN "fuzz" EXCLUDE PATTERN "test" EXCLUDE
+    PATTERN "method_loader.h" EXCLUDE PATTERN "flatbuffer_util.h" EXCLUDE
+    PATTERN "merged_named_data.h" EXCLUDE)
+endforeach()
+if(TARGET etr_xnnpack_backend)
+  install(FILES ${PROJECT_SOURCE_DIR}/backends/xnnpack/xnnpack_backend.h
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/backends/xnnpack)
+endif()
+
+# Package config + version.
+set(ETR_CONFIG_NEEDS_CPUINFO OFF)
+if(TARGET etr_threadpool)
+  set(ETR_CONFIG_NEEDS_CPUINFO ON)
+endif()
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/executorchConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/executorchConfig.cmake INSTALL_DESTINATION ${ETR_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/executorchConfigVersion.cmake
+  VERSION ${ETR_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/executorchConfig.cmake
+  ${CMAKE_CURRENT_BINARY_DIR}/executorchConfigVersion.cmake DESTINATION ${ETR_INSTALL_CMAKEDIR})
+
+# pkg-config: every library, dependents first (static linking order).
+set(ETR_PC_ORDER etr_module etr_bundled_program etr_flat_tensor etr_tensor_ext etr_threadpool
+  etr_xnnpack_backend etr_quantized_kernels etr_portable_kernels etr_prim_ops etr_executor
+  etr_data_loader etr_kernel_registry etr_backend_registry etr_core etr_platform)
+set(ETR_PC_LIBS)
+foreach(t IN LISTS ETR_INSTALL_TARGETS)  # libraries not in the list above go first
+  get_target_property(type ${t} TYPE)
+  if(type STREQUAL "STATIC_LIBRARY" AND NOT t IN_LIST ETR_PC_ORDER)
+    string(APPEND ETR_PC_LIBS " -l${t}")
+  endif()
+endforeach()
+foreach(t IN LISTS ETR_PC_ORDER)
+  if(TARGET ${t})
+    string(APPEND ETR_PC_LIBS " -l${t}")
+  endif()
+endforeach()
+foreach(name IN LISTS ETR_SYSTEM_LIBS)
+  string(APPEND ETR_PC_LIBS " -l${name}")
+endforeach()
+if(TARGET etr_threadpool)
+  string(APPEND ETR_PC_LIBS " -lcpuinfo")
+endif()
+string(APPEND ETR_PC_LIBS " -lpthread")
+set(ETR_PC_CFLAGS "-DETR_MAX_KERNEL_TABLES=${ETR_MAX_KERNEL_TABLES} -DETR_MAX_BACKENDS=${ETR_MAX_BACKENDS}")
+if(ETR_STRIP_LOGS)
+  string(APPEND ETR_PC_CFLAGS " -DETR_STRIP_LOGS=1")
+else()
+  string(APPEND ETR_PC_CFLAGS " -DETR_STRIP_LOGS=0")
+endif()
+if(TARGET etr_xnnpack_backend)
+  string(APPEND ETR_PC_CFLAGS " -DETR_HAVE_XNNPACK=1")
+endif()
+configure_file(${PROJECT_SOURCE_DIR}/cmake/etr.pc.in ${CMAKE_CURRENT_BINARY_DIR}/etr.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/etr.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
