@@ -7,14 +7,17 @@
 // where <detail> is the first Error-level message the runtime logged, and
 // exits with a code from 1 to 7 (see runner_io.h).
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "examples/executor_runner/profile_trace.h"
 #include "examples/executor_runner/runner_io.h"
 #include "extension/bundled_program/bundled_program.h"
 #include "extension/data_loader/buffer_data_loader.h"
@@ -194,16 +197,19 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
-int execute(Method& method, const InputSet& inputs, int64_t runs) {
+int execute(Method& method, const InputSet& inputs, int64_t runs, TraceRecorder* trace) {
   std::vector<double> ms;
+  method.set_observer(trace);
   for (int64_t r = 0; r < runs; ++r) {
     // Inputs are set again each time: a method may reuse their planned memory.
     const int rc = apply_inputs(method, inputs);
     if (rc != kExitOk) return rc;
     reset_first_error();
+    if (trace != nullptr) trace->begin_execute();
     const uint64_t start = platform_now_ns();
     const Error err = method.execute();
     const uint64_t end = platform_now_ns();
+    if (trace != nullptr) trace->end_execute();
     if (err != Error::Ok) {
       return fail(
           kExitExecute,
@@ -259,8 +265,21 @@ int run(const Options& options) {
 
   InputSet inputs;
   rc = prepare_inputs(*method, options.inputs, &inputs);
-  if (rc == kExitOk) rc = execute(*method, inputs, options.num_executions);
+  std::unique_ptr<TraceRecorder> trace;
+  if (!options.profile.empty()) trace = std::make_unique<TraceRecorder>();
+  if (rc == kExitOk) rc = execute(*method, inputs, options.num_executions, trace.get());
   if (rc != kExitOk) return rc;
+  if (trace != nullptr) {
+    const size_t slash = options.profile.rfind('/');
+    const bool dir_ok = slash == std::string::npos || slash == 0 ||
+                        make_directories(options.profile.substr(0, slash)) == 0;
+    if (!dir_ok || !trace->write(options.profile, name)) {
+      return fail(kExitOutput, "cannot write the profile '" + options.profile + "'",
+                  Error::AccessFailed, std::strerror(errno));
+    }
+    std::printf("profile: %zu events written to %s\n", trace->num_events(),
+                options.profile.c_str());
+  }
   print_outputs(*method);
   if (!options.output_dir.empty()) return write_outputs(*method, options.output_dir);
   return kExitOk;

@@ -25,7 +25,7 @@ constexpr FlagSpec kFlags[] = {
     {"model_path", true}, {"method", true},         {"input", true},           {"data_path", true},
     {"output_dir", true}, {"num_executions", true}, {"list_operators", false}, {"help", false},
     {"verbose", false},   {"threads", true},        {"bundled_program", true}, {"rtol", true},
-    {"atol", true},
+    {"atol", true},       {"profile", true},
 };
 
 bool parse_bool(const std::string& v, bool* out) {
@@ -62,6 +62,7 @@ bool apply_flag(const std::string& name, const std::string& value, bool has_valu
   if (name == "data_path") o->data_paths.push_back(value);
   if (name == "output_dir") o->output_dir = value;
   if (name == "bundled_program") o->bundled_program = value;
+  if (name == "profile") o->profile = value;
   if ((name == "rtol" && !parse_tolerance(value, &o->rtol)) ||
       (name == "atol" && !parse_tolerance(value, &o->atol))) {
     *error = "--" + name + " needs a number >= 0, got '" + value + "'";
@@ -312,6 +313,9 @@ void print_usage(std::FILE* out) {
                "                        the expected one: |actual - expected| <= atol +\n"
                "                        rtol * |actual| (--rtol default 1e-5, --atol 1e-6;\n"
                "                        integer and bool outputs must be equal)\n"
+               "  --profile=FILE.json   write a trace of every kernel and delegate call (name,\n"
+               "                        tensor shapes, duration) for ui.perfetto.dev or\n"
+               "                        chrome://tracing\n"
                "  --list_operators      print every registered operator and exit\n"
                "  --verbose             echo runtime log messages to stderr\n"
                "  --help                print this help and exit\n"
@@ -454,9 +458,6 @@ void print_outputs(const Method& method) {
   }
 }
 
-namespace {
-
-// mkdir -p: creates `dir` and its missing parents; 0 or -1 with errno set.
 int make_directories(const std::string& dir) {
   for (size_t pos = dir.find('/', 1); pos != std::string::npos; pos = dir.find('/', pos + 1)) {
     const std::string parent = dir.substr(0, pos);
@@ -471,8 +472,6 @@ int make_directories(const std::string& dir) {
   }
   return 0;
 }
-
-}  // namespace
 
 int write_outputs(const Method& method, const std::string& dir) {
   if (make_directories(dir) != 0) {

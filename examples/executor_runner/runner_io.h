@@ -40,6 +40,8 @@ struct Options {
   bool verbose = false;
   // --bundled_program: run every test case of this .bpte instead of --model_path.
   std::string bundled_program;
+  // --profile: write a Chrome/Perfetto trace of every kernel and delegate call.
+  std::string profile;
   double rtol = 1e-5;  // tolerances for comparing bundled expected outputs
   double atol = 1e-6;
 };
@@ -60,6 +62,9 @@ std::string first_error();
 //   executor_runner: error: <what>: <ErrorName> (<detail>)
 // `detail` defaults to the first logged error, then to `fallback`.
 int fail(int code, const std::string& what, Error error, const std::string& fallback = "");
+
+// mkdir -p: creates `dir` and its missing parents; 0, or -1 with errno set.
+int make_directories(const std::string& dir);
 
 // Host-side inputs: the value to set for each method input, and the heap
 // tensors those values point to (kept alive for as long as the method runs).

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "extension/data_loader/posix_read.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/platform/platform.h"
 
@@ -52,18 +53,7 @@ Error FileDataLoader::read_exact(size_t offset, size_t size, void* dst) const {
     ETR_FAIL(Error::InvalidArgument, "file loader: range [%zu, +%zu) is outside the %zu-byte file",
              offset, size, file_size_);
   }
-  uint8_t* out = static_cast<uint8_t*>(dst);
-  size_t done = 0;
-  while (done < size) {
-    const ssize_t n = ::pread(fd_, out + done, size - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ETR_FAIL(Error::AccessFailed, "file loader: read of %zu bytes at offset %zu failed", size,
-               offset);
-    }
-    done += static_cast<size_t>(n);
-  }
-  return Error::Ok;
+  return internal::pread_exact(fd_, offset, size, dst, "file loader");
 }
 
 Result<FreeableBuffer> FileDataLoader::load(size_t offset, size_t size, SegmentKind kind) {

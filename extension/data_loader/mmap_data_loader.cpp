@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "extension/data_loader/posix_read.h"
 #include "runtime/core/checked_math.h"
 
 namespace etr {
@@ -93,18 +94,7 @@ Result<FreeableBuffer> MmapDataLoader::load(size_t offset, size_t size, SegmentK
 Error MmapDataLoader::load_into(size_t offset, size_t size, SegmentKind kind, void* dst) {
   (void)kind;
   ETR_RETURN_IF_ERROR(check_range(offset, size));
-  uint8_t* out = static_cast<uint8_t*>(dst);
-  size_t done = 0;
-  while (done < size) {
-    const ssize_t n = ::pread(fd_, out + done, size - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ETR_FAIL(Error::AccessFailed, "mmap loader: read of %zu bytes at offset %zu failed", size,
-               offset);
-    }
-    done += static_cast<size_t>(n);
-  }
-  return Error::Ok;
+  return internal::pread_exact(fd_, offset, size, dst, "mmap loader");
 }
 
 }  // namespace etr

@@ -96,6 +96,22 @@ bool parse_rounding_mode(const std::optional<StringView>& rounding_mode, DivMode
   return true;
 }
 
+// Calls fn(std::integral_constant<DivMode, m>{}) for the rounding mode m the
+// optional string names (the caller's prepare step refused other strings).
+template <typename Fn>
+bool with_rounding_mode(const std::optional<StringView>& rounding_mode, Fn&& fn) {
+  DivMode mode = DivMode::kTrue;
+  if (!parse_rounding_mode(rounding_mode, &mode)) return false;
+  if (mode == DivMode::kTrue) {
+    fn(std::integral_constant<DivMode, DivMode::kTrue>{});
+  } else if (mode == DivMode::kTrunc) {
+    fn(std::integral_constant<DivMode, DivMode::kTrunc>{});
+  } else {
+    fn(std::integral_constant<DivMode, DivMode::kFloor>{});
+  }
+  return true;
+}
+
 template <DivMode mode>
 void div_tensor(KernelContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {
   const Tensor* ins[] = {&self, &other};
@@ -167,16 +183,10 @@ void div_scalar_out(KernelContext& ctx, const Tensor& self, Scalar other, Tensor
 
 void div_out_mode(KernelContext& ctx, const Tensor& self, const Tensor& other,
                   std::optional<StringView> rounding_mode, Tensor& out) {
-  DivMode mode = DivMode::kTrue;
-  ETR_KERNEL_CHECK(ctx, parse_rounding_mode(rounding_mode, &mode), Error::Internal,
-                   "%s: unknown rounding_mode (prepare refuses it)", ctx.op_name());
-  if (mode == DivMode::kTrue) {
-    div_tensor<DivMode::kTrue>(ctx, self, other, out);
-  } else if (mode == DivMode::kTrunc) {
-    div_tensor<DivMode::kTrunc>(ctx, self, other, out);
-  } else {
-    div_tensor<DivMode::kFloor>(ctx, self, other, out);
-  }
+  const bool known = with_rounding_mode(
+      rounding_mode, [&](auto m) { div_tensor<decltype(m)::value>(ctx, self, other, out); });
+  ETR_KERNEL_CHECK(ctx, known, Error::Internal, "%s: unknown rounding_mode (prepare refuses it)",
+                   ctx.op_name());
 }
 
 Error div_scalar_mode_prepare(KernelPrepareContext& ctx, const Tensor& self, Scalar other,
@@ -193,16 +203,10 @@ Error div_scalar_mode_prepare(KernelPrepareContext& ctx, const Tensor& self, Sca
 
 void div_scalar_mode_out(KernelContext& ctx, const Tensor& self, Scalar other,
                          std::optional<StringView> rounding_mode, Tensor& out) {
-  DivMode mode = DivMode::kTrue;
-  ETR_KERNEL_CHECK(ctx, parse_rounding_mode(rounding_mode, &mode), Error::Internal,
-                   "%s: unknown rounding_mode (prepare refuses it)", ctx.op_name());
-  if (mode == DivMode::kTrue) {
-    div_scalar<DivMode::kTrue>(ctx, self, other, out);
-  } else if (mode == DivMode::kTrunc) {
-    div_scalar<DivMode::kTrunc>(ctx, self, other, out);
-  } else {
-    div_scalar<DivMode::kFloor>(ctx, self, other, out);
-  }
+  const bool known = with_rounding_mode(
+      rounding_mode, [&](auto m) { div_scalar<decltype(m)::value>(ctx, self, other, out); });
+  ETR_KERNEL_CHECK(ctx, known, Error::Internal, "%s: unknown rounding_mode (prepare refuses it)",
+                   ctx.op_name());
 }
 
 void floor_divide_out(KernelContext& ctx, const Tensor& self, const Tensor& other, Tensor& out) {

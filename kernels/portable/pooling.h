@@ -42,6 +42,22 @@ void adaptive_avg_pool2d_out(KernelContext& ctx, const Tensor& self, IntArrayRef
 Error adaptive_avg_pool2d_prepare(KernelPrepareContext& ctx, const Tensor& self,
                                   IntArrayRef output_size, Tensor& out);
 
+// ---- op_max_pool2d_backward.cpp: Float/Double, indices Long (range-checked).
+// aten::max_pool2d_with_indices_backward.grad_input(Tensor grad_output, Tensor self,
+//   int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode,
+//   Tensor indices, *, Tensor(a!) grad_input)
+void max_pool2d_with_indices_backward_grad_input(KernelContext& ctx, const Tensor& grad_output,
+                                                 const Tensor& self, IntArrayRef kernel_size,
+                                                 IntArrayRef stride, IntArrayRef padding,
+                                                 IntArrayRef dilation, bool ceil_mode,
+                                                 const Tensor& indices, Tensor& grad_input);
+Error max_pool2d_with_indices_backward_prepare(KernelPrepareContext& ctx,
+                                               const Tensor& grad_output, const Tensor& self,
+                                               IntArrayRef kernel_size, IntArrayRef stride,
+                                               IntArrayRef padding, IntArrayRef dilation,
+                                               bool ceil_mode, const Tensor& indices,
+                                               Tensor& grad_input);
+
 // The family's table (see kernel_table.cpp).
 inline constexpr KernelEntry kPoolingKernels[] = {
     make_kernel<&max_pool2d_with_indices_out, &max_pool2d_with_indices_prepare>(
@@ -49,6 +65,10 @@ inline constexpr KernelEntry kPoolingKernels[] = {
     make_kernel<&avg_pool2d_out, &avg_pool2d_prepare>("aten::avg_pool2d.out", kFloatingTypes),
     make_kernel<&adaptive_avg_pool2d_out, &adaptive_avg_pool2d_prepare>(
         "aten::_adaptive_avg_pool2d.out", kFloatingTypes),
+    make_kernel<&max_pool2d_with_indices_backward_grad_input,
+                &max_pool2d_with_indices_backward_prepare>(
+        "aten::max_pool2d_with_indices_backward.grad_input",
+        kFloatingTypes | DtypeSet::of(ScalarType::Long)),
 };
 
 }  // namespace etr

@@ -138,8 +138,9 @@ inline Result<BundledComparison> run_case(const BundledProgram& bp, Method& meth
 
 // Loads `bytes` and runs every test case of every suite; the first error
 // (Ok when all ran; mismatches are not errors). `cases`/`passed` count.
+// With `execute` false, methods are loaded but no case is run.
 inline Error run_everything(const AlignedBytes& bytes, size_t* cases = nullptr,
-                            size_t* passed = nullptr) {
+                            size_t* passed = nullptr, bool execute = true) {
   Result<BundledProgram> bp = BundledProgram::load(bytes.data(), bytes.size());
   if (!bp.ok()) return bp.error();
   LoadedBundle lb;
@@ -150,7 +151,7 @@ inline Error run_everything(const AlignedBytes& bytes, size_t* cases = nullptr,
     Error err = lb.load_method(name);
     if (err == Error::Ok) {
       Result<size_t> n = bp->num_test_cases(name);
-      for (size_t c = 0; n.ok() && c < *n; ++c) {
+      for (size_t c = 0; execute && n.ok() && c < *n; ++c) {
         Result<BundledComparison> r = run_case(*bp, *lb.method, c, 1e-5, 1e-6);
         if (cases != nullptr) ++*cases;
         if (r.ok() && r->passed && passed != nullptr) ++*passed;

@@ -305,3 +305,30 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RunnerManifestCase);
 
 }  // namespace
 }  // namespace etr
+
+namespace etr {
+namespace {
+
+// --profile: one complete ("X") event per kernel call and per execute, with
+// the operator names of test/models/add_mul (add, mul, sub, div).
+TEST(RunnerProfileTest, WritesAChromeTraceOfEveryKernelCall) {
+  TempDir dir;
+  const std::string trace = dir.path() + "/new/sub/trace.json";
+  const RunResult r = run_runner("--model_path " + quote(model("add_mul.pte")) +
+                                 " --num_executions=2 --profile=" + quote(trace));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto text = testing::read_file(trace);
+  ASSERT_TRUE(text.ok());
+  size_t events = 0;
+  for (size_t at = text->find("\"ph\": \"X\""); at != std::string::npos;
+       at = text->find("\"ph\": \"X\"", at + 1))
+    ++events;
+  EXPECT_EQ(events, 2u * (4u + 1u));  // two executes of 4 kernels, plus the executes
+  for (const char* op : {"aten::add.out", "aten::mul.out", "aten::sub.out", "aten::div.out"})
+    EXPECT_NE(text->find(op), std::string::npos) << op;
+  EXPECT_NE(text->find("[2, 3, 4] Float"), std::string::npos);
+  EXPECT_EQ(text->rfind("]}\n"), text->size() - 3);
+}
+
+}  // namespace
+}  // namespace etr

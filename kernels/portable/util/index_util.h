@@ -26,4 +26,56 @@ inline int64_t load_index(const void* data, ScalarType t, int64_t i) {
 [[nodiscard]] Error check_indices(const char* op, const Tensor& index, int64_t size,
                                   bool allow_negative);
 
+// Advanced indexing (index.Tensor, index_put): an OptionalTensorList of
+// Long/Int index tensors and Bool/Byte masks over self's leading dims.
+
+// True for a Bool/Byte mask (it stands for its nonzero coordinates).
+bool is_index_mask(const Tensor& t);
+
+// One indexed self dim: index data viewed with its own sizes and strides (a
+// mask contributes one column of its nonzero coordinates), plus its strides
+// over the broadcast index shape.
+struct IndexSource {
+  size_t dim = 0;
+  const void* data = nullptr;
+  ScalarType type = ScalarType::Long;
+  size_t rank = 0;
+  int64_t sizes[kTensorMaxDim] = {};
+  int64_t strides[kTensorMaxDim] = {};
+  int64_t bstrides[kTensorMaxDim] = {};
+};
+
+// The indexed positions: sources, the broadcast index shape and the result's
+// layout [pre, broadcast, post]. The self dims that are not indexed stay in
+// front (pre) only when they come before an adjacent index block, as in
+// PyTorch; all others follow (post).
+struct IndexPlan {
+  size_t count = 0;
+  IndexSource src[kTensorMaxDim];
+  size_t brank = 0;
+  int64_t bsizes[kTensorMaxDim] = {};
+  size_t num_pre = 0, num_post = 0;
+  size_t pre[kTensorMaxDim] = {};
+  size_t post[kTensorMaxDim] = {};
+  size_t rank() const { return num_pre + brank + num_post; }
+};
+
+// The op's own check of a mask's layout before it is read (mask over self
+// dims [d, d + mask.dim())).
+using MaskLayoutCheck = Error (*)(const char* op, const Tensor& self, const Tensor& mask, size_t d);
+
+// For run(): builds `p` from `indices` (the prepare step checked dtypes and
+// that every index fits within self's rank). Range-checks every index,
+// expands masks into temp memory and broadcasts the index shapes.
+[[nodiscard]] Error build_index_plan(KernelContext& ctx, const char* op, const Tensor& self,
+                                     OptionalTensorList indices, MaskLayoutCheck check_mask,
+                                     IndexPlan* p);
+
+// The result size at result dim r.
+int64_t index_result_size(const IndexPlan& p, const Tensor& self, size_t r);
+
+// Self's offset (in elements) selected by the index sources at broadcast
+// coordinate b[0, p.brank).
+int64_t indexed_offset(const IndexPlan& p, const Tensor& self, const int64_t* b);
+
 }  // namespace etr
