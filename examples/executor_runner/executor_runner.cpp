@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "examples/executor_runner/inspect.h"
 #include "examples/executor_runner/profile_trace.h"
 #include "examples/executor_runner/runner_io.h"
 #include "extension/bundled_program/bundled_program.h"
@@ -167,24 +168,30 @@ int allocate_planned(const MethodMeta& meta, MethodMemory* mem) {
 
 // Loads the method with a method allocator of the size MethodMeta reports
 // for its tables plus room for kernel and delegate state.
-int load_method(const Program& program, const MethodMeta& meta, const ExternalData& external,
-                ThreadPool* threads, MethodMemory* mem, std::optional<Method>* method) {
-  const std::string name = meta.name();
+// load_method without the failure line: the error, its message in first_error().
+Result<Method> try_load_method(const Program& program, const MethodMeta& meta,
+                               const ExternalData& external, ThreadPool* threads,
+                               MethodMemory* mem) {
   const size_t pool = meta.method_allocator_bytes() + kStatePool;
+  reset_first_error();
   mem->method_pool = allocate_aligned(pool);
   if (!mem->method_pool) {
-    return fail(kExitMethodLoad, "cannot allocate the method pool", Error::MemoryAllocationFailed,
-                std::to_string(pool) + " bytes");
+    ETR_FAIL(Error::MemoryAllocationFailed, "cannot allocate the method pool (%zu bytes)", pool);
   }
   mem->method_allocator = std::make_unique<MemoryAllocator>(mem->method_pool.get(), pool);
   mem->manager = std::make_unique<MemoryManager>(mem->method_allocator.get(), &mem->planned,
                                                  mem->temp_allocator.get());
-  reset_first_error();
   MethodLoadOptions options;
   options.thread_pool = threads;
   options.external_data =
       Span<const NamedDataMap* const>(external.views.data(), external.views.size());
-  Result<Method> loaded = program.load_method(name.c_str(), mem->manager.get(), options);
+  return program.load_method(meta.name(), mem->manager.get(), options);
+}
+
+int load_method(const Program& program, const MethodMeta& meta, const ExternalData& external,
+                ThreadPool* threads, MethodMemory* mem, std::optional<Method>* method) {
+  const std::string name = meta.name();
+  Result<Method> loaded = try_load_method(program, meta, external, threads, mem);
   if (!loaded.ok())
     return fail(kExitMethodLoad, "cannot load method '" + name + "'", loaded.error());
   method->emplace(std::move(*loaded));
@@ -282,6 +289,67 @@ int run(const Options& options) {
   }
   print_outputs(*method);
   if (!options.output_dir.empty()) return write_outputs(*method, options.output_dir);
+  return kExitOk;
+}
+
+// --info: prints what the file needs and tries to load every method (or
+// --method) with this build's kernels and backends. Exit 0 when all load.
+int info(const Options& options) {
+  int rc = register_all_kernels();
+  if (rc != kExitOk) return rc;
+  const std::string& path = options.model_path;
+  reset_first_error();
+  Result<FileDataLoader> loader = FileDataLoader::from(path.c_str());
+  if (!loader.ok()) return fail(kExitProgramLoad, "cannot open '" + path + "'", loader.error());
+  Result<size_t> file_size = loader->size();
+  reset_first_error();
+  Result<Program> program = Program::load(&*loader);
+  if (!program.ok()) {
+    return fail(kExitProgramLoad, "cannot load program '" + path + "'", program.error());
+  }
+  print_program_info(*program, path, file_size.ok() ? *file_size : 0);
+  ExternalData external;
+  rc = load_external_data(options.data_paths, &external);
+  if (rc != kExitOk) return rc;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < program->num_methods(); ++i) {
+    Result<const char*> n = program->get_method_name(i);
+    if (n.ok() && (options.method.empty() || options.method == *n)) names.emplace_back(*n);
+  }
+  if (names.empty()) {
+    return fail(kExitMethodLoad, "no method named '" + options.method + "'", Error::NotFound);
+  }
+  std::string first_failure;
+  for (const std::string& name : names) {
+    const bool complete = print_method_info(*program, name.c_str());
+    // The real test: load the method as a run would (memory, kernels'
+    // prepare steps, delegates' init).
+    Result<MethodMeta> meta = program->method_meta(name.c_str());
+    MethodMemory mem;
+    std::string verdict = "ok";
+    if (!meta.ok()) {
+      verdict = to_string(meta.error());
+    } else if (allocate_planned(*meta, &mem) != kExitOk) {
+      verdict = "cannot allocate its planned memory";
+    } else {
+      Result<Method> loaded = try_load_method(*program, *meta, external, nullptr, &mem);
+      if (!loaded.ok()) verdict = std::string(to_string(loaded.error())) + ": " + first_error();
+    }
+    if (verdict == "ok") {
+      std::printf("  load: ok (method memory used: %zu bytes)\n", mem.method_allocator->used());
+    } else {
+      std::printf("  load: FAILED: %s\n", verdict.c_str());
+      if (first_failure.empty()) first_failure = "method '" + name + "': " + verdict;
+    }
+    if (!complete && first_failure.empty()) {
+      first_failure = "method '" + name + "' needs an operator or backend this build lacks";
+    }
+  }
+  if (!first_failure.empty()) {
+    std::printf("verdict: this build cannot run '%s'\n", path.c_str());
+    return fail(kExitMethodLoad, "cannot run '" + path + "'", Error::NotSupported, first_failure);
+  }
+  std::printf("verdict: this build can run every method of '%s'\n", path.c_str());
   return kExitOk;
 }
 
@@ -440,5 +508,6 @@ int main(int argc, char** argv) {
   }
   if (options.list_operators) return list_operators();
   if (!options.bundled_program.empty()) return run_bundled(options);
+  if (options.info) return info(options);
   return run(options);
 }

@@ -25,7 +25,7 @@ constexpr FlagSpec kFlags[] = {
     {"model_path", true}, {"method", true},         {"input", true},           {"data_path", true},
     {"output_dir", true}, {"num_executions", true}, {"list_operators", false}, {"help", false},
     {"verbose", false},   {"threads", true},        {"bundled_program", true}, {"rtol", true},
-    {"atol", true},       {"profile", true},
+    {"atol", true},       {"profile", true},        {"info", false},
 };
 
 bool parse_bool(const std::string& v, bool* out) {
@@ -79,6 +79,7 @@ bool apply_flag(const std::string& name, const std::string& value, bool has_valu
   bool* target = name == "list_operators" ? &o->list_operators
                  : name == "help"         ? &o->help
                  : name == "verbose"      ? &o->verbose
+                 : name == "info"         ? &o->info
                                           : nullptr;
   if (target != nullptr) {
     *target = true;
@@ -292,6 +293,8 @@ void print_usage(std::FILE* out) {
                "                       [--num_executions=N] [--threads=N] [--verbose]\n"
                "       executor_runner --bundled_program=FILE.bpte [--method=NAME]\n"
                "                       [--rtol=X] [--atol=X] [--data_path=FILE.ptd ...]\n"
+               "       executor_runner --model_path=FILE --info [--method=NAME]\n"
+               "                       [--data_path=FILE.ptd ...]\n"
                "       executor_runner --list_operators | --help\n"
                "\n"
                "Runs one method of an ExecuTorch .pte program (portable kernels, prim ops and,\n"
@@ -316,6 +319,9 @@ void print_usage(std::FILE* out) {
                "  --profile=FILE.json   write a trace of every kernel and delegate call (name,\n"
                "                        tensor shapes, duration) for ui.perfetto.dev or\n"
                "                        chrome://tracing\n"
+               "  --info                describe the file (methods, I/O, planned memory, every\n"
+               "                        operator with its dtypes and kernel, delegates) and\n"
+               "                        load each method; exit 0 when this build can run it\n"
                "  --list_operators      print every registered operator and exit\n"
                "  --verbose             echo runtime log messages to stderr\n"
                "  --help                print this help and exit\n"

@@ -36,6 +36,7 @@ struct Options {
   int64_t num_executions = 1;
   int64_t threads = 0;  // 0: one per physical core
   bool list_operators = false;
+  bool info = false;  // --info: describe the file and whether this build can run it
   bool help = false;
   bool verbose = false;
   // --bundled_program: run every test case of this .bpte instead of --model_path.

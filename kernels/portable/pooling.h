@@ -51,12 +51,11 @@ void max_pool2d_with_indices_backward_grad_input(KernelContext& ctx, const Tenso
                                                  IntArrayRef stride, IntArrayRef padding,
                                                  IntArrayRef dilation, bool ceil_mode,
                                                  const Tensor& indices, Tensor& grad_input);
-Error max_pool2d_with_indices_backward_prepare(KernelPrepareContext& ctx,
-                                               const Tensor& grad_output, const Tensor& self,
-                                               IntArrayRef kernel_size, IntArrayRef stride,
-                                               IntArrayRef padding, IntArrayRef dilation,
-                                               bool ceil_mode, const Tensor& indices,
-                                               Tensor& grad_input);
+Error max_pool2d_with_indices_backward_prepare(KernelPrepareContext& ctx, const Tensor& grad_output,
+                                               const Tensor& self, IntArrayRef kernel_size,
+                                               IntArrayRef stride, IntArrayRef padding,
+                                               IntArrayRef dilation, bool ceil_mode,
+                                               const Tensor& indices, Tensor& grad_input);
 
 // The family's table (see kernel_table.cpp).
 inline constexpr KernelEntry kPoolingKernels[] = {

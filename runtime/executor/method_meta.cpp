@@ -194,4 +194,48 @@ bool MethodMeta::uses_backend(const char* backend_name) const {
   return false;
 }
 
+size_t MethodMeta::num_operators() const { return vec_size(plan_->operators()); }
+
+Result<OperatorUse> MethodMeta::operator_use(size_t index) const {
+  if (index >= num_operators()) {
+    ETR_FAIL(Error::InvalidArgument, "operator index %zu is out of range (%zu operators)", index,
+             num_operators());
+  }
+  const etr_fb::Operator* op = plan_->operators()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  if (op == nullptr || op->name() == nullptr) {
+    ETR_FAIL(Error::InvalidProgram, "method '%s': operator %zu has no name", name(), index);
+  }
+  OperatorUse use{op->name()->c_str(), op->overload() == nullptr ? "" : op->overload()->c_str(), 0,
+                  0};
+  const auto* values = plan_->values();
+  auto add_dtype = [&](int32_t v) {
+    if (v < 0 || static_cast<size_t>(v) >= vec_size(values)) return;
+    const etr_fb::EValue* ev = values->Get(static_cast<flatbuffers::uoffset_t>(v));
+    const etr_fb::Tensor* t = ev == nullptr ? nullptr : ev->val_as_Tensor();
+    const int dtype = t == nullptr ? -1 : static_cast<int>(t->scalar_type());
+    if (dtype >= 0 && dtype < 64) use.dtype_bits |= uint64_t{1} << dtype;
+  };
+  const auto* chains = plan_->chains();
+  for (flatbuffers::uoffset_t c = 0; c < vec_size(chains); ++c) {
+    const auto* instrs = chains->Get(c) == nullptr ? nullptr : chains->Get(c)->instructions();
+    for (flatbuffers::uoffset_t i = 0; i < vec_size(instrs); ++i) {
+      const etr_fb::Instruction* in = instrs->Get(i);
+      const etr_fb::KernelCall* call = in == nullptr ? nullptr : in->instr_args_as_KernelCall();
+      if (call == nullptr || call->op_index() < 0 || static_cast<size_t>(call->op_index()) != index)
+        continue;
+      ++use.calls;
+      for (flatbuffers::uoffset_t a = 0; a < vec_size(call->args()); ++a) {
+        const int32_t v = call->args()->Get(a);
+        add_dtype(v);
+        if (v < 0 || static_cast<size_t>(v) >= vec_size(values) || values->Get(v) == nullptr)
+          continue;
+        const etr_fb::TensorList* list = values->Get(v)->val_as_TensorList();
+        for (flatbuffers::uoffset_t k = 0; list != nullptr && k < vec_size(list->items()); ++k)
+          add_dtype(list->items()->Get(k));
+      }
+    }
+  }
+  return use;
+}
+
 }  // namespace etr

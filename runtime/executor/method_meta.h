@@ -29,6 +29,15 @@ struct TensorInfo {
   bool is_dynamic;
 };
 
+// One operator of a method's operator table and how the method calls it.
+struct OperatorUse {
+  const char* name;      // "aten::add" (points into the program)
+  const char* overload;  // "out", or "" when the program stores none
+  size_t calls;          // KernelCall instructions that call it
+  // Bit i set: some call passes a tensor (or tensor-list item) of ScalarType i.
+  uint64_t dtype_bits;
+};
+
 class MethodMeta final {
  public:
   explicit MethodMeta(const etr_fb::ExecutionPlan* plan) : plan_(plan) {}
@@ -47,6 +56,11 @@ class MethodMeta final {
   size_t num_backends() const;
   [[nodiscard]] Result<const char*> get_backend_name(size_t index) const;
   bool uses_backend(const char* name) const;
+  // The method's operator table with call counts and argument dtypes (for
+  // inspectors: no kernel is looked up). Out-of-range value indices in a
+  // call are skipped here; load_method reports them.
+  size_t num_operators() const;
+  [[nodiscard]] Result<OperatorUse> operator_use(size_t index) const;
 
   // Bytes load_method takes from the method allocator for the method's own
   // tables (values, tensor metadata, lists, instructions, I/O and delegate

@@ -58,8 +58,8 @@ struct LoadedBundle {
   std::unique_ptr<Program> program;
   std::vector<std::vector<uint8_t>> planned;
   std::vector<Span<uint8_t>> spans;
-  std::vector<uint8_t> method_pool = std::vector<uint8_t>(size_t{1} << 20);
-  std::vector<uint8_t> temp_pool = std::vector<uint8_t>(size_t{1} << 20);
+  std::vector<uint8_t> method_pool = std::vector<uint8_t>(size_t{1} << 18);
+  std::vector<uint8_t> temp_pool = std::vector<uint8_t>(size_t{1} << 18);
   std::vector<std::vector<uint64_t>> output_storage;
   std::unique_ptr<MemoryAllocator> method_alloc;
   std::unique_ptr<MemoryAllocator> temp_alloc;

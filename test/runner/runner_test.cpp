@@ -332,3 +332,42 @@ TEST(RunnerProfileTest, WritesAChromeTraceOfEveryKernelCall) {
 
 }  // namespace
 }  // namespace etr
+
+namespace etr {
+namespace {
+
+// --info on a fixture this build runs: every operator has a kernel, exit 0.
+TEST(RunnerInfoTest, DescribesARunnableProgram) {
+  const RunResult r = run_runner("--model_path " + quote(model("cnn.pte")) + " --info");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("input 0: Tensor Float [1, 3, 16, 16]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("aten::convolution.out"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kernel: portable"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("load: ok"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("MISSING"), std::string::npos) << r.out;
+}
+
+// The same file with its relu operator renamed (same length, so the
+// flatbuffer stays valid): --info names the missing operator and fails.
+TEST(RunnerInfoTest, NamesAMissingOperatorAndFails) {
+  auto bytes = testing::read_file(model("cnn.pte"));
+  ASSERT_TRUE(bytes.ok());
+  std::string data = *bytes;
+  const size_t at = data.find("relu");
+  ASSERT_NE(at, std::string::npos);
+  data.replace(at, 4, "relx");
+  TempDir dir;
+  const std::string path = dir.path() + "/renamed.pte";
+  FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(std::fwrite(data.data(), 1, data.size(), f), data.size());
+  std::fclose(f);
+  const RunResult r = run_runner("--model_path " + quote(path) + " --info");
+  expect_single_error(r, 3);  // method load
+  EXPECT_NE(r.out.find("aten::relx.out"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("MISSING: no kernel in this build"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("load: FAILED"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace etr
