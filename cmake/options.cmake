@@ -5,6 +5,7 @@ option(ETR_STRIP_LOGS "Compile out every log message and error string (microcont
 option(ETR_SANITIZE "Build everything with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
 option(ETR_BUILD_FUZZERS "Build libFuzzer harnesses (needs clang)" OFF)
 option(ETR_WERROR "Treat warnings in our code as errors" ON)
+option(ETR_BUILD_PYTHON "Build the Python bindings (python/: module _etr, package etr)" OFF)
 option(ETR_INSTALL "Generate install rules (headers, libraries, CMake package, etr.pc)" ON)
 set(ETR_PLATFORM posix CACHE STRING "Default platform hooks: posix or bare_metal (no OS)")
 set_property(CACHE ETR_PLATFORM PROPERTY STRINGS posix bare_metal)

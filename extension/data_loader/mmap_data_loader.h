@@ -3,8 +3,10 @@
 // them when the FreeableBuffer is released, so a segment that is dropped
 // after load (e.g. a delegate payload) gives its memory back.
 //
-// The file must not be truncated while buffers from it are alive (reading a
-// page past the new end raises SIGBUS, as with any mapping).
+// The file must not be truncated while buffers from it are alive: touching a
+// page past the new end raises SIGBUS, as with any mapping, and mlock does not
+// prevent it. Callers that cannot rule that out use FileDataLoader, which
+// copies each load into memory it owns (Module: ModuleOptions::Loader::File).
 #pragma once
 
 #include <cstddef>

@@ -38,7 +38,8 @@ bool all_close(const Tensor& self, const Tensor& other, Span<const int32_t> size
   const T* b = other.const_data_ptr<T>();
   bool all = true;
   for_each_offset<2>(sizes, strides, [&](const int64_t* off) {
-    if (all && !is_close(a[off[0]], b[off[1]], rtol, atol, equal_nan)) all = false;
+    if (all && !is_close(read_elem(a, off[0]), read_elem(b, off[1]), rtol, atol, equal_nan))
+      all = false;
   });
   return all;
 }

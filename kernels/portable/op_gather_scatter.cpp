@@ -179,8 +179,9 @@ void scatter_add_out(KernelContext& ctx, const Tensor& self, int64_t dim, const 
     using T = typename decltype(tag)::type;
     const T* from = src.const_data_ptr<T>();
     T* dst = out.data_ptr<T>();
-    for_each_index(index, d, out, src,
-                   [&](int64_t a, int64_t b) { dst[a] = add_wrap(dst[a], from[b]); });
+    for_each_index(index, d, out, src, [&](int64_t a, int64_t b) {
+      dst[a] = add_wrap(read_elem(dst, a), read_elem(from, b));
+    });
   });
   ETR_KERNEL_TRY(ctx, check_dispatched(op, known, self.dtype()));
 }

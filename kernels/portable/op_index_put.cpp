@@ -117,8 +117,9 @@ Error put(KernelContext& ctx, const char* op, Tensor& dst, OptionalTensorList in
     using T = typename decltype(tag)::type;
     T* out = dst.data_ptr<T>();
     const T* in = values.const_data_ptr<T>();
-    for_each_position(p, dst, vstrides,
-                      [&](int64_t so, int64_t vo) { out[so] = add_wrap(out[so], in[vo]); });
+    for_each_position(p, dst, vstrides, [&](int64_t so, int64_t vo) {
+      out[so] = add_wrap(read_elem(out, so), read_elem(in, vo));
+    });
   });
   return check_dispatched(op, known, dst.dtype());
 }

@@ -31,8 +31,9 @@ void select_best(const Tensor& self, const ReducePlan& plan, Tensor* values, Ten
     int64_t best_index = -1;
     int64_t k = 0;
     for_each_reduced(plan, in_base, [&](int64_t i) {
-      if (best_index < 0 || better<kMax>(in[i], best)) {
-        best = in[i];
+      const T v = read_elem(in, i);
+      if (best_index < 0 || better<kMax>(v, best)) {
+        best = v;
         best_index = k;
       }
       ++k;
@@ -128,7 +129,8 @@ void best_of_all(KernelContext& ctx, const Tensor& self, Tensor& out) {
     bool first = true;
     for_each_group(plan, [&](int64_t, int64_t in_base) {
       for_each_reduced(plan, in_base, [&](int64_t i) {
-        if (first || better<kMax>(in[i], best)) best = in[i];
+        const T v = read_elem(in, i);
+        if (first || better<kMax>(v, best)) best = v;
         first = false;
       });
     });

@@ -32,7 +32,7 @@ void for_each_index(const Tensor& t, F&& fn) {
 
 template <typename T>
 bool is_nonzero(const void* data, int64_t offset) {
-  return static_cast<const T*>(data)[offset] != T(0);
+  return read_elem(static_cast<const T*>(data), offset) != T(0);
 }
 
 }  // namespace

@@ -84,7 +84,7 @@ bool run_convert_copy(const CopyPlan& plan, void* dst, ScalarType dst_type, cons
       const From* s = static_cast<const From*>(src);
       for_each_row(plan, [&](int64_t doff, int64_t soff, int64_t n, int64_t ds, int64_t ss) {
         for (int64_t i = 0; i < n; ++i) {
-          d[doff + i * ds] = convert<To>(s[soff + i * ss]);
+          d[doff + i * ds] = convert<To>(read_elem(s, soff + i * ss));
         }
       });
     });

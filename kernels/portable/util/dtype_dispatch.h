@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "runtime/core/scalar_type.h"
 
@@ -64,6 +65,18 @@ bool dispatch_floating(ScalarType t, F&& f) {
     case ScalarType::Float: f(TypeTag<float>{}); return true;
     case ScalarType::Double: f(TypeTag<double>{}); return true;
     default: return false;
+  }
+}
+
+// Element i of storage of element type T. Bool storage is read as a byte
+// (!= 0): a hostile program can alias a Bool tensor with other data, and a
+// byte other than 0 or 1 read as bool is undefined behaviour.
+template <typename T>
+inline T read_elem(const T* p, int64_t i) {
+  if constexpr (std::is_same<T, bool>::value) {
+    return reinterpret_cast<const uint8_t*>(p)[i] != 0;
+  } else {
+    return p[i];
   }
 }
 

@@ -193,8 +193,12 @@ bool apply_impl(Tensor& out, Op& op, std::index_sequence<K...>, ReadAs<CTs>... i
   int64_t strides[N][kTensorMaxDim];
   broadcast_strides(out, out.sizes(), strides[0]);
   (broadcast_strides(ins.tensor, out.sizes(), strides[K + 1]), ...);
-  const bool typed =
-      out.dtype() == scalar_type_of<R>() && ((ins.tensor.dtype() == scalar_type_of<CTs>()) && ...);
+  // Bool inputs take the loading path, which reads their bytes as uint8 != 0:
+  // a hostile program can alias a Bool tensor with other data, and reading
+  // a byte other than 0 or 1 as bool is undefined.
+  const bool typed = out.dtype() == scalar_type_of<R>() &&
+                     ((ins.tensor.dtype() == scalar_type_of<CTs>()) && ...) &&
+                     !(std::is_same<CTs, bool>::value || ...);
   if (typed) {
     R* o = out.data_ptr<R>();
     const std::tuple<const CTs*...> p{ins.tensor.template const_data_ptr<CTs>()...};

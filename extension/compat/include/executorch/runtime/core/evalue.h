@@ -1,0 +1,95 @@
+// Compatibility layer (extension/compat): the official EValue (None, Int,
+// Double, Bool, String, Tensor) as a thin wrapper over etr::Value, which is
+// what etr::Module takes and returns. Copies share the tensor. An EValue made
+// from a TensorPtr keeps that TensorPtr alive; one made from a plain Tensor
+// is a view, like the official one.
+#pragma once
+
+#include <executorch/runtime/core/exec_aten/exec_aten.h>
+#include <executorch/runtime/core/tag.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "extension/module/value.h"
+
+namespace executorch {
+namespace runtime {
+
+class EValue {
+ public:
+  Tag tag = Tag::None;
+
+  EValue() = default;
+  /* implicit */ EValue(executorch::aten::Tensor t);
+  /* implicit */ EValue(const std::shared_ptr<executorch::aten::Tensor>& t);
+  /* implicit */ EValue(std::shared_ptr<executorch::aten::Tensor>&& t)
+      : EValue(static_cast<const std::shared_ptr<executorch::aten::Tensor>&>(t)) {}
+  // Any other pointer-like object to a Tensor (a view: does not own it).
+  template <typename T,
+            typename = std::enable_if_t<
+                !std::is_same<std::decay_t<T>, std::shared_ptr<executorch::aten::Tensor>>::value &&
+                !std::is_same<std::decay_t<T>, EValue>::value &&
+                std::is_convertible<decltype(*std::declval<T>()), executorch::aten::Tensor>::value>>
+  /* implicit */ EValue(T&& ptr) : EValue(static_cast<executorch::aten::Tensor>(*ptr)) {}
+  /* implicit */ EValue(int64_t i) : tag(Tag::Int), int_(i) {}
+  /* implicit */ EValue(int i) : EValue(static_cast<int64_t>(i)) {}
+  /* implicit */ EValue(double d) : tag(Tag::Double), double_(d) {}
+  /* implicit */ EValue(bool b) : tag(Tag::Bool), bool_(b) {}
+  EValue(const char* s, size_t size) : tag(Tag::String), string_(s, size) {}
+
+  EValue(const EValue& other);
+  EValue(EValue&& other) noexcept;
+  EValue& operator=(const EValue& other);
+  EValue& operator=(EValue&& other) noexcept;
+  ~EValue() = default;
+
+  bool isNone() const { return tag == Tag::None; }
+  bool isInt() const { return tag == Tag::Int; }
+  bool isDouble() const { return tag == Tag::Double; }
+  bool isBool() const { return tag == Tag::Bool; }
+  bool isString() const { return tag == Tag::String; }
+  bool isTensor() const { return tag == Tag::Tensor; }
+  bool isScalar() const { return isInt() || isDouble() || isBool(); }
+
+  // Accessors: precondition is the matching tag.
+  int64_t toInt() const { return int_; }
+  double toDouble() const { return double_; }
+  bool toBool() const { return bool_; }
+  std::string_view toString() const { return string_; }
+  executorch::aten::Tensor& toTensor() & { return tensor_; }
+  const executorch::aten::Tensor& toTensor() const& { return tensor_; }
+  executorch::aten::Tensor toTensor() && { return tensor_; }
+
+  // Internal (extension/compat): conversions to and from etr::Value.
+  static EValue from_etr(::etr::Value value);
+  ::etr::Value to_etr() const;
+
+ private:
+  void rebind();
+
+  int64_t int_ = 0;
+  double double_ = 0.0;
+  bool bool_ = false;
+  std::string string_;
+  // The etr value holding the tensor (shared with copies), when there is one.
+  ::etr::Value value_;
+  // Keeps a TensorPtr (and so its data or deleter) alive.
+  std::shared_ptr<const void> owner_;
+  executorch::aten::Tensor tensor_;
+};
+
+}  // namespace runtime
+}  // namespace executorch
+
+namespace torch {
+namespace executor {
+using ::executorch::runtime::EValue;
+using ::executorch::runtime::Tag;
+}  // namespace executor
+}  // namespace torch

@@ -1,0 +1,246 @@
+"""Tests of the etr Python bindings (etr.runtime), run by scripts/python_test.sh:
+
+    PYTHONPATH=build-python/python /usr/bin/python3 -m pytest -q python/tests
+
+Every runnable line of test/models/manifest.txt is checked with the manifest's
+tolerance rule, plus errors, metadata, state and bytes loading.
+"""
+
+import io
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+from etr.runtime import Error, Runtime, Verification
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MODELS = ROOT / "test" / "models"
+
+
+def _manifest_cases():
+    cases = []
+    for lineno, line in enumerate((MODELS / "manifest.txt").read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        fields = dict(tok.split("=", 1) for tok in line.split())
+        if "expect_error" in fields:
+            continue
+        inputs = [] if fields["inputs"] == "-" else fields["inputs"].split(",")
+        if not all(p.endswith(".npy") for p in inputs):
+            continue
+        expected = [] if fields["expected"] == "-" else fields["expected"].split(",")
+        case_id = f"{fields['pte'][:-4]}-{fields['method']}-{lineno}"
+        cases.append(pytest.param(fields, inputs, expected, id=case_id))
+    return cases
+
+
+def _check(got, exp_path, rtol, atol, what):
+    if exp_path.endswith(".txt"):
+        assert got == (MODELS / exp_path).read_bytes().decode(), what
+        return
+    exp = np.load(MODELS / exp_path)
+    if not isinstance(got, np.ndarray):  # Int / Double / Bool value: a 0-d array in the file
+        assert exp.ndim == 0, what
+        got = np.asarray(got)
+    assert got.shape == exp.shape, f"{what}: shape {got.shape}, expected {exp.shape}"
+    if exp.dtype.kind == "f" or got.dtype.kind == "f":
+        g = got.astype(np.float64)
+        e = exp.astype(np.float64)
+        bad = np.abs(g - e) > atol + rtol * np.abs(e)
+        assert not bad.any(), (f"{what}: {int(bad.sum())} elements off, max err "
+                               f"{float(np.max(np.abs(g - e)))}")
+    else:
+        assert got.dtype == exp.dtype, f"{what}: dtype {got.dtype}, expected {exp.dtype}"
+        assert np.array_equal(got, exp), what
+
+
+@pytest.mark.parametrize("fields,inputs,expected", _manifest_cases())
+def test_manifest(fields, inputs, expected):
+    program = Runtime.get().load_program(str(MODELS / fields["pte"]))
+    method = program.load_method(fields["method"])
+    args = [np.load(MODELS / p) for p in inputs]
+    outputs = None
+    for _ in range(int(fields["executions"])):
+        outputs = method.execute(args)
+    assert len(outputs) == len(expected)
+    for i, (got, exp) in enumerate(zip(outputs, expected)):
+        _check(got, exp, float(fields["rtol"]), float(fields["atol"]), f"output {i}")
+
+
+def _mlp():
+    return Runtime.get().load_program(str(MODELS / "mlp.pte"))
+
+
+def _mlp_input():
+    return np.load(MODELS / "mlp" / "a_in0.npy")
+
+
+def test_runtime_is_a_singleton():
+    assert Runtime.get() is Runtime.get()
+
+
+def test_method_names_and_metadata():
+    program = Runtime.get().load_program(MODELS / "two_methods.pte",
+                                         verification=Verification.Minimal)
+    assert program.method_names == {"forward", "decode", "get_int", "get_float", "get_bool",
+                                    "get_name"}
+    meta = program.metadata("decode")
+    assert meta.name() == "decode"
+    assert meta.num_inputs() == 2 and meta.num_outputs() == 2
+    dec_in0 = np.load(MODELS / "two_methods" / "dec_in0.npy")
+    info = meta.input_tensor_meta(0)
+    assert info.tag == "Tensor"
+    assert info.shape == dec_in0.shape and info.sizes() == dec_in0.shape
+    assert info.numpy_dtype == dec_in0.dtype and info.dtype_name == "Float"
+    assert info.dtype() == 6 and info.dynamic is False and info.nbytes() == dec_in0.nbytes
+    assert program.metadata("get_int").outputs[0].tag == "Int"
+    assert program.load_method("get_name").metadata.outputs[0].tag == "String"
+
+
+def test_dynamic_metadata():
+    meta = Runtime.get().load_program(str(MODELS / "dynamic_shape.pte")).metadata("forward")
+    assert meta.inputs[0].dynamic is True
+    assert meta.inputs[0].shape == (8, 4)
+
+
+def test_load_program_from_bytes_and_file_object():
+    data = (MODELS / "mlp.pte").read_bytes()
+    expected = np.load(MODELS / "mlp" / "a_out0.npy")
+    for source in (data, bytearray(data), io.BytesIO(data)):
+        program = Runtime.get().load_program(source)
+        out = program.load_method("forward").execute([_mlp_input()])[0]
+        np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_bytes_program_temp_file_is_removed():
+    import gc
+    import tempfile
+    before = set(pathlib.Path(tempfile.gettempdir()).glob("etr-*.pte"))
+    program = Runtime.get().load_program((MODELS / "mlp.pte").read_bytes())
+    program.load_method("forward").execute([_mlp_input()])
+    del program
+    gc.collect()
+    assert set(pathlib.Path(tempfile.gettempdir()).glob("etr-*.pte")) == before
+
+
+def test_mutable_buffer_state_persists_and_outputs_own_their_data():
+    program = Runtime.get().load_program(str(MODELS / "mutable_buffer.pte"))
+    method = program.load_method("forward")
+    x1 = np.load(MODELS / "mutable_buffer" / "run1_in0.npy")
+    first = method.execute([x1])[0]
+    first_copy = first.copy()
+    np.testing.assert_allclose(first, np.load(MODELS / "mutable_buffer" / "run1_out0.npy"),
+                               rtol=1e-5, atol=1e-6)
+    x3 = np.load(MODELS / "mutable_buffer" / "run3_in0.npy")
+    # A second Method object for the same name shares the loaded method and its state.
+    method2 = program.load_method("forward")
+    method2.execute([x3])
+    last = method.execute([x3])[0]
+    np.testing.assert_allclose(last, np.load(MODELS / "mutable_buffer" / "run3_out0.npy"),
+                               rtol=1e-5, atol=1e-6)
+    assert np.array_equal(first, first_copy)  # not overwritten by later calls
+    assert first.flags.owndata or first.base is not None
+
+
+def test_non_contiguous_and_big_endian_inputs_are_accepted():
+    program = _mlp()
+    method = program.load_method("forward")
+    x = _mlp_input()
+    expected = method.execute([x])[0]
+    strided = np.asfortranarray(x)
+    np.testing.assert_array_equal(method.execute([strided])[0], expected)
+    np.testing.assert_array_equal(method.execute([x.astype(">f4")])[0], expected)
+
+
+def test_scalar_inputs_and_outputs():
+    program = Runtime.get().load_program(str(MODELS / "two_methods.pte"))
+    assert program.load_method("get_int").execute([]) == [7]
+    assert program.load_method("get_float").execute() == [1.5]
+    assert program.load_method("get_bool").execute([]) == [True]
+    assert program.load_method("get_name").execute([]) == ["tiny"]
+
+
+def test_missing_file():
+    with pytest.raises(Error) as e:
+        Runtime.get().load_program("/nonexistent/model.pte")
+    assert isinstance(e.value, RuntimeError)
+    assert e.value.code == "AccessFailed"
+    assert "/nonexistent/model.pte" in e.value.message
+
+
+def test_invalid_program_bytes():
+    with pytest.raises(Error) as e:
+        Runtime.get().load_program(b"not a program at all, just some bytes")
+    assert e.value.code in ("InvalidProgram", "InvalidArgument", "AccessFailed")
+
+
+def test_unknown_method():
+    with pytest.raises(Error) as e:
+        _mlp().load_method("nope")
+    assert e.value.code == "NotFound"
+    with pytest.raises(Error) as e:
+        _mlp().metadata("nope")
+    assert e.value.code == "NotFound"
+
+
+def test_wrong_input_count():
+    method = _mlp().load_method("forward")
+    with pytest.raises(Error) as e:
+        method.execute([_mlp_input(), _mlp_input()])
+    assert e.value.code == "InvalidArgument"
+    assert "forward" in e.value.message and "takes 1 inputs, got 2" in e.value.message
+
+
+def test_wrong_input_dtype():
+    method = _mlp().load_method("forward")
+    with pytest.raises(Error) as e:
+        method.execute([_mlp_input().astype(np.float64)])
+    assert e.value.code == "InvalidType"
+    assert "'forward' input 0" in e.value.message and "Double" in e.value.message
+
+
+def test_wrong_input_shape():
+    method = _mlp().load_method("forward")
+    with pytest.raises(Error) as e:
+        method.execute([np.zeros((3, 8), np.float32)])
+    assert e.value.code == "InvalidArgument"
+    assert "'forward' input 0" in e.value.message and "shape" in e.value.message
+    # The method still works after a refused call.
+    out = method.execute([_mlp_input()])[0]
+    np.testing.assert_allclose(out, np.load(MODELS / "mlp" / "a_out0.npy"), rtol=1e-5, atol=1e-6)
+
+
+def test_unsupported_input_kind():
+    method = _mlp().load_method("forward")
+    with pytest.raises(Error) as e:
+        method.execute(["a string"])
+    assert e.value.code == "InvalidType" and "input 0" in e.value.message
+    with pytest.raises(Error) as e:
+        method.execute([np.zeros((2, 8), dtype="U1")])
+    assert e.value.code == "InvalidType" and "input 0" in e.value.message
+
+
+def test_dynamic_shape_too_big():
+    method = Runtime.get().load_program(str(MODELS / "dynamic_shape.pte")).load_method("forward")
+    with pytest.raises(Error) as e:
+        method.execute([np.zeros((9, 4), np.float32)])
+    assert e.value.code == "InvalidArgument" and "at most" in e.value.message
+
+
+def test_torch_tensors_when_available():
+    torch = pytest.importorskip("torch")
+    method = _mlp().load_method("forward")
+    out = method.execute([torch.from_numpy(_mlp_input())])[0]
+    assert isinstance(out, torch.Tensor)
+    np.testing.assert_allclose(out.numpy(), np.load(MODELS / "mlp" / "a_out0.npy"), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_data_path_missing_file():
+    with pytest.raises(Error) as e:
+        Runtime.get().load_program(str(MODELS / "mlp.pte"), data_files=["/nonexistent/w.ptd"])
+    assert e.value.code == "AccessFailed"
+    assert os.path.basename("/nonexistent/w.ptd") in e.value.message
