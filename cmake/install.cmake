@@ -73,6 +73,16 @@ list(REMOVE_DUPLICATES ETR_SYSTEM_LIBS)
 
 install(TARGETS ${ETR_INSTALL_TARGETS} executorch EXPORT executorchTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# Compatibility layer (extension/compat, exported as executorch::compat): the
+# official component names executorch::extension_module, ::extension_module_static
+# and ::extension_tensor, and its headers at the official include paths
+# (P/include/executorch/extension/module/module.h, ...).
+if(TARGET etr_compat)
+  install(TARGETS etr_compat_extension_module etr_compat_extension_module_static
+    etr_compat_extension_tensor EXPORT executorchTargets)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/extension/compat/include/
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+endif()
 install(EXPORT executorchTargets NAMESPACE executorch:: DESTINATION ${ETR_INSTALL_CMAKEDIR})
 
 # Public headers. Executor internals (they include generated flatbuffer

@@ -38,6 +38,10 @@ check extension/flat_tensor \
 if [ -d extension/module ]; then
   check extension/module '^(runtime/(platform|core|kernel|backend|executor)/|extension/|kernels/(portable/portable_kernels|prim_ops/prim_ops|quantized/quantized_kernels)\.h$|backends/xnnpack/xnnpack_backend\.h$)'
 fi
+# The official-API compatibility layer maps onto the Module API only.
+if [ -d extension/compat ]; then
+  check extension/compat '^(runtime/(platform|core)/|runtime/executor/method_meta\.h$|extension/(module|tensor|compat)/)'
+fi
 check extension/bundled_program \
   '^(runtime/(platform|core|executor)/|extension/bundled_program/|schema/bundled_program_generated.h)'
 if grep -rln 'bundled_program_generated.h' extension/bundled_program --include='*.h'; then

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Installs the build tree into a temporary prefix, builds examples/embedding
-# against it with find_package(executorch), runs it on test/models/mlp.pte and
-# checks its output against the PyTorch value (exit status = result). Also
-# checks that etr.pc links the same example.
+# Installs the build tree into a temporary prefix and builds two apps against
+# it, each run on test/models/mlp.pte and checked against the PyTorch value
+# (exit status = result):
+#   examples/embedding         etr::Module, through find_package(executorch)
+#                              and through etr.pc (pkg-config);
+#   examples/official_api_app  written only with the official ExecuTorch C++
+#                              API names, linked through the official
+#                              component names.
 #   BUILD_DIR=build bash scripts/embedding_test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,3 +29,10 @@ PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" \
   $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs etr)
 "$tmp/embedding_pc" test/models/mlp.pte test/models/mlp/a_in0.npy test/models/mlp/a_out0.npy
 echo "embedding: ok"
+test -f "$tmp/prefix/include/executorch/extension/module/module.h"
+cmake -S examples/official_api_app -B "$tmp/build_official" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$tmp/prefix" > /dev/null
+cmake --build "$tmp/build_official" -j"$JOBS" > /dev/null
+"$tmp/build_official/official_api_app" test/models/mlp.pte test/models/mlp/a_in0.npy \
+  test/models/mlp/a_out0.npy
+echo "official API app: ok"

@@ -112,12 +112,21 @@ int register_all_kernels() {
 int list_operators() {
   const int rc = register_all_kernels();
   if (rc != kExitOk) return rc;
-  // One line per kernel: operator, library (highest priority first), dtypes.
+  // One line per kernel: operator, library, dtypes; sorted by operator name,
+  // then by library priority (highest first: the order the loader tries).
+  std::vector<std::pair<std::string, std::string>> lines;
+  size_t rank = 0;
   default_kernel_registry().for_each([&](const KernelEntry& e, const KernelLibrary& lib) {
     char dtypes[256];
-    std::printf("%s\t%s\t%s%s\n", e.name, lib.name, format_dtypes(e.dtypes, dtypes, sizeof(dtypes)),
-                e.prepare != nullptr ? "\tprepare" : "");
+    char order[16];
+    std::snprintf(order, sizeof(order), "%08zu", rank++);
+    lines.emplace_back(std::string(e.name) + '\t' + order,
+                       std::string(e.name) + '\t' + lib.name + '\t' +
+                           format_dtypes(e.dtypes, dtypes, sizeof(dtypes)) +
+                           (e.prepare != nullptr ? "\tprepare" : ""));
   });
+  std::sort(lines.begin(), lines.end());
+  for (const auto& l : lines) std::printf("%s\n", l.second.c_str());
   return kExitOk;
 }
 

@@ -312,9 +312,7 @@ Module::Module(const std::string& file_path, std::vector<std::string> data_files
 
 Module::~Module() = default;
 
-runtime::Error Module::load(const Program::Verification) {
-  return to_official(module_->load());
-}
+runtime::Error Module::load(const Program::Verification) { return to_official(module_->load()); }
 
 bool Module::is_loaded() const { return module_->is_loaded(); }
 
@@ -377,8 +375,8 @@ namespace internal {
 TensorPtr make_owned(std::vector<aten::SizesType> sizes, const void* bytes, size_t nbytes,
                      std::vector<aten::DimOrderType> dim_order,
                      std::vector<aten::StridesType> strides, aten::ScalarType type) {
-  auto t = ::etr::HostTensor::from_bytes(type, std::move(sizes), bytes, nbytes,
-                                         std::move(dim_order));
+  auto t =
+      ::etr::HostTensor::from_bytes(type, std::move(sizes), bytes, nbytes, std::move(dim_order));
   if (!t.ok()) return nullptr;  // the reason was logged
   if (!strides_match(t->tensor(), strides)) {
     ETR_LOG(Error, "make_tensor_ptr: strides other than the dim order's are not supported");
@@ -419,7 +417,8 @@ TensorPtr make_tensor_ptr(std::vector<aten::SizesType> sizes, void* data,
                           const aten::TensorShapeDynamism, std::function<void(void*)> deleter) {
   for (size_t i = 0; i < dim_order.size(); ++i) {
     if (dim_order[i] != i) {
-      ETR_LOG(Error, "make_tensor_ptr: a non-contiguous dim order over caller data is not supported");
+      ETR_LOG(Error,
+              "make_tensor_ptr: a non-contiguous dim order over caller data is not supported");
       if (deleter) deleter(data);
       return nullptr;
     }

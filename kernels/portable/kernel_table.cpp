@@ -36,10 +36,11 @@ constexpr std::array<KernelEntry, (N + ...)> concat(const KernelEntry (&... tabl
   return all;
 }
 
-constexpr auto kPortableKernels = concat(
+// Sorted by name hash so the registry finds an operator by bisection.
+constexpr auto kPortableKernels = sorted_by_hash(concat(
     kArithmeticKernels, kUnaryKernels, kActivationKernels, kComparisonKernels, kLogicalKernels,
     kReductionKernels, kNormalizationKernels, kLinearAlgebraKernels, kPoolingKernels, kShapeKernels,
-    kIndexingKernels, kCopyKernels, kCreationKernels, kResampleKernels);
+    kIndexingKernels, kCopyKernels, kCreationKernels, kResampleKernels));
 
 // The portable_half library: one widening entry per kernel that computes in
 // float (see half_adapter.cpp), built from the table above at compile time.

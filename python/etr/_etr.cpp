@@ -189,21 +189,25 @@ class PyModule {
 
   py::list execute(const std::string& name, const py::sequence& inputs) {
     const std::vector<std::string>& declared = input_tags(name);
+    if (inputs.size() != declared.size()) {  // before converting anything
+      raise(etr::Error::InvalidArgument, "method '" + name + "' takes " +
+                                             std::to_string(declared.size()) + " inputs, got " +
+                                             std::to_string(inputs.size()));
+    }
     std::vector<etr::Value> values;
     py::list keep;  // borrowed buffers, alive until the next execute
     values.reserve(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
-      const std::string tag = i < declared.size() ? declared[i] : std::string("Tensor");
-      values.push_back(to_value(name, i, inputs[i], tag, &keep));
+      values.push_back(to_value(name, i, inputs[i], declared[i], &keep));
     }
     char why[kCaptureBytes] = {};
-    etr::Result<std::vector<etr::Value>> outs = etr::Error::Internal;
-    {
+    auto run = [&]() -> etr::Result<std::vector<etr::Value>> {
       py::gil_scoped_release release;
       std::lock_guard<std::mutex> lock(mu_);
       etr::ErrorCapture capture(why, sizeof(why));
-      outs = module_.execute(name, values);
-    }
+      return module_.execute(name, values);
+    };
+    etr::Result<std::vector<etr::Value>> outs = run();
     kept_inputs_ = keep;
     if (!outs.ok()) raise(outs.error(), why);
     py::list result;
@@ -344,7 +348,7 @@ class PyModule {
     py::capsule base(owner, [](void* p) { delete static_cast<etr::Value*>(p); });
     py::array arr(py::dtype(np), shape, strides, t.const_data(), base);
     if (t.dtype() == etr::ScalarType::BFloat16) return py::make_tuple("BFloat16", arr);
-    return std::move(arr);
+    return arr;
   }
 
   std::mutex mu_;
@@ -362,7 +366,7 @@ PYBIND11_MODULE(_etr, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const EtrError& e) {
-      py::object inst = error_type(e.message);
+      py::object inst = py::handle(error_type.ptr())(e.message);
       inst.attr("code") = e.code;
       inst.attr("message") = e.message;
       PyErr_SetObject(error_type.ptr(), inst.ptr());

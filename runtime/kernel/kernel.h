@@ -58,6 +58,7 @@
 //   EValue&                              anything (raw access)
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -430,6 +431,19 @@ inline const KernelEntry* find_kernel_entry(Span<const KernelEntry> table, Strin
     if (StringView(e.name) == name) return &e;
   }
   return nullptr;
+}
+
+// The table ordered by name_hash (stable), for registries to search by
+// bisection: constexpr auto kMine = sorted_by_hash(std::array<KernelEntry, N>{...}).
+template <size_t N>
+constexpr std::array<KernelEntry, N> sorted_by_hash(std::array<KernelEntry, N> t) {
+  for (size_t i = 1; i < N; ++i) {
+    const KernelEntry e = t[i];
+    size_t j = i;
+    for (; j > 0 && t[j - 1].name_hash > e.name_hash; --j) t[j] = t[j - 1];
+    t[j] = e;
+  }
+  return t;
 }
 
 }  // namespace etr

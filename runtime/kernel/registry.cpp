@@ -79,6 +79,9 @@ Error KernelRegistry::add(const KernelLibrary& lib) {
     }
   }
   const Span<const KernelEntry> table = lib.kernels;
+  bool sorted = true;
+  for (size_t i = 1; i < table.size() && sorted; ++i)
+    sorted = table[i - 1].name_hash <= table[i].name_hash;
   for (size_t i = 0; i < table.size(); ++i) {
     const KernelEntry& e = table[i];
     if (e.name == nullptr || e.fn == nullptr || (e.num_args > 0 && e.arg_kinds == nullptr) ||
@@ -86,7 +89,9 @@ Error KernelRegistry::add(const KernelLibrary& lib) {
       ETR_FAIL(Error::InvalidArgument, "kernel registry: library '%s' entry %zu is incomplete",
                lib.name, i);
     }
-    for (size_t j = 0; j < i; ++j) {
+    // A sorted table keeps equal hashes adjacent: only that run can repeat a name.
+    for (size_t j = i; j-- > 0;) {
+      if (sorted && table[j].name_hash != e.name_hash) break;
       if (e.name_hash == table[j].name_hash && StringView(e.name) == StringView(table[j].name)) {
         ETR_FAIL(Error::RegistrationAlreadyRegistered,
                  "kernel registry: '%s' appears twice in library '%s'", e.name, lib.name);
@@ -97,9 +102,11 @@ Error KernelRegistry::add(const KernelLibrary& lib) {
   size_t pos = num_libs_;
   while (pos > 0 && libs_[pos - 1].priority < lib.priority) {
     libs_[pos] = libs_[pos - 1];
+    sorted_[pos] = sorted_[pos - 1];
     --pos;
   }
   libs_[pos] = lib;
+  sorted_[pos] = sorted;
   ++num_libs_;
   return Error::Ok;
 }

@@ -43,7 +43,7 @@ class KernelRegistry final {
  public:
   static constexpr size_t kMaxLibraries = ETR_MAX_KERNEL_TABLES;
 
-  constexpr KernelRegistry() : libs_{}, num_libs_(0) {}
+  constexpr KernelRegistry() : libs_{}, sorted_{}, num_libs_(0) {}
 
   // Adds a library, or nothing: fails with InvalidArgument for an incomplete
   // entry or a missing name, RegistrationAlreadyRegistered if an operator
@@ -54,15 +54,13 @@ class KernelRegistry final {
 
   // Calls fn(entry, library) for each kernel registered as `name`, highest
   // priority first, until fn returns true. `hash` is op_name_hash(name).
+  // A library whose table is sorted by name_hash (sorted_by_hash() in
+  // kernel.h) is searched by bisection; any other table linearly.
   template <typename F>
   void for_each_candidate(StringView name, uint32_t hash, F&& fn) const {
     for (size_t l = 0; l < num_libs_; ++l) {
-      for (const KernelEntry& e : libs_[l].kernels) {
-        if (e.name_hash == hash && StringView(e.name) == name) {
-          if (fn(e, libs_[l])) return;
-          break;  // one entry per name and library
-        }
-      }
+      const KernelEntry* e = find_in(l, name, hash);
+      if (e != nullptr && fn(*e, libs_[l])) return;
     }
   }
 
@@ -87,7 +85,31 @@ class KernelRegistry final {
   void clear() { num_libs_ = 0; }
 
  private:
+  // The entry named `name` in library l, or nullptr.
+  const KernelEntry* find_in(size_t l, StringView name, uint32_t hash) const {
+    const Span<const KernelEntry> t = libs_[l].kernels;
+    size_t lo = 0;
+    size_t hi = t.size();
+    if (sorted_[l]) {
+      while (lo < hi) {  // first entry with name_hash >= hash
+        const size_t mid = lo + (hi - lo) / 2;
+        if (t[mid].name_hash < hash) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      hi = t.size();
+    }
+    for (size_t i = lo; i < hi; ++i) {
+      if (t[i].name_hash == hash && StringView(t[i].name) == name) return &t[i];
+      if (sorted_[l] && t[i].name_hash != hash) break;
+    }
+    return nullptr;
+  }
+
   KernelLibrary libs_[kMaxLibraries];
+  bool sorted_[kMaxLibraries];
   size_t num_libs_;
 };
 

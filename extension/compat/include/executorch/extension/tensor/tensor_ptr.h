@@ -35,7 +35,8 @@ TensorPtr make_owned(std::vector<executorch::aten::SizesType> sizes, const void*
                      executorch::aten::ScalarType type);
 // `count` values of `from` converted to `to` (Byte, Char, Short, Int, Long,
 // Float, Double, Bool); empty with an error logged for other types.
-std::vector<uint8_t> cast_elements(const void* data, size_t count, executorch::aten::ScalarType from,
+std::vector<uint8_t> cast_elements(const void* data, size_t count,
+                                   executorch::aten::ScalarType from,
                                    executorch::aten::ScalarType to, bool* ok);
 }  // namespace internal
 
@@ -91,7 +92,8 @@ inline TensorPtr make_tensor_ptr(std::vector<executorch::aten::SizesType> sizes,
 // A 1-D tensor owning a copy of `data`.
 template <typename T = float,
           executorch::aten::ScalarType deduced_type = runtime::CppTypeToScalarType<T>::value>
-inline TensorPtr make_tensor_ptr(std::vector<T> data, executorch::aten::ScalarType type = deduced_type,
+inline TensorPtr make_tensor_ptr(std::vector<T> data,
+                                 executorch::aten::ScalarType type = deduced_type,
                                  executorch::aten::TensorShapeDynamism dynamism =
                                      executorch::aten::TensorShapeDynamism::DYNAMIC_BOUND) {
   std::vector<executorch::aten::SizesType> sizes{executorch::aten::SizesType(data.size())};

@@ -13,11 +13,10 @@ namespace runtime {
 template <typename T>
 struct CppTypeToScalarType;
 
-#define ETR_COMPAT_CPP_TYPE(ctype, dtype)                           \
-  template <>                                                       \
-  struct CppTypeToScalarType<ctype> {                               \
-    static constexpr ::executorch::aten::ScalarType value =         \
-        ::executorch::aten::ScalarType::dtype;                      \
+#define ETR_COMPAT_CPP_TYPE(ctype, dtype)                                                          \
+  template <>                                                                                      \
+  struct CppTypeToScalarType<ctype> {                                                              \
+    static constexpr ::executorch::aten::ScalarType value = ::executorch::aten::ScalarType::dtype; \
   }
 ETR_COMPAT_CPP_TYPE(uint8_t, Byte);
 ETR_COMPAT_CPP_TYPE(int8_t, Char);
