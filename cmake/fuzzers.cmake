@@ -8,6 +8,9 @@ function(etr_add_fuzzer name source)
 endfunction()
 
 etr_add_fuzzer(program_fuzzer ${PROJECT_SOURCE_DIR}/runtime/executor/fuzz/program_fuzzer.cpp etr_test_support)
+etr_add_fuzzer(mmap_loader_fuzzer
+  ${PROJECT_SOURCE_DIR}/extension/data_loader/fuzz/mmap_loader_fuzzer.cpp etr_test_support
+  etr_data_loader)
 etr_add_fuzzer(npy_fuzzer ${PROJECT_SOURCE_DIR}/extension/tensor/fuzz/npy_fuzzer.cpp etr_tensor_ext)
 etr_add_fuzzer(flat_tensor_fuzzer
   ${PROJECT_SOURCE_DIR}/extension/flat_tensor/fuzz/flat_tensor_fuzzer.cpp etr_flat_tensor

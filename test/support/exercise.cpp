@@ -76,7 +76,11 @@ void exercise_method(const Program& program, const char* name, ExerciseStats* st
 
 void exercise_program(const uint8_t* data, size_t size, ExerciseStats* stats) {
   BufferDataLoader loader(data, size);
-  Result<Program> program = Program::load(&loader);
+  exercise_loader(&loader, stats);
+}
+
+void exercise_loader(DataLoader* loader, ExerciseStats* stats) {
+  Result<Program> program = Program::load(loader);
   if (!program.ok()) {
     ++stats->errors;
     return;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/core/data_loader.h"
 #include "runtime/core/error.h"
 
 namespace etr {
@@ -21,6 +22,8 @@ struct ExerciseStats {
 
 // `data` must be 16-byte aligned. Kernels must already be registered.
 void exercise_program(const uint8_t* data, size_t size, ExerciseStats* stats);
+// The same through any data loader (e.g. the mmap loader over a file).
+void exercise_loader(DataLoader* loader, ExerciseStats* stats);
 
 }  // namespace testing
 }  // namespace etr
