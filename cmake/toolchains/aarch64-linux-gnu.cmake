@@ -10,6 +10,9 @@ set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
 set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
 
 set(ETR_CROSS_SYSROOT "" CACHE PATH "Unpacked arm64 packages (optional)")
+# try_compile projects read this file again: hand them the sysroot too, or their pass through
+# the else() branch below would reset PKG_CONFIG_LIBDIR for the whole configure run.
+list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES ETR_CROSS_SYSROOT)
 # binfmt_misc is usually not set up: every target binary runs through qemu explicitly.
 set(_etr_qemu_ld_path /usr/aarch64-linux-gnu/lib)
 if(ETR_CROSS_SYSROOT)
