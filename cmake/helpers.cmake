@@ -3,6 +3,9 @@
 function(etr_add_library name)
   cmake_parse_arguments(ARG "CORE" "" "SOURCES;DEPS" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})
+  # The installed package's name for it, also in the build tree (add_subdirectory users).
+  string(REGEX REPLACE "^etr_" "" alias ${name})
+  add_library(executorch::${alias} ALIAS ${name})
   target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
   target_compile_options(${name} PRIVATE ${ETR_WARNING_FLAGS})

@@ -1,12 +1,19 @@
-# Every build option of the project, in one place.
-option(ETR_BUILD_TESTS "Build the gtest suites" ON)
-option(ETR_BUILD_EXAMPLES "Build examples/executor_runner" ON)
+# Every build option of the project, in one place. Included from another project
+# (add_subdirectory / FetchContent), tests, examples, install rules and -Werror default to off.
+if(CMAKE_SOURCE_DIR STREQUAL PROJECT_SOURCE_DIR)
+  set(ETR_TOP_LEVEL ON)
+else()
+  set(ETR_TOP_LEVEL OFF)
+endif()
+option(ETR_BUILD_TESTS "Build the gtest suites" ${ETR_TOP_LEVEL})
+option(ETR_BUILD_EXAMPLES "Build examples/executor_runner" ${ETR_TOP_LEVEL})
 option(ETR_STRIP_LOGS "Compile out every log message and error string (microcontrollers)" OFF)
 option(ETR_SANITIZE "Build everything with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
 option(ETR_BUILD_FUZZERS "Build libFuzzer harnesses (needs clang)" OFF)
-option(ETR_WERROR "Treat warnings in our code as errors" ON)
+option(ETR_WERROR "Treat warnings in our code as errors" ${ETR_TOP_LEVEL})
 option(ETR_BUILD_PYTHON "Build the Python bindings (python/: module _etr, package etr)" OFF)
-option(ETR_INSTALL "Generate install rules (headers, libraries, CMake package, etr.pc)" ON)
+option(ETR_INSTALL "Generate install rules (headers, libraries, CMake package, etr.pc)"
+  ${ETR_TOP_LEVEL})
 set(ETR_PLATFORM posix CACHE STRING "Default platform hooks: posix or bare_metal (no OS)")
 set_property(CACHE ETR_PLATFORM PROPERTY STRINGS posix bare_metal)
 set(ETR_MAX_KERNEL_TABLES 32 CACHE STRING "Kernel tables the registry can hold")

@@ -2,12 +2,13 @@
 # Installs the build tree into a temporary prefix and builds two apps against
 # it, each run on test/models/mlp.pte and checked against the PyTorch value
 # (exit status = result):
-#   examples/embedding         etr::Module, through find_package(executorch)
-#                              and through etr.pc (pkg-config);
+#   examples/embedding         etr::Module, through find_package(executorch),
+#                              through etr.pc (pkg-config), and built from source
+#                              with add_subdirectory (examples/embedding/from_source);
 #   examples/official_api_app  written only with the official ExecuTorch C++
 #                              API names, linked through the official
 #                              component names.
-#   BUILD_DIR=build bash scripts/embedding_test.sh
+#   BUILD_DIR=build [FROM_SOURCE=1] bash scripts/embedding_test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -29,6 +30,16 @@ PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" \
   $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs etr)
 "$tmp/embedding_pc" test/models/mlp.pte test/models/mlp/a_in0.npy test/models/mlp/a_out0.npy
 echo "embedding: ok"
+# The same app with the runtime built from source inside its own build (add_subdirectory).
+# It compiles the runtime once more, so CI leaves it out: FROM_SOURCE=1 runs it.
+if [ "${FROM_SOURCE:-0}" = 1 ]; then
+  cmake -S examples/embedding/from_source -B "$tmp/build_src" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    > /dev/null
+  cmake --build "$tmp/build_src" -j"$JOBS" --target embedding_example > /dev/null
+  "$tmp/build_src/embedding_example" test/models/mlp.pte test/models/mlp/a_in0.npy \
+    test/models/mlp/a_out0.npy
+  echo "embedding (add_subdirectory): ok"
+fi
 test -f "$tmp/prefix/include/executorch/extension/module/module.h"
 cmake -S examples/official_api_app -B "$tmp/build_official" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$tmp/prefix" > /dev/null
