@@ -71,8 +71,12 @@ Result<FreeableBuffer> MmapDataLoader::load(size_t offset, size_t size, SegmentK
   const size_t skip = offset & (page_size_ - 1);
   const size_t map_offset = offset - skip;
   const size_t map_size = skip + size;
-  void* base =
-      ::mmap(nullptr, map_size, PROT_READ, MAP_PRIVATE, fd_, static_cast<off_t>(map_offset));
+  // Private (copy-on-write) and writable, like the memory of the other
+  // loaders: the runtime never writes program data, but should a hostile
+  // program get a delegate to write into a constant, the write lands in a
+  // private page instead of faulting (and never reaches the file).
+  void* base = ::mmap(nullptr, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd_,
+                      static_cast<off_t>(map_offset));
   if (base == MAP_FAILED) {
     ETR_FAIL(Error::AccessFailed, "mmap loader: mapping %zu bytes at offset %zu failed: %s",
              map_size, map_offset, std::strerror(errno));

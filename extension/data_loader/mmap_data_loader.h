@@ -1,4 +1,5 @@
-// DataLoader that maps a file read-only. Each load maps the pages covering
+// DataLoader that maps a file privately (copy-on-write; nothing is ever
+// written back to the file). Each load maps the pages covering
 // its range (no copy; the kernel pages data in on first touch) and unmaps
 // them when the FreeableBuffer is released, so a segment that is dropped
 // after load (e.g. a delegate payload) gives its memory back.

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "runtime/executor/flatbuffer_util.h"
 #include "runtime/executor/method_loader.h"
 
 namespace etr {
@@ -18,14 +19,6 @@ bool partially_overlaps(const Tensor& a, const Tensor& b) {
   const uint8_t* b0 = static_cast<const uint8_t*>(b.const_data());
   if (a0 == nullptr || b0 == nullptr || a0 == b0) return false;
   return a0 < b0 + b.capacity_bytes() && b0 < a0 + a.capacity_bytes();
-}
-
-bool is_constant_tensor(const etr_fb::EValue* v) {
-  const etr_fb::Tensor* t = v->val_as_Tensor();
-  if (t == nullptr || t->allocation_info() != nullptr) return false;
-  const bool external = t->extra_tensor_info() != nullptr &&
-                        t->extra_tensor_info()->location() == etr_fb::TensorDataLocation::EXTERNAL;
-  return external || t->data_buffer_idx() != 0;
 }
 
 // Logs why `lib`'s kernel refused the call before its prepare step (a
@@ -234,7 +227,8 @@ Error MethodLoader::check_kernel_args(size_t pc, const char* op_name, const Kern
     const EValue* v = k->args[a];
     const size_t vi = static_cast<size_t>(v - method_->s_.values);
     if (entry.arg_kinds[a] == ArgKind::MutableTensor &&
-        is_constant_tensor(plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(vi)))) {
+        internal::is_constant_tensor(
+            plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(vi)))) {
       ETR_FAIL(Error::InvalidProgram,
                "method '%s': instruction %zu (%s) writes argument %" PRIu32
                " (value %zu), a program constant",

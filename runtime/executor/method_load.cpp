@@ -3,6 +3,7 @@
 #include <cstring>
 #include <new>
 
+#include "runtime/executor/flatbuffer_util.h"
 #include "runtime/executor/method_loader.h"
 
 namespace etr {
@@ -76,6 +77,15 @@ Error MethodLoader::init_io_state() {
   }
   for (size_t i = 0; i < ni; ++i) {
     const EValue& v = s.values[s.input_indices[i]];
+    // set_input copies into an input's memory: a program constant (possibly
+    // read-only mapped file pages, shared by every method) cannot be one.
+    if (internal::is_constant_tensor(
+            plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(s.input_indices[i])))) {
+      ETR_FAIL(Error::InvalidProgram,
+               "method '%s': input %zu (value %d) is a constant tensor; inputs must be planned "
+               "or caller-provided",
+               name(), i, static_cast<int>(s.input_indices[i]));
+    }
     // Non-tensor inputs keep their exported value: they count as set.
     s.input_set[i] = !v.is_tensor();
     s.input_planned[i] = v.is_tensor() && v.to_tensor().mutable_data() != nullptr;

@@ -201,6 +201,18 @@ TEST(CraftedProgramTest, MoveBetweenDifferentKinds) {
   EXPECT_EQ(run(w.finish({t, i}, {}, {0}, {w.move(1, 0)})).load, Error::InvalidProgram);
 }
 
+// set_input writes into an input's memory; a program constant (on a mapped
+// file: read-only or shared pages) must never be an input. The same tensor as
+// an output is fine (it is only read).
+TEST(CraftedProgramTest, ConstantTensorCannotBeAnInput) {
+  ProgramWriter w;
+  auto c = w.tensor({2, 2}, {0, 1}, /*mem_id=*/0, 0, /*constant=*/1);
+  EXPECT_EQ(run(w.finish({c}, {0}, {0}, {})).load, Error::InvalidProgram);
+  ProgramWriter w2;
+  auto c2 = w2.tensor({2, 2}, {0, 1}, /*mem_id=*/0, 0, /*constant=*/1);
+  EXPECT_EQ(run(w2.finish({c2}, {}, {0}, {})).load, Error::Ok);
+}
+
 TEST(CraftedProgramTest, IntListMustReferToEarlierInts) {
   ProgramWriter w;
   auto list = w.int_list({1});
