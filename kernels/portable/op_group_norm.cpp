@@ -8,6 +8,7 @@
 
 #include "kernels/portable/normalization.h"
 #include "kernels/portable/util/elementwise.h"
+#include "runtime/core/checked_math.h"
 
 namespace etr {
 namespace {
@@ -27,12 +28,15 @@ Error group_norm_sizes(const char* op, const Tensor& input, const Tensor* weight
   ETR_CHECK_OR_FAIL(c % group == 0, Error::InvalidArgument,
                     "%s: C (%lld) is not divisible by group (%lld)", op, static_cast<long long>(c),
                     static_cast<long long>(group));
-  const bool small = c == 0 || hxw == 0 || (n <= INT64_MAX / c && n * c <= INT64_MAX / hxw);
-  ETR_CHECK_OR_FAIL(
-      small && n * c * hxw == input.numel() && (input.dim() == 0 || input.size(0) == n),
-      Error::InvalidArgument, "%s: input %s does not hold N=%lld x C=%lld x HxW=%lld elements", op,
-      ShapeText(input).c_str(), static_cast<long long>(n), static_cast<long long>(c),
-      static_cast<long long>(hxw));
+  // N, C and HxW are program values: their product is overflow-checked.
+  int64_t nc = 0;
+  int64_t total = 0;
+  const bool fits = checked_mul_i64(n, c, &nc) && checked_mul_i64(nc, hxw, &total);
+  ETR_CHECK_OR_FAIL(fits && total == input.numel() && (input.dim() == 0 || input.size(0) == n),
+                    Error::InvalidArgument,
+                    "%s: input %s does not hold N=%lld x C=%lld x HxW=%lld elements", op,
+                    ShapeText(input).c_str(), static_cast<long long>(n), static_cast<long long>(c),
+                    static_cast<long long>(hxw));
   for (const Tensor* t : {weight, bias}) {
     ETR_CHECK_OR_FAIL(t == nullptr || (t->dim() == 1 && t->size(0) == c), Error::InvalidArgument,
                       "%s: weight/bias %s must have C=%lld elements", op, ShapeText(*t).c_str(),
