@@ -24,17 +24,12 @@
 #include "extension/data_loader/buffer_data_loader.h"
 #include "extension/data_loader/file_data_loader.h"
 #include "extension/flat_tensor/flat_tensor_data_map.h"
+#include "extension/module/module.h"
 #include "extension/threadpool/pthread_pool.h"
-#include "kernels/portable/portable_kernels.h"
-#include "kernels/prim_ops/prim_ops.h"
-#include "kernels/quantized/quantized_kernels.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/kernel/registry.h"
 #include "runtime/platform/platform.h"
-#if defined(ETR_HAVE_XNNPACK)
-#include "backends/xnnpack/xnnpack_backend.h"
-#endif
 
 namespace etr {
 namespace runner {
@@ -97,15 +92,8 @@ int load_external_data(const std::vector<std::string>& paths, ExternalData* data
 
 int register_all_kernels() {
   reset_first_error();
-  Error err = register_kernels(portable_kernel_library());
-  if (err == Error::Ok) err = register_kernels(portable_half_kernel_library());
-  if (err == Error::Ok) err = register_kernels(prim_ops_library());
-  if (err == Error::Ok) err = register_kernels(quantized_kernel_library());
-  if (err != Error::Ok) return fail(kExitSetup, "cannot register kernels", err);
-#if defined(ETR_HAVE_XNNPACK)
-  err = register_xnnpack_backend();
-  if (err != Error::Ok) return fail(kExitSetup, "cannot register the XNNPACK backend", err);
-#endif
+  const Error err = register_builtins();
+  if (err != Error::Ok) return fail(kExitSetup, "cannot register kernels and backends", err);
   return kExitOk;
 }
 

@@ -48,7 +48,8 @@ Error add_kernels(const KernelLibrary& library) {
   return err == Error::RegistrationAlreadyRegistered ? Error::Ok : err;
 }
 
-// Fills the default registries once per process.
+}  // namespace
+
 Error register_builtins() {
   static std::once_flag once;
   static Error result = Error::Ok;
@@ -72,6 +73,8 @@ Error register_builtins() {
   }
   return Error::Ok;
 }
+
+namespace {
 
 Result<std::unique_ptr<DataLoader>> open_loader(const std::string& path,
                                                 ModuleOptions::Loader kind) {

@@ -43,6 +43,12 @@ namespace etr {
 class KernelRegistry;
 class BackendRegistry;
 
+// Adds the built-in kernel libraries (portable, portable_half, prim ops, and
+// the quantized kernels and the XNNPACK backend when built) to the default
+// registries, once per process; libraries already there are kept. Module
+// calls it; so may any app that loads methods itself.
+[[nodiscard]] Error register_builtins();
+
 struct ModuleOptions {
   enum class Loader : uint8_t {
     Mmap,        // MmapDataLoader (default): pages read on demand
