@@ -231,21 +231,38 @@ int execute(Method& method, const InputSet& inputs, int64_t runs, TraceRecorder*
   return kExitOk;
 }
 
-int run(const Options& options) {
+// --model_path and its --data_path files, open (the loader outlives the program).
+struct OpenedProgram {
+  std::optional<FileDataLoader> loader;
+  std::optional<Program> program;
+  ExternalData external;
+};
+
+// Registers the kernels, then opens and verifies the program and its .ptd files.
+int open_program(const Options& options, OpenedProgram* out) {
   int rc = register_all_kernels();
   if (rc != kExitOk) return rc;
   const std::string& path = options.model_path;
   reset_first_error();
   Result<FileDataLoader> loader = FileDataLoader::from(path.c_str());
   if (!loader.ok()) return fail(kExitProgramLoad, "cannot open '" + path + "'", loader.error());
+  out->loader.emplace(std::move(*loader));
   reset_first_error();
-  Result<Program> program = Program::load(&*loader);
+  Result<Program> program = Program::load(&*out->loader);
   if (!program.ok()) {
     return fail(kExitProgramLoad, "cannot load program '" + path + "'", program.error());
   }
-  ExternalData external;
-  rc = load_external_data(options.data_paths, &external);
+  out->program.emplace(std::move(*program));
+  return load_external_data(options.data_paths, &out->external);
+}
+
+int run(const Options& options) {
+  OpenedProgram opened;
+  int rc = open_program(options, &opened);
   if (rc != kExitOk) return rc;
+  const std::string& path = options.model_path;
+  const Program* program = &*opened.program;
+  const ExternalData& external = opened.external;
   std::string name;
   rc = choose_method(*program, options, &name);
   if (rc != kExitOk) return rc;
@@ -292,22 +309,14 @@ int run(const Options& options) {
 // --info: prints what the file needs and tries to load every method (or
 // --method) with this build's kernels and backends. Exit 0 when all load.
 int info(const Options& options) {
-  int rc = register_all_kernels();
+  OpenedProgram opened;
+  const int rc = open_program(options, &opened);
   if (rc != kExitOk) return rc;
   const std::string& path = options.model_path;
-  reset_first_error();
-  Result<FileDataLoader> loader = FileDataLoader::from(path.c_str());
-  if (!loader.ok()) return fail(kExitProgramLoad, "cannot open '" + path + "'", loader.error());
-  Result<size_t> file_size = loader->size();
-  reset_first_error();
-  Result<Program> program = Program::load(&*loader);
-  if (!program.ok()) {
-    return fail(kExitProgramLoad, "cannot load program '" + path + "'", program.error());
-  }
+  const Program* program = &*opened.program;
+  const ExternalData& external = opened.external;
+  Result<size_t> file_size = opened.loader->size();
   print_program_info(*program, path, file_size.ok() ? *file_size : 0);
-  ExternalData external;
-  rc = load_external_data(options.data_paths, &external);
-  if (rc != kExitOk) return rc;
   std::vector<std::string> names;
   for (size_t i = 0; i < program->num_methods(); ++i) {
     Result<const char*> n = program->get_method_name(i);
