@@ -16,6 +16,14 @@ option(ETR_INSTALL "Generate install rules (headers, libraries, CMake package, e
   ${ETR_TOP_LEVEL})
 set(ETR_PLATFORM posix CACHE STRING "Default platform hooks: posix or bare_metal (no OS)")
 set_property(CACHE ETR_PLATFORM PROPERTY STRINGS posix bare_metal)
+if(ETR_PLATFORM STREQUAL "posix")
+  set(_etr_optimized_default ON)
+else()
+  set(_etr_optimized_default OFF)
+endif()
+option(ETR_BUILD_OPTIMIZED_KERNELS
+  "Build the optimized kernel library (kernels/optimized; vectorized, threaded)"
+  ${_etr_optimized_default})
 set(ETR_MAX_KERNEL_TABLES 32 CACHE STRING "Kernel tables the registry can hold")
 set(ETR_MAX_BACKENDS 16 CACHE STRING "Backends the registry can hold")
 

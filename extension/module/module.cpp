@@ -1,6 +1,7 @@
 #include "extension/module/module.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -19,6 +20,9 @@
 #endif
 #if defined(ETR_MODULE_HAVE_QUANTIZED)
 #include "kernels/quantized/quantized_kernels.h"
+#endif
+#if defined(ETR_MODULE_HAVE_OPTIMIZED)
+#include "kernels/optimized/optimized_kernels.h"
 #endif
 #if defined(ETR_MODULE_HAVE_THREADPOOL)
 #include "extension/threadpool/pthread_pool.h"
@@ -59,6 +63,13 @@ Error register_builtins() {
     if (result == Error::Ok) result = add_kernels(prim_ops_library());
 #if defined(ETR_MODULE_HAVE_QUANTIZED)
     if (result == Error::Ok) result = add_kernels(quantized_kernel_library());
+#endif
+#if defined(ETR_MODULE_HAVE_OPTIMIZED)
+    // ETR_OPTIMIZED_KERNELS=0 in the environment keeps to the portable kernels
+    // (to compare, or to rule the optimized ones out when chasing a bug).
+    const char* optimized = std::getenv("ETR_OPTIMIZED_KERNELS");
+    const bool use_optimized = optimized == nullptr || std::strcmp(optimized, "0") != 0;
+    if (result == Error::Ok && use_optimized) result = add_kernels(optimized_kernel_library());
 #endif
 #if defined(ETR_HAVE_XNNPACK)
     if (result == Error::Ok) {

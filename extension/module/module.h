@@ -44,7 +44,8 @@ class KernelRegistry;
 class BackendRegistry;
 
 // Adds the built-in kernel libraries (portable, portable_half, prim ops, and
-// the quantized kernels and the XNNPACK backend when built) to the default
+// the optimized and quantized kernels and the XNNPACK backend when built;
+// ETR_OPTIMIZED_KERNELS=0 in the environment leaves the optimized ones out) to the default
 // registries, once per process; libraries already there are kept. Module
 // calls it; so may any app that loads methods itself.
 [[nodiscard]] Error register_builtins();

@@ -48,18 +48,16 @@ inline HostTensor zeros_tensor(ScalarType dtype, std::vector<int32_t> sizes,
   return *std::move(t);
 }
 
-// The kernels under test: the portable library, with any library a test
-// build stacks above it (an optimized library is tested by the same cases,
-// and falls back to portable where it declines, as in a loaded method).
-inline const KernelRegistry& test_kernel_registry() {
-  static const KernelRegistry registry = [] {
-    KernelRegistry r;
-    EXPECT_EQ(r.add(portable_kernel_library()), Error::Ok);
-    EXPECT_EQ(r.add(portable_half_kernel_library()), Error::Ok);
-    return r;
-  }();
-  return registry;
-}
+// The kernels under test. The op suite is linked twice: with
+// kernels/test/support/portable_registry.cpp (the portable library and
+// portable_half) and with kernels/optimized/test/support/optimized_registry.cpp
+// (the optimized library stacked above them, as in a loaded method: it runs
+// where its prepare accepts and falls back to portable elsewhere), so every
+// case with PyTorch's values checks both.
+const KernelRegistry& test_kernel_registry();
+// The pool kernels get in tests (null: single-threaded; the optimized build
+// runs on two threads so threaded paths are exercised).
+ThreadPool* test_thread_pool();
 
 // Builds argument values and runs one kernel call the way a loaded method
 // does: the registry's kernels for the operator are tried in priority order,
@@ -69,7 +67,7 @@ inline const KernelRegistry& test_kernel_registry() {
 class KernelRunner {
  public:
   explicit KernelRunner(const KernelRegistry& registry = test_kernel_registry(),
-                        ThreadPool* pool = nullptr)
+                        ThreadPool* pool = test_thread_pool())
       : registry_(&registry),
         pool_(pool),
         method_bytes_(1 << 20),
@@ -145,6 +143,10 @@ class KernelRunner {
     return ctx.failure_state();
   }
 
+  // Marks arguments (bit i: argument i) as program constants for prepare
+  // (KernelPrepareContext::is_constant_arg), as weights are in a program.
+  void set_constant_args(uint64_t mask) { constant_args_ = mask; }
+
   // The library whose kernel the last successful prepare() chose.
   const char* chosen_library() const { return library_ == nullptr ? "" : library_->name; }
   // The state that kernel's prepare built (null when none).
@@ -155,6 +157,7 @@ class KernelRunner {
   // the test's mistake, so it fails the test.
   Error try_entry(const KernelEntry& e) {
     KernelPrepareContext pctx(name_, &method_alloc_, pool_);
+    pctx.set_constant_args(constant_args_);
     CallMismatch mismatch;
     const Error err = accept_call(e, args_.data(), args_.size(), pctx, &mismatch);
     if (mismatch.kind == CallMismatch::Kind::ArgCount) {
@@ -188,6 +191,7 @@ class KernelRunner {
   const KernelEntry* chosen_ = nullptr;
   const KernelLibrary* library_ = nullptr;
   void* state_ = nullptr;
+  uint64_t constant_args_ = 0;
 };
 
 // start, start + step, ... (n values) as T.

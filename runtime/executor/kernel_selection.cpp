@@ -119,11 +119,23 @@ Error MethodLoader::select_kernel(size_t pc, uint32_t op_index, internal::Kernel
                                  return n == KernelRegistry::kMaxLibraries;
                                });
   *found = n != 0;
+  // Which arguments are program constants (prepare may pack them).
+  uint64_t constant_args = 0;
+  for (uint32_t a = 0; a < k->num_args && a < 64; ++a) {
+    const size_t vi = static_cast<size_t>(k->args[a] - method_->s_.values);
+    if (internal::is_constant_tensor(
+            plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(vi)))) {
+      constant_args |= uint64_t{1} << a;
+    }
+  }
+  size_t written = 0;
+  const bool run_time_arg = has_run_time_arg(*k, &written);
   Error last = Error::Ok;
   for (size_t i = 0; i < n; ++i) {
     const KernelEntry& e = *entries[i];
     const bool loud = i + 1 == n;  // only the last candidate's refusal is an error
     KernelPrepareContext pctx(op, memory_->method_allocator(), options_.thread_pool);
+    pctx.set_constant_args(constant_args);
     CallMismatch mismatch;
     last = accept_call(e, k->args, k->num_args, pctx, &mismatch);
     if (last != Error::Ok) {
@@ -131,9 +143,12 @@ Error MethodLoader::select_kernel(size_t pc, uint32_t op_index, internal::Kernel
       continue;
     }
     k->state = pctx.state();
-    size_t written = 0;
-    if (e.prepare != nullptr && has_run_time_arg(*k, &written)) {
+    if (e.prepare != nullptr && run_time_arg) {
       if (k->state != nullptr) {
+        // State built from load-time values cannot follow an argument the
+        // method rewrites: decline, so a library without state runs it.
+        last = Error::NotSupported;
+        if (!loud) continue;
         ETR_FAIL(Error::InvalidProgram,
                  "method '%s': instruction %zu (%s): library '%s' prepared state for the call, "
                  "but argument %zu is written while the method runs",

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <new>
 #include <type_traits>
 
@@ -86,6 +87,15 @@ class KernelPrepareContext final {
     return p == nullptr ? nullptr : new (p) T();
   }
 
+  // True when argument `index` (schema order, 0-based) is a program
+  // constant: a tensor whose data is fixed for the life of the method
+  // (weights, biases), so prepare may pack or transform it once. Always false
+  // for index >= 64.
+  bool is_constant_arg(size_t index) const {
+    return index < 64 && ((constant_args_ >> index) & 1u) != 0;
+  }
+  // Loader use: bit i set when argument i is a program constant.
+  void set_constant_args(uint64_t mask) { constant_args_ = mask; }
   // Hands `state` to every run of this instruction (KernelContext::state()).
   void set_state(void* state) { state_ = state; }
   void* state() const { return state_; }
@@ -95,6 +105,7 @@ class KernelPrepareContext final {
   MemoryAllocator* alloc_;
   ThreadPool* pool_;
   void* state_ = nullptr;
+  uint64_t constant_args_ = 0;
 };
 
 }  // namespace etr

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Export the benchmark models (full-size, random weights, seeded) in the three
+forms bench/compare.py times:
+
+* `<model>.pte`          portable only (no delegate): what our optimized kernels run
+* `<model>_xnnpack.pte`  lowered to XNNPACK with the official flow
+* `<model>.onnx`         for ONNX Runtime
+
+    /opt/tv/bin/python bench/export_bench_models.py                 # all models
+    /opt/tv/bin/python bench/export_bench_models.py mobilenet_v2    # a subset
+
+Files go to bench/models/ (git-ignored: they are 10-50 MB each and are
+re-made byte-identically by this script). Also writes `<model>_in.npy` and
+`<model>_out.npy` (PyTorch eager output) so compare.py can check that every
+runtime it times computes the same thing.
+
+Needs /opt/tv (torch 2.15, executorch 1.5.1, torchvision 0.29.2 --no-deps,
+onnx, onnxruntime); see test/models/xnnpack/export_xnnpack.py for the venv.
+"""
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "models")
+
+
+class SmallTransformer(nn.Module):
+    """A BERT-mini-sized encoder: 4 layers, d_model 256, 4 heads, ffn 1024, seq 128."""
+
+    def __init__(self):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(
+            d_model=256, nhead=4, dim_feedforward=1024, dropout=0.0, batch_first=True,
+            activation="gelu")
+        self.encoder = nn.TransformerEncoder(layer, num_layers=4, enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.encoder(x)
+
+
+def build(name):
+    import torchvision.models as tvm
+    torch.manual_seed(0)
+    if name == "mobilenet_v2":
+        return tvm.mobilenet_v2(weights=None), (torch.randn(1, 3, 224, 224),)
+    if name == "resnet18":
+        return tvm.resnet18(weights=None), (torch.randn(1, 3, 224, 224),)
+    if name == "efficientnet_b0":
+        return tvm.efficientnet_b0(weights=None), (torch.randn(1, 3, 224, 224),)
+    if name == "transformer":
+        return SmallTransformer(), (torch.randn(1, 128, 256),)
+    raise SystemExit("unknown model " + name)
+
+
+MODELS = ["mobilenet_v2", "resnet18", "efficientnet_b0", "transformer"]
+
+
+def main(names):
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+
+    os.makedirs(OUT, exist_ok=True)
+    for name in names:
+        model, args = build(name)
+        model.eval()
+        with torch.no_grad():
+            expected = model(*args)
+        np.save(os.path.join(OUT, name + "_in.npy"), args[0].numpy())
+        np.save(os.path.join(OUT, name + "_out.npy"), expected.numpy())
+        ep = torch.export.export(model, args)
+        for suffix, partitioners in (("", []), ("_xnnpack", [XnnpackPartitioner()])):
+            prog = to_edge_transform_and_lower(ep, partitioner=partitioners).to_executorch()
+            path = os.path.join(OUT, name + suffix + ".pte")
+            with open(path, "wb") as f:
+                f.write(prog.buffer)
+            print("wrote", path, len(prog.buffer), "bytes")
+        onnx_path = os.path.join(OUT, name + ".onnx")
+        torch.onnx.export(model, args, onnx_path, dynamo=False, opset_version=17)
+        print("wrote", onnx_path)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or MODELS)

@@ -1,0 +1,18 @@
+// The instruction sets the optimized kernels may use on this CPU, detected
+// once (first call) and fixed for the process. Kernels pick their code path
+// from it in prepare; the portable reference stays the fallback.
+#pragma once
+
+namespace etr {
+namespace opt {
+
+struct CpuFeatures {
+  bool avx2_fma = false;  // x86-64: AVX2 and FMA3 (Haswell and later)
+  bool avx512f = false;   // x86-64: AVX-512 Foundation
+  bool neon = false;      // AArch64: Advanced SIMD (always present there)
+};
+
+const CpuFeatures& cpu_features();
+
+}  // namespace opt
+}  // namespace etr

@@ -1,0 +1,78 @@
+// Single-precision matrix product shared by the optimized linear-algebra and
+// convolution kernels:
+//
+//   C[m, n] = alpha * A[m, k] @ B[k, n] (+ beta * C) (+ bias) then clamped to [lo, hi]
+//
+// Operands are described by a pointer and two element strides (row, column),
+// so a transposed or NCHW-viewed matrix needs no copy. A constant operand
+// (weights) can be packed once in prepare (pack_a / pack_b into memory of
+// packed_a_bytes / packed_b_bytes from the method allocator) and passed as
+// packed; an unpacked operand is packed by gemm() itself into scratch from
+// `temp` (the kernel's temp allocator). gemm() never allocates otherwise and
+// splits the work over `pool` (null: the calling thread).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "runtime/core/error.h"
+#include "runtime/core/memory_allocator.h"
+#include "runtime/core/thread_pool.h"
+
+namespace etr {
+namespace opt {
+
+// A row-major view: element (i, j) is data[i * row_stride + j * col_stride].
+struct MatrixView {
+  const float* data = nullptr;
+  ptrdiff_t row_stride = 0;
+  ptrdiff_t col_stride = 1;
+};
+
+// An operand packed by pack_a / pack_b (opaque layout, owned by the caller).
+struct PackedMatrix {
+  const float* data = nullptr;
+  int64_t rows = 0;
+  int64_t cols = 0;
+};
+
+struct GemmEpilogue {
+  float alpha = 1.0f;
+  // beta == 0: C is written, not read (may hold garbage or NaN).
+  float beta = 0.0f;
+  const float* row_bias = nullptr;  // m values, added to every row i (conv: per output channel)
+  const float* col_bias = nullptr;  // n values, added to every column j (linear: per feature)
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+};
+
+// Bytes for A [m, k] / B [k, n] packed; 0 when the size overflows.
+size_t packed_a_bytes(int64_t m, int64_t k);
+size_t packed_b_bytes(int64_t k, int64_t n);
+// Packs a whole operand into `dst` (packed_*_bytes, 64-byte aligned).
+PackedMatrix pack_a(MatrixView a, int64_t m, int64_t k, float* dst);
+PackedMatrix pack_b(MatrixView b, int64_t k, int64_t n, float* dst);
+
+struct GemmArgs {
+  int64_t m = 0, n = 0, k = 0;
+  // Exactly one of a / packed_a and one of b / packed_b is set.
+  MatrixView a;
+  const PackedMatrix* packed_a = nullptr;
+  MatrixView b;
+  const PackedMatrix* packed_b = nullptr;
+  float* c = nullptr;  // row-major with leading dimension ldc (>= n)
+  ptrdiff_t ldc = 0;
+  GemmEpilogue epilogue;
+};
+
+// MemoryAllocationFailed when `temp` cannot hold the packing scratch (the
+// message names the bytes needed); Ok otherwise.
+[[nodiscard]] Error gemm(const GemmArgs& args, MemoryAllocator* temp, ThreadPool* pool);
+
+// The scratch bytes gemm() takes from `temp` for these arguments (for a
+// caller that sizes its temp memory).
+size_t gemm_scratch_bytes(const GemmArgs& args);
+
+}  // namespace opt
+}  // namespace etr
