@@ -2,8 +2,9 @@
 # Cross-builds and tests under QEMU (install the tools first: scripts/install_cross_deps.sh).
 #   bash scripts/cross_test.sh aarch64    whole project + every ctest test under qemu-aarch64
 #                                         (build-aarch64/; XNNPACK etc. from Debian arm64 .debs)
-#   bash scripts/cross_test.sh cortex-m   examples/bare_metal firmware on qemu-system-arm
-#                                         mps2-an386 (Cortex-M4F) (build-cortexm/)
+#   bash scripts/cross_test.sh cortex-m   examples/bare_metal firmware on qemu-system-arm:
+#                                         mps2-an386 (Cortex-M4F, build-cortexm/) and
+#                                         mps3-an547 (Cortex-M55, build-cortexm55/)
 # Extra arguments after the target go to ctest (aarch64), e.g. -R Kernel. With
 # CROSS_TARGETS="t1 t2 ..." (aarch64) only those targets are built and tested (CI's bounded run).
 set -euo pipefail
@@ -69,24 +70,32 @@ case "$TARGET" in
     fi
     ;;
   cortex-m)
-    B=build-cortexm
-    cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel -Wno-dev -DETR_WERROR=ON \
-      -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchains/arm-none-eabi-m4f.cmake" \
-      -DFlatBuffers_DIR="$(host_flatbuffers_dir)" > /dev/null
-    # The whole core and every portable kernel and prim op must build (-Werror), not only
-    # what the firmware links.
-    cmake --build $B -j"$JOBS" --target etr_executor etr_portable_kernels etr_prim_ops \
-      etr_bare_metal_kws etr_bare_metal_core
-    echo "== sizes (arm-none-eabi-size; flash = text + data, RAM = data + bss)"
-    arm-none-eabi-size $B/examples/bare_metal/etr_bare_metal_core.elf \
-      $B/examples/bare_metal/etr_bare_metal_kws.elf
-    for elf in etr_bare_metal_core etr_bare_metal_kws; do
-      echo "== qemu-system-arm -M mps2-an386: $elf"
-      status=0
-      timeout 120 qemu-system-arm -M mps2-an386 -nographic -semihosting -monitor none \
-        -kernel $B/examples/bare_metal/$elf.elf || status=$?
-      echo "exit status $status"
-      [ $status -eq 0 ] || exit 1
+    # Cortex-M4F on mps2-an386, then Cortex-M55 on mps3-an547 (CORTEX_M_CPUS="m4f" for one).
+    for cpu in ${CORTEX_M_CPUS:-m4f m55}; do
+      case $cpu in
+        m4f) B=build-cortexm TC=arm-none-eabi-m4f.cmake LD=mps2_an386.ld MACHINE=mps2-an386 ;;
+        m55) B=build-cortexm55 TC=arm-none-eabi-m55.cmake LD=mps3_an547.ld MACHINE=mps3-an547 ;;
+        *) echo "CORTEX_M_CPUS: m4f and/or m55, not $cpu" >&2; exit 2 ;;
+      esac
+      cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel -Wno-dev -DETR_WERROR=ON \
+        -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchains/$TC" \
+        -DETR_BOARD_LINKER_SCRIPT="$ROOT/examples/bare_metal/$LD" \
+        -DFlatBuffers_DIR="$(host_flatbuffers_dir)" > /dev/null
+      # The whole core and every portable kernel and prim op must build (-Werror), not only
+      # what the firmware links.
+      cmake --build $B -j"$JOBS" --target etr_executor etr_portable_kernels etr_prim_ops \
+        etr_bare_metal_kws etr_bare_metal_core
+      echo "== $cpu sizes (arm-none-eabi-size; flash = text + data, RAM = data + bss)"
+      arm-none-eabi-size $B/examples/bare_metal/etr_bare_metal_core.elf \
+        $B/examples/bare_metal/etr_bare_metal_kws.elf
+      for elf in etr_bare_metal_core etr_bare_metal_kws; do
+        echo "== qemu-system-arm -M $MACHINE: $elf"
+        status=0
+        timeout 120 qemu-system-arm -M $MACHINE -nographic -semihosting -monitor none \
+          -kernel $B/examples/bare_metal/$elf.elf || status=$?
+        echo "exit status $status"
+        [ $status -eq 0 ] || exit 1
+      done
     done
     ;;
   *)

@@ -10,8 +10,8 @@ namespace etr {
 namespace xnnpack {
 namespace {
 
-const Value& in(const Graph& g, const Node& n, uint32_t k) { return g.values[n.inputs[k]]; }
-const Value& out(const Graph& g, const Node& n) { return g.values[n.outputs[0]]; }
+const Value& in(const Values& g, const Node& n, uint32_t k) { return g[n.inputs[k]]; }
+const Value& out(const Values& g, const Node& n) { return g[n.outputs[0]]; }
 
 Error refuse(size_t d, const Node& n, const char* what) {
   ETR_FAIL(Error::DelegateInvalidCompatibility, "XnnpackBackend: delegate %zu: node %u (%s): %s", d,
@@ -107,7 +107,7 @@ void transpose(const Value& iv, const Value& ov, const size_t* perm, const uint8
   });
 }
 
-void concatenate(const Graph& g, const Node& n, uint8_t* const* buf) {
+void concatenate(const Values& g, const Node& n, uint8_t* const* buf) {
   const Value& ov = out(g, n);
   const size_t es = element_size(ov.dtype);
   const uint32_t axis = n.params[0];
@@ -127,7 +127,7 @@ void concatenate(const Graph& g, const Node& n, uint8_t* const* buf) {
   }
 }
 
-void slice(const Graph& g, const Node& n, uint8_t* const* buf) {
+void slice(const Values& g, const Node& n, uint8_t* const* buf) {
   const Value& iv = in(g, n, 0);
   const Value& ov = out(g, n);
   const uint32_t r = ov.num_dims;
@@ -154,7 +154,7 @@ void slice(const Graph& g, const Node& n, uint8_t* const* buf) {
 }
 
 // y[b] = a[b] (m x k) * w[b] (k x n), fp32. Parallel over batch x row blocks.
-void batch_matmul(const Graph& g, const Node& n, uint8_t* const* buf, ThreadPool* pool) {
+void batch_matmul(const Values& g, const Node& n, uint8_t* const* buf, ThreadPool* pool) {
   const Value& av = in(g, n, 0);
   const Value& bv = in(g, n, 1);
   const uint32_t r = av.num_dims;
@@ -186,9 +186,135 @@ void batch_matmul(const Graph& g, const Node& n, uint8_t* const* buf, ThreadPool
   });
 }
 
+// ---- dynamically quantized linear (dq_linear.h)
+
+bool is_dq_node(const Values& g, const Node& n) {
+  if (n.kind == NodeKind::Convert) return out(g, n).dtype == Dtype::QDInt8;
+  if (n.kind == NodeKind::FullyConnected) return in(g, n, 0).dtype == Dtype::QDInt8;
+  return false;
+}
+
+// Rows of a per-token quantized value: everything but its last dim.
+size_t rows_of(const Value& v) {
+  const size_t k = v.num_dims == 0 ? 0 : v.dims[v.num_dims - 1];
+  return k == 0 ? 0 : v.numel() / k;
+}
+
+Error check_dq_node(const Values& g, const Node& n, size_t d) {
+  if (n.kind == NodeKind::Convert) {
+    const Value& x = in(g, n, 0);
+    const Value& y = out(g, n);
+    if (x.dtype != Dtype::Fp32) return refuse(d, n, "qdint8 conversion needs an fp32 input");
+    if (y.quant != QuantKind::PerToken) return refuse(d, n, "qdint8 output is not per-token");
+    if (y.num_nonbatch_dims != 1)
+      return refuse(d, n, "per-token quantization over other than the last dim");
+    if (y.flags != 0) return refuse(d, n, "qdint8 output cannot leave the delegate");
+    if (x.num_dims == 0 || x.num_dims != y.num_dims) return refuse(d, n, "ranks differ or are 0");
+    for (uint32_t i = 0; i < x.num_dims; ++i) {
+      if (x.dims[i] != y.dims[i]) return refuse(d, n, "input and output dims differ");
+    }
+    return Error::Ok;
+  }
+  const Value& x = in(g, n, 0);
+  const Value& w = in(g, n, 1);
+  const Value& y = out(g, n);
+  if (x.quant != QuantKind::PerToken || x.num_nonbatch_dims != 1 || x.flags != 0 || x.num_dims == 0)
+    return refuse(d, n, "qdint8 input is not per-token over the last dim of an inner value");
+  if (w.dtype != Dtype::QCInt8 || w.quant != QuantKind::PerChannel || w.data == nullptr ||
+      w.num_dims != 2) {
+    ETR_FAIL(Error::NotSupported,
+             "XnnpackBackend: delegate %zu: node %u (FullyConnected): qdint8 input with %s "
+             "weights: only constant per-channel qcint8 [outputs, inputs] weights are supported",
+             d, n.index, to_string(w.dtype));
+  }
+  const bool transposed = (n.flags & 0x1u) != 0;  // XNN_FLAG_TRANSPOSE_WEIGHTS: [k, n]
+  const size_t k = transposed ? w.dims[0] : w.dims[1];
+  const size_t o = transposed ? w.dims[1] : w.dims[0];
+  if (w.channel_dim != (transposed ? 1u : 0u) || w.num_channel_scales != o)
+    return refuse(d, n, "weight scales are not one per output channel");
+  if (k == 0 || x.dims[x.num_dims - 1] != k)
+    return refuse(d, n, "input channels differ from the filter's");
+  if (k > kDqMaxInputChannels)
+    return refuse(d, n, "more than 65536 input channels (int32 accumulation could overflow)");
+  if (y.dtype != Dtype::Fp32 || y.num_dims == 0 || y.dims[y.num_dims - 1] != o ||
+      y.numel() != rows_of(x) * o)
+    return refuse(d, n, "output is not fp32 [input rows, outputs]");
+  if (n.num_inputs > 2 && n.inputs[2] != kInvalidId) {
+    const Value& b = in(g, n, 2);
+    if (b.dtype != Dtype::Fp32 || b.data == nullptr || b.num_dims != 1 || b.dims[0] != o)
+      return refuse(d, n, "bias is not a constant fp32 [outputs]");
+  }
+  return Error::Ok;
+}
+
+Error prepare_dq_linear(const Values& g, const Node& n, size_t d, DqLinearWeights* p) {
+  const Value& w = in(g, n, 1);
+  const bool transposed = (n.flags & 0x1u) != 0;
+  p->k = transposed ? w.dims[0] : w.dims[1];
+  p->n = transposed ? w.dims[1] : w.dims[0];
+  const int8_t* src = reinterpret_cast<const int8_t*>(w.data);
+  if (transposed) {
+    p->owned.resize(p->k * p->n);
+    for (size_t o = 0; o < p->n; ++o) {
+      for (size_t i = 0; i < p->k; ++i) p->owned[o * p->k + i] = src[i * p->n + o];
+    }
+    src = p->owned.data();
+  }
+  p->w = src;
+  p->ksum.assign(p->n, 0);
+  for (size_t o = 0; o < p->n; ++o) {
+    int32_t s = 0;
+    for (size_t i = 0; i < p->k; ++i) s += src[o * p->k + i];
+    p->ksum[o] = s;
+  }
+  p->scales = w.channel_scales;
+  if (n.num_inputs > 2 && n.inputs[2] != kInvalidId) {
+    p->bias_copy.resize(p->n);
+    std::memcpy(p->bias_copy.data(), in(g, n, 2).data, p->n * sizeof(float));
+    p->bias = p->bias_copy.data();
+  }
+  p->output_min = n.output_min;
+  p->output_max = n.output_max;
+  if (!(p->output_min <= p->output_max)) return refuse(d, n, "output_min exceeds output_max");
+  return Error::Ok;
+}
+
+void run_dq_node(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
+                 ThreadPool* pool) {
+  if (n.kind == NodeKind::Convert) {
+    const Value& x = in(g, n, 0);
+    const size_t k = x.dims[x.num_dims - 1];
+    uint8_t* y = buf[n.outputs[0]];
+    qd8_quantize(reinterpret_cast<const float*>(buf[n.inputs[0]]), rows_of(x), k,
+                 reinterpret_cast<int8_t*>(y),
+                 reinterpret_cast<Qd8Params*>(y + qd8_params_offset(x.numel())), pool);
+    return;
+  }
+  const Value& x = in(g, n, 0);
+  const uint8_t* q = buf[n.inputs[0]];
+  dq_linear(reinterpret_cast<const int8_t*>(q),
+            reinterpret_cast<const Qd8Params*>(q + qd8_params_offset(x.numel())), rows_of(x), st.dq,
+            reinterpret_cast<float*>(buf[n.outputs[0]]), pool);
+}
+
 }  // namespace
 
-bool is_native_node(NodeKind kind) {
+size_t value_buffer_bytes(const Value& v) {
+  if (v.dtype == Dtype::QDInt8 && v.num_dims > 0)
+    return qd8_buffer_bytes(v.numel(), v.dims[v.num_dims - 1]);
+  return v.nbytes();
+}
+
+Error prepare_native_node(const Values& values, const Node& n, size_t delegate_index,
+                          NativeState* state) {
+  if (n.kind == NodeKind::FullyConnected && is_dq_node(values, n))
+    return prepare_dq_linear(values, n, delegate_index, &state->dq);
+  return Error::Ok;
+}
+
+bool is_native_node(const Values& values, const Node& n) {
+  if (is_dq_node(values, n)) return true;
+  const NodeKind kind = n.kind;
   switch (kind) {
     case NodeKind::StaticTranspose:
     case NodeKind::Concatenate2:
@@ -203,7 +329,8 @@ bool is_native_node(NodeKind kind) {
   }
 }
 
-Error check_native_node(const Graph& g, const Node& n, size_t d) {
+Error check_native_node(const Values& g, const Node& n, size_t d) {
+  if (is_dq_node(g, n)) return check_dq_node(g, n, d);
   const Value& ov = out(g, n);
   const size_t es = element_size(ov.dtype);
   if (es == 0) return refuse(d, n, "output has a sub-byte or unknown datatype");
@@ -290,7 +417,12 @@ Error check_native_node(const Graph& g, const Node& n, size_t d) {
   }
 }
 
-void run_native_node(const Graph& g, const Node& n, uint8_t* const* buf, ThreadPool* pool) {
+void run_native_node(const Values& g, const Node& n, const NativeState& state, uint8_t* const* buf,
+                     ThreadPool* pool) {
+  if (is_dq_node(g, n)) {
+    run_dq_node(g, n, state, buf, pool);
+    return;
+  }
   if (is_float_unary(n.kind)) {
     run_unary(n.kind, reinterpret_cast<const float*>(buf[n.inputs[0]]),
               reinterpret_cast<float*>(buf[n.outputs[0]]), out(g, n).numel(), pool);

@@ -1,13 +1,21 @@
 // Nodes the XNNPACK delegate runs itself: the node kinds the exporter emits
 // for which Debian's XNNPACK (2022-02) has no define call (transpose,
 // concatenate, slice, batch matmul, tanh, exp, log, gelu, sin, cos,
-// reciprocal square root, copy). They read and write the delegate's value
-// buffers and split their work over the method's thread pool.
+// reciprocal square root, copy) and the dynamically quantized linear
+// layers (Convert fp32 -> qdint8, FullyConnected qdint8 x qcint8 -> fp32;
+// dq_linear.h). They read and write the delegate's value buffers and split
+// their work over the method's thread pool.
+//
+// Every function takes the value list whose dims are the shapes of the
+// current run (the payload's dims, or those inferred for another input
+// shape; see xnnpack_backend.cpp).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
+#include "backends/xnnpack/dq_linear.h"
 #include "backends/xnnpack/xnnpack_graph.h"
 #include "runtime/core/error.h"
 
@@ -15,20 +23,38 @@ namespace etr {
 class ThreadPool;
 namespace xnnpack {
 
-// True when `kind` is run by run_native_node (not by XNNPACK).
-bool is_native_node(NodeKind kind);
+using Values = std::vector<Value>;
 
-// Checks at init that the node's value shapes and dtypes fit what
-// run_native_node computes; logs and fails naming the node otherwise.
-[[nodiscard]] Error check_native_node(const Graph& g, const Node& n, size_t delegate_index);
+// What a native node prepares once at init (packed weights); empty for
+// most kinds.
+struct NativeState {
+  DqLinearWeights dq;
+};
 
-// Checks at init that a node XNNPACK runs has operand shapes and dtypes
-// that agree with its parameters (XNNPACK 2022 trusts them and would read
-// or write out of bounds otherwise); logs and fails naming the node.
-[[nodiscard]] Error check_xnnpack_node(const Graph& g, const Node& n, size_t delegate_index);
+// True when node `n` is run by run_native_node (not by XNNPACK): its kind
+// has no define call here, or it reads or writes qdint8 values.
+bool is_native_node(const Values& values, const Node& n);
+
+// Checks that the node's value shapes and dtypes fit what run_native_node
+// computes; logs and fails naming the node otherwise.
+[[nodiscard]] Error check_native_node(const Values& values, const Node& n, size_t delegate_index);
+
+// Builds the node's NativeState (after check_native_node passed).
+[[nodiscard]] Error prepare_native_node(const Values& values, const Node& n, size_t delegate_index,
+                                        NativeState* state);
+
+// Checks that a node XNNPACK runs has operand shapes and dtypes that agree
+// with its parameters (XNNPACK 2022 trusts them and would read or write out
+// of bounds otherwise); logs and fails naming the node.
+[[nodiscard]] Error check_xnnpack_node(const Values& values, const Node& n, size_t delegate_index);
+
+// Bytes of the buffer the delegate gives value `v` (qdint8 values carry
+// their row parameters after the int8 data).
+size_t value_buffer_bytes(const Value& v);
 
 // Runs one native node. `buffers[id]` is value id's memory (constants: their data).
-void run_native_node(const Graph& g, const Node& n, uint8_t* const* buffers, ThreadPool* pool);
+void run_native_node(const Values& values, const Node& n, const NativeState& state,
+                     uint8_t* const* buffers, ThreadPool* pool);
 
 }  // namespace xnnpack
 }  // namespace etr

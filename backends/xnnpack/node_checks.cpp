@@ -15,15 +15,15 @@ constexpr uint32_t kSamePadding = 0x4;       // XNN_FLAG_TENSORFLOW_SAME_PADDING
 
 class Check {
  public:
-  Check(const Graph& g, const Node& n, size_t d) : g_(g), n_(n), d_(d) {}
+  Check(const Values& g, const Node& n, size_t d) : g_(g), n_(n), d_(d) {}
 
   Error fail(const char* what) const {
     ETR_FAIL(Error::DelegateInvalidCompatibility, "XnnpackBackend: delegate %zu: node %u (%s): %s",
              d_, n_.index, to_string(n_.kind), what);
   }
-  const Value& in(uint32_t k) const { return g_.values[n_.inputs[k]]; }
+  const Value& in(uint32_t k) const { return g_[n_.inputs[k]]; }
   bool has_in(uint32_t k) const { return k < n_.num_inputs && n_.inputs[k] != kInvalidId; }
-  const Value& out() const { return g_.values[n_.outputs[0]]; }
+  const Value& out() const { return g_[n_.outputs[0]]; }
 
   Error same_shape(const Value& a, const Value& b) const {
     if (a.num_dims != b.num_dims) return fail("input and output ranks differ");
@@ -214,7 +214,7 @@ class Check {
       case NodeKind::ArgMaxPooling2d: {
         if (in(0).num_dims != 4) return fail("input must be 4-d NHWC");
         ETR_RETURN_IF_ERROR(windowed(in(0).dims[3], p[4], p[5], p[4], p[5], 1, 1));
-        return same_shape(out(), g_.values[n_.outputs[1]]);
+        return same_shape(out(), g_[n_.outputs[1]]);
       }
       case NodeKind::GlobalAvgPooling2d: {
         const Value& x = in(0);
@@ -250,14 +250,14 @@ class Check {
   }
 
  private:
-  const Graph& g_;
+  const Values& g_;
   const Node& n_;
   size_t d_;
 };
 
 }  // namespace
 
-Error check_xnnpack_node(const Graph& g, const Node& n, size_t delegate_index) {
+Error check_xnnpack_node(const Values& g, const Node& n, size_t delegate_index) {
   return Check(g, n, delegate_index).run();
 }
 

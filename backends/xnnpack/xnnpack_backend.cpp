@@ -2,11 +2,13 @@
 
 #include <xnnpack.h>
 
+#include <atomic>
 #include <cstring>
 #include <new>
 #include <vector>
 
 #include "backends/xnnpack/native_nodes.h"
+#include "backends/xnnpack/shapes.h"
 #include "backends/xnnpack/xnnpack_graph.h"
 #include "runtime/core/thread_pool.h"
 #include "runtime/platform/log.h"
@@ -21,39 +23,72 @@ using xnnpack::kInvalidId;
 using xnnpack::Node;
 using xnnpack::NodeKind;
 using xnnpack::Value;
+using xnnpack::Values;
 
 // A consecutive stretch of the node list: one XNNPACK runtime, or one node
 // run by us.
 struct Run {
   bool native = false;
   std::vector<uint32_t> nodes;
+};
+
+// The XNNPACK objects of one non-native run, for one set of shapes.
+struct XnnRun {
   xnn_subgraph_t subgraph = nullptr;
   xnn_runtime_t runtime = nullptr;
   std::vector<xnn_external_value> externals;  // bound once: our buffers never move
 };
 
+// Runtimes built for one set of input shapes. XNNPACK 2022 has static
+// shapes: another input shape (within the exported bounds) gets its own
+// instance, with every value's dims re-derived (shapes.h).
+struct Instance {
+  bool used = false;
+  Values values;                // the graph's values with this instance's dims
+  std::vector<XnnRun> xruns;    // index-aligned with Delegate::runs
+  void* pool_handle = nullptr;  // the pthreadpool the runtimes were created on
+  uint64_t last_use = 0;
+
+  void reset() {
+    for (XnnRun& x : xruns) {
+      if (x.runtime != nullptr) xnn_delete_runtime(x.runtime);
+      if (x.subgraph != nullptr) xnn_delete_subgraph(x.subgraph);
+    }
+    xruns.clear();
+    values.clear();
+    used = false;
+    pool_handle = nullptr;
+  }
+};
+
+// Input shapes whose runtimes are kept; the least recently used goes first.
+constexpr size_t kMaxShapes = 4;
+
 struct Delegate {
   size_t index = 0;
   Graph graph;
   FreeableBuffer payload;
-  // Memory of value id i: our buffer, the constant's data, or null (the
-  // value lives inside one XNNPACK runtime).
+  // Memory of value id i (sized for the payload's dims, the upper bounds):
+  // our buffer, the constant's data, or null (the value lives inside one
+  // XNNPACK runtime).
   std::vector<uint8_t*> buffers;
   std::vector<void*> owned;
   std::vector<Run> runs;
-  std::vector<uint32_t> inputs;   // value ids of external inputs
-  std::vector<uint32_t> outputs;  // value ids of external outputs
-  void* pool_handle = nullptr;    // the pthreadpool the runtimes were created on
+  std::vector<xnnpack::NativeState> native_state;  // by node index
+  std::vector<uint32_t> inputs;                    // value ids of external inputs
+  std::vector<uint32_t> outputs;                   // value ids of external outputs
+  std::vector<size_t> input_dims;                  // execute's scratch: kMaxDims per input
+  Instance shapes[kMaxShapes];
+  uint64_t clock = 0;
 
   ~Delegate() {
-    for (Run& r : runs) {
-      if (r.runtime != nullptr) xnn_delete_runtime(r.runtime);
-      if (r.subgraph != nullptr) xnn_delete_subgraph(r.subgraph);
-    }
+    for (Instance& i : shapes) i.reset();
     for (void* p : owned) platform_deallocate(p);
     payload.release();
   }
 };
+
+std::atomic<size_t> g_shape_builds{0};
 
 bool xnnpack_initialized() {
   static const bool ok = xnn_initialize(nullptr) == xnn_status_success;
@@ -89,29 +124,46 @@ ScalarType scalar_type_of(Dtype d) {
 
 class Builder {
  public:
-  explicit Builder(Delegate* d) : d_(d), g_(d->graph) {}
+  Builder(Delegate* d, Instance* inst) : d_(d), g_(d->graph), inst_(inst) {}
 
+  // At init: splits the nodes, places the value buffers and builds the
+  // first instance for the payload's own shapes.
   Error build(void* pool_handle) {
     ETR_RETURN_IF_ERROR(split_runs());
     ETR_RETURN_IF_ERROR(place_values());
-    for (Run& r : d_->runs) {
-      if (!r.native) ETR_RETURN_IF_ERROR(define_subgraph(r));
-    }
-    return create_runtimes(d_, pool_handle);
+    inst_->values = g_.values;
+    return build_instance(pool_handle);
   }
 
-  // (Re)creates every XNNPACK runtime on `pool_handle`.
-  static Error create_runtimes(Delegate* d, void* pool_handle) {
-    for (Run& r : d->runs) {
+  // Builds *inst_ (its values already hold the dims) on `pool_handle`:
+  // checks every node against these shapes, defines the subgraphs and
+  // creates the runtimes. On failure the instance is left unused.
+  Error build_instance(void* pool_handle) {
+    Error e = define_all();
+    if (e == Error::Ok) e = create_runtimes(d_, inst_, pool_handle);
+    if (e != Error::Ok) {
+      inst_->reset();
+      return e;
+    }
+    inst_->used = true;
+    g_shape_builds.fetch_add(1, std::memory_order_relaxed);
+    return Error::Ok;
+  }
+
+  // (Re)creates every XNNPACK runtime of `inst` on `pool_handle`.
+  static Error create_runtimes(Delegate* d, Instance* inst, void* pool_handle) {
+    for (size_t i = 0; i < d->runs.size(); ++i) {
+      const Run& r = d->runs[i];
+      XnnRun& x = inst->xruns[i];
       if (r.native) continue;
-      if (r.runtime != nullptr) {
-        xnn_delete_runtime(r.runtime);
-        r.runtime = nullptr;
+      if (x.runtime != nullptr) {
+        xnn_delete_runtime(x.runtime);
+        x.runtime = nullptr;
       }
       xnn_status s =
-          xnn_create_runtime_v2(r.subgraph, static_cast<pthreadpool_t>(pool_handle), 0, &r.runtime);
+          xnn_create_runtime_v2(x.subgraph, static_cast<pthreadpool_t>(pool_handle), 0, &x.runtime);
       if (s == xnn_status_success)
-        s = xnn_setup_runtime(r.runtime, r.externals.size(), r.externals.data());
+        s = xnn_setup_runtime(x.runtime, x.externals.size(), x.externals.data());
       if (s != xnn_status_success) {
         ETR_FAIL(Error::DelegateInvalidCompatibility,
                  "XnnpackBackend: delegate %zu: XNNPACK could not create the runtime for nodes "
@@ -119,18 +171,35 @@ class Builder {
                  d->index, r.nodes.front(), r.nodes.back(), status_name(s));
       }
     }
-    d->pool_handle = pool_handle;
+    inst->pool_handle = pool_handle;
     return Error::Ok;
   }
 
  private:
+  const Values& vals() const { return inst_->values; }
+
+  Error define_all() {
+    inst_->xruns.assign(d_->runs.size(), XnnRun{});
+    for (size_t i = 0; i < d_->runs.size(); ++i) {
+      const Run& r = d_->runs[i];
+      for (uint32_t ni : r.nodes) {
+        const Node& n = g_.nodes[ni];
+        ETR_RETURN_IF_ERROR(r.native ? xnnpack::check_native_node(vals(), n, d_->index)
+                                     : xnnpack::check_xnnpack_node(vals(), n, d_->index));
+      }
+      if (!r.native) ETR_RETURN_IF_ERROR(define_subgraph(r, inst_->xruns[i]));
+    }
+    return Error::Ok;
+  }
+
   Error split_runs() {
+    d_->native_state.resize(g_.nodes.size());
     for (const Node& n : g_.nodes) {
-      const bool native = xnnpack::is_native_node(n.kind);
+      const bool native = xnnpack::is_native_node(g_.values, n);
       if (native) {
-        ETR_RETURN_IF_ERROR(xnnpack::check_native_node(g_, n, d_->index));
-      } else {
-        ETR_RETURN_IF_ERROR(xnnpack::check_xnnpack_node(g_, n, d_->index));
+        ETR_RETURN_IF_ERROR(xnnpack::check_native_node(g_.values, n, d_->index));
+        ETR_RETURN_IF_ERROR(
+            xnnpack::prepare_native_node(g_.values, n, d_->index, &d_->native_state[n.index]));
       }
       if (native || d_->runs.empty() || d_->runs.back().native) d_->runs.emplace_back();
       d_->runs.back().native = native;
@@ -200,12 +269,13 @@ class Builder {
       }
       // XNNPACK sizes its own internal tensors from the dims too: the cap
       // covers every non-constant value, ours or XNNPACK's.
-      total_bytes_ += v.nbytes();
-      if (v.nbytes() > kMaxBufferBytes || total_bytes_ > kMaxBufferBytes) {
+      const size_t bytes = xnnpack::value_buffer_bytes(v);
+      total_bytes_ += bytes;
+      if (bytes > kMaxBufferBytes || total_bytes_ > kMaxBufferBytes) {
         ETR_FAIL(Error::DelegateMemoryAllocationFailed,
                  "XnnpackBackend: delegate %zu: value %zu needs %zu bytes; the delegate's "
                  "values would pass the %zu-byte limit",
-                 d_->index, id, v.nbytes(), kMaxBufferBytes);
+                 d_->index, id, bytes, kMaxBufferBytes);
       }
       if (v.is_external_input()) d_->inputs.push_back(static_cast<uint32_t>(id));
       if (v.is_external_output()) {
@@ -223,20 +293,20 @@ class Builder {
                  "runs",
                  d_->index, id, xnnpack::to_string(v.dtype));
       }
-      d_->buffers[id] = allocate(v.nbytes());
+      d_->buffers[id] = allocate(bytes);
       if (d_->buffers[id] == nullptr) {
         ETR_FAIL(Error::DelegateMemoryAllocationFailed,
                  "XnnpackBackend: delegate %zu: cannot allocate %zu bytes for value %zu", d_->index,
-                 v.nbytes(), id);
+                 bytes, id);
       }
     }
     return Error::Ok;
   }
 
-  Error define_value(Run& r, uint32_t id, std::vector<uint32_t>* xids,
+  Error define_value(XnnRun& r, uint32_t id, std::vector<uint32_t>* xids,
                      const std::vector<bool>& produced) {
     if (id == kInvalidId || (*xids)[id] != XNN_INVALID_VALUE_ID) return Error::Ok;
-    const Value& v = g_.values[id];
+    const Value& v = vals()[id];
     const bool external = v.data == nullptr && d_->buffers[id] != nullptr;
     uint32_t ext = XNN_INVALID_VALUE_ID, flags = 0;
     if (external) {
@@ -285,11 +355,11 @@ class Builder {
     return Error::Ok;
   }
 
-  Error define_subgraph(Run& r) {
+  Error define_subgraph(const Run& run, XnnRun& r) {
     // Count the externals first: XNNPACK wants the number up front.
     std::vector<bool> touched(g_.values.size(), false), produced(g_.values.size(), false);
     uint32_t num_ext = 0;
-    for (uint32_t ni : r.nodes) {
+    for (uint32_t ni : run.nodes) {
       const Node& n = g_.nodes[ni];
       for (uint32_t k = 0; k < n.num_outputs; ++k) produced[n.outputs[k]] = true;
       auto touch = [&](uint32_t id) {
@@ -307,7 +377,7 @@ class Builder {
                status_name(s));
     }
     std::vector<uint32_t> xids(g_.values.size(), XNN_INVALID_VALUE_ID);
-    for (uint32_t ni : r.nodes) {
+    for (uint32_t ni : run.nodes) {
       const Node& n = g_.nodes[ni];
       for (uint32_t k = 0; k < n.num_inputs; ++k)
         ETR_RETURN_IF_ERROR(define_value(r, n.inputs[k], &xids, produced));
@@ -318,7 +388,7 @@ class Builder {
     return Error::Ok;
   }
 
-  Error define_node(Run& r, const Node& n, const std::vector<uint32_t>& xids) {
+  Error define_node(XnnRun& r, const Node& n, const std::vector<uint32_t>& xids) {
     auto x = [&](uint32_t k) {
       return n.inputs[k] == kInvalidId ? XNN_INVALID_VALUE_ID : xids[n.inputs[k]];
     };
@@ -336,7 +406,7 @@ class Builder {
       case NodeKind::Minimum: s = xnn_define_minimum2(sg, x(0), x(1), y, n.flags); break;
       case NodeKind::PReLU: s = xnn_define_prelu(sg, x(0), x(1), y, n.flags); break;
       case NodeKind::FullyConnected:
-        if (g_.values[n.inputs[1]].dtype == Dtype::QCInt8) {
+        if (vals()[n.inputs[1]].dtype == Dtype::QCInt8) {
           s = define_channelwise_fully_connected(sg, n, x(0), x(2), y);
         } else {
           s = xnn_define_fully_connected(sg, lo, hi, x(0), x(1), x(2), y, n.flags);
@@ -386,9 +456,15 @@ class Builder {
       case NodeKind::Convert: s = xnn_define_convert(sg, x(0), y, n.flags); break;
       case NodeKind::LeakyReLU: s = xnn_define_leaky_relu(sg, n.alpha, x(0), y, n.flags); break;
       case NodeKind::ELU: s = xnn_define_elu(sg, n.alpha, x(0), y, n.flags); break;
-      case NodeKind::StaticReshape:
-        s = xnn_define_static_reshape(sg, n.list_len, n.list_a, x(0), y, n.flags);
+      case NodeKind::StaticReshape: {
+        // The output value's dims: new_shape may hold 0 (inferred), which
+        // this XNNPACK does not know.
+        const Value& yv = vals()[n.outputs[0]];
+        size_t shape[xnnpack::kMaxDims];
+        for (uint32_t i = 0; i < yv.num_dims; ++i) shape[i] = yv.dims[i];
+        s = xnn_define_static_reshape(sg, yv.num_dims, shape, x(0), y, n.flags);
         break;
+      }
       case NodeKind::StaticConstantPad:
         s = xnn_define_static_constant_pad(sg, n.list_a, n.list_b, n.alpha, x(0), y, n.flags);
         break;
@@ -411,9 +487,9 @@ class Builder {
   // integer arithmetic, same requantization.
   xnn_status define_channelwise_fully_connected(xnn_subgraph_t sg, const Node& n, uint32_t x,
                                                 uint32_t bias, uint32_t y) {
-    const Value& xv = g_.values[n.inputs[0]];
-    const Value& wv = g_.values[n.inputs[1]];
-    const Value& yv = g_.values[n.outputs[0]];
+    const Value& xv = vals()[n.inputs[0]];
+    const Value& wv = vals()[n.inputs[1]];
+    const Value& yv = vals()[n.outputs[0]];
     if ((n.flags & XNN_FLAG_TRANSPOSE_WEIGHTS) != 0 || xv.quant != xnnpack::QuantKind::PerTensor ||
         yv.quant != xnnpack::QuantKind::PerTensor || wv.channel_dim != 0 || wv.num_dims != 2) {
       return xnn_status_unsupported_parameter;
@@ -454,41 +530,92 @@ class Builder {
 
   Delegate* d_;
   const Graph& g_;
+  Instance* inst_;
   size_t total_bytes_ = 0;
 };
 
-Error bind_input(const Delegate& d, uint32_t id, Span<EValue*> args) {
+// The tensor argument of external value `id`, or an error naming it.
+Result<Tensor*> arg_tensor(const Delegate& d, uint32_t id, Span<EValue*> args, const char* what) {
   const Value& v = d.graph.values[id];
   if (v.external_id >= args.size() || !args[v.external_id]->is_tensor()) {
     ETR_FAIL(Error::InvalidArgument,
-             "XnnpackBackend: delegate %zu: input value %u expects a tensor at argument %u (%zu "
+             "XnnpackBackend: delegate %zu: %s value %u expects a tensor at argument %u (%zu "
              "arguments)",
-             d.index, id, v.external_id, args.size());
+             d.index, what, id, v.external_id, args.size());
   }
-  const Tensor& t = args[v.external_id]->to_tensor();
-  if (t.dtype() != scalar_type_of(v.dtype) || t.nbytes() != v.nbytes()) {
+  return &args[v.external_id]->to_tensor();
+}
+
+// Checks input `id`'s tensor against the payload's value (dtype, rank,
+// every dim within the exported bound) and writes its current dims to
+// `dims`. A tensor of another rank is accepted only with the exported
+// element count (it is then taken as the exported shape).
+Error input_dims(const Delegate& d, uint32_t id, Span<EValue*> args, size_t* dims) {
+  const Value& v = d.graph.values[id];
+  Result<Tensor*> t_or = arg_tensor(d, id, args, "input");
+  if (!t_or.ok()) return t_or.error();
+  const Tensor& t = **t_or;
+  if (t.dtype() != scalar_type_of(v.dtype)) {
     ETR_FAIL(Error::InvalidArgument,
-             "XnnpackBackend: delegate %zu: argument %u is %s with %zu bytes; the delegate was "
-             "built for %s with %zu bytes (shapes are static in this XNNPACK)",
-             d.index, v.external_id, to_string(t.dtype()), t.nbytes(),
-             to_string(scalar_type_of(v.dtype)), v.nbytes());
+             "XnnpackBackend: delegate %zu: input argument %u is %s; the delegate expects %s",
+             d.index, v.external_id, to_string(t.dtype()), to_string(scalar_type_of(v.dtype)));
+  }
+  if (t.dim() != v.num_dims) {
+    if (t.nbytes() != v.nbytes()) {
+      ETR_FAIL(Error::InvalidArgument,
+               "XnnpackBackend: delegate %zu: input argument %u has %zu dims and %zu bytes; the "
+               "delegate expects %u dims (%zu bytes at most)",
+               d.index, v.external_id, t.dim(), t.nbytes(), v.num_dims, v.nbytes());
+    }
+    for (uint32_t i = 0; i < v.num_dims; ++i) dims[i] = v.dims[i];
+  } else {
+    for (uint32_t i = 0; i < v.num_dims; ++i) {
+      if (t.size(i) < 0 || static_cast<uint64_t>(t.size(i)) > v.dims[i]) {
+        ETR_FAIL(Error::InvalidArgument,
+                 "XnnpackBackend: delegate %zu: input argument %u: dim %u has size %lld, above "
+                 "the bound %zu the program was exported with",
+                 d.index, v.external_id, i, static_cast<long long>(t.size(i)), v.dims[i]);
+      }
+      dims[i] = static_cast<size_t>(t.size(i));
+    }
   }
   if (t.nbytes() != 0 && t.const_data() == nullptr) {
     ETR_FAIL(Error::InvalidState, "XnnpackBackend: delegate %zu: argument %u has no memory",
              d.index, v.external_id);
   }
+  return Error::Ok;
+}
+
+Error bind_input(const Delegate& d, const Instance& inst, uint32_t id, Span<EValue*> args) {
+  const Value& v = inst.values[id];
+  const Tensor& t = args[v.external_id]->to_tensor();
+  if (t.nbytes() != v.nbytes()) {
+    ETR_FAIL(Error::Internal, "XnnpackBackend: delegate %zu: argument %u has %zu bytes, not %zu",
+             d.index, v.external_id, t.nbytes(), v.nbytes());
+  }
   if (t.nbytes() != 0) std::memcpy(d.buffers[id], t.const_data(), t.nbytes());
   return Error::Ok;
 }
 
-Error write_output(const Delegate& d, uint32_t id, Span<EValue*> args) {
-  const Value& v = d.graph.values[id];
-  if (v.external_id >= args.size() || !args[v.external_id]->is_tensor()) {
-    ETR_FAIL(Error::InvalidArgument,
-             "XnnpackBackend: delegate %zu: output value %u expects a tensor at argument %u",
-             d.index, id, v.external_id);
+Error write_output(const Delegate& d, const Instance& inst, uint32_t id, Span<EValue*> args) {
+  const Value& v = inst.values[id];
+  Result<Tensor*> t_or = arg_tensor(d, id, args, "output");
+  if (!t_or.ok()) return t_or.error();
+  Tensor& t = **t_or;
+  if (t.dim() == v.num_dims) {
+    int64_t sizes[xnnpack::kMaxDims];
+    bool same = true;
+    for (uint32_t i = 0; i < v.num_dims; ++i) {
+      sizes[i] = static_cast<int64_t>(v.dims[i]);
+      same = same && t.size(i) == sizes[i];
+    }
+    if (!same && resize_tensor(t, Span<const int64_t>(sizes, v.num_dims)) != Error::Ok) {
+      ETR_FAIL(Error::InvalidArgument,
+               "XnnpackBackend: delegate %zu: output argument %u cannot take the delegate's "
+               "output shape (%zu elements)",
+               d.index, v.external_id, v.numel());
+    }
   }
-  Tensor& t = args[v.external_id]->to_tensor();
   const bool widen = v.dtype == Dtype::Int32 && t.dtype() == ScalarType::Long;
   const size_t need = widen ? v.numel() * 8 : v.nbytes();
   if ((!widen && t.dtype() != scalar_type_of(v.dtype)) ||
@@ -508,6 +635,49 @@ Error write_output(const Delegate& d, uint32_t id, Span<EValue*> args) {
     std::memcpy(t.mutable_data(), d.buffers[id], need);
   }
   return Error::Ok;
+}
+
+bool same_dims(const Value& v, const size_t* dims) {
+  for (uint32_t i = 0; i < v.num_dims; ++i) {
+    if (v.dims[i] != dims[i]) return false;
+  }
+  return true;
+}
+
+// The instance built for the current input shapes: a cached one, or a new
+// one (evicting the least recently used) built now.
+Result<Instance*> instance_for(Delegate* d, Span<EValue*> args, void* pool) {
+  size_t* dims = d->input_dims.data();
+  for (size_t i = 0; i < d->inputs.size(); ++i)
+    ETR_RETURN_IF_ERROR(input_dims(*d, d->inputs[i], args, dims + i * xnnpack::kMaxDims));
+  Instance* lru = &d->shapes[0];
+  for (Instance& inst : d->shapes) {
+    if (!inst.used) {
+      if (lru->used) lru = &inst;
+      continue;
+    }
+    bool match = true;
+    for (size_t i = 0; i < d->inputs.size() && match; ++i)
+      match = same_dims(inst.values[d->inputs[i]], dims + i * xnnpack::kMaxDims);
+    if (match) return &inst;
+    if (lru->used && inst.last_use < lru->last_use) lru = &inst;
+  }
+  // A new shape: derive every value's dims and build runtimes for them.
+  // This allocates (XNNPACK packs weights and plans its memory per
+  // runtime); a shape already cached allocates nothing.
+  lru->reset();
+  lru->values = d->graph.values;
+  for (size_t i = 0; i < d->inputs.size(); ++i) {
+    Value& v = lru->values[d->inputs[i]];
+    for (uint32_t k = 0; k < v.num_dims; ++k) v.dims[k] = dims[i * xnnpack::kMaxDims + k];
+  }
+  Error e = xnnpack::infer_shapes(d->graph.values, d->graph.nodes, &lru->values, d->index);
+  if (e == Error::Ok) e = Builder(d, lru).build_instance(pool);
+  if (e != Error::Ok) {
+    lru->reset();
+    return e;
+  }
+  return lru;
 }
 
 class XnnpackBackend final : public BackendInterface {
@@ -532,7 +702,9 @@ class XnnpackBackend final : public BackendInterface {
                                      ctx.delegate_index, &d->graph);
     if (err == Error::Ok) {
       void* pool = ctx.thread_pool == nullptr ? nullptr : ctx.thread_pool->native_handle();
-      err = Builder(d).build(pool);
+      err = Builder(d, &d->shapes[0]).build(pool);
+      d->shapes[0].last_use = ++d->clock;
+      d->input_dims.assign(d->inputs.size() * xnnpack::kMaxDims, 0);
     }
     if (err != Error::Ok) {
       destroy(d);
@@ -546,22 +718,28 @@ class XnnpackBackend final : public BackendInterface {
     Delegate* d = static_cast<Delegate*>(handle);
     if (d == nullptr) ETR_FAIL(Error::DelegateInvalidHandle, "XnnpackBackend: null delegate");
     void* pool = ctx.thread_pool == nullptr ? nullptr : ctx.thread_pool->native_handle();
-    if (pool != d->pool_handle) ETR_RETURN_IF_ERROR(Builder::create_runtimes(d, pool));
-    for (uint32_t id : d->inputs) ETR_RETURN_IF_ERROR(bind_input(*d, id, args));
-    for (const Run& r : d->runs) {
+    Result<Instance*> inst_or = instance_for(d, args, pool);
+    if (!inst_or.ok()) return inst_or.error();
+    Instance& inst = **inst_or;
+    inst.last_use = ++d->clock;
+    if (pool != inst.pool_handle) ETR_RETURN_IF_ERROR(Builder::create_runtimes(d, &inst, pool));
+    for (uint32_t id : d->inputs) ETR_RETURN_IF_ERROR(bind_input(*d, inst, id, args));
+    for (size_t i = 0; i < d->runs.size(); ++i) {
+      const Run& r = d->runs[i];
       if (r.native) {
-        xnnpack::run_native_node(d->graph, d->graph.nodes[r.nodes[0]], d->buffers.data(),
+        const Node& n = d->graph.nodes[r.nodes[0]];
+        xnnpack::run_native_node(inst.values, n, d->native_state[n.index], d->buffers.data(),
                                  ctx.thread_pool);
         continue;
       }
-      const xnn_status s = xnn_invoke_runtime(r.runtime);
+      const xnn_status s = xnn_invoke_runtime(inst.xruns[i].runtime);
       if (s != xnn_status_success) {
         ETR_FAIL(Error::Internal,
                  "XnnpackBackend: delegate %zu: XNNPACK run of nodes %u..%u failed: %s", d->index,
                  r.nodes.front(), r.nodes.back(), status_name(s));
       }
     }
-    for (uint32_t id : d->outputs) ETR_RETURN_IF_ERROR(write_output(*d, id, args));
+    for (uint32_t id : d->outputs) ETR_RETURN_IF_ERROR(write_output(*d, inst, id, args));
     return Error::Ok;
   }
 
@@ -578,6 +756,8 @@ const XnnpackBackend kBackend;
 }  // namespace
 
 const BackendInterface& xnnpack_backend() { return kBackend; }
+
+size_t xnnpack_shape_builds() { return g_shape_builds.load(std::memory_order_relaxed); }
 
 Error register_xnnpack_backend(BackendRegistry* registry) {
   BackendRegistry& r = registry == nullptr ? default_backend_registry() : *registry;

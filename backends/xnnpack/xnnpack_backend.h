@@ -17,9 +17,23 @@
 // default allocator. The payload and named-data buffers are kept while the delegate lives (XNNPACK
 // may read static data after runtime creation).
 //
-// Shapes are static: each external input must have the shape the payload
-// recorded (XNNPACK 2022 cannot reshape a runtime).
+// Shapes: the payload records each value with its exported (upper-bound)
+// dims; an input may be smaller in any dim (bounded dynamic shapes; larger
+// is refused naming the input, dim, size and bound). XNNPACK 2022 cannot
+// reshape a runtime, so a new input shape costs one build: every value's
+// dims are re-derived, the XNNPACK subgraphs defined and runtimes created
+// (XNNPACK packs the weights and plans its memory again, i.e. it
+// allocates). The runtimes of the last 4 input shapes are kept (least
+// recently used dropped), so alternating among them allocates nothing;
+// our value buffers are sized for the bounds once at init. Outputs are
+// resized to the derived shape (their tensors must be DynamicBound).
+//
+// Dynamically quantized linear layers (qdint8 activations, per-channel
+// qcint8 weights), which XNNPACK 2022 lacks, run as native nodes with
+// XNNPACK's numerics (dq_linear.h).
 #pragma once
+
+#include <cstddef>
 
 #include "runtime/backend/backend.h"
 
@@ -30,5 +44,9 @@ const BackendInterface& xnnpack_backend();
 
 // Registers "XnnpackBackend" in `registry` (null: the default registry).
 [[nodiscard]] Error register_xnnpack_backend(BackendRegistry* registry = nullptr);
+
+// Runtime sets built so far in this process (one per delegate init plus
+// one per new input shape); lets tests see that a cached shape is reused.
+size_t xnnpack_shape_builds();
 
 }  // namespace etr

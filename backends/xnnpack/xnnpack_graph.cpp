@@ -308,9 +308,13 @@ class Parser {
         v->num_channel_scales = channels;
         return Error::Ok;
       }
-      case fb::XNNQuantParams::PerTokenDynamicQuant:
+      case fb::XNNQuantParams::PerTokenDynamicQuant: {
+        const auto* q = qv->quant_params_as_PerTokenDynamicQuant();
+        if (q == nullptr) return fail_value(i, "missing per-token parameters");
         v->quant = QuantKind::PerToken;
+        v->num_nonbatch_dims = q->num_nonbatch_dims();
         return Error::Ok;
+      }
       case fb::XNNQuantParams::PerChannelGroupQuant:
         v->quant = QuantKind::PerChannelGroup;
         return Error::Ok;

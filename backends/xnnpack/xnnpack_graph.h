@@ -66,6 +66,7 @@ struct Value {
   const float* channel_scales = nullptr;  // num_channel_scales entries, 4-byte aligned copy
   size_t num_channel_scales = 0;
   uint32_t channel_dim = 0;
+  int32_t num_nonbatch_dims = 0;  // PerToken: trailing dims quantized together
 
   bool is_external_input() const { return (flags & kFlagExternalInput) != 0; }
   bool is_external_output() const { return (flags & kFlagExternalOutput) != 0; }

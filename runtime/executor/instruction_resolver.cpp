@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "runtime/executor/method_loader.h"
+#include "runtime/platform/format.h"
 
 namespace etr {
 
@@ -144,6 +145,8 @@ Error MethodLoader::resolve_args(size_t c, size_t pc, const flatbuffers::Vector<
 }
 
 Error MethodLoader::report_missing_operators(size_t missing) {
+  // The list only feeds the message: without logs, skip building it.
+  if (ETR_STRIP_LOGS) return Error::OperatorMissing;
   // One line listing every distinct missing operator.
   char msg[1024];
   size_t pos = 0;
@@ -164,10 +167,10 @@ Error MethodLoader::report_missing_operators(size_t missing) {
       }
     }
     if (!used_and_missing) continue;
-    const int w = std::snprintf(msg + pos, sizeof(msg) - pos, "%s%s", listed == 0 ? "" : ", ",
-                                method_->s_.op_names[i]);
-    if (w < 0 || static_cast<size_t>(w) >= sizeof(msg) - pos) break;
-    pos += static_cast<size_t>(w);
+    const size_t w = internal::format_message(msg + pos, sizeof(msg) - pos, "%s%s",
+                                              listed == 0 ? "" : ", ", method_->s_.op_names[i]);
+    if (w >= sizeof(msg) - pos) break;
+    pos += w;
     ++listed;
   }
   ETR_FAIL(Error::OperatorMissing,

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "runtime/executor/method_loader.h"
+#include "runtime/platform/format.h"
 
 namespace etr {
 namespace {
@@ -35,11 +36,12 @@ const char* format_sizes(Span<const int32_t> sizes, char* buf, size_t cap) {
   size_t pos = 0;
   buf[0] = '\0';
   for (size_t i = 0; i < sizes.size() && pos + 1 < cap; ++i) {
-    const int w = std::snprintf(buf + pos, cap - pos, "%s%" PRId32, i == 0 ? "[" : ", ", sizes[i]);
-    if (w < 0) break;
-    pos += static_cast<size_t>(w);
+    const size_t w =
+        internal::format_message(buf + pos, cap - pos, "%s%" PRId32, i == 0 ? "[" : ", ", sizes[i]);
+    pos += w;
   }
-  if (pos + 1 < cap) std::snprintf(buf + pos, cap - pos, sizes.empty() ? "[]" : "]");
+  if (pos + 1 < cap)
+    internal::format_message(buf + pos, cap - pos, "%s", sizes.empty() ? "[]" : "]");
   return buf;
 }
 

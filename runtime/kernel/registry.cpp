@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "runtime/platform/format.h"
+
 namespace etr {
 namespace {
 
@@ -176,16 +178,15 @@ const char* format_dtypes(DtypeSet set, char* buf, size_t cap) {
   if (cap == 0) return buf;
   buf[0] = '\0';
   if (set == kAllTypes) {
-    std::snprintf(buf, cap, "any");
+    internal::format_message(buf, cap, "any");
     return buf;
   }
   size_t pos = 0;
   for (int t = 0; t < kNumScalarTypes && pos + 1 < cap; ++t) {
     if (!set.contains(static_cast<ScalarType>(t))) continue;
-    const int w = std::snprintf(buf + pos, cap - pos, "%s%s", pos == 0 ? "" : ", ",
-                                to_string(static_cast<ScalarType>(t)));
-    if (w < 0) break;
-    pos += static_cast<size_t>(w);
+    const size_t w = internal::format_message(buf + pos, cap - pos, "%s%s", pos == 0 ? "" : ", ",
+                                              to_string(static_cast<ScalarType>(t)));
+    pos += w;
   }
   return buf;
 }

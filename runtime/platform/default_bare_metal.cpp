@@ -4,6 +4,7 @@
 
 #include "runtime/platform/bare_metal.h"
 #include "runtime/platform/default_hooks.h"
+#include "runtime/platform/format.h"
 
 #ifndef ETR_CPU_HZ
 #define ETR_CPU_HZ 25000000u  // MPS2/MPS3 FPGA images run at 25 MHz
@@ -126,9 +127,9 @@ void default_log(LogLevel level, const char* file, int line, const char* message
   char text[400];
   const char tag = kLevels[static_cast<uint8_t>(level) % 3];
   if (file != nullptr) {
-    std::snprintf(text, sizeof(text), "%c %s:%d] %s\n", tag, file, line, message);
+    internal::format_message(text, sizeof(text), "%c %s:%d] %s\n", tag, file, line, message);
   } else {
-    std::snprintf(text, sizeof(text), "%c] %s\n", tag, message);
+    internal::format_message(text, sizeof(text), "%c] %s\n", tag, message);
   }
   bare_metal::semihosting_write(text);
 }

@@ -6,6 +6,7 @@
 
 #include "runtime/platform/default_hooks.h"
 #include "runtime/platform/error_capture.h"
+#include "runtime/platform/format.h"
 #include "runtime/platform/log.h"
 
 namespace etr {
@@ -47,7 +48,11 @@ void log_message(LogLevel level, const char* file, int line, const char* format,
   char buffer[320];
   va_list args;
   va_start(args, format);
+#if defined(ETR_OWN_FORMAT)
+  format_message(buffer, sizeof(buffer), format, args);
+#else
   std::vsnprintf(buffer, sizeof(buffer), format, args);
+#endif
   va_end(args);
   if (level == LogLevel::Error && t_capture != nullptr) t_capture->append(buffer);
   g_hooks.log(level, file, line, buffer);
@@ -70,9 +75,7 @@ void ErrorCapture::clear() {
 void ErrorCapture::append(const char* message) {
   if (capacity_ == 0) return;
   const char* sep = length_ == 0 ? "" : "; ";
-  const int w = std::snprintf(buffer_ + length_, capacity_ - length_, "%s%s", sep, message);
-  if (w < 0) return;
-  length_ += static_cast<size_t>(w);
+  length_ += internal::format_message(buffer_ + length_, capacity_ - length_, "%s%s", sep, message);
   if (length_ >= capacity_) length_ = capacity_ - 1;
 }
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -50,16 +51,11 @@ std::vector<FixtureCase> xnnpack_cases() {
 // Fixtures this delegate does not run yet, with the reason (printed, so the
 // gap stays visible in every test log).
 const char* pending_reason(const FixtureCase& c) {
-  if (c.pte.find("dynamic_batch") != std::string::npos)
-    return "bounded dynamic shapes: XNNPACK 2022 runtimes are static; re-creating them per "
-           "input shape is not implemented yet";
   if (c.pte.find("q_mobilenet_v2") != std::string::npos)
     return "runs (its qc8 linear as a 1x1 convolution) but ends 2 output steps from the "
            "official runtime, which needs 1: XNNPACK 2022 rounds requantization differently and "
            "this random-weight model amplifies rounding (1e-4 input noise moves its output 44 "
            "steps, export_xnnpack.py); needs a calibrated fixture or our own qs8 kernels";
-  if (c.pte.find("dq_") != std::string::npos)
-    return "dynamically quantized linear (qdint8): needs our own int8 GEMM (not implemented yet)";
   return nullptr;
 }
 
@@ -108,6 +104,70 @@ TEST(XnnpackBackendTest, FixturesMatchPyTorchOnTwoThreads) {
   std::unique_ptr<PthreadPool> pool = PthreadPool::create(2);
   ASSERT_NE(pool, nullptr);
   for (const FixtureCase& c : xnnpack_cases()) run_case(c, pool.get());
+}
+
+// The manifest cases of one fixture, in order.
+std::vector<FixtureCase> cases_of(const std::string& name) {
+  std::vector<FixtureCase> out;
+  for (FixtureCase& c : load_manifest(models_dir() + "xnnpack/")) {
+    if (c.pte.find("/" + name + ".pte") != std::string::npos) out.push_back(c);
+  }
+  return out;
+}
+
+// dq_mlp runs our qd8 conversion and int8 GEMM: it must reproduce the
+// official runtime (XNNPACK's qd8-f32-qc8w path) far more tightly than the
+// manifest's one-quantization-step tolerance.
+TEST(XnnpackBackendTest, DynamicallyQuantizedMlpMatchesTheOfficialRuntimeTightly) {
+  for (FixtureCase c : cases_of("dq_mlp")) {
+    if (c.expected.empty() || c.expected[0].find("official") == std::string::npos) continue;
+    c.rtol = 1e-5;  // the official output: max|y| = 0.37
+    c.atol = 1e-6;
+    run_case(c, nullptr);
+    std::unique_ptr<PthreadPool> pool = PthreadPool::create(2);
+    ASSERT_NE(pool, nullptr);
+    run_case(c, pool.get());
+    return;
+  }
+  FAIL() << "dq_mlp's official-output case is missing from the manifest";
+}
+
+// dynamic_batch (batch Dim(1..8)): input sets of batch 2 and 5 alternate on
+// one method; each new shape builds runtimes once, a cached one none.
+TEST(XnnpackBackendTest, BoundedDynamicShapesAlternateOnOneMethod) {
+  const std::vector<FixtureCase> cases = cases_of("dynamic_batch");
+  ASSERT_EQ(cases.size(), 2u);
+  std::unique_ptr<PthreadPool> pool = PthreadPool::create(2);
+  for (ThreadPool* tp : {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(pool.get())}) {
+    register_all_kernels();
+    MethodLoadOptions options;
+    options.backends = &xnnpack_registry();
+    options.thread_pool = tp;
+    LoadedMethod lm;
+    char message[1024];
+    ErrorCapture capture(message, sizeof(message));
+    ASSERT_TRUE(load_fixture_method(cases[0], &lm, &options)) << lm.error << capture.message();
+    const size_t builds_at_load = xnnpack_shape_builds();
+    double us[3] = {};
+    for (int round = 0; round < 3; ++round) {
+      for (const FixtureCase& c : cases) {
+        SCOPED_TRACE(c.line);
+        ASSERT_TRUE(set_fixture_inputs(c, &lm)) << lm.error;
+        const auto t0 = std::chrono::steady_clock::now();
+        ASSERT_EQ(lm.method->execute(), Error::Ok) << capture.message();
+        us[round] +=
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                .count();
+        EXPECT_EQ(compare_outputs(c, *lm.method), "");
+      }
+      // Batch 2 and batch 5 each built once (the load built batch 8).
+      EXPECT_EQ(xnnpack_shape_builds() - builds_at_load, 2u) << "round " << round;
+    }
+    std::printf(
+        "[ INFO     ] dynamic_batch%s: executing batch 2 then 5: %.0f us with a runtime "
+        "build for each new shape, %.0f us cached\n",
+        tp ? " (2 threads)" : "", us[0], us[2]);
+  }
 }
 
 // add_xnnpack.pte's bytes, read once.
@@ -232,6 +292,58 @@ TEST(XnnpackBackendTest, WrongIdentifierIsNamed) {
   std::string msg;
   EXPECT_EQ(init_with(p, &msg), Error::DelegateInvalidCompatibility);
   EXPECT_NE(msg.find("identifier"), std::string::npos) << msg;
+}
+
+// Through BackendInterface directly (the method would refuse an input past
+// its capacity before the delegate sees it): a batch inside the bound runs
+// and resizes the output; one past it is refused naming dim, size and bound.
+TEST(XnnpackBackendTest, InputsAreCheckedAgainstTheExportedBounds) {
+  std::ifstream f(models_dir() + "xnnpack/dynamic_batch.pte", std::ios::binary);
+  const std::vector<uint8_t> file((std::istreambuf_iterator<char>(f)),
+                                  std::istreambuf_iterator<char>());
+  ASSERT_FALSE(file.empty());
+  BufferDataLoader loader(file.data(), file.size());
+  Result<Program> program = Program::load(&loader);
+  ASSERT_TRUE(program.ok());
+  std::vector<uint8_t> payload;
+  for (size_t i = 0; i + 30 < file.size() && payload.empty(); ++i) {
+    if (std::memcmp(&file[i + 4], "XH00", 4) != 0) continue;
+    uint32_t cd_off = 0;
+    std::memcpy(&cd_off, &file[i + 18], 4);
+    payload.assign(file.begin() + i, file.begin() + i + cd_off);
+  }
+  ASSERT_FALSE(payload.empty());
+  FreeableBuffer processed(payload.data(), payload.size());
+  std::vector<uint8_t> pool_bytes(1 << 16);
+  MemoryAllocator alloc(pool_bytes.data(), pool_bytes.size());
+  BackendInitContext ictx{&alloc, &program->named_data(), "forward", 0, nullptr, {}};
+  Result<DelegateHandle*> h = xnnpack_backend().init(ictx, &processed, {});
+  ASSERT_TRUE(h.ok());
+
+  std::vector<float> x(9 * 16, 0.5f), y(8 * 8, 0.0f);
+  int32_t xs[2] = {3, 16}, ys[2] = {8, 8};
+  uint8_t order[2] = {0, 1};
+  int64_t xst[2], yst[2];
+  Tensor xt(ScalarType::Float, 2, xs, order, xst, x.data(), ShapeDynamism::DynamicBound);
+  Tensor yt(ScalarType::Float, 2, ys, order, yst, y.data(), ShapeDynamism::DynamicBound);
+  EValue xv(&xt), yv(&yt);
+  EValue* args[2] = {&xv, &yv};
+  BackendExecutionContext ectx{nullptr, "forward", nullptr};
+  EXPECT_EQ(xnnpack_backend().execute(ectx, *h, Span<EValue*>(args, 2)), Error::Ok);
+  EXPECT_EQ(yt.size(0), 3);  // resized from the bound 8 to the batch
+  EXPECT_EQ(yt.size(1), 8);
+
+  xs[0] = 9;
+  ASSERT_TRUE(xt.refresh_strides());
+  char buf[512];
+  {
+    ErrorCapture capture(buf, sizeof(buf));
+    EXPECT_EQ(xnnpack_backend().execute(ectx, *h, Span<EValue*>(args, 2)), Error::InvalidArgument);
+    const std::string msg = capture.message();
+    EXPECT_NE(msg.find("dim 0 has size 9"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("bound 8"), std::string::npos) << msg;
+  }
+  xnnpack_backend().destroy(*h);
 }
 
 }  // namespace

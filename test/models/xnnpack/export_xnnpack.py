@@ -838,6 +838,23 @@ def describe(names: List[str]) -> None:
         "(`const` = has constant_buffer_idx, `in`/`out` = external input/output flags 1/2) and",
         "quantization parameter kinds, and where the constants live.",
         "",
+        "## How our delegate runs what these payloads need",
+        "",
+        "- Dynamically quantized linear (dq_mlp): Debian's XNNPACK (2022) cannot define qdint8",
+        "  values, so `XNNConvert` fp32 -> qdint8 (PerTokenDynamicQuant, one scale and zero point",
+        "  per row) and `XNNFullyConnected` qdint8 x qcint8 -> fp32 run as native nodes",
+        "  (backends/xnnpack/dq_linear.h) with XNNPACK's qd8 numerics: row parameters from",
+        "  min/max as in `xnn_qd8_asymmetric_quantization_params`, int32 accumulation, then",
+        "  `fma(float(acc) * row_scale, channel_scale, bias)`; dq_mlp matches the official",
+        "  runtime's output to within 1e-6 (test/xnnpack). 4-bit weights (qcint4/qbint4) are not",
+        "  supported yet (refused at init naming the node).",
+        "- Bounded dynamic shapes (dynamic_batch): the payload stores every value with its",
+        "  upper-bound dims (batch 8). XNNPACK 2022 runtimes are static, so the first execute with",
+        "  a new input shape re-derives every value's dims and builds new runtimes (XNNPACK packs",
+        "  the weights and plans its memory again: this allocates). The runtimes of the last 4",
+        "  input shapes are kept, so alternating among them allocates nothing; inputs larger than",
+        "  the bound are refused naming the input, dim, size and bound; outputs are resized.",
+        "",
     ]
     body: List[str] = []
     SUMMARY.clear()
