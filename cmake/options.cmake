@@ -24,6 +24,11 @@ endif()
 option(ETR_BUILD_OPTIMIZED_KERNELS
   "Build the optimized kernel library (kernels/optimized; vectorized, threaded)"
   ${_etr_optimized_default})
+# Selective build (cmake/selective_build.cmake): keep only these operators.
+set(ETR_SELECT_OPS "" CACHE STRING
+  "Operators to link and register (comma-separated names, or files with one per line)")
+set(ETR_SELECT_OPS_FROM_PTE "" CACHE STRING
+  "Link and register only the operators these .pte files call (semicolon-separated)")
 set(ETR_MAX_KERNEL_TABLES 32 CACHE STRING "Kernel tables the registry can hold")
 set(ETR_MAX_BACKENDS 16 CACHE STRING "Backends the registry can hold")
 

@@ -28,6 +28,10 @@ check kernels/portable '^(runtime/(platform|core|kernel)/|kernels/portable/)'
 check kernels/prim_ops '^(runtime/(platform|core|kernel)/|kernels/prim_ops/)'
 check kernels/quantized '^(runtime/(platform|core|kernel)/|kernels/(quantized|portable/util)/)'
 check kernels/test '^(runtime/(platform|core|kernel)/|kernels/(portable|prim_ops|test)/|extension/tensor/)'
+# The optimized library: the runtime below it, its own files and the portable helpers.
+check kernels/optimized '^(runtime/(platform|core|kernel)/|kernels/(optimized|portable)/)'
+check kernels/optimized/test \
+  '^(runtime/(platform|core|kernel)/|kernels/(optimized|portable|test)/|extension/(tensor|threadpool)/)'
 check kernels/prim_ops/test '^(runtime/(platform|core|kernel)/|kernels/(prim_ops|test)/|extension/tensor/)'
 check extension/data_loader '^(runtime/(platform|core)/|extension/data_loader/)'
 check extension/tensor '^(runtime/(platform|core)/|extension/tensor/)'
@@ -36,7 +40,7 @@ check extension/flat_tensor \
 # The Module API sits on top: public executor headers, other extensions, the
 # kernel libraries' and backends' registration headers.
 if [ -d extension/module ]; then
-  check extension/module '^(runtime/(platform|core|kernel|backend|executor)/|extension/|kernels/(portable/portable_kernels|prim_ops/prim_ops|quantized/quantized_kernels)\.h$|backends/xnnpack/xnnpack_backend\.h$)'
+  check extension/module '^(runtime/(platform|core|kernel|backend|executor)/|extension/|kernels/(portable/portable_kernels|prim_ops/prim_ops|quantized/quantized_kernels|optimized/optimized_kernels)\.h$|backends/xnnpack/xnnpack_backend\.h$)'
 fi
 # The official-API compatibility layer maps onto the Module API only.
 if [ -d extension/compat ]; then
@@ -65,7 +69,7 @@ for h in $(grep -rl 'program_generated.h' runtime --include='*.h' || true); do
     *) echo "generated schema included from public header $h"; fail=1 ;; esac
 done
 if grep -rnE '#include <(vector|map|unordered_map|string|memory|functional|iostream)>' runtime \
-     kernels/portable kernels/prim_ops kernels/quantized --exclude-dir=test; then
+     kernels/portable kernels/prim_ops kernels/quantized kernels/optimized --exclude-dir=test; then
   echo "standard containers or heap types in the core or the kernel libraries"; fail=1
 fi
 [ $fail -eq 0 ] && echo "layering: ok"

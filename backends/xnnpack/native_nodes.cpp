@@ -3,8 +3,14 @@
 #include <cmath>
 #include <cstring>
 
+#include "runtime/core/memory_allocator.h"
 #include "runtime/core/thread_pool.h"
 #include "runtime/platform/log.h"
+
+#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
+#include "kernels/optimized/util/gemm.h"
+#include "kernels/optimized/util/vec_math.h"
+#endif
 
 namespace etr {
 namespace xnnpack {
@@ -29,7 +35,9 @@ void strides_of(const Value& v, size_t* s) {
 
 // ---- elementwise float functions
 
+#if !defined(ETR_HAVE_OPTIMIZED_KERNELS)
 float gelu(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); }
+#endif
 
 template <typename F>
 void unary(const float* x, float* y, size_t n, ThreadPool* pool, F f) {
@@ -43,7 +51,17 @@ void run_unary(NodeKind k, const float* x, float* y, size_t n, ThreadPool* pool)
     case NodeKind::Tanh: unary(x, y, n, pool, [](float v) { return std::tanh(v); }); break;
     case NodeKind::Exp: unary(x, y, n, pool, [](float v) { return std::exp(v); }); break;
     case NodeKind::Log: unary(x, y, n, pool, [](float v) { return std::log(v); }); break;
-    case NodeKind::Gelu: unary(x, y, n, pool, gelu); break;
+    case NodeKind::Gelu:
+#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
+      parallel_for(pool, n, 16384, [&](size_t b, size_t e) {
+        opt::UnaryParams p;
+        p.kind = opt::UnaryKind::kGeluErf;
+        opt::unary(p, x + b, y + b, e - b);
+      });
+#else
+      unary(x, y, n, pool, gelu);
+#endif
+      break;
     case NodeKind::Sin: unary(x, y, n, pool, [](float v) { return std::sin(v); }); break;
     case NodeKind::Cos: unary(x, y, n, pool, [](float v) { return std::cos(v); }); break;
     case NodeKind::ReciprocalSquareRoot:
@@ -68,40 +86,142 @@ bool is_float_unary(NodeKind k) {
 
 // ---- data movement
 
-// out[i0..] = in[perm-mapped], element size `es`. Parallel over the outer
-// output rows; the innermost output dim walks the input with its stride.
+// A transpose reduced to its essentials: size-1 dims dropped and input
+// dims that stay adjacent and in order in the output merged. Output dim i
+// is input dim perm[i]; dims are the input's.
+struct CollapsedPerm {
+  uint32_t rank = 0;
+  size_t dims[kMaxDims] = {};
+  uint32_t perm[kMaxDims] = {};
+};
+
+CollapsedPerm collapse(const Value& iv, const size_t* perm_in, uint32_t r) {
+  uint32_t renum[kMaxDims];  // input dim -> index among the kept dims
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < r; ++i) renum[i] = iv.dims[i] == 1 ? kMaxDims : kept++;
+  uint32_t seq[kMaxDims];  // kept input dims in output order
+  uint32_t len = 0;
+  for (uint32_t i = 0; i < r; ++i) {
+    if (iv.dims[perm_in[i]] != 1) seq[len++] = renum[perm_in[i]];
+  }
+  size_t kdims[kMaxDims];
+  for (uint32_t i = 0; i < r; ++i) {
+    if (renum[i] != kMaxDims) kdims[renum[i]] = iv.dims[i];
+  }
+  // Groups of consecutive input dims, in output order.
+  uint32_t first[kMaxDims], count[kMaxDims], groups = 0;
+  for (uint32_t i = 0; i < len; ++i) {
+    if (groups > 0 && seq[i] == first[groups - 1] + count[groups - 1]) {
+      ++count[groups - 1];
+    } else {
+      first[groups] = seq[i];
+      count[groups] = 1;
+      ++groups;
+    }
+  }
+  CollapsedPerm c;
+  c.rank = groups;
+  // Group g's input position: how many groups start before it in the input.
+  for (uint32_t g = 0; g < groups; ++g) {
+    uint32_t pos = 0;
+    for (uint32_t h = 0; h < groups; ++h) pos += first[h] < first[g] ? 1 : 0;
+    size_t size = 1;
+    for (uint32_t k = 0; k < count[g]; ++k) size *= kdims[first[g] + k];
+    c.dims[pos] = size;
+    c.perm[g] = pos;
+  }
+  return c;
+}
+
+template <typename T>
+void transpose_plane(const T* x, T* y, size_t a0, size_t a1, size_t nb, size_t ys_a, size_t xs_b) {
+  constexpr size_t kTile = 32;
+  for (size_t b0 = 0; b0 < nb; b0 += kTile) {
+    const size_t b1 = b0 + kTile < nb ? b0 + kTile : nb;
+    for (size_t a = a0; a < a1; ++a) {
+      T* yr = y + a * ys_a;
+      const T* xr = x + a;
+      for (size_t b = b0; b < b1; ++b) yr[b] = xr[b * xs_b];
+    }
+  }
+}
+
+// out = in with its dims permuted (out dim i = in dim perm[i]). After
+// collapsing: whole rows are copied when the innermost dim stays innermost;
+// otherwise each 2-D plane (the input's innermost dim against the output's)
+// is transposed in 32 x 32 tiles, blocks of it split over the pool.
 void transpose(const Value& iv, const Value& ov, const size_t* perm, const uint8_t* x, uint8_t* y,
                ThreadPool* pool) {
-  const uint32_t r = ov.num_dims;
   const size_t es = element_size(ov.dtype);
-  if (r == 0 || ov.numel() == 0) {
-    if (ov.numel() != 0) std::memcpy(y, x, es);
+  const size_t total = ov.numel();
+  if (total == 0) return;
+  const CollapsedPerm c = collapse(iv, perm, ov.num_dims);
+  const uint32_t r = c.rank;
+  if (r <= 1) {
+    std::memcpy(y, x, total * es);
     return;
   }
-  size_t istr[kMaxDims];
-  strides_of(iv, istr);
-  size_t pstr[kMaxDims];  // input stride of each output dim
-  for (uint32_t i = 0; i < r; ++i) pstr[i] = istr[perm[i]];
-  const size_t inner = ov.dims[r - 1];
-  const size_t rows = ov.numel() / inner;
-  const size_t inner_stride = pstr[r - 1];
-  parallel_for(pool, rows, 64, [&](size_t b, size_t e) {
-    for (size_t row = b; row < e; ++row) {
-      size_t rem = row, off = 0;
-      for (uint32_t d = r - 1; d-- > 0;) {
-        off += (rem % ov.dims[d]) * pstr[d];
-        rem /= ov.dims[d];
+  size_t istr[kMaxDims], odims[kMaxDims], ostr[kMaxDims];
+  size_t acc = 1;
+  for (uint32_t i = r; i-- > 0;) {
+    istr[i] = acc;
+    acc *= c.dims[i];
+  }
+  for (uint32_t i = 0; i < r; ++i) odims[i] = c.dims[c.perm[i]];
+  acc = 1;
+  for (uint32_t i = r; i-- > 0;) {
+    ostr[i] = acc;
+    acc *= odims[i];
+  }
+  if (c.perm[r - 1] == r - 1) {
+    const size_t inner = odims[r - 1];
+    const size_t rows = total / inner;
+    parallel_for(pool, rows, 16, [&](size_t b, size_t e) {
+      for (size_t row = b; row < e; ++row) {
+        size_t rem = row, off = 0;
+        for (uint32_t d = r - 1; d-- > 0;) {
+          off += (rem % odims[d]) * istr[c.perm[d]];
+          rem /= odims[d];
+        }
+        std::memcpy(y + row * inner * es, x + off * es, inner * es);
       }
-      uint8_t* dst = y + row * inner * es;
-      if (inner_stride == 1) {
-        std::memcpy(dst, x + off * es, inner * es);
-      } else if (es == 4) {
-        const uint32_t* s = reinterpret_cast<const uint32_t*>(x) + off;
-        uint32_t* t = reinterpret_cast<uint32_t*>(dst);
-        for (size_t j = 0; j < inner; ++j) t[j] = s[j * inner_stride];
-      } else {
-        for (size_t j = 0; j < inner; ++j)
-          std::memcpy(dst + j * es, x + (off + j * inner_stride) * es, es);
+    });
+    return;
+  }
+  uint32_t q = 0;  // output position of the input's innermost dim
+  while (c.perm[q] != r - 1) ++q;
+  const size_t na = odims[q], nb = odims[r - 1];
+  const size_t ys_a = ostr[q], xs_b = istr[c.perm[r - 1]];
+  const size_t outer = total / (na * nb);
+  constexpr size_t kBlock = 64;
+  const size_t blocks = (na + kBlock - 1) / kBlock;
+  parallel_for(pool, outer * blocks, 1, [&](size_t lo, size_t hi) {
+    for (size_t t = lo; t < hi; ++t) {
+      size_t rem = t / blocks, xoff = 0, yoff = 0;
+      for (uint32_t d = r - 1; d-- > 0;) {
+        if (d == q) continue;
+        const size_t idx = rem % odims[d];
+        rem /= odims[d];
+        xoff += idx * istr[c.perm[d]];
+        yoff += idx * ostr[d];
+      }
+      const size_t a0 = (t % blocks) * kBlock;
+      const size_t a1 = a0 + kBlock < na ? a0 + kBlock : na;
+      switch (es) {
+        case 1: transpose_plane(x + xoff, y + yoff, a0, a1, nb, ys_a, xs_b); break;
+        case 2:
+          transpose_plane(reinterpret_cast<const uint16_t*>(x) + xoff,
+                          reinterpret_cast<uint16_t*>(y) + yoff, a0, a1, nb, ys_a, xs_b);
+          break;
+        case 4:
+          transpose_plane(reinterpret_cast<const uint32_t*>(x) + xoff,
+                          reinterpret_cast<uint32_t*>(y) + yoff, a0, a1, nb, ys_a, xs_b);
+          break;
+        default:
+          for (size_t a = a0; a < a1; ++a) {
+            for (size_t b = 0; b < nb; ++b)
+              std::memcpy(y + (yoff + a * ys_a + b) * es, x + (xoff + a + b * xs_b) * es, es);
+          }
       }
     }
   });
@@ -153,17 +273,60 @@ void slice(const Values& g, const Node& n, uint8_t* const* buf) {
   }
 }
 
-// y[b] = a[b] (m x k) * w[b] (k x n), fp32. Parallel over batch x row blocks.
-void batch_matmul(const Values& g, const Node& n, uint8_t* const* buf, ThreadPool* pool) {
+struct BmmShape {
+  size_t batch = 1, m = 0, k = 0, n = 0;
+};
+
+BmmShape bmm_shape(const Values& g, const Node& n) {
   const Value& av = in(g, n, 0);
   const Value& bv = in(g, n, 1);
   const uint32_t r = av.num_dims;
-  const size_t m = av.dims[r - 2], k = av.dims[r - 1], nn = bv.dims[r - 1];
-  size_t batch = 1;
-  for (uint32_t d = 0; d + 2 < r; ++d) batch *= av.dims[d];
+  BmmShape s;
+  s.m = av.dims[r - 2];
+  s.k = av.dims[r - 1];
+  s.n = bv.dims[r - 1];
+  for (uint32_t d = 0; d + 2 < r; ++d) s.batch *= av.dims[d];
+  return s;
+}
+
+#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
+opt::GemmArgs bmm_gemm_args(const BmmShape& s, const float* a, const float* b, float* y) {
+  opt::GemmArgs args;
+  args.m = static_cast<int64_t>(s.m);
+  args.n = static_cast<int64_t>(s.n);
+  args.k = static_cast<int64_t>(s.k);
+  args.a = opt::MatrixView{a, static_cast<ptrdiff_t>(s.k), 1};
+  args.b = opt::MatrixView{b, static_cast<ptrdiff_t>(s.n), 1};
+  args.c = y;
+  args.ldc = static_cast<ptrdiff_t>(s.n);
+  args.batch = static_cast<int64_t>(s.batch);
+  args.batch_stride_a = static_cast<ptrdiff_t>(s.m * s.k);
+  args.batch_stride_b = static_cast<ptrdiff_t>(s.k * s.n);
+  args.batch_stride_c = static_cast<ptrdiff_t>(s.m * s.n);
+  return args;
+}
+#endif
+
+// y[b] = a[b] (m x k) * w[b] (k x n), fp32: the optimized library's blocked
+// GEMM when it is built and the scratch holds its packing buffers, else
+// row blocks split over the pool.
+void batch_matmul(const Values& g, const Node& n, uint8_t* const* buf, ThreadPool* pool,
+                  void* scratch, size_t scratch_bytes) {
+  const BmmShape sh = bmm_shape(g, n);
+  const size_t m = sh.m, k = sh.k, nn = sh.n, batch = sh.batch;
   const float* a = reinterpret_cast<const float*>(buf[n.inputs[0]]);
   const float* b = reinterpret_cast<const float*>(buf[n.inputs[1]]);
   float* y = reinterpret_cast<float*>(buf[n.outputs[0]]);
+  if (batch * m * nn == 0) return;
+#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
+  if (scratch != nullptr) {
+    MemoryAllocator temp(scratch, scratch_bytes);
+    if (opt::gemm(bmm_gemm_args(sh, a, b, y), &temp, pool) == Error::Ok) return;
+  }
+#else
+  (void)scratch;
+  (void)scratch_bytes;
+#endif
   constexpr size_t kRows = 4;
   const size_t row_blocks = (m + kRows - 1) / kRows;
   parallel_for(pool, batch * row_blocks, 1, [&](size_t lo, size_t hi) {
@@ -305,15 +468,64 @@ size_t value_buffer_bytes(const Value& v) {
   return v.nbytes();
 }
 
+bool is_view_node(const Values& g, const Node& n) {
+  if (n.kind != NodeKind::StaticReshape && n.kind != NodeKind::Copy &&
+      n.kind != NodeKind::StaticTranspose)
+    return false;
+  if (n.num_inputs < 1 || n.num_outputs < 1) return false;
+  const Value& x = in(g, n, 0);
+  const Value& y = out(g, n);
+  if (x.data != nullptr || x.dtype != y.dtype || element_size(y.dtype) == 0 ||
+      y.dtype == Dtype::QDInt8 || x.quant != y.quant || x.numel() != y.numel())
+    return false;
+  if (x.quant == QuantKind::PerTensor) {
+    if (x.scale != y.scale || x.zero_point != y.zero_point) return false;
+  } else if (x.quant != QuantKind::None) {
+    return false;
+  }
+  if (n.kind != NodeKind::StaticTranspose) return true;
+  // A transpose is a view when the dims it moves past each other have size 1:
+  // the dims above 1 keep their order.
+  if (n.list_len != x.num_dims || n.list_len != y.num_dims) return false;
+  bool seen[kMaxDims] = {};
+  uint32_t last = 0;
+  bool any = false;
+  for (uint32_t i = 0; i < n.list_len; ++i) {
+    const uint32_t p = n.list_a[i];
+    if (p >= n.list_len || seen[p] || y.dims[i] != x.dims[p]) return false;
+    seen[p] = true;
+    if (x.dims[p] == 1) continue;
+    if (any && p < last) return false;
+    last = p;
+    any = true;
+  }
+  return true;
+}
+
+size_t native_scratch_bytes(const Values& g, const Node& n) {
+#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
+  if (n.kind == NodeKind::BatchMatrixMultiply && !is_dq_node(g, n)) {
+    const BmmShape sh = bmm_shape(g, n);
+    if (sh.batch * sh.m * sh.n == 0) return 0;
+    return opt::gemm_scratch_bytes(bmm_gemm_args(sh, nullptr, nullptr, nullptr));
+  }
+#else
+  (void)g;
+  (void)n;
+#endif
+  return 0;
+}
+
 Error prepare_native_node(const Values& values, const Node& n, size_t delegate_index,
                           NativeState* state) {
+  state->view = is_view_node(values, n);
   if (n.kind == NodeKind::FullyConnected && is_dq_node(values, n))
     return prepare_dq_linear(values, n, delegate_index, &state->dq);
   return Error::Ok;
 }
 
 bool is_native_node(const Values& values, const Node& n) {
-  if (is_dq_node(values, n)) return true;
+  if (is_dq_node(values, n) || is_view_node(values, n)) return true;
   const NodeKind kind = n.kind;
   switch (kind) {
     case NodeKind::StaticTranspose:
@@ -340,7 +552,7 @@ Error check_native_node(const Values& g, const Node& n, size_t d) {
   if (is_float_unary(n.kind) || n.kind == NodeKind::BatchMatrixMultiply) {
     if (ov.dtype != Dtype::Fp32) return refuse(d, n, "only fp32 is supported natively");
   }
-  if (is_float_unary(n.kind) || n.kind == NodeKind::Copy) {
+  if (is_float_unary(n.kind) || n.kind == NodeKind::Copy || n.kind == NodeKind::StaticReshape) {
     if (in(g, n, 0).numel() != ov.numel()) return refuse(d, n, "input and output sizes differ");
     return Error::Ok;
   }
@@ -418,7 +630,8 @@ Error check_native_node(const Values& g, const Node& n, size_t d) {
 }
 
 void run_native_node(const Values& g, const Node& n, const NativeState& state, uint8_t* const* buf,
-                     ThreadPool* pool) {
+                     ThreadPool* pool, void* scratch, size_t scratch_bytes) {
+  if (state.view) return;  // the output shares the input's buffer
   if (is_dq_node(g, n)) {
     run_dq_node(g, n, state, buf, pool);
     return;
@@ -440,7 +653,9 @@ void run_native_node(const Values& g, const Node& n, const NativeState& state, u
     case NodeKind::Concatenate4:
     case NodeKind::Concatenate5: concatenate(g, n, buf); return;
     case NodeKind::StaticSlice: slice(g, n, buf); return;
-    case NodeKind::BatchMatrixMultiply: batch_matmul(g, n, buf, pool); return;
+    case NodeKind::BatchMatrixMultiply:
+      batch_matmul(g, n, buf, pool, scratch, scratch_bytes);
+      return;
     default: return;
   }
 }

@@ -29,7 +29,19 @@ using Values = std::vector<Value>;
 // most kinds.
 struct NativeState {
   DqLinearWeights dq;
+  // A view (is_view_node): the output value shares the input's buffer and
+  // running the node does nothing.
+  bool view = false;
 };
+
+// True for a node whose output has the same bytes as its input: a reshape,
+// a copy, or a transpose that moves only size-1 dims, of a non-constant
+// value of a whole-byte datatype with equal quantization. The delegate runs
+// it by giving the output the input's buffer (no copy, and no XNNPACK run).
+bool is_view_node(const Values& values, const Node& n);
+
+// Scratch bytes run_native_node may use for node `n` (0 for most kinds).
+size_t native_scratch_bytes(const Values& values, const Node& n);
 
 // True when node `n` is run by run_native_node (not by XNNPACK): its kind
 // has no define call here, or it reads or writes qdint8 values.
@@ -52,9 +64,11 @@ bool is_native_node(const Values& values, const Node& n);
 // their row parameters after the int8 data).
 size_t value_buffer_bytes(const Value& v);
 
-// Runs one native node. `buffers[id]` is value id's memory (constants: their data).
+// Runs one native node. `buffers[id]` is value id's memory (constants: their data);
+// `scratch` holds `scratch_bytes` (up to native_scratch_bytes; less only slows it down).
 void run_native_node(const Values& values, const Node& n, const NativeState& state,
-                     uint8_t* const* buffers, ThreadPool* pool);
+                     uint8_t* const* buffers, ThreadPool* pool, void* scratch,
+                     size_t scratch_bytes);
 
 }  // namespace xnnpack
 }  // namespace etr

@@ -61,6 +61,16 @@ struct Instance {
   }
 };
 
+// An external value that native nodes alone read (an input) or write (an
+// output), with the views sharing its buffer: execute points them at the
+// argument tensor's memory instead of copying through our buffer, when the
+// tensor fits (dtype, size, alignment, no overlap with another argument).
+struct DirectGroup {
+  uint32_t id = 0;  // the external value
+  bool input = false;
+  std::vector<uint32_t> members;  // values whose buffer is this one (id included)
+};
+
 // Input shapes whose runtimes are kept; the least recently used goes first.
 constexpr size_t kMaxShapes = 4;
 
@@ -78,6 +88,11 @@ struct Delegate {
   std::vector<uint32_t> inputs;                    // value ids of external inputs
   std::vector<uint32_t> outputs;                   // value ids of external outputs
   std::vector<size_t> input_dims;                  // execute's scratch: kMaxDims per input
+  void* scratch = nullptr;                         // native nodes' scratch (bmm packing)
+  std::vector<uint8_t*> staging;                   // buffers as placed at init
+  std::vector<DirectGroup> direct;
+  std::vector<uint8_t> direct_used;  // execute's scratch: by value id
+  size_t scratch_bytes = 0;
   Instance shapes[kMaxShapes];
   uint64_t clock = 0;
 
@@ -186,6 +201,12 @@ class Builder {
         const Node& n = g_.nodes[ni];
         ETR_RETURN_IF_ERROR(r.native ? xnnpack::check_native_node(vals(), n, d_->index)
                                      : xnnpack::check_xnnpack_node(vals(), n, d_->index));
+        if (d_->native_state[ni].view && !xnnpack::is_view_node(vals(), n)) {
+          ETR_FAIL(Error::DelegateInvalidCompatibility,
+                   "XnnpackBackend: delegate %zu: node %u (%s) is no view of its input at these "
+                   "shapes",
+                   d_->index, n.index, xnnpack::to_string(n.kind));
+        }
       }
       if (!r.native) ETR_RETURN_IF_ERROR(define_subgraph(r, inst_->xruns[i]));
     }
@@ -200,6 +221,8 @@ class Builder {
         ETR_RETURN_IF_ERROR(xnnpack::check_native_node(g_.values, n, d_->index));
         ETR_RETURN_IF_ERROR(
             xnnpack::prepare_native_node(g_.values, n, d_->index, &d_->native_state[n.index]));
+        const size_t scratch = xnnpack::native_scratch_bytes(g_.values, n);
+        if (scratch > d_->scratch_bytes) d_->scratch_bytes = scratch;
       }
       if (native || d_->runs.empty() || d_->runs.back().native) d_->runs.emplace_back();
       d_->runs.back().native = native;
@@ -260,6 +283,11 @@ class Builder {
     for (size_t id = 0; id < nv; ++id) {
       if (producer[id] != -1 && !consumed[id]) needs[id] = true;
     }
+    // A view's output takes its input's buffer (set below, in node order).
+    std::vector<bool> aliased(nv, false);
+    for (const Node& n : g_.nodes) {
+      if (d_->native_state[n.index].view) aliased[n.outputs[0]] = true;
+    }
     d_->buffers.assign(nv, nullptr);
     for (size_t id = 0; id < nv; ++id) {
       const Value& v = g_.values[id];
@@ -286,7 +314,7 @@ class Builder {
         }
         d_->outputs.push_back(static_cast<uint32_t>(id));
       }
-      if (!needs[id] && v.flags == 0) continue;
+      if ((!needs[id] && v.flags == 0) || aliased[id]) continue;
       if (xnnpack::element_size(v.dtype) == 0) {
         ETR_FAIL(Error::NotSupported,
                  "XnnpackBackend: delegate %zu: value %zu of datatype %s cannot be held between "
@@ -300,7 +328,77 @@ class Builder {
                  bytes, id);
       }
     }
+    for (const Node& n : g_.nodes) {
+      if (!d_->native_state[n.index].view) continue;
+      d_->buffers[n.outputs[0]] = d_->buffers[n.inputs[0]];
+      if (d_->buffers[n.outputs[0]] == nullptr) {
+        ETR_FAIL(Error::DelegateInvalidCompatibility,
+                 "XnnpackBackend: delegate %zu: node %u (%s): input value %u has no buffer to "
+                 "share",
+                 d_->index, n.index, xnnpack::to_string(n.kind), n.inputs[0]);
+      }
+    }
+    find_direct_groups(producer);
+    if (d_->scratch_bytes > 0) {
+      // gemm() works with less (fewer threads, smaller blocks).
+      if (d_->scratch_bytes > kMaxScratchBytes) d_->scratch_bytes = kMaxScratchBytes;
+      d_->scratch = allocate(d_->scratch_bytes);
+      if (d_->scratch == nullptr) {
+        ETR_FAIL(Error::DelegateMemoryAllocationFailed,
+                 "XnnpackBackend: delegate %zu: cannot allocate %zu bytes of native scratch",
+                 d_->index, d_->scratch_bytes);
+      }
+    }
     return Error::Ok;
+  }
+
+  // DirectGroups: external inputs no XNNPACK run reads (through views
+  // either), and external outputs whose buffer a native non-view node
+  // writes and no XNNPACK run reads (XNNPACK binds its externals once).
+  void find_direct_groups(const std::vector<int>& producer) {
+    const size_t nv = g_.values.size();
+    std::vector<uint32_t> root(nv);
+    for (size_t id = 0; id < nv; ++id) root[id] = static_cast<uint32_t>(id);
+    std::vector<bool> xnn_reads(nv, false);
+    for (const Node& n : g_.nodes) {
+      if (d_->native_state[n.index].view) root[n.outputs[0]] = root[n.inputs[0]];
+    }
+    for (const Run& r : d_->runs) {
+      if (r.native) continue;
+      for (uint32_t ni : r.nodes) {
+        const Node& n = g_.nodes[ni];
+        for (uint32_t k = 0; k < n.num_inputs; ++k) {
+          if (n.inputs[k] != kInvalidId) xnn_reads[root[n.inputs[k]]] = true;
+        }
+      }
+    }
+    auto group = [&](uint32_t r, bool input) {
+      DirectGroup g;
+      g.id = r;
+      g.input = input;
+      size_t outputs = 0;
+      for (size_t id = 0; id < nv; ++id) {
+        if (root[id] != r) continue;
+        g.members.push_back(static_cast<uint32_t>(id));
+        if (g_.values[id].is_external_output()) ++outputs;
+      }
+      if (xnn_reads[r] || outputs != (input ? 0u : 1u)) return;
+      d_->direct.push_back(std::move(g));
+    };
+    for (uint32_t id : d_->inputs) group(id, true);
+    for (uint32_t id : d_->outputs) {
+      const uint32_t r = root[id];
+      if (producer[r] == -1 || !d_->runs[static_cast<size_t>(producer[r])].native ||
+          g_.values[r].is_external_input())
+        continue;
+      const Node& n = g_.nodes[d_->runs[static_cast<size_t>(producer[r])].nodes[0]];
+      if (d_->native_state[n.index].view) continue;
+      const size_t before = d_->direct.size();
+      group(r, false);
+      if (d_->direct.size() > before) d_->direct.back().id = id;
+    }
+    d_->staging = d_->buffers;
+    d_->direct_used.assign(nv, 0);
   }
 
   Error define_value(XnnRun& r, uint32_t id, std::vector<uint32_t>* xids,
@@ -527,6 +625,7 @@ class Builder {
   // A payload may not make one delegate hold more than this in value
   // buffers (a hostile one could otherwise ask for terabytes).
   static constexpr size_t kMaxBufferBytes = size_t{1} << 30;
+  static constexpr size_t kMaxScratchBytes = size_t{16} << 20;
 
   Delegate* d_;
   const Graph& g_;
@@ -593,11 +692,14 @@ Error bind_input(const Delegate& d, const Instance& inst, uint32_t id, Span<EVal
     ETR_FAIL(Error::Internal, "XnnpackBackend: delegate %zu: argument %u has %zu bytes, not %zu",
              d.index, v.external_id, t.nbytes(), v.nbytes());
   }
-  if (t.nbytes() != 0) std::memcpy(d.buffers[id], t.const_data(), t.nbytes());
+  if (t.nbytes() != 0 && !d.direct_used[id]) std::memcpy(d.buffers[id], t.const_data(), t.nbytes());
   return Error::Ok;
 }
 
-Error write_output(const Delegate& d, const Instance& inst, uint32_t id, Span<EValue*> args) {
+// Resizes output `id`'s tensor to the value's shape and checks it; with
+// `copy`, copies the value into it (the delegate's buffer is not the tensor's).
+Error write_output(const Delegate& d, const Instance& inst, uint32_t id, Span<EValue*> args,
+                   bool copy) {
   const Value& v = inst.values[id];
   Result<Tensor*> t_or = arg_tensor(d, id, args, "output");
   if (!t_or.ok()) return t_or.error();
@@ -627,6 +729,7 @@ Error write_output(const Delegate& d, const Instance& inst, uint32_t id, Span<EV
              d.index, v.external_id, to_string(t.dtype()), t.nbytes(), xnnpack::to_string(v.dtype),
              v.numel());
   }
+  if (!copy) return Error::Ok;
   if (widen) {
     const int32_t* s = reinterpret_cast<const int32_t*>(d.buffers[id]);
     int64_t* o = static_cast<int64_t*>(t.mutable_data());
@@ -635,6 +738,39 @@ Error write_output(const Delegate& d, const Instance& inst, uint32_t id, Span<EV
     std::memcpy(t.mutable_data(), d.buffers[id], need);
   }
   return Error::Ok;
+}
+
+// Memory of external value `id`'s tensor (checked by input_dims or write_output).
+void arg_range(const Delegate& d, uint32_t id, Span<EValue*> args, uintptr_t* begin,
+               uintptr_t* end) {
+  const Tensor& t = args[d.graph.values[id].external_id]->to_tensor();
+  *begin = reinterpret_cast<uintptr_t>(t.const_data());
+  *end = *begin + t.nbytes();
+}
+
+// Points each DirectGroup at its tensor's memory when the tensor has the
+// value's dtype and bytes, is 16-byte aligned and shares no byte with
+// another argument; at our staging buffer otherwise.
+void choose_direct(Delegate* d, const Instance& inst, Span<EValue*> args) {
+  for (const DirectGroup& g : d->direct) {
+    const Value& v = inst.values[g.id];
+    const Tensor& t = args[v.external_id]->to_tensor();
+    uintptr_t b = 0, e = 0;
+    arg_range(*d, g.id, args, &b, &e);
+    bool ok = t.dtype() == scalar_type_of(v.dtype) && t.nbytes() == v.nbytes() && t.nbytes() != 0 &&
+              b != 0 && b % 16 == 0;
+    auto clear_of = [&](uint32_t other) {
+      if (other == g.id) return true;
+      uintptr_t ob = 0, oe = 0;
+      arg_range(*d, other, args, &ob, &oe);
+      return ob == oe || oe <= b || e <= ob;
+    };
+    for (uint32_t id : d->inputs) ok = ok && clear_of(id);
+    for (uint32_t id : d->outputs) ok = ok && clear_of(id);
+    uint8_t* p = reinterpret_cast<uint8_t*>(b);
+    for (uint32_t m : g.members) d->buffers[m] = ok ? p : d->staging[m];
+    d->direct_used[g.id] = ok ? 1 : 0;
+  }
 }
 
 bool same_dims(const Value& v, const size_t* dims) {
@@ -723,13 +859,15 @@ class XnnpackBackend final : public BackendInterface {
     Instance& inst = **inst_or;
     inst.last_use = ++d->clock;
     if (pool != inst.pool_handle) ETR_RETURN_IF_ERROR(Builder::create_runtimes(d, &inst, pool));
+    for (uint32_t id : d->outputs) ETR_RETURN_IF_ERROR(write_output(*d, inst, id, args, false));
+    choose_direct(d, inst, args);
     for (uint32_t id : d->inputs) ETR_RETURN_IF_ERROR(bind_input(*d, inst, id, args));
     for (size_t i = 0; i < d->runs.size(); ++i) {
       const Run& r = d->runs[i];
       if (r.native) {
         const Node& n = d->graph.nodes[r.nodes[0]];
         xnnpack::run_native_node(inst.values, n, d->native_state[n.index], d->buffers.data(),
-                                 ctx.thread_pool);
+                                 ctx.thread_pool, d->scratch, d->scratch_bytes);
         continue;
       }
       const xnn_status s = xnn_invoke_runtime(inst.xruns[i].runtime);
@@ -739,7 +877,8 @@ class XnnpackBackend final : public BackendInterface {
                  r.nodes.front(), r.nodes.back(), status_name(s));
       }
     }
-    for (uint32_t id : d->outputs) ETR_RETURN_IF_ERROR(write_output(*d, inst, id, args));
+    for (uint32_t id : d->outputs)
+      ETR_RETURN_IF_ERROR(write_output(*d, inst, id, args, !d->direct_used[id]));
     return Error::Ok;
   }
 

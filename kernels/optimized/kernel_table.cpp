@@ -4,7 +4,15 @@
 #include <array>
 #include <cstddef>
 
+#include "kernels/optimized/activation.h"
+#include "kernels/optimized/convolution.h"
+#include "kernels/optimized/elementwise.h"
+#include "kernels/optimized/layout.h"
+#include "kernels/optimized/linear_algebra.h"
+#include "kernels/optimized/normalization.h"
 #include "kernels/optimized/optimized_kernels.h"
+#include "kernels/optimized/pooling.h"
+#include "runtime/kernel/selective_build.h"
 
 namespace etr {
 namespace {
@@ -22,9 +30,13 @@ constexpr std::array<KernelEntry, (N + ... + 0)> concat(const KernelEntry (&... 
 }
 
 // Sorted by name hash so the registry finds an operator by bisection.
-constexpr auto kOptimizedKernels = sorted_by_hash(concat(
-    // Family tables, one per line (each helper adds its own):
-    ));
+constexpr auto kAllOptimizedKernels = sorted_by_hash(concat(  //
+    kOptLinearAlgebraKernels, kOptElementwiseKernels, kOptActivationKernels,
+    kOptNormalizationKernels, kOptLayoutKernels, kOptConvolutionKernels, kOptPoolingKernels));
+
+// All of them but in a selective build (runtime/kernel/selective_build.h).
+constexpr auto kOptimizedKernels =
+    select_kernels<count_selected(kAllOptimizedKernels)>(kAllOptimizedKernels);
 
 }  // namespace
 

@@ -20,6 +20,7 @@
 #include "kernels/portable/resample.h"
 #include "kernels/portable/shape.h"
 #include "kernels/portable/unary.h"
+#include "runtime/kernel/selective_build.h"
 
 namespace etr {
 namespace {
@@ -36,11 +37,15 @@ constexpr std::array<KernelEntry, (N + ...)> concat(const KernelEntry (&... tabl
   return all;
 }
 
-// Sorted by name hash so the registry finds an operator by bisection.
-constexpr auto kPortableKernels = sorted_by_hash(concat(
+constexpr auto kAllPortableKernels = concat(
     kArithmeticKernels, kUnaryKernels, kActivationKernels, kComparisonKernels, kLogicalKernels,
     kReductionKernels, kNormalizationKernels, kLinearAlgebraKernels, kPoolingKernels, kShapeKernels,
-    kIndexingKernels, kCopyKernels, kCreationKernels, kResampleKernels));
+    kIndexingKernels, kCopyKernels, kCreationKernels, kResampleKernels);
+
+// The selected kernels (all but in a selective build; runtime/kernel/selective_build.h),
+// sorted by name hash so the registry finds an operator by bisection.
+constexpr auto kPortableKernels =
+    sorted_by_hash(select_kernels<count_selected(kAllPortableKernels)>(kAllPortableKernels));
 
 // The portable_half library: one widening entry per kernel that computes in
 // float (see half_adapter.cpp), built from the table above at compile time.

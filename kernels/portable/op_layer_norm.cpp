@@ -5,6 +5,7 @@
 
 #include "kernels/portable/normalization.h"
 #include "kernels/portable/util/elementwise.h"
+#include "kernels/portable/util/shape_rules.h"
 
 namespace etr {
 namespace {
@@ -20,44 +21,6 @@ Error check_affine(const char* op, const char* what, const Tensor* t, size_t k, 
   if (t == nullptr) return Error::Ok;
   ETR_RETURN_IF_ERROR(check_operand(op, what, *t, dtype));
   return check_rank(op, what, *t, k);
-}
-
-// True when the trailing sizes of `t` (all of them when whole) are `shape`.
-bool ends_with(const Tensor& t, IntArrayRef shape, bool whole) {
-  const size_t rank = t.dim();
-  const size_t k = shape.size();
-  if (k > rank || (whole && k != rank)) return false;
-  for (size_t i = 0; i < k; ++i) {
-    if (t.size(rank - k + i) != shape[i]) return false;
-  }
-  return true;
-}
-
-// Size checks and output resizing; *rows / *cols get M and N.
-Error resize_outputs(const char* op, const Tensor& input, IntArrayRef normalized_shape,
-                     const Tensor* weight, const Tensor* bias, Tensor& out, Tensor& mean,
-                     Tensor& rstd, int64_t* rows, int64_t* cols) {
-  const IntArrayRef ns = normalized_shape;
-  ETR_CHECK_OR_FAIL(ends_with(input, ns, false), Error::InvalidArgument,
-                    "%s: normalized_shape %s does not match the trailing dims of input %s", op,
-                    ShapeText(ns).c_str(), ShapeText(input).c_str());
-  for (const Tensor* t : {weight, bias}) {
-    ETR_CHECK_OR_FAIL(t == nullptr || ends_with(*t, ns, true), Error::InvalidArgument,
-                      "%s: weight/bias has shape %s, expected normalized_shape %s", op,
-                      ShapeText(*t).c_str(), ShapeText(ns).c_str());
-  }
-  ETR_RETURN_IF_ERROR(resize_output(op, out, input.sizes()));
-  const size_t rank = input.dim();
-  int64_t stat_sizes[kTensorMaxDim];
-  *rows = 1;
-  *cols = 1;
-  for (size_t d = 0; d < rank; ++d) {
-    const bool normalized = d >= rank - ns.size();
-    stat_sizes[d] = normalized ? 1 : input.size(d);
-    (normalized ? *cols : *rows) *= input.size(d);
-  }
-  ETR_RETURN_IF_ERROR(resize_output(op, mean, Span<const int64_t>(stat_sizes, rank)));
-  return resize_output(op, rstd, Span<const int64_t>(stat_sizes, rank));
 }
 
 template <typename T>
@@ -118,8 +81,8 @@ void native_layer_norm_out(KernelContext& ctx, const Tensor& input, IntArrayRef 
                                            {weight, bias, &out, &mean_out, &rstd_out}));
   int64_t rows = 0;
   int64_t cols = 0;
-  ETR_KERNEL_TRY(ctx, resize_outputs(ctx.op_name(), input, normalized_shape, weight, bias, out,
-                                     mean_out, rstd_out, &rows, &cols));
+  ETR_KERNEL_TRY(ctx, layer_norm_resize_outputs(ctx.op_name(), input, normalized_shape, weight,
+                                                bias, out, mean_out, rstd_out, &rows, &cols));
   const bool known = dispatch_floating(input.dtype(), [&](auto tag) {
     layer_norm_rows<typename decltype(tag)::type>(input, weight, bias, eps, rows, cols, out,
                                                   mean_out, rstd_out);

@@ -3,6 +3,7 @@
 #include "kernels/portable/linear_algebra.h"
 #include "kernels/portable/util/dtype_dispatch.h"
 #include "kernels/portable/util/gemm.h"
+#include "kernels/portable/util/shape_rules.h"
 #include "runtime/core/checked_math.h"
 
 namespace etr {
@@ -72,16 +73,7 @@ void linear_out(KernelContext& ctx, const Tensor& input, const Tensor& weight, c
   const size_t r = input.dim();
   const int64_t k = input.size(r - 1);
   const int64_t n = weight.size(0);
-  ETR_KERNEL_CHECK(ctx, weight.size(1) == k, Error::InvalidArgument,
-                   "%s: inner dims differ: input %s, weight %s", op, ShapeText(input).c_str(),
-                   ShapeText(weight).c_str());
-  ETR_KERNEL_CHECK(ctx, bias == nullptr || bias->numel() == n || bias->numel() == 1,
-                   Error::InvalidArgument, "%s: bias %s does not match %lld output features", op,
-                   ShapeText(*bias).c_str(), static_cast<long long>(n));
-  int64_t sizes[kTensorMaxDim];
-  for (size_t d = 0; d + 1 < r; ++d) sizes[d] = input.size(d);
-  sizes[r - 1] = n;
-  ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, r)));
+  ETR_KERNEL_TRY(ctx, linear_resize_output(op, input, weight, bias, out));
   const int64_t m = k == 0 ? out.numel() / (n == 0 ? 1 : n) : input.numel() / k;
   const bool known = dispatch_floating(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "kernels/prim_ops/prim_ops_internal.h"
+#include "runtime/kernel/selective_build.h"
 
 namespace etr {
 namespace {
@@ -338,10 +339,13 @@ constexpr KernelEntry kPrimOps[] = {
 
 static_assert(sizeof(kPrimOps) / sizeof(kPrimOps[0]) == 28, "every prim op of the format");
 
+// All of them but in a selective build (runtime/kernel/selective_build.h).
+constexpr auto kSelectedPrimOps = select_kernels<count_selected(kPrimOps)>(kPrimOps);
+
 }  // namespace
 
 Span<const KernelEntry> prim_ops_kernels() {
-  return {kPrimOps, sizeof(kPrimOps) / sizeof(kPrimOps[0])};
+  return {kSelectedPrimOps.data(), kSelectedPrimOps.size()};
 }
 
 KernelLibrary prim_ops_library() {

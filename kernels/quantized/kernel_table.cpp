@@ -1,11 +1,19 @@
 // The quantized kernel library (table in kernels/quantized/quantized.h).
 #include "kernels/quantized/quantized.h"
 #include "kernels/quantized/quantized_kernels.h"
+#include "runtime/kernel/selective_build.h"
 
 namespace etr {
+namespace {
+
+// All of them but in a selective build (runtime/kernel/selective_build.h).
+constexpr auto kSelectedQuantizedKernels =
+    select_kernels<count_selected(kQuantizedKernels)>(kQuantizedKernels);
+
+}  // namespace
 
 Span<const KernelEntry> quantized_kernels() {
-  return {kQuantizedKernels, sizeof(kQuantizedKernels) / sizeof(kQuantizedKernels[0])};
+  return {kSelectedQuantizedKernels.data(), kSelectedQuantizedKernels.size()};
 }
 
 KernelLibrary quantized_kernel_library() {

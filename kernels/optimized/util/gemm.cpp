@@ -1,56 +1,317 @@
-// Reference implementation of util/gemm.h (correct, not fast): the GEMM
-// engine replaces it behind the same interface.
+// The GEMM driver behind util/gemm.h (BLIS-style): C is cut into tiles of
+// mc x nc (multiples of the 6x16 micro-tile), each computed by one worker over
+// K blocks of kc: the A block (mc x kc) and B block (kc x nc) are packed into
+// the worker's scratch unless the caller packed the operand already, then the
+// micro-kernel sweeps the tile B panel by B panel (a B panel stays in L1 while
+// the A block streams from L2). Partial sums of earlier K blocks live in C;
+// the epilogue's biases and clamp are applied with the last block. Workers
+// take contiguous tile ranges (tiles ordered so that neighbours share their B
+// block, which is then packed once when K fits one block). The micro-kernel
+// (AVX-512, AVX2 + FMA or plain C++) and the block limits are chosen once from
+// cpu_features(); a temp allocator too small for the full scratch gets fewer
+// workers, then smaller blocks.
 #include "kernels/optimized/util/gemm.h"
 
 #include <algorithm>
-#include <cstring>
+#include <cmath>
+
+#include "kernels/optimized/util/cpu_features.h"
+#include "kernels/optimized/util/gemm_internal.h"
+#include "runtime/core/checked_math.h"
+#include "runtime/platform/log.h"
 
 namespace etr {
 namespace opt {
+namespace {
 
-size_t packed_a_bytes(int64_t m, int64_t k) {
-  if (m < 0 || k < 0) return 0;
-  const uint64_t n = static_cast<uint64_t>(m) * static_cast<uint64_t>(k);
-  if (k != 0 && n / static_cast<uint64_t>(k) != static_cast<uint64_t>(m)) return 0;
-  if (n > SIZE_MAX / sizeof(float)) return 0;
-  return static_cast<size_t>(n) * sizeof(float);
+using internal::kGemmMr;
+using internal::kGemmNr;
+using internal::MicroKernelFn;
+using internal::MicroTile;
+
+// Block limits per micro-kernel (measured on a Zen 5 core, 48 KiB L1d, 1 MiB
+// L2): the B panel (kc x 16) stays in L1, the A block (mc x kc) in L2.
+struct Blocking {
+  internal::MicroKernelFn kernel;
+  int64_t mc_max, nc_max, kc_max;
+};
+
+const Blocking& blocking() {
+  static const Blocking b =
+      cpu_features().avx512f
+          ? Blocking{&internal::f32_gemm_ukernel__avx512_6x16, 192, 256, 512}
+          : Blocking{cpu_features().avx2_fma ? &internal::f32_gemm_ukernel__avx2_6x16
+                                             : &internal::f32_gemm_ukernel__generic_6x16,
+                     144, 256, 320};
+  return b;
 }
 
-size_t packed_b_bytes(int64_t k, int64_t n) { return packed_a_bytes(k, n); }
+// gemm_scratch_bytes(args) without a thread count: enough for this many.
+constexpr size_t kAssumedThreads = 2;
+// Below this many multiply-adds one thread does it all.
+constexpr int64_t kMinParallelWork = int64_t{1} << 20;
 
-PackedMatrix pack_a(MatrixView a, int64_t m, int64_t k, float* dst) {
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t p = 0; p < k; ++p) dst[i * k + p] = a.data[i * a.row_stride + p * a.col_stride];
-  return PackedMatrix{dst, m, k};
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_up(int64_t v, int64_t to) { return ceil_div(v, to) * to; }
+
+struct Plan {
+  int64_t mc = 0, nc = 0, kc = 0;
+  int64_t mblocks = 1, nblocks = 1, kblocks = 1;
+  int64_t tiles = 0;    // batch * mblocks * nblocks
+  int64_t workers = 1;  // <= threads, <= tiles
+  size_t a_floats = 0;  // per-worker scratch for A (0: A is packed); 16-float multiple
+  size_t b_floats = 0;  // per-worker scratch for B (0: B is packed)
+};
+
+// Splits `extent` (in units of `unit`-wide panels) into about `want` blocks
+// of whole panels; sets *block (a multiple of unit) and returns the count.
+int64_t split(int64_t extent, int64_t unit, int64_t want, int64_t* block) {
+  const int64_t panels = std::max<int64_t>(1, ceil_div(extent, unit));
+  want = std::min(std::max<int64_t>(want, 1), panels);
+  *block = ceil_div(panels, want) * unit;
+  return ceil_div(std::max<int64_t>(extent, 1), *block);
 }
 
-PackedMatrix pack_b(MatrixView b, int64_t k, int64_t n, float* dst) {
-  for (int64_t p = 0; p < k; ++p)
-    for (int64_t j = 0; j < n; ++j) dst[p * n + j] = b.data[p * b.row_stride + j * b.col_stride];
-  return PackedMatrix{dst, k, n};
+// Saturating product of non-negative sizes (only compared to a threshold).
+int64_t work_of(const GemmArgs& g) {
+  int64_t w = 1;
+  for (int64_t v : {g.batch, g.m, g.n, std::max<int64_t>(g.k, 1)}) {
+    if (!checked_mul_i64(w, v, &w)) return INT64_MAX;
+  }
+  return w;
 }
 
-size_t gemm_scratch_bytes(const GemmArgs&) { return 0; }
-
-Error gemm(const GemmArgs& g, MemoryAllocator*, ThreadPool*) {
-  const MatrixView a = g.packed_a != nullptr ? MatrixView{g.packed_a->data, g.k, 1} : g.a;
-  const MatrixView b = g.packed_b != nullptr ? MatrixView{g.packed_b->data, g.n, 1} : g.b;
-  const GemmEpilogue& e = g.epilogue;
-  for (int64_t i = 0; i < g.m; ++i) {
-    for (int64_t j = 0; j < g.n; ++j) {
-      float acc = 0.0f;
-      for (int64_t p = 0; p < g.k; ++p) {
-        acc += a.data[i * a.row_stride + p * a.col_stride] *
-               b.data[p * b.row_stride + j * b.col_stride];
-      }
-      float* c = g.c + i * g.ldc + j;
-      float v = e.alpha * acc;
-      if (e.beta != 0.0f) v += e.beta * *c;
-      if (e.row_bias != nullptr) v += e.row_bias[i];
-      if (e.col_bias != nullptr) v += e.col_bias[j];
-      *c = std::min(std::max(v, e.lo), e.hi);
+// `shrink` halves the block limits that many times (for a small temp).
+Plan make_plan(const GemmArgs& g, size_t threads, int shrink = 0) {
+  Plan p;
+  const Blocking& bl = blocking();
+  const int64_t kc_max = std::max<int64_t>(bl.kc_max >> shrink, 16);
+  const int64_t mc_max = std::max<int64_t>(bl.mc_max >> shrink, kGemmMr);
+  const int64_t nc_max = std::max<int64_t>(bl.nc_max >> shrink, kGemmNr);
+  p.kblocks = g.k == 0 ? 1 : ceil_div(g.k, kc_max);
+  p.kc = g.k == 0 ? 0 : ceil_div(g.k, p.kblocks);
+  int64_t want_m = ceil_div(g.m, mc_max);
+  int64_t want_n = ceil_div(g.n, nc_max);
+  p.mblocks = split(g.m, kGemmMr, want_m, &p.mc);
+  p.nblocks = split(g.n, kGemmNr, want_n, &p.nc);
+  // Buffers sized before the split for threads, so a worker's scratch does
+  // not depend on the thread count.
+  if (g.packed_a == nullptr) p.a_floats = static_cast<size_t>(round_up(p.mc * p.kc, 16));
+  if (g.packed_b == nullptr) p.b_floats = static_cast<size_t>(round_up(p.nc * p.kc, 16));
+  const int64_t t = work_of(g) < kMinParallelWork ? 1 : static_cast<int64_t>(threads);
+  // More tiles until every worker gets the same count (or no split is left).
+  // Splitting N repeats the A packing per tile, splitting M the B packing:
+  // repeat the one that is packed already or smaller.
+  const bool prefer_n = g.packed_a != nullptr || (g.packed_b == nullptr && g.m <= g.n);
+  const int64_t panels_m = ceil_div(g.m, kGemmMr), panels_n = ceil_div(g.n, kGemmNr);
+  for (;;) {
+    const int64_t tiles = g.batch * p.mblocks * p.nblocks;
+    // Balanced: an equal count per worker, or enough tiles that one more
+    // on some workers matters little.
+    if (tiles >= t && (tiles % t == 0 || tiles >= 8 * t)) break;
+    const bool can_m = want_m < panels_m;
+    const bool can_n = want_n < panels_n;
+    if (!can_m && !can_n) break;
+    // Blocks of at least 4 panels keep the edge tiles efficient; below
+    // that, split whichever dimension still can.
+    const bool n_ok = can_n && panels_n >= 4 * (want_n + 1);
+    const bool m_ok = can_m && panels_m >= 4 * (want_m + 1);
+    if (n_ok || m_ok ? n_ok && (prefer_n || !m_ok) : can_n && (prefer_n || !can_m)) {
+      p.nblocks = split(g.n, kGemmNr, ++want_n, &p.nc);
+    } else {
+      p.mblocks = split(g.m, kGemmMr, ++want_m, &p.mc);
     }
   }
+  p.tiles = g.batch * p.mblocks * p.nblocks;
+  p.workers = std::max<int64_t>(1, std::min<int64_t>(t, p.tiles));
+  return p;
+}
+
+// One operand block for the micro-kernel: panel 0 and the stride between panels.
+struct Block {
+  const float* data = nullptr;
+  ptrdiff_t panel_stride = 0;
+};
+
+// Sweeps tile C[i0 .. i0+mc, j0 .. j0+nc) for one K block of kc.
+void macro_tile(const GemmArgs& g, MicroTile t, Block a, Block b, float* c, int64_t i0, int64_t mc,
+                int64_t j0, int64_t nc, MicroKernelFn uk) {
+  const GemmEpilogue& e = g.epilogue;
+  for (int64_t jr = 0; jr < nc; jr += kGemmNr) {
+    t.nr = static_cast<int>(std::min<int64_t>(kGemmNr, nc - jr));
+    t.b = b.data + (jr / kGemmNr) * b.panel_stride;
+    t.col_bias = e.col_bias == nullptr ? nullptr : e.col_bias + j0 + jr;
+    for (int64_t ir = 0; ir < mc; ir += kGemmMr) {
+      t.mr = static_cast<int>(std::min<int64_t>(kGemmMr, mc - ir));
+      t.a = a.data + (ir / kGemmMr) * a.panel_stride;
+      t.c = c + (i0 + ir) * g.ldc + j0 + jr;
+      t.row_bias = e.row_bias == nullptr ? nullptr : e.row_bias + i0 + ir;
+      uk(t);
+    }
+  }
+}
+
+struct Worker {
+  const GemmArgs* args;
+  const Plan* plan;
+  float* scratch;
+  MicroKernelFn uk;
+
+  void run(int64_t w) const {
+    const GemmArgs& g = *args;
+    const Plan& p = *plan;
+    float* abuf = scratch + static_cast<size_t>(w) * (p.a_floats + p.b_floats);
+    float* bbuf = abuf + p.a_floats;
+    // Which block each buffer holds (tile coordinates), to skip repacking.
+    int64_t held_a = -1, held_b = -1;
+    const int64_t per_batch = p.mblocks * p.nblocks;
+    MicroTile t;
+    t.alpha = g.epilogue.alpha;
+    t.beta = g.epilogue.beta;
+    t.ldc = g.ldc;
+    t.lo = g.epilogue.lo;
+    t.hi = g.epilogue.hi;
+    t.clamp = g.epilogue.lo > -INFINITY || g.epilogue.hi < INFINITY;
+    const int64_t first = w * p.tiles / p.workers, end = (w + 1) * p.tiles / p.workers;
+    for (int64_t tile = first; tile < end; ++tile) {
+      const int64_t bi = tile / per_batch;
+      const int64_t jb = tile % per_batch / p.mblocks, ib = tile % p.mblocks;
+      const int64_t i0 = ib * p.mc, mc = std::min(p.mc, g.m - i0);
+      const int64_t j0 = jb * p.nc, nc = std::min(p.nc, g.n - j0);
+      float* c = g.c + bi * g.batch_stride_c;
+      for (int64_t kb = 0; kb < p.kblocks; ++kb) {
+        const int64_t p0 = kb * p.kc, kc = std::min(p.kc, g.k - p0);
+        const bool reuse = p.kblocks == 1;
+        Block a, b;
+        if (g.packed_a != nullptr) {
+          a = {g.packed_a->data + i0 * g.k + p0 * kGemmMr, kGemmMr * g.k};
+        } else {
+          const int64_t key = bi * p.mblocks + ib;
+          if (!reuse || held_a != key) {
+            MatrixView av = g.a;
+            av.data += bi * g.batch_stride_a;
+            internal::pack_a_panels(av, i0, mc, p0, kc, abuf);
+            held_a = reuse ? key : -1;
+          }
+          a = {abuf, kGemmMr * kc};
+        }
+        if (g.packed_b != nullptr) {
+          b = {g.packed_b->data + j0 * g.k + p0 * kGemmNr, kGemmNr * g.k};
+        } else {
+          const int64_t key = bi * p.nblocks + jb;
+          if (!reuse || held_b != key) {
+            MatrixView bv = g.b;
+            bv.data += bi * g.batch_stride_b;
+            internal::pack_b_panels(bv, p0, kc, j0, nc, bbuf);
+            held_b = reuse ? key : -1;
+          }
+          b = {bbuf, kGemmNr * kc};
+        }
+        t.kc = kc;
+        t.first = kb == 0;
+        t.last = kb + 1 == p.kblocks;
+        macro_tile(g, t, a, b, c, i0, mc, j0, nc, uk);
+      }
+    }
+  }
+};
+
+Error check_args(const GemmArgs& g) {
+  ETR_CHECK_OR_FAIL(g.m >= 0 && g.n >= 0 && g.k >= 0 && g.batch >= 0, Error::InvalidArgument,
+                    "gemm: negative size (m %lld, n %lld, k %lld, batch %lld)",
+                    static_cast<long long>(g.m), static_cast<long long>(g.n),
+                    static_cast<long long>(g.k), static_cast<long long>(g.batch));
+  if (g.m == 0 || g.n == 0 || g.batch == 0) return Error::Ok;
+  ETR_CHECK_OR_FAIL(g.c != nullptr && g.ldc >= g.n, Error::InvalidArgument,
+                    "gemm: C is null or its leading dimension %lld is below n %lld",
+                    static_cast<long long>(g.ldc), static_cast<long long>(g.n));
+  if (g.k == 0) return Error::Ok;
+  if (g.packed_a != nullptr) {
+    ETR_CHECK_OR_FAIL(
+        g.packed_a->data != nullptr && g.packed_a->rows == g.m && g.packed_a->cols == g.k,
+        Error::InvalidArgument, "gemm: packed A is [%lld, %lld], expected [%lld, %lld]",
+        static_cast<long long>(g.packed_a->rows), static_cast<long long>(g.packed_a->cols),
+        static_cast<long long>(g.m), static_cast<long long>(g.k));
+  } else {
+    ETR_CHECK_OR_FAIL(g.a.data != nullptr, Error::InvalidArgument, "gemm: A is null");
+  }
+  if (g.packed_b != nullptr) {
+    ETR_CHECK_OR_FAIL(
+        g.packed_b->data != nullptr && g.packed_b->rows == g.k && g.packed_b->cols == g.n,
+        Error::InvalidArgument, "gemm: packed B is [%lld, %lld], expected [%lld, %lld]",
+        static_cast<long long>(g.packed_b->rows), static_cast<long long>(g.packed_b->cols),
+        static_cast<long long>(g.k), static_cast<long long>(g.n));
+  } else {
+    ETR_CHECK_OR_FAIL(g.b.data != nullptr, Error::InvalidArgument, "gemm: B is null");
+  }
+  return Error::Ok;
+}
+
+// Scratch bytes of one worker; false on overflow.
+bool worker_bytes(const Plan& p, size_t* bytes) {
+  size_t floats = 0;
+  return checked_add(p.a_floats, p.b_floats, &floats) && checked_mul(floats, sizeof(float), bytes);
+}
+
+size_t threads_of(ThreadPool* pool) {
+  return pool == nullptr ? 1 : std::max<size_t>(1, pool->num_threads());
+}
+
+}  // namespace
+
+size_t gemm_scratch_bytes(const GemmArgs& args, size_t threads) {
+  if (args.m <= 0 || args.n <= 0 || args.k < 0 || args.batch <= 0) return 0;
+  const Plan p = make_plan(args, std::max<size_t>(threads, 1));
+  size_t bytes = 0;
+  if (!worker_bytes(p, &bytes) || !checked_mul(bytes, static_cast<size_t>(p.workers), &bytes)) {
+    return SIZE_MAX;
+  }
+  return bytes == 0 ? 0 : bytes + 64;
+}
+
+size_t gemm_scratch_bytes(const GemmArgs& args) {
+  return gemm_scratch_bytes(args, kAssumedThreads);
+}
+
+namespace {
+
+// Takes scratch for as many workers as `temp` holds (at least one), with
+// smaller blocks when it cannot hold one worker's; null when even the
+// smallest does not fit. Updates *p to the plan the scratch is for.
+float* take_scratch(const GemmArgs& g, size_t threads, MemoryAllocator* temp, Plan* p,
+                    size_t* per_worker) {
+  for (int shrink = 0; shrink <= 5; ++shrink) {
+    *p = make_plan(g, threads, shrink);
+    if (!worker_bytes(*p, per_worker)) continue;
+    if (*per_worker == 0) return nullptr;
+    for (; temp != nullptr && p->workers >= 1; --p->workers) {
+      size_t bytes = 0;
+      if (!checked_mul(*per_worker, static_cast<size_t>(p->workers), &bytes)) continue;
+      void* s = temp->allocate(bytes, 64);
+      if (s != nullptr) return static_cast<float*>(s);
+    }
+    p->workers = 1;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Error gemm(const GemmArgs& args, MemoryAllocator* temp, ThreadPool* pool) {
+  ETR_RETURN_IF_ERROR(check_args(args));
+  if (args.m == 0 || args.n == 0 || args.batch == 0) return Error::Ok;
+  Plan p;
+  size_t per_worker = 0;
+  float* scratch = take_scratch(args, threads_of(pool), temp, &p, &per_worker);
+  ETR_CHECK_OR_FAIL(scratch != nullptr || per_worker == 0, Error::MemoryAllocationFailed,
+                    "gemm: temp memory holds less than the %zu bytes of packing scratch needed "
+                    "(%zu for full speed) for m %lld, n %lld, k %lld",
+                    per_worker, gemm_scratch_bytes(args, 1), static_cast<long long>(args.m),
+                    static_cast<long long>(args.n), static_cast<long long>(args.k));
+  const Worker worker{&args, &p, scratch, blocking().kernel};
+  parallel_for(pool, static_cast<size_t>(p.workers), 1, [&](size_t begin, size_t end) {
+    for (size_t w = begin; w < end; ++w) worker.run(static_cast<int64_t>(w));
+  });
   return Error::Ok;
 }
 

@@ -64,14 +64,29 @@ struct GemmArgs {
   float* c = nullptr;  // row-major with leading dimension ldc (>= n)
   ptrdiff_t ldc = 0;
   GemmEpilogue epilogue;
+  // Batched products (bmm): `batch` products, the i-th on a.data +
+  // i * batch_stride_a, b.data + i * batch_stride_b and c + i * batch_stride_c
+  // (element strides). A packed operand is shared by every product; the
+  // biases are too.
+  int64_t batch = 1;
+  ptrdiff_t batch_stride_a = 0;
+  ptrdiff_t batch_stride_b = 0;
+  ptrdiff_t batch_stride_c = 0;
 };
 
-// MemoryAllocationFailed when `temp` cannot hold the packing scratch (the
-// message names the bytes needed); Ok otherwise.
+// InvalidArgument for negative sizes, a null operand or C, ldc < n or a
+// packed operand of other sizes; MemoryAllocationFailed when `temp` cannot
+// hold the smallest packing scratch (the message names the bytes); else Ok.
+// Packed data at 64-byte alignment is fastest; any float alignment works.
 [[nodiscard]] Error gemm(const GemmArgs& args, MemoryAllocator* temp, ThreadPool* pool);
 
-// The scratch bytes gemm() takes from `temp` for these arguments (for a
-// caller that sizes its temp memory).
+// The scratch bytes gemm() takes from `temp` for these arguments on a pool
+// of `threads` threads (pool->num_threads(); 1 for no pool), for a caller
+// that sizes its temp memory. When `temp` holds less, gemm() runs on fewer
+// threads, then with smaller blocks (slower); MemoryAllocationFailed only
+// when it cannot hold a few KiB.
+size_t gemm_scratch_bytes(const GemmArgs& args, size_t threads);
+// The same for 2 threads (given only that much, gemm() runs on at most 2).
 size_t gemm_scratch_bytes(const GemmArgs& args);
 
 }  // namespace opt

@@ -1,0 +1,49 @@
+// Optimized activations for contiguous Float tensors: relu, hardtanh, clamp
+// (Scalar bounds), sigmoid, gelu ('none' and 'tanh'), vectorized by
+// vec_math.h and threaded over large tensors. Prepare declines
+// (NotSupported) other dtypes, dim orders and NaN bounds; portable runs them.
+#pragma once
+
+#include <optional>
+
+#include "runtime/kernel/kernel.h"
+
+namespace etr {
+
+// ---- op_activation.cpp
+// aten::relu.out(Tensor self, *, Tensor(a!) out)
+void opt_relu_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+// aten::sigmoid.out(Tensor self, *, Tensor(a!) out)
+void opt_sigmoid_out(KernelContext& ctx, const Tensor& self, Tensor& out);
+// The prepare of both: Float self and out, default dim order.
+Error opt_unary_float_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out);
+// aten::gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out)
+void opt_gelu_out(KernelContext& ctx, const Tensor& self, StringView approximate, Tensor& out);
+Error opt_gelu_prepare(KernelPrepareContext& ctx, const Tensor& self, StringView approximate,
+                       Tensor& out);
+// aten::hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out)
+void opt_hardtanh_out(KernelContext& ctx, const Tensor& self, Scalar min_val, Scalar max_val,
+                      Tensor& out);
+Error opt_hardtanh_prepare(KernelPrepareContext& ctx, const Tensor& self, Scalar min_val,
+                           Scalar max_val, Tensor& out);
+// aten::clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out)
+void opt_clamp_out(KernelContext& ctx, const Tensor& self, std::optional<Scalar> min,
+                   std::optional<Scalar> max, Tensor& out);
+Error opt_clamp_prepare(KernelPrepareContext& ctx, const Tensor& self, std::optional<Scalar> min,
+                        std::optional<Scalar> max, Tensor& out);
+
+// The family's table (see kernels/optimized/kernel_table.cpp).
+inline constexpr KernelEntry kOptActivationKernels[] = {
+    make_kernel<&opt_relu_out, &opt_unary_float_prepare>("aten::relu.out",
+                                                         DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_sigmoid_out, &opt_unary_float_prepare>("aten::sigmoid.out",
+                                                            DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_gelu_out, &opt_gelu_prepare>("aten::gelu.out",
+                                                  DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_hardtanh_out, &opt_hardtanh_prepare>("aten::hardtanh.out",
+                                                          DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_clamp_out, &opt_clamp_prepare>("aten::clamp.out",
+                                                    DtypeSet::of(ScalarType::Float)),
+};
+
+}  // namespace etr

@@ -1,0 +1,74 @@
+// Optimized normalization and reduction kernels for default-layout Float
+// tensors: _softmax/_log_softmax over the last dim, native_layer_norm,
+// _native_batch_norm_legit_no_training (NCHW and [N, C]) and mean.out over
+// trailing dims (the H, W of a global average pool). Rows are vectorized by
+// vec_math.h and spread over the thread pool. Prepare declines
+// (NotSupported) everything else; the portable kernels run it.
+#pragma once
+
+#include <optional>
+
+#include "runtime/kernel/kernel.h"
+
+namespace etr {
+
+// ---- op_softmax.cpp
+// aten::_softmax.out / _log_softmax.out(Tensor self, int dim, bool half_to_float, *,
+//   Tensor(a!) out)
+void opt_softmax_out(KernelContext& ctx, const Tensor& self, int64_t dim, bool half_to_float,
+                     Tensor& out);
+void opt_log_softmax_out(KernelContext& ctx, const Tensor& self, int64_t dim, bool half_to_float,
+                         Tensor& out);
+Error opt_softmax_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim,
+                          bool half_to_float, Tensor& out);
+
+// ---- op_layer_norm.cpp
+// aten::native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight,
+//   Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2)
+void opt_native_layer_norm_out(KernelContext& ctx, const Tensor& input,
+                               IntArrayRef normalized_shape, const Tensor* weight,
+                               const Tensor* bias, double eps, Tensor& out, Tensor& mean_out,
+                               Tensor& rstd_out);
+Error opt_native_layer_norm_prepare(KernelPrepareContext& ctx, const Tensor& input,
+                                    IntArrayRef normalized_shape, const Tensor* weight,
+                                    const Tensor* bias, double eps, Tensor& out, Tensor& mean_out,
+                                    Tensor& rstd_out);
+
+// ---- op_batch_norm.cpp
+// aten::_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias,
+//   Tensor running_mean, Tensor running_var, float momentum, float eps, *,
+//   Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2)
+void opt_batch_norm_no_training_out(KernelContext& ctx, const Tensor& input, const Tensor* weight,
+                                    const Tensor* bias, const Tensor& running_mean,
+                                    const Tensor& running_var, double momentum, double eps,
+                                    Tensor& out0, Tensor& out1, Tensor& out2);
+Error opt_batch_norm_no_training_prepare(KernelPrepareContext& ctx, const Tensor& input,
+                                         const Tensor* weight, const Tensor* bias,
+                                         const Tensor& running_mean, const Tensor& running_var,
+                                         double momentum, double eps, Tensor& out0, Tensor& out1,
+                                         Tensor& out2);
+
+// ---- op_mean.cpp
+// aten::mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None,
+//   Tensor(a!) out)
+void opt_mean_out(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim,
+                  bool keepdim, std::optional<ScalarType> dtype, Tensor& out);
+Error opt_mean_prepare(KernelPrepareContext& ctx, const Tensor& self,
+                       std::optional<IntArrayRef> dim, bool keepdim,
+                       std::optional<ScalarType> dtype, Tensor& out);
+
+// The family's table (see kernels/optimized/kernel_table.cpp).
+inline constexpr KernelEntry kOptNormalizationKernels[] = {
+    make_kernel<&opt_softmax_out, &opt_softmax_prepare>("aten::_softmax.out",
+                                                        DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_log_softmax_out, &opt_softmax_prepare>("aten::_log_softmax.out",
+                                                            DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_native_layer_norm_out, &opt_native_layer_norm_prepare>(
+        "aten::native_layer_norm.out", DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_batch_norm_no_training_out, &opt_batch_norm_no_training_prepare>(
+        "aten::_native_batch_norm_legit_no_training.out", DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_mean_out, &opt_mean_prepare>("aten::mean.out",
+                                                  DtypeSet::of(ScalarType::Float)),
+};
+
+}  // namespace etr

@@ -1,0 +1,338 @@
+// Optimized aten::convolution.out (Float, NCHW, 1-D and 2-D, not
+// transposed). Paths, chosen in prepare and re-checked against the current
+// sizes in run:
+//   depthwise (groups == c_in == c_out): direct kernel, util/conv_depthwise.h;
+//   otherwise per batch image and group a GEMM
+//     out[co, pixels] = W[co, ci*kh*kw] @ X[ci*kh*kw, pixels] + bias[co],
+//   with X the input itself for a pointwise (1x1, stride 1, no padding)
+//   kernel and an im2col tile of output pixels otherwise. Constant weights
+//   are packed once at prepare.
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/optimized/convolution.h"
+#include "kernels/optimized/util/conv_depthwise.h"
+#include "kernels/optimized/util/conv_im2col.h"
+#include "kernels/optimized/util/cpu_features.h"
+#include "kernels/optimized/util/gemm.h"
+#include "kernels/portable/util/checks.h"
+#include "runtime/platform/log.h"
+
+namespace etr {
+namespace {
+
+constexpr int64_t kMaxParam = INT32_MAX;
+// Upper bound of one im2col tile.
+constexpr size_t kIm2colBytes = size_t{2} << 20;
+// Smallest im2col tile, in output pixels.
+constexpr int64_t kMinTile = 16;
+
+enum class ConvPath : uint8_t { kGemm, kDepthwise };
+
+// A 1-D convolution is a 2-D one with h == kh == oh == 1.
+struct Geom {
+  int64_t batch = 0, c_in = 0, h = 1, w = 0;
+  int64_t c_out = 0, kh = 1, kw = 0;
+  int64_t oh = 1, ow = 0;
+  int64_t sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+  int64_t groups = 1;
+};
+
+struct ConvState {
+  ConvPath path = ConvPath::kGemm;
+  bool avx2 = false;
+  // One packed [c_out / groups, K] matrix per group, or null; valid for
+  // this weight shape only.
+  const opt::PackedMatrix* packed = nullptr;
+  int64_t packed_c_out = 0, packed_k = 0, packed_groups = 0;
+};
+
+// Reads stride, padding and dilation (each 1 or `spatial` entries, in
+// range); false otherwise. 1-D fills only the w entries.
+bool read_params(IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, size_t spatial,
+                 Geom* g) {
+  const IntArrayRef lists[3] = {stride, padding, dilation};
+  const int64_t mins[3] = {1, 0, 1};
+  int64_t* dst[3][2] = {{&g->sh, &g->sw}, {&g->ph, &g->pw}, {&g->dh, &g->dw}};
+  for (size_t p = 0; p < 3; ++p) {
+    if (lists[p].size() != 1 && lists[p].size() != spatial) return false;
+    for (size_t i = 0; i < spatial; ++i) {
+      const int64_t v = lists[p].size() == 1 ? lists[p][0] : lists[p][i];
+      if (v < mins[p] || v > kMaxParam) return false;
+      *dst[p][spatial == 1 ? 1 : i] = v;
+    }
+  }
+  return true;
+}
+
+// Only an all-zero output_padding (ignored when not transposed) is taken.
+bool zero_output_padding(IntArrayRef output_padding, size_t spatial) {
+  if (output_padding.size() > 1 && output_padding.size() != spatial) return false;
+  for (size_t i = 0; i < output_padding.size(); ++i) {
+    if (output_padding[i] != 0) return false;
+  }
+  return true;
+}
+
+// Sizes of input and weight into g; false when they do not match.
+bool read_sizes(const Tensor& input, const Tensor& weight, int64_t groups, Geom* g) {
+  const size_t rank = input.dim();
+  g->groups = groups;
+  g->batch = input.size(0);
+  g->c_in = input.size(1);
+  g->h = rank == 4 ? input.size(2) : 1;
+  g->w = input.size(rank - 1);
+  g->c_out = weight.size(0);
+  g->kh = rank == 4 ? weight.size(2) : 1;
+  g->kw = weight.size(rank - 1);
+  return weight.size(1) * groups == g->c_in && g->c_out % groups == 0 && g->kh >= 1 && g->kw >= 1;
+}
+
+bool out_extent(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, int64_t* out) {
+  const int64_t span = in + 2 * p - d * (k - 1) - 1;
+  *out = span < 0 ? -1 : span / s + 1;
+  return *out >= 0 && *out <= INT32_MAX;
+}
+
+bool is_depthwise(const Geom& g) { return g.groups == g.c_in && g.c_out == g.groups; }
+
+bool is_pointwise(const Geom& g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+}
+
+// Packs each group's weight rows; false (nothing kept) when memory is short.
+bool pack_weights(KernelPrepareContext& ctx, const Geom& g, const float* weight, ConvState* st) {
+  const int64_t ocg = g.c_out / g.groups, k = (g.c_in / g.groups) * g.kh * g.kw;
+  if (ocg == 0 || k == 0) return false;
+  const size_t one = (opt::packed_a_bytes(ocg, k) + 63) & ~size_t{63};
+  size_t all = 0;
+  if (one == 0 || __builtin_mul_overflow(one, static_cast<size_t>(g.groups), &all)) return false;
+  auto* mats = static_cast<opt::PackedMatrix*>(ctx.allocate(
+      sizeof(opt::PackedMatrix) * static_cast<size_t>(g.groups), alignof(opt::PackedMatrix)));
+  auto* data = static_cast<uint8_t*>(ctx.allocate(all, 64));
+  if (mats == nullptr || data == nullptr) return false;
+  for (int64_t gi = 0; gi < g.groups; ++gi) {
+    const opt::MatrixView a{weight + gi * ocg * k, k, 1};
+    mats[gi] = opt::pack_a(a, ocg, k, reinterpret_cast<float*>(data + one * gi));
+  }
+  st->packed = mats;
+  st->packed_c_out = g.c_out;
+  st->packed_k = k;
+  st->packed_groups = g.groups;
+  return true;
+}
+
+// out = bias (or 0) everywhere: a convolution over zero input channels.
+void fill_bias(const Geom& g, const float* bias, float* out) {
+  const int64_t plane = g.oh * g.ow;
+  for (int64_t b = 0; b < g.batch; ++b) {
+    for (int64_t c = 0; c < g.c_out; ++c) {
+      float* o = out + (b * g.c_out + c) * plane;
+      std::fill(o, o + plane, bias == nullptr ? 0.0f : bias[c]);
+    }
+  }
+}
+
+void run_depthwise(KernelContext& ctx, const Geom& g, const ConvState& st, const float* in,
+                   const float* weight, const float* bias, float* out) {
+  opt::DepthwiseGeom dg;
+  dg.batch = g.batch;
+  dg.channels = g.c_in;
+  dg.h = g.h;
+  dg.w = g.w;
+  dg.oh = g.oh;
+  dg.ow = g.ow;
+  dg.kh = g.kh;
+  dg.kw = g.kw;
+  dg.sh = g.sh;
+  dg.sw = g.sw;
+  dg.ph = g.ph;
+  dg.pw = g.pw;
+  dg.dh = g.dh;
+  dg.dw = g.dw;
+  ThreadPool* pool = ctx.thread_pool();
+  const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+  const opt::DepthwisePlan plan = opt::plan_depthwise(dg, threads);
+  void* scratch = plan.scratch_bytes == 0 ? nullptr : ctx.allocate_temp(plan.scratch_bytes, 64);
+  ETR_KERNEL_CHECK(ctx, scratch != nullptr, Error::MemoryAllocationFailed,
+                   "%s: depthwise scratch of %zu bytes not available from temp memory",
+                   ctx.op_name(), plan.scratch_bytes);
+  opt::depthwise_conv(dg, plan, in, weight, bias, out, scratch, pool, st.avx2);
+}
+
+void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const float* in,
+              const float* weight, const float* bias, float* out) {
+  const char* op = ctx.op_name();
+  const int64_t icg = g.c_in / g.groups, ocg = g.c_out / g.groups;
+  const int64_t k = icg * g.kh * g.kw;
+  const int64_t n = g.oh * g.ow;
+  const int64_t in_plane = g.h * g.w;
+  const bool packed = st.packed != nullptr && st.packed_c_out == g.c_out && st.packed_k == k &&
+                      st.packed_groups == g.groups;
+  const bool pointwise = is_pointwise(g);
+  ThreadPool* pool = ctx.thread_pool();
+  const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+  MemoryAllocator* temp = ctx.temp_allocator();
+  const size_t free_bytes = temp == nullptr ? 0 : temp->capacity() - temp->used();
+
+  // The product of group gi for output pixels [n0, n0 + cols): B is the
+  // input itself (pointwise, every batch image in one call) or an im2col tile.
+  auto make_args = [&](int64_t gi, int64_t n0, int64_t cols, const float* b_data) {
+    opt::GemmArgs a;
+    a.m = ocg;
+    a.n = cols;
+    a.k = k;
+    if (packed) {
+      a.packed_a = &st.packed[gi];
+    } else {
+      a.a = opt::MatrixView{weight + gi * ocg * k, k, 1};
+    }
+    a.b = opt::MatrixView{b_data, pointwise ? in_plane : cols, 1};
+    a.c = out + gi * ocg * n + n0;
+    a.ldc = n;
+    a.epilogue.row_bias = bias == nullptr ? nullptr : bias + gi * ocg;
+    if (pointwise) {
+      a.batch = g.batch;
+      a.batch_stride_b = g.c_in * in_plane;
+      a.batch_stride_c = g.c_out * n;
+    }
+    return a;
+  };
+  auto scratch_bytes = [&](int64_t cols) {
+    const size_t b = opt::gemm_scratch_bytes(make_args(0, 0, cols, in), threads);
+    return b > SIZE_MAX / 2 ? SIZE_MAX / 2 : b + 64;
+  };
+  // Output pixels per im2col tile: all of them when they fit.
+  int64_t tile = n;
+  size_t col_bytes = 0;
+  if (!pointwise) {
+    const size_t per_col = static_cast<size_t>(k) * sizeof(float);
+    const size_t cap = std::min(kIm2colBytes, free_bytes);
+    while (tile > kMinTile &&
+           per_col * static_cast<size_t>(tile) + scratch_bytes(tile) + 256 > cap) {
+      tile = std::max(kMinTile, (tile / 2 + 7) / 8 * 8);
+    }
+    col_bytes = per_col * static_cast<size_t>(tile);
+  }
+  const size_t gemm_bytes = scratch_bytes(tile);
+  float* cols = nullptr;
+  if (col_bytes != 0) {
+    cols = static_cast<float*>(ctx.allocate_temp(col_bytes, 64));
+    ETR_KERNEL_CHECK(ctx, cols != nullptr, Error::MemoryAllocationFailed,
+                     "%s: im2col tile of %zu bytes not available from temp memory", op, col_bytes);
+  }
+  void* gemm_mem = ctx.allocate_temp(gemm_bytes, 64);
+  ETR_KERNEL_CHECK(ctx, gemm_mem != nullptr, Error::MemoryAllocationFailed,
+                   "%s: GEMM scratch of %zu bytes not available from temp memory", op, gemm_bytes);
+
+  if (pointwise) {
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      MemoryAllocator scratch(gemm_mem, gemm_bytes);
+      ETR_KERNEL_TRY(ctx, opt::gemm(make_args(gi, 0, n, in + gi * icg * in_plane), &scratch, pool));
+    }
+    return;
+  }
+  opt::Im2colGeom ig;
+  ig.channels = icg;
+  ig.h = g.h;
+  ig.w = g.w;
+  ig.oh = g.oh;
+  ig.ow = g.ow;
+  ig.kh = g.kh;
+  ig.kw = g.kw;
+  ig.sh = g.sh;
+  ig.sw = g.sw;
+  ig.ph = g.ph;
+  ig.pw = g.pw;
+  ig.dh = g.dh;
+  ig.dw = g.dw;
+  for (int64_t b = 0; b < g.batch; ++b) {
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      const float* x = in + (b * g.c_in + gi * icg) * in_plane;
+      for (int64_t n0 = 0; n0 < n; n0 += tile) {
+        const int64_t nt = std::min(tile, n - n0);
+        opt::im2col_tile(ig, x, n0, nt, cols, pool);
+        opt::GemmArgs a = make_args(gi, n0, nt, cols);
+        a.c += b * g.c_out * n;
+        MemoryAllocator scratch(gemm_mem, gemm_bytes);
+        ETR_KERNEL_TRY(ctx, opt::gemm(a, &scratch, pool));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Error opt_convolution_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
+                              const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                              IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                              int64_t groups, Tensor& out) {
+  const size_t rank = input.dim();
+  if (transposed || (rank != 3 && rank != 4) || weight.dim() != rank || out.dim() != rank ||
+      input.dtype() != ScalarType::Float || weight.dtype() != ScalarType::Float ||
+      out.dtype() != ScalarType::Float || groups < 1 || groups > kMaxParam) {
+    return Error::NotSupported;
+  }
+  if (bias != nullptr && (bias->dtype() != ScalarType::Float || bias->dim() != 1)) {
+    return Error::NotSupported;
+  }
+  if (!is_default_layout(input) || !is_default_layout(weight) || !is_default_layout(out)) {
+    return Error::NotSupported;
+  }
+  Geom g;
+  if (!read_params(stride, padding, dilation, rank - 2, &g) ||
+      !zero_output_padding(output_padding, rank - 2) || !read_sizes(input, weight, groups, &g)) {
+    return Error::NotSupported;
+  }
+  ConvState* st = ctx.make_state<ConvState>();
+  if (st == nullptr) return Error::NotSupported;
+  st->avx2 = opt::cpu_features().avx2_fma;
+  st->path = is_depthwise(g) ? ConvPath::kDepthwise : ConvPath::kGemm;
+  // Packing is an optimization: without memory for it, run packs per call.
+  if (st->path == ConvPath::kGemm && ctx.is_constant_arg(1)) {
+    (void)pack_weights(ctx, g, weight.const_data_ptr<float>(), st);
+  }
+  ctx.set_state(st);
+  return Error::Ok;
+}
+
+void opt_convolution_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
+                         const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                         IntArrayRef dilation, bool /*transposed*/, IntArrayRef /*output_padding*/,
+                         int64_t groups, Tensor& out) {
+  const char* op = ctx.op_name();
+  const ConvState* st = ctx.state<ConvState>();
+  const size_t rank = input.dim();
+  Geom g;
+  ETR_KERNEL_CHECK(ctx, st != nullptr && read_params(stride, padding, dilation, rank - 2, &g),
+                   Error::Internal, "%s: parameters reached run unchecked", op);
+  ETR_KERNEL_CHECK(ctx, read_sizes(input, weight, groups, &g), Error::InvalidArgument,
+                   "%s: weight %s does not match input %s with groups=%lld", op,
+                   ShapeText(weight).c_str(), ShapeText(input).c_str(),
+                   static_cast<long long>(groups));
+  const bool ok_h = out_extent(g.h, g.kh, g.sh, g.ph, g.dh, &g.oh);
+  const bool ok_w = out_extent(g.w, g.kw, g.sw, g.pw, g.dw, &g.ow);
+  ETR_KERNEL_CHECK(ctx, ok_h && ok_w, Error::InvalidArgument,
+                   "%s: kernel %s (with dilation) is larger than padded input %s", op,
+                   ShapeText(weight).c_str(), ShapeText(input).c_str());
+  ETR_KERNEL_CHECK(ctx, bias == nullptr || bias->size(0) == g.c_out, Error::InvalidArgument,
+                   "%s: bias %s must have %lld elements", op, ShapeText(*bias).c_str(),
+                   static_cast<long long>(g.c_out));
+  // 1-D: [batch, c_out, ow]; 2-D: [batch, c_out, oh, ow].
+  const int64_t out_sizes[4] = {g.batch, g.c_out, rank == 4 ? g.oh : g.ow, g.ow};
+  ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(out_sizes, rank)));
+  if (out.numel() == 0) return;
+  const float* in = input.const_data_ptr<float>();
+  const float* w = weight.const_data_ptr<float>();
+  const float* b = bias == nullptr ? nullptr : bias->const_data_ptr<float>();
+  float* o = out.data_ptr<float>();
+  if (g.c_in == 0) {
+    fill_bias(g, b, o);
+  } else if (st->path == ConvPath::kDepthwise && is_depthwise(g)) {
+    run_depthwise(ctx, g, *st, in, w, b, o);
+  } else {
+    run_gemm(ctx, g, *st, in, w, b, o);
+  }
+}
+
+}  // namespace etr

@@ -1,0 +1,183 @@
+// The optimized relu, hardtanh, clamp, sigmoid and gelu against the portable
+// kernels on seeded random shapes (vector remainders, empty, threaded sizes)
+// with NaN/inf values. relu/hardtanh/clamp are exact; sigmoid and gelu use
+// the vectorized exp/erf, within a few float ulp of std::exp/std::erf.
+#include <random>
+
+#include "kernels/optimized/test/compare_util.h"
+#include "kernels/optimized/util/vec_math.h"
+#include "kernels/optimized/util/vec_math_impl.h"
+#include "kernels/optimized/util/vec_transpose.h"
+
+namespace etr {
+namespace testing {
+namespace {
+
+using ArgFn = std::function<void(KernelRunner&, std::vector<EValue*>&)>;
+
+OpCall unary_call(const char* op, HostTensor& x, ArgFn extra) {
+  OpCall c;
+  c.op = op;
+  c.outs = {{ScalarType::Float, x.shape()}};
+  c.args = [&x, extra](KernelRunner& r, std::vector<HostTensor>& o) {
+    std::vector<EValue*> args = {r.tensor(x)};
+    if (extra) extra(r, args);
+    args.push_back(r.tensor(o[0]));
+    return args;
+  };
+  return c;
+}
+
+std::vector<std::vector<int32_t>> shapes(std::mt19937& rng) {
+  std::vector<std::vector<int32_t>> s = {{1}, {7}, {8}, {9}, {0}, {3, 0, 2}, {397, 411}};
+  for (size_t rank = 1; rank <= 4; ++rank) s.push_back(random_shape(rng, rank, 1, 17));
+  return s;
+}
+
+struct Activation {
+  const char* op;
+  ArgFn extra;
+  double rtol, atol;
+};
+
+TEST(OptimizedActivation, MatchesPortable) {
+  std::mt19937 rng(4321);
+  const Activation acts[] = {
+      {"aten::relu.out", nullptr, 0.0, 0.0},
+      {"aten::hardtanh.out",
+       [](KernelRunner& r, std::vector<EValue*>& a) {
+         a.push_back(r.d(0.0));
+         a.push_back(r.d(6.0));
+       },
+       0.0, 0.0},
+      {"aten::clamp.out",
+       [](KernelRunner& r, std::vector<EValue*>& a) {
+         a.push_back(r.d(-0.5));
+         a.push_back(r.none());
+       },
+       0.0, 0.0},
+      {"aten::clamp.out",
+       [](KernelRunner& r, std::vector<EValue*>& a) {
+         a.push_back(r.i(-2));
+         a.push_back(r.d(1.25));
+       },
+       0.0, 0.0},
+      {"aten::sigmoid.out", nullptr, 1e-6, 1e-7},
+      {"aten::gelu.out",
+       [](KernelRunner& r, std::vector<EValue*>& a) { a.push_back(r.str("none")); }, 1e-6, 1e-6},
+      {"aten::gelu.out",
+       [](KernelRunner& r, std::vector<EValue*>& a) { a.push_back(r.str("tanh")); }, 1e-6, 1e-6},
+  };
+  for (const auto& shape : shapes(rng)) {
+    HostTensor x = random_float_tensor(shape, rng, -8.0f, 8.0f);
+    sprinkle_specials(x, rng);
+    for (const Activation& act : acts) {
+      for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), test_thread_pool()}) {
+        check_against_portable(unary_call(act.op, x, act.extra), pool, act.rtol, act.atol,
+                               "optimized", std::string(act.op) + " " + shape_str(shape));
+      }
+    }
+  }
+}
+
+// Dense sweeps over the ranges where exp and erf change regime.
+TEST(OptimizedActivation, TranscendentalSweep) {
+  std::vector<float> v;
+  for (float x = -110.0f; x <= 110.0f; x += 0.01171875f) v.push_back(x);
+  for (float x = -1e-3f; x <= 1e-3f; x += 1.5e-6f) v.push_back(x);
+  const int32_t n = static_cast<int32_t>(v.size());
+  HostTensor x = make_tensor<float>({n}, v);
+  const char* modes[] = {"none", "tanh"};
+  for (const char* mode : modes) {
+    check_against_portable(
+        unary_call("aten::gelu.out", x,
+                   [mode](KernelRunner& r, std::vector<EValue*>& a) { a.push_back(r.str(mode)); }),
+        test_thread_pool(), 1e-6, 1e-6, "optimized", std::string("gelu sweep ") + mode);
+  }
+  check_against_portable(unary_call("aten::sigmoid.out", x, nullptr), test_thread_pool(), 1e-6,
+                         1e-37, "optimized", "sigmoid sweep");
+}
+
+TEST(OptimizedActivation, FallsBackToPortable) {
+  HostTensor d = make_tensor<double>({3}, {-1.0, 0.5, 2.0});
+  OpCall relu;
+  relu.op = "aten::relu.out";
+  relu.outs = {{ScalarType::Double, {3}}};
+  relu.args = [&](KernelRunner& r, std::vector<HostTensor>& o) {
+    return std::vector<EValue*>{r.tensor(d), r.tensor(o[0])};
+  };
+  check_against_portable(relu, test_thread_pool(), 0.0, 0.0, "portable", "relu Double");
+
+  HostTensor x = make_tensor<float>({4}, {-1.0f, 0.5f, 2.0f, 7.0f});
+  check_against_portable(unary_call("aten::clamp.out", x,
+                                    [](KernelRunner& r, std::vector<EValue*>& a) {
+                                      a.push_back(r.d(std::nan("")));
+                                      a.push_back(r.d(1.0));
+                                    }),
+                         test_thread_pool(), 0.0, 0.0, "portable", "clamp with a NaN bound");
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace etr
+
+namespace etr {
+namespace testing {
+namespace {
+
+// The generic bodies (the path of CPUs without AVX2) against the dispatched
+// ones, which on an AVX2 machine are the AVX2 bodies checked above.
+TEST(OptimizedVecMath, GenericBodiesMatchDispatched) {
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> dist(-9.0f, 9.0f);
+  for (size_t n : {size_t{0}, size_t{5}, size_t{8}, size_t{77}}) {
+    std::vector<float> x(n), w(n), g(n), v(n);
+    for (float& f : x) f = dist(rng);
+    for (float& f : w) f = dist(rng);
+    if (n > 3) x[3] = std::nanf("");
+    const opt::UnaryKind kinds[] = {opt::UnaryKind::kRelu, opt::UnaryKind::kClamp,
+                                    opt::UnaryKind::kSigmoid, opt::UnaryKind::kGeluErf,
+                                    opt::UnaryKind::kGeluTanh};
+    for (opt::UnaryKind k : kinds) {
+      opt::UnaryParams p;
+      p.kind = k;
+      p.lo = -1.5f;
+      p.hi = 2.0f;
+      opt::generic::unary(p, x.data(), g.data(), n);
+      opt::unary(p, x.data(), v.data(), n);
+      for (size_t i = 0; i < n; ++i) {
+        if (std::isnan(g[i])) {
+          EXPECT_TRUE(std::isnan(v[i])) << static_cast<int>(k) << " " << i;
+        } else {
+          EXPECT_NEAR(v[i], g[i], 1e-6 + 1e-6 * std::abs(g[i])) << static_cast<int>(k) << " " << i;
+        }
+      }
+    }
+    opt::BinaryParams bp;
+    bp.kind = opt::BinaryKind::kSub;
+    bp.use_alpha = true;
+    bp.alpha = 0.75f;
+    opt::generic::binary(bp, w.data(), 1, x.data() + (n > 0 ? 1 : 0), 0, g.data(), n);
+    opt::binary(bp, w.data(), 1, x.data() + (n > 0 ? 1 : 0), 0, v.data(), n);
+    EXPECT_EQ(g, v);
+    if (n > 3) x[3] = 1.0f;
+    EXPECT_EQ(opt::generic::max(x.data(), n), opt::max(x.data(), n));
+    EXPECT_NEAR(opt::generic::exp_shift_sum(x.data(), 9.0f, g.data(), n),
+                opt::exp_shift_sum(x.data(), 9.0f, v.data(), n), 1e-5);
+    EXPECT_NEAR(opt::generic::sum_sq_dev_f64(x.data(), 0.5, n),
+                opt::sum_sq_dev_f64(x.data(), 0.5, n), 1e-9);
+    opt::generic::normalize(x.data(), 0.25, 1.5, w.data(), x.data(), g.data(), n);
+    opt::normalize(x.data(), 0.25, 1.5, w.data(), x.data(), v.data(), n);
+    EXPECT_EQ(g, v);
+    std::vector<float> t(n * 3), tg(n * 3), tv(n * 3);
+    for (float& f : t) f = dist(rng);
+    opt::generic::transpose_f32(t.data(), 3, tg.data(), static_cast<int64_t>(n), 3,
+                                static_cast<int64_t>(n));
+    opt::transpose_f32(t.data(), 3, tv.data(), static_cast<int64_t>(n), 3, static_cast<int64_t>(n));
+    EXPECT_EQ(tg, tv);
+  }
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace etr

@@ -1,0 +1,170 @@
+// The optimized _softmax/_log_softmax (last dim), native_layer_norm,
+// _native_batch_norm_legit_no_training and mean.out (trailing dims) against
+// the portable kernels on seeded random shapes, with NaN/inf rows, empty
+// tensors and threaded sizes, on one and two threads.
+#include <random>
+
+#include "kernels/optimized/test/compare_util.h"
+
+namespace etr {
+namespace testing {
+namespace {
+
+const std::vector<ThreadPool*> kPools() { return {nullptr, test_thread_pool()}; }
+
+TEST(OptimizedNormalization, SoftmaxLastDimMatchesPortable) {
+  std::mt19937 rng(11);
+  std::vector<std::vector<int32_t>> shapes = {{1},         {7},        {9},   {3, 8},
+                                              {2, 3, 300}, {1000, 77}, {0, 5}};
+  for (size_t rank = 1; rank <= 4; ++rank) shapes.push_back(random_shape(rng, rank, 1, 20));
+  for (const auto& shape : shapes) {
+    HostTensor x = random_float_tensor(shape, rng, -12.0f, 12.0f);
+    if (x.tensor().numel() > 40) sprinkle_specials(x, rng);
+    for (const char* op : {"aten::_softmax.out", "aten::_log_softmax.out"}) {
+      for (int64_t dim : {int64_t{-1}, static_cast<int64_t>(shape.size()) - 1}) {
+        OpCall call;
+        call.op = op;
+        call.outs = {{ScalarType::Float, shape}};
+        call.args = [&x, dim](KernelRunner& r, std::vector<HostTensor>& o) {
+          return std::vector<EValue*>{r.tensor(x), r.i(dim), r.b(false), r.tensor(o[0])};
+        };
+        for (ThreadPool* pool : kPools()) {
+          check_against_portable(call, pool, 2e-6, 1e-6, "optimized",
+                                 std::string(op) + " " + shape_str(shape));
+        }
+      }
+    }
+  }
+  // Not the last dim: portable.
+  HostTensor x = random_float_tensor({4, 5}, rng);
+  OpCall call;
+  call.op = "aten::_softmax.out";
+  call.outs = {{ScalarType::Float, {4, 5}}};
+  call.args = [&x](KernelRunner& r, std::vector<HostTensor>& o) {
+    return std::vector<EValue*>{r.tensor(x), r.i(0), r.b(false), r.tensor(o[0])};
+  };
+  check_against_portable(call, test_thread_pool(), 0.0, 0.0, "portable", "softmax dim 0");
+}
+
+TEST(OptimizedNormalization, LayerNormMatchesPortable) {
+  std::mt19937 rng(12);
+  struct Case {
+    std::vector<int32_t> shape;
+    size_t k;  // normalized dims
+  };
+  const Case cases[] = {{{5, 7}, 1},     {{3, 4, 33}, 1}, {{2, 6, 5}, 2},
+                        {{1200, 64}, 1}, {{0, 8}, 1},     {{9}, 1}};
+  for (const Case& c : cases) {
+    HostTensor x = random_float_tensor(c.shape, rng, -3.0f, 5.0f);
+    std::vector<int32_t> ns(c.shape.end() - static_cast<long>(c.k), c.shape.end());
+    std::vector<int32_t> stat(c.shape);
+    for (size_t d = c.shape.size() - c.k; d < c.shape.size(); ++d) stat[d] = 1;
+    HostTensor w = random_float_tensor(ns, rng, 0.5f, 1.5f);
+    HostTensor b = random_float_tensor(ns, rng);
+    for (int affine = 0; affine < 2; ++affine) {
+      OpCall call;
+      call.op = "aten::native_layer_norm.out";
+      call.outs = {
+          {ScalarType::Float, c.shape}, {ScalarType::Float, stat}, {ScalarType::Float, stat}};
+      call.args = [&, affine](KernelRunner& r, std::vector<HostTensor>& o) {
+        std::vector<int64_t> ns64(ns.begin(), ns.end());
+        return std::vector<EValue*>{r.tensor(x),
+                                    r.int_list(ns64),
+                                    affine ? r.tensor(w) : r.none(),
+                                    affine ? r.tensor(b) : r.none(),
+                                    r.d(1e-5),
+                                    r.tensor(o[0]),
+                                    r.tensor(o[1]),
+                                    r.tensor(o[2])};
+      };
+      for (ThreadPool* pool : kPools()) {
+        check_against_portable(call, pool, 1e-6, 1e-6, "optimized",
+                               "layer_norm " + shape_str(c.shape) + (affine ? " affine" : ""));
+      }
+    }
+  }
+}
+
+TEST(OptimizedNormalization, BatchNormMatchesPortable) {
+  std::mt19937 rng(13);
+  const std::vector<std::vector<int32_t>> shapes = {{2, 5},          {3, 4, 9},    {2, 7, 5, 3},
+                                                    {1, 64, 56, 56}, {0, 3, 2, 2}, {2, 3, 0, 4}};
+  for (const auto& shape : shapes) {
+    const int32_t ch = shape[1];
+    HostTensor x = random_float_tensor(shape, rng, -3.0f, 3.0f);
+    sprinkle_specials(x, rng);
+    HostTensor w = random_float_tensor({ch}, rng, 0.5f, 1.5f);
+    HostTensor b = random_float_tensor({ch}, rng);
+    HostTensor mean = random_float_tensor({ch}, rng);
+    HostTensor var = random_float_tensor({ch}, rng, 0.1f, 2.0f);
+    for (int affine = 0; affine < 2; ++affine) {
+      OpCall call;
+      call.op = "aten::_native_batch_norm_legit_no_training.out";
+      call.outs = {{ScalarType::Float, shape}, {ScalarType::Float, {0}}, {ScalarType::Float, {0}}};
+      call.args = [&, affine](KernelRunner& r, std::vector<HostTensor>& o) {
+        return std::vector<EValue*>{r.tensor(x),
+                                    affine ? r.tensor(w) : r.none(),
+                                    affine ? r.tensor(b) : r.none(),
+                                    r.tensor(mean),
+                                    r.tensor(var),
+                                    r.d(0.1),
+                                    r.d(1e-5),
+                                    r.tensor(o[0]),
+                                    r.tensor(o[1]),
+                                    r.tensor(o[2])};
+      };
+      for (ThreadPool* pool : kPools()) {
+        check_against_portable(call, pool, 0.0, 0.0, "optimized",
+                               "batch_norm " + shape_str(shape) + (affine ? " affine" : ""));
+      }
+    }
+  }
+}
+
+TEST(OptimizedNormalization, MeanTrailingDimsMatchesPortable) {
+  std::mt19937 rng(14);
+  struct Case {
+    std::vector<int32_t> shape;
+    std::vector<int64_t> dims;
+  };
+  const Case cases[] = {{{2, 16, 7, 7}, {-1, -2}}, {{1, 40, 112, 112}, {2, 3}}, {{3, 5, 9}, {-1}},
+                        {{4, 3, 5}, {-2, -1}},     {{2, 3, 0, 4}, {-1, -2}},    {{6, 10}, {1}},
+                        {{2, 200, 3, 3}, {3, 2}}};
+  for (const Case& c : cases) {
+    HostTensor x = random_float_tensor(c.shape, rng, -2.0f, 3.0f);
+    for (bool keepdim : {false, true}) {
+      std::vector<int32_t> out_shape;
+      for (size_t d = 0; d < c.shape.size(); ++d) {
+        if (d < c.shape.size() - c.dims.size()) {
+          out_shape.push_back(c.shape[d]);
+        } else if (keepdim) {
+          out_shape.push_back(1);
+        }
+      }
+      OpCall call;
+      call.op = "aten::mean.out";
+      call.outs = {{ScalarType::Float, out_shape}};
+      call.args = [&, keepdim](KernelRunner& r, std::vector<HostTensor>& o) {
+        return std::vector<EValue*>{r.tensor(x), r.int_list(c.dims), r.b(keepdim), r.none(),
+                                    r.tensor(o[0])};
+      };
+      for (ThreadPool* pool : kPools()) {
+        check_against_portable(call, pool, 1e-6, 0.0, "optimized",
+                               "mean " + shape_str(c.shape) + (keepdim ? " keepdim" : ""));
+      }
+    }
+  }
+  // Leading dim: portable.
+  HostTensor x = random_float_tensor({4, 5}, rng);
+  OpCall call;
+  call.op = "aten::mean.out";
+  call.outs = {{ScalarType::Float, {5}}};
+  call.args = [&x](KernelRunner& r, std::vector<HostTensor>& o) {
+    return std::vector<EValue*>{r.tensor(x), r.int_list({0}), r.b(false), r.none(), r.tensor(o[0])};
+  };
+  check_against_portable(call, test_thread_pool(), 0.0, 0.0, "portable", "mean dim 0");
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace etr

@@ -1,0 +1,62 @@
+// Depthwise 2-D convolution (one filter per channel), Float, NCHW. A 1-D
+// convolution is passed with h == kh == 1.
+//
+// Each channel is processed in bands of output rows: the input rows a band
+// needs are copied into scratch with the padding written as zeros and the
+// columns split into `sw` phases (column c goes to phase c % sw at c / sw),
+// so every tap of every stride reads a contiguous run and the row kernel has
+// neither bounds checks nor strided loads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/core/thread_pool.h"
+
+namespace etr {
+namespace opt {
+
+struct DepthwiseGeom {
+  int64_t batch = 0, channels = 0;
+  int64_t h = 1, w = 0, oh = 1, ow = 0;
+  int64_t kh = 1, kw = 1;
+  int64_t sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+};
+
+// The band layout and scratch needs for `g` run as `slots` parallel chunks.
+struct DepthwisePlan {
+  int64_t band_rows = 0;     // output rows per band
+  int64_t num_bands = 0;     // per channel
+  int64_t in_rows = 0;       // input rows of a full band
+  int64_t pitch = 0;         // floats per row of one phase
+  size_t slot_floats = 0;    // scratch floats per chunk (band, then one padded row)
+  size_t slots = 0;          // parallel chunks (each owns one slot)
+  size_t scratch_bytes = 0;  // slots * slot_floats floats + kh * kw offsets; 0: too large
+};
+
+// Plans `g` (oh, ow >= 1) for at most `max_slots` chunks.
+DepthwisePlan plan_depthwise(const DepthwiseGeom& g, size_t max_slots);
+
+// out[b, c] = bias[c] + sum over taps of weight[c, ki, kj] * padded input.
+// `scratch` holds plan.scratch_bytes (64-byte aligned). bias may be null.
+void depthwise_conv(const DepthwiseGeom& g, const DepthwisePlan& plan, const float* in,
+                    const float* weight, const float* bias, float* out, void* scratch,
+                    ThreadPool* pool, bool use_avx2);
+
+// `rows` output rows: out[r * out_stride + x] = bias + sum_t w[t] *
+// in[r * in_stride + x + off[t]], x in [0, n).
+void depthwise_rows_generic(const float* in, int64_t in_stride, const int64_t* off, const float* w,
+                            int64_t taps, float bias, float* out, int64_t out_stride, int64_t n,
+                            int64_t rows);
+// The same with AVX2+FMA (conv_depthwise_avx2.cpp); only where
+// cpu_features().avx2_fma.
+void depthwise_rows_avx2(const float* in, int64_t in_stride, const int64_t* off, const float* w,
+                         int64_t taps, float bias, float* out, int64_t out_stride, int64_t n,
+                         int64_t rows);
+// dst[c] = src[c - pw] where 0 <= c - pw < w, else 0, for c in [0, len) (AVX2).
+void pad_row_avx2(const float* src, int64_t w, int64_t pw, float* dst, int64_t len);
+// even[x] = src[2x], odd[x] = src[2x + 1] for x in [0, n) (AVX2).
+void deinterleave2_avx2(const float* src, float* even, float* odd, int64_t n);
+
+}  // namespace opt
+}  // namespace etr

@@ -1,0 +1,74 @@
+#include "kernels/optimized/util/conv_im2col.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace etr {
+namespace opt {
+namespace {
+
+// Range [lo, hi) of positions p in [0, count) with 0 <= p * s + off < limit.
+void valid_range(int64_t count, int64_t s, int64_t off, int64_t limit, int64_t* lo, int64_t* hi) {
+  *lo = off >= 0 ? 0 : (-off + s - 1) / s;
+  const int64_t top = limit - 1 - off;
+  *hi = top < 0 ? 0 : std::min(count, top / s + 1);
+  if (*lo > *hi) *lo = *hi;
+}
+
+void zero(float* d, int64_t n) {
+  if (n > 0) std::memset(d, 0, static_cast<size_t>(n) * sizeof(float));
+}
+
+// One row of the tile: kernel tap (ki, kj) of channel plane `plane`.
+void fill_row(const Im2colGeom& g, const float* plane, int64_t ki, int64_t kj, int64_t n0,
+              int64_t nt, float* dst) {
+  const int64_t hoff = ki * g.dh - g.ph, woff = kj * g.dw - g.pw;
+  int64_t x_lo, x_hi;
+  valid_range(g.ow, g.sw, woff, g.w, &x_lo, &x_hi);
+  int64_t j = 0;
+  int64_t oy = n0 / g.ow, ox = n0 % g.ow;
+  while (j < nt) {
+    const int64_t run = std::min(nt - j, g.ow - ox);  // pixels left in this output row
+    float* d = dst + j;
+    const int64_t iy = oy * g.sh + hoff;
+    if (iy < 0 || iy >= g.h) {
+      zero(d, run);
+    } else {
+      // Output columns [ox, ox + run) clipped to the valid [x_lo, x_hi).
+      const int64_t a = std::max(ox, std::min(x_lo, ox + run));
+      const int64_t b = std::max(a, std::min(x_hi, ox + run));
+      zero(d, a - ox);
+      const float* s = plane + iy * g.w + a * g.sw + woff;
+      float* dv = d + (a - ox);
+      if (g.sw == 1) {
+        if (b > a) std::memcpy(dv, s, static_cast<size_t>(b - a) * sizeof(float));
+      } else {
+        for (int64_t x = 0; x < b - a; ++x) dv[x] = s[x * g.sw];
+      }
+      zero(d + (b - ox), ox + run - b);
+    }
+    j += run;
+    ox = 0;
+    ++oy;
+  }
+}
+
+}  // namespace
+
+void im2col_tile(const Im2colGeom& g, const float* in, int64_t n0, int64_t nt, float* dst,
+                 ThreadPool* pool) {
+  const int64_t taps = g.kh * g.kw;
+  const int64_t rows = g.channels * taps;
+  const int64_t plane = g.h * g.w;
+  // About 16 KiB of output per chunk.
+  const size_t grain = static_cast<size_t>(std::max<int64_t>(1, 4096 / std::max<int64_t>(nt, 1)));
+  parallel_for(pool, static_cast<size_t>(rows), grain, [&](size_t begin, size_t end) {
+    for (int64_t r = static_cast<int64_t>(begin); r < static_cast<int64_t>(end); ++r) {
+      const int64_t c = r / taps, t = r % taps;
+      fill_row(g, in + c * plane, t / g.kw, t % g.kw, n0, nt, dst + r * nt);
+    }
+  });
+}
+
+}  // namespace opt
+}  // namespace etr

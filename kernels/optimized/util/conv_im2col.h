@@ -1,0 +1,28 @@
+// im2col for the optimized convolution: a tile of output pixels of one
+// group's input channels, laid out as the B operand of the convolution GEMM
+// (rows: channel, kernel row, kernel column; columns: output pixels).
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/core/thread_pool.h"
+
+namespace etr {
+namespace opt {
+
+struct Im2colGeom {
+  int64_t channels = 0;  // input channels of one group
+  int64_t h = 1, w = 0, oh = 1, ow = 0;
+  int64_t kh = 1, kw = 1;
+  int64_t sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+};
+
+// dst[(c * kh + ki) * kw + kj][j] = in[c, oy*sh - ph + ki*dh, ox*sw - pw + kj*dw]
+// (zero outside the input) for the output pixels n0 + j = oy * ow + ox,
+// j in [0, nt); dst rows are nt floats apart. `in` is the group's first
+// channel plane. Rows are split over `pool`.
+void im2col_tile(const Im2colGeom& g, const float* in, int64_t n0, int64_t nt, float* dst,
+                 ThreadPool* pool);
+
+}  // namespace opt
+}  // namespace etr

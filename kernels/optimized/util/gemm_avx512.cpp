@@ -1,0 +1,99 @@
+// The AVX-512 micro-kernel of the GEMM engine, on the same 6x16 panels as the
+// AVX2 one: a row of the tile is one zmm. Six accumulators alone cannot hide
+// the FMA latency, so even and odd k accumulate separately (12 chains) and
+// are summed before the epilogue; N-edge columns use a lane mask. Compiled
+// with per-function target attributes (no build flags); gemm.cpp calls it
+// only where cpu_features().avx512f.
+#include "kernels/optimized/util/gemm_internal.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define ETR_GEMM_AVX512 1
+#define ETR_TARGET_AVX512 __attribute__((target("avx512f,avx2,fma")))
+#endif
+
+namespace etr {
+namespace opt {
+namespace internal {
+
+#if defined(ETR_GEMM_AVX512)
+namespace {
+
+ETR_TARGET_AVX512 inline void finish_row(const MicroTile& t, int r, __m512 v, __mmask16 m) {
+  float* c = t.c + r * t.ldc;
+  if (t.alpha != 1.0f) v = _mm512_mul_ps(v, _mm512_set1_ps(t.alpha));
+  if (!t.first) {
+    v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, c));
+  } else if (t.beta != 0.0f) {
+    v = _mm512_fmadd_ps(_mm512_set1_ps(t.beta), _mm512_maskz_loadu_ps(m, c), v);
+  }
+  if (t.last) {
+    if (t.row_bias != nullptr) v = _mm512_add_ps(v, _mm512_set1_ps(t.row_bias[r]));
+    if (t.col_bias != nullptr) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, t.col_bias));
+    if (t.clamp) {
+      // max/min return their second operand when either is NaN: NaN stays.
+      // (The maskz forms: GCC 12 warns about the plain ones' undefined pass-through.)
+      const __mmask16 all = 0xFFFF;
+      v = _mm512_maskz_max_ps(all, _mm512_set1_ps(t.lo), v);
+      v = _mm512_maskz_min_ps(all, _mm512_set1_ps(t.hi), v);
+    }
+  }
+  _mm512_mask_storeu_ps(c, m, v);
+}
+
+template <int R>
+ETR_TARGET_AVX512 void tile_rows(const MicroTile& t) {
+  __m512 even[R];
+  __m512 odd[R];
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) {
+    even[r] = _mm512_setzero_ps();
+    odd[r] = _mm512_setzero_ps();
+  }
+  const float* a = t.a;
+  const float* b = t.b;
+  int64_t k = 0;
+#pragma GCC unroll 2
+  for (; k + 2 <= t.kc; k += 2) {
+    const __m512 b0 = _mm512_loadu_ps(b);
+    const __m512 b1 = _mm512_loadu_ps(b + kGemmNr);
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+      even[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r]), b0, even[r]);
+      odd[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[kGemmMr + r]), b1, odd[r]);
+    }
+    a += 2 * kGemmMr;
+    b += 2 * kGemmNr;
+  }
+  if (k < t.kc) {
+    const __m512 b0 = _mm512_loadu_ps(b);
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) even[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r]), b0, even[r]);
+  }
+  const __mmask16 m = static_cast<__mmask16>((1u << t.nr) - 1u);
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) finish_row(t, r, _mm512_add_ps(even[r], odd[r]), m);
+}
+
+}  // namespace
+
+void f32_gemm_ukernel__avx512_6x16(const MicroTile& t) {
+  switch (t.mr) {
+    case 1: tile_rows<1>(t); break;
+    case 2: tile_rows<2>(t); break;
+    case 3: tile_rows<3>(t); break;
+    case 4: tile_rows<4>(t); break;
+    case 5: tile_rows<5>(t); break;
+    default: tile_rows<6>(t); break;
+  }
+}
+
+#else  // not x86-64: never selected, kept for linking.
+
+void f32_gemm_ukernel__avx512_6x16(const MicroTile& t) { f32_gemm_ukernel__generic_6x16(t); }
+
+#endif
+
+}  // namespace internal
+}  // namespace opt
+}  // namespace etr

@@ -1,0 +1,66 @@
+// Internals of the GEMM engine (util/gemm.h): the packed panel layout and the
+// micro-kernels that gemm.cpp drives.
+//
+// Packed A: row panels of kGemmMr rows; panel p starts at p * kGemmMr * k and
+// holds element (p * kGemmMr + r, kk) at kk * kGemmMr + r. Packed B: column
+// panels of kGemmNr columns; panel q starts at q * kGemmNr * k and holds
+// element (kk, q * kGemmNr + c) at kk * kGemmNr + c. Rows / columns past the
+// matrix edge are zero. A K range [p0, p0 + kc) of a panel is contiguous, so
+// the micro-kernel reads a K block of a whole-operand packing in place.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/optimized/util/gemm.h"
+
+namespace etr {
+namespace opt {
+namespace internal {
+
+inline constexpr int kGemmMr = 6;
+inline constexpr int kGemmNr = 16;
+
+// One micro-tile: C[mr, nr] (mr <= kGemmMr, nr <= kGemmNr) from a kc-long A
+// panel and B panel. `first`: C holds the caller's C (read only when
+// beta != 0), else the partial sum of earlier K blocks. Every block stores
+// alpha * (A @ B) + (first ? beta * C : C); `last` then adds the biases and
+// clamps.
+struct MicroTile {
+  int64_t kc = 0;
+  const float* a = nullptr;
+  const float* b = nullptr;
+  float* c = nullptr;
+  ptrdiff_t ldc = 0;
+  int mr = 0;
+  int nr = 0;
+  bool first = true;
+  bool last = true;
+  bool clamp = false;
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  const float* row_bias = nullptr;  // mr values for this tile, or null
+  const float* col_bias = nullptr;  // nr values for this tile, or null
+  float lo = 0.0f;
+  float hi = 0.0f;
+};
+
+// Packs rows [i0, i0 + mc) x K range [p0, p0 + kc) of A into row panels at
+// dst (ceil(mc / kGemmMr) * kGemmMr * kc floats).
+void pack_a_panels(MatrixView a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* dst);
+// Packs K range [p0, p0 + kc) x columns [j0, j0 + nc) of B into column
+// panels at dst (ceil(nc / kGemmNr) * kGemmNr * kc floats).
+void pack_b_panels(MatrixView b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst);
+
+using MicroKernelFn = void (*)(const MicroTile& t);
+
+// Plain C++ (any CPU).
+void f32_gemm_ukernel__generic_6x16(const MicroTile& t);
+// AVX2 + FMA (gemm_avx2.cpp); only where cpu_features().avx2_fma.
+void f32_gemm_ukernel__avx2_6x16(const MicroTile& t);
+// AVX-512F (gemm_avx512.cpp); only where cpu_features().avx512f.
+void f32_gemm_ukernel__avx512_6x16(const MicroTile& t);
+
+}  // namespace internal
+}  // namespace opt
+}  // namespace etr

@@ -1,0 +1,144 @@
+// Packing into the panel layout of gemm_internal.h, the whole-operand
+// pack_a / pack_b of util/gemm.h, and the plain C++ micro-kernel.
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/optimized/util/gemm.h"
+#include "kernels/optimized/util/gemm_internal.h"
+#include "runtime/core/checked_math.h"
+
+namespace etr {
+namespace opt {
+namespace internal {
+namespace {
+
+int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
+
+// Bytes of `rows` rounded up to a multiple of `pad`, times k; 0 on overflow or bad sizes.
+size_t padded_bytes(int64_t rows, int64_t k, int64_t pad) {
+  if (rows < 0 || k < 0 || rows > INT64_MAX - pad) return 0;
+  size_t elems = 0;
+  size_t bytes = 0;
+  if (!checked_mul(static_cast<size_t>(round_up(rows, pad)), static_cast<size_t>(k), &elems) ||
+      !checked_mul(elems, sizeof(float), &bytes)) {
+    return 0;
+  }
+  return bytes;
+}
+
+}  // namespace
+
+void pack_a_panels(MatrixView a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* dst) {
+  if (kc <= 0) return;
+  for (int64_t ip = 0; ip < mc; ip += kGemmMr) {
+    const int rows = static_cast<int>(std::min<int64_t>(kGemmMr, mc - ip));
+    float* panel = dst + ip * kc;
+    const float* src = a.data + (i0 + ip) * a.row_stride + p0 * a.col_stride;
+    if (rows < kGemmMr) {
+      // Padding rows are zero (the micro-kernel never stores them).
+      for (int64_t kk = 0; kk < kc; ++kk) {
+        for (int r = rows; r < kGemmMr; ++r) panel[kk * kGemmMr + r] = 0.0f;
+      }
+    }
+    if (a.col_stride == 1) {
+      // Rows contiguous along K: stream each row.
+      for (int r = 0; r < rows; ++r) {
+        const float* s = src + r * a.row_stride;
+        for (int64_t kk = 0; kk < kc; ++kk) panel[kk * kGemmMr + r] = s[kk];
+      }
+    } else {
+      for (int64_t kk = 0; kk < kc; ++kk) {
+        const float* s = src + kk * a.col_stride;
+        for (int r = 0; r < rows; ++r) panel[kk * kGemmMr + r] = s[r * a.row_stride];
+      }
+    }
+  }
+}
+
+void pack_b_panels(MatrixView b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst) {
+  if (kc <= 0) return;
+  if (b.col_stride == 1) {
+    // Rows contiguous along N: read each row once, front to back (one
+    // 16-float copy per panel), so the source streams through the cache.
+    const int64_t full = nc / kGemmNr * kGemmNr;
+    const int tail = static_cast<int>(nc - full);
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      const float* s = b.data + (p0 + kk) * b.row_stride + j0;
+      float* d = dst + kk * kGemmNr;
+      for (int64_t jp = 0; jp < full; jp += kGemmNr) {
+        std::memcpy(d + jp * kc, s + jp, kGemmNr * sizeof(float));
+      }
+      if (tail != 0) {
+        float* dt = d + full * kc;
+        for (int c = 0; c < tail; ++c) dt[c] = s[full + c];
+        for (int c = tail; c < kGemmNr; ++c) dt[c] = 0.0f;
+      }
+    }
+    return;
+  }
+  for (int64_t jp = 0; jp < nc; jp += kGemmNr) {
+    const int cols = static_cast<int>(std::min<int64_t>(kGemmNr, nc - jp));
+    float* panel = dst + jp * kc;
+    const float* src = b.data + p0 * b.row_stride + (j0 + jp) * b.col_stride;
+    for (int c = 0; c < cols; ++c) {
+      const float* s = src + c * b.col_stride;
+      for (int64_t kk = 0; kk < kc; ++kk) panel[kk * kGemmNr + c] = s[kk * b.row_stride];
+    }
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      for (int c = cols; c < kGemmNr; ++c) panel[kk * kGemmNr + c] = 0.0f;
+    }
+  }
+}
+
+void f32_gemm_ukernel__generic_6x16(const MicroTile& t) {
+  float acc[kGemmMr][kGemmNr] = {};
+  for (int64_t k = 0; k < t.kc; ++k) {
+    const float* a = t.a + k * kGemmMr;
+    const float* b = t.b + k * kGemmNr;
+    for (int r = 0; r < kGemmMr; ++r) {
+      for (int c = 0; c < kGemmNr; ++c) acc[r][c] += a[r] * b[c];
+    }
+  }
+  for (int r = 0; r < t.mr; ++r) {
+    float* c = t.c + r * t.ldc;
+    for (int j = 0; j < t.nr; ++j) {
+      float v = acc[r][j];
+      if (t.alpha != 1.0f) v *= t.alpha;
+      if (!t.first) {
+        v += c[j];
+      } else if (t.beta != 0.0f) {
+        v += t.beta * c[j];
+      }
+      if (t.last) {
+        if (t.row_bias != nullptr) v += t.row_bias[r];
+        if (t.col_bias != nullptr) v += t.col_bias[j];
+        // Written so that NaN stays NaN, like the AVX2 path.
+        if (t.clamp) v = v < t.lo ? t.lo : (v > t.hi ? t.hi : v);
+      }
+      c[j] = v;
+    }
+  }
+}
+
+}  // namespace internal
+
+size_t packed_a_bytes(int64_t m, int64_t k) {
+  return internal::padded_bytes(m, k, internal::kGemmMr);
+}
+
+size_t packed_b_bytes(int64_t k, int64_t n) {
+  return internal::padded_bytes(n, k, internal::kGemmNr);
+}
+
+PackedMatrix pack_a(MatrixView a, int64_t m, int64_t k, float* dst) {
+  internal::pack_a_panels(a, 0, m, 0, k, dst);
+  return PackedMatrix{dst, m, k};
+}
+
+PackedMatrix pack_b(MatrixView b, int64_t k, int64_t n, float* dst) {
+  internal::pack_b_panels(b, 0, k, 0, n, dst);
+  return PackedMatrix{dst, k, n};
+}
+
+}  // namespace opt
+}  // namespace etr

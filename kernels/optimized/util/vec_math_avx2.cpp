@@ -1,0 +1,365 @@
+// AVX2+FMA bodies of vec_math.h: 8 floats per step, tails through masked
+// loads and stores. exp: Cody-Waite reduction by ln 2 and a degree-6
+// polynomial; erf: z * P(z^2) for |z| <= 1 and 1 - exp(-z^2) * R(1/|z|)
+// above (least-squares fits, within 2 ulp of std::erf in float).
+#include "kernels/optimized/util/vec_math_impl.h"
+
+#if defined(__AVX2__) && defined(__FMA__)
+
+#include <immintrin.h>
+
+#include <cmath>
+#include <limits>
+
+namespace etr {
+namespace opt {
+namespace avx2 {
+namespace {
+
+// Lanes [0, r) set.
+__m256i tail_mask(size_t r) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(r)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// Hides a product from the compiler so that it is not fused with the next
+// addition into an FMA: the portable kernels round the product first.
+inline __m256 rounded(__m256 v) {
+  __asm__("" : "+x"(v));
+  return v;
+}
+
+// y = f(x) over n floats.
+template <typename F>
+inline void map(const float* x, float* y, size_t n, F f) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, f(_mm256_loadu_ps(x + i)));
+  if (i < n) {
+    const __m256i m = tail_mask(n - i);
+    _mm256_maskstore_ps(y + i, m, f(_mm256_maskload_ps(x + i, m)));
+  }
+}
+
+// exp(x) within ~1 ulp; +inf above the float overflow threshold, 0 below
+// the smallest normal result, NaN for NaN.
+inline __m256 exp8(__m256 x) {
+  const __m256 hi = _mm256_set1_ps(88.72283935546875f);
+  const __m256 lo = _mm256_set1_ps(-87.33654022216797f);
+  // min/max return their second operand when either is NaN: x's NaN survives.
+  __m256 xc = _mm256_max_ps(lo, _mm256_min_ps(hi, x));
+  __m256 fx = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(1.44269504088896341f)),
+                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  fx = _mm256_min_ps(fx, _mm256_set1_ps(127.0f));
+  __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), xc);
+  r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  const __m256 r2 = _mm256_mul_ps(r, r);
+  const __m256 y = _mm256_fmadd_ps(p, r2, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  const __m256i e =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
+  __m256 out = _mm256_mul_ps(y, _mm256_castsi256_ps(e));
+  out = _mm256_blendv_ps(out, _mm256_set1_ps(std::numeric_limits<float>::infinity()),
+                         _mm256_cmp_ps(x, hi, _CMP_GT_OQ));
+  return _mm256_blendv_ps(out, _mm256_setzero_ps(), _mm256_cmp_ps(x, lo, _CMP_LT_OQ));
+}
+
+inline __m256 sigmoid8(__m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 e = exp8(_mm256_sub_ps(_mm256_setzero_ps(), x));
+  return _mm256_div_ps(one, _mm256_add_ps(one, e));
+}
+
+// erf(z) in float.
+inline __m256 erf8(__m256 z) {
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  const __m256 a = _mm256_andnot_ps(sign, z);
+  const __m256 one = _mm256_set1_ps(1.0f);
+  // |z| <= 1: z * P(z^2).
+  const __m256 s = _mm256_mul_ps(a, a);
+  __m256 p = _mm256_set1_ps(7.897490286268294e-05f);
+  p = _mm256_fmadd_ps(p, s, _mm256_set1_ps(-0.0008024125127121806f));
+  p = _mm256_fmadd_ps(p, s, _mm256_set1_ps(0.005190025549381971f));
+  p = _mm256_fmadd_ps(p, s, _mm256_set1_ps(-0.02685479260981083f));
+  p = _mm256_fmadd_ps(p, s, _mm256_set1_ps(0.11283612251281738f));
+  p = _mm256_fmadd_ps(p, s, _mm256_set1_ps(-0.3761262893676758f));
+  p = _mm256_fmadd_ps(p, s, _mm256_set1_ps(1.128379225730896f));
+  const __m256 small = _mm256_mul_ps(a, p);
+  // |z| > 1: 1 - exp(-z^2) * R(1/|z|), |z| clamped to 4 (erf rounds to 1 above).
+  const __m256 ac = _mm256_min_ps(_mm256_max_ps(a, one), _mm256_set1_ps(4.0f));
+  const __m256 u = _mm256_div_ps(one, ac);
+  __m256 q = _mm256_set1_ps(-0.012078411877155304f);
+  q = _mm256_fmadd_ps(q, u, _mm256_set1_ps(0.04146644100546837f));
+  q = _mm256_fmadd_ps(q, u, _mm256_set1_ps(-0.003244636347517371f));
+  q = _mm256_fmadd_ps(q, u, _mm256_set1_ps(-0.2106054574251175f));
+  q = _mm256_fmadd_ps(q, u, _mm256_set1_ps(0.47497254610061646f));
+  q = _mm256_fmadd_ps(q, u, _mm256_set1_ps(-0.46206310391426086f));
+  q = _mm256_fmadd_ps(q, u, _mm256_set1_ps(0.039473749697208405f));
+  q = _mm256_fmadd_ps(q, u, _mm256_set1_ps(0.5594154000282288f));
+  q = _mm256_fmadd_ps(q, u, _mm256_set1_ps(0.00024699026835151017f));
+  const __m256 e = exp8(_mm256_sub_ps(_mm256_setzero_ps(), _mm256_mul_ps(ac, ac)));
+  const __m256 large = _mm256_fnmadd_ps(e, q, one);
+  const __m256 mag = _mm256_blendv_ps(small, large, _mm256_cmp_ps(a, one, _CMP_GT_OQ));
+  return _mm256_or_ps(mag, _mm256_and_ps(sign, z));
+}
+
+inline __m256 gelu_erf8(__m256 x) {
+  const __m256 z = _mm256_mul_ps(x, _mm256_set1_ps(static_cast<float>(0.7071067811865476)));
+  const __m256 h = _mm256_mul_ps(_mm256_set1_ps(0.5f), x);
+  return _mm256_mul_ps(h, _mm256_add_ps(_mm256_set1_ps(1.0f), erf8(z)));
+}
+
+// 0.5 x (1 + tanh(u)) == x * sigmoid(2u).
+inline __m256 gelu_tanh8(__m256 x) {
+  const __m256 cube =
+      _mm256_mul_ps(_mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.044715f), x), x), x);
+  const __m256 inner =
+      _mm256_mul_ps(_mm256_set1_ps(static_cast<float>(0.7978845608028654)), _mm256_add_ps(x, cube));
+  const __m256 e = exp8(_mm256_mul_ps(_mm256_set1_ps(-2.0f), inner));
+  return _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+}
+
+// y = f(a, b) with a and/or b broadcast (stride 0).
+template <typename F>
+inline void zip(const float* a, size_t sa, const float* b, size_t sb, float* y, size_t n, F f) {
+  if (n == 0) return;  // a and b may then be empty
+  if (sa == 1 && sb == 1) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      _mm256_storeu_ps(y + i, f(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));
+    }
+    if (i < n) {
+      const __m256i m = tail_mask(n - i);
+      _mm256_maskstore_ps(y + i, m, f(_mm256_maskload_ps(a + i, m), _mm256_maskload_ps(b + i, m)));
+    }
+  } else if (sa == 1) {
+    const __m256 bv = _mm256_set1_ps(b[0]);
+    map(a, y, n, [&](__m256 v) { return f(v, bv); });
+  } else if (sb == 1) {
+    const __m256 av = _mm256_set1_ps(a[0]);
+    map(b, y, n, [&](__m256 v) { return f(av, v); });
+  } else {
+    const __m256 v = f(_mm256_set1_ps(a[0]), _mm256_set1_ps(b[0]));
+    const float s = _mm256_cvtss_f32(v);
+    for (size_t i = 0; i < n; ++i) y[i] = s;
+  }
+}
+
+float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+double hsum(__m256d v) {
+  __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+  s = _mm_add_sd(s, _mm_unpackhi_pd(s, s));
+  return _mm_cvtsd_f64(s);
+}
+
+}  // namespace
+
+void unary(const UnaryParams& p, const float* x, float* y, size_t n) {
+  switch (p.kind) {
+    case UnaryKind::kRelu: {
+      // max returns its second operand for NaN and for (0, -0): x itself.
+      const __m256 zero = _mm256_setzero_ps();
+      return map(x, y, n, [zero](__m256 v) { return _mm256_max_ps(zero, v); });
+    }
+    case UnaryKind::kClamp: {
+      const __m256 lo = _mm256_set1_ps(p.lo), hi = _mm256_set1_ps(p.hi);
+      return map(x, y, n, [lo, hi](__m256 v) { return _mm256_min_ps(hi, _mm256_max_ps(lo, v)); });
+    }
+    case UnaryKind::kSigmoid: return map(x, y, n, sigmoid8);
+    case UnaryKind::kGeluErf: return map(x, y, n, gelu_erf8);
+    case UnaryKind::kGeluTanh: return map(x, y, n, gelu_tanh8);
+  }
+}
+
+void binary(const BinaryParams& p, const float* a, size_t sa, const float* b, size_t sb, float* y,
+            size_t n) {
+  const __m256 alpha = _mm256_set1_ps(p.alpha);
+  switch (p.kind) {
+    case BinaryKind::kAdd:
+      if (p.use_alpha) {
+        return zip(a, sa, b, sb, y, n, [alpha](__m256 u, __m256 v) {
+          return _mm256_add_ps(u, rounded(_mm256_mul_ps(alpha, v)));
+        });
+      }
+      return zip(a, sa, b, sb, y, n, [](__m256 u, __m256 v) { return _mm256_add_ps(u, v); });
+    case BinaryKind::kSub:
+      if (p.use_alpha) {
+        return zip(a, sa, b, sb, y, n, [alpha](__m256 u, __m256 v) {
+          return _mm256_sub_ps(u, rounded(_mm256_mul_ps(alpha, v)));
+        });
+      }
+      return zip(a, sa, b, sb, y, n, [](__m256 u, __m256 v) { return _mm256_sub_ps(u, v); });
+    case BinaryKind::kMul:
+      return zip(a, sa, b, sb, y, n, [](__m256 u, __m256 v) { return _mm256_mul_ps(u, v); });
+    case BinaryKind::kDiv:
+      return zip(a, sa, b, sb, y, n, [](__m256 u, __m256 v) { return _mm256_div_ps(u, v); });
+  }
+}
+
+void select(const uint8_t* c, size_t sc, const float* a, size_t sa, const float* b, size_t sb,
+            float* y, size_t n) {
+  if (n == 0) return;
+  if (sc == 0) {
+    // One condition for the whole run: a copy (or fill) of one side.
+    const float* src = c[0] != 0 ? a : b;
+    const size_t s = c[0] != 0 ? sa : sb;
+    for (size_t i = 0; i < n; ++i) y[i] = src[i * s];
+    return;
+  }
+  const __m256 av = _mm256_set1_ps(a[0]), bv = _mm256_set1_ps(b[0]);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(c + i));
+    const __m256i wide = _mm256_cvtepu8_epi32(bytes);
+    const __m256 is_zero = _mm256_castsi256_ps(_mm256_cmpeq_epi32(wide, _mm256_setzero_si256()));
+    const __m256 x = sa == 1 ? _mm256_loadu_ps(a + i) : av;
+    const __m256 z = sb == 1 ? _mm256_loadu_ps(b + i) : bv;
+    _mm256_storeu_ps(y + i, _mm256_blendv_ps(x, z, is_zero));
+  }
+  for (; i < n; ++i) y[i] = c[i] != 0 ? a[i * sa] : b[i * sb];
+}
+
+float max(const float* x, size_t n) {
+  __m256 acc = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+  __m256 nan = _mm256_setzero_ps();
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    acc = _mm256_max_ps(acc, v);
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+  }
+  if (_mm256_movemask_ps(nan) != 0) return std::numeric_limits<float>::quiet_NaN();
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, acc);
+  float m = lanes[0];
+  for (int k = 1; k < 8; ++k) m = lanes[k] > m ? lanes[k] : m;
+  for (; i < n; ++i) {
+    if (std::isnan(x[i])) return x[i];
+    m = x[i] > m ? x[i] : m;
+  }
+  return m;
+}
+
+float exp_shift_sum(const float* x, float shift, float* y, size_t n) {
+  const __m256 sv = _mm256_set1_ps(shift);
+  __m256 acc = _mm256_setzero_ps();
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), sv));
+    _mm256_storeu_ps(y + i, e);
+    acc = _mm256_add_ps(acc, e);
+  }
+  if (i < n) {
+    const __m256i m = tail_mask(n - i);
+    const __m256 e = exp8(_mm256_sub_ps(_mm256_maskload_ps(x + i, m), sv));
+    _mm256_maskstore_ps(y + i, m, e);
+    acc = _mm256_add_ps(acc, _mm256_and_ps(e, _mm256_castsi256_ps(m)));
+  }
+  return hsum(acc);
+}
+
+void affine(const float* x, float scale, float shift, float* y, size_t n) {
+  const __m256 a = _mm256_set1_ps(scale), b = _mm256_set1_ps(shift);
+  map(x, y, n, [a, b](__m256 v) { return _mm256_add_ps(rounded(_mm256_mul_ps(v, a)), b); });
+}
+
+void normalize(const float* x, double mean, double rstd, const float* w, const float* b, float* y,
+               size_t n) {
+  const __m256d mu = _mm256_set1_pd(mean), rs = _mm256_set1_pd(rstd);
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    __m256d v = _mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i)), mu), rs);
+    if (w != nullptr) v = _mm256_mul_pd(v, _mm256_cvtps_pd(_mm_loadu_ps(w + i)));
+    if (b != nullptr) v = _mm256_add_pd(v, _mm256_cvtps_pd(_mm_loadu_ps(b + i)));
+    _mm_storeu_ps(y + i, _mm256_cvtpd_ps(v));
+  }
+  for (; i < n; ++i) {
+    double v = (static_cast<double>(x[i]) - mean) * rstd;
+    if (w != nullptr) v *= static_cast<double>(w[i]);
+    if (b != nullptr) v += static_cast<double>(b[i]);
+    y[i] = static_cast<float>(v);
+  }
+}
+
+double sum_f64(const float* x, size_t n) {
+  __m256d a0 = _mm256_setzero_pd(), a1 = _mm256_setzero_pd();
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+    a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+  }
+  double s = hsum(_mm256_add_pd(a0, a1));
+  for (; i < n; ++i) s += static_cast<double>(x[i]);
+  return s;
+}
+
+double sum_sq_dev_f64(const float* x, double mean, size_t n) {
+  const __m256d mu = _mm256_set1_pd(mean);
+  __m256d a0 = _mm256_setzero_pd(), a1 = _mm256_setzero_pd();
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    const __m256d d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), mu);
+    const __m256d d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), mu);
+    a0 = _mm256_fmadd_pd(d0, d0, a0);
+    a1 = _mm256_fmadd_pd(d1, d1, a1);
+  }
+  double s = hsum(_mm256_add_pd(a0, a1));
+  for (; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - mean;
+    s += d * d;
+  }
+  return s;
+}
+
+}  // namespace avx2
+}  // namespace opt
+}  // namespace etr
+
+#else  // built without AVX2: never called (cpu_features() gates it); forwards.
+
+namespace etr {
+namespace opt {
+namespace avx2 {
+
+void unary(const UnaryParams& p, const float* x, float* y, size_t n) { generic::unary(p, x, y, n); }
+void binary(const BinaryParams& p, const float* a, size_t sa, const float* b, size_t sb, float* y,
+            size_t n) {
+  generic::binary(p, a, sa, b, sb, y, n);
+}
+void select(const uint8_t* c, size_t sc, const float* a, size_t sa, const float* b, size_t sb,
+            float* y, size_t n) {
+  generic::select(c, sc, a, sa, b, sb, y, n);
+}
+float max(const float* x, size_t n) { return generic::max(x, n); }
+float exp_shift_sum(const float* x, float shift, float* y, size_t n) {
+  return generic::exp_shift_sum(x, shift, y, n);
+}
+void affine(const float* x, float scale, float shift, float* y, size_t n) {
+  generic::affine(x, scale, shift, y, n);
+}
+void normalize(const float* x, double mean, double rstd, const float* w, const float* b, float* y,
+               size_t n) {
+  generic::normalize(x, mean, rstd, w, b, y, n);
+}
+double sum_f64(const float* x, size_t n) { return generic::sum_f64(x, n); }
+double sum_sq_dev_f64(const float* x, double mean, size_t n) {
+  return generic::sum_sq_dev_f64(x, mean, n);
+}
+
+}  // namespace avx2
+}  // namespace opt
+}  // namespace etr
+
+#endif

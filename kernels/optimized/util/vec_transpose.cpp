@@ -1,0 +1,27 @@
+#include "kernels/optimized/util/vec_transpose.h"
+
+#include "kernels/optimized/util/cpu_features.h"
+
+namespace etr {
+namespace opt {
+
+namespace generic {
+void transpose_f32(const float* in, int64_t ldi, float* out, int64_t ldo, int64_t rows,
+                   int64_t cols) {
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) out[i * ldo + j] = in[j * ldi + i];
+  }
+}
+}  // namespace generic
+
+void transpose_f32(const float* in, int64_t ldi, float* out, int64_t ldo, int64_t rows,
+                   int64_t cols) {
+  if (cpu_features().avx2_fma) {
+    avx2::transpose_f32(in, ldi, out, ldo, rows, cols);
+  } else {
+    generic::transpose_f32(in, ldi, out, ldo, rows, cols);
+  }
+}
+
+}  // namespace opt
+}  // namespace etr
