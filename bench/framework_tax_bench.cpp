@@ -1,6 +1,11 @@
 // Framework tax: the cost of loading a program, loading a method and running
-// it, on small fixtures where kernel time is negligible. Prints figures only.
-//   ./build/bench/framework_tax_bench
+// it, on small fixtures where kernel time is negligible, and loading the
+// methods of real models (test/models/transformer.pte, and
+// bench/models/mobilenet_v2.pte when bench/export_bench_models.py has written
+// it). Method load runs every kernel's prepare step; the `_optimized` variants
+// stack the optimized library above the portable one, so their load includes
+// packing the constant weights. Prints figures only.
+//   ./build/framework_tax_bench
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -10,6 +15,9 @@
 #include <vector>
 
 #include "extension/data_loader/buffer_data_loader.h"
+#if ETR_BENCH_OPTIMIZED
+#include "kernels/optimized/optimized_kernels.h"
+#endif
 #include "kernels/portable/portable_kernels.h"
 #include "kernels/prim_ops/prim_ops.h"
 #include "runtime/executor/method.h"
@@ -22,8 +30,10 @@ struct Fixture {
   std::vector<uint8_t> storage;
   uint8_t* data = nullptr;
   size_t size = 0;
+  // `name` is under test/models/ unless it holds a '/' (then: under the source tree).
   explicit Fixture(const char* name) {
-    std::ifstream f(std::string(ETR_SOURCE_DIR) + "/test/models/" + name, std::ios::binary);
+    const std::string dir = std::strchr(name, '/') == nullptr ? "/test/models/" : "/";
+    std::ifstream f(std::string(ETR_SOURCE_DIR) + dir + name, std::ios::binary);
     std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     storage.resize(bytes.size() + 64);
     data = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64;
@@ -32,13 +42,21 @@ struct Fixture {
   }
 };
 
-void register_once() {
+// Portable kernels and prim ops; with `optimized`, the optimized library above them.
+const etr::KernelRegistry* registry(bool optimized) {
+  static etr::KernelRegistry portable, stacked;
   static bool done = [] {
-    (void)etr::register_kernels(etr::portable_kernel_library());
-    (void)etr::register_kernels(etr::prim_ops_library());
+    for (etr::KernelRegistry* r : {&portable, &stacked}) {
+      (void)r->add(etr::portable_kernel_library());
+      (void)r->add(etr::prim_ops_library());
+    }
+#if ETR_BENCH_OPTIMIZED
+    (void)stacked.add(etr::optimized_kernel_library());
+#endif
     return true;
   }();
   (void)done;
+  return optimized ? &stacked : &portable;
 }
 
 void BM_ProgramLoad(benchmark::State& state, const char* name) {
@@ -57,32 +75,46 @@ struct Loaded {
   std::vector<uint8_t> arena, pool;
   std::vector<etr::Span<uint8_t>> spans;
   explicit Loaded(const char* name)
-      : fx(name), loader(fx.data, fx.size), program(etr::Program::load(&loader)), pool(1 << 20) {
+      : fx(name), loader(fx.data, fx.size), program(etr::Program::load(&loader)) {
+    if (!program.ok()) return;
     etr::Result<etr::MethodMeta> meta = program->method_meta("forward");
+    // Method tables plus room for prepared state (packed weights: 64 MiB).
+    pool.resize(meta->method_allocator_bytes() + (size_t{64} << 20));
     arena.resize(static_cast<size_t>(*meta->memory_planned_buffer_size(0)));
     spans.emplace_back(arena.data(), arena.size());
   }
 };
 
-void BM_MethodLoad(benchmark::State& state, const char* name) {
-  register_once();
+void BM_MethodLoad(benchmark::State& state, const char* name, bool optimized) {
   Loaded l(name);
+  if (!l.program.ok()) {
+    state.SkipWithError(
+        "cannot load the program (bench/models/: run bench/export_bench_models.py)");
+    return;
+  }
+  etr::MethodLoadOptions options;
+  options.kernels = registry(optimized);
   etr::HierarchicalAllocator planned(etr::Span<etr::Span<uint8_t>>(l.spans.data(), 1));
   for (auto _ : state) {
     etr::MemoryAllocator method_alloc(l.pool.data(), l.pool.size());
     etr::MemoryManager mm(&method_alloc, &planned);
-    etr::Result<etr::Method> m = l.program->load_method("forward", &mm);
+    etr::Result<etr::Method> m = l.program->load_method("forward", &mm, options);
+    if (!m.ok()) {
+      state.SkipWithError("load_method failed");
+      return;
+    }
     benchmark::DoNotOptimize(m.ok());
   }
 }
 
 void BM_Execute(benchmark::State& state, const char* name) {
-  register_once();
   Loaded l(name);
+  etr::MethodLoadOptions options;
+  options.kernels = registry(false);
   etr::HierarchicalAllocator planned(etr::Span<etr::Span<uint8_t>>(l.spans.data(), 1));
   etr::MemoryAllocator method_alloc(l.pool.data(), l.pool.size());
   etr::MemoryManager mm(&method_alloc, &planned);
-  etr::Result<etr::Method> m = l.program->load_method("forward", &mm);
+  etr::Result<etr::Method> m = l.program->load_method("forward", &mm, options);
   for (size_t i = 0; i < m->inputs_size(); ++i) (void)m->set_input(m->get_input(i), i);
   const size_t instructions = m->method_meta().num_instructions();
   for (auto _ : state) {
@@ -97,8 +129,14 @@ void BM_Execute(benchmark::State& state, const char* name) {
 
 BENCHMARK_CAPTURE(BM_ProgramLoad, no_constants, "no_constants.pte");
 BENCHMARK_CAPTURE(BM_ProgramLoad, transformer, "transformer.pte");
-BENCHMARK_CAPTURE(BM_MethodLoad, no_constants, "no_constants.pte");
-BENCHMARK_CAPTURE(BM_MethodLoad, transformer, "transformer.pte");
+BENCHMARK_CAPTURE(BM_ProgramLoad, mobilenet_v2, "bench/models/mobilenet_v2.pte");
+BENCHMARK_CAPTURE(BM_MethodLoad, no_constants, "no_constants.pte", false);
+BENCHMARK_CAPTURE(BM_MethodLoad, transformer, "transformer.pte", false);
+BENCHMARK_CAPTURE(BM_MethodLoad, mobilenet_v2, "bench/models/mobilenet_v2.pte", false);
+#if ETR_BENCH_OPTIMIZED
+BENCHMARK_CAPTURE(BM_MethodLoad, transformer_optimized, "transformer.pte", true);
+BENCHMARK_CAPTURE(BM_MethodLoad, mobilenet_v2_optimized, "bench/models/mobilenet_v2.pte", true);
+#endif
 BENCHMARK_CAPTURE(BM_Execute, no_constants, "no_constants.pte");
 BENCHMARK_CAPTURE(BM_Execute, add_mul, "add_mul.pte");
 

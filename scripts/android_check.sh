@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Android arm64 as far as this machine allows (no NDK can be installed here): compiles every
-# source of the core, the executor, the data loaders, the portable kernels and the prim ops
+# source of the core, the executor, the data loaders, the portable kernels, the prim ops and
+# the optimized kernels (their NEON GEMM kernel included)
 # with clang's Android target (--target=aarch64-linux-android24: __ANDROID__ and
 # __ANDROID_API__ defined, Bionic's ABI) and -Wall -Wextra -Werror, in syntax-only mode,
 # against Debian's aarch64 C/C++ headers. Bionic's own headers are not available, so one
@@ -21,7 +22,8 @@ echo "/* stand-in: clang's android24 target defines __ANDROID_API__ itself */" \
 CXX_INC=/usr/aarch64-linux-gnu/include/c++/12
 [ -d "$CXX_INC" ] || { echo "android_check: install g++-aarch64-linux-gnu" >&2; exit 2; }
 sources=$(ls runtime/*/*.cpp kernels/portable/*.cpp kernels/portable/util/*.cpp \
-  kernels/prim_ops/*.cpp extension/data_loader/*.cpp | grep -v default_bare_metal)
+  kernels/prim_ops/*.cpp kernels/optimized/*.cpp kernels/optimized/util/*.cpp \
+  extension/data_loader/*.cpp | grep -v default_bare_metal)
 check() {
   clang++ --target=aarch64-linux-android24 -std=c++17 -fsyntax-only -fno-exceptions -fno-rtti \
     -nostdinc++ -isystem "$CXX_INC" -isystem "$CXX_INC/aarch64-linux-gnu" \

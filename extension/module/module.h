@@ -71,7 +71,7 @@ struct ModuleOptions {
   // Method allocator room beyond MethodMeta::method_allocator_bytes() for
   // kernel prepare state and delegates, and the per-method temp allocator.
   // Heap pages are only touched when used.
-  size_t method_state_bytes = size_t{16} << 20;
+  size_t method_state_bytes = size_t{64} << 20;
   size_t temp_bytes = size_t{16} << 20;
 };
 

@@ -4,12 +4,22 @@
 // are counted while a fixture executes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <new>
 #include <vector>
 
 #include "test/support/in_process.h"
+
+#if ETR_ALLOC_TEST_OPTIMIZED
+#include "extension/threadpool/pthread_pool.h"
+#include "kernels/optimized/optimized_kernels.h"
+#include "kernels/portable/portable_kernels.h"
+#include "kernels/prim_ops/prim_ops.h"
+#include "kernels/quantized/quantized_kernels.h"
+#include "runtime/kernel/registry.h"
+#endif
 
 namespace {
 std::atomic<long> g_allocations{0};
@@ -80,6 +90,46 @@ TEST(ExecuteAllocationTest, PortableFixturesExecuteWithoutHeapAllocation) {
   }
   EXPECT_GT(checked, 10u);
 }
+
+#if ETR_ALLOC_TEST_OPTIMIZED
+// The same with the optimized kernels stacked above the portable ones and a
+// 2-thread pool: packing happens at load, scratch comes from the temp
+// allocator, and parallel_for hands work to the pool without allocating.
+TEST(ExecuteAllocationTest, OptimizedFixturesOnTwoThreadsExecuteWithoutHeapAllocation) {
+  KernelRegistry registry;
+  for (const KernelLibrary& lib :
+       {portable_kernel_library(), portable_half_kernel_library(), prim_ops_library(),
+        quantized_kernel_library(), optimized_kernel_library()}) {
+    ASSERT_EQ(registry.add(lib), Error::Ok) << lib.name;
+  }
+  std::unique_ptr<PthreadPool> pool = PthreadPool::create(2);
+  ASSERT_NE(pool, nullptr);
+  MethodLoadOptions options;
+  options.kernels = &registry;
+  options.thread_pool = pool.get();
+  const std::vector<testing::FixtureCase> cases = testing::load_manifest();
+  size_t checked = 0;
+  for (const testing::FixtureCase& c : cases) {
+    if (!c.expect_error.empty() || !c.data.empty()) continue;
+    SCOPED_TRACE(c.line);
+    testing::LoadedMethod lm;
+    ASSERT_TRUE(testing::load_fixture_method(c, &lm, &options)) << lm.error;
+    // As many runs as the manifest's expected outputs are for (stateful programs).
+    for (int run = 0; run < std::max(c.executions, 1); ++run) {
+      ASSERT_TRUE(testing::set_fixture_inputs(c, &lm)) << lm.error;
+      g_allocations = 0;
+      g_counting = true;
+      const Error err = lm.method->execute();
+      g_counting = false;
+      ASSERT_EQ(err, Error::Ok);
+      EXPECT_EQ(g_allocations.load(), 0) << "heap allocations during execute " << run;
+    }
+    EXPECT_EQ(testing::compare_outputs(c, *lm.method), "");
+    ++checked;
+  }
+  EXPECT_GT(checked, 10u);
+}
+#endif
 
 }  // namespace
 }  // namespace etr

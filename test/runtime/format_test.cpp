@@ -35,7 +35,12 @@ TEST(FormatMessageTest, IntegersMatchPrintf) {
   EXPECT_SAME_AS_PRINTF("%lld %llu %ld %lu", -1LL, 18ULL, -3L, 9UL);
   EXPECT_SAME_AS_PRINTF("[%5d] [%-5d] [%05d] [%+d] [% d] [%.3d]", 42, 42, -42, 7, 7, 5);
   EXPECT_SAME_AS_PRINTF("%x %X %02x %08X %o", 255u, 255u, 10u, 0xABCu, 8u);
+  // %hhu / %hd take an int and convert it: 300 prints as 44. clang's -Wformat
+  // wants the argument's type to match the length modifier; C does not.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat"
   EXPECT_SAME_AS_PRINTF("%td %jd %hhu %hd", ptrdiff_t{-9}, intmax_t{12}, 300, 5);
+#pragma GCC diagnostic pop
 }
 
 TEST(FormatMessageTest, StringsAndCharsMatchPrintf) {

@@ -394,6 +394,12 @@ TEST(GemmTest, MicroKernelsEveryTileSizeAndStep) {
       SCOPED_TRACE("avx512 micro-kernel");
       check_micro_tile(&f32_gemm_ukernel__avx512_6x16, kc, rng);
     }
+#if defined(__aarch64__) && defined(__ARM_NEON)
+    {
+      SCOPED_TRACE("neon micro-kernel");
+      check_micro_tile(&f32_gemm_ukernel__neon_6x16, kc, rng);
+    }
+#endif
     if (HasFatalFailure()) return;
   }
 }

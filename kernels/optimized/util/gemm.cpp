@@ -37,12 +37,17 @@ struct Blocking {
 };
 
 const Blocking& blocking() {
+#if defined(__aarch64__) && defined(__ARM_NEON)
+  // NEON is part of AArch64: no run-time check.
+  static const Blocking b{&internal::f32_gemm_ukernel__neon_6x16, 144, 256, 320};
+#else
   static const Blocking b =
       cpu_features().avx512f
           ? Blocking{&internal::f32_gemm_ukernel__avx512_6x16, 192, 256, 512}
           : Blocking{cpu_features().avx2_fma ? &internal::f32_gemm_ukernel__avx2_6x16
                                              : &internal::f32_gemm_ukernel__generic_6x16,
                      144, 256, 320};
+#endif
   return b;
 }
 

@@ -54,12 +54,18 @@ void pack_b_panels(MatrixView b, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
 
 using MicroKernelFn = void (*)(const MicroTile& t);
 
+// The epilogue of a micro-tile (alpha, beta or accumulate, biases, clamp) for
+// an accumulator tile held in memory; the mr x nr corner is stored.
+void store_tile(const MicroTile& t, const float (*acc)[kGemmNr]);
+
 // Plain C++ (any CPU).
 void f32_gemm_ukernel__generic_6x16(const MicroTile& t);
 // AVX2 + FMA (gemm_avx2.cpp); only where cpu_features().avx2_fma.
 void f32_gemm_ukernel__avx2_6x16(const MicroTile& t);
 // AVX-512F (gemm_avx512.cpp); only where cpu_features().avx512f.
 void f32_gemm_ukernel__avx512_6x16(const MicroTile& t);
+// AArch64 NEON (gemm_neon.cpp); forwards to the generic one elsewhere.
+void f32_gemm_ukernel__neon_6x16(const MicroTile& t);
 
 }  // namespace internal
 }  // namespace opt

@@ -90,15 +90,7 @@ void pack_b_panels(MatrixView b, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
   }
 }
 
-void f32_gemm_ukernel__generic_6x16(const MicroTile& t) {
-  float acc[kGemmMr][kGemmNr] = {};
-  for (int64_t k = 0; k < t.kc; ++k) {
-    const float* a = t.a + k * kGemmMr;
-    const float* b = t.b + k * kGemmNr;
-    for (int r = 0; r < kGemmMr; ++r) {
-      for (int c = 0; c < kGemmNr; ++c) acc[r][c] += a[r] * b[c];
-    }
-  }
+void store_tile(const MicroTile& t, const float (*acc)[kGemmNr]) {
   for (int r = 0; r < t.mr; ++r) {
     float* c = t.c + r * t.ldc;
     for (int j = 0; j < t.nr; ++j) {
@@ -118,6 +110,18 @@ void f32_gemm_ukernel__generic_6x16(const MicroTile& t) {
       c[j] = v;
     }
   }
+}
+
+void f32_gemm_ukernel__generic_6x16(const MicroTile& t) {
+  float acc[kGemmMr][kGemmNr] = {};
+  for (int64_t k = 0; k < t.kc; ++k) {
+    const float* a = t.a + k * kGemmMr;
+    const float* b = t.b + k * kGemmNr;
+    for (int r = 0; r < kGemmMr; ++r) {
+      for (int c = 0; c < kGemmNr; ++c) acc[r][c] += a[r] * b[c];
+    }
+  }
+  store_tile(t, acc);
 }
 
 }  // namespace internal
