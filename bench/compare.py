@@ -38,12 +38,20 @@ MODELS = ["mobilenet_v2", "resnet18", "efficientnet_b0", "transformer"]
 
 # Runs inside a child process: python -c CHILD <json args>.
 CHILD = r"""
-import json, sys, time
+import json, resource, sys, time
 import numpy as np
 a = json.loads(sys.argv[1])
 x = np.load(a["input"])
 if a["kind"] == "ort":
     import onnxruntime as ort
+else:
+    import torch
+    from executorch.extension.pybindings import portable_lib
+    from executorch.runtime import Runtime
+# Peak RSS with the interpreter and the runtime's libraries loaded, before the model.
+print("BASE_RSS_KB %d" % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+t0 = time.perf_counter()
+if a["kind"] == "ort":
     so = ort.SessionOptions()
     so.intra_op_num_threads = a["threads"]
     so.inter_op_num_threads = 1
@@ -51,13 +59,11 @@ if a["kind"] == "ort":
     name = s.get_inputs()[0].name
     run = lambda: s.run(None, {name: x})[0]
 else:
-    import torch
-    from executorch.extension.pybindings import portable_lib
     portable_lib._unsafe_reset_threadpool(a["threads"])
-    from executorch.runtime import Runtime
     m = Runtime.get().load_program(a["model"]).load_method("forward")
     t = torch.from_numpy(x)
     run = lambda: m.execute([t])[0].numpy()
+print("LOAD_MS %.4f" % (1e3 * (time.perf_counter() - t0)))
 for _ in range(a["warmup"]):
     out = run()
 times = []
@@ -76,16 +82,34 @@ def rel_err(out, expected):
     return float(np.max(np.abs(out.astype(np.float64) - expected))) / scale
 
 
+def run_measured(cmd, env=None):
+    """Runs cmd; returns (returncode, stdout + stderr, stdout, peak RSS in MB of that process)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, env=env)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        o, e = out.read(), err.read()
+        return p.returncode, o + e, o, usage.ru_maxrss / 1024.0
+
+
+# Each run_* returns (median ms, output, error lines, extra) with extra = dict(load_ms, rss_mb,
+# base_rss_mb): load = program + method load (ours: printed by the runner; official / ORT:
+# load_program + load_method / InferenceSession), rss = the process's peak RSS, base = the
+# child interpreter's peak before the model (its Python, torch / onnxruntime libraries).
 def run_ours(runner, pte, inp, threads, runs, env_extra=None):
     with tempfile.TemporaryDirectory() as d:
         env = dict(os.environ, **(env_extra or {}))
         cmd = [runner, "--model_path=" + pte, "--input=" + inp, "--num_executions=%d" % runs,
                "--threads=%d" % threads, "--output_dir=" + d]
-        p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        m = re.search(r"median ([0-9.]+) ms", p.stdout)
-        if p.returncode != 0 or not m:
-            return None, None, (p.stdout + p.stderr).strip().splitlines()[-1:]
-        return float(m.group(1)), np.load(os.path.join(d, "output_0.npy")), None
+        rc, text, stdout, rss = run_measured(cmd, env)
+        m = re.search(r"median ([0-9.]+) ms", stdout)
+        load = re.search(r"\) in ([0-9.]+) ms", stdout)
+        if rc != 0 or not m:
+            return None, None, text.strip().splitlines()[-1:], None
+        extra = dict(load_ms=float(load.group(1)) if load else None, rss_mb=rss, base_rss_mb=0.0)
+        return float(m.group(1)), np.load(os.path.join(d, "output_0.npy")), None, extra
 
 
 def run_child(kind, model, inp, threads, runs, warmup):
@@ -93,11 +117,14 @@ def run_child(kind, model, inp, threads, runs, warmup):
         out = os.path.join(d, "out.npy")
         args = json.dumps(dict(kind=kind, model=model, input=inp, threads=threads, runs=runs,
                                warmup=warmup, output=out))
-        p = subprocess.run([sys.executable, "-c", CHILD, args], capture_output=True, text=True)
-        m = re.search(r"MEDIAN_MS ([0-9.]+)", p.stdout)
-        if p.returncode != 0 or not m:
-            return None, None, (p.stdout + p.stderr).strip().splitlines()[-1:]
-        return float(m.group(1)), np.load(out), None
+        rc, text, stdout, rss = run_measured([sys.executable, "-c", CHILD, args])
+        m = re.search(r"MEDIAN_MS ([0-9.]+)", stdout)
+        if rc != 0 or not m:
+            return None, None, text.strip().splitlines()[-1:], None
+        load = float(re.search(r"LOAD_MS ([0-9.]+)", stdout).group(1))
+        base = int(re.search(r"BASE_RSS_KB ([0-9]+)", stdout).group(1)) / 1024.0
+        return float(m.group(1)), np.load(out), None, dict(load_ms=load, rss_mb=rss,
+                                                           base_rss_mb=base)
 
 
 def main():
@@ -113,6 +140,7 @@ def main():
     args = ap.parse_args()
 
     rows = []
+    extras = {}
     for model in args.models:
         pte = os.path.join(MODELS_DIR, model + ".pte")
         xpte = os.path.join(MODELS_DIR, model + "_xnnpack.pte")
@@ -134,12 +162,14 @@ def main():
                              lambda: run_child("et", pte, inp, t, args.slow_runs, 1)))
             for _ in range(args.rounds):
                 for name, fn in runs:
-                    ms, out, err = fn()
+                    ms, out, err, extra = fn()
                     if ms is None:
                         cells[name] = ("failed: %s" % (err[0] if err else "?"), None)
                     elif name not in cells or (cells[name][1] is not None and ms < cells[name][0]):
                         cells[name] = (ms, rel_err(np.asarray(out).reshape(expected.shape), expected))
-                    print("%s t=%d %s: %s" % (model, t, name, cells[name]), file=sys.stderr)
+                        extras[(model, t, name)] = extra
+                    print("%s t=%d %s: %s %s" % (model, t, name, cells[name], extra),
+                          file=sys.stderr)
             rows.append((model, t, cells))
 
     def fmt(c):
@@ -163,6 +193,27 @@ def main():
         line += " | " + (ratio(cells["official_portable"], cells["ours"])
                          if "official_portable" in cells else "-") + " |"
         print(line)
+
+
+    print()
+    print("Load (program + method, ms) and peak RSS (MB; for the Python-hosted runtimes also the")
+    print("interpreter's peak before loading the model, so the model's share is the difference):")
+    print()
+    print("| model | threads | " + " | ".join(c + " load ms / peak RSS MB" for c in cols) + " |")
+    print("|" + "---|" * (len(cols) + 2))
+    for model, t, cells in rows:
+        parts = []
+        for c in cols:
+            e = extras.get((model, t, c))
+            if e is None:
+                parts.append("-")
+                continue
+            load = "%.1f" % e["load_ms"] if e["load_ms"] is not None else "?"
+            rss = "%.0f" % e["rss_mb"]
+            if e["base_rss_mb"]:
+                rss += " (base %.0f)" % e["base_rss_mb"]
+            parts.append("%s / %s" % (load, rss))
+        print("| %s | %d | " % (model, t) + " | ".join(parts) + " |")
 
 
 if __name__ == "__main__":
