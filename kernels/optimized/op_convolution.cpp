@@ -5,8 +5,12 @@
 //   otherwise per batch image and group a GEMM
 //     out[co, pixels] = W[co, ci*kh*kw] @ X[ci*kh*kw, pixels] + bias[co],
 //   with X the input itself for a pointwise (1x1, stride 1, no padding)
-//   kernel and an im2col tile of output pixels otherwise. Constant weights
-//   are packed once at prepare.
+//   kernel and an im2col tile of output pixels otherwise. When the pixels do
+//   not fill the GEMM's 16-wide column panels (a 7x7 output: 49 = 3 x 16 + 1)
+//   and the channels do, the im2col product runs transposed,
+//     out^T[pixels, co] = X^T[pixels, ci*kh*kw] @ W^T[ci*kh*kw, co] + bias[co],
+//   into temp memory and is transposed into out. Constant weights are packed
+//   once at prepare, for the product that will run.
 #include <algorithm>
 #include <cstring>
 
@@ -15,6 +19,7 @@
 #include "kernels/optimized/util/conv_im2col.h"
 #include "kernels/optimized/util/cpu_features.h"
 #include "kernels/optimized/util/gemm.h"
+#include "kernels/optimized/util/vec_transpose.h"
 #include "kernels/portable/util/checks.h"
 #include "runtime/platform/log.h"
 
@@ -41,10 +46,12 @@ struct Geom {
 struct ConvState {
   ConvPath path = ConvPath::kGemm;
   bool avx2 = false;
-  // One packed [c_out / groups, K] matrix per group, or null; valid for
-  // this weight shape only.
+  // One packed matrix per group, or null; valid for this weight shape only:
+  // W [c_out / groups, K] packed as A, or (packed_transposed) W^T
+  // [K, c_out / groups] packed as B for the transposed product.
   const opt::PackedMatrix* packed = nullptr;
   int64_t packed_c_out = 0, packed_k = 0, packed_groups = 0;
+  bool packed_transposed = false;
 };
 
 // Reads stride, padding and dilation (each 1 or `spatial` entries, in
@@ -100,25 +107,45 @@ bool is_pointwise(const Geom& g) {
   return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
 }
 
-// Packs each group's weight rows; false (nothing kept) when memory is short.
-bool pack_weights(KernelPrepareContext& ctx, const Geom& g, const float* weight, ConvState* st) {
+// The GEMM's column panel width (util/gemm_internal.h kGemmNr).
+constexpr int64_t kPanel = 16;
+
+// True when the im2col product should run transposed: the output pixels
+// leave more than 1/8 of the last column panel idle, the channels per group
+// fill whole panels, and the pixels are few enough to take in one tile.
+bool use_transposed(const Geom& g) {
+  const int64_t n = g.oh * g.ow, ocg = g.c_out / g.groups;
+  const int64_t idle = (kPanel - n % kPanel) % kPanel;
+  return !is_pointwise(g) && n > 0 && n <= 8 * kPanel && idle * 8 > n && ocg >= kPanel &&
+         ocg % kPanel == 0;
+}
+
+// Packs each group's weight rows (transposed: as B, for use_transposed(g));
+// false (nothing kept) when memory is short.
+bool pack_weights(KernelPrepareContext& ctx, const Geom& g, const float* weight, bool transposed,
+                  ConvState* st) {
   const int64_t ocg = g.c_out / g.groups, k = (g.c_in / g.groups) * g.kh * g.kw;
   if (ocg == 0 || k == 0) return false;
-  const size_t one = (opt::packed_a_bytes(ocg, k) + 63) & ~size_t{63};
+  const size_t bytes = transposed ? opt::packed_b_bytes(k, ocg) : opt::packed_a_bytes(ocg, k);
+  const size_t one = (bytes + 63) & ~size_t{63};
   size_t all = 0;
-  if (one == 0 || __builtin_mul_overflow(one, static_cast<size_t>(g.groups), &all)) return false;
+  if (bytes == 0 || __builtin_mul_overflow(one, static_cast<size_t>(g.groups), &all)) return false;
   auto* mats = static_cast<opt::PackedMatrix*>(ctx.allocate(
       sizeof(opt::PackedMatrix) * static_cast<size_t>(g.groups), alignof(opt::PackedMatrix)));
   auto* data = static_cast<uint8_t*>(ctx.allocate(all, 64));
   if (mats == nullptr || data == nullptr) return false;
   for (int64_t gi = 0; gi < g.groups; ++gi) {
-    const opt::MatrixView a{weight + gi * ocg * k, k, 1};
-    mats[gi] = opt::pack_a(a, ocg, k, reinterpret_cast<float*>(data + one * gi));
+    float* dst = reinterpret_cast<float*>(data + one * gi);
+    const float* w = weight + gi * ocg * k;
+    // W^T element (kk, co) is W[co, kk].
+    mats[gi] = transposed ? opt::pack_b(opt::MatrixView{w, 1, k}, k, ocg, dst)
+                          : opt::pack_a(opt::MatrixView{w, k, 1}, ocg, k, dst);
   }
   st->packed = mats;
   st->packed_c_out = g.c_out;
   st->packed_k = k;
   st->packed_groups = g.groups;
+  st->packed_transposed = transposed;
   return true;
 }
 
@@ -160,6 +187,79 @@ void run_depthwise(KernelContext& ctx, const Geom& g, const ConvState& st, const
   opt::depthwise_conv(dg, plan, in, weight, bias, out, scratch, pool, st.avx2);
 }
 
+opt::Im2colGeom im2col_geom(const Geom& g) {
+  opt::Im2colGeom ig;
+  ig.channels = g.c_in / g.groups;
+  ig.h = g.h;
+  ig.w = g.w;
+  ig.oh = g.oh;
+  ig.ow = g.ow;
+  ig.kh = g.kh;
+  ig.kw = g.kw;
+  ig.sh = g.sh;
+  ig.sw = g.sw;
+  ig.ph = g.ph;
+  ig.pw = g.pw;
+  ig.dh = g.dh;
+  ig.dw = g.dw;
+  return ig;
+}
+
+// The im2col product transposed (see the top of this file): per batch image
+// and group, X^T [n, k] @ W^T [k, ocg] into a temp [n, ocg] block, then
+// transposed into out's [ocg, n] rows. `packed`: W^T packed per group, or null.
+void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMatrix* packed,
+                         const float* in, const float* weight, const float* bias, float* out) {
+  const char* op = ctx.op_name();
+  const int64_t icg = g.c_in / g.groups, ocg = g.c_out / g.groups;
+  const int64_t k = icg * g.kh * g.kw;
+  const int64_t n = g.oh * g.ow;
+  ThreadPool* pool = ctx.thread_pool();
+  const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+  auto make_args = [&](int64_t gi, const float* cols, float* ct) {
+    opt::GemmArgs a;
+    a.m = n;
+    a.n = ocg;
+    a.k = k;
+    a.a = opt::MatrixView{cols, 1, n};  // X^T (i, kk) is cols[kk, i]
+    if (packed != nullptr) {
+      a.packed_b = &packed[gi];
+    } else {
+      a.b = opt::MatrixView{weight + gi * ocg * k, 1, k};
+    }
+    a.c = ct;
+    a.ldc = ocg;
+    a.epilogue.col_bias = bias == nullptr ? nullptr : bias + gi * ocg;
+    return a;
+  };
+  // n <= 8 * kPanel and k, ocg are bounded by the checked tensor sizes.
+  const size_t col_bytes = static_cast<size_t>(k) * static_cast<size_t>(n) * sizeof(float);
+  const size_t ct_bytes = static_cast<size_t>(ocg) * static_cast<size_t>(n) * sizeof(float);
+  const size_t gemm_bytes = opt::gemm_scratch_bytes(make_args(0, in, nullptr), threads);
+  float* cols = static_cast<float*>(ctx.allocate_temp(col_bytes, 64));
+  float* ct = static_cast<float*>(ctx.allocate_temp(ct_bytes, 64));
+  ETR_KERNEL_CHECK(ctx, cols != nullptr && ct != nullptr, Error::MemoryAllocationFailed,
+                   "%s: im2col tile and output block of %zu and %zu bytes not available from "
+                   "temp memory",
+                   op, col_bytes, ct_bytes);
+  // What is left of temp memory holds the GEMM's packing scratch (it runs
+  // with fewer workers or smaller blocks when that is less than gemm_bytes).
+  MemoryAllocator* temp = ctx.temp_allocator();
+  const size_t left = temp->capacity() - temp->used();
+  const size_t scratch_bytes = std::min(gemm_bytes, left > 64 ? left - 64 : 0);
+  void* gemm_mem = scratch_bytes == 0 ? nullptr : ctx.allocate_temp(scratch_bytes, 64);
+  const opt::Im2colGeom ig = im2col_geom(g);
+  for (int64_t b = 0; b < g.batch; ++b) {
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      opt::im2col_tile(ig, in + (b * g.c_in + gi * icg) * g.h * g.w, 0, n, cols, pool);
+      MemoryAllocator scratch(gemm_mem, gemm_mem == nullptr ? 0 : scratch_bytes);
+      ETR_KERNEL_TRY(ctx, opt::gemm(make_args(gi, cols, ct), &scratch, pool));
+      // out[co, i] = ct[i, co]
+      opt::transpose_f32(ct, ocg, out + (b * g.c_out + gi * ocg) * n, n, ocg, n);
+    }
+  }
+}
+
 void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const float* in,
               const float* weight, const float* bias, float* out) {
   const char* op = ctx.op_name();
@@ -167,8 +267,9 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
   const int64_t k = icg * g.kh * g.kw;
   const int64_t n = g.oh * g.ow;
   const int64_t in_plane = g.h * g.w;
+  const bool transposed = use_transposed(g);
   const bool packed = st.packed != nullptr && st.packed_c_out == g.c_out && st.packed_k == k &&
-                      st.packed_groups == g.groups;
+                      st.packed_groups == g.groups && st.packed_transposed == transposed;
   const bool pointwise = is_pointwise(g);
   ThreadPool* pool = ctx.thread_pool();
   const size_t threads = pool == nullptr ? 1 : pool->num_threads();
@@ -202,6 +303,10 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
     const size_t b = opt::gemm_scratch_bytes(make_args(0, 0, cols, in), threads);
     return b > SIZE_MAX / 2 ? SIZE_MAX / 2 : b + 64;
   };
+  if (transposed) {
+    run_gemm_transposed(ctx, g, packed ? st.packed : nullptr, in, weight, bias, out);
+    return;
+  }
   // Output pixels per im2col tile: all of them when they fit.
   int64_t tile = n;
   size_t col_bytes = 0;
@@ -232,20 +337,7 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
     }
     return;
   }
-  opt::Im2colGeom ig;
-  ig.channels = icg;
-  ig.h = g.h;
-  ig.w = g.w;
-  ig.oh = g.oh;
-  ig.ow = g.ow;
-  ig.kh = g.kh;
-  ig.kw = g.kw;
-  ig.sh = g.sh;
-  ig.sw = g.sw;
-  ig.ph = g.ph;
-  ig.pw = g.pw;
-  ig.dh = g.dh;
-  ig.dw = g.dw;
+  const opt::Im2colGeom ig = im2col_geom(g);
   for (int64_t b = 0; b < g.batch; ++b) {
     for (int64_t gi = 0; gi < g.groups; ++gi) {
       const float* x = in + (b * g.c_in + gi * icg) * in_plane;
@@ -290,7 +382,10 @@ Error opt_convolution_prepare(KernelPrepareContext& ctx, const Tensor& input, co
   st->path = is_depthwise(g) ? ConvPath::kDepthwise : ConvPath::kGemm;
   // Packing is an optimization: without memory for it, run packs per call.
   if (st->path == ConvPath::kGemm && ctx.is_constant_arg(1)) {
-    (void)pack_weights(ctx, g, weight.const_data_ptr<float>(), st);
+    // The output extent decides which product runs (use_transposed).
+    const bool sized = out_extent(g.h, g.kh, g.sh, g.ph, g.dh, &g.oh) &&
+                       out_extent(g.w, g.kw, g.sw, g.pw, g.dw, &g.ow);
+    (void)pack_weights(ctx, g, weight.const_data_ptr<float>(), sized && use_transposed(g), st);
   }
   ctx.set_state(st);
   return Error::Ok;

@@ -286,6 +286,34 @@ TEST(OptConvolutionTest, EmptyShapes) {
 }
 
 // Prepare sees the upper-bound sizes; run sees smaller ones.
+// Outputs whose pixels leave a GEMM column panel mostly idle (7x7 = 49, 5x5,
+// 3x3, 1-D 9) with channels per group a multiple of 16: the im2col product runs
+// transposed (X^T W^T, then a transpose into out), weights packed as B.
+TEST(OptConvolutionTest, SmallOutputsRunTheTransposedProduct) {
+  const int extents[] = {7, 5, 3, 9};
+  for (uint32_t seed = 200; seed < 212; ++seed) {
+    std::mt19937 rng(seed);
+    Case c;
+    c.groups = seed % 4 == 3 ? 2 : 1;
+    c.cin = c.groups * pick(rng, 1, 12);
+    c.cout = c.groups * 16 * pick(rng, 1, 3);
+    c.kh = c.kw = seed % 3 == 0 ? 1 : 3;
+    c.ph = c.pw = c.kh / 2;
+    c.sh = c.sw = seed % 5 == 0 ? 2 : 1;
+    c.one_d = seed % 6 == 1;
+    const int e = extents[seed % 4];
+    // Input extent for output extent e: (e - 1) * s + k - 2p.
+    c.h = (e - 1) * c.sh + c.kh - 2 * c.ph;
+    c.w = c.h;
+    if (c.kh == 1) c.sh = c.sw = 2;  // a 1x1 kernel with stride 2 is not pointwise
+    if (c.kh == 1) c.h = c.w = (e - 1) * 2 + 1;
+    if (c.one_d) c.h = c.kh = c.sh = 1, c.ph = 0;
+    c.batch = pick(rng, 1, 2);
+    c.bias = seed % 2 == 0;
+    check_all_modes(c, seed);
+  }
+}
+
 void check_shrunk(const Case& big, const Case& small, uint32_t seed) {
   const std::string what = describe(big) + " -> " + describe(small);
   std::mt19937 rng(seed);
@@ -337,6 +365,22 @@ TEST(OptConvolutionTest, SmallerSizesAtRun) {
   check_shrunk(big, small, 602);  // pointwise
   small.batch = 0;                // empty at run
   check_shrunk(big, small, 603);
+  // Prepared for a 7x7 output (weights packed for the transposed product),
+  // run at 6x5 (30 pixels: transposed, same packing); prepared for 12x12 (144
+  // pixels: the plain product, weights packed as A), run at 7x7 (transposed,
+  // which must not use that packing).
+  big.batch = small.batch = 1;
+  big.cin = small.cin = 4;
+  big.cout = small.cout = 32;
+  big.kh = big.kw = small.kh = small.kw = 3;
+  big.ph = big.pw = small.ph = small.pw = 1;
+  big.h = big.w = 7;
+  small.h = 6;
+  small.w = 5;
+  check_shrunk(big, small, 604);
+  big.h = big.w = 12;
+  small.h = small.w = 7;
+  check_shrunk(big, small, 605);
 }
 
 TEST(OptConvolutionTest, ChannelMismatchAtRunIsAnError) {
