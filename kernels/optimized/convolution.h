@@ -22,10 +22,59 @@ Error opt_convolution_prepare(KernelPrepareContext& ctx, const Tensor& input, co
                               IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
                               int64_t groups, Tensor& out);
 
+// Fused at method load (runtime/executor/kernel_fusion.cpp): a convolution
+// whose output only feeds an inference batch norm (whose output only feeds a
+// relu / hardtanh). Arguments: the convolution's inputs, the batch norm's
+// weight, bias, running mean, running var, momentum and eps, the hardtanh's
+// bounds, then the group's output. The batch norm is folded into the
+// (constant) weights at prepare, the activation into the output clamp.
+Error opt_conv_bn_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
+                          const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                          IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                          int64_t groups, const Tensor* gamma, const Tensor* beta,
+                          const Tensor& mean, const Tensor& var, double momentum, double eps,
+                          Tensor& conv_out, Tensor& out);
+void opt_conv_bn_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
+                     const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                     IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                     int64_t groups, const Tensor* gamma, const Tensor* beta, const Tensor& mean,
+                     const Tensor& var, double momentum, double eps, Tensor& conv_out, Tensor& out);
+Error opt_conv_bn_relu_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
+                               const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                               IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                               int64_t groups, const Tensor* gamma, const Tensor* beta,
+                               const Tensor& mean, const Tensor& var, double momentum, double eps,
+                               Tensor& conv_out, Tensor& out);
+void opt_conv_bn_relu_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
+                          const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                          IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                          int64_t groups, const Tensor* gamma, const Tensor* beta,
+                          const Tensor& mean, const Tensor& var, double momentum, double eps,
+                          Tensor& conv_out, Tensor& out);
+Error opt_conv_bn_hardtanh_prepare(KernelPrepareContext& ctx, const Tensor& input,
+                                   const Tensor& weight, const Tensor* bias, IntArrayRef stride,
+                                   IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                                   IntArrayRef output_padding, int64_t groups, const Tensor* gamma,
+                                   const Tensor* beta, const Tensor& mean, const Tensor& var,
+                                   double momentum, double eps, Scalar min_val, Scalar max_val,
+                                   Tensor& conv_out, Tensor& out);
+void opt_conv_bn_hardtanh_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
+                              const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                              IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                              int64_t groups, const Tensor* gamma, const Tensor* beta,
+                              const Tensor& mean, const Tensor& var, double momentum, double eps,
+                              Scalar min_val, Scalar max_val, Tensor& conv_out, Tensor& out);
+
 // The family's table (see kernels/optimized/kernel_table.cpp).
 inline constexpr KernelEntry kOptConvolutionKernels[] = {
     make_kernel<&opt_convolution_out, &opt_convolution_prepare>("aten::convolution.out",
                                                                 DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_conv_bn_out, &opt_conv_bn_prepare>("etr::conv_bn.fused",
+                                                        DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_conv_bn_relu_out, &opt_conv_bn_relu_prepare>("etr::conv_bn_relu.fused",
+                                                                  DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_conv_bn_hardtanh_out, &opt_conv_bn_hardtanh_prepare>(
+        "etr::conv_bn_hardtanh.fused", DtypeSet::of(ScalarType::Float)),
 };
 
 }  // namespace etr

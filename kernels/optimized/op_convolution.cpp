@@ -12,15 +12,19 @@
 //   into temp memory and is transposed into out. Constant weights are packed
 //   once at prepare, for the product that will run.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "kernels/optimized/convolution.h"
 #include "kernels/optimized/util/conv_depthwise.h"
 #include "kernels/optimized/util/conv_im2col.h"
 #include "kernels/optimized/util/cpu_features.h"
 #include "kernels/optimized/util/gemm.h"
+#include "kernels/optimized/util/vec_math.h"
 #include "kernels/optimized/util/vec_transpose.h"
 #include "kernels/portable/util/checks.h"
+#include "kernels/portable/util/convert.h"
 #include "runtime/platform/log.h"
 
 namespace etr {
@@ -52,6 +56,13 @@ struct ConvState {
   const opt::PackedMatrix* packed = nullptr;
   int64_t packed_c_out = 0, packed_k = 0, packed_groups = 0;
   bool packed_transposed = false;
+  // Fused kernels (etr::conv_bn*.fused): the weights and bias with the batch
+  // norm folded in (method memory; run uses them instead of the arguments'),
+  // and the activation's bounds applied to the output.
+  const float* folded_weight = nullptr;
+  const float* folded_bias = nullptr;
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
 };
 
 // Reads stride, padding and dilation (each 1 or `spatial` entries, in
@@ -209,7 +220,8 @@ opt::Im2colGeom im2col_geom(const Geom& g) {
 // and group, X^T [n, k] @ W^T [k, ocg] into a temp [n, ocg] block, then
 // transposed into out's [ocg, n] rows. `packed`: W^T packed per group, or null.
 void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMatrix* packed,
-                         const float* in, const float* weight, const float* bias, float* out) {
+                         const float* in, const float* weight, const float* bias, float lo,
+                         float hi, float* out) {
   const char* op = ctx.op_name();
   const int64_t icg = g.c_in / g.groups, ocg = g.c_out / g.groups;
   const int64_t k = icg * g.kh * g.kw;
@@ -230,6 +242,8 @@ void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMat
     a.c = ct;
     a.ldc = ocg;
     a.epilogue.col_bias = bias == nullptr ? nullptr : bias + gi * ocg;
+    a.epilogue.lo = lo;
+    a.epilogue.hi = hi;
     return a;
   };
   // n <= 8 * kPanel and k, ocg are bounded by the checked tensor sizes.
@@ -292,6 +306,8 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
     a.c = out + gi * ocg * n + n0;
     a.ldc = n;
     a.epilogue.row_bias = bias == nullptr ? nullptr : bias + gi * ocg;
+    a.epilogue.lo = st.lo;
+    a.epilogue.hi = st.hi;
     if (pointwise) {
       a.batch = g.batch;
       a.batch_stride_b = g.c_in * in_plane;
@@ -304,7 +320,7 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
     return b > SIZE_MAX / 2 ? SIZE_MAX / 2 : b + 64;
   };
   if (transposed) {
-    run_gemm_transposed(ctx, g, packed ? st.packed : nullptr, in, weight, bias, out);
+    run_gemm_transposed(ctx, g, packed ? st.packed : nullptr, in, weight, bias, st.lo, st.hi, out);
     return;
   }
   // Output pixels per im2col tile: all of them when they fit.
@@ -355,48 +371,67 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
 
 }  // namespace
 
-Error opt_convolution_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
-                              const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
-                              IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
-                              int64_t groups, Tensor& out) {
+namespace {
+
+// The calls the optimized kernels take (Float NCHW, not transposed); fills g.
+bool accepts(const Tensor& input, const Tensor& weight, const Tensor* bias, IntArrayRef stride,
+             IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+             int64_t groups, const Tensor& out, Geom* g) {
   const size_t rank = input.dim();
   if (transposed || (rank != 3 && rank != 4) || weight.dim() != rank || out.dim() != rank ||
       input.dtype() != ScalarType::Float || weight.dtype() != ScalarType::Float ||
       out.dtype() != ScalarType::Float || groups < 1 || groups > kMaxParam) {
-    return Error::NotSupported;
+    return false;
   }
-  if (bias != nullptr && (bias->dtype() != ScalarType::Float || bias->dim() != 1)) {
-    return Error::NotSupported;
-  }
+  if (bias != nullptr && (bias->dtype() != ScalarType::Float || bias->dim() != 1)) return false;
   if (!is_default_layout(input) || !is_default_layout(weight) || !is_default_layout(out)) {
-    return Error::NotSupported;
+    return false;
   }
-  Geom g;
-  if (!read_params(stride, padding, dilation, rank - 2, &g) ||
-      !zero_output_padding(output_padding, rank - 2) || !read_sizes(input, weight, groups, &g)) {
-    return Error::NotSupported;
-  }
+  return read_params(stride, padding, dilation, rank - 2, g) &&
+         zero_output_padding(output_padding, rank - 2) && read_sizes(input, weight, groups, g);
+}
+
+// The state for geometry g; `packable`: constant weights to pack (null: none).
+ConvState* make_conv_state(KernelPrepareContext& ctx, Geom g, const float* packable) {
   ConvState* st = ctx.make_state<ConvState>();
-  if (st == nullptr) return Error::NotSupported;
+  if (st == nullptr) return nullptr;
   st->avx2 = opt::cpu_features().avx2_fma;
   st->path = is_depthwise(g) ? ConvPath::kDepthwise : ConvPath::kGemm;
   // Packing is an optimization: without memory for it, run packs per call.
-  if (st->path == ConvPath::kGemm && ctx.is_constant_arg(1)) {
+  if (st->path == ConvPath::kGemm && packable != nullptr) {
     // The output extent decides which product runs (use_transposed).
     const bool sized = out_extent(g.h, g.kh, g.sh, g.ph, g.dh, &g.oh) &&
                        out_extent(g.w, g.kw, g.sw, g.pw, g.dw, &g.ow);
-    (void)pack_weights(ctx, g, weight.const_data_ptr<float>(), sized && use_transposed(g), st);
+    (void)pack_weights(ctx, g, packable, sized && use_transposed(g), st);
   }
+  return st;
+}
+
+}  // namespace
+
+Error opt_convolution_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
+                              const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                              IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                              int64_t groups, Tensor& out) {
+  Geom g;
+  if (!accepts(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups,
+               out, &g)) {
+    return Error::NotSupported;
+  }
+  ConvState* st =
+      make_conv_state(ctx, g, ctx.is_constant_arg(1) ? weight.const_data_ptr<float>() : nullptr);
+  if (st == nullptr) return Error::NotSupported;
   ctx.set_state(st);
   return Error::Ok;
 }
 
-void opt_convolution_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
-                         const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
-                         IntArrayRef dilation, bool /*transposed*/, IntArrayRef /*output_padding*/,
-                         int64_t groups, Tensor& out) {
+namespace {
+
+// The convolution with state st; `w` / `b`: the weights and bias to use.
+void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, const Tensor& weight,
+              const float* w, const float* b, IntArrayRef stride, IntArrayRef padding,
+              IntArrayRef dilation, int64_t groups, Tensor& out) {
   const char* op = ctx.op_name();
-  const ConvState* st = ctx.state<ConvState>();
   const size_t rank = input.dim();
   Geom g;
   ETR_KERNEL_CHECK(ctx, st != nullptr && read_params(stride, padding, dilation, rank - 2, &g),
@@ -410,24 +445,192 @@ void opt_convolution_out(KernelContext& ctx, const Tensor& input, const Tensor& 
   ETR_KERNEL_CHECK(ctx, ok_h && ok_w, Error::InvalidArgument,
                    "%s: kernel %s (with dilation) is larger than padded input %s", op,
                    ShapeText(weight).c_str(), ShapeText(input).c_str());
-  ETR_KERNEL_CHECK(ctx, bias == nullptr || bias->size(0) == g.c_out, Error::InvalidArgument,
-                   "%s: bias %s must have %lld elements", op, ShapeText(*bias).c_str(),
-                   static_cast<long long>(g.c_out));
   // 1-D: [batch, c_out, ow]; 2-D: [batch, c_out, oh, ow].
   const int64_t out_sizes[4] = {g.batch, g.c_out, rank == 4 ? g.oh : g.ow, g.ow};
   ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(out_sizes, rank)));
   if (out.numel() == 0) return;
   const float* in = input.const_data_ptr<float>();
-  const float* w = weight.const_data_ptr<float>();
-  const float* b = bias == nullptr ? nullptr : bias->const_data_ptr<float>();
   float* o = out.data_ptr<float>();
+  const bool clamp = st->lo > -std::numeric_limits<float>::infinity() ||
+                     st->hi < std::numeric_limits<float>::infinity();
   if (g.c_in == 0) {
     fill_bias(g, b, o);
   } else if (st->path == ConvPath::kDepthwise && is_depthwise(g)) {
     run_depthwise(ctx, g, *st, in, w, b, o);
   } else {
     run_gemm(ctx, g, *st, in, w, b, o);
+    return;  // the GEMM applied the clamp
   }
+  if (clamp && ctx.failure_state() == Error::Ok) {
+    opt::UnaryParams p;
+    p.kind = opt::UnaryKind::kClamp;
+    p.lo = st->lo;
+    p.hi = st->hi;
+    opt::unary(p, o, o, static_cast<size_t>(out.numel()));
+  }
+}
+
+}  // namespace
+
+void opt_convolution_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
+                         const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                         IntArrayRef dilation, bool /*transposed*/, IntArrayRef /*output_padding*/,
+                         int64_t groups, Tensor& out) {
+  ETR_KERNEL_CHECK(ctx, bias == nullptr || bias->size(0) == weight.size(0), Error::InvalidArgument,
+                   "%s: bias %s must have %lld elements", ctx.op_name(), ShapeText(*bias).c_str(),
+                   static_cast<long long>(weight.size(0)));
+  run_conv(ctx, ctx.state<ConvState>(), input, weight, weight.const_data_ptr<float>(),
+           bias == nullptr ? nullptr : bias->const_data_ptr<float>(), stride, padding, dilation,
+           groups, out);
+}
+
+// ---- convolution -> batch norm (-> relu / hardtanh), fused at load.
+
+namespace {
+
+// Folds the batch norm into constant weights and bias: per output channel
+// c, s = gamma[c] / sqrt(var[c] + eps), W'[c] = W[c] * s and
+// b'[c] = (b[c] - mean[c]) * s + beta[c] (in double, rounded once).
+Error prepare_fused(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
+                    const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                    IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                    int64_t groups, const Tensor* gamma, const Tensor* beta, const Tensor& mean,
+                    const Tensor& var, double eps, float lo, float hi, const Tensor& conv_out,
+                    const Tensor& out) {
+  Geom g;
+  if (!accepts(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups,
+               out, &g) ||
+      conv_out.dtype() != ScalarType::Float || !is_default_layout(conv_out) ||
+      conv_out.dim() != out.dim() || std::isnan(lo) || std::isnan(hi) || !(eps >= 0.0)) {
+    return Error::NotSupported;
+  }
+  // Arguments: 1 weight, 2 bias, 9 gamma, 10 beta, 11 mean, 12 var.
+  if (!ctx.is_constant_arg(1) || (bias != nullptr && !ctx.is_constant_arg(2)) ||
+      (gamma != nullptr && !ctx.is_constant_arg(9)) ||
+      (beta != nullptr && !ctx.is_constant_arg(10)) || !ctx.is_constant_arg(11) ||
+      !ctx.is_constant_arg(12)) {
+    return Error::NotSupported;
+  }
+  const int64_t c = g.c_out;
+  for (const Tensor* t : {gamma, beta, &mean, &var, bias}) {
+    if (t != nullptr && (t->dtype() != ScalarType::Float || t->dim() != 1 || t->size(0) != c)) {
+      return Error::NotSupported;
+    }
+  }
+  const size_t k = static_cast<size_t>(weight.numel() / (c == 0 ? 1 : c));
+  if (c == 0 || static_cast<size_t>(weight.numel()) != k * static_cast<size_t>(c)) {
+    return Error::NotSupported;
+  }
+  auto* w2 = static_cast<float*>(ctx.allocate(static_cast<size_t>(weight.numel()) * 4, 64));
+  auto* b2 = static_cast<float*>(ctx.allocate(static_cast<size_t>(c) * 4, 64));
+  if (w2 == nullptr || b2 == nullptr) return Error::NotSupported;
+  const float* w = weight.const_data_ptr<float>();
+  for (int64_t oc = 0; oc < c; ++oc) {
+    const double gam = gamma == nullptr ? 1.0 : gamma->const_data_ptr<float>()[oc];
+    const double bet = beta == nullptr ? 0.0 : beta->const_data_ptr<float>()[oc];
+    const double b0 = bias == nullptr ? 0.0 : bias->const_data_ptr<float>()[oc];
+    const double s = gam / std::sqrt(static_cast<double>(var.const_data_ptr<float>()[oc]) + eps);
+    for (size_t i = 0; i < k; ++i) {
+      w2[oc * static_cast<int64_t>(k) + static_cast<int64_t>(i)] =
+          static_cast<float>(w[oc * static_cast<int64_t>(k) + static_cast<int64_t>(i)] * s);
+    }
+    b2[oc] = static_cast<float>((b0 - mean.const_data_ptr<float>()[oc]) * s + bet);
+  }
+  ConvState* st = make_conv_state(ctx, g, w2);
+  if (st == nullptr) return Error::NotSupported;
+  st->folded_weight = w2;
+  st->folded_bias = b2;
+  st->lo = lo;
+  st->hi = hi;
+  ctx.set_state(st);
+  return Error::Ok;
+}
+
+bool share_memory(const Tensor& a, const Tensor& b) {
+  const uint8_t* a0 = static_cast<const uint8_t*>(a.const_data());
+  const uint8_t* b0 = static_cast<const uint8_t*>(b.const_data());
+  return a0 != nullptr && b0 != nullptr && a0 < b0 + b.nbytes() && b0 < a0 + a.nbytes();
+}
+
+// Computes into `out`, or, when the memory plan put `out` over the input or
+// weights (dead once the convolution has run), into the convolution's own
+// output slot `conv_out` (the loader checked it is apart from them) and
+// moves the result.
+void run_fused(KernelContext& ctx, const Tensor& input, const Tensor& weight, IntArrayRef stride,
+               IntArrayRef padding, IntArrayRef dilation, int64_t groups, Tensor& conv_out,
+               Tensor& out) {
+  const ConvState* st = ctx.state<ConvState>();
+  ETR_KERNEL_CHECK(ctx, st != nullptr && st->folded_weight != nullptr, Error::Internal,
+                   "%s: fused convolution reached run without its folded weights", ctx.op_name());
+  const bool direct = !share_memory(out, input) && !share_memory(out, weight);
+  Tensor& dst = direct ? out : conv_out;
+  run_conv(ctx, st, input, weight, st->folded_weight, st->folded_bias, stride, padding, dilation,
+           groups, dst);
+  if (direct || ctx.failure_state() != Error::Ok) return;
+  ETR_KERNEL_TRY(ctx, resize_output(ctx.op_name(), out, dst.sizes()));
+  std::memmove(out.mutable_data(), dst.const_data(), dst.nbytes());
+}
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+}  // namespace
+
+Error opt_conv_bn_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
+                          const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                          IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                          int64_t groups, const Tensor* gamma, const Tensor* beta,
+                          const Tensor& mean, const Tensor& var, double /*momentum*/, double eps,
+                          Tensor& conv_out, Tensor& out) {
+  return prepare_fused(ctx, input, weight, bias, stride, padding, dilation, transposed,
+                       output_padding, groups, gamma, beta, mean, var, eps, -kInf, kInf, conv_out,
+                       out);
+}
+
+void opt_conv_bn_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
+                     const Tensor* /*bias*/, IntArrayRef stride, IntArrayRef padding,
+                     IntArrayRef dilation, bool, IntArrayRef, int64_t groups, const Tensor*,
+                     const Tensor*, const Tensor&, const Tensor&, double, double, Tensor& conv_out,
+                     Tensor& out) {
+  run_fused(ctx, input, weight, stride, padding, dilation, groups, conv_out, out);
+}
+
+Error opt_conv_bn_relu_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
+                               const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                               IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                               int64_t groups, const Tensor* gamma, const Tensor* beta,
+                               const Tensor& mean, const Tensor& var, double /*momentum*/,
+                               double eps, Tensor& conv_out, Tensor& out) {
+  return prepare_fused(ctx, input, weight, bias, stride, padding, dilation, transposed,
+                       output_padding, groups, gamma, beta, mean, var, eps, 0.0f, kInf, conv_out,
+                       out);
+}
+
+void opt_conv_bn_relu_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
+                          const Tensor* /*bias*/, IntArrayRef stride, IntArrayRef padding,
+                          IntArrayRef dilation, bool, IntArrayRef, int64_t groups, const Tensor*,
+                          const Tensor*, const Tensor&, const Tensor&, double, double,
+                          Tensor& conv_out, Tensor& out) {
+  run_fused(ctx, input, weight, stride, padding, dilation, groups, conv_out, out);
+}
+
+Error opt_conv_bn_hardtanh_prepare(KernelPrepareContext& ctx, const Tensor& input,
+                                   const Tensor& weight, const Tensor* bias, IntArrayRef stride,
+                                   IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                                   IntArrayRef output_padding, int64_t groups, const Tensor* gamma,
+                                   const Tensor* beta, const Tensor& mean, const Tensor& var,
+                                   double /*momentum*/, double eps, Scalar min_val, Scalar max_val,
+                                   Tensor& conv_out, Tensor& out) {
+  return prepare_fused(ctx, input, weight, bias, stride, padding, dilation, transposed,
+                       output_padding, groups, gamma, beta, mean, var, eps,
+                       scalar_to<float>(min_val), scalar_to<float>(max_val), conv_out, out);
+}
+
+void opt_conv_bn_hardtanh_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
+                              const Tensor* /*bias*/, IntArrayRef stride, IntArrayRef padding,
+                              IntArrayRef dilation, bool, IntArrayRef, int64_t groups,
+                              const Tensor*, const Tensor*, const Tensor&, const Tensor&, double,
+                              double, Scalar, Scalar, Tensor& conv_out, Tensor& out) {
+  run_fused(ctx, input, weight, stride, padding, dilation, groups, conv_out, out);
 }
 
 }  // namespace etr

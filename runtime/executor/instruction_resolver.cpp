@@ -39,6 +39,14 @@ Error MethodLoader::resolve_chains() {
     for (size_t pc = 0; pc < n; ++pc) {
       table[pc].kind = internal::InstrKind::Free;
       table[pc].free = internal::FreeInstr{0};
+    }
+    for (size_t pc = 0; pc < n; ++pc) {
+      size_t absorbed = 0;
+      ETR_RETURN_IF_ERROR(try_fuse(c, pc, instrs, table, &absorbed));
+      if (absorbed != 0) {
+        pc += absorbed;
+        continue;
+      }
       ETR_RETURN_IF_ERROR(resolve_instruction(
           c, pc, n, instrs->Get(static_cast<flatbuffers::uoffset_t>(pc)), &table[pc], &missing));
     }

@@ -237,7 +237,7 @@ bool MethodLoader::has_run_time_arg(const internal::KernelInstr& k, size_t* arg)
 // a constant, outputs may not partially overlap inputs, and tensors without
 // memory yet are checked before the call.
 Error MethodLoader::check_kernel_args(size_t pc, const char* op_name, const KernelEntry& entry,
-                                      internal::KernelInstr* k) {
+                                      internal::KernelInstr* k, bool check_overlap) {
   for (uint32_t a = 0; a < k->num_args; ++a) {
     const EValue* v = k->args[a];
     const size_t vi = static_cast<size_t>(v - method_->s_.values);
@@ -254,7 +254,7 @@ Error MethodLoader::check_kernel_args(size_t pc, const char* op_name, const Kern
       k->check_tensor_memory = true;
     }
   }
-  return check_output_overlap(pc, op_name, entry, k);
+  return check_overlap ? check_output_overlap(pc, op_name, entry, k) : Error::Ok;
 }
 
 // A hostile memory plan can make a kernel's output overlap one of its other

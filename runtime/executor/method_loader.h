@@ -57,7 +57,7 @@ class MethodLoader final {
   [[nodiscard]] Error select_kernel(size_t pc, uint32_t op_index, internal::KernelInstr* k,
                                     const KernelEntry** chosen, bool* found);
   [[nodiscard]] Error check_kernel_args(size_t pc, const char* op_name, const KernelEntry& entry,
-                                        internal::KernelInstr* k);
+                                        internal::KernelInstr* k, bool check_overlap = true);
   [[nodiscard]] Error name_operators();
   [[nodiscard]] Error mark_run_time_values();
   bool is_run_time_value(const EValue* v) const;
@@ -68,6 +68,22 @@ class MethodLoader final {
                                    const flatbuffers::Vector<int32_t>* args, EValue*** out_args,
                                    uint32_t* out_count);
   [[nodiscard]] Error report_missing_operators(size_t missing);
+
+  // kernel_fusion.cpp
+  using FbInstructions = flatbuffers::Vector<flatbuffers::Offset<etr_fb::Instruction>>;
+  // Resolves instruction `pc` and the ones after it as one fused kernel call
+  // when that is safe and a library has the fused kernel; *absorbed is then
+  // how many following instructions it took (0: nothing fused).
+  [[nodiscard]] Error try_fuse(size_t chain, size_t pc, const FbInstructions* instrs,
+                               internal::Instruction* table, size_t* absorbed);
+  [[nodiscard]] Error try_fuse_group(size_t chain, size_t pc, const FbInstructions* instrs,
+                                     internal::Instruction* table, const etr_fb::KernelCall* conv,
+                                     const etr_fb::KernelCall* bn, const etr_fb::KernelCall* act,
+                                     const char* fused, size_t* absorbed);
+  const etr_fb::KernelCall* kernel_call_at(const FbInstructions* instrs, size_t pc,
+                                           const char** op) const;
+  bool value_used_outside(int32_t v, size_t chain, size_t first, size_t last) const;
+  bool select_fused_kernel(const char* fused, internal::KernelInstr* k, const KernelEntry** chosen);
   [[nodiscard]] Error check_output_overlap(size_t pc, const char* op_name, const KernelEntry& entry,
                                            const internal::KernelInstr* in);
 

@@ -250,6 +250,52 @@ def build_cnn() -> Case:
     return Case("cnn", pte, [Check("forward", "a", args, eager(m, args))])
 
 
+@case("conv_bn_fusion")
+def build_conv_bn_fusion() -> Case:
+    """Convolution -> batch norm (-> relu / hardtanh) chains in every shape the
+    optimized library fuses at load (im2col, depthwise, pointwise, 7x7 output on
+    the transposed product), and two it must not fuse: a batch-norm output that
+    is also a method output, and a convolution output read by another op."""
+    torch.manual_seed(11)
+
+    class FusionCases(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1, self.b1 = nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16)
+            self.c2, self.b2 = nn.Conv2d(16, 16, 3, padding=1, groups=16), nn.BatchNorm2d(16)
+            self.c3, self.b3 = nn.Conv2d(16, 32, 1, bias=False), nn.BatchNorm2d(32)
+            self.c4, self.b4 = nn.Conv2d(32, 32, 3, padding=1), nn.BatchNorm2d(32)
+            self.c6, self.b6 = nn.Conv2d(32, 32, 3, stride=2, padding=1), nn.BatchNorm2d(32)
+            self.c5, self.b5 = nn.Conv2d(32, 16, 3, padding=1), nn.BatchNorm2d(16)
+
+        def forward(self, x):  # [1, 3, 14, 14]
+            a = F.hardtanh(self.b1(self.c1(x)), 0.0, 6.0)  # im2col, fused with hardtanh
+            b = F.relu(self.b2(self.c2(a)))  # depthwise, fused with relu
+            c = self.b3(self.c3(b))  # pointwise, conv + bn only
+            d_bn = self.b4(self.c4(c))  # bn output is a method output: relu stays apart
+            d = F.relu(d_bn)
+            f = F.hardtanh(self.b6(self.c6(d)), 0.0, 6.0)  # 7x7 output: transposed product
+            z = self.c5(f)  # read twice: not fused
+            e = F.relu(self.b5(z)) + z.mean()
+            return e, d_bn
+
+    m = FusionCases()
+    with torch.no_grad():
+        for bn in (m.b1, m.b2, m.b3, m.b4, m.b5, m.b6):
+            n = bn.num_features
+            bn.running_mean.copy_(torch.randn(n) * 0.2)
+            bn.running_var.copy_(torch.rand(n) + 0.5)
+            bn.weight.copy_(torch.rand(n) + 0.5)
+            bn.bias.copy_(torch.randn(n) * 0.2)
+    m.eval()
+    args = [torch.randn(1, 3, 14, 14)]
+    pte = lower(export(m, args))
+    note = ("our optimized library folds batch norm into the convolution weights, a different "
+            "rounding order than eager's")
+    return Case("conv_bn_fusion", pte,
+                [Check("forward", "a", args, eager(m, args), rtol=1e-4, atol=1e-5, note=note)])
+
+
 @case("softmax")
 def build_softmax() -> Case:
     torch.manual_seed(5)

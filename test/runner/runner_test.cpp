@@ -330,6 +330,46 @@ TEST(RunnerProfileTest, WritesAChromeTraceOfEveryKernelCall) {
   EXPECT_EQ(text->rfind("]}\n"), text->size() - 3);
 }
 
+// Convolution -> batch norm (-> relu / hardtanh) chains run as one fused
+// kernel of the optimized library; the chain whose convolution output is read
+// elsewhere, and the relu after a batch norm whose output is a method output,
+// stay apart (test/models/conv_bn_fusion: 6 chains; its outputs are checked
+// against PyTorch by the manifest cases above).
+TEST(RunnerProfileTest, FusesConvolutionBatchNormChainsOnlyWhereInvisible) {
+#if !ETR_RUNNER_HAS_OPTIMIZED
+  GTEST_SKIP() << "built without the optimized kernels";
+#endif
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  auto profile = [&](bool optimized, std::string* text) {
+    TempDir dir;
+    const std::string trace = dir.path() + "/trace.json";
+    if (!optimized) setenv("ETR_OPTIMIZED_KERNELS", "0", 1);
+    const RunResult r = run_runner("--model_path " + quote(model("conv_bn_fusion.pte")) +
+                                   " --profile=" + quote(trace));
+    if (!optimized) unsetenv("ETR_OPTIMIZED_KERNELS");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto t = testing::read_file(trace);
+    ASSERT_TRUE(t.ok());
+    *text = *t;
+  };
+  std::string fused, plain;
+  profile(true, &fused);
+  profile(false, &plain);
+  const std::string bn = "\"aten::_native_batch_norm_legit_no_training.out\"";
+  EXPECT_EQ(count(plain, "\"aten::convolution.out\""), 6u);
+  EXPECT_EQ(count(plain, bn), 6u);
+  EXPECT_EQ(count(plain, "\"aten::relu.out\""), 3u);
+  EXPECT_EQ(count(plain, "\"aten::hardtanh.out\""), 2u);
+  EXPECT_EQ(count(fused, "\"aten::convolution.out\""), 6u);
+  EXPECT_EQ(count(fused, bn), 1u) << fused;
+  EXPECT_EQ(count(fused, "\"aten::relu.out\""), 2u) << fused;
+  EXPECT_EQ(count(fused, "\"aten::hardtanh.out\""), 0u) << fused;
+}
+
 }  // namespace
 }  // namespace etr
 
