@@ -24,6 +24,11 @@ endif()
 option(ETR_BUILD_OPTIMIZED_KERNELS
   "Build the optimized kernel library (kernels/optimized; vectorized, threaded)"
   ${_etr_optimized_default})
+# Method load fuses convolution -> batch norm (-> relu / hardtanh) into one kernel when a
+# library registers the fused kernels (the optimized one does); about 3 KB of executor code,
+# so it follows the optimized kernels (off for bare metal).
+option(ETR_KERNEL_FUSION "Fuse kernel calls at method load (runtime/executor/kernel_fusion.cpp)"
+  ${ETR_BUILD_OPTIMIZED_KERNELS})
 # Selective build (cmake/selective_build.cmake): keep only these operators.
 set(ETR_SELECT_OPS "" CACHE STRING
   "Operators to link and register (comma-separated names, or files with one per line)")

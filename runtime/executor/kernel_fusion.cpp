@@ -18,10 +18,12 @@
 // the convolution's inputs. Otherwise, or when no
 // library registers the fused kernel or its prepare step declines, the
 // instructions load one by one as usual.
+#include "runtime/executor/method_loader.h"
+
+#if ETR_KERNEL_FUSION  // CMake option ETR_KERNEL_FUSION
 #include <cstring>
 
 #include "runtime/executor/flatbuffer_util.h"
-#include "runtime/executor/method_loader.h"
 
 namespace etr {
 namespace {
@@ -43,7 +45,7 @@ bool tensors_share_memory(const Tensor& a, const Tensor& b) {
 
 // The KernelCall at `pc` of `instrs`, with a valid operator, or null.
 const etr_fb::KernelCall* MethodLoader::kernel_call_at(const FbInstructions* instrs, size_t pc,
-                                                      const char** op) const {
+                                                       const char** op) const {
   if (instrs == nullptr || pc >= instrs->size()) return nullptr;
   const etr_fb::Instruction* in = instrs->Get(static_cast<flatbuffers::uoffset_t>(pc));
   const etr_fb::KernelCall* call = in == nullptr ? nullptr : in->instr_args_as_KernelCall();
@@ -155,8 +157,10 @@ Error MethodLoader::try_fuse_group(size_t chain, size_t pc, const FbInstructions
   // The fused call's arguments: conv's 9 inputs, the batch norm's 6
   // parameters, the activation's bounds, the convolution's output (scratch),
   // then the group's final output and return slot.
-  const int32_t out = act == nullptr ? bn->args()->Get(7) : act->args()->Get(act->args()->size() - 2);
-  const int32_t ret = act == nullptr ? bn->args()->Get(10) : act->args()->Get(act->args()->size() - 1);
+  const int32_t out =
+      act == nullptr ? bn->args()->Get(7) : act->args()->Get(act->args()->size() - 2);
+  const int32_t ret =
+      act == nullptr ? bn->args()->Get(10) : act->args()->Get(act->args()->size() - 1);
   int32_t ids[20];
   uint32_t n = 0;
   for (uint32_t a = 0; a < 9; ++a) ids[n++] = conv->args()->Get(a);
@@ -190,7 +194,8 @@ Error MethodLoader::try_fuse_group(size_t chain, size_t pc, const FbInstructions
   // moves the result. Fuse only when that slot is bound and apart from them.
   const EValue& scratch = method_->s_.values[conv_out];
   const EValue& final_out = method_->s_.values[out];
-  if (!scratch.is_tensor() || !final_out.is_tensor() || final_out.to_tensor().const_data() == nullptr)
+  if (!scratch.is_tensor() || !final_out.is_tensor() ||
+      final_out.to_tensor().const_data() == nullptr)
     return Error::Ok;
   for (uint32_t j = 0; j + 3 < n; ++j) {
     const EValue& v = method_->s_.values[ids[j]];
@@ -202,8 +207,8 @@ Error MethodLoader::try_fuse_group(size_t chain, size_t pc, const FbInstructions
   EValue** args = memory_->method_allocator()->allocate_array<EValue*>(n);
   if (args == nullptr) return Error::Ok;
   for (uint32_t j = 0; j < n; ++j) args[j] = &method_->s_.values[ids[j]];
-  internal::KernelInstr k{nullptr, args, nullptr, n, static_cast<uint32_t>(conv->op_index()),
-                          false, nullptr};
+  internal::KernelInstr k{nullptr, args,   nullptr, n, static_cast<uint32_t>(conv->op_index()),
+                          false,   nullptr};
   size_t written = 0;
   if (has_run_time_arg(k, &written)) return Error::Ok;
   const KernelEntry* entry = nullptr;
@@ -252,3 +257,5 @@ bool MethodLoader::select_fused_kernel(const char* fused, internal::KernelInstr*
 }
 
 }  // namespace etr
+
+#endif  // ETR_KERNEL_FUSION
