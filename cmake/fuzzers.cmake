@@ -8,6 +8,10 @@ function(etr_add_fuzzer name source)
 endfunction()
 
 etr_add_fuzzer(program_fuzzer ${PROJECT_SOURCE_DIR}/runtime/executor/fuzz/program_fuzzer.cpp etr_test_support)
+if(TARGET etr_optimized_kernels)
+  # Hostile programs reach the optimized kernels and kernel fusion too.
+  target_link_libraries(program_fuzzer PRIVATE etr_optimized_kernels)
+endif()
 etr_add_fuzzer(mmap_loader_fuzzer
   ${PROJECT_SOURCE_DIR}/extension/data_loader/fuzz/mmap_loader_fuzzer.cpp etr_test_support
   etr_data_loader)

@@ -107,18 +107,16 @@ Error MethodLoader::try_fuse(size_t chain, size_t pc, const FbInstructions* inst
     return Error::Ok;
   }
   const etr_fb::KernelCall* act = kernel_call_at(instrs, pc + 2, &op2);
-  const char* fused = "etr::conv_bn.fused";
-  if (act != nullptr && act->args()->Get(0) == bn->args()->Get(7)) {
-    if (std::strcmp(op2, "aten::relu.out") == 0 && act->args()->size() == kReluArgs) {
+  const char* fused = nullptr;
+  if (act != nullptr) {
+    const uint32_t n = act->args()->size();
+    if (std::strcmp(op2, "aten::relu.out") == 0 && n == kReluArgs) {
       fused = "etr::conv_bn_relu.fused";
-    } else if (std::strcmp(op2, "aten::hardtanh.out") == 0 &&
-               act->args()->size() == kHardtanhArgs) {
+    } else if (std::strcmp(op2, "aten::hardtanh.out") == 0 && n == kHardtanhArgs) {
       fused = "etr::conv_bn_hardtanh.fused";
-    } else {
-      act = nullptr;
     }
-  } else {
-    act = nullptr;
+    // (args() holds n >= 3 values here, so Get(0) is in range.)
+    if (fused == nullptr || act->args()->Get(0) != bn->args()->Get(7)) act = nullptr;
   }
   // The longest group first; a batch norm whose output is also read elsewhere
   // can still take the convolution.

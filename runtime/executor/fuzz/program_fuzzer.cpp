@@ -1,9 +1,14 @@
 // libFuzzer harness: arbitrary bytes -> Program::load -> load_method ->
-// set inputs -> execute, with every kernel library registered.
+// set inputs -> execute, with every kernel library registered (the optimized
+// one included when built, so kernel fusion is exercised too).
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
+#if ETR_HAVE_OPTIMIZED_KERNELS
+#include "kernels/optimized/optimized_kernels.h"
+#include "runtime/kernel/registry.h"
+#endif
 #include "runtime/platform/platform.h"
 #include "test/support/exercise.h"
 #include "test/support/in_process.h"
@@ -14,6 +19,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     hooks.log = [](etr::LogLevel, const char*, int, const char*) {};
     etr::set_platform_hooks(hooks);
     etr::testing::register_all_kernels();
+#if ETR_HAVE_OPTIMIZED_KERNELS
+    // Above the portable kernels, as in the runner: optimized kernels and fusion.
+    (void)etr::register_kernels(etr::optimized_kernel_library());
+#endif
     return true;
   }();
   (void)initialised;
