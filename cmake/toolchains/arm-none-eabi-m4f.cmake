@@ -11,12 +11,12 @@ set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 
 set(ETR_CORTEX_M_CPU cortex-m4 CACHE STRING "cortex-m4 or cortex-m55")
 if(ETR_CORTEX_M_CPU STREQUAL "cortex-m4")
-  set(_etr_cpu_flags "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16")
+  set(_etr_cpu_flags "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -mno-unaligned-access")
 elseif(ETR_CORTEX_M_CPU STREQUAL "cortex-m55")
   # Single-precision FPU (models are float; double stays in software, as on the M4F). With
   # the default double-precision FPU and MVE, GCC 12 emits IT-predicated f64 conversions
   # (vcvtne.f64.s32) that binutils 2.40 rejects in MVE syntax.
-  set(_etr_cpu_flags "-mcpu=cortex-m55 -mfpu=fpv5-sp-d16 -mthumb -mfloat-abi=hard")
+  set(_etr_cpu_flags "-mcpu=cortex-m55 -mfpu=fpv5-sp-d16 -mthumb -mfloat-abi=hard -mno-unaligned-access")
 else()
   message(FATAL_ERROR "ETR_CORTEX_M_CPU: cortex-m4 or cortex-m55, not ${ETR_CORTEX_M_CPU}")
 endif()
