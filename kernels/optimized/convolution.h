@@ -34,6 +34,8 @@ Error opt_conv_bn_prepare(KernelPrepareContext& ctx, const Tensor& input, const 
                           int64_t groups, const Tensor* gamma, const Tensor* beta,
                           const Tensor& mean, const Tensor& var, double momentum, double eps,
                           Tensor& conv_out, Tensor& out);
+// The run of etr::conv_bn.fused and etr::conv_bn_relu.fused (the clamp comes
+// from the prepared state).
 void opt_conv_bn_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
                      const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
                      IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
@@ -45,12 +47,6 @@ Error opt_conv_bn_relu_prepare(KernelPrepareContext& ctx, const Tensor& input, c
                                int64_t groups, const Tensor* gamma, const Tensor* beta,
                                const Tensor& mean, const Tensor& var, double momentum, double eps,
                                Tensor& conv_out, Tensor& out);
-void opt_conv_bn_relu_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
-                          const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
-                          IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
-                          int64_t groups, const Tensor* gamma, const Tensor* beta,
-                          const Tensor& mean, const Tensor& var, double momentum, double eps,
-                          Tensor& conv_out, Tensor& out);
 Error opt_conv_bn_hardtanh_prepare(KernelPrepareContext& ctx, const Tensor& input,
                                    const Tensor& weight, const Tensor* bias, IntArrayRef stride,
                                    IntArrayRef padding, IntArrayRef dilation, bool transposed,
@@ -71,8 +67,8 @@ inline constexpr KernelEntry kOptConvolutionKernels[] = {
                                                                 DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_conv_bn_out, &opt_conv_bn_prepare>("etr::conv_bn.fused",
                                                         DtypeSet::of(ScalarType::Float)),
-    make_kernel<&opt_conv_bn_relu_out, &opt_conv_bn_relu_prepare>("etr::conv_bn_relu.fused",
-                                                                  DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_conv_bn_out, &opt_conv_bn_relu_prepare>("etr::conv_bn_relu.fused",
+                                                             DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_conv_bn_hardtanh_out, &opt_conv_bn_hardtanh_prepare>(
         "etr::conv_bn_hardtanh.fused", DtypeSet::of(ScalarType::Float)),
 };

@@ -586,6 +586,8 @@ Error opt_conv_bn_prepare(KernelPrepareContext& ctx, const Tensor& input, const 
                        out);
 }
 
+// Also the run of etr::conv_bn_relu.fused: the activation's bounds are in the
+// prepared state.
 void opt_conv_bn_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
                      const Tensor* /*bias*/, IntArrayRef stride, IntArrayRef padding,
                      IntArrayRef dilation, bool, IntArrayRef, int64_t groups, const Tensor*,
@@ -603,14 +605,6 @@ Error opt_conv_bn_relu_prepare(KernelPrepareContext& ctx, const Tensor& input, c
   return prepare_fused(ctx, input, weight, bias, stride, padding, dilation, transposed,
                        output_padding, groups, gamma, beta, mean, var, eps, 0.0f, kInf, conv_out,
                        out);
-}
-
-void opt_conv_bn_relu_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
-                          const Tensor* /*bias*/, IntArrayRef stride, IntArrayRef padding,
-                          IntArrayRef dilation, bool, IntArrayRef, int64_t groups, const Tensor*,
-                          const Tensor*, const Tensor&, const Tensor&, double, double,
-                          Tensor& conv_out, Tensor& out) {
-  run_fused(ctx, input, weight, stride, padding, dilation, groups, conv_out, out);
 }
 
 Error opt_conv_bn_hardtanh_prepare(KernelPrepareContext& ctx, const Tensor& input,
