@@ -22,33 +22,6 @@ struct MaxPoolState {
   bool avx2 = false;
 };
 
-// First in-range start >= `start` on the dilation grid.
-int64_t first_valid(int64_t start, int64_t dil) {
-  return start >= 0 ? start : start + ((-start + dil - 1) / dil) * dil;
-}
-
-// Output ow of row oh, bounds-checked.
-void pool_one(const PoolGeom& g, const float* in, int64_t oh, int64_t ow, float* out,
-              int64_t* idx) {
-  const int64_t h0 = first_valid(oh * g.sh - g.ph, g.dh);
-  const int64_t h1 = std::min(oh * g.sh - g.ph + (g.kh - 1) * g.dh + 1, g.ih);
-  const int64_t w0 = first_valid(ow * g.sw - g.pw, g.dw);
-  const int64_t w1 = std::min(ow * g.sw - g.pw + (g.kw - 1) * g.dw + 1, g.iw);
-  int64_t best = h0 * g.iw + w0;
-  float best_val = -std::numeric_limits<float>::infinity();
-  for (int64_t h = h0; h < h1; h += g.dh) {
-    for (int64_t w = w0; w < w1; w += g.dw) {
-      const float v = in[h * g.iw + w];
-      if (v > best_val || std::isnan(v)) {
-        best_val = v;
-        best = h * g.iw + w;
-      }
-    }
-  }
-  *out = best_val;
-  *idx = best;
-}
-
 // Range [lo, hi) of outputs o in [0, count) whose window [o*s - p, o*s - p + span) is inside [0,
 // n).
 void inside_range(int64_t count, int64_t s, int64_t p, int64_t span, int64_t n, int64_t* lo,
@@ -68,11 +41,11 @@ void pool_plane(const PoolGeom& g, bool vector_ok, const float* in, float* out, 
     int64_t* ix = idx + oh * g.ow;
     int64_t x = 0;
     if (vector_ok && oh >= y_lo && oh < y_hi) {
-      for (; x < x_lo; ++x) pool_one(g, in, oh, x, o + x, ix + x);
+      for (; x < x_lo; ++x) max_window(g, in, oh, x, o + x, ix + x);
       x += opt::max_pool_row_avx2(in, g.iw, oh * g.sh - g.ph, x, x_hi - x, g.kh, g.kw, g.sw, g.pw,
                                   g.dh, g.dw, o + x, ix + x);
     }
-    for (; x < g.ow; ++x) pool_one(g, in, oh, x, o + x, ix + x);
+    for (; x < g.ow; ++x) max_window(g, in, oh, x, o + x, ix + x);
   }
 }
 

@@ -11,32 +11,11 @@
 namespace etr {
 namespace {
 
-// First in-range start >= `start` on the dilation grid.
-int64_t first_valid(int64_t start, int64_t dil) {
-  return start >= 0 ? start : start + ((-start + dil - 1) / dil) * dil;
-}
-
 template <typename T>
 void max_pool_plane(const PoolGeom& g, const T* in, T* out, int64_t* idx) {
   for (int64_t oh = 0; oh < g.oh; ++oh) {
-    const int64_t h0 = first_valid(oh * g.sh - g.ph, g.dh);
-    const int64_t h1 = std::min(oh * g.sh - g.ph + (g.kh - 1) * g.dh + 1, g.ih);
     for (int64_t ow = 0; ow < g.ow; ++ow) {
-      const int64_t w0 = first_valid(ow * g.sw - g.pw, g.dw);
-      const int64_t w1 = std::min(ow * g.sw - g.pw + (g.kw - 1) * g.dw + 1, g.iw);
-      int64_t best = h0 * g.iw + w0;
-      T best_val = -std::numeric_limits<T>::infinity();
-      for (int64_t h = h0; h < h1; h += g.dh) {
-        for (int64_t w = w0; w < w1; w += g.dw) {
-          const T v = in[h * g.iw + w];
-          if (v > best_val || std::isnan(v)) {
-            best_val = v;
-            best = h * g.iw + w;
-          }
-        }
-      }
-      out[oh * g.ow + ow] = best_val;
-      idx[oh * g.ow + ow] = best;
+      max_window(g, in, oh, ow, &out[oh * g.ow + ow], &idx[oh * g.ow + ow]);
     }
   }
 }

@@ -4,7 +4,10 @@
 // the last two dims.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "kernels/portable/util/checks.h"
 #include "runtime/kernel/kernel.h"
@@ -43,5 +46,33 @@ bool read_window(IntArrayRef kernel, IntArrayRef stride, IntArrayRef padding, In
 // Run: resizes an output to self's leading dims followed by [oh, ow].
 [[nodiscard]] Error resize_pool_output(const char* op, const Tensor& self, const PoolGeom& g,
                                        Tensor& out);
+
+// First in-range start >= `start` on the dilation grid.
+inline int64_t first_valid(int64_t start, int64_t dil) {
+  return start >= 0 ? start : start + ((-start + dil - 1) / dil) * dil;
+}
+
+// The maximum of output (oh, ow)'s dilated window over one [ih, iw] plane and
+// its flattened index; NaN wins, ties keep the first, padding never wins.
+template <typename T>
+void max_window(const PoolGeom& g, const T* in, int64_t oh, int64_t ow, T* val, int64_t* idx) {
+  const int64_t h0 = first_valid(oh * g.sh - g.ph, g.dh);
+  const int64_t h1 = std::min(oh * g.sh - g.ph + (g.kh - 1) * g.dh + 1, g.ih);
+  const int64_t w0 = first_valid(ow * g.sw - g.pw, g.dw);
+  const int64_t w1 = std::min(ow * g.sw - g.pw + (g.kw - 1) * g.dw + 1, g.iw);
+  int64_t best = h0 * g.iw + w0;
+  T best_val = -std::numeric_limits<T>::infinity();
+  for (int64_t h = h0; h < h1; h += g.dh) {
+    for (int64_t w = w0; w < w1; w += g.dw) {
+      const T v = in[h * g.iw + w];
+      if (v > best_val || std::isnan(v)) {
+        best_val = v;
+        best = h * g.iw + w;
+      }
+    }
+  }
+  *val = best_val;
+  *idx = best;
+}
 
 }  // namespace etr
