@@ -29,6 +29,14 @@ void opt_linear_out(KernelContext& ctx, const Tensor& input, const Tensor& weigh
                     const Tensor* bias, Tensor& out);
 Error opt_linear_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
                          const Tensor* bias, Tensor& out);
+// The fused linear layers of runtime/executor/kernel_fusion.cpp (a constant
+// weight's permute_copy absorbed into the addmm / mm reading it):
+// etr::linear.fused(Tensor input, Tensor weight, Tensor? bias, *, Tensor(a!) out)
+// runs as aten::linear.out; etr::linear_nobias.fused has no bias argument.
+void opt_linear_nobias_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
+                           Tensor& out);
+Error opt_linear_nobias_prepare(KernelPrepareContext& ctx, const Tensor& input,
+                                const Tensor& weight, Tensor& out);
 
 // The family's table (see kernels/optimized/kernel_table.cpp).
 inline constexpr KernelEntry kOptLinearAlgebraKernels[] = {
@@ -38,6 +46,10 @@ inline constexpr KernelEntry kOptLinearAlgebraKernels[] = {
                                                     DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_linear_out, &opt_linear_prepare>("aten::linear.out",
                                                       DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_linear_out, &opt_linear_prepare>("etr::linear.fused",
+                                                      DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_linear_nobias_out, &opt_linear_nobias_prepare>(
+        "etr::linear_nobias.fused", DtypeSet::of(ScalarType::Float)),
 };
 
 }  // namespace etr

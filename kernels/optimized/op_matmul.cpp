@@ -255,4 +255,14 @@ void opt_linear_out(KernelContext& ctx, const Tensor& input, const Tensor& weigh
   run_gemm(ctx, g);
 }
 
+Error opt_linear_nobias_prepare(KernelPrepareContext& ctx, const Tensor& input,
+                                const Tensor& weight, Tensor& out) {
+  return opt_linear_prepare(ctx, input, weight, nullptr, out);
+}
+
+void opt_linear_nobias_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
+                           Tensor& out) {
+  opt_linear_out(ctx, input, weight, nullptr, out);
+}
+
 }  // namespace etr

@@ -7,6 +7,14 @@
 //   conv -> batch_norm -> relu     "etr::conv_bn_relu.fused"
 //   conv -> batch_norm -> hardtanh "etr::conv_bn_hardtanh.fused"
 //
+// A linear layer's weight transpose feeding the product is the other
+// pattern: permute_copy(W, [1, 0]) -> addmm(bias, x, W^T) (beta = alpha = 1)
+// or -> mm(x, W^T) runs as "etr::linear.fused" (x, W, bias) or
+// "etr::linear_nobias.fused" (x, W): the product reads W transposed in
+// place (a library packs a constant W once at load), so the per-run copy of
+// the transpose disappears. Same rules: consecutive, the transpose read by
+// the product only, nothing rewritten at run time.
+//
 // The fused kernel gets the convolution's arguments, the batch norm's
 // parameters, the activation's bounds, the convolution's output (as scratch)
 // and the last instruction's output, and writes only those two. The loader
@@ -30,9 +38,13 @@ namespace {
 
 constexpr const char* kConv = "aten::convolution.out";
 constexpr const char* kBatchNorm = "aten::_native_batch_norm_legit_no_training.out";
+constexpr const char* kPermute = "aten::permute_copy.out";
+constexpr const char* kAddmm = "aten::addmm.out";
+constexpr const char* kMm = "aten::mm.out";
 
 // Argument counts of the ExecuTorch calls (return slot included).
 constexpr uint32_t kConvArgs = 11, kBatchNormArgs = 11, kReluArgs = 3, kHardtanhArgs = 5;
+constexpr uint32_t kPermuteArgs = 4, kAddmmArgs = 7, kMmArgs = 4;
 
 bool tensors_share_memory(const Tensor& a, const Tensor& b) {
   const uint8_t* a0 = static_cast<const uint8_t*>(a.const_data());
@@ -99,6 +111,9 @@ Error MethodLoader::try_fuse(size_t chain, size_t pc, const FbInstructions* inst
   const char* op1 = nullptr;
   const char* op2 = nullptr;
   const etr_fb::KernelCall* conv = kernel_call_at(instrs, pc, &op0);
+  if (conv != nullptr && std::strcmp(op0, kPermute) == 0 && conv->args()->size() == kPermuteArgs) {
+    return try_fuse_linear(chain, pc, instrs, table, conv, absorbed);
+  }
   if (conv == nullptr || std::strcmp(op0, kConv) != 0 || conv->args()->size() != kConvArgs)
     return Error::Ok;
   const etr_fb::KernelCall* bn = kernel_call_at(instrs, pc + 1, &op1);
@@ -134,24 +149,10 @@ Error MethodLoader::try_fuse_group(size_t chain, size_t pc, const FbInstructions
                                    const char* fused, size_t* absorbed) {
   *absorbed = 0;
   // Nothing to do unless some library has the fused kernel.
-  const size_t name_len = std::strlen(fused);
-  bool registered = false;
-  registry_.for_each_candidate(StringView(fused, name_len), op_name_hash(fused),
-                               [&](const KernelEntry&, const KernelLibrary&) {
-                                 registered = true;
-                                 return true;
-                               });
-  if (!registered) return Error::Ok;
+  if (!fused_kernel_registered(fused)) return Error::Ok;
   const size_t last = pc + (act == nullptr ? 1 : 2);
   // No jump may land inside the group.
-  for (flatbuffers::uoffset_t i = 0; i < instrs->size(); ++i) {
-    const etr_fb::Instruction* in = instrs->Get(i);
-    const auto* jc = in == nullptr ? nullptr : in->instr_args_as_JumpFalseCall();
-    if (jc != nullptr && jc->destination_instruction() > static_cast<int32_t>(pc) &&
-        static_cast<size_t>(jc->destination_instruction()) <= last) {
-      return Error::Ok;
-    }
-  }
+  if (jump_lands_in(instrs, pc, last)) return Error::Ok;
   // The fused call's arguments: conv's 9 inputs, the batch norm's 6
   // parameters, the activation's bounds, the convolution's output (scratch),
   // then the group's final output and return slot.
@@ -221,6 +222,101 @@ Error MethodLoader::try_fuse_group(size_t chain, size_t pc, const FbInstructions
     table[i].free = internal::FreeInstr{static_cast<uint32_t>(conv->args()->Get(9))};
   }
   *absorbed = last - pc;
+  return Error::Ok;
+}
+
+bool MethodLoader::fused_kernel_registered(const char* fused) const {
+  bool registered = false;
+  registry_.for_each_candidate(StringView(fused, std::strlen(fused)), op_name_hash(fused),
+                               [&](const KernelEntry&, const KernelLibrary&) {
+                                 registered = true;
+                                 return true;
+                               });
+  return registered;
+}
+
+bool MethodLoader::jump_lands_in(const FbInstructions* instrs, size_t first, size_t last) const {
+  for (flatbuffers::uoffset_t i = 0; i < instrs->size(); ++i) {
+    const etr_fb::Instruction* in = instrs->Get(i);
+    const auto* jc = in == nullptr ? nullptr : in->instr_args_as_JumpFalseCall();
+    if (jc != nullptr && jc->destination_instruction() > static_cast<int32_t>(first) &&
+        static_cast<size_t>(jc->destination_instruction()) <= last) {
+      return true;
+    }
+  }
+  return false;
+}
+
+Error MethodLoader::try_fuse_linear(size_t chain, size_t pc, const FbInstructions* instrs,
+                                    internal::Instruction* table, const etr_fb::KernelCall* perm,
+                                    size_t* absorbed) {
+  *absorbed = 0;
+  const char* op1 = nullptr;
+  const etr_fb::KernelCall* mm = kernel_call_at(instrs, pc + 1, &op1);
+  if (mm == nullptr) return Error::Ok;
+  const bool addmm = std::strcmp(op1, kAddmm) == 0 && mm->args()->size() == kAddmmArgs;
+  if (!addmm && !(std::strcmp(op1, kMm) == 0 && mm->args()->size() == kMmArgs)) {
+    return Error::Ok;
+  }
+  const char* fused = addmm ? "etr::linear.fused" : "etr::linear_nobias.fused";
+  if (!fused_kernel_registered(fused) || jump_lands_in(instrs, pc, pc + 1)) return Error::Ok;
+  EValue* values = method_->s_.values;
+  const int32_t weight = perm->args()->Get(0), dims = perm->args()->Get(1);
+  const int32_t transposed = perm->args()->Get(2), perm_ret = perm->args()->Get(3);
+  // The permute: a 2-D constant weight with its two dims swapped, nothing of
+  // it written at run time.
+  EValue* perm_args[kPermuteArgs] = {&values[weight], &values[dims], &values[transposed],
+                                     &values[perm_ret]};
+  internal::KernelInstr pk{nullptr, perm_args, nullptr, kPermuteArgs, 0, false, nullptr};
+  size_t written = 0;
+  if (!values[weight].is_tensor() || values[weight].to_tensor().dim() != 2 ||
+      !internal::is_constant_tensor(
+          plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(weight))) ||
+      !values[dims].is_int_list() || has_run_time_arg(pk, &written)) {
+    return Error::Ok;
+  }
+  const Span<const int64_t> d = values[dims].to_int_list();
+  if (d.size() != 2 || (d[0] != 1 && d[0] != -1) || (d[1] != 0 && d[1] != -2)) return Error::Ok;
+  // The product: W^T is its second operand and nothing else of it; addmm's
+  // beta and alpha are exactly 1.
+  const uint32_t base = addmm ? 1 : 0;
+  const int32_t mat1 = mm->args()->Get(base), mat2 = mm->args()->Get(base + 1);
+  const int32_t out = mm->args()->Get(mm->args()->size() - 2);
+  const int32_t ret = mm->args()->Get(mm->args()->size() - 1);
+  if (mat2 != transposed || mat1 == transposed || out == transposed) return Error::Ok;
+  if (addmm) {
+    const EValue& beta = values[mm->args()->Get(3)];
+    const EValue& alpha = values[mm->args()->Get(4)];
+    if (mm->args()->Get(0) == transposed || !beta.is_scalar() || !alpha.is_scalar() ||
+        beta.scalar_as_double() != 1.0 || alpha.scalar_as_double() != 1.0) {
+      return Error::Ok;
+    }
+  }
+  if (value_used_outside(transposed, chain, pc, pc + 1) ||
+      value_used_outside(perm_ret, chain, pc, pc + 1)) {
+    return Error::Ok;
+  }
+  int32_t ids[5];
+  uint32_t n = 0;
+  ids[n++] = mat1;
+  ids[n++] = weight;
+  if (addmm) ids[n++] = mm->args()->Get(0);
+  ids[n++] = out;
+  ids[n++] = ret;
+  EValue** args = memory_->method_allocator()->allocate_array<EValue*>(n);
+  if (args == nullptr) return Error::Ok;
+  for (uint32_t j = 0; j < n; ++j) args[j] = &values[ids[j]];
+  internal::KernelInstr k{nullptr, args,   nullptr, n, static_cast<uint32_t>(mm->op_index()),
+                          false,   nullptr};
+  if (has_run_time_arg(k, &written)) return Error::Ok;
+  const KernelEntry* entry = nullptr;
+  if (!select_fused_kernel(fused, &k, &entry)) return Error::Ok;
+  ETR_RETURN_IF_ERROR(check_kernel_args(pc, fused, *entry, &k));
+  table[pc].kind = internal::InstrKind::Kernel;
+  table[pc].kernel = k;
+  table[pc + 1].kind = internal::InstrKind::Free;
+  table[pc + 1].free = internal::FreeInstr{static_cast<uint32_t>(transposed)};
+  *absorbed = 1;
   return Error::Ok;
 }
 

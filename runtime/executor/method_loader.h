@@ -80,6 +80,12 @@ class MethodLoader final {
                                      internal::Instruction* table, const etr_fb::KernelCall* conv,
                                      const etr_fb::KernelCall* bn, const etr_fb::KernelCall* act,
                                      const char* fused, size_t* absorbed);
+  [[nodiscard]] Error try_fuse_linear(size_t chain, size_t pc, const FbInstructions* instrs,
+                                      internal::Instruction* table, const etr_fb::KernelCall* perm,
+                                      size_t* absorbed);
+  bool fused_kernel_registered(const char* fused) const;
+  // True when a jump of `instrs` lands in (first, last].
+  bool jump_lands_in(const FbInstructions* instrs, size_t first, size_t last) const;
   const etr_fb::KernelCall* kernel_call_at(const FbInstructions* instrs, size_t pc,
                                            const char** op) const;
   bool value_used_outside(int32_t v, size_t chain, size_t first, size_t last) const;

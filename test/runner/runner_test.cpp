@@ -330,6 +330,28 @@ TEST(RunnerProfileTest, WritesAChromeTraceOfEveryKernelCall) {
   EXPECT_EQ(text->rfind("]}\n"), text->size() - 3);
 }
 
+// How often `what` occurs in `text`.
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The --profile trace of one run of test/models/`file`, with or without the
+// optimized kernels (and so kernel fusion).
+void profile_trace(const char* file, bool optimized, std::string* text) {
+  TempDir dir;
+  const std::string trace = dir.path() + "/trace.json";
+  if (!optimized) setenv("ETR_OPTIMIZED_KERNELS", "0", 1);
+  const RunResult r =
+      run_runner("--model_path " + quote(model(file)) + " --profile=" + quote(trace));
+  if (!optimized) unsetenv("ETR_OPTIMIZED_KERNELS");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto t = testing::read_file(trace);
+  ASSERT_TRUE(t.ok());
+  *text = *t;
+}
+
 // Convolution -> batch norm (-> relu / hardtanh) chains run as one fused
 // kernel of the optimized library; the chain whose convolution output is read
 // elsewhere, and the relu after a batch norm whose output is a method output,
@@ -339,26 +361,10 @@ TEST(RunnerProfileTest, FusesConvolutionBatchNormChainsOnlyWhereInvisible) {
 #if !ETR_RUNNER_HAS_FUSION
   GTEST_SKIP() << "built without the optimized kernels or kernel fusion";
 #endif
-  auto count = [](const std::string& text, const std::string& what) {
-    size_t n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-  };
-  auto profile = [&](bool optimized, std::string* text) {
-    TempDir dir;
-    const std::string trace = dir.path() + "/trace.json";
-    if (!optimized) setenv("ETR_OPTIMIZED_KERNELS", "0", 1);
-    const RunResult r = run_runner("--model_path " + quote(model("conv_bn_fusion.pte")) +
-                                   " --profile=" + quote(trace));
-    if (!optimized) unsetenv("ETR_OPTIMIZED_KERNELS");
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    auto t = testing::read_file(trace);
-    ASSERT_TRUE(t.ok());
-    *text = *t;
-  };
+  auto count = count_of;
   std::string fused, plain;
-  profile(true, &fused);
-  profile(false, &plain);
+  profile_trace("conv_bn_fusion.pte", true, &fused);
+  profile_trace("conv_bn_fusion.pte", false, &plain);
   const std::string bn = "\"aten::_native_batch_norm_legit_no_training.out\"";
   EXPECT_EQ(count(plain, "\"aten::convolution.out\""), 6u);
   EXPECT_EQ(count(plain, bn), 6u);
@@ -368,6 +374,32 @@ TEST(RunnerProfileTest, FusesConvolutionBatchNormChainsOnlyWhereInvisible) {
   EXPECT_EQ(count(fused, bn), 1u) << fused;
   EXPECT_EQ(count(fused, "\"aten::relu.out\""), 2u) << fused;
   EXPECT_EQ(count(fused, "\"aten::hardtanh.out\""), 0u) << fused;
+}
+
+// A linear layer's constant weight transpose (permute_copy) runs inside the
+// product that reads it (etr::linear.fused / linear_nobias.fused, profiled
+// under the product's name): mlp has three linear layers; the transformer
+// has six plus four activation transposes, which stay (their input is not a
+// constant). Outputs are checked against PyTorch by the manifest cases.
+TEST(RunnerProfileTest, FusesConstantWeightTransposesIntoTheProduct) {
+#if !ETR_RUNNER_HAS_FUSION
+  GTEST_SKIP() << "built without the optimized kernels or kernel fusion";
+#endif
+  auto count = count_of;
+  auto profile = profile_trace;
+  const std::string permute = "\"aten::permute_copy.out\"", addmm = "\"aten::addmm.out\"";
+  std::string fused, plain;
+  profile("mlp.pte", true, &fused);
+  profile("mlp.pte", false, &plain);
+  EXPECT_EQ(count(plain, permute), 3u);
+  EXPECT_EQ(count(plain, addmm), 3u);
+  EXPECT_EQ(count(fused, permute), 0u) << fused;
+  EXPECT_EQ(count(fused, addmm), 3u) << fused;
+  profile("transformer.pte", true, &fused);
+  profile("transformer.pte", false, &plain);
+  EXPECT_EQ(count(plain, permute), 10u);
+  EXPECT_EQ(count(fused, permute), 4u) << fused;
+  EXPECT_EQ(count(fused, addmm), 6u) << fused;
 }
 
 }  // namespace
