@@ -47,6 +47,14 @@ Error opt_conv_bn_relu_prepare(KernelPrepareContext& ctx, const Tensor& input, c
                                int64_t groups, const Tensor* gamma, const Tensor* beta,
                                const Tensor& mean, const Tensor& var, double momentum, double eps,
                                Tensor& conv_out, Tensor& out);
+// etr::conv_bn_silu.fused: conv -> batch norm -> sigmoid -> mul (x * sigmoid(x)),
+// same arguments as etr::conv_bn.fused; SiLU runs on each finished block.
+Error opt_conv_bn_silu_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
+                               const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                               IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                               int64_t groups, const Tensor* gamma, const Tensor* beta,
+                               const Tensor& mean, const Tensor& var, double momentum, double eps,
+                               Tensor& conv_out, Tensor& out);
 Error opt_conv_bn_hardtanh_prepare(KernelPrepareContext& ctx, const Tensor& input,
                                    const Tensor& weight, const Tensor* bias, IntArrayRef stride,
                                    IntArrayRef padding, IntArrayRef dilation, bool transposed,
@@ -71,6 +79,8 @@ inline constexpr KernelEntry kOptConvolutionKernels[] = {
                                                              DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_conv_bn_hardtanh_out, &opt_conv_bn_hardtanh_prepare>(
         "etr::conv_bn_hardtanh.fused", DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_conv_bn_out, &opt_conv_bn_silu_prepare>("etr::conv_bn_silu.fused",
+                                                             DtypeSet::of(ScalarType::Float)),
 };
 
 }  // namespace etr

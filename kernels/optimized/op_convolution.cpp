@@ -58,11 +58,13 @@ struct ConvState {
   bool packed_transposed = false;
   // Fused kernels (etr::conv_bn*.fused): the weights and bias with the batch
   // norm folded in (method memory; run uses them instead of the arguments'),
-  // and the activation's bounds applied to the output.
+  // and the activation's bounds applied to the output, then SiLU
+  // (etr::conv_bn_silu.fused).
   const float* folded_weight = nullptr;
   const float* folded_bias = nullptr;
   float lo = -std::numeric_limits<float>::infinity();
   float hi = std::numeric_limits<float>::infinity();
+  bool silu = false;
 };
 
 // Reads stride, padding and dilation (each 1 or `spatial` entries, in
@@ -221,7 +223,7 @@ opt::Im2colGeom im2col_geom(const Geom& g) {
 // transposed into out's [ocg, n] rows. `packed`: W^T packed per group, or null.
 void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMatrix* packed,
                          const float* in, const float* weight, const float* bias, float lo,
-                         float hi, float* out) {
+                         float hi, bool silu, float* out) {
   const char* op = ctx.op_name();
   const int64_t icg = g.c_in / g.groups, ocg = g.c_out / g.groups;
   const int64_t k = icg * g.kh * g.kw;
@@ -244,6 +246,7 @@ void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMat
     a.epilogue.col_bias = bias == nullptr ? nullptr : bias + gi * ocg;
     a.epilogue.lo = lo;
     a.epilogue.hi = hi;
+    a.epilogue.silu = silu;
     return a;
   };
   // n <= 8 * kPanel and k, ocg are bounded by the checked tensor sizes.
@@ -308,6 +311,7 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
     a.epilogue.row_bias = bias == nullptr ? nullptr : bias + gi * ocg;
     a.epilogue.lo = st.lo;
     a.epilogue.hi = st.hi;
+    a.epilogue.silu = st.silu;
     if (pointwise) {
       a.batch = g.batch;
       a.batch_stride_b = g.c_in * in_plane;
@@ -320,7 +324,8 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
     return b > SIZE_MAX / 2 ? SIZE_MAX / 2 : b + 64;
   };
   if (transposed) {
-    run_gemm_transposed(ctx, g, packed ? st.packed : nullptr, in, weight, bias, st.lo, st.hi, out);
+    run_gemm_transposed(ctx, g, packed ? st.packed : nullptr, in, weight, bias, st.lo, st.hi,
+                        st.silu, out);
     return;
   }
   // Output pixels per im2col tile: all of them when they fit.
@@ -459,13 +464,18 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
     run_depthwise(ctx, g, *st, in, w, b, o);
   } else {
     run_gemm(ctx, g, *st, in, w, b, o);
-    return;  // the GEMM applied the clamp
+    return;  // the GEMM applied the clamp and SiLU
   }
   if (clamp && ctx.failure_state() == Error::Ok) {
     opt::UnaryParams p;
     p.kind = opt::UnaryKind::kClamp;
     p.lo = st->lo;
     p.hi = st->hi;
+    opt::unary(p, o, o, static_cast<size_t>(out.numel()));
+  }
+  if (st->silu && ctx.failure_state() == Error::Ok) {
+    opt::UnaryParams p;
+    p.kind = opt::UnaryKind::kSilu;
     opt::unary(p, o, o, static_cast<size_t>(out.numel()));
   }
 }
@@ -495,8 +505,8 @@ Error prepare_fused(KernelPrepareContext& ctx, const Tensor& input, const Tensor
                     const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
                     IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
                     int64_t groups, const Tensor* gamma, const Tensor* beta, const Tensor& mean,
-                    const Tensor& var, double eps, float lo, float hi, const Tensor& conv_out,
-                    const Tensor& out) {
+                    const Tensor& var, double eps, float lo, float hi, bool silu,
+                    const Tensor& conv_out, const Tensor& out) {
   Geom g;
   if (!accepts(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups,
                out, &g) ||
@@ -542,6 +552,7 @@ Error prepare_fused(KernelPrepareContext& ctx, const Tensor& input, const Tensor
   st->folded_bias = b2;
   st->lo = lo;
   st->hi = hi;
+  st->silu = silu;
   ctx.set_state(st);
   return Error::Ok;
 }
@@ -582,8 +593,8 @@ Error opt_conv_bn_prepare(KernelPrepareContext& ctx, const Tensor& input, const 
                           const Tensor& mean, const Tensor& var, double /*momentum*/, double eps,
                           Tensor& conv_out, Tensor& out) {
   return prepare_fused(ctx, input, weight, bias, stride, padding, dilation, transposed,
-                       output_padding, groups, gamma, beta, mean, var, eps, -kInf, kInf, conv_out,
-                       out);
+                       output_padding, groups, gamma, beta, mean, var, eps, -kInf, kInf, false,
+                       conv_out, out);
 }
 
 // Also the run of etr::conv_bn_relu.fused: the activation's bounds are in the
@@ -603,8 +614,19 @@ Error opt_conv_bn_relu_prepare(KernelPrepareContext& ctx, const Tensor& input, c
                                const Tensor& mean, const Tensor& var, double /*momentum*/,
                                double eps, Tensor& conv_out, Tensor& out) {
   return prepare_fused(ctx, input, weight, bias, stride, padding, dilation, transposed,
-                       output_padding, groups, gamma, beta, mean, var, eps, 0.0f, kInf, conv_out,
-                       out);
+                       output_padding, groups, gamma, beta, mean, var, eps, 0.0f, kInf, false,
+                       conv_out, out);
+}
+
+Error opt_conv_bn_silu_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
+                               const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                               IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                               int64_t groups, const Tensor* gamma, const Tensor* beta,
+                               const Tensor& mean, const Tensor& var, double /*momentum*/,
+                               double eps, Tensor& conv_out, Tensor& out) {
+  return prepare_fused(ctx, input, weight, bias, stride, padding, dilation, transposed,
+                       output_padding, groups, gamma, beta, mean, var, eps, -kInf, kInf, true,
+                       conv_out, out);
 }
 
 Error opt_conv_bn_hardtanh_prepare(KernelPrepareContext& ctx, const Tensor& input,
@@ -616,7 +638,7 @@ Error opt_conv_bn_hardtanh_prepare(KernelPrepareContext& ctx, const Tensor& inpu
                                    Tensor& conv_out, Tensor& out) {
   return prepare_fused(ctx, input, weight, bias, stride, padding, dilation, transposed,
                        output_padding, groups, gamma, beta, mean, var, eps,
-                       scalar_to<float>(min_val), scalar_to<float>(max_val), conv_out, out);
+                       scalar_to<float>(min_val), scalar_to<float>(max_val), false, conv_out, out);
 }
 
 void opt_conv_bn_hardtanh_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,

@@ -6,6 +6,7 @@
 //   conv -> batch_norm             "etr::conv_bn.fused"
 //   conv -> batch_norm -> relu     "etr::conv_bn_relu.fused"
 //   conv -> batch_norm -> hardtanh "etr::conv_bn_hardtanh.fused"
+//   conv -> batch_norm -> sigmoid -> mul(bn, sigmoid)   "etr::conv_bn_silu.fused"
 //
 // A linear layer's weight transpose feeding the product is the other
 // pattern: permute_copy(W, [1, 0]) -> addmm(bias, x, W^T) (beta = alpha = 1)
@@ -44,7 +45,7 @@ constexpr const char* kMm = "aten::mm.out";
 
 // Argument counts of the ExecuTorch calls (return slot included).
 constexpr uint32_t kConvArgs = 11, kBatchNormArgs = 11, kReluArgs = 3, kHardtanhArgs = 5;
-constexpr uint32_t kPermuteArgs = 4, kAddmmArgs = 7, kMmArgs = 4;
+constexpr uint32_t kPermuteArgs = 4, kAddmmArgs = 7, kMmArgs = 4, kSigmoidArgs = 3, kMulArgs = 4;
 
 bool tensors_share_memory(const Tensor& a, const Tensor& b) {
   const uint8_t* a0 = static_cast<const uint8_t*>(a.const_data());
@@ -123,6 +124,23 @@ Error MethodLoader::try_fuse(size_t chain, size_t pc, const FbInstructions* inst
   }
   const etr_fb::KernelCall* act = kernel_call_at(instrs, pc + 2, &op2);
   const char* fused = nullptr;
+  // SiLU as the exporter writes it: y = bn * sigmoid(bn).
+  const etr_fb::KernelCall* mul = nullptr;
+  if (act != nullptr && std::strcmp(op2, "aten::sigmoid.out") == 0 &&
+      act->args()->size() == kSigmoidArgs && act->args()->Get(0) == bn->args()->Get(7)) {
+    const char* op3 = nullptr;
+    mul = kernel_call_at(instrs, pc + 3, &op3);
+    const int32_t x = bn->args()->Get(7), s = act->args()->Get(1);
+    if (mul != nullptr && std::strcmp(op3, "aten::mul.out") == 0 &&
+        mul->args()->size() == kMulArgs &&
+        ((mul->args()->Get(0) == x && mul->args()->Get(1) == s) ||
+         (mul->args()->Get(0) == s && mul->args()->Get(1) == x))) {
+      ETR_RETURN_IF_ERROR(try_fuse_group(chain, pc, instrs, table, conv, bn, act, mul,
+                                         "etr::conv_bn_silu.fused", absorbed));
+      if (*absorbed != 0) return Error::Ok;
+    }
+    act = nullptr;
+  }
   if (act != nullptr) {
     const uint32_t n = act->args()->size();
     if (std::strcmp(op2, "aten::relu.out") == 0 && n == kReluArgs) {
@@ -136,35 +154,38 @@ Error MethodLoader::try_fuse(size_t chain, size_t pc, const FbInstructions* inst
   // The longest group first; a batch norm whose output is also read elsewhere
   // can still take the convolution.
   if (act != nullptr) {
-    ETR_RETURN_IF_ERROR(try_fuse_group(chain, pc, instrs, table, conv, bn, act, fused, absorbed));
+    ETR_RETURN_IF_ERROR(
+        try_fuse_group(chain, pc, instrs, table, conv, bn, act, nullptr, fused, absorbed));
     if (*absorbed != 0) return Error::Ok;
   }
-  return try_fuse_group(chain, pc, instrs, table, conv, bn, nullptr, "etr::conv_bn.fused",
+  return try_fuse_group(chain, pc, instrs, table, conv, bn, nullptr, nullptr, "etr::conv_bn.fused",
                         absorbed);
 }
 
 Error MethodLoader::try_fuse_group(size_t chain, size_t pc, const FbInstructions* instrs,
                                    internal::Instruction* table, const etr_fb::KernelCall* conv,
                                    const etr_fb::KernelCall* bn, const etr_fb::KernelCall* act,
-                                   const char* fused, size_t* absorbed) {
+                                   const etr_fb::KernelCall* mul, const char* fused,
+                                   size_t* absorbed) {
   *absorbed = 0;
   // Nothing to do unless some library has the fused kernel.
   if (!fused_kernel_registered(fused)) return Error::Ok;
-  const size_t last = pc + (act == nullptr ? 1 : 2);
+  const size_t last = pc + (act == nullptr ? 1 : mul == nullptr ? 2 : 3);
   // No jump may land inside the group.
   if (jump_lands_in(instrs, pc, last)) return Error::Ok;
   // The fused call's arguments: conv's 9 inputs, the batch norm's 6
   // parameters, the activation's bounds, the convolution's output (scratch),
   // then the group's final output and return slot.
+  const etr_fb::KernelCall* tail = mul != nullptr ? mul : act;
   const int32_t out =
-      act == nullptr ? bn->args()->Get(7) : act->args()->Get(act->args()->size() - 2);
+      tail == nullptr ? bn->args()->Get(7) : tail->args()->Get(tail->args()->size() - 2);
   const int32_t ret =
-      act == nullptr ? bn->args()->Get(10) : act->args()->Get(act->args()->size() - 1);
+      tail == nullptr ? bn->args()->Get(10) : tail->args()->Get(tail->args()->size() - 1);
   int32_t ids[20];
   uint32_t n = 0;
   for (uint32_t a = 0; a < 9; ++a) ids[n++] = conv->args()->Get(a);
   for (uint32_t a = 1; a < 7; ++a) ids[n++] = bn->args()->Get(a);
-  if (act != nullptr && act->args()->size() == kHardtanhArgs) {
+  if (act != nullptr && mul == nullptr && act->args()->size() == kHardtanhArgs) {
     ids[n++] = act->args()->Get(1);
     ids[n++] = act->args()->Get(2);
   }
@@ -174,12 +195,16 @@ Error MethodLoader::try_fuse_group(size_t chain, size_t pc, const FbInstructions
   ids[n++] = ret;
   // Intermediates: every value the group writes other than the final output
   // and return slot must be invisible outside it.
-  int32_t inter[8];
+  int32_t inter[10];
   uint32_t ni = 0;
   inter[ni++] = conv->args()->Get(9);
   inter[ni++] = conv->args()->Get(10);
   for (uint32_t a = 7; a < 11; ++a) inter[ni++] = bn->args()->Get(a);
   if (act != nullptr) inter[ni++] = act->args()->Get(0);
+  if (mul != nullptr) {  // the sigmoid's output and return slot
+    inter[ni++] = act->args()->Get(1);
+    inter[ni++] = act->args()->Get(2);
+  }
   for (uint32_t i = 0; i < ni; ++i) {
     if (inter[i] == out || inter[i] == ret) continue;
     if (value_used_outside(inter[i], chain, pc, last)) return Error::Ok;

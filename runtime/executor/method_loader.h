@@ -79,7 +79,8 @@ class MethodLoader final {
   [[nodiscard]] Error try_fuse_group(size_t chain, size_t pc, const FbInstructions* instrs,
                                      internal::Instruction* table, const etr_fb::KernelCall* conv,
                                      const etr_fb::KernelCall* bn, const etr_fb::KernelCall* act,
-                                     const char* fused, size_t* absorbed);
+                                     const etr_fb::KernelCall* mul, const char* fused,
+                                     size_t* absorbed);
   [[nodiscard]] Error try_fuse_linear(size_t chain, size_t pc, const FbInstructions* instrs,
                                       internal::Instruction* table, const etr_fb::KernelCall* perm,
                                       size_t* absorbed);

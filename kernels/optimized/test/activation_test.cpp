@@ -125,6 +125,28 @@ namespace etr {
 namespace testing {
 namespace {
 
+// SiLU (the activation of etr::conv_bn_silu.fused) as the exported graph
+// computes it, x * sigmoid(x): torch 2.15.0 eager,
+// x * torch.sigmoid(x) for x = [-20, -3, -0.5, 0, 0.5, 3, 20, -90].
+TEST(OptimizedVecMath, SiluMatchesTorch) {
+  const std::vector<float> x = {-20.0f, -3.0f, -0.5f, 0.0f, 0.5f, 3.0f, 20.0f, -90.0f};
+  const std::vector<float> want = {-4.12230747e-08f, -0.142277628f, -0.188770339f, 0.0f,
+                                   0.311229676f,     2.85772228f,   20.0f,         -0.0f};
+  opt::UnaryParams p;
+  p.kind = opt::UnaryKind::kSilu;
+  for (int body = 0; body < 2; ++body) {
+    std::vector<float> y(x.size());
+    if (body == 0) {
+      opt::unary(p, x.data(), y.data(), x.size());
+    } else {
+      opt::generic::unary(p, x.data(), y.data(), x.size());
+    }
+    for (size_t i = 0; i < x.size(); ++i) {
+      EXPECT_NEAR(y[i], want[i], 2e-7 * std::abs(want[i]) + 1e-12) << body << " " << i;
+    }
+  }
+}
+
 // The generic bodies (the path of CPUs without AVX2) against the dispatched
 // ones, which on an AVX2 machine are the AVX2 bodies checked above.
 TEST(OptimizedVecMath, GenericBodiesMatchDispatched) {
@@ -135,9 +157,9 @@ TEST(OptimizedVecMath, GenericBodiesMatchDispatched) {
     for (float& f : x) f = dist(rng);
     for (float& f : w) f = dist(rng);
     if (n > 3) x[3] = std::nanf("");
-    const opt::UnaryKind kinds[] = {opt::UnaryKind::kRelu, opt::UnaryKind::kClamp,
-                                    opt::UnaryKind::kSigmoid, opt::UnaryKind::kGeluErf,
-                                    opt::UnaryKind::kGeluTanh};
+    const opt::UnaryKind kinds[] = {opt::UnaryKind::kRelu,     opt::UnaryKind::kClamp,
+                                    opt::UnaryKind::kSigmoid,  opt::UnaryKind::kGeluErf,
+                                    opt::UnaryKind::kGeluTanh, opt::UnaryKind::kSilu};
     for (opt::UnaryKind k : kinds) {
       opt::UnaryParams p;
       p.kind = k;

@@ -17,6 +17,7 @@
 
 #include "kernels/optimized/util/cpu_features.h"
 #include "kernels/optimized/util/gemm_internal.h"
+#include "kernels/optimized/util/vec_math.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/platform/log.h"
 
@@ -216,6 +217,14 @@ struct Worker {
         t.first = kb == 0;
         t.last = kb + 1 == p.kblocks;
         macro_tile(g, t, a, b, c, i0, mc, j0, nc, uk);
+      }
+      if (g.epilogue.silu) {
+        UnaryParams silu;
+        silu.kind = UnaryKind::kSilu;
+        for (int64_t i = i0; i < i0 + mc; ++i) {
+          float* row = c + i * g.ldc + j0;
+          unary(silu, row, row, static_cast<size_t>(nc));
+        }
       }
     }
   }

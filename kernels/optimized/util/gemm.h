@@ -2,6 +2,7 @@
 // convolution kernels:
 //
 //   C[m, n] = alpha * A[m, k] @ B[k, n] (+ beta * C) (+ bias) then clamped to [lo, hi]
+//   (then optionally C * sigmoid(C))
 //
 // Operands are described by a pointer and two element strides (row, column),
 // so a transposed or NCHW-viewed matrix needs no copy. A constant operand
@@ -45,6 +46,9 @@ struct GemmEpilogue {
   const float* col_bias = nullptr;  // n values, added to every column j (linear: per feature)
   float lo = -std::numeric_limits<float>::infinity();
   float hi = std::numeric_limits<float>::infinity();
+  // After the clamp: C = C * sigmoid(C) (opt::UnaryKind::kSilu), applied to
+  // each finished block while it is in cache.
+  bool silu = false;
 };
 
 // Bytes for A [m, k] / B [k, n] packed; 0 when the size overflows.

@@ -61,6 +61,8 @@ void unary(const UnaryParams& p, const float* x, float* y, size_t n) {
       return map(x, y, n, [](float v) { return 1.0f / (1.0f + std::exp(-v)); });
     case UnaryKind::kGeluErf: return map(x, y, n, gelu_erf);
     case UnaryKind::kGeluTanh: return map(x, y, n, gelu_tanh);
+    case UnaryKind::kSilu:
+      return map(x, y, n, [](float v) { return v * (1.0f / (1.0f + std::exp(-v))); });
   }
 }
 

@@ -18,6 +18,7 @@ enum class UnaryKind : uint8_t {
   kSigmoid,   // 1 / (1 + exp(-x))
   kGeluErf,   // 0.5 x (1 + erf(x / sqrt(2)))
   kGeluTanh,  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+  kSilu,      // x * sigmoid(x), both rounded as kSigmoid then a multiply
 };
 
 struct UnaryParams {

@@ -178,6 +178,8 @@ void unary(const UnaryParams& p, const float* x, float* y, size_t n) {
     case UnaryKind::kSigmoid: return map(x, y, n, sigmoid8);
     case UnaryKind::kGeluErf: return map(x, y, n, gelu_erf8);
     case UnaryKind::kGeluTanh: return map(x, y, n, gelu_tanh8);
+    case UnaryKind::kSilu:
+      return map(x, y, n, [](__m256 v) { return _mm256_mul_ps(v, sigmoid8(v)); });
   }
 }
 
