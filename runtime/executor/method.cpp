@@ -11,6 +11,30 @@
 namespace etr {
 namespace {
 
+// Copies src into dst, same dtype and sizes, different dim orders: each
+// element moves from its offset under src's strides to its offset under dst's.
+void copy_reordered(const Tensor& src, Tensor& dst) {
+  const size_t rank = src.dim(), elem = src.element_size();
+  const int64_t n = src.numel();
+  if (n == 0) return;
+  int64_t index[kTensorMaxDim] = {};
+  const uint8_t* from = static_cast<const uint8_t*>(src.const_data());
+  uint8_t* to = static_cast<uint8_t*>(dst.mutable_data());
+  int64_t src_off = 0, dst_off = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(to + dst_off * static_cast<int64_t>(elem),
+                from + src_off * static_cast<int64_t>(elem), elem);
+    for (size_t d = rank; d-- > 0;) {  // next index, last dim fastest
+      src_off += src.stride(d);
+      dst_off += dst.stride(d);
+      if (++index[d] < src.size(d)) break;
+      src_off -= src.stride(d) * src.size(d);
+      dst_off -= dst.stride(d) * dst.size(d);
+      index[d] = 0;
+    }
+  }
+}
+
 bool all_true(const Tensor& t) {
   const uint8_t* p = t.const_data_ptr<uint8_t>();
   for (int64_t i = 0; i < t.numel(); ++i) {
@@ -76,11 +100,14 @@ Error Method::set_input(const Tensor& src, size_t index) {
     ETR_FAIL(Error::InvalidArgument, "method '%s': input %zu must have rank %zu, got %zu", name(),
              index, dst.dim(), src.dim());
   }
-  for (size_t d = 0; d < dst.dim(); ++d) {
-    if (src.dim_order()[d] != dst.dim_order()[d]) {
-      ETR_FAIL(Error::InvalidArgument,
-               "method '%s': input %zu has a different dim order than declared", name(), index);
-    }
+  bool same_order = true;
+  for (size_t d = 0; d < dst.dim(); ++d) same_order &= src.dim_order()[d] == dst.dim_order()[d];
+  const bool planned = s_.input_planned[index];
+  if (!same_order && !planned) {
+    ETR_FAIL(Error::InvalidArgument,
+             "method '%s': input %zu has a different dim order than declared; the method does "
+             "not plan this input's memory, so it must be passed in the declared order",
+             name(), index);
   }
   if (src.numel() != 0 && src.const_data() == nullptr) {
     ETR_FAIL(Error::InvalidArgument, "method '%s': input %zu has no data", name(), index);
@@ -89,7 +116,6 @@ Error Method::set_input(const Tensor& src, size_t index) {
     ETR_FAIL(Error::InvalidArgument, "method '%s': input %zu data is not aligned for %s", name(),
              index, to_string(src.dtype()));
   }
-  const bool planned = s_.input_planned[index];
   if (!planned)
     dst.set_capacity(src.nbytes() > dst.capacity_bytes() ? src.nbytes() : dst.capacity_bytes());
   const Error resized = resize_tensor(dst, src.sizes());
@@ -102,7 +128,9 @@ Error Method::set_input(const Tensor& src, size_t index) {
              dst.shape_dynamism() == ShapeDynamism::Static ? " (static shape)"
                                                            : " at most (dynamic bound)");
   }
-  if (planned) {
+  if (planned && !same_order) {
+    copy_reordered(src, dst);  // e.g. a contiguous image into a channels-last input
+  } else if (planned) {
     if (src.nbytes() != 0 && src.const_data() != dst.const_data()) {
       std::memcpy(dst.mutable_data(), src.const_data(), src.nbytes());
     }

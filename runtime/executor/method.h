@@ -154,11 +154,13 @@ class Method final {
   size_t inputs_size() const { return s_.num_inputs; }
   size_t outputs_size() const { return s_.num_outputs; }
 
-  // Sets input `index`. A tensor input must match the declared dtype, rank
-  // and dim order, and its sizes must equal the declared sizes (static) or
-  // fit the declared bound (dynamic). For a memory-planned input the data is
-  // copied into planned memory; otherwise the method keeps a pointer to the
-  // caller's data, which must stay valid until the next set_input for it.
+  // Sets input `index`. A tensor input must match the declared dtype and
+  // rank, and its sizes must equal the declared sizes (static) or fit the
+  // declared bound (dynamic). For a memory-planned input the data is copied
+  // into planned memory, re-laid out when its dim order differs from the
+  // declared one (a contiguous image into a channels-last input); otherwise
+  // the method keeps a pointer to the caller's data, which must then have the
+  // declared dim order and stay valid until the next set_input for it.
   // Non-tensor inputs (Int/Double/Bool/String/None) keep the value the
   // program was exported with and need not be set; setting one checks that
   // it equals that value.

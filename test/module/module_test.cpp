@@ -63,18 +63,6 @@ std::string compare(const std::vector<Value>& outs, const testing::FixtureCase& 
   return "";
 }
 
-// Fixtures Module does not run yet, with the reason (printed, so the gap
-// stays visible). The XNNPACK ones match test/xnnpack/xnnpack_backend_test.cpp.
-const char* pending_reason(const testing::FixtureCase& c) {
-  if (c.pte.find("dynamic_batch") != std::string::npos)
-    return "XNNPACK: bounded dynamic shapes not implemented (static runtimes)";
-  if (c.pte.find("q_mobilenet_v2") != std::string::npos)
-    return "XNNPACK: per-channel int8 MobileNetV2 ends 2 output steps from the official runtime";
-  if (c.pte.find("/dq_") != std::string::npos)
-    return "XNNPACK: dynamically quantized linear (qdint8) not implemented";
-  return nullptr;
-}
-
 // Runs every successful check of a manifest through a fresh Module.
 void run_manifest(const std::string& dir, bool xnnpack, size_t min_cases) {
   const std::vector<testing::FixtureCase> cases = testing::load_manifest(dir);
@@ -84,10 +72,6 @@ void run_manifest(const std::string& dir, bool xnnpack, size_t min_cases) {
     if (!c.expect_error.empty()) continue;
     if (!xnnpack && c.pte.find("xnnpack") != std::string::npos) continue;
     SCOPED_TRACE(c.line);
-    if (const char* why = pending_reason(c)) {
-      std::printf("[ PENDING  ] %s: %s\n", c.pte.c_str(), why);
-      continue;
-    }
     Module m(c.pte, c.data);
     const std::vector<Value> inputs = fixture_inputs(m, c);
     ASSERT_EQ(inputs.size(), c.inputs.size());

@@ -501,6 +501,182 @@ def build_dq_mlp() -> Case:
     )
 
 
+# --------------------------------------------------------------------------
+# Larger models (issue 7)
+# --------------------------------------------------------------------------
+
+
+def make_mobilenet_v3_small() -> nn.Module:
+    import torchvision
+
+    m = torchvision.models.mobilenet_v3_small(width_mult=0.5, num_classes=10)
+    # torchvision initializes the classifier with N(0, 0.01): logits ~5e-3.
+    # PyTorch's default Linear init gives outputs of order 1.
+    for mod in m.classifier.modules():
+        if isinstance(mod, nn.Linear):
+            mod.reset_parameters()
+    return m
+
+
+@case("mobilenet_v3_small")
+def build_mobilenet_v3_small() -> Case:
+    torch.manual_seed(112)
+    m = calibrate_bn(make_mobilenet_v3_small(), (1, 3, 96, 96))
+    args = [torch.randn(1, 3, 96, 96)]
+    return Case(
+        "mobilenet_v3_small",
+        lower(export(m, args)),
+        [Check("a", args, eager(m, args))],
+        notes=["torchvision mobilenet_v3_small(width_mult=0.5, num_classes=10), 1x3x96x96; "
+               "hardswish, hardsigmoid, squeeze-excitation (adaptive avg pool + broadcast mul)"],
+    )
+
+
+class LstmHead(nn.Module):
+    """2-layer batch_first LSTM over [2, 8, 16] and a Linear head on every step."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(16, 32, num_layers=2, batch_first=True)
+        self.head = nn.Linear(32, 10)
+
+    def forward(self, x):  # [2,8,16] -> [2,8,10]
+        y, _ = self.lstm(x)
+        return self.head(y)
+
+
+@case("lstm")
+def build_lstm() -> Case:
+    torch.manual_seed(113)
+    m = LstmHead().eval()
+    args = [torch.randn(2, 8, 16)]
+    return Case(
+        "lstm",
+        lower(export(m, args)),
+        [Check("a", args, eager(m, args))],
+        notes=["nn.LSTM(16, 32, num_layers=2, batch_first=True) + Linear(32, 10); input [2,8,16]"],
+    )
+
+
+class DecoderBlock(nn.Module):
+    def __init__(self, d: int, heads: int, ff: int):
+        super().__init__()
+        self.heads = heads
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.fc1 = nn.Linear(d, ff)
+        self.fc2 = nn.Linear(ff, d)
+
+    def forward(self, x, mask):  # x [B,S,D], mask [S,S] (0 / -inf)
+        b, s, d = x.shape
+        hd = d // self.heads
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=-1)
+        q = q.reshape(b, s, self.heads, hd).transpose(1, 2)
+        k = k.reshape(b, s, self.heads, hd).transpose(1, 2)
+        v = v.reshape(b, s, self.heads, hd).transpose(1, 2)
+        att = torch.softmax(q @ k.transpose(-2, -1) * (1.0 / math.sqrt(hd)) + mask, dim=-1)
+        y = (att @ v).transpose(1, 2).reshape(b, s, d)
+        x = x + self.proj(y)
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class DecoderLM(nn.Module):
+    """Decoder-only LM: token + learned position embedding, 2 pre-LN blocks of
+    causal self-attention (4 heads) and a GELU MLP, final LayerNorm, untied head."""
+
+    def __init__(self, vocab: int = 64, d: int = 32, seq: int = 8, layers: int = 2):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Parameter(torch.randn(seq, d) * 0.1)
+        self.blocks = nn.ModuleList([DecoderBlock(d, 4, 4 * d) for _ in range(layers)])
+        self.ln_f = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab)
+        self.register_buffer("mask", torch.full((seq, seq), float("-inf")).triu(1))
+
+    def forward(self, tokens):  # [B,S] int64 -> logits [B,S,vocab]
+        x = self.tok(tokens) + self.pos
+        for blk in self.blocks:
+            x = blk(x, self.mask)
+        return self.head(self.ln_f(x))
+
+
+def decoder_inputs() -> List[torch.Tensor]:
+    return [torch.randint(0, 64, (2, 8), dtype=torch.long)]
+
+
+@case("decoder_lm")
+def build_decoder_lm() -> Case:
+    torch.manual_seed(114)
+    m = DecoderLM().eval()
+    args = decoder_inputs()
+    return Case(
+        "decoder_lm",
+        lower(export(m, args)),
+        [Check("a", args, eager(m, args))],
+        notes=["decoder-only LM: vocab 64, d_model 32, 4 heads, seq 8, batch 2, 2 pre-LN blocks "
+               "(causal attention with a -inf mask, GELU MLP), untied head; tokens int64 [2,8]"],
+    )
+
+
+@case("q_resnet18")
+def build_q_resnet18() -> Case:
+    torch.manual_seed(115)
+    m = calibrate_bn(SmallResNet(), (1, 3, 64, 64))
+    args = [torch.randn(1, 3, 64, 64)]
+    calib = [(torch.randn(1, 3, 64, 64),) for _ in range(8)] + [tuple(args)]
+    qm = quantize_pt2e(m, args, calib, per_channel=True)
+    pte = lower(export(qm, args))
+    return Case(
+        "q_resnet18",
+        pte,
+        [Check("a", args, eager(qm, args))],
+        quant_step=output_quant_step(qm),
+        notes=["static int8, per-channel weights (XNNPACKQuantizer, is_per_channel=True) of the "
+               "resnet18_small topology (torchvision resnet18 cannot be narrowed); widths 16/32/64/128"],
+    )
+
+
+@case("dq_decoder")
+def build_dq_decoder() -> Case:
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
+        XnnpackDynamicallyQuantizedPartitioner,
+        XnnpackPartitioner,
+    )
+
+    torch.manual_seed(114)  # the decoder_lm weights
+    m = DecoderLM().eval()
+    args = decoder_inputs()
+    qm = quantize_pt2e(m, args, [tuple(args)], per_channel=True, dynamic=True)
+    pte = lower(
+        export(qm, args),
+        partitioner=[XnnpackDynamicallyQuantizedPartitioner(), XnnpackPartitioner()],
+    )
+    # Output is float; 'step' as for dq_mlp, for the LM head: per-tensor
+    # input scale of the head times the largest L1 norm of a head weight row.
+    with torch.no_grad():
+        seen = {}
+        hook = m.ln_f.register_forward_hook(lambda mod, i, o: seen.setdefault("h", o))
+        m(*args)
+        hook.remove()
+        h = seen["h"]
+        lo = min(float(h.min()), 0.0)
+        hi = max(float(h.max()), 0.0)
+        step = (hi - lo) / 255.0 * float(m.head.weight.abs().sum(dim=1).max())
+    return Case(
+        "dq_decoder",
+        pte,
+        [Check("a", args, eager(qm, args))],
+        quant_step=step,
+        notes=["decoder_lm (same weights) with dynamic int8 activations (per token) and "
+               "per-channel int8 weights on every Linear; partitioners "
+               "[XnnpackDynamicallyQuantizedPartitioner(), XnnpackPartitioner()]",
+               "output is float: 'step' = per-tensor input scale of the LM head * max row L1 norm "
+               "of its weight"],
+    )
+
+
 ALL_CASES = list(CASE_BUILDERS.keys())
 
 
@@ -854,6 +1030,20 @@ def describe(names: List[str]) -> None:
         "  the weights and plans its memory again: this allocates). The runtimes of the last 4",
         "  input shapes are kept, so alternating among them allocates nothing; inputs larger than",
         "  the bound are refused naming the input, dim, size and bound; outputs are resized.",
+        "- Int8 global average pooling (q_mobilenet_v2, q_resnet18, q_cnn_per_tensor): XNNPACK",
+        "  2022 adds the output zero point after rounding the mean, the official runtime's",
+        "  XNNPACK (a reduce-mean) before it, so exact ties (common: PT2E gives the pool equal",
+        "  input and output quantization, and 2x2 windows make a quarter of the means end in .5)",
+        "  go to another code. The delegate runs qint8/quint8 `XNNGlobalAvgPooling2d` as a native",
+        "  node: int32 sum of (x - zp_in), times s_in / (s_out * pixels), plus zp_out, rounded to",
+        "  nearest even, clamped; q_mobilenet_v2 (291 ties of 1280) then equals the official",
+        "  output bit for bit, as do q_resnet18 and q_cnn_per_tensor (test/xnnpack).",
+        "- LSTM, decoder LM (lstm, decoder_lm, dq_decoder): the partitioner leaves `full`,",
+        "  `split_with_sizes_copy`, `squeeze_copy`/`unsqueeze_copy` (LSTM) and `embedding`,",
+        "  `native_layer_norm`, `expand_copy`, `split_with_sizes_copy` (decoder) to portable",
+        "  kernels between the delegates; mobilenet_v3_small's 18 non-delegated",
+        "  `_to_dim_order_copy` calls convert the 0-d int64 constants 3 and 6 of the hardsigmoid",
+        "  decomposition to float for the one delegate's inputs.",
         "",
     ]
     body: List[str] = []
