@@ -1,5 +1,6 @@
 // Linear algebra and convolution: mm, bmm, addmm, linear, convolution. Float
-// and double, every tensor of out's dtype and in the default dim order.
+// and double, every tensor of out's dtype and in the default dim order
+// (convolution: any dim order, see below).
 // Prepare steps check dtypes, ranks, dim orders and the constant arguments
 // (convolution's stride/padding/dilation/output_padding/groups); run()
 // checks the size relations, resizes out and computes. Parameters follow the
@@ -35,8 +36,9 @@ void linear_out(KernelContext& ctx, const Tensor& input, const Tensor& weight, c
 Error linear_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
                      const Tensor* bias, Tensor& out);
 
-// ---- op_convolution.cpp: 1-D and 2-D, grouped, strided, dilated, padded,
-// transposed.
+// ---- op_convolution.cpp: 1-D, 2-D and 3-D, grouped, strided, dilated, padded,
+// transposed; input, weight and out each in any dim order (default or
+// channels-last), the out written through its own strides.
 // aten::convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride,
 //   SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding,
 //   SymInt groups, *, Tensor(a!) out)
@@ -60,7 +62,7 @@ Error cdist_forward_prepare(KernelPrepareContext& ctx, const Tensor& x1, const T
 void pdist_forward_out(KernelContext& ctx, const Tensor& self, double p, Tensor& out);
 Error pdist_forward_prepare(KernelPrepareContext& ctx, const Tensor& self, double p, Tensor& out);
 
-// ---- op_convolution_backward.cpp: 1-D and 2-D, not transposed (refused at load).
+// ---- op_convolution_backward.cpp: 1-D and 2-D, plain and transposed.
 // aten::convolution_backward.out(Tensor grad_output, Tensor input, Tensor weight,
 //   SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed,
 //   SymInt[] output_padding, SymInt groups, bool[3] output_mask, *, Tensor(a!) out0,

@@ -35,7 +35,8 @@ Error native_layer_norm_prepare(KernelPrepareContext& ctx, const Tensor& input,
 
 // ---- op_batch_norm.cpp: per channel out = x * scale + shift with
 // scale = weight / sqrt(var + eps), shift = bias - mean * scale; input and
-// out in the default dim order, per-channel tensors 1-D float or double.
+// out of rank 2..16 in any dim order (channels-last included), per-channel
+// tensors 1-D float or double.
 // aten::_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias,
 //   Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0,
 //   Tensor(b!) out1, Tensor(c!) out2)

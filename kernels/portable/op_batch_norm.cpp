@@ -5,7 +5,10 @@
 //   aten::_native_batch_norm_legit.no_stats_out (training only).
 // Per channel: out = x * scale + shift with scale = weight / sqrt(var + eps)
 // and shift = bias - mean * scale; statistics are accumulated in double.
-// Input/out float or double; per-channel tensors float or double.
+// Input/out float or double; per-channel tensors float or double. Any rank
+// 2..16 and any dim order (channels-last included): input and out are
+// addressed through their strides, with a contiguous fast path when both
+// are laid out in the default order.
 #include <cmath>
 #include <limits>
 
@@ -20,8 +23,34 @@ namespace {
 struct BnGeom {
   int64_t batch = 0;
   int64_t channels = 0;
-  int64_t inner = 1;  // product of the dims after the channel dim
+  int64_t inner = 1;   // product of the dims after the channel dim
+  bool dense = false;  // input and out both in the default layout
 };
+
+// Calls fn(input_offset, out_offset) for every element of channel c, in
+// logical order (the dims other than 1, last fastest), through the strides.
+template <typename Fn>
+void for_each_in_channel(const Tensor& input, const Tensor& out, const BnGeom& g, int64_t c,
+                         Fn fn) {
+  const size_t r = input.dim();
+  int64_t pos[kTensorMaxDim] = {};
+  int64_t in_off = c * input.stride(1), out_off = c * out.stride(1);
+  const int64_t total = g.batch * g.inner;
+  for (int64_t k = 0; k < total; ++k) {
+    fn(in_off, out_off);
+    for (size_t d = r; d-- > 0;) {
+      if (d == 1) continue;
+      if (++pos[d] < input.size(d)) {
+        in_off += input.stride(d);
+        out_off += out.stride(d);
+        break;
+      }
+      pos[d] = 0;
+      in_off -= (input.size(d) - 1) * input.stride(d);
+      out_off -= (input.size(d) - 1) * out.stride(d);
+    }
+  }
+}
 
 // The tensors of one call; absent optional ones are null.
 struct BnArgs {
@@ -35,14 +64,13 @@ struct BnArgs {
   Tensor& save_invstd;
 };
 
-// Prepare: float or double input and out, default dim orders, 1-D
+// Prepare: float or double input and out of the same rank (any dim order), 1-D
 // per-channel tensors and save outputs (float or double: the declared set).
 Error check_bn(const char* op, const BnArgs& a) {
   ETR_RETURN_IF_ERROR(check_dtype_in(op, "input", a.input.dtype(), kFloatingTypes));
   ETR_RETURN_IF_ERROR(check_dtype(op, "out", a.out, a.input.dtype()));
   ETR_RETURN_IF_ERROR(check_rank_in(op, "input", a.input, 2, kTensorMaxDim));
-  ETR_RETURN_IF_ERROR(check_default_layout(op, "input", a.input));
-  ETR_RETURN_IF_ERROR(check_default_layout(op, "out", a.out));
+  ETR_RETURN_IF_ERROR(check_rank(op, "out", a.out, a.input.dim()));
   const Tensor* vectors[] = {a.weight,      a.bias,       a.running_mean,
                              a.running_var, &a.save_mean, &a.save_invstd};
   const char* names[] = {"weight", "bias", "running_mean", "running_var", "out1", "out2"};
@@ -68,6 +96,7 @@ Error resize_bn(const char* op, const BnArgs& a, int64_t n_save, BnGeom* g) {
                       ShapeText(a.input).c_str());
   }
   ETR_RETURN_IF_ERROR(resize_output(op, a.out, a.input.sizes()));
+  g->dense = is_default_layout(a.input) && is_default_layout(a.out);
   ETR_RETURN_IF_ERROR(resize_output(op, a.save_mean, Span<const int64_t>(&n_save, 1)));
   return resize_output(op, a.save_invstd, Span<const int64_t>(&n_save, 1));
 }
@@ -96,6 +125,12 @@ void normalize_channel(const Tensor& input, Tensor& out, const BnGeom& g, int64_
   dispatch_floating(input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T a = convert<T>(scale), b = convert<T>(shift);
+    if (!g.dense) {
+      const T* x = input.const_data_ptr<T>();
+      T* y = out.data_ptr<T>();
+      for_each_in_channel(input, out, g, c, [&](int64_t i, int64_t o) { y[o] = x[i] * a + b; });
+      return;
+    }
     for (int64_t n = 0; n < g.batch; ++n) {
       const int64_t base = (n * g.channels + c) * g.inner;
       const T* x = input.const_data_ptr<T>() + base;
@@ -111,6 +146,18 @@ void channel_stats(const Tensor& input, const BnGeom& g, int64_t c, double* mean
   const double count = static_cast<double>(g.batch * g.inner);
   dispatch_floating(input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
+    if (!g.dense) {
+      const T* x = input.const_data_ptr<T>();
+      for_each_in_channel(input, input, g, c,
+                          [&](int64_t i, int64_t) { sum += static_cast<double>(x[i]); });
+      const double m = count > 0 ? sum / count : std::numeric_limits<double>::quiet_NaN();
+      for_each_in_channel(input, input, g, c, [&](int64_t i, int64_t) {
+        const double d = static_cast<double>(x[i]) - m;
+        sq += d * d;
+      });
+      *mean = m;
+      return;
+    }
     for (int64_t n = 0; n < g.batch; ++n) {
       const T* x = input.const_data_ptr<T>() + (n * g.channels + c) * g.inner;
       for (int64_t i = 0; i < g.inner; ++i) sum += static_cast<double>(x[i]);

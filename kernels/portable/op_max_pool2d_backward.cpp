@@ -4,13 +4,15 @@
 // The window arguments are only checked for form; the indices (from
 // max_pool2d_with_indices) say where each gradient goes, and every index
 // is range-checked before anything is written. Float and Double (PyTorch
-// refuses integers), indices Long, every tensor in the default layout.
+// refuses integers), indices Long, every tensor in any dim order (each is
+// addressed through its strides; indices stay per-plane h * W + w).
 #include <algorithm>
 #include <cstdint>
 
 #include "kernels/portable/pooling.h"
 #include "kernels/portable/util/checks.h"
 #include "kernels/portable/util/dtype_dispatch.h"
+#include "kernels/portable/util/pool.h"
 
 namespace etr {
 namespace {
@@ -45,9 +47,6 @@ Error max_pool2d_with_indices_backward_prepare(KernelPrepareContext& ctx, const 
   ETR_RETURN_IF_ERROR(check_rank(op, "grad_output", grad_output, self.dim()));
   ETR_RETURN_IF_ERROR(check_rank(op, "indices", indices, self.dim()));
   ETR_RETURN_IF_ERROR(check_rank(op, "grad_input", grad_input, self.dim()));
-  const Tensor* all[] = {&grad_output, &self, &indices, &grad_input};
-  const char* names[] = {"grad_output", "self", "indices", "grad_input"};
-  for (size_t i = 0; i < 4; ++i) ETR_RETURN_IF_ERROR(check_default_layout(op, names[i], *all[i]));
   ETR_RETURN_IF_ERROR(check_window_list(op, "kernel_size", kernel_size, false, 1));
   ETR_RETURN_IF_ERROR(check_window_list(op, "stride", stride, true, 1));
   ETR_RETURN_IF_ERROR(check_window_list(op, "padding", padding, false, 0));
@@ -72,9 +71,11 @@ void max_pool2d_with_indices_backward_grad_input(KernelContext& ctx, const Tenso
                    "%s: grad_output %s and self %s differ outside the last two dims", op,
                    ShapeText(grad_output).c_str(), ShapeText(self).c_str());
   ETR_KERNEL_TRY(ctx, resize_output(op, grad_input, self.sizes()));
-  const int64_t in_plane = self.size(rank - 2) * self.size(rank - 1);
-  const int64_t out_plane = grad_output.size(rank - 2) * grad_output.size(rank - 1);
-  const int64_t planes = in_plane == 0 ? 0 : self.numel() / in_plane;
+  const int64_t ih = self.size(rank - 2), iw = self.size(rank - 1);
+  const int64_t in_plane = ih * iw;
+  const int64_t oh = grad_output.size(rank - 2), ow = grad_output.size(rank - 1);
+  const int64_t channels = self.size(rank - 3), batch = rank == 4 ? self.size(0) : 1;
+  // Every tensor's memory holds exactly numel elements, whatever its dim order.
   const int64_t* idx = indices.const_data_ptr<int64_t>();
   for (int64_t i = 0; i < indices.numel(); ++i) {
     ETR_KERNEL_CHECK(ctx, idx[i] >= 0 && idx[i] < in_plane, Error::InvalidArgument,
@@ -82,14 +83,23 @@ void max_pool2d_with_indices_backward_grad_input(KernelContext& ctx, const Tenso
                      static_cast<long long>(i), static_cast<long long>(idx[i]),
                      static_cast<long long>(in_plane));
   }
+  const PoolStrides sgi = pool_strides(grad_input, 2), sgo = pool_strides(grad_output, 2);
+  const PoolStrides sx = pool_strides(indices, 2);
   const bool known = dispatch_floating(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* gi = grad_input.data_ptr<T>();
     const T* go = grad_output.const_data_ptr<T>();
-    std::fill(gi, gi + self.numel(), T(0));
-    for (int64_t p = 0; p < planes; ++p) {
-      for (int64_t j = 0; j < out_plane; ++j) {
-        gi[p * in_plane + idx[p * out_plane + j]] += go[p * out_plane + j];
+    std::fill(gi, gi + grad_input.numel(), T(0));
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t c = 0; c < channels; ++c) {
+        T* gi_plane = gi + n * sgi.n + c * sgi.c;
+        for (int64_t y = 0; y < oh; ++y) {
+          for (int64_t x = 0; x < ow; ++x) {
+            const int64_t j = idx[n * sx.n + c * sx.c + y * sx.h + x * sx.w];
+            gi_plane[(j / iw) * sgi.h + (j % iw) * sgi.w] +=
+                go[n * sgo.n + c * sgo.c + y * sgo.h + x * sgo.w];
+          }
+        }
       }
     }
   });

@@ -1,6 +1,7 @@
 // aten::native_group_norm.out. Expected values: torch 2.15.0 eager,
 // torch.ops.aten.native_group_norm on the inputs below.
 #include "kernels/test/kernel_test_util.h"
+#include "kernels/test/layout_test_util.h"
 
 namespace etr {
 namespace testing {
@@ -117,6 +118,57 @@ TEST(OpGroupNormTest, RefusesBadSizes) {
                          r.d(1e-5), r.tensor(oi), r.tensor(mi), r.tensor(ri)}),
               Error::InvalidType);
   }
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace etr
+
+namespace etr {
+namespace testing {
+namespace {
+
+// A channels-last input and out (dim order 0,2,3,1), computed through the
+// strides (torch 2.15.0 eager):
+// x = ((torch.arange(48.) % 11 - 5) / 3).reshape(2, 4, 3, 2)
+// xc = x.contiguous(memory_format=torch.channels_last)
+// torch.ops.aten.native_group_norm(xc, [1, -0.5, 2, 0.25], [0.1, 0, -0.3, 0.5], 2, 4, 6, 2,
+// 1e-5); out is channels-last too (values below in logical order).
+TEST(OpGroupNormTest, ChannelsLastInStoredLayout) {
+  std::vector<float> xv(48);
+  for (int i = 0; i < 48; ++i) xv[i] = static_cast<float>(i % 11 - 5) / 3;
+  HostTensor logical = make_tensor<float>({2, 4, 3, 2}, xv);
+  HostTensor x = make_in_order<float>({2, 4, 3, 2}, xv, kChannelsLast);
+  HostTensor w = make_tensor<float>({4}, {1.0f, -0.5f, 2.0f, 0.25f});
+  HostTensor b = make_tensor<float>({4}, {0.1f, 0.0f, -0.3f, 0.5f});
+  GroupNormRun o;
+  o.out = zeros_in_order(ScalarType::Float, {2, 4, 3, 2}, kChannelsLast);
+  o.mean = zeros_tensor(ScalarType::Float, {2, 2});
+  o.rstd = zeros_tensor(ScalarType::Float, {2, 2});
+  KernelRunner r;
+  ASSERT_EQ(run_group_norm(r, x, &w, &b, 2, 4, 6, 2, 1e-5, o), Error::Ok);
+  const std::vector<float> want = {
+      -1.277148f,  -0.9766793f, -0.6762106f, -0.375742f,  -0.07527337f, 0.2251953f,  -0.2128319f,
+      -0.3630663f, -0.5133005f, -0.6635349f, -0.8137692f, 0.6885739f,   -2.575176f,  -1.954673f,
+      -1.334171f,  -0.7136683f, -0.0931658f, 0.5273367f,  0.6809799f,   0.7585427f,  0.8361055f,
+      0.9136683f,  0.1380402f,  0.215603f,   -0.7760336f, -0.457476f,   -0.1389183f, 0.1796394f,
+      0.4981971f,  0.8167548f,  -0.5176562f, -0.6769351f, -0.8362139f,  0.7565745f,  0.5972957f,
+      0.4380168f,  -1.491361f,  -0.8415278f, -0.1916944f, 0.4581389f,   1.107972f,   1.757806f,
+      0.8384548f,  0.9196841f,  0.1073923f,  0.1886215f,  0.2698507f,   0.3510799f};
+  const std::vector<float> got = logical_values<float>(o.out);
+  expect_close(got, want, 1e-5, 1e-5);
+  expect_close(o.mean.values<float>(),
+               {-0.138888881f, -0.111111134f, -0.0833333209f, -0.0555555634f}, 1e-6, 1e-7);
+  expect_close(o.rstd.values<float>(), {0.901405871f, 0.930753767f, 0.955673039f, 0.974750042f},
+               1e-6, 1e-6);
+  // The same input contiguous gives the same numbers.
+  GroupNormRun flat;
+  flat.out = zeros_tensor(ScalarType::Float, {2, 4, 3, 2});
+  flat.mean = zeros_tensor(ScalarType::Float, {2, 2});
+  flat.rstd = zeros_tensor(ScalarType::Float, {2, 2});
+  KernelRunner r2;
+  ASSERT_EQ(run_group_norm(r2, logical, &w, &b, 2, 4, 6, 2, 1e-5, flat), Error::Ok);
+  EXPECT_EQ(flat.out.values<float>(), got);
 }
 
 }  // namespace

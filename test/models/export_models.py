@@ -823,6 +823,103 @@ def build_qmlp_dynamic() -> Case:
                 notes=["PT2E dynamic int8 activations, per-channel weights, no partitioner"])
 
 
+@case("channels_last_cnn")
+def build_channels_last_cnn() -> Case:
+    """A small CNN whose weights and input are converted to
+    torch.channels_last before export, so the program's activations carry
+    dim order (0, 2, 3, 1): convolution (plain, grouped, depthwise strided),
+    eval-mode BatchNorm2d, ReLU, max pool, avg pool, adaptive avg pool, a
+    residual add and a linear head."""
+    torch.manual_seed(21)
+
+    class ChannelsLastCnn(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+            self.bn1 = nn.BatchNorm2d(8)
+            self.conv2 = nn.Conv2d(8, 8, 3, padding=1, groups=4)
+            self.bn2 = nn.BatchNorm2d(8)
+            self.dw = nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=8)
+            self.fc = nn.Linear(8 * 2 * 2, 5)
+
+        def forward(self, x):  # [2,3,12,12] channels_last
+            x = F.relu(self.bn1(self.conv1(x)))  # [2,8,12,12]
+            x = F.max_pool2d(x, 3, stride=2, padding=1)  # [2,8,6,6]
+            x = F.avg_pool2d(x, 3, stride=1, padding=1, count_include_pad=False)  # [2,8,6,6]
+            x = x + F.relu(self.bn2(self.conv2(x)))  # residual, grouped conv
+            x = self.dw(x)  # [2,8,3,3] depthwise, stride 2
+            x = F.adaptive_avg_pool2d(x, (2, 2))  # [2,8,2,2]
+            return self.fc(torch.flatten(x, 1))
+
+    m = ChannelsLastCnn()
+    with torch.no_grad():
+        for bn in (m.bn1, m.bn2):
+            bn.running_mean.copy_(torch.randn(8) * 0.1)
+            bn.running_var.copy_(torch.rand(8) + 0.5)
+            bn.weight.copy_(torch.rand(8) + 0.5)
+            bn.bias.copy_(torch.randn(8) * 0.1)
+    m = m.eval().to(memory_format=torch.channels_last)
+    args = [torch.randn(2, 3, 12, 12).contiguous(memory_format=torch.channels_last)]
+    pte = lower(export(m, args))
+    skip = ("the official 1.5.1 portable _native_batch_norm_legit_no_training refuses a "
+            "channels-last input (is_contiguous_dim_order check, error 0x12)")
+    return Case("channels_last_cnn", pte,
+                [Check("forward", "a", args, eager(m, args), skip_official=skip)])
+
+
+@case("conv3d_net")
+def build_conv3d_net() -> Case:
+    """3-D convolution and pooling: Conv3d (padded; grouped and strided),
+    eval-mode BatchNorm3d, ReLU, MaxPool3d (max_pool3d_with_indices),
+    AvgPool3d (ceil_mode, count_include_pad=False), AdaptiveAvgPool3d to a
+    non-unit size (_adaptive_avg_pool3d; a 1x1x1 one becomes mean) and a
+    linear head. Method `forward` takes a default-layout input;
+    `forward_cl` is the same model with weights and input converted to
+    channels_last_3d. The exporter keeps that dim order on the input only
+    (weights are stored in the default order), so the first convolution reads
+    a channels_last_3d input with a default-layout weight and writes a
+    default-layout output."""
+    torch.manual_seed(23)
+
+    class Conv3dNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv3d(2, 4, 3, padding=1)
+            self.bn = nn.BatchNorm3d(4)
+            self.conv2 = nn.Conv3d(4, 6, (1, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1), groups=2)
+            self.fc = nn.Linear(6 * 1 * 2 * 2, 3)
+
+        def forward(self, x):  # [1,2,6,8,8]
+            x = F.relu(self.bn(self.conv1(x)))  # [1,4,6,8,8]
+            x = F.max_pool3d(x, 2)  # [1,4,3,4,4]
+            x = F.relu(self.conv2(x))  # [1,6,3,2,2]
+            x = F.avg_pool3d(x, (2, 2, 2), stride=1, padding=(1, 0, 0), ceil_mode=True,
+                             count_include_pad=False)  # [1,6,4,1,1]
+            y = F.adaptive_avg_pool3d(x, (2, 1, 1))  # [1,6,2,1,1]
+            z = torch.flatten(F.adaptive_avg_pool3d(x, (1, 2, 2)), 1)  # [1,24]
+            return self.fc(z), y
+
+    m = Conv3dNet()
+    with torch.no_grad():
+        m.bn.running_mean.copy_(torch.randn(4) * 0.1)
+        m.bn.running_var.copy_(torch.rand(4) + 0.5)
+        m.bn.weight.copy_(torch.rand(4) + 0.5)
+        m.bn.bias.copy_(torch.randn(4) * 0.1)
+    m.eval()
+    x = torch.randn(1, 2, 6, 8, 8)
+    x_cl = x.contiguous(memory_format=torch.channels_last_3d)
+    m_cl = copy.deepcopy(m).to(memory_format=torch.channels_last_3d)
+    ep = export(m, [x])
+    ep_cl = export(m_cl, [x_cl])
+    pte = lower({"forward": ep, "forward_cl": ep_cl})
+    skip = ("the official 1.5.1 runtime has no max_pool3d_with_indices.out, avg_pool3d.out or "
+            "_adaptive_avg_pool3d.out kernel (load fails with OperatorMissing)")
+    return Case("conv3d_net", pte, [
+        Check("forward", "a", [x], eager(m, [x]), skip_official=skip),
+        Check("forward_cl", "cl", [x_cl], eager(m_cl, [x_cl]), skip_official=skip),
+    ])
+
+
 _SCALAR_TO_TORCH = {
     ScalarType.BYTE: torch.uint8,
     ScalarType.CHAR: torch.int8,
