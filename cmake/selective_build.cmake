@@ -43,6 +43,30 @@ function(etr_selective_write_header out known_file lists origin)
       list(APPEND ops ${name})
     endforeach()
   endforeach()
+  # The fused kernels that method load substitutes for a chain of selected
+  # operators (runtime/executor/kernel_fusion.cpp) come along with the chain.
+  set(fusions
+    "etr::conv_bn.fused=aten::convolution.out,aten::_native_batch_norm_legit_no_training.out"
+    "etr::conv_bn_relu.fused=aten::convolution.out,aten::_native_batch_norm_legit_no_training.out,aten::relu.out"
+    "etr::conv_bn_hardtanh.fused=aten::convolution.out,aten::_native_batch_norm_legit_no_training.out,aten::hardtanh.out"
+    "etr::conv_bn_silu.fused=aten::convolution.out,aten::_native_batch_norm_legit_no_training.out,aten::sigmoid.out,aten::mul.out"
+    "etr::linear.fused=aten::permute_copy.out,aten::addmm.out"
+    "etr::linear_nobias.fused=aten::permute_copy.out,aten::mm.out")
+  foreach(rule ${fusions})
+    string(REPLACE "=" ";" parts "${rule}")
+    list(GET parts 0 fused)
+    list(GET parts 1 needs)
+    string(REPLACE "," ";" needs "${needs}")
+    set(all TRUE)
+    foreach(n ${needs})
+      if(NOT n IN_LIST ops)
+        set(all FALSE)
+      endif()
+    endforeach()
+    if(all AND fused IN_LIST known)
+      list(APPEND ops ${fused})
+    endif()
+  endforeach()
   list(REMOVE_DUPLICATES ops)
   list(SORT ops)
   list(LENGTH ops count)
