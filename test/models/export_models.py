@@ -296,6 +296,57 @@ def build_conv_bn_fusion() -> Case:
                 [Check("forward", "a", args, eager(m, args), rtol=1e-4, atol=1e-5, note=note)])
 
 
+@case("silu_linear_fusion")
+def build_silu_linear_fusion() -> Case:
+    """Convolution -> batch norm -> SiLU (exported as sigmoid then mul) in the
+    optimized library's conv paths (im2col, depthwise, pointwise, 7x7 output
+    on the transposed product), one it must not fuse (the batch-norm output is
+    also a method output), and linear layers whose weight transpose the loader
+    absorbs into the product (addmm with bias, mm without) next to a
+    transpose that is itself a method output (kept)."""
+    torch.manual_seed(12)
+
+    class SiluLinear(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1, self.b1 = nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16)
+            self.c2, self.b2 = nn.Conv2d(16, 16, 3, padding=1, groups=16), nn.BatchNorm2d(16)
+            self.c3, self.b3 = nn.Conv2d(16, 32, 1, bias=False), nn.BatchNorm2d(32)
+            self.c4, self.b4 = nn.Conv2d(32, 32, 3, stride=2, padding=1), nn.BatchNorm2d(32)
+            self.c5, self.b5 = nn.Conv2d(32, 16, 1), nn.BatchNorm2d(16)
+            self.fc1 = nn.Linear(16, 24)
+            self.fc2 = nn.Linear(24, 8, bias=False)
+            self.w3 = nn.Parameter(torch.randn(5, 8) * 0.3)
+
+        def forward(self, x):  # [1, 3, 14, 14]
+            a = F.silu(self.b1(self.c1(x)))  # im2col
+            b = F.silu(self.b2(self.c2(a)))  # depthwise
+            c = F.silu(self.b3(self.c3(b)))  # pointwise
+            d = F.silu(self.b4(self.c4(c)))  # 7x7 output: transposed product
+            e_bn = self.b5(self.c5(d))  # bn output is a method output: not fused
+            e = F.silu(e_bn)
+            h = F.relu(self.fc1(e.mean(dim=(2, 3))))  # permute + addmm
+            h = self.fc2(h)  # permute + mm
+            w3t = self.w3.t()
+            return h @ w3t, e_bn, w3t  # the transpose is an output: kept
+
+    m = SiluLinear()
+    with torch.no_grad():
+        for bn in (m.b1, m.b2, m.b3, m.b4, m.b5):
+            n = bn.num_features
+            bn.running_mean.copy_(torch.randn(n) * 0.2)
+            bn.running_var.copy_(torch.rand(n) + 0.5)
+            bn.weight.copy_(torch.rand(n) + 0.5)
+            bn.bias.copy_(torch.randn(n) * 0.2)
+    m.eval()
+    args = [torch.randn(1, 3, 14, 14)]
+    pte = lower(export(m, args))
+    note = ("our optimized library folds batch norm into the convolution weights, a different "
+            "rounding order than eager's")
+    return Case("silu_linear_fusion", pte,
+                [Check("forward", "a", args, eager(m, args), rtol=1e-4, atol=1e-5, note=note)])
+
+
 @case("softmax")
 def build_softmax() -> Case:
     torch.manual_seed(5)

@@ -402,6 +402,34 @@ TEST(RunnerProfileTest, FusesConstantWeightTransposesIntoTheProduct) {
   EXPECT_EQ(count(fused, addmm), 6u) << fused;
 }
 
+// test/models/silu_linear_fusion: four conv -> batch norm -> SiLU chains
+// (sigmoid + mul as exported) fuse; the fifth batch norm's output is a method
+// output, so its conv + batch norm fuse and its SiLU runs apart. Two of the
+// three weight transposes go into their products; the third is a method
+// output and stays. Outputs are checked against PyTorch by the manifest.
+TEST(RunnerProfileTest, FusesSiluChainsAndWeightTransposesOnlyWhereInvisible) {
+#if !ETR_RUNNER_HAS_FUSION
+  GTEST_SKIP() << "built without the optimized kernels or kernel fusion";
+#endif
+  std::string fused, plain;
+  profile_trace("silu_linear_fusion.pte", true, &fused);
+  profile_trace("silu_linear_fusion.pte", false, &plain);
+  const std::string bn = "\"aten::_native_batch_norm_legit_no_training.out\"";
+  const std::string sigmoid = "\"aten::sigmoid.out\"", mul = "\"aten::mul.out\"";
+  const std::string permute = "\"aten::permute_copy.out\"";
+  EXPECT_EQ(count_of(plain, bn), 5u);
+  EXPECT_EQ(count_of(plain, sigmoid), 5u);
+  EXPECT_EQ(count_of(plain, mul), 5u);
+  EXPECT_EQ(count_of(plain, permute), 3u);
+  EXPECT_EQ(count_of(fused, "\"aten::convolution.out\""), 5u) << fused;
+  EXPECT_EQ(count_of(fused, bn), 0u) << fused;
+  EXPECT_EQ(count_of(fused, sigmoid), 1u) << fused;
+  EXPECT_EQ(count_of(fused, mul), 1u) << fused;
+  EXPECT_EQ(count_of(fused, permute), 1u) << fused;
+  EXPECT_EQ(count_of(fused, "\"aten::mm.out\""), 2u) << fused;
+  EXPECT_EQ(count_of(fused, "\"aten::addmm.out\""), 1u) << fused;
+}
+
 }  // namespace
 }  // namespace etr
 
