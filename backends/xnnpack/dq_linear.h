@@ -49,14 +49,62 @@ size_t qd8_buffer_bytes(size_t numel, size_t k);
 // Where the row parameters start inside such a buffer.
 inline size_t qd8_params_offset(size_t numel) { return (numel + 7) & ~size_t{7}; }
 
-// Per-channel int8 weights prepared once at init.
+// 4-bit weights (qcint4: per-channel, qbint4: block-wise) as the exporter
+// writes them: [outputs, inputs] row-major, two values per byte, element 2j
+// in the low nibble of byte j and 2j+1 in the high nibble, each stored as
+// q + 8 (unsigned, zero point 8), so q = nibble - 8 in [-8, 7].
+// qbint4 scales are bf16, one per block of `block` consecutive inputs of an
+// output row ([outputs, inputs / block], row-major).
+//
+// The qd8 x qb4w numerics (XNNPACK's qd8-f32-qb4w GEMM as the official x86
+// runtime runs it: the AVX2 c8 kernel, packing with kr = 8):
+//   kfsum[o] = sum over 16-input chunks c (in order, float, no fma):
+//              kfsum - float(sum_{i in c} q[o][i]) * s[o][block(c)]
+//   lane j (0..3) of output o starts at j == 0 ? kfsum[o] * float(zp) : 0;
+//   per block b: d_j = sum_{i in b, i mod 8 in {2j, 2j+1}} x[i] * q[o][i]
+//                (int32, exact), lane_j = fma(float(d_j), s[o][b], lane_j)
+//   y = fma((lane0 + lane1) + (lane2 + lane3), scale, bias), clamped.
+// (The kernel multiplies nibbles by 16 and stores s / 16; both are exact.)
+// qcint4 weights run through the int8 path below unchanged (unpacked), as
+// XNNPACK's qd8-f32-qc4w integer accumulation is the same.
+
+// Unpacks n*k 4-bit values (layout above) from `src` (`src_bytes` long)
+// into int8 `dst` (n*k). False, and nothing written, when `src` is shorter
+// than (n*k + 1) / 2 bytes or n*k overflows.
+bool unpack_int4(const uint8_t* src, size_t src_bytes, size_t n, size_t k, int8_t* dst);
+
+// bf16 bits -> float (exact).
+inline float bf16_to_float(uint16_t b) {
+  const uint32_t u = static_cast<uint32_t>(b) << 16;
+  float f;
+  __builtin_memcpy(&f, &u, sizeof f);
+  return f;
+}
+// float -> bf16 as the official runtime converts fp32 block scales (a
+// payload without a bf16 scale buffer): scaled by 1.00389105f, then the
+// high half kept.
+uint16_t float_to_bf16_as_official(float f);
+
+// Why [n, k] qbint4 weights with blocks of `block` inputs, `data_bytes` of
+// weight data and `num_scales` scales cannot run here; null when they can.
+// XNNPACK's kernels need block to be a positive multiple of 32 dividing k.
+const char* qb4w_layout_problem(size_t n, size_t k, size_t block, size_t data_bytes,
+                                size_t num_scales);
+
+// Per-channel int8 weights prepared once at init (qcint8, or qcint4 and
+// qbint4 unpacked to int8).
 struct DqLinearWeights {
-  size_t k = 0;               // input channels
-  size_t n = 0;               // output channels
-  const int8_t* w = nullptr;  // [n, k] row-major (the constant or `owned`)
-  std::vector<int8_t> owned;  // transposed copy when the payload stores [k, n]
-  std::vector<int32_t> ksum;  // sum_k w[o][k]
-  const float* scales = nullptr;
+  size_t k = 0;                   // input channels
+  size_t n = 0;                   // output channels
+  const int8_t* w = nullptr;      // [n, k] row-major (the constant or `owned`)
+  std::vector<int8_t> owned;      // transposed ([k, n] payload) or unpacked 4-bit copy
+  std::vector<int32_t> ksum;      // sum_k w[o][k]
+  const float* scales = nullptr;  // per-channel (block == 0)
+  // qbint4: inputs per block (0: per-channel weights), the block scales
+  // [n, k / block] as floats, and XNNPACK's float row sums (above).
+  size_t block = 0;
+  std::vector<float> block_scales;
+  std::vector<float> kfsum;
   const float* bias = nullptr;  // may be null; points into bias_copy
   std::vector<float> bias_copy;
   float output_min = -__builtin_inff();
@@ -66,7 +114,11 @@ struct DqLinearWeights {
 // Largest k the int32 accumulation cannot overflow for.
 constexpr size_t kDqMaxInputChannels = 65536;
 
-// y[rows, n] = dequantized (q[rows, k] x w^T) + bias, clamped.
+// Fills w->kfsum from w->w, w->block and w->block_scales (qbint4).
+void qb4w_prepare_sums(DqLinearWeights* w);
+
+// y[rows, n] = dequantized (q[rows, k] x w^T) + bias, clamped; per-channel
+// or block-wise by w.block.
 void dq_linear(const int8_t* q, const Qd8Params* params, size_t rows, const DqLinearWeights& w,
                float* y, ThreadPool* pool);
 

@@ -383,18 +383,37 @@ Error check_dq_node(const Values& g, const Node& n, size_t d) {
   const Value& y = out(g, n);
   if (x.quant != QuantKind::PerToken || x.num_nonbatch_dims != 1 || x.flags != 0 || x.num_dims == 0)
     return refuse(d, n, "qdint8 input is not per-token over the last dim of an inner value");
-  if (w.dtype != Dtype::QCInt8 || w.quant != QuantKind::PerChannel || w.data == nullptr ||
-      w.num_dims != 2) {
+  const bool per_channel =
+      (w.dtype == Dtype::QCInt8 || w.dtype == Dtype::QCInt4) && w.quant == QuantKind::PerChannel;
+  const bool blockwise = w.dtype == Dtype::QBInt4 && w.quant == QuantKind::PerChannelGroup;
+  if ((!per_channel && !blockwise) || w.data == nullptr || w.num_dims != 2) {
     ETR_FAIL(Error::NotSupported,
              "XnnpackBackend: delegate %zu: node %u (FullyConnected): qdint8 input with %s "
-             "weights: only constant per-channel qcint8 [outputs, inputs] weights are supported",
+             "weights: only constant [outputs, inputs] weights, per-channel qcint8/qcint4 or "
+             "block-wise qbint4, are supported",
              d, n.index, to_string(w.dtype));
   }
   const bool transposed = (n.flags & 0x1u) != 0;  // XNN_FLAG_TRANSPOSE_WEIGHTS: [k, n]
+  if (transposed && w.dtype != Dtype::QCInt8)
+    return refuse(d, n, "4-bit weights with the transposed-weights flag ([inputs, outputs])");
   const size_t k = transposed ? w.dims[0] : w.dims[1];
   const size_t o = transposed ? w.dims[1] : w.dims[0];
-  if (w.channel_dim != (transposed ? 1u : 0u) || w.num_channel_scales != o)
+  if (per_channel && (w.channel_dim != (transposed ? 1u : 0u) || w.num_channel_scales != o))
     return refuse(d, n, "weight scales are not one per output channel");
+  if (w.dtype == Dtype::QCInt4 && k % 2 != 0)
+    return refuse(d, n, "qcint4 weights with an odd number of input channels");
+  if (blockwise) {
+    // Block count and scales were checked when the value was parsed; the
+    // kernel's own constraints and the buffer sizes are checked again here.
+    const char* why =
+        qb4w_layout_problem(o, k, w.group_size, (w.numel() + 1) / 2, w.num_block_scales);
+    if (why != nullptr) {
+      ETR_FAIL(Error::NotSupported,
+               "XnnpackBackend: delegate %zu: node %u (FullyConnected): qbint4 weights "
+               "(value %u, [%zu, %zu], group_size %zu): %s",
+               d, n.index, w.id, o, k, w.group_size, why);
+    }
+  }
   if (k == 0 || x.dims[x.num_dims - 1] != k)
     return refuse(d, n, "input channels differ from the filter's");
   if (k > kDqMaxInputChannels)
@@ -416,7 +435,13 @@ Error prepare_dq_linear(const Values& g, const Node& n, size_t d, DqLinearWeight
   p->k = transposed ? w.dims[0] : w.dims[1];
   p->n = transposed ? w.dims[1] : w.dims[0];
   const int8_t* src = reinterpret_cast<const int8_t*>(w.data);
-  if (transposed) {
+  if (w.dtype == Dtype::QCInt4 || w.dtype == Dtype::QBInt4) {
+    // 4-bit weights (never transposed: check_dq_node) unpacked to int8.
+    p->owned.resize(p->k * p->n);
+    if (!unpack_int4(w.data, (w.numel() + 1) / 2, p->n, p->k, p->owned.data()))
+      return refuse(d, n, "4-bit weight data is shorter than its dims need");
+    src = p->owned.data();
+  } else if (transposed) {
     p->owned.resize(p->k * p->n);
     for (size_t o = 0; o < p->n; ++o) {
       for (size_t i = 0; i < p->k; ++i) p->owned[o * p->k + i] = src[i * p->n + o];
@@ -431,6 +456,12 @@ Error prepare_dq_linear(const Values& g, const Node& n, size_t d, DqLinearWeight
     p->ksum[o] = s;
   }
   p->scales = w.channel_scales;
+  if (w.dtype == Dtype::QBInt4) {
+    p->block = w.group_size;
+    p->block_scales.assign(w.block_scales, w.block_scales + w.num_block_scales);
+    p->scales = nullptr;
+    qb4w_prepare_sums(p);
+  }
   if (n.num_inputs > 2 && n.inputs[2] != kInvalidId) {
     p->bias_copy.resize(p->n);
     std::memcpy(p->bias_copy.data(), in(g, n, 2).data, p->n * sizeof(float));

@@ -2,8 +2,8 @@
 // for which Debian's XNNPACK (2022-02) has no define call (transpose,
 // concatenate, slice, batch matmul, tanh, exp, log, gelu, sin, cos,
 // reciprocal square root, copy) and the dynamically quantized linear
-// layers (Convert fp32 -> qdint8, FullyConnected qdint8 x qcint8 -> fp32;
-// dq_linear.h). They read and write the delegate's value buffers and split
+// layers (Convert fp32 -> qdint8, FullyConnected qdint8 x qcint8 / qcint4 /
+// qbint4 -> fp32; dq_linear.h). They read and write the delegate's value buffers and split
 // their work over the method's thread pool.
 //
 // Every function takes the value list whose dims are the shapes of the

@@ -28,9 +28,9 @@
 // our value buffers are sized for the bounds once at init. Outputs are
 // resized to the derived shape (their tensors must be DynamicBound).
 //
-// Dynamically quantized linear layers (qdint8 activations, per-channel
-// qcint8 weights), which XNNPACK 2022 lacks, run as native nodes with
-// XNNPACK's numerics (dq_linear.h).
+// Dynamically quantized linear layers (qdint8 activations; per-channel
+// qcint8 or qcint4, or block-wise qbint4 weights), which XNNPACK 2022
+// lacks, run as native nodes with XNNPACK's numerics (dq_linear.h).
 #pragma once
 
 #include <cstddef>

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "backends/xnnpack/dq_linear.h"
 #include "runtime/core/byte_order.h"
 #include "runtime/core/error.h"
 #include "runtime/platform/log.h"
@@ -316,10 +317,67 @@ class Parser {
         return Error::Ok;
       }
       case fb::XNNQuantParams::PerChannelGroupQuant:
-        v->quant = QuantKind::PerChannelGroup;
-        return Error::Ok;
+        return parse_group_quant(i, qv->quant_params_as_PerChannelGroupQuant(), v);
       default: return fail_value(i, "unknown quantization parameters");
     }
+  }
+
+  // Block-wise 4-bit weights: [outputs, inputs] with one bf16 scale per
+  // group_size inputs of a row. Scales come (as the official runtime reads
+  // them) from the bf16 constant scale_buffer_idx with num_scales entries,
+  // else the legacy bf16 list scale_bf16, else the fp32 list `scale`
+  // converted to bf16 the official way.
+  Error parse_group_quant(size_t i, const fb::PerChannelGroupQuant* q, Value* v) {
+    if (q == nullptr) return fail_value(i, "missing per-channel-group parameters");
+    v->quant = QuantKind::PerChannelGroup;
+    if (v->dtype != Dtype::QBInt4)
+      return fail_value(i, "per-channel-group quantization of a datatype other than qbint4");
+    if (v->num_dims != 2) return fail_value(i, "qbint4 weights are not 2-d [outputs, inputs]");
+    if (q->channel_dim() != 0) return fail_value(i, "qbint4 channel_dim is not 0 (outputs first)");
+    if (q->group_size() <= 0) return fail_value(i, "qbint4 group_size is not positive");
+    const size_t n = v->dims[0], k = v->dims[1];
+    const size_t group = static_cast<size_t>(q->group_size());
+    if (k == 0 || k % group != 0)
+      return fail_value(i, "qbint4 group_size does not divide the input channels");
+    const size_t count = n * (k / group);  // dims are checked: no overflow
+    std::vector<float> scales;
+    if (q->scale_buffer_idx() != 0) {
+      const uint8_t* p = nullptr;
+      size_t bytes = 0;
+      ETR_RETURN_IF_ERROR(constant_bytes(i, q->scale_buffer_idx(), &p, &bytes));
+      if (q->num_scales() != count || bytes / sizeof(uint16_t) < count)
+        return fail_value(i,
+                          "qbint4 scale buffer does not hold outputs * inputs / group_size bf16");
+      scales.resize(count);
+      for (size_t c = 0; c < count; ++c) {
+        uint16_t b;
+        std::memcpy(&b, p + c * sizeof(uint16_t), sizeof b);
+        scales[c] = bf16_to_float(b);
+      }
+    } else if (q->scale_bf16() != nullptr && q->scale_bf16()->size() != 0) {
+      if (q->scale_bf16()->size() != count)
+        return fail_value(i, "qbint4 scale_bf16 count is not outputs * inputs / group_size");
+      scales.resize(count);
+      for (size_t c = 0; c < count; ++c)
+        scales[c] = bf16_to_float(q->scale_bf16()->Get(static_cast<flatbuffers::uoffset_t>(c)));
+    } else {
+      if (q->scale() == nullptr || q->scale()->size() != count)
+        return fail_value(i, "qbint4 scale count is not outputs * inputs / group_size");
+      scales.resize(count);
+      for (size_t c = 0; c < count; ++c) {
+        const float f = q->scale()->Get(static_cast<flatbuffers::uoffset_t>(c));
+        scales[c] = bf16_to_float(float_to_bf16_as_official(f));
+      }
+    }
+    for (float s : scales) {
+      if (!(s > 0.0f) || !(s < 3.0e38f))
+        return fail_value(i, "a qbint4 block scale is not positive and finite");
+    }
+    g_->scale_copies.push_back(std::move(scales));
+    v->block_scales = g_->scale_copies.back().data();
+    v->num_block_scales = count;
+    v->group_size = group;
+    return Error::Ok;
   }
 
   Error check_id(const Node& n, const char* field, uint32_t id, bool optional) {

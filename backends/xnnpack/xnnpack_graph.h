@@ -67,6 +67,11 @@ struct Value {
   size_t num_channel_scales = 0;
   uint32_t channel_dim = 0;
   int32_t num_nonbatch_dims = 0;  // PerToken: trailing dims quantized together
+  // PerChannelGroup (qbint4 [outputs, inputs]): inputs per block and the
+  // bf16 block scales as floats ([outputs, inputs / group_size]).
+  size_t group_size = 0;
+  const float* block_scales = nullptr;
+  size_t num_block_scales = 0;
 
   bool is_external_input() const { return (flags & kFlagExternalInput) != 0; }
   bool is_external_output() const { return (flags & kFlagExternalOutput) != 0; }

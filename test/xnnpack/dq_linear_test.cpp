@@ -5,7 +5,10 @@
 // x86 math_min_f32/math_max_f32; the GEMM is checked against the same
 // formula evaluated plainly (every tile remainder, 1 and 2 threads), and the
 // whole path against the official runtime's output in
-// xnnpack_backend_test.cpp (dq_mlp).
+// xnnpack_backend_test.cpp (dq_mlp). The 4-bit weights: nibble order and
+// zero point, the bf16 scale conversions, the block-wise layout refusals,
+// and the block-wise GEMM against the official kernel's float order
+// written out plainly (dq4_mlp compares with the official runtime).
 #include "backends/xnnpack/dq_linear.h"
 
 #include <gtest/gtest.h>
@@ -150,6 +153,145 @@ TEST(DqLinearTest, GemmMatchesTheFormulaForEveryRemainder) {
       for (size_t r = 0; r < rows; ++r) {
         for (size_t o = 0; o < n; ++o) {
           ASSERT_EQ(y[r * n + o], reference(q, p[r], r, w, o)) << "row " << r << " out " << o;
+        }
+      }
+    }
+  }
+}
+
+// ---- 4-bit weights
+
+TEST(DqLinearTest, Int4NibblesUnpackLowFirstWithZeroPoint8) {
+  // The exporter's layout (checked against torchao's qdata for dq4_mlp):
+  // byte j = (q[2j+1] + 8) << 4 | (q[2j] + 8).
+  const uint8_t src[] = {0x80, 0x0F, 0xF0, 0x79, 0x3C};
+  std::vector<int8_t> dst(10, 99);
+  ASSERT_TRUE(xnnpack::unpack_int4(src, sizeof src, 2, 5, dst.data()));
+  EXPECT_EQ(dst, (std::vector<int8_t>{-8, 0, 7, -8, -8, 7, 1, -1, 4, -5}));
+  // Odd count: the last byte's high nibble is unused.
+  std::vector<int8_t> odd(3, 99);
+  ASSERT_TRUE(xnnpack::unpack_int4(src, 2, 1, 3, odd.data()));
+  EXPECT_EQ(odd, (std::vector<int8_t>{-8, 0, 7}));
+}
+
+TEST(DqLinearTest, Int4UnpackRefusesShortBuffersAndOverflow) {
+  const uint8_t src[4] = {};
+  std::vector<int8_t> dst(16, 99);
+  EXPECT_FALSE(xnnpack::unpack_int4(src, 4, 3, 3, dst.data()));  // needs 5 bytes
+  EXPECT_FALSE(xnnpack::unpack_int4(src, 3, 2, 4, dst.data()));  // needs 4
+  EXPECT_EQ(dst[0], 99);                                         // nothing written
+  EXPECT_FALSE(xnnpack::unpack_int4(src, 4, SIZE_MAX / 2, 4, dst.data()));
+  EXPECT_FALSE(xnnpack::unpack_int4(nullptr, 4, 2, 4, dst.data()));
+  EXPECT_TRUE(xnnpack::unpack_int4(src, 4, 2, 4, dst.data()));
+  EXPECT_TRUE(xnnpack::unpack_int4(nullptr, 0, 0, 4, nullptr));
+}
+
+TEST(DqLinearTest, Bf16ScalesConvertAsTheOfficialRuntime) {
+  // bf16 -> float: the high half. float -> bf16 (fp32 scales in a payload):
+  // x * 1.00389105f, then truncation (values computed in numpy float32).
+  EXPECT_EQ(xnnpack::bf16_to_float(0x3C88), 0.0166015625f);
+  EXPECT_EQ(xnnpack::bf16_to_float(0xBF80), -1.0f);
+  EXPECT_EQ(xnnpack::float_to_bf16_as_official(1.0f), 0x3F80);
+  EXPECT_EQ(xnnpack::float_to_bf16_as_official(1.00390625f), 0x3F81);  // 1 + 2^-8: up
+  EXPECT_EQ(xnnpack::float_to_bf16_as_official(1.004f), 0x3F81);
+  EXPECT_EQ(xnnpack::float_to_bf16_as_official(1.9990234375f), 0x4000);
+  EXPECT_EQ(xnnpack::float_to_bf16_as_official(0.003f), 0x3B45);
+  EXPECT_EQ(xnnpack::float_to_bf16_as_official(0.0166f), 0x3C88);
+}
+
+TEST(DqLinearTest, BlockwiseLayoutProblemsAreNamed) {
+  using xnnpack::qb4w_layout_problem;
+  EXPECT_EQ(qb4w_layout_problem(10, 64, 32, 320, 20), nullptr);
+  EXPECT_EQ(qb4w_layout_problem(10, 64, 64, 320, 10), nullptr);
+  EXPECT_STREQ(qb4w_layout_problem(10, 64, 16, 320, 40),
+               "group_size is not a positive multiple of 32");
+  EXPECT_STREQ(qb4w_layout_problem(10, 64, 0, 320, 0),
+               "group_size is not a positive multiple of 32");
+  EXPECT_STREQ(qb4w_layout_problem(10, 96, 64, 480, 15),
+               "group_size does not divide the input channels");
+  EXPECT_STREQ(qb4w_layout_problem(10, 64, 32, 319, 20),
+               "weight data is shorter than outputs * inputs / 2 bytes");
+  EXPECT_STREQ(qb4w_layout_problem(10, 64, 32, 320, 19),
+               "scale count is not outputs * inputs / group_size");
+  EXPECT_STREQ(qb4w_layout_problem(SIZE_MAX / 32 + 1, 64, 32, SIZE_MAX, 0),
+               "outputs * inputs overflows");
+}
+
+// The official kernel's order, written out plainly (dq_linear.h): packed
+// float row sum over 16-input chunks, four lanes by input index mod 8, fma
+// per block, ((l0 + l1) + (l2 + l3)), fma with the row scale and the bias.
+float qb4w_reference(const std::vector<int8_t>& q, const Qd8Params& p, size_t r,
+                     const xnnpack::DqLinearWeights& w, size_t o) {
+  const size_t k = w.k, nb = k / w.block;
+  float ks = 0.0f;
+  for (size_t c = 0; c < k; c += 16) {
+    int32_t s = 0;
+    for (size_t i = c; i < c + 16; ++i) s += w.w[o * k + i];
+    const volatile float t = static_cast<float>(s) * w.block_scales[o * nb + c / w.block];
+    ks = ks - t;
+  }
+  float lane[4] = {ks * static_cast<float>(p.zero_point), 0.0f, 0.0f, 0.0f};
+  for (size_t b = 0; b < nb; ++b) {
+    for (int j = 0; j < 4; ++j) {
+      int32_t d = 0;
+      for (size_t i = b * w.block; i < (b + 1) * w.block; ++i) {
+        if (static_cast<int>(i % 8) / 2 == j) d += q[r * k + i] * w.w[o * k + i];
+      }
+      lane[j] = std::fma(static_cast<float>(d), w.block_scales[o * nb + b], lane[j]);
+    }
+  }
+  const volatile float l01 = lane[0] + lane[1];
+  const volatile float l23 = lane[2] + lane[3];
+  float y = std::fma(l01 + l23, p.scale, w.bias ? w.bias[o] : 0.0f);
+  y = w.output_min < y ? y : w.output_min;
+  return w.output_max < y ? w.output_max : y;
+}
+
+TEST(DqLinearTest, BlockwiseGemmMatchesTheKernelOrderForEveryRemainder) {
+  std::mt19937 rng(11);
+  std::unique_ptr<PthreadPool> pool = PthreadPool::create(2);
+  ASSERT_NE(pool, nullptr);
+  // rows, inputs, outputs, block
+  const size_t shapes[][4] = {{1, 32, 1, 32},   {3, 64, 3, 32},    {4, 96, 8, 32},
+                              {5, 128, 33, 64}, {7, 64, 5, 64},    {9, 256, 64, 128},
+                              {0, 32, 4, 32},   {13, 160, 31, 32}, {2, 2048, 7, 32}};
+  for (const auto& s : shapes) {
+    for (ThreadPool* tp :
+         {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(pool.get())}) {
+      const size_t rows = s[0], k = s[1], n = s[2], bl = s[3];
+      SCOPED_TRACE(::testing::Message()
+                   << rows << "x" << k << "x" << n << " block " << bl << (tp ? " pool" : ""));
+      std::uniform_int_distribution<int> i8(-128, 127), i4(0, 15);
+      std::uniform_real_distribution<float> uf(-2.0f, 2.0f);
+      std::vector<uint8_t> packed(n * k / 2);
+      for (uint8_t& v : packed) v = static_cast<uint8_t>(i4(rng) | i4(rng) << 4);
+      if (!packed.empty()) packed[0] = 0x0F;  // extremes -8 and 7
+      std::vector<int8_t> wq(n * k), q(rows * k);
+      ASSERT_TRUE(xnnpack::unpack_int4(packed.data(), packed.size(), n, k, wq.data()));
+      for (int8_t& v : q) v = static_cast<int8_t>(i8(rng));
+      if (!q.empty()) q[0] = -128;
+      xnnpack::DqLinearWeights w;
+      w.k = k;
+      w.n = n;
+      w.w = wq.data();
+      w.block = bl;
+      w.block_scales.resize(n * (k / bl));
+      for (float& v : w.block_scales)
+        v = xnnpack::bf16_to_float(
+            xnnpack::float_to_bf16_as_official(std::fabs(uf(rng)) * 0.01f + 1e-4f));
+      std::vector<float> bias(n);
+      for (float& v : bias) v = uf(rng);
+      w.bias = n % 2 ? nullptr : bias.data();
+      w.output_min = -1.0f;
+      w.output_max = 1.5f;
+      xnnpack::qb4w_prepare_sums(&w);
+      std::vector<Qd8Params> p(rows);
+      for (Qd8Params& v : p) v = Qd8Params{std::fabs(uf(rng)) * 0.05f + 1e-3f, i8(rng)};
+      std::vector<float> y(rows * n, -7.0f);
+      xnnpack::dq_linear(q.data(), p.data(), rows, w, y.data(), tp);
+      for (size_t r = 0; r < rows; ++r) {
+        for (size_t o = 0; o < n; ++o) {
+          ASSERT_EQ(y[r * n + o], qb4w_reference(q, p[r], r, w, o)) << "row " << r << " out " << o;
         }
       }
     }

@@ -151,6 +151,23 @@ TEST(XnnpackBackendTest, DynamicallyQuantizedDecoderMatchesTheOfficialRuntimeTig
   expect_official_output("dq_decoder", 1e-5, 1e-6);
 }
 
+// 4-bit weights (dq4_mlp: qbint4, group 32 and one block per row;
+// dq4pc_mlp: qcint4) run our unpacked-int8 kernels in the official x86
+// kernel's float order: measured bit-for-bit equal to the official output
+// (max|y| = 0.22 and 0.30); the tolerance leaves room for a build whose
+// compiler fuses differently.
+TEST(XnnpackBackendTest, FourBitWeightsMatchTheOfficialRuntimeTightly) {
+  expect_official_output("dq4_mlp", 1e-6, 1e-7);
+  expect_official_output("dq4pc_mlp", 1e-6, 1e-7);
+}
+
+// dq4_decoder: 12 qbint4 linear layers (group 32) with attention, GELU and
+// layer norm between them: max|y| = 1.9, measured max|ours - official| =
+// 2.4e-7 (the float parts, as for dq_decoder).
+TEST(XnnpackBackendTest, FourBitDecoderMatchesTheOfficialRuntimeTightly) {
+  expect_official_output("dq4_decoder", 1e-5, 1e-6);
+}
+
 // q_resnet18 runs entirely in XNNPACK's qs8/qc8 kernels (convolutions,
 // residual adds, max pooling, global average pooling, the qc8 linear as a
 // 1x1 convolution): the output equals the official runtime's bit for bit.
@@ -170,9 +187,12 @@ TEST(XnnpackBackendTest, StaticInt8MobileNetMatchesTheOfficialRuntimeExactly) {
 // The fixtures of issue 7 stay in the manifest (a regenerated manifest that
 // lost one would otherwise pass silently).
 TEST(XnnpackBackendTest, LargerModelFixturesAreInTheManifest) {
-  for (const char* name :
-       {"mobilenet_v3_small", "lstm", "decoder_lm", "q_resnet18", "dq_decoder"}) {
+  for (const char* name : {"mobilenet_v3_small", "lstm", "decoder_lm", "q_resnet18", "dq_decoder",
+                           "dq4_mlp", "dq4_decoder", "dq4pc_mlp"}) {
     EXPECT_FALSE(cases_of(name).empty()) << name;
+  }
+  for (const char* name : {"dq4_mlp", "dq4_decoder", "dq4pc_mlp"}) {
+    EXPECT_EQ(cases_of(name).size(), 2u) << name;  // vs eager and vs the official runtime
   }
   EXPECT_EQ(cases_of("q_resnet18").size(), 2u);  // vs eager and vs the official runtime
   EXPECT_EQ(cases_of("dq_decoder").size(), 2u);

@@ -1,0 +1,225 @@
+// The XNNPACK delegate on the 4-bit payloads the official exporter writes
+// (test/models/xnnpack/dq4_mlp.pte: qbint4 weights, PerChannelGroupQuant
+// with bf16 block scales in named data): the payload initializes, and
+// hostile edits of its block-wise fields (group_size, num_scales, dims) or
+// of any byte are refused with a message naming the delegate and the value
+// or node, never a crash.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/xnnpack/xnnpack_backend.h"
+#include "runtime/platform/error_capture.h"
+#include "schema/xnnpack_graph_generated.h"
+#include "test/support/in_process.h"
+
+namespace etr {
+namespace testing {
+namespace {
+
+namespace fb = etr_xnn;
+
+struct LoadedFile {
+  std::vector<uint8_t> bytes;
+  std::unique_ptr<BufferDataLoader> loader;
+  std::unique_ptr<Program> program;
+};
+
+const LoadedFile& dq4_file() {
+  static const LoadedFile* file = [] {
+    auto* f = new LoadedFile;
+    std::ifstream in(models_dir() + "xnnpack/dq4_mlp.pte", std::ios::binary);
+    f->bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    f->loader = std::make_unique<BufferDataLoader>(f->bytes.data(), f->bytes.size());
+    Result<Program> p = Program::load(f->loader.get());
+    EXPECT_TRUE(p.ok());
+    if (p.ok()) f->program = std::make_unique<Program>(std::move(*p));
+    return f;
+  }();
+  return *file;
+}
+
+// The first XNNPACK payload of the file: from its XH00 header to the end of
+// the constant region the header records.
+std::vector<uint8_t> dq4_payload() {
+  const std::vector<uint8_t>& b = dq4_file().bytes;
+  for (size_t i = 0; i + 30 < b.size(); ++i) {
+    if (std::memcmp(&b[i + 4], "XH00", 4) != 0) continue;
+    uint32_t cd_off = 0;
+    uint64_t cd_size = 0;
+    std::memcpy(&cd_off, &b[i + 18], 4);
+    std::memcpy(&cd_size, &b[i + 22], 8);
+    const size_t end = i + cd_off + static_cast<size_t>(cd_size);
+    if (end <= b.size()) return std::vector<uint8_t>(b.begin() + i, b.begin() + end);
+  }
+  return {};
+}
+
+Error init_with(const std::vector<uint8_t>& bytes, std::string* message) {
+  char buf[512];
+  ErrorCapture capture(buf, sizeof(buf));
+  std::vector<uint8_t> copy = bytes;
+  FreeableBuffer processed(copy.data(), copy.size());
+  std::vector<uint8_t> pool(1 << 16);
+  MemoryAllocator alloc(pool.data(), pool.size());
+  if (dq4_file().program == nullptr) return Error::InvalidProgram;
+  BackendInitContext ctx{&alloc, &dq4_file().program->named_data(), "forward", 0, nullptr, {}};
+  Result<DelegateHandle*> h = xnnpack_backend().init(ctx, &processed, {});
+  *message = capture.message();
+  if (h.ok()) {
+    xnnpack_backend().destroy(*h);
+    return Error::Ok;
+  }
+  return h.error();
+}
+
+// Where a scalar field of a table lies inside `payload` (the flatbuffer
+// starts at the header's recorded offset); SIZE_MAX when the field is
+// absent (written as its default).
+size_t field_offset(const std::vector<uint8_t>& payload, const void* table, uint16_t vt) {
+  const uint8_t* p = reinterpret_cast<const flatbuffers::Table*>(table)->GetAddressOf(vt);
+  return p == nullptr ? SIZE_MAX : static_cast<size_t>(p - payload.data());
+}
+
+struct GroupFields {
+  uint32_t value;        // index in xvalues
+  size_t group_size_at;  // byte offsets in the payload
+  size_t num_scales_at;
+  size_t dims_at;  // first entry of dims
+  int32_t group_size;
+  uint32_t num_scales;
+};
+
+// Every qbint4 value's block-wise fields, located in `payload`.
+std::vector<GroupFields> group_fields(const std::vector<uint8_t>& payload) {
+  std::vector<GroupFields> out;
+  uint32_t fb_off = 0;
+  std::memcpy(&fb_off, &payload[10], 4);
+  const fb::XNNGraph* g = fb::GetXNNGraph(payload.data() + fb_off);
+  for (uint32_t i = 0; i < g->xvalues()->size(); ++i) {
+    const fb::XValue* xv = g->xvalues()->Get(i);
+    const fb::XNNQuantizedTensorValue* qv = xv->xvalue_union_as_XNNQuantizedTensorValue();
+    if (qv == nullptr) continue;
+    const fb::PerChannelGroupQuant* q = qv->quant_params_as_PerChannelGroupQuant();
+    if (q == nullptr) continue;
+    GroupFields f;
+    f.value = i;
+    f.group_size_at = field_offset(payload, q, fb::PerChannelGroupQuant::VT_GROUP_SIZE);
+    f.num_scales_at = field_offset(payload, q, fb::PerChannelGroupQuant::VT_NUM_SCALES);
+    f.dims_at = static_cast<size_t>(
+        reinterpret_cast<const uint8_t*>(qv->tensor_value()->dims()->data()) - payload.data());
+    f.group_size = q->group_size();
+    f.num_scales = q->num_scales();
+    out.push_back(f);
+  }
+  return out;
+}
+
+void put_u32(std::vector<uint8_t>* p, size_t at, uint32_t v) { std::memcpy(&(*p)[at], &v, 4); }
+
+TEST(Dq4PayloadTest, ExportedBlockwisePayloadInitializes) {
+  const std::vector<uint8_t> p = dq4_payload();
+  ASSERT_FALSE(p.empty());
+  const std::vector<GroupFields> fields = group_fields(p);
+  ASSERT_EQ(fields.size(), 3u);  // fc1, fc2 (group 32), fc3 (PerAxis: group = 64 inputs)
+  EXPECT_EQ(fields[0].group_size, 32);
+  EXPECT_EQ(fields[2].group_size, 64);
+  std::string msg;
+  EXPECT_EQ(init_with(p, &msg), Error::Ok) << msg;
+}
+
+TEST(Dq4PayloadTest, GroupSizeNotDividingTheInputsIsRefused) {
+  const std::vector<uint8_t> p = dq4_payload();
+  ASSERT_FALSE(p.empty());
+  for (const GroupFields& f : group_fields(p)) {
+    ASSERT_NE(f.group_size_at, SIZE_MAX);
+    for (uint32_t bad : {24u, 0u, 0x80000000u, 7u}) {
+      std::vector<uint8_t> q = p;
+      put_u32(&q, f.group_size_at, bad);
+      std::string msg;
+      EXPECT_NE(init_with(q, &msg), Error::Ok) << "value " << f.value << " group " << bad;
+      EXPECT_NE(msg.find("delegate 0: value " + std::to_string(f.value)), std::string::npos) << msg;
+      EXPECT_NE(msg.find("group_size"), std::string::npos) << msg;
+    }
+  }
+}
+
+TEST(Dq4PayloadTest, SmallerGroupsThanTheScalesHoldAreRefused) {
+  // group 16 divides every layer's inputs; num_scales doubled to match, so
+  // the value parses, but the scale buffer is then too short: refused.
+  const std::vector<uint8_t> p = dq4_payload();
+  ASSERT_FALSE(p.empty());
+  const GroupFields f = group_fields(p)[0];
+  std::vector<uint8_t> q = p;
+  put_u32(&q, f.group_size_at, 16);
+  put_u32(&q, f.num_scales_at, f.num_scales * 2);
+  std::string msg;
+  EXPECT_NE(init_with(q, &msg), Error::Ok);
+  EXPECT_NE(msg.find("scale buffer"), std::string::npos) << msg;
+}
+
+TEST(Dq4PayloadTest, WrongScaleCountIsRefused) {
+  const std::vector<uint8_t> p = dq4_payload();
+  ASSERT_FALSE(p.empty());
+  for (const GroupFields& f : group_fields(p)) {
+    ASSERT_NE(f.num_scales_at, SIZE_MAX);
+    for (uint32_t bad : {f.num_scales + 1, f.num_scales - 1, 0u, 0xFFFFFFFFu}) {
+      std::vector<uint8_t> q = p;
+      put_u32(&q, f.num_scales_at, bad);
+      std::string msg;
+      EXPECT_NE(init_with(q, &msg), Error::Ok) << "value " << f.value << " num_scales " << bad;
+      EXPECT_NE(msg.find("value " + std::to_string(f.value) + ": qbint4 scale buffer"),
+                std::string::npos)
+          << msg;
+    }
+  }
+}
+
+TEST(Dq4PayloadTest, DimsBeyondTheDataAreRefused) {
+  // More outputs (num_scales no longer matches) or more inputs than the
+  // weights and scales hold: refused before anything reads them.
+  const std::vector<uint8_t> p = dq4_payload();
+  ASSERT_FALSE(p.empty());
+  for (const GroupFields& f : group_fields(p)) {
+    for (size_t d = 0; d < 2; ++d) {
+      for (uint32_t bad : {64u * 1024u, 0x7FFFFFFFu}) {
+        std::vector<uint8_t> q = p;
+        put_u32(&q, f.dims_at + 4 * d, bad);
+        std::string msg;
+        EXPECT_NE(init_with(q, &msg), Error::Ok) << "value " << f.value << " dim " << d;
+        EXPECT_NE(msg.find("delegate 0"), std::string::npos) << msg;
+      }
+    }
+  }
+}
+
+TEST(Dq4PayloadTest, EveryTruncationAndSingleByteCorruptionIsHandled) {
+  const std::vector<uint8_t> p = dq4_payload();
+  ASSERT_FALSE(p.empty());
+  for (size_t n = 0; n < p.size(); n += 7) {
+    std::string msg;
+    const std::vector<uint8_t> cut(p.begin(), p.begin() + n);
+    EXPECT_NE(init_with(cut, &msg), Error::Ok) << "truncated to " << n;
+    EXPECT_FALSE(msg.empty()) << n;
+  }
+  for (size_t i = 0; i < p.size(); ++i) {
+    for (uint8_t x : {uint8_t{0x01}, uint8_t{0x80}, uint8_t{0xFF}}) {
+      std::vector<uint8_t> bad = p;
+      bad[i] ^= x;
+      std::string msg;
+      const Error e = init_with(bad, &msg);  // accepted or refused, never a crash
+      if (e != Error::Ok) {
+        EXPECT_FALSE(msg.empty()) << "byte " << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace etr
