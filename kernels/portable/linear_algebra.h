@@ -13,7 +13,7 @@
 
 namespace etr {
 
-// ---- op_mm.cpp
+// ---- op_mm.cpp: also the integer types (wrapping, see util/gemm.h).
 // aten::mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out)
 void mm_out(KernelContext& ctx, const Tensor& self, const Tensor& mat2, Tensor& out);
 Error mm_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& mat2, Tensor& out);
@@ -21,7 +21,7 @@ Error mm_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& ma
 void bmm_out(KernelContext& ctx, const Tensor& self, const Tensor& mat2, Tensor& out);
 Error bmm_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& mat2, Tensor& out);
 
-// ---- op_addmm.cpp
+// ---- op_addmm.cpp: also the integer types (wrapping).
 // aten::addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1,
 //   Tensor(a!) out)
 void addmm_out(KernelContext& ctx, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
@@ -29,7 +29,7 @@ void addmm_out(KernelContext& ctx, const Tensor& self, const Tensor& mat1, const
 Error addmm_prepare(KernelPrepareContext& ctx, const Tensor& self, const Tensor& mat1,
                     const Tensor& mat2, Scalar beta, Scalar alpha, Tensor& out);
 
-// ---- op_linear.cpp
+// ---- op_linear.cpp: also the integer types (wrapping).
 // aten::linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out)
 void linear_out(KernelContext& ctx, const Tensor& input, const Tensor& weight, const Tensor* bias,
                 Tensor& out);
@@ -83,10 +83,10 @@ Error convolution_backward_prepare(KernelPrepareContext& ctx, const Tensor& grad
 
 // The family's table (see kernel_table.cpp).
 inline constexpr KernelEntry kLinearAlgebraKernels[] = {
-    make_kernel<&mm_out, &mm_prepare>("aten::mm.out", kFloatingTypes),
-    make_kernel<&bmm_out, &bmm_prepare>("aten::bmm.out", kFloatingTypes),
-    make_kernel<&addmm_out, &addmm_prepare>("aten::addmm.out", kFloatingTypes),
-    make_kernel<&linear_out, &linear_prepare>("aten::linear.out", kFloatingTypes),
+    make_kernel<&mm_out, &mm_prepare>("aten::mm.out", kRealTypes),
+    make_kernel<&bmm_out, &bmm_prepare>("aten::bmm.out", kRealTypes),
+    make_kernel<&addmm_out, &addmm_prepare>("aten::addmm.out", kRealTypes),
+    make_kernel<&linear_out, &linear_prepare>("aten::linear.out", kRealTypes),
     make_kernel<&convolution_out, &convolution_prepare>("aten::convolution.out", kFloatingTypes),
     make_kernel<&cdist_forward_out, &cdist_forward_prepare>("aten::_cdist_forward.out",
                                                             kFloatingTypes),

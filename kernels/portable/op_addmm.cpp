@@ -1,9 +1,14 @@
 // aten::addmm.out: out = beta * self + alpha * (mat1 @ mat2), self
 // broadcast to the product's shape. beta == 0 ignores self (NaN and inf
-// included), as PyTorch.
+// included), as PyTorch. Integer matrices wrap (util/gemm.h); for them
+// beta and alpha are converted to the integer type first (a floating
+// scalar truncates, so alpha=0.5 acts as 0, as in PyTorch).
+#include <type_traits>
+
 #include "kernels/portable/linear_algebra.h"
 #include "kernels/portable/util/convert.h"
 #include "kernels/portable/util/dtype_dispatch.h"
+#include "kernels/portable/util/elementwise.h"
 #include "kernels/portable/util/gemm.h"
 
 namespace etr {
@@ -25,7 +30,7 @@ void init_with_bias(const Tensor& self, T beta, T* c, int64_t m, int64_t n) {
   }
   const T* s = self.const_data_ptr<T>();
   for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) c[i * n + j] = beta * s[i * stride[0] + j * stride[1]];
+    for (int64_t j = 0; j < n; ++j) c[i * n + j] = mul_wrap(beta, s[i * stride[0] + j * stride[1]]);
   }
 }
 
@@ -64,12 +69,20 @@ void addmm_out(KernelContext& ctx, const Tensor& self, const Tensor& mat1, const
                    "%s: self %s does not broadcast to %s", op, ShapeText(self).c_str(),
                    ShapeText(Span<const int64_t>(sizes, 2)).c_str());
   ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, 2)));
-  const bool known = dispatch_floating(out.dtype(), [&](auto tag) {
+  const bool known = dispatch_real(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* c = out.data_ptr<T>();
-    init_with_bias(self, convert<T>(beta.to_double()), c, sizes[0], sizes[1]);
+    T b, a;
+    if constexpr (std::is_integral<T>::value) {
+      b = scalar_to<T>(beta);
+      a = scalar_to<T>(alpha);
+    } else {
+      b = convert<T>(beta.to_double());
+      a = convert<T>(alpha.to_double());
+    }
+    init_with_bias(self, b, c, sizes[0], sizes[1]);
     gemm_acc(mat1.const_data_ptr<T>(), mat2.const_data_ptr<T>(), c, sizes[0], mat1.size(1),
-             sizes[1], convert<T>(alpha.to_double()));
+             sizes[1], a);
   });
   ETR_KERNEL_TRY(ctx, check_dispatched(op, known, out.dtype()));
 }

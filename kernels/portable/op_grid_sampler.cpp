@@ -3,10 +3,23 @@
 // corner pixels' centres with align_corners, else their outer edges).
 // interpolation_mode 0 bilinear, 1 nearest (round half to even), 2 bicubic
 // (A = -0.75); padding_mode 0 zeros, 1 border (clamp), 2 reflection (about
-// the corner centres or edges). Coordinates are computed in the input's
-// type, as in PyTorch; non-finite or huge ones read as out of range. Float
-// and double, any dim order.
+// the corner centres or edges). Float and double, any dim order.
+//
+// Everything is computed in the input's type with PyTorch's CPU formulas
+// and operation order (so float64 agrees to the last bits):
+//   unnormalize:  align: (g + 1) * ((size - 1) / 2);  else (g + 1) * (size / 2) - 0.5
+//   clip:         into [0, size - 1], NaN -> 0
+//   reflect:      |v - low| folded by its whole multiples of twice the span
+//                 (truncated quotient), then min(extra, 2 * span - extra) + low
+//                 (align: low 0, span size - 1, a span of 0 gives 0; else
+//                 low -0.5, span size)
+//   bilinear:     w = x - floor(x), e = 1 - w (n, s likewise), corner weights
+//                 s*e, s*w, n*e, n*w; sum nw + ne + sw + se in that order
+//   bicubic:      unpadded position; taps padded one by one; rows first
+// An out-of-range tap reads 0; a NaN or infinite position keeps its NaN
+// weights (so zeros padding gives NaN, as PyTorch) and never forms an index.
 #include <cmath>
+#include <cstdint>
 
 #include "kernels/portable/resample.h"
 #include "kernels/portable/util/checks.h"
@@ -18,54 +31,57 @@ namespace {
 enum Interp : int64_t { kBilinear = 0, kNearest = 1, kBicubic = 2 };
 enum Padding : int64_t { kZeros = 0, kBorder = 1, kReflection = 2 };
 
-struct Sampler {
-  int64_t padding = kZeros;
-  bool align = false;
+// Index used for a coordinate that is NaN, infinite or beyond the int32
+// range: it and its neighbours are outside every input.
+constexpr int64_t kOutside = INT64_MIN / 4;
+
+// Where grid coordinates of one spatial dim land in the input.
+template <typename T>
+struct Axis {
+  int64_t size;
+  bool align;
+  int64_t padding;
+
+  T unnormalize(T g) const {
+    if (align) return (g + T(1)) * (static_cast<T>(size - 1) / T(2));
+    return (g + T(1)) * (static_cast<T>(size) / T(2)) - T(0.5);
+  }
+  T clip(T v) const {
+    const T hi = static_cast<T>(size - 1);
+    v = v > T(0) ? v : T(0);  // NaN -> 0
+    return v < hi ? v : hi;
+  }
+  T reflect(T v) const {
+    T low, twice_span;
+    if (align) {
+      if (size <= 1) return T(0);
+      low = T(0);
+      twice_span = static_cast<T>(size - 1) * T(2);
+    } else {
+      low = T(-0.5);
+      twice_span = static_cast<T>(size) * T(2);
+    }
+    const T a = std::fabs(v - low);
+    const T extra = a - std::trunc(a / twice_span) * twice_span;
+    const T flipped = twice_span - extra;
+    return (std::isnan(extra) || std::isnan(flipped) ? extra + flipped
+            : extra < flipped                        ? extra
+                                                     : flipped) +
+           low;
+  }
+  // The padding mode applied to an unnormalized coordinate.
+  T pad(T v) const {
+    if (padding == kBorder) return clip(v);
+    if (padding == kReflection) return clip(reflect(v));
+    return v;
+  }
 };
 
+// An integral-valued (or padded) coordinate as an index; kOutside when it
+// has none.
 template <typename T>
-T unnormalize(T coord, int64_t size, bool align) {
-  const T s = static_cast<T>(size);
-  return align ? (coord + T(1)) / T(2) * (s - T(1)) : ((coord + T(1)) * s - T(1)) / T(2);
-}
-
-template <typename T>
-T clip(T v, int64_t size) {
-  const T hi = static_cast<T>(size - 1);
-  return v < T(0) ? T(0) : (v > hi ? hi : v);
-}
-
-// Reflects v into [lo2 / 2, hi2 / 2] (bounds given doubled).
-template <typename T>
-T reflect(T v, int64_t lo2, int64_t hi2) {
-  if (lo2 == hi2) return T(0);
-  const T lo = static_cast<T>(lo2) / T(2);
-  const T span = static_cast<T>(hi2 - lo2) / T(2);
-  v = std::fabs(v - lo);
-  const T extra = std::fmod(v, span);
-  const T flips = std::floor(v / span);
-  return std::fmod(flips, T(2)) == T(0) ? extra + lo : span - extra + lo;
-}
-
-// -100 (out of range) for a coordinate that is not finite or beyond the
-// int32 range, so converting it to an index is defined.
-template <typename T>
-T safe_coordinate(T v) {
-  const bool ok =
-      std::isfinite(v) && v > static_cast<T>(INT32_MIN) && v < static_cast<T>(INT32_MAX);
-  return ok ? v : T(-100);
-}
-
-// Applies the padding mode to an unnormalized coordinate.
-template <typename T>
-T apply_padding(T v, int64_t size, const Sampler& s) {
-  if (s.padding == kBorder) {
-    v = clip(v, size);
-  } else if (s.padding == kReflection) {
-    v = s.align ? reflect(v, 0, 2 * (size - 1)) : reflect(v, -1, 2 * size - 1);
-    v = clip(v, size);
-  }
-  return safe_coordinate(v);
+int64_t to_index(T v) {
+  return (v > T(-2147483648.0) && v < T(2147483647.0)) ? static_cast<int64_t>(v) : kOutside;
 }
 
 // One input plane with its sizes and strides.
@@ -90,51 +106,46 @@ T cubic_far(T x) {  // 1 < |x| < 2
 }
 
 template <typename T>
-T sample_bicubic(const Plane<T>& p, T x, T y, const Sampler& s) {
+T sample_bicubic(const Plane<T>& p, const Axis<T>& ax, const Axis<T>& ay, T gx, T gy) {
+  const T x = ax.unnormalize(gx), y = ay.unnormalize(gy);
   const T fx = std::floor(x), fy = std::floor(y);
   const T tx = x - fx, ty = y - fy;
   const T wx[4] = {cubic_far(tx + T(1)), cubic_near(tx), cubic_near(T(1) - tx),
                    cubic_far(T(2) - tx)};
   const T wy[4] = {cubic_far(ty + T(1)), cubic_near(ty), cubic_near(T(1) - ty),
                    cubic_far(T(2) - ty)};
+  int64_t ix[4];
+  for (int i = 0; i < 4; ++i) ix[i] = to_index(ax.pad(fx + static_cast<T>(i - 1)));
   T acc = T(0);
   for (int j = 0; j < 4; ++j) {
-    const T yy = apply_padding(fy - T(1) + static_cast<T>(j), p.h, s);
+    const int64_t iy = to_index(ay.pad(fy + static_cast<T>(j - 1)));
     T row = T(0);
-    for (int i = 0; i < 4; ++i) {
-      const T xx = apply_padding(fx - T(1) + static_cast<T>(i), p.w, s);
-      row += wx[i] * p.at(static_cast<int64_t>(yy), static_cast<int64_t>(xx));
-    }
+    for (int i = 0; i < 4; ++i) row += wx[i] * p.at(iy, ix[i]);
     acc += wy[j] * row;
   }
   return acc;
 }
 
 template <typename T>
-T sample(const Plane<T>& p, int64_t mode, T gx, T gy, const Sampler& s) {
-  T x = unnormalize(gx, p.w, s.align);
-  T y = unnormalize(gy, p.h, s.align);
-  if (mode == kBicubic) {
-    // A non-finite position would give NaN weights: read it as out of range.
-    if (!std::isfinite(x) || !std::isfinite(y)) x = y = T(-100);
-    return sample_bicubic(p, x, y, s);
-  }
-  x = apply_padding(x, p.w, s);
-  y = apply_padding(y, p.h, s);
-  if (mode == kNearest) {
-    return p.at(static_cast<int64_t>(std::nearbyint(y)), static_cast<int64_t>(std::nearbyint(x)));
-  }
-  const T x0 = std::floor(x), y0 = std::floor(y);
-  const int64_t ix = static_cast<int64_t>(x0), iy = static_cast<int64_t>(y0);
-  const T ex = x0 + T(1) - x, ey = y0 + T(1) - y;  // weights of the west / north taps
-  const T wx = x - x0, wy = y - y0;
-  return p.at(iy, ix) * ex * ey + p.at(iy, ix + 1) * wx * ey + p.at(iy + 1, ix) * ex * wy +
-         p.at(iy + 1, ix + 1) * wx * wy;
+T sample(const Plane<T>& p, int64_t mode, const Axis<T>& ax, const Axis<T>& ay, T gx, T gy) {
+  if (mode == kBicubic) return sample_bicubic(p, ax, ay, gx, gy);
+  const T x = ax.pad(ax.unnormalize(gx));
+  const T y = ay.pad(ay.unnormalize(gy));
+  if (mode == kNearest) return p.at(to_index(std::nearbyint(y)), to_index(std::nearbyint(x)));
+  const T x_w = std::floor(x), y_n = std::floor(y);
+  const T w = x - x_w, e = T(1) - w;
+  const T n = y - y_n, s = T(1) - n;
+  const T nw = s * e, ne = s * w, sw = n * e, se = n * w;
+  const int64_t ix = to_index(x_w), iy = to_index(y_n);
+  return p.at(iy, ix) * nw + p.at(iy, ix + 1) * ne + p.at(iy + 1, ix) * sw +
+         p.at(iy + 1, ix + 1) * se;
 }
 
 template <typename T>
-void grid_sample(const Tensor& input, const Tensor& grid, int64_t mode, const Sampler& s,
+void grid_sample(const Tensor& input, const Tensor& grid, int64_t mode, int64_t padding, bool align,
                  Tensor& out) {
+  const Axis<T> ax{input.size(3), align, padding};
+  const Axis<T> ay{input.size(2), align, padding};
   const T* g = grid.const_data_ptr<T>();
   T* y = out.data_ptr<T>();
   const int64_t oh = grid.size(1), ow = grid.size(2);
@@ -146,7 +157,7 @@ void grid_sample(const Tensor& input, const Tensor& grid, int64_t mode, const Sa
         for (int64_t j = 0; j < ow; ++j) {
           const T* xy = g + n * grid.stride(0) + i * grid.stride(1) + j * grid.stride(2);
           y[n * out.stride(0) + c * out.stride(1) + i * out.stride(2) + j * out.stride(3)] =
-              sample(p, mode, xy[0], xy[grid.stride(3)], s);
+              sample(p, mode, ax, ay, xy[0], xy[grid.stride(3)]);
         }
       }
     }
@@ -189,9 +200,9 @@ void grid_sampler_2d_out(KernelContext& ctx, const Tensor& input, const Tensor& 
                    "%s: input %s must have non-empty spatial dims", op, ShapeText(input).c_str());
   const int64_t sizes[4] = {input.size(0), input.size(1), grid.size(1), grid.size(2)};
   ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, 4)));
-  const Sampler s{padding_mode, align_corners};
   const bool known = dispatch_floating(input.dtype(), [&](auto tag) {
-    grid_sample<typename decltype(tag)::type>(input, grid, interpolation_mode, s, out);
+    grid_sample<typename decltype(tag)::type>(input, grid, interpolation_mode, padding_mode,
+                                              align_corners, out);
   });
   ETR_KERNEL_TRY(ctx, check_dispatched(op, known, input.dtype()));
 }

@@ -6,7 +6,11 @@
 // dims keep their place, separated ones move to the front), and values is
 // broadcast to it. Every index is range-checked before anything is written.
 // Without accumulate element bytes are moved (any dtype; a repeated index
-// keeps the last value); accumulate adds in self's dtype (real and bool).
+// keeps the last value); accumulate adds in self's dtype (real, bool, Half
+// and BFloat16), one position after another in the result's row-major
+// order. Half and BFloat16 add as PyTorch does on CPU: both operands widened
+// to float, the sum rounded back after every addition (so a repeated index
+// rounds once per contribution, not once at the end).
 // values has self's dtype, as torch requires; index tensors and masks must
 // be in the default dim order.
 #include <cstring>
@@ -15,6 +19,7 @@
 #include "kernels/portable/util/copy_util.h"
 #include "kernels/portable/util/elementwise.h"
 #include "kernels/portable/util/index_util.h"
+#include "runtime/core/half.h"
 
 namespace etr {
 namespace {
@@ -68,6 +73,18 @@ void for_each_position(const IndexPlan& p, const Tensor& self, const int64_t* vs
   }
 }
 
+// Accumulates values into a Half or BFloat16 `dst` (H): each addition in
+// float, rounded to H before the next one.
+template <typename H>
+void accumulate_16bit(const IndexPlan& p, Tensor& dst, const Tensor& values,
+                      const int64_t* vstrides) {
+  H* out = static_cast<H*>(dst.mutable_data());
+  const H* in = static_cast<const H*>(values.const_data());
+  for_each_position(p, dst, vstrides, [&](int64_t so, int64_t vo) {
+    out[so] = H(static_cast<float>(out[so]) + static_cast<float>(in[vo]));
+  });
+}
+
 // Load: index dtypes, how many dims are indexed, values' dtype.
 Error check_put_args(const char* op, const Tensor& self, OptionalTensorList indices,
                      const Tensor& values, bool accumulate) {
@@ -92,7 +109,11 @@ Error check_put_args(const char* op, const Tensor& self, OptionalTensorList indi
   ETR_CHECK_OR_FAIL(self.dim() - sources + brank <= kTensorMaxDim, Error::InvalidArgument,
                     "%s: the indexed result has too many dims", op);
   ETR_RETURN_IF_ERROR(check_dtype(op, "values", values, self.dtype()));
-  if (accumulate) ETR_RETURN_IF_ERROR(check_dtype_in(op, "self", self.dtype(), kRealAndBoolTypes));
+  if (accumulate) {
+    ETR_RETURN_IF_ERROR(
+        check_dtype_in(op, "self", self.dtype(),
+                       kRealAndBoolTypes | DtypeSet::of(ScalarType::Half, ScalarType::BFloat16)));
+  }
   return Error::Ok;
 }
 
@@ -111,6 +132,14 @@ Error put(KernelContext& ctx, const char* op, Tensor& dst, OptionalTensorList in
     for_each_position(p, dst, vstrides, [&](int64_t so, int64_t vo) {
       std::memcpy(out + so * elem, in + vo * elem, static_cast<size_t>(elem));
     });
+    return Error::Ok;
+  }
+  if (dst.dtype() == ScalarType::Half) {
+    accumulate_16bit<Half>(p, dst, values, vstrides);
+    return Error::Ok;
+  }
+  if (dst.dtype() == ScalarType::BFloat16) {
+    accumulate_16bit<BFloat16>(p, dst, values, vstrides);
     return Error::Ok;
   }
   const bool known = dispatch_real_and_bool(dst.dtype(), [&](auto tag) {

@@ -1,7 +1,9 @@
 // aten::linear.out: out[..., n] = input[..., k] @ weight[n, k]^T (+ bias),
-// float or double in the default dim order.
+// integer (wrapping, see util/gemm.h), float or double in the default dim
+// order.
 #include "kernels/portable/linear_algebra.h"
 #include "kernels/portable/util/dtype_dispatch.h"
+#include "kernels/portable/util/elementwise.h"
 #include "kernels/portable/util/gemm.h"
 #include "kernels/portable/util/shape_rules.h"
 #include "runtime/core/checked_math.h"
@@ -29,11 +31,7 @@ void linear_acc(KernelContext& ctx, const T* x, const T* w, T* y, int64_t m, int
   }
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
-      const T* xr = x + i * k;
-      const T* wr = w + j * k;
-      T acc = T(0);
-      for (int64_t p = 0; p < k; ++p) acc += xr[p] * wr[p];
-      y[i * n + j] += acc;
+      y[i * n + j] = add_wrap(y[i * n + j], dot_acc(x + i * k, w + j * k, k));
     }
   }
 }
@@ -75,7 +73,7 @@ void linear_out(KernelContext& ctx, const Tensor& input, const Tensor& weight, c
   const int64_t n = weight.size(0);
   ETR_KERNEL_TRY(ctx, linear_resize_output(op, input, weight, bias, out));
   const int64_t m = k == 0 ? out.numel() / (n == 0 ? 1 : n) : input.numel() / k;
-  const bool known = dispatch_floating(out.dtype(), [&](auto tag) {
+  const bool known = dispatch_real(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* y = out.data_ptr<T>();
     init_rows(bias, y, m, n);

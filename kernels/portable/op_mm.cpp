@@ -1,5 +1,6 @@
-// aten::mm.out and aten::bmm.out: (batched) matrix products of float or
-// double matrices in the default dim order (see util/gemm.h).
+// aten::mm.out and aten::bmm.out: (batched) matrix products of integer
+// (wrapping), float or double matrices in the default dim order (see
+// util/gemm.h).
 #include "kernels/portable/linear_algebra.h"
 #include "kernels/portable/util/dtype_dispatch.h"
 #include "kernels/portable/util/gemm.h"
@@ -21,7 +22,7 @@ void mm_out(KernelContext& ctx, const Tensor& self, const Tensor& mat2, Tensor& 
                    ShapeText(mat2).c_str());
   const int64_t sizes[2] = {self.size(0), mat2.size(1)};
   ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, 2)));
-  const bool known = dispatch_floating(out.dtype(), [&](auto tag) {
+  const bool known = dispatch_real(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* c = out.data_ptr<T>();
     zero_fill(c, out.numel());
@@ -47,7 +48,7 @@ void bmm_out(KernelContext& ctx, const Tensor& self, const Tensor& mat2, Tensor&
   const int64_t sizes[3] = {self.size(0), self.size(1), mat2.size(2)};
   ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, 3)));
   const int64_t m = sizes[1], k = self.size(2), n = sizes[2];
-  const bool known = dispatch_floating(out.dtype(), [&](auto tag) {
+  const bool known = dispatch_real(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* c = out.data_ptr<T>();
     zero_fill(c, out.numel());

@@ -79,11 +79,13 @@ TEST(OpMmTest, InnerDimMismatchFails) {
             Error::InvalidArgument);
 }
 
-TEST(OpMmTest, IntegerDtypeRejected) {
+// Bool products are refused (PyTorch refuses them too); integer ones run
+// (kernels/test/op_conformance_fixes_test.cpp).
+TEST(OpMmTest, BoolDtypeRejected) {
   KernelRunner r;
-  auto a = make_tensor<int32_t>({1, 1}, {2});
-  auto b = make_tensor<int32_t>({1, 1}, {3});
-  auto out = zeros_tensor(ScalarType::Int, {1, 1});
+  auto a = make_tensor<bool>({1, 1}, {true});
+  auto b = make_tensor<bool>({1, 1}, {true});
+  auto out = zeros_tensor(ScalarType::Bool, {1, 1});
   EXPECT_EQ(r.run("aten::mm.out", {r.tensor(a), r.tensor(b), r.tensor(out)}), Error::InvalidType);
 }
 
