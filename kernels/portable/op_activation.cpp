@@ -2,6 +2,7 @@
 // dtype (gelu, leaky_relu, elu: floating only) and cast to out. NaN inputs
 // stay NaN.
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/portable/activation.h"
 #include "kernels/portable/util/elementwise.h"
@@ -73,9 +74,23 @@ void hardtanh_out(KernelContext& ctx, const Tensor& self, Scalar min_val, Scalar
                   Tensor& out) {
   activation(ctx, self, out, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T lo = scalar_to<T>(min_val);
-    const T hi = scalar_to<T>(max_val);
-    return [lo, hi](T x) { return min_propagate_nan(max_propagate_nan(x, lo), hi); };
+    if constexpr (std::is_integral<T>::value) {
+      // Integer inputs: PyTorch truncates both bounds to integers and clamps
+      // without converting them to T first (uint8 with min -1.5 clamps at
+      // -1, not at 255).
+      const int64_t lo = scalar_to<int64_t>(min_val);
+      const int64_t hi = scalar_to<int64_t>(max_val);
+      return [lo, hi](T x) {
+        int64_t v = static_cast<int64_t>(x);
+        v = v < lo ? lo : v;
+        v = v > hi ? hi : v;
+        return static_cast<T>(v);
+      };
+    } else {
+      const T lo = scalar_to<T>(min_val);
+      const T hi = scalar_to<T>(max_val);
+      return [lo, hi](T x) { return min_propagate_nan(max_propagate_nan(x, lo), hi); };
+    }
   });
 }
 

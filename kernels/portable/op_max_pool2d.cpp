@@ -1,5 +1,6 @@
 // aten::max_pool2d_with_indices.out: the maximum of each (dilated) window,
-// NaN winning, with its flattened H*W index; padding never wins. Any dim
+// NaN winning, with its flattened H*W index; padding never wins. Every real
+// dtype (integers too, as PyTorch). Any dim
 // order: indices are per-plane positions h * W + w whatever the layout.
 #include "kernels/portable/pooling.h"
 #include "kernels/portable/util/pool.h"
@@ -11,7 +12,7 @@ Error max_pool2d_with_indices_prepare(KernelPrepareContext& ctx, const Tensor& s
                                       IntArrayRef padding, IntArrayRef dilation, bool, Tensor& out,
                                       Tensor& indices) {
   const char* op = ctx.op_name();
-  ETR_RETURN_IF_ERROR(check_pool_operands(op, self, out, 2));
+  ETR_RETURN_IF_ERROR(check_pool_operands(op, self, out, 2, kRealTypes));
   ETR_RETURN_IF_ERROR(check_dtype(op, "indices", indices, ScalarType::Long));
   ETR_RETURN_IF_ERROR(check_rank(op, "indices", indices, self.dim()));
   return check_window(op, kernel_size, stride, padding, dilation, 2);

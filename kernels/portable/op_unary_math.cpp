@@ -8,6 +8,7 @@
 
 #include "kernels/portable/unary.h"
 #include "kernels/portable/util/elementwise.h"
+#include "runtime/core/half.h"
 
 namespace etr {
 namespace {
@@ -131,8 +132,36 @@ void cosh_out(KernelContext& ctx, const Tensor& self, Tensor& out) {
 
 Error logit_prepare(KernelPrepareContext& ctx, const Tensor& self, std::optional<double>,
                     Tensor& out) {
+  if (self.dtype() == ScalarType::Half || self.dtype() == ScalarType::BFloat16) {
+    return check_dtype(ctx.op_name(), "out", out, self.dtype());
+  }
   return unary_float_prepare(ctx, self, out);
 }
+
+namespace {
+
+// Half / BFloat16 (R): PyTorch rounds eps to R and computes 1 - eps in R
+// (bfloat16 1 - 1e-3 is 1.0, so x = 1 gives inf); 1 - x and the quotient
+// are rounded to R too (PyTorch's scalar arithmetic in R), the log is taken
+// in float and rounded.
+template <typename R>
+void logit_reduced(const Tensor& self, bool clamp, double eps, Tensor& out) {
+  const float lo = static_cast<float>(R(static_cast<float>(eps)));
+  const float hi = static_cast<float>(R(1.0f - lo));
+  const R* x = self.const_data_ptr<R>();
+  R* y = out.data_ptr<R>();
+  int64_t strides[2][kTensorMaxDim];
+  broadcast_strides(out, out.sizes(), strides[0]);
+  broadcast_strides(self, out.sizes(), strides[1]);
+  for_each_offset<2>(out.sizes(), strides, [&](const int64_t* off) {
+    float v = static_cast<float>(x[off[1]]);
+    if (clamp) v = v < lo ? lo : (v > hi ? hi : v);
+    const float one_minus = static_cast<float>(R(1.0f - v));
+    y[off[0]] = R(std::log(static_cast<float>(R(v / one_minus))));
+  });
+}
+
+}  // namespace
 
 // log(x / (1 - x)); with eps >= 0, x is first clamped to [eps, 1 - eps]
 // (x < eps gives eps, else x > 1 - eps gives 1 - eps, as PyTorch does even
@@ -140,6 +169,16 @@ Error logit_prepare(KernelPrepareContext& ctx, const Tensor& self, std::optional
 void logit_out(KernelContext& ctx, const Tensor& self, std::optional<double> eps, Tensor& out) {
   const bool clamp = eps.has_value() && *eps >= 0.0;
   const double lo = clamp ? *eps : 0.0;
+  if (self.dtype() == ScalarType::Half || self.dtype() == ScalarType::BFloat16) {
+    ETR_KERNEL_TRY(ctx, check_operand_dtypes(ctx.op_name(), self.dtype(), {&out}));
+    ETR_KERNEL_TRY(ctx, resize_output(ctx.op_name(), out, self.sizes()));
+    if (self.dtype() == ScalarType::Half) {
+      logit_reduced<Half>(self, clamp, lo, out);
+    } else {
+      logit_reduced<BFloat16>(self, clamp, lo, out);
+    }
+    return;
+  }
   unary_float(ctx, self, out, [clamp, lo](auto x) {
     using T = decltype(x);
     if (clamp) {

@@ -89,7 +89,7 @@ Error adaptive_avg_pool3d_prepare(KernelPrepareContext& ctx, const Tensor& self,
 // The family's table (see kernel_table.cpp).
 inline constexpr KernelEntry kPoolingKernels[] = {
     make_kernel<&max_pool2d_with_indices_out, &max_pool2d_with_indices_prepare>(
-        "aten::max_pool2d_with_indices.out", kFloatingTypes | DtypeSet::of(ScalarType::Long)),
+        "aten::max_pool2d_with_indices.out", kRealTypes),
     make_kernel<&avg_pool2d_out, &avg_pool2d_prepare>("aten::avg_pool2d.out", kFloatingTypes),
     make_kernel<&adaptive_avg_pool2d_out, &adaptive_avg_pool2d_prepare>(
         "aten::_adaptive_avg_pool2d.out", kFloatingTypes),

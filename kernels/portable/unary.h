@@ -85,7 +85,9 @@ inline constexpr KernelEntry kUnaryKernels[] = {
     make_kernel<&atanh_out, &unary_float_prepare>("aten::atanh.out", kRealAndBoolTypes),
     make_kernel<&sinh_out, &unary_float_prepare>("aten::sinh.out", kRealAndBoolTypes),
     make_kernel<&cosh_out, &unary_float_prepare>("aten::cosh.out", kRealAndBoolTypes),
-    make_kernel<&logit_out, &logit_prepare>("aten::logit.out", kRealAndBoolTypes),
+    make_kernel<&logit_out, &logit_prepare>(
+        "aten::logit.out",
+        kRealAndBoolTypes | DtypeSet::of(ScalarType::Half, ScalarType::BFloat16)),
     make_kernel<&neg_out, &unary_real_prepare>("aten::neg.out", kRealTypes),
     make_kernel<&abs_out, &unary_real_prepare>("aten::abs.out", kRealTypes),
     make_kernel<&sign_out, &unary_prepare>("aten::sign.out", kRealAndBoolTypes),

@@ -539,3 +539,107 @@ TEST(ConformanceFixesTest, GridSamplerFloat64NonFinitePositions) {
 }  // namespace
 }  // namespace testing
 }  // namespace etr
+
+namespace etr {
+namespace testing {
+namespace {
+
+// ------------------------------------------------- hardtanh on integer inputs
+
+// PyTorch truncates the bounds to integers and clamps without wrapping them
+// into the input's type: uint8 with min -1.5 clamps at -1, not at 255.
+TEST(ConformanceFixesTest, HardtanhIntegerBoundsDoNotWrap) {
+  // torch.ops.aten.hardtanh(torch.tensor([0,1,2,3,5,200,255], dtype=torch.uint8), -1.5, 2.5)
+  HostTensor u = make_tensor<uint8_t>({7}, {0, 1, 2, 3, 5, 200, 255});
+  HostTensor uo = zeros_tensor(ScalarType::Byte, {7});
+  KernelRunner r;
+  ASSERT_EQ(r.run("aten::hardtanh.out", {r.tensor(u), r.d(-1.5), r.d(2.5), r.tensor(uo)}),
+            Error::Ok);
+  EXPECT_EQ(uo.values<uint8_t>(), (std::vector<uint8_t>{0, 1, 2, 2, 2, 2, 2}));
+  // torch.ops.aten.hardtanh(torch.tensor([-100,-3,0,3,100], dtype=torch.int8), -2.5, 300.0)
+  HostTensor s = make_tensor<int8_t>({5}, {-100, -3, 0, 3, 100});
+  HostTensor so = zeros_tensor(ScalarType::Char, {5});
+  KernelRunner r2;
+  ASSERT_EQ(r2.run("aten::hardtanh.out", {r2.tensor(s), r2.d(-2.5), r2.d(300.0), r2.tensor(so)}),
+            Error::Ok);
+  EXPECT_EQ(so.values<int8_t>(), (std::vector<int8_t>{-2, -2, 0, 3, 100}));
+}
+
+// --------------------------------------------- max pooling on integer inputs
+
+TEST(ConformanceFixesTest, MaxPool2dIntegerDtypes) {
+  // x = torch.tensor([[[[-5,3,0],[7,-128,7],[2,2,-1]]]], dtype=torch.int8)
+  // torch.ops.aten.max_pool2d_with_indices(x, [2,2], [1,1], [1,1], [1,1], False)
+  HostTensor x = make_tensor<int8_t>({1, 1, 3, 3}, {-5, 3, 0, 7, -128, 7, 2, 2, -1});
+  HostTensor out = zeros_tensor(ScalarType::Char, {1, 1, 4, 4});
+  HostTensor idx = zeros_tensor(ScalarType::Long, {1, 1, 4, 4});
+  KernelRunner r;
+  ASSERT_EQ(r.run("aten::max_pool2d_with_indices.out",
+                  {r.tensor(x), r.int_list({2, 2}), r.int_list({1, 1}), r.int_list({1, 1}),
+                   r.int_list({1, 1}), r.b(false), r.tensor(out), r.tensor(idx)}),
+            Error::Ok);
+  EXPECT_EQ(out.values<int8_t>(),
+            (std::vector<int8_t>{-5, 3, 3, 0, 7, 7, 7, 7, 7, 7, 7, 7, 2, 2, 2, -1}));
+  EXPECT_EQ(idx.values<int64_t>(),
+            (std::vector<int64_t>{0, 1, 1, 2, 3, 3, 5, 5, 3, 3, 5, 5, 6, 6, 7, 8}));
+  // x = torch.tensor([[[[0,255,3],[255,1,9]]]], dtype=torch.uint8)
+  // torch.ops.aten.max_pool2d_with_indices(x, [2,2], [1,1], [0,0], [1,1], False)
+  HostTensor u = make_tensor<uint8_t>({1, 1, 2, 3}, {0, 255, 3, 255, 1, 9});
+  HostTensor uo = zeros_tensor(ScalarType::Byte, {1, 1, 1, 2});
+  HostTensor ui = zeros_tensor(ScalarType::Long, {1, 1, 1, 2});
+  KernelRunner r2;
+  ASSERT_EQ(r2.run("aten::max_pool2d_with_indices.out",
+                   {r2.tensor(u), r2.int_list({2, 2}), r2.int_list({1, 1}), r2.int_list({0, 0}),
+                    r2.int_list({1, 1}), r2.b(false), r2.tensor(uo), r2.tensor(ui)}),
+            Error::Ok);
+  EXPECT_EQ(uo.values<uint8_t>(), (std::vector<uint8_t>{255, 255}));
+  EXPECT_EQ(ui.values<int64_t>(), (std::vector<int64_t>{1, 1}));
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace etr
+
+namespace etr {
+namespace testing {
+namespace {
+
+// ------------------------------------------------- logit in Half / BFloat16
+
+// PyTorch rounds eps to the dtype and computes 1 - eps in it (bfloat16:
+// 1 - 1e-3 rounds to 1.0, so the upper clamp gives inf), then the logit in
+// float, rounded once. Bit patterns from
+// x = torch.tensor([0, 5e-4, 0.3, 0.999, 1, 1.2, -0.1, nan]).to(dtype);
+// torch.logit(x, 1e-3).view(torch.int16)
+TEST(ConformanceFixesTest, LogitReducedFloatRoundsItsBounds) {
+  struct Case {
+    ScalarType dtype;
+    std::vector<uint16_t> x, want;
+  };
+  const Case cases[] = {
+      {ScalarType::Half,
+       {0, 4121, 13517, 15358, 15360, 15565, 44646, 32256},
+       {50920, 50920, 47816, 18158, 18158, 18158, 50920, 0}},
+      {ScalarType::BFloat16,
+       {0, 14851, 16026, 16256, 16256, 16282, 48589, 65535},
+       {49373, 49373, 48984, 32640, 32640, 32640, 49373, 0}},
+  };
+  for (const Case& c : cases) {
+    Result<HostTensor> x = HostTensor::from_bytes(c.dtype, {8}, c.x.data(), c.x.size() * 2);
+    ASSERT_TRUE(x.ok());
+    HostTensor out = zeros_tensor(c.dtype, {8});
+    KernelRunner r;
+    ASSERT_EQ(r.run("aten::logit.out", {r.tensor(*x), r.d(1e-3), r.tensor(out)}), Error::Ok);
+    const std::vector<uint16_t> got = out.values<uint16_t>();
+    ASSERT_EQ(got.size(), 8u);
+    for (size_t i = 0; i < 7; ++i) EXPECT_EQ(got[i], c.want[i]) << to_string(c.dtype) << " " << i;
+    // NaN stays NaN (exponent all ones, mantissa non-zero).
+    const uint16_t exp_mask = c.dtype == ScalarType::Half ? 0x7c00 : 0x7f80;
+    EXPECT_EQ(got[7] & exp_mask, exp_mask);
+    EXPECT_NE(got[7] & static_cast<uint16_t>(~exp_mask & 0x7fff), 0);
+  }
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace etr

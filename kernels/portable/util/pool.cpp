@@ -90,13 +90,16 @@ void max_pool_typed(const PoolGeom& g, const Tensor& self, size_t spatial, Tenso
     const int64_t w0 = first_valid(ow * g.sw - g.pw, g.dw);
     const int64_t w1 = std::min(ow * g.sw - g.pw + (g.kw - 1) * g.dw + 1, g.iw);
     int64_t best = (d0 * g.ih + h0) * g.iw + w0;
-    T best_val = -std::numeric_limits<T>::infinity();
+    // -inf for floating types, the lowest value for integers (the window's
+    // first element then wins ties at that value, as in PyTorch).
+    T best_val = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                      : std::numeric_limits<T>::lowest();
     for (int64_t d = d0; d < d1; d += g.dd) {
       for (int64_t h = h0; h < h1; h += g.dh) {
         const T* row = plane + d * si.d + h * si.h;
         for (int64_t w = w0; w < w1; w += g.dw) {
           const T v = row[w * si.w];
-          if (v > best_val || std::isnan(v)) {
+          if (v > best_val || v != v) {  // NaN wins (never for integers)
             best_val = v;
             best = (d * g.ih + h) * g.iw + w;
           }
@@ -200,8 +203,9 @@ PoolStrides pool_strides(const Tensor& t, size_t spatial) {
   return s;
 }
 
-Error check_pool_operands(const char* op, const Tensor& self, const Tensor& out, size_t spatial) {
-  ETR_RETURN_IF_ERROR(check_dtype_in(op, "input", self.dtype(), kFloatingTypes));
+Error check_pool_operands(const char* op, const Tensor& self, const Tensor& out, size_t spatial,
+                          DtypeSet dtypes) {
+  ETR_RETURN_IF_ERROR(check_dtype_in(op, "input", self.dtype(), dtypes));
   ETR_RETURN_IF_ERROR(check_dtype(op, "out", out, self.dtype()));
   ETR_RETURN_IF_ERROR(check_rank_in(op, "input", self, spatial + 1, spatial + 2));
   return check_rank(op, "out", out, self.dim());
@@ -316,7 +320,7 @@ Error max_pool_compute(const char* op, const Tensor& self, const PoolGeom& g, si
                        Tensor& out, Tensor& indices) {
   ETR_RETURN_IF_ERROR(check_operand_dtypes(op, self.dtype(), {&out}));
   ETR_RETURN_IF_ERROR(check_operand_dtypes(op, ScalarType::Long, {&indices}));
-  const bool known = dispatch_floating(self.dtype(), [&](auto tag) {
+  const bool known = dispatch_real(self.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     max_pool_typed<T>(g, self, spatial, out, indices);
   });

@@ -32,10 +32,11 @@ struct PoolStrides {
 };
 PoolStrides pool_strides(const Tensor& t, size_t spatial);
 
-// Prepare: self is float or double with `spatial` + 1 or + 2 dims, out has
-// self's dtype. Any dim order.
+// Prepare: self has one of `dtypes` (max pooling: every real type; the
+// averages: float or double) and `spatial` + 1 or + 2 dims, out has self's
+// dtype. Any dim order.
 [[nodiscard]] Error check_pool_operands(const char* op, const Tensor& self, const Tensor& out,
-                                        size_t spatial = 2);
+                                        size_t spatial = 2, DtypeSet dtypes = kFloatingTypes);
 
 // Reads kernel_size (1 or `spatial` entries), stride (empty: the kernel
 // size), padding and dilation (1 or `spatial` entries each) into g. False
