@@ -43,15 +43,16 @@ void select_best(const Tensor& self, const ReducePlan& plan, Tensor* values, Ten
   });
 }
 
-// Dispatches select_best over self's dtype (bool included only for values).
+// Dispatches select_best over self's dtype (bool included whenever values
+// are written: max/min over a dim take Bool in PyTorch, argmax/argmin not).
 template <bool kMax>
 Error run_select_best(const char* op, const Tensor& self, const ReducePlan& plan, Tensor* values,
                       Tensor* indices) {
   auto fn = [&](auto tag) {
     select_best<kMax, typename decltype(tag)::type>(self, plan, values, indices);
   };
-  const bool known = indices == nullptr ? dispatch_real_and_bool(self.dtype(), fn)
-                                        : dispatch_real(self.dtype(), fn);
+  const bool known = values != nullptr ? dispatch_real_and_bool(self.dtype(), fn)
+                                       : dispatch_real(self.dtype(), fn);
   return check_dispatched(op, known, self.dtype());
 }
 

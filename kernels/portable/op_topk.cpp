@@ -1,11 +1,13 @@
 // aten::topk.values: the k largest (or smallest) elements of every slice of
-// self along `dim`, with their indices, always in sorted order (PyTorch
-// leaves the order unspecified for sorted=False). NaN ranks above every
-// number, as in PyTorch; equal values keep the lower index first. Real
-// dtypes (PyTorch refuses Bool on CPU); indices are Long. With scratch
-// memory for a slice's indices (the temp allocator) a slice is
-// partially sorted; without it, the k entries are selected one by one
-// (O(n * k) per slice, no memory).
+// self along `dim`, with their indices. NaN ranks above every number, as in
+// PyTorch. Real dtypes (PyTorch refuses Bool on CPU); indices are Long. With
+// scratch memory for a slice's indices (the temp allocator) a slice goes
+// through the same standard algorithms PyTorch's CPU kernel uses, with the
+// same value-only comparison (a partial sort when k * 64 <= n, else the k-th
+// element selected and the entries before it sorted when `sorted`), so tied
+// values come out with PyTorch's indices; without scratch the k entries are
+// selected one by one in sorted order (O(n * k), no memory), equal values
+// then keeping the lower index first.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -45,15 +47,35 @@ struct RankBefore {
   }
 };
 
-// Calls emit(r, i) for the first k ranks r of one slice of n elements, in
-// rank order: a partial sort of scratch (n entries) when given, else
-// selection of each next rank by a scan (O(n * k), no memory).
+// The value-only order PyTorch's CPU topk sorts with (NaN first when
+// largest, last when smallest); equal values are not ordered.
+template <typename T>
+struct ValueBefore {
+  const T* data;
+  int64_t stride;
+  bool largest;
+  bool operator()(int64_t i, int64_t j) const {
+    const T a = data[i * stride], b = data[j * stride];
+    if (largest) return (is_nan_value(a) && !is_nan_value(b)) || a > b;
+    return (!is_nan_value(a) && is_nan_value(b)) || a < b;
+  }
+};
+
+// Calls emit(r, i) for the first k ranks r of one slice of n elements:
+// PyTorch's algorithm on scratch (n entries) when given, else selection of
+// each next rank by a scan (O(n * k), no memory).
 template <typename T, typename Emit>
-void select_slice(const RankBefore<T>& before, int64_t n, int64_t k, int64_t* scratch,
+void select_slice(const RankBefore<T>& before, int64_t n, int64_t k, bool sorted, int64_t* scratch,
                   Emit&& emit) {
   if (scratch != nullptr) {
+    const ValueBefore<T> by_value{before.data, before.stride, before.largest};
     for (int64_t i = 0; i < n; ++i) scratch[i] = i;
-    std::partial_sort(scratch, scratch + k, scratch + n, before);
+    if (k > 0 && k * 64 <= n) {
+      std::partial_sort(scratch, scratch + k, scratch + n, by_value);
+    } else if (k > 0) {
+      std::nth_element(scratch, scratch + k - 1, scratch + n, by_value);
+      if (sorted) std::sort(scratch, scratch + k - 1, by_value);
+    }
     for (int64_t r = 0; r < k; ++r) emit(r, scratch[r]);
     return;
   }
@@ -93,8 +115,8 @@ Error topk_values_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t
   return check_rank(op, "indices", indices, self.dim());
 }
 
-void topk_values(KernelContext& ctx, const Tensor& self, int64_t k, int64_t dim, bool largest, bool,
-                 Tensor& values, Tensor& indices) {
+void topk_values(KernelContext& ctx, const Tensor& self, int64_t k, int64_t dim, bool largest,
+                 bool sorted, Tensor& values, Tensor& indices) {
   const char* op = ctx.op_name();
   ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, self.dtype(), {&values}));
   ETR_KERNEL_TRY(ctx, check_dtype(op, "indices", indices, ScalarType::Long));
@@ -133,7 +155,7 @@ void topk_values(KernelContext& ctx, const Tensor& self, int64_t k, int64_t dim,
         i_off += idx[i] * indices.stride(i);
       }
       const RankBefore<T> before{in + in_off, in_stride, largest};
-      select_slice(before, n, take, scratch, [&](int64_t r, int64_t i) {
+      select_slice(before, n, take, sorted, scratch, [&](int64_t r, int64_t i) {
         io[i_off + r * i_stride] = i;
         vo[v_off + r * v_stride] = in[in_off + i * in_stride];
       });

@@ -643,3 +643,72 @@ TEST(ConformanceFixesTest, LogitReducedFloatRoundsItsBounds) {
 }  // namespace
 }  // namespace testing
 }  // namespace etr
+
+namespace etr {
+namespace testing {
+namespace {
+
+// ------------------------------------------------------------ topk ties
+
+// Tied values come out with PyTorch's indices (its CPU kernel's algorithms
+// and value-only comparison), torch 2.15.0 eager:
+// torch.topk(torch.tensor([6,14,6,4,9], dtype=torch.int16), 3, largest=False)
+//   -> [4, 6, 6], [3, 2, 0]
+// torch.topk(torch.tensor([5,1,5,3,5,5,2,5], dtype=torch.uint8), 4) -> [5]*4, [5, 0, 4, 7]
+// torch.topk(torch.arange(70) % 3, 1) -> [2], [2] (the partial-sort path: k * 64 <= n)
+TEST(ConformanceFixesTest, TopkTiesFollowPyTorch) {
+  auto run = [](HostTensor& x, ScalarType dtype, int64_t k, bool largest, HostTensor* values,
+                HostTensor* indices) {
+    *values = zeros_tensor(dtype, {static_cast<int32_t>(k)});
+    *indices = zeros_tensor(ScalarType::Long, {static_cast<int32_t>(k)});
+    KernelRunner r;
+    return r.run("aten::topk.values", {r.tensor(x), r.i(k), r.i(0), r.b(largest), r.b(true),
+                                       r.tensor(*values), r.tensor(*indices)});
+  };
+  HostTensor v = zeros_tensor(ScalarType::Long, {1}), i = zeros_tensor(ScalarType::Long, {1});
+  HostTensor a = make_tensor<int16_t>({5}, {6, 14, 6, 4, 9});
+  ASSERT_EQ(run(a, ScalarType::Short, 3, false, &v, &i), Error::Ok);
+  EXPECT_EQ(v.values<int16_t>(), (std::vector<int16_t>{4, 6, 6}));
+  EXPECT_EQ(i.values<int64_t>(), (std::vector<int64_t>{3, 2, 0}));
+  HostTensor b = make_tensor<uint8_t>({8}, {5, 1, 5, 3, 5, 5, 2, 5});
+  ASSERT_EQ(run(b, ScalarType::Byte, 4, true, &v, &i), Error::Ok);
+  EXPECT_EQ(v.values<uint8_t>(), (std::vector<uint8_t>{5, 5, 5, 5}));
+  EXPECT_EQ(i.values<int64_t>(), (std::vector<int64_t>{5, 0, 4, 7}));
+  std::vector<int64_t> cv(70);
+  for (int j = 0; j < 70; ++j) cv[j] = j % 3;
+  HostTensor c = make_tensor<int64_t>({70}, cv);
+  ASSERT_EQ(run(c, ScalarType::Long, 1, true, &v, &i), Error::Ok);
+  EXPECT_EQ(v.values<int64_t>(), (std::vector<int64_t>{2}));
+  EXPECT_EQ(i.values<int64_t>(), (std::vector<int64_t>{2}));
+}
+
+// max / min over a dim take Bool (argmax / argmin do not), torch 2.15.0:
+// b = torch.tensor([[True,False,True],[False,False,True]])
+// torch.max(b, 1) -> [True, True], [0, 2]; torch.min(b, 0) -> [False, False, True], [1, 0, 0]
+TEST(ConformanceFixesTest, MaxMinOverADimTakeBool) {
+  HostTensor b = make_tensor<bool>({2, 3}, {true, false, true, false, false, true});
+  HostTensor mv = zeros_tensor(ScalarType::Bool, {2});
+  HostTensor mi = zeros_tensor(ScalarType::Long, {2});
+  KernelRunner r;
+  ASSERT_EQ(
+      r.run("aten::max.dim_max", {r.tensor(b), r.i(1), r.b(false), r.tensor(mv), r.tensor(mi)}),
+      Error::Ok);
+  EXPECT_EQ(mv.values<bool>(), (std::vector<bool>{true, true}));
+  EXPECT_EQ(mi.values<int64_t>(), (std::vector<int64_t>{0, 2}));
+  HostTensor nv = zeros_tensor(ScalarType::Bool, {3});
+  HostTensor ni = zeros_tensor(ScalarType::Long, {3});
+  KernelRunner r2;
+  ASSERT_EQ(r2.run("aten::min.dim_min",
+                   {r2.tensor(b), r2.i(0), r2.b(false), r2.tensor(nv), r2.tensor(ni)}),
+            Error::Ok);
+  EXPECT_EQ(nv.values<bool>(), (std::vector<bool>{false, false, true}));
+  EXPECT_EQ(ni.values<int64_t>(), (std::vector<int64_t>{1, 0, 0}));
+  HostTensor ai = zeros_tensor(ScalarType::Long, {2});
+  KernelRunner r3;
+  EXPECT_EQ(r3.run("aten::argmax.out", {r3.tensor(b), r3.i(1), r3.b(false), r3.tensor(ai)}),
+            Error::InvalidType);
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace etr

@@ -166,21 +166,32 @@ class Method:
 
 
 class Spec:
-    def __init__(self, name, targets, build, tol=None, family="misc"):
+    def __init__(self, name, targets, build, tol=None, family="misc", keep=None,
+                 skip_dim_order=False, backend=None):
         self.name = name          # file stem
         self.targets = targets    # operator names this file is meant to contain
         self.build = build        # () -> list[Method]
         self.tol = tol            # (rtol, atol) override for the whole file
         self.family = family
+        # keep: ATen OpOverloads the exporter must not decompose (not core ATen,
+        # so to_edge would otherwise replace them): EdgeCompileConfig.preserve_ops.
+        self.keep = keep or []
+        # skip_dim_order: EdgeCompileConfig._skip_dim_order (keeps aten::_to_copy /
+        # clone / empty instead of the dim_order_ops variants).
+        self.skip_dim_order = skip_dim_order
+        # backend: ExecutorchBackendConfig keyword arguments for to_executorch
+        # (e.g. run_reinplace_pass=True, which turns index_put on a buffer
+        # into aten::index_put_).
+        self.backend = backend or {}
 
 
 SPECS = []
 
 
-def spec(name, targets, family, tol=None):
+def spec(name, targets, family, tol=None, keep=None, skip_dim_order=False, backend=None):
     def deco(build):
         SPECS.append(Spec(name, targets if isinstance(targets, list) else [targets], build, tol,
-                          family))
+                          family, keep, skip_dim_order, backend))
         return build
     return deco
 
@@ -313,7 +324,7 @@ UNARY = [
     ("to_copy_bool", lambda x: A._to_copy.default(x, dtype=torch.bool), DTYPES, -4, 4),
 ]
 UNARY_TARGET = {
-    "gelu_tanh": "gelu", "fill_scalar": "fill.Scalar", "to_copy_f64": "_to_copy",
+    "gelu_tanh": "gelu", "fill_scalar": "fill.Scalar_out", "to_copy_f64": "_to_copy",
     "to_copy_i32": "_to_copy", "to_copy_f16": "_to_copy", "to_copy_bool": "_to_copy",
     "full_like": "full_like", "clamp": "clamp",
 }
@@ -383,6 +394,12 @@ for _name, _op, _target, _dts in BINARY:
             ms = elementwise_methods(op, dts, 2, 0, 1.4, bcast=False, dyn=False, cl=False,
                                      edges=False, arg_dtypes=adt)
             return ms
+        if name == "clamp_tensor":
+            # min and max as two tensor inputs (min > max happens too). Not
+            # `b + 2`: the exporter promotes a rank-0 int tensor plus a Python
+            # int to int64, so those methods came out int64.
+            return elementwise_methods(lambda a, lo_, hi_: A.clamp.Tensor(a, lo_, hi_), dts, 3,
+                                       lo, hi)
         return elementwise_methods(op, dts, 2, lo, hi)
 
     spec(_name, _target, "binary")(_b)
@@ -512,7 +529,7 @@ REDUCE = [
      "aten::sum.IntList_out"),
     ("mean", lambda r: (lambda x: A.mean.dim(x, [_last(r)], True)) if r else
      (lambda x: A.mean.dim(x, [])), FLOATS, "aten::mean.out"),
-    ("mean_dtype", lambda r: (lambda x: A.mean.dtype(x, dtype=torch.float64)), FLOATS,
+    ("mean_dtype", lambda r: (lambda x: A.mean.default(x, dtype=torch.float64)), FLOATS,
      "aten::mean.dtype_out"),
     ("amax", lambda r: (lambda x: A.amax.default(x, [_last(r)], False)) if r else
      (lambda x: A.amax.default(x, [])), DTYPES, "aten::amax.out"),
@@ -760,7 +777,7 @@ def _b_slice_scatter():
     return simple(lambda x, s: A.slice_scatter.default(x, s, 1, 1, 5, 2), [(2, 6, 3), (2, 2, 3)])
 
 
-@spec("index_put_", "aten::index_put_", "index")
+@spec("index_put_", "aten::index_put_", "index", backend={"run_reinplace_pass": True})
 def _b_index_put_():
     class M(torch.nn.Module):
         def __init__(self):
@@ -1004,6 +1021,79 @@ def _b_var():
     return [Method("float32", f, [(torch.randn(2, 3),)], ranks="2")]
 
 
+# ---- non-core ATen targets --------------------------------------------------
+# These targets are not core ATen: by default to_edge decomposes them and the
+# program holds only the decomposition. As ExecuTorch's own op tests do, their
+# files ask the exporter to keep them (EdgeCompileConfig.preserve_ops). Files
+# not named here are exported exactly as before.
+KEEP = {
+    "arange": [A.arange.default],
+    "ones": [A.ones.default],
+    "zeros": [A.zeros.default],
+    "clamp_tensor": [A.clamp.Tensor],
+    "fill_scalar": [A.fill.Scalar],
+    "fill_tensor": [A.fill.Tensor],
+    "floor_divide": [A.floor_divide.default],
+    "glu": [A.glu.default],
+    "lift_fresh_copy": [A.lift_fresh_copy.default],
+    "logit": [A.logit.default],
+    "masked_fill": [A.masked_fill.Scalar],
+    "mean_dtype": [A.mean.default],
+    "pixel_shuffle": [A.pixel_shuffle.default],
+    "pixel_unshuffle": [A.pixel_unshuffle.default],
+    "reflection_pad1d": [A.reflection_pad1d.default],
+    "reflection_pad2d": [A.reflection_pad2d.default],
+    "reflection_pad3d": [A.reflection_pad3d.default],
+    "replication_pad1d": [A.replication_pad1d.default],
+    "replication_pad2d": [A.replication_pad2d.default],
+    "replication_pad3d": [A.replication_pad3d.default],
+    "roll": [A.roll.default],
+    "rsub_scalar": [A.rsub.Scalar],
+    "select_scatter": [A.select_scatter.default],
+    "squeeze_copy_dim": [A.squeeze_copy.dim],
+    "stack": [A.stack.default],
+    "t_copy": [A.t_copy.default],
+    "transpose_copy": [A.transpose_copy.int],
+    "tril": [A.tril.default],
+    "tril_neg": [A.tril.default],
+    "var_dim": [A.var.dim],
+    "var_mean": [A.var_mean.correction],
+}
+
+
+# aten::_to_copy / clone / empty are core ATen, but a pass of to_edge turns
+# them into dim_order_ops variants (kept in the files to_copy_*, clone,
+# empty); these files export them with _skip_dim_order so the aten ones stay.
+def _to_copy_all(x):
+    return (A._to_copy.default(x, dtype=torch.float64), A._to_copy.default(x, dtype=torch.int32),
+            A._to_copy.default(x, dtype=torch.float16), A._to_copy.default(x, dtype=torch.bool))
+
+
+spec("to_copy_aten", "aten::_to_copy.out", "unary", skip_dim_order=True)(
+    lambda: elementwise_methods(_to_copy_all, DTYPES, 1, -4, 4, cl=False))
+spec("clone_aten", "aten::clone.out", "unary", keep=[A.clone.default], skip_dim_order=True)(
+    lambda: elementwise_methods(A.clone.default, DTYPES, 1, -4, 4, cl=False))
+def _et_copy_ops():
+    # et_copy::_h2d_copy / _d2h_copy: the host<->device copies the exporter
+    # inserts at device boundaries (CompositeImplicitAutograd: a clone unless kept)
+    import executorch.exir.passes._device_copy_ops_registry  # noqa: F401
+    return torch.ops.et_copy
+
+
+@spec("et_copy", ["et_copy::_h2d_copy.out", "et_copy::_d2h_copy.out"], "unary",
+      keep=[_et_copy_ops()._h2d_copy.default, _et_copy_ops()._d2h_copy.default])
+def _b_et_copy():
+    E = _et_copy_ops()
+    return elementwise_methods(lambda x: E._d2h_copy.default(E._h2d_copy.default(x)),
+                               [torch.float32, torch.float16, torch.int32, torch.int64,
+                                torch.bool, torch.uint8], 1, -4, 4, cl=False, dyn=False)
+
+
+spec("empty_aten", "aten::empty.out", "creation", keep=[A.empty.memory_format],
+     skip_dim_order=True)(
+    lambda: creation(lambda x: A.copy.default(A.empty.memory_format([2, 3]), x), "empty_aten"))
+
+
 # ---- quantized_decomposed --------------------------------------------------
 
 def _qd():
@@ -1019,7 +1109,52 @@ def _qd():
         import torchao.quantization.quant_primitives  # noqa: F401
     except Exception:
         pass
+    # embedding_* / mixed_* / add (and their out variants) are defined here
+    import executorch.exir.passes._quant_patterns_and_replacements  # noqa: F401
+    _register_quant_references()
     return torch.ops.quantized_decomposed
+
+
+_QREF_LIB = []
+
+
+def _register_quant_references():
+    """quantized_decomposed::add, mixed_mm and mixed_linear are only declared
+    (schema, out variant) by executorch: PyTorch has no kernel to run them in
+    eager mode. Expected outputs need one, so give them a reference made of
+    eager PyTorch ops (dequantize -> float op -> quantize), registered as
+    CompositeExplicitAutograd so torch.export keeps the op itself in the graph."""
+    if _QREF_LIB:
+        return
+    Q = torch.ops.quantized_decomposed
+    lib = torch.library.Library("quantized_decomposed", "IMPL")
+    _QREF_LIB.append(lib)
+
+    def has(name):
+        return torch._C._dispatch_has_kernel_for_dispatch_key(
+            f"quantized_decomposed::{name}", "CompositeExplicitAutograd")
+
+    def q_add(a, a_scale, a_zp, a_min, a_max, b, b_scale, b_zp, b_min, b_max, o_scale, o_zp,
+              o_min, o_max):
+        fa = Q.dequantize_per_tensor.default(a, a_scale, a_zp, a_min, a_max, a.dtype)
+        fb = Q.dequantize_per_tensor.default(b, b_scale, b_zp, b_min, b_max, b.dtype)
+        return Q.quantize_per_tensor.default(fa + fb, o_scale, o_zp, o_min, o_max, a.dtype)
+
+    def q_mixed_mm(x, w, scales, zps):
+        # weight [k, n] int8, one scale per row k (the reduction index)
+        assert zps is None
+        return torch.mm(x, w.to(torch.float32) * scales.to(torch.float32).unsqueeze(1))
+
+    def q_mixed_linear(x, w, scales, zps, dtype=None):
+        # weight [n, k] int8 (linear layout), one scale per output row n
+        assert zps is None and scales.dim() == 1
+        y = torch.mm(x, (w.to(torch.float32) * scales.to(torch.float32).unsqueeze(1)).t())
+        return y if dtype is None else y.to(dtype)
+
+    for name, fn in (("add", q_add), ("mixed_mm", q_mixed_mm),
+                     ("mixed_linear", q_mixed_linear)):
+        if not has(name):
+            lib.impl(name, fn, "CompositeExplicitAutograd")
 
 
 def _qspecs():
@@ -1070,7 +1205,8 @@ def _qspecs():
           torch.tensor([[0.02], [0.03], [0.05]]), torch.tensor([[0], [2], [-3]]))], torch.int8)
     w8 = torch.randint(-128, 127, (10, 4), dtype=torch.int8)
     ws = torch.rand(10) * 0.1 + 0.01
-    wz = torch.randint(-3, 3, (10,))
+    # zero points have the scales' dtype (embedding_weight_checks)
+    wz = torch.randint(-3, 3, (10,)).to(torch.float32)
     add("q_embedding_byte", "quantized_decomposed::embedding_byte.out",
         lambda i: Q.embedding_byte.default(w8, ws, wz, -128, 127, i),
         [(torch.randint(0, 10, (2, 3)),)], torch.int64)
@@ -1091,13 +1227,16 @@ def _qspecs():
     add("q_embedding_2bit_dtype", "quantized_decomposed::embedding_2bit.dtype_out",
         lambda i: Q.embedding_2bit.dtype(w2, ws, wz, -2, 1, i, dtype=torch.float32),
         [(torch.randint(0, 10, (5,)),)], torch.int64)
+    # scales are constants of the program (made here, not inside the traced fn)
     wq = torch.randint(-128, 127, (4, 5), dtype=torch.int8)
+    wqs = torch.rand(4) * 0.1
     add("q_mixed_mm", "quantized_decomposed::mixed_mm.out",
-        lambda a: Q.mixed_mm.default(a, wq, torch.rand(5) * 0.1, None),
+        lambda a: Q.mixed_mm.default(a, wq, wqs, None),
         [(torch.randn(3, 4),)])
     wl = torch.randint(-128, 127, (5, 4), dtype=torch.int8)
+    wls = torch.rand(5) * 0.1
     add("q_mixed_linear", "quantized_decomposed::mixed_linear.out",
-        lambda a: Q.mixed_linear.default(a, wl, torch.rand(5) * 0.1, None),
+        lambda a: Q.mixed_linear.default(a, wl, wls, None),
         [(torch.randn(3, 4),)])
     add("q_add", "quantized_decomposed::add.out",
         lambda a, b: Q.add.default(a, 0.05, 1, -128, 127, b, 0.04, -2, -128, 127, 0.08, 0,
@@ -1135,7 +1274,9 @@ def program_ops(et):
 def eager(fn, args):
     with torch.no_grad():
         out = fn(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
-    outs = out if isinstance(out, (tuple, list)) else (out,)
+    # nested tuples (e.g. one (values, indices) pair per input) are flattened
+    # the way torch.export flattens the program's outputs
+    outs = torch.utils._pytree.tree_leaves(out)
     return tuple(o.detach().clone().contiguous() for o in outs)
 
 
@@ -1230,11 +1371,19 @@ def build_spec(s, official, log):
         recs[m.name] = m
     if not eps:
         raise RuntimeError("no method exported")
-    cfg = EdgeCompileConfig(_check_ir_validity=False)
+    if s.keep or s.skip_dim_order:
+        cfg = EdgeCompileConfig(_check_ir_validity=False, preserve_ops=list(s.keep),
+                                _skip_dim_order=s.skip_dim_order)
+    else:
+        cfg = EdgeCompileConfig(_check_ir_validity=False)
 
     def lower(d):
         # to_edge (the two-step form of to_edge_transform_and_lower, no
         # partitioner here) is about 3x faster per method.
+        if s.backend:
+            from executorch.exir import ExecutorchBackendConfig
+            return to_edge(d, compile_config=cfg).to_executorch(
+                ExecutorchBackendConfig(**s.backend))
         return to_edge(d, compile_config=cfg).to_executorch()
 
     try:
@@ -1251,6 +1400,23 @@ def build_spec(s, official, log):
         if not good:
             raise RuntimeError("no method lowered")
         eps = good
+        et = lower(eps)
+    # A method whose program returns another dtype than eager (an exporter
+    # promotion bug, e.g. clamp.Tensor of rank-0 int16 tensors comes out
+    # int64) cannot be bundled: log it, drop it and lower the rest again.
+    bad = []
+    for k in sorted(eps):
+        outs = [n for n in et.exported_program(k).graph.nodes if n.op == "output"][0].args[0]
+        got = [getattr(o.meta.get("val"), "dtype", None) for o in outs]
+        want = [e.dtype for e in suites[k][0].expected_outputs]
+        if got != want:
+            bad.append(k)
+            log.append(f"{s.name}:{k}: program output dtypes {[str(d) for d in got]} differ "
+                       f"from eager {[str(d) for d in want]} (exporter); skipped")
+    if bad:
+        eps = {k: v for k, v in eps.items() if k not in bad}
+        if not eps:
+            raise RuntimeError("no method with eager output dtypes")
         et = lower(eps)
     ops = program_ops(et)
     bp = BundledProgram(et, [MethodTestSuite(method_name=k, test_cases=suites[k])
@@ -1453,6 +1619,16 @@ and this README. Before a file is written the official runtime
 (`_load_bundled_program_from_buffer` + `verify_result_with_bundled_expected_output`,
 in a child process) runs every case; its result is informative only.
 
+Targets that are not core ATen (glu, roll, stack, the padding ops, ...) would
+be decomposed by `to_edge`; their files list the op in `KEEP` (passed as
+`EdgeCompileConfig.preserve_ops`), as ExecuTorch's own op tests do.
+`to_copy_aten`, `clone_aten` and `empty_aten` export with `_skip_dim_order=True`
+so the aten ops stay instead of their `dim_order_ops` variants; `index_put_`
+runs the reinplace pass (`ExecutorchBackendConfig(run_reinplace_pass=True)`).
+`quantized_decomposed::add`, `mixed_mm` and `mixed_linear` have no eager kernel
+in PyTorch: the script registers a reference made of eager PyTorch ops
+(dequantize -> float op -> quantize; the int8 weight times its scales, then mm).
+
 ## Run
 
     cmake --build build --target etr_conformance_test
@@ -1613,6 +1789,9 @@ def main():
 
 
 register_quantized_specs()
+for _s in SPECS:
+    if _s.name in KEEP:
+        _s.keep = list(KEEP[_s.name])
 
 if __name__ == "__main__":
     sys.exit(main())
