@@ -19,15 +19,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 MODELS = ROOT / "test" / "models"
 
 
-# XNNPACK fixtures the runtime does not run yet; the same list as
-# test/module/module_test.cpp and test/xnnpack/xnnpack_backend_test.cpp.
-PENDING = {
-    "dynamic_batch": "XNNPACK: bounded dynamic shapes not implemented (static runtimes)",
-    "q_mobilenet_v2": "XNNPACK: per-channel int8 MobileNetV2 ends 2 output steps from official",
-    "dq_": "XNNPACK: dynamically quantized linear (qdint8) not implemented",
-}
-
-
 def _manifest_cases(subdir=""):
     cases = []
     manifest = MODELS / subdir / "manifest.txt"
@@ -44,9 +35,7 @@ def _manifest_cases(subdir=""):
         expected = [] if fields["expected"] == "-" else fields["expected"].split(",")
         fields["dir"] = subdir
         case_id = f"{subdir + '/' if subdir else ''}{fields['pte'][:-4]}-{fields['method']}-{lineno}"
-        marks = [pytest.mark.xfail(reason=why, strict=False)
-                 for key, why in PENDING.items() if subdir and fields["pte"].startswith(key)]
-        cases.append(pytest.param(fields, inputs, expected, id=case_id, marks=marks))
+        cases.append(pytest.param(fields, inputs, expected, id=case_id))
     return cases
 
 
