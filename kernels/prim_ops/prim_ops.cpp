@@ -255,15 +255,20 @@ void sym_int_scalar(KernelContext& ctx, EValue* const* args) {
   to_int_scalar<Rounding::Trunc>(ctx, args);
 }
 
+// The truth of a Bool argument. The exporter may store a comparison's
+// result over an Int placeholder, so at load the slot can hold any scalar
+// kind (accept_call lets run-time scalars through): nonzero is true.
+bool truth(const EValue& v) { return v.is_bool() ? v.to_bool() : v.scalar_as_double() != 0.0; }
+
 // [a, result]: a is Bool.
 void sym_not_scalar(KernelContext& ctx, EValue* const* args) {
   (void)ctx;
-  args[1]->set_bool(!args[0]->to_bool());
+  args[1]->set_bool(!truth(*args[0]));
 }
 
 // [cond, then, else, result]
 void sym_ite_scalar(KernelContext& ctx, EValue* const* args) {
-  const EValue& src = args[0]->to_bool() ? *args[1] : *args[2];
+  const EValue& src = truth(*args[0]) ? *args[1] : *args[2];
   switch (src.tag()) {
     case Tag::Int: args[3]->set_int(src.to_int()); return;
     case Tag::Double: args[3]->set_double(src.to_double()); return;

@@ -117,10 +117,14 @@ Error MethodLoader::resolve_jump(size_t pc, size_t chain_len, const etr_fb::Jump
                                  internal::Instruction* out) {
   const int32_t cond = j->cond_value_index();
   const int32_t dest = j->destination_instruction();
+  // A Bool, a bool tensor, or a scalar the method writes while it runs (the
+  // exporter stores a comparison's result over an Int placeholder).
   const bool cond_ok =
-      value_in_range(cond) && (method_->s_.values[cond].is_bool() ||
-                               (method_->s_.values[cond].is_tensor() &&
-                                method_->s_.values[cond].to_tensor().dtype() == ScalarType::Bool));
+      value_in_range(cond) &&
+      (method_->s_.values[cond].is_bool() ||
+       (method_->s_.values[cond].is_scalar() && is_run_time_value(&method_->s_.values[cond])) ||
+       (method_->s_.values[cond].is_tensor() &&
+        method_->s_.values[cond].to_tensor().dtype() == ScalarType::Bool));
   if (!cond_ok || dest < 0 || static_cast<size_t>(dest) > chain_len) {
     ETR_FAIL(Error::InvalidProgram,
              "method '%s': instruction %zu jumps to %" PRId32 " on value %" PRId32

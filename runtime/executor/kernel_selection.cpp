@@ -130,12 +130,21 @@ Error MethodLoader::select_kernel(size_t pc, uint32_t op_index, internal::Kernel
   }
   size_t written = 0;
   const bool run_time_arg = has_run_time_arg(*k, &written);
+  // Scalars written while the method runs (not the return slot): their
+  // stored kind is the exporter's placeholder.
+  uint64_t run_time_scalars = 0;
+  for (uint32_t a = 0; a + 1 < k->num_args && a < 64; ++a) {
+    if (k->args[a]->is_scalar() && is_run_time_value(k->args[a])) {
+      run_time_scalars |= uint64_t{1} << a;
+    }
+  }
   Error last = Error::Ok;
   for (size_t i = 0; i < n; ++i) {
     const KernelEntry& e = *entries[i];
     const bool loud = i + 1 == n;  // only the last candidate's refusal is an error
     KernelPrepareContext pctx(op, memory_->method_allocator(), options_.thread_pool);
     pctx.set_constant_args(constant_args);
+    pctx.set_run_time_scalar_args(run_time_scalars);
     CallMismatch mismatch;
     last = accept_call(e, k->args, k->num_args, pctx, &mismatch);
     if (last != Error::Ok) {

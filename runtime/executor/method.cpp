@@ -319,6 +319,12 @@ Error Method::execute() {
           bool cond = false;
           if (v.is_bool()) {
             cond = v.to_bool();
+          } else if (v.is_scalar()) {  // a run-time scalar still holding its placeholder
+            cond = v.scalar_as_double() != 0.0;
+          } else if (!v.is_tensor()) {
+            ETR_LOG(Error, "method '%s': instruction %zu: jump condition is %s", name(), pc,
+                    to_string(v.tag()));
+            return report_failure(c, pc, Error::InvalidProgram);
           } else {
             const Tensor& t = v.to_tensor();
             if (t.numel() != 0 && t.const_data() == nullptr)

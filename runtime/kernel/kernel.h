@@ -251,7 +251,14 @@ struct ArgTraits<const Tensor*> {
 template <>
 struct ArgTraits<int64_t> {
   static constexpr ArgKind kind = ArgKind::Int;
-  static int64_t get(EValue* v) { return v->to_int(); }
+  // scalar_as_int: a run-time scalar may hold another scalar kind (see
+  // KernelPrepareContext::is_run_time_scalar_arg).
+  static int64_t get(EValue* v) {
+    if (v->is_int()) return v->to_int();
+    if (v->is_bool()) return v->to_bool() ? 1 : 0;
+    const double d = v->to_double();  // truncated; NaN and out-of-range give 0
+    return d > -9.2e18 && d < 9.2e18 ? static_cast<int64_t>(d) : 0;
+  }
 };
 template <>
 struct ArgTraits<std::optional<int64_t>> {
@@ -275,7 +282,7 @@ struct ArgTraits<std::optional<double>> {
 template <>
 struct ArgTraits<bool> {
   static constexpr ArgKind kind = ArgKind::Bool;
-  static bool get(EValue* v) { return v->to_bool(); }
+  static bool get(EValue* v) { return v->is_bool() ? v->to_bool() : v->scalar_as_double() != 0.0; }
 };
 template <>
 struct ArgTraits<std::optional<bool>> {

@@ -96,6 +96,13 @@ class KernelPrepareContext final {
   }
   // Loader use: bit i set when argument i is a program constant.
   void set_constant_args(uint64_t mask) { constant_args_ = mask; }
+  // Arguments that are scalars the method writes while it runs (a prim op's
+  // result stored over the exporter's Int placeholder): their tag at load is
+  // a placeholder, so any scalar kind is accepted for them (see accept_call).
+  bool is_run_time_scalar_arg(size_t index) const {
+    return index < 64 && ((run_time_scalar_args_ >> index) & 1u) != 0;
+  }
+  void set_run_time_scalar_args(uint64_t mask) { run_time_scalar_args_ = mask; }
   // Hands `state` to every run of this instruction (KernelContext::state()).
   void set_state(void* state) { state_ = state; }
   void* state() const { return state_; }
@@ -106,6 +113,7 @@ class KernelPrepareContext final {
   ThreadPool* pool_;
   void* state_ = nullptr;
   uint64_t constant_args_ = 0;
+  uint64_t run_time_scalar_args_ = 0;
 };
 
 }  // namespace etr

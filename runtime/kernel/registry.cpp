@@ -161,7 +161,11 @@ Error accept_call(const KernelEntry& entry, EValue* const* args, size_t n,
     return Error::InvalidProgram;
   }
   for (size_t a = 0; a < n; ++a) {
-    if (!arg_kind_accepts(entry.arg_kinds[a], args[a]->tag())) {
+    const bool scalar_slot = ctx.is_run_time_scalar_arg(a) && args[a]->is_scalar() &&
+                             (arg_kind_accepts(entry.arg_kinds[a], Tag::Int) ||
+                              arg_kind_accepts(entry.arg_kinds[a], Tag::Double) ||
+                              arg_kind_accepts(entry.arg_kinds[a], Tag::Bool));
+    if (!scalar_slot && !arg_kind_accepts(entry.arg_kinds[a], args[a]->tag())) {
       mismatch->kind = CallMismatch::Kind::ArgKind;
       mismatch->arg = a;
       return Error::InvalidProgram;

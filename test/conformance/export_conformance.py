@@ -39,6 +39,7 @@ Deterministic: every spec seeds torch's RNG from its name.
 import argparse
 import concurrent.futures
 import hashlib
+import math
 import os
 import sys
 import time
@@ -889,6 +890,122 @@ def _b_prim_item():
 
     cases = [(torch.randn(3), torch.tensor(4)), (torch.randn(3), torch.tensor(1))]
     return [Method("float32", f, cases, ranks="1")]
+
+
+# Symbolic-int/float arithmetic on dynamic sizes whose results feed tensor ops
+# (ExecuTorch lowers each Python sym op to its executorch_prim op).
+@spec("prim_more", ["executorch_prim::truediv.Scalar", "executorch_prim::sym_float.Scalar",
+                    "executorch_prim::neg.Scalar",
+                    "executorch_prim::ceil.Scalar", "executorch_prim::round.Scalar",
+                    "executorch_prim::trunc.Scalar", "executorch_prim::mod.Scalar",
+                    "executorch_prim::floordiv.Scalar"], "prim")
+def _b_prim_more():
+    d = D("n", 2, 16)
+    shapes = [5, 2, 16, 7, 12, 9]
+
+    def f_arith(x):
+        n = x.shape[0]
+        return (torch.full((1,), n / 2) + x[:1],
+                torch.full((1,), torch.sym_float(n) * 0.25) + x[:1],
+                torch.full((1,), -n, dtype=torch.float32) + x[:1],
+                torch.full((1,), n % 3, dtype=torch.int64),
+                torch.full((1,), n // 3, dtype=torch.int64))
+    ms = [Method("dyn_arith", f_arith, [(torch.randn(s),) for s in shapes], dyn=({0: d},),
+                 ranks="1 (dynamic)")]
+
+    def f_round(x):
+        # sizes feed full's fill value (a size argument would add 0/1 guards)
+        n = x.shape[0]
+        i = torch.int64
+        return (torch.full((1,), math.ceil(n / 3), dtype=i),
+                torch.full((1,), math.ceil(-n / 3), dtype=i),
+                torch.full((1,), round(n / 4), dtype=i),
+                torch.full((1,), math.trunc(n / 3), dtype=i),
+                torch.full((1,), math.trunc(-n / 3), dtype=i),
+                torch.full((1,), (-n) % 3, dtype=i),
+                torch.full((1,), (-n) // 3, dtype=i))
+    ms.append(Method("dyn_round", f_round, [(torch.randn(s),) for s in shapes + [6, 10, 14]],
+                     dyn=({0: d},), ranks="1 (dynamic)"))
+
+    e = D("m", 1, 6)
+
+    def f_numel(x):
+        return torch.full((1,), torch.ops.aten.sym_numel(x), dtype=torch.int64), \
+            torch.full((1,), x.numel() / 4, dtype=torch.float32)
+    ms.append(Method("dyn_numel", f_numel,
+                     [(torch.randn(a, b),) for a, b in [(3, 4), (2, 1), (16, 6), (5, 5)]],
+                     dyn=({0: d, 1: e},), ranks="2 (dynamic)"))
+    return ms
+
+
+# Symbolic comparisons / boolean logic: sym_ite selects a size, torch.cond
+# branches on a symbolic predicate (JumpFalseCall).
+@spec("prim_cond", ["executorch_prim::eq.Scalar", "executorch_prim::gt.Scalar",
+                    "executorch_prim::lt.Scalar", "executorch_prim::ge.Scalar",
+                    "executorch_prim::le.Scalar", "executorch_prim::sym_not.Scalar",
+                    "executorch_prim::sym_ite.Scalar"], "prim")
+def _b_prim_cond():
+    d = D("n", 2, 16)
+    shapes = [5, 2, 16, 4, 8, 6, 9]
+
+    def f_ite(x):
+        n = x.shape[0]
+        i = torch.int64
+        return (torch.full((1,), torch.sym_ite(n > 6, n, 2 * n), dtype=i),
+                torch.full((1,), torch.sym_ite(n < 5, n + 1, n - 1), dtype=i),
+                torch.full((1,), torch.sym_ite(n >= 8, n * 3, n), dtype=i),
+                torch.full((1,), torch.sym_ite(n <= 4, n + 7, n), dtype=i),
+                torch.full((1,), torch.sym_ite(n == 4, n + 2, n), dtype=i),
+                torch.full((1,), torch.sym_ite(torch.sym_not(n > 6), n + 5, n), dtype=i),
+                torch.full((1,), n > 6), torch.full((1,), n == 5))
+    ms = [Method("dyn_ite", f_ite, [(torch.randn(s),) for s in shapes], dyn=({0: d},),
+                 ranks="1 (dynamic)")]
+
+    def f_cmp(x):
+        # the comparisons' results feed full's fill value directly (bool output)
+        n = x.shape[0]
+        return (torch.full((1,), n > 6), torch.full((1,), n < 5), torch.full((1,), n >= 8),
+                torch.full((1,), n <= 4), torch.full((1,), n == 5))
+    ms.append(Method("dyn_cmp", f_cmp, [(torch.randn(s),) for s in shapes], dyn=({0: d},),
+                     ranks="1 (dynamic)"))
+
+    def f_cond(x):
+        return torch.cond(x.shape[0] > 6, lambda t: t.sin() * 2, lambda t: t.cos() - 1, (x,))
+    ms.append(Method("dyn_cond_gt", f_cond, [(torch.randn(s),) for s in shapes],
+                     dyn=({0: d},), ranks="1 (dynamic)"))
+
+    def f_cond2(x):
+        return torch.cond(x.shape[0] <= 4, lambda t: t + 1, lambda t: t * 3, (x,))
+    ms.append(Method("dyn_cond_le", f_cond2, [(torch.randn(s),) for s in shapes],
+                     dyn=({0: d},), ranks="1 (dynamic)"))
+
+    def f_cond3(x):
+        return torch.cond(x.shape[0] % 3 == 0, lambda t: t.abs(), lambda t: -t, (x,))
+    ms.append(Method("dyn_cond_eq", f_cond3, [(torch.randn(s),) for s in shapes],
+                     dyn=({0: d},), ranks="1 (dynamic)"))
+    return ms
+
+
+# torch.map lowers to a loop: select_copy, the body, et_copy_index into the
+# stacked output, prim add/eq/sub and a JumpFalseCall.
+@spec("prim_map", ["executorch_prim::et_copy_index.tensor"], "prim")
+def _b_prim_map():
+    from torch._higher_order_ops.map import map as hop_map
+
+    def body(xi, y):
+        return xi * y + 1
+
+    def f(x, y):
+        return hop_map(body, x, y)
+    ms = [Method("float32", f, [(torch.randn(4, 3), torch.randn(3)),
+                                (torch.randn(4, 3), torch.randn(3))], ranks="2")]
+    # The first case (the export example) is at the bound: the exporter plans a
+    # map's input from the example shape, not from the Dim's max (with n=4 as
+    # example both runtimes refuse n=8 and n=5: capacity 12 elements).
+    d = D("n", 1, 8)
+    ms.append(Method("dyn_float32", f, [(torch.randn(s, 3), torch.randn(3)) for s in (8, 1, 4, 5)],
+                     dyn=({0: d}, None), ranks="2 (dynamic)"))
+    return ms
 
 
 # ---- linear algebra / nn ---------------------------------------------------

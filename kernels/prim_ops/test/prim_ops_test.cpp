@@ -320,6 +320,39 @@ TEST_F(PrimOpsTest, SymNotAndIte) {
   expect_double(*out, 2.5);
 }
 
+// The exporter stores a comparison's result over an Int placeholder that
+// the comparison overwrites with a Bool while the method runs (torch.cond on
+// a symbolic size). The loader marks such run-time scalars and accept_call
+// lets any scalar kind through for them; the prim ops read their truth.
+TEST_F(PrimOpsTest, BoolArgumentsInAnIntPlaceholderReadAsTruth) {
+  const KernelEntry* not_op = find("executorch_prim::sym_not.Scalar");
+  ASSERT_NE(not_op, nullptr);
+  EValue* out = b(false);
+  std::vector<EValue*> args = {i(0), out};
+  KernelContext ctx;
+  not_op->fn(ctx, args.data());
+  expect_bool(*out, true);
+  args = {i(3), out};
+  not_op->fn(ctx, args.data());
+  expect_bool(*out, false);
+  EXPECT_EQ(ctx.failure_state(), Error::Ok);
+  const KernelEntry* ite = find("executorch_prim::sym_ite.Scalar");
+  ASSERT_NE(ite, nullptr);
+  EValue* res = i(0);
+  std::vector<EValue*> ite_args = {i(2), i(4), d(2.5), res};
+  ite->fn(ctx, ite_args.data());
+  expect_int(*res, 4);
+  // Load: an Int where a Bool is declared is refused unless the loader marked
+  // the argument as a run-time scalar.
+  KernelPrepareContext refused("executorch_prim::sym_not.Scalar", nullptr, nullptr);
+  CallMismatch mismatch;
+  EXPECT_EQ(accept_call(*not_op, args.data(), args.size(), refused, &mismatch),
+            Error::InvalidProgram);
+  KernelPrepareContext accepted("executorch_prim::sym_not.Scalar", nullptr, nullptr);
+  accepted.set_run_time_scalar_args(1);
+  EXPECT_EQ(accept_call(*not_op, args.data(), args.size(), accepted, &mismatch), Error::Ok);
+}
+
 TEST_F(PrimOpsTest, SymSizeAndNumel) {
   auto t = OwnedTensor::make<float>(ScalarType::Float, {2, 3, 4}, std::vector<float>(24));
   EValue* out = i(0);
