@@ -15,25 +15,14 @@ Error max_pool3d_with_indices_prepare(KernelPrepareContext& ctx, const Tensor& s
                                       IntArrayRef kernel_size, IntArrayRef stride,
                                       IntArrayRef padding, IntArrayRef dilation, bool, Tensor& out,
                                       Tensor& indices) {
-  const char* op = ctx.op_name();
-  ETR_RETURN_IF_ERROR(check_pool_operands(op, self, out, 3));
-  ETR_RETURN_IF_ERROR(check_dtype(op, "indices", indices, ScalarType::Long));
-  ETR_RETURN_IF_ERROR(check_rank(op, "indices", indices, self.dim()));
-  return check_window(op, kernel_size, stride, padding, dilation, 3);
+  return max_pool_prepare(ctx.op_name(), self, kernel_size, stride, padding, dilation, out, indices,
+                          3, kFloatingTypes);
 }
 
 void max_pool3d_with_indices_out(KernelContext& ctx, const Tensor& self, IntArrayRef kernel_size,
                                  IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                                  bool ceil_mode, Tensor& out, Tensor& indices) {
-  const char* op = ctx.op_name();
-  PoolGeom g;
-  ETR_KERNEL_TRY(ctx, read_pool_input(op, self, &g, 3));
-  ETR_KERNEL_CHECK(ctx, read_window(kernel_size, stride, padding, dilation, &g, 3), Error::Internal,
-                   "%s: malformed window (prepare refuses it)", op);
-  ETR_KERNEL_TRY(ctx, compute_pool_extent(op, ceil_mode, &g));
-  ETR_KERNEL_TRY(ctx, resize_pool_output(op, self, g, out, 3));
-  ETR_KERNEL_TRY(ctx, resize_pool_output(op, self, g, indices, 3));
-  ETR_KERNEL_TRY(ctx, max_pool_compute(op, self, g, 3, out, indices));
+  max_pool_run(ctx, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices, 3);
 }
 
 Error avg_pool3d_prepare(KernelPrepareContext& ctx, const Tensor& self, IntArrayRef kernel_size,

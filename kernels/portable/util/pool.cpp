@@ -350,4 +350,27 @@ Error adaptive_avg_pool_compute(const char* op, const Tensor& self, const PoolGe
   return check_dispatched(op, known, self.dtype());
 }
 
+Error max_pool_prepare(const char* op, const Tensor& self, IntArrayRef kernel_size,
+                       IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                       const Tensor& out, const Tensor& indices, size_t spatial, DtypeSet dtypes) {
+  ETR_RETURN_IF_ERROR(check_pool_operands(op, self, out, spatial, dtypes));
+  ETR_RETURN_IF_ERROR(check_dtype(op, "indices", indices, ScalarType::Long));
+  ETR_RETURN_IF_ERROR(check_rank(op, "indices", indices, self.dim()));
+  return check_window(op, kernel_size, stride, padding, dilation, spatial);
+}
+
+void max_pool_run(KernelContext& ctx, const Tensor& self, IntArrayRef kernel_size,
+                  IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
+                  Tensor& out, Tensor& indices, size_t spatial) {
+  const char* op = ctx.op_name();
+  PoolGeom g;
+  ETR_KERNEL_TRY(ctx, read_pool_input(op, self, &g, spatial));
+  ETR_KERNEL_CHECK(ctx, read_window(kernel_size, stride, padding, dilation, &g, spatial),
+                   Error::Internal, "%s: malformed window (prepare refuses it)", op);
+  ETR_KERNEL_TRY(ctx, compute_pool_extent(op, ceil_mode, &g));
+  ETR_KERNEL_TRY(ctx, resize_pool_output(op, self, g, out, spatial));
+  ETR_KERNEL_TRY(ctx, resize_pool_output(op, self, g, indices, spatial));
+  ETR_KERNEL_TRY(ctx, max_pool_compute(op, self, g, spatial, out, indices));
+}
+
 }  // namespace etr

@@ -32,6 +32,17 @@ struct PoolStrides {
 };
 PoolStrides pool_strides(const Tensor& t, size_t spatial);
 
+// Max pooling over `spatial` (2 or 3) dims, shared by max_pool2d/3d:
+// prepare checks self (one of `dtypes`), out, Long indices of self's rank and
+// the window; run reads the geometry, resizes out and indices, computes.
+[[nodiscard]] Error max_pool_prepare(const char* op, const Tensor& self, IntArrayRef kernel_size,
+                                     IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                     const Tensor& out, const Tensor& indices, size_t spatial,
+                                     DtypeSet dtypes);
+void max_pool_run(KernelContext& ctx, const Tensor& self, IntArrayRef kernel_size,
+                  IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
+                  Tensor& out, Tensor& indices, size_t spatial);
+
 // Prepare: self has one of `dtypes` (max pooling: every real type; the
 // averages: float or double) and `spatial` + 1 or + 2 dims, out has self's
 // dtype. Any dim order.
