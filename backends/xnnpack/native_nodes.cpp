@@ -349,6 +349,235 @@ void batch_matmul(const Values& g, const Node& n, uint8_t* const* buf, ThreadPoo
   });
 }
 
+// ---- fp32 convolution and fully-connected layers on the optimized GEMM
+//
+// y[rows, n] = A[rows, k] x W^T + bias, clamped to [output_min, output_max],
+// where a row is one output pixel (NHWC) or one input row (fully
+// connected) and W is the filter as [n, k] (OHWI flattened). A pointwise
+// convolution's A is its input; any other convolution gathers A (im2col)
+// in tiles of rows into the scratch.
+
+constexpr uint32_t kFlagTransposeWeights = 0x1;  // XNN_FLAG_TRANSPOSE_WEIGHTS
+// Bytes of im2col rows gathered per GEMM call (about an L2 cache's worth).
+constexpr size_t kIm2colTileBytes = size_t{512} << 10;
+constexpr size_t kMinTileRows = 8;
+
+bool is_plain_fp32(const Value& v) { return v.dtype == Dtype::Fp32 && v.quant == QuantKind::None; }
+bool has_bias(const Node& n) { return n.num_inputs > 2 && n.inputs[2] != kInvalidId; }
+
+// A convolution whose im2col matrix is its input: a 1x1 window, stride 1, no padding.
+bool is_pointwise(const Node& n) {
+  const uint32_t* p = n.params;
+  return p[0] == 0 && p[1] == 0 && p[2] == 0 && p[3] == 0 && p[4] == 1 && p[5] == 1 && p[6] == 1 &&
+         p[7] == 1;
+}
+
+bool gathers_rows(const Node& n) { return n.kind == NodeKind::Conv2d && !is_pointwise(n); }
+
+size_t tile_rows(size_t k, size_t rows) {
+  size_t t = kIm2colTileBytes / (k * sizeof(float));
+  if (t < kMinTileRows) t = kMinTileRows;
+  return t < rows ? t : rows;
+}
+
+size_t round_up_64(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+// The filter element for output o and reduction index q (the payload's
+// constant may be unaligned: read it by bytes).
+float filter_at(const Node& n, const Value& w, size_t k, size_t nn, size_t o, size_t q) {
+  const size_t i = (n.flags & kFlagTransposeWeights) != 0 && n.kind == NodeKind::FullyConnected
+                       ? q * nn + o
+                       : o * k + q;
+  float v;
+  std::memcpy(&v, w.data + i * sizeof(float), sizeof(float));
+  return v;
+}
+
+// Row `r` of the convolution's im2col matrix (k = kh * kw * cin values).
+void gather_row(const Values& g, const Node& n, const float* x, size_t r, float* dst) {
+  const Value& xv = in(g, n, 0);
+  const Value& yv = out(g, n);
+  const uint32_t* p = n.params;
+  const size_t ih = xv.dims[1], iw = xv.dims[2], cin = xv.dims[3];
+  const size_t oh = yv.dims[1], ow = yv.dims[2];
+  const size_t img = r / (oh * ow);
+  const size_t oy = r % (oh * ow) / ow;
+  const size_t ox = r % ow;
+  for (uint32_t ky = 0; ky < p[4]; ++ky) {
+    // Signed: the window may start above or left of the image (padding).
+    const int64_t iy = static_cast<int64_t>(oy * p[6] + ky * p[8]) - p[0];
+    for (uint32_t kx = 0; kx < p[5]; ++kx, dst += cin) {
+      const int64_t ix = static_cast<int64_t>(ox * p[7] + kx * p[9]) - p[3];
+      if (iy < 0 || ix < 0 || static_cast<size_t>(iy) >= ih || static_cast<size_t>(ix) >= iw) {
+        std::memset(dst, 0, cin * sizeof(float));
+      } else {
+        std::memcpy(dst,
+                    x + ((img * ih + static_cast<size_t>(iy)) * iw + static_cast<size_t>(ix)) * cin,
+                    cin * sizeof(float));
+      }
+    }
+  }
+}
+
+// Without the GEMM's scratch: one output at a time (correct, slow).
+void float_gemm_reference(const Values& g, const Node& n, const NativeState& st, const float* x,
+                          const float* bias, float* y, size_t rows) {
+  const Value& w = in(g, n, 1);
+  const size_t k = st.gemm_k, nn = st.gemm_n;
+  std::vector<float> row;
+  if (gathers_rows(n)) row.resize(k);
+  for (size_t r = 0; r < rows; ++r) {
+    const float* a = x + r * k;
+    if (gathers_rows(n)) {
+      gather_row(g, n, x, r, row.data());
+      a = row.data();
+    }
+    for (size_t o = 0; o < nn; ++o) {
+      float acc = bias != nullptr ? bias[o] : 0.0f;
+      for (size_t q = 0; q < k; ++q) acc += a[q] * filter_at(n, w, k, nn, o, q);
+      acc = acc < n.output_min ? n.output_min : acc;
+      y[r * nn + o] = acc > n.output_max ? n.output_max : acc;
+    }
+  }
+}
+
+#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
+opt::GemmArgs float_gemm_args(const Node& n, const NativeState& st, const opt::PackedMatrix* pb,
+                              const float* bias) {
+  opt::GemmArgs args;
+  args.n = static_cast<int64_t>(st.gemm_n);
+  args.k = static_cast<int64_t>(st.gemm_k);
+  args.packed_b = pb;
+  args.ldc = static_cast<ptrdiff_t>(st.gemm_n);
+  args.epilogue.col_bias = bias;
+  args.epilogue.lo = n.output_min;
+  args.epilogue.hi = n.output_max;
+  return args;
+}
+#endif
+
+size_t float_gemm_scratch_bytes(const Values& g, const Node& n) {
+#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
+  const Value& w = in(g, n, 1);
+  NativeState st;
+  if (n.kind == NodeKind::FullyConnected) {
+    const bool t = (n.flags & kFlagTransposeWeights) != 0;
+    st.gemm_k = t ? w.dims[0] : w.dims[1];
+    st.gemm_n = t ? w.dims[1] : w.dims[0];
+  } else {
+    st.gemm_n = w.dims[0];
+    st.gemm_k = w.dims[1] * w.dims[2] * w.dims[3];
+  }
+  if (st.gemm_k == 0 || st.gemm_n == 0) return 0;
+  const size_t rows = out(g, n).numel() / st.gemm_n;
+  if (rows == 0) return 0;
+  const opt::PackedMatrix pb{nullptr, static_cast<int64_t>(st.gemm_k),
+                             static_cast<int64_t>(st.gemm_n)};
+  opt::GemmArgs args = float_gemm_args(n, st, &pb, nullptr);
+  size_t tile_bytes = 0;
+  args.m = static_cast<int64_t>(rows);
+  if (gathers_rows(n)) {
+    const size_t t = tile_rows(st.gemm_k, rows);
+    tile_bytes = round_up_64(t * st.gemm_k * sizeof(float));
+    args.m = static_cast<int64_t>(t);
+  }
+  const size_t gemm_bytes = opt::gemm_scratch_bytes(args);
+  return gemm_bytes == SIZE_MAX ? SIZE_MAX : tile_bytes + gemm_bytes;
+#else
+  (void)g;
+  (void)n;
+  return 0;
+#endif
+}
+
+Error prepare_float_gemm(const Values& g, const Node& n, size_t d, NativeState* st) {
+#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
+  const Value& w = in(g, n, 1);
+  if (n.kind == NodeKind::FullyConnected) {
+    if (w.num_dims != 2) return refuse(d, n, "filter must be 2-d");
+    const bool t = (n.flags & kFlagTransposeWeights) != 0;
+    st->gemm_k = t ? w.dims[0] : w.dims[1];
+    st->gemm_n = t ? w.dims[1] : w.dims[0];
+  } else {
+    if (w.num_dims != 4) return refuse(d, n, "filter must be 4-d");
+    st->gemm_n = w.dims[0];
+    st->gemm_k = w.dims[1] * w.dims[2] * w.dims[3];
+  }
+  const size_t k = st->gemm_k, nn = st->gemm_n;
+  if (k == 0 || nn == 0) return refuse(d, n, "filter is empty");
+  const size_t bytes = opt::packed_b_bytes(static_cast<int64_t>(k), static_cast<int64_t>(nn));
+  if (bytes == 0) return refuse(d, n, "filter is too large to pack");
+  // The payload's constant may be unaligned: pack from an aligned copy then.
+  std::vector<float> aligned;
+  const float* wd = reinterpret_cast<const float*>(w.data);
+  if (reinterpret_cast<uintptr_t>(w.data) % alignof(float) != 0) {
+    aligned.resize(k * nn);
+    std::memcpy(aligned.data(), w.data, k * nn * sizeof(float));
+    wd = aligned.data();
+  }
+  const bool t = n.kind == NodeKind::FullyConnected && (n.flags & kFlagTransposeWeights) != 0;
+  const opt::MatrixView b = t ? opt::MatrixView{wd, static_cast<ptrdiff_t>(nn), 1}
+                              : opt::MatrixView{wd, 1, static_cast<ptrdiff_t>(k)};
+  st->packed_storage.resize(bytes / sizeof(float) + 64 / sizeof(float));
+  uintptr_t at = reinterpret_cast<uintptr_t>(st->packed_storage.data());
+  at = (at + 63) / 64 * 64;
+  float* dst = reinterpret_cast<float*>(at);
+  opt::pack_b(b, static_cast<int64_t>(k), static_cast<int64_t>(nn), dst);
+  st->packed = dst;
+  return Error::Ok;
+#else
+  (void)g;
+  (void)st;
+  return refuse(d, n, "needs the optimized kernels");
+#endif
+}
+
+void float_gemm(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
+                ThreadPool* pool, void* scratch, size_t scratch_bytes) {
+  const float* x = reinterpret_cast<const float*>(buf[n.inputs[0]]);
+  const float* bias = has_bias(n) ? reinterpret_cast<const float*>(buf[n.inputs[2]]) : nullptr;
+  float* y = reinterpret_cast<float*>(buf[n.outputs[0]]);
+  const size_t k = st.gemm_k, nn = st.gemm_n;
+  const size_t rows = out(g, n).numel() / nn;
+  if (rows == 0) return;
+#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
+  const opt::PackedMatrix pb{st.packed, static_cast<int64_t>(k), static_cast<int64_t>(nn)};
+  opt::GemmArgs args = float_gemm_args(n, st, &pb, bias);
+  if (!gathers_rows(n)) {
+    MemoryAllocator temp(scratch, scratch_bytes);
+    args.m = static_cast<int64_t>(rows);
+    args.a = opt::MatrixView{x, static_cast<ptrdiff_t>(k), 1};
+    args.c = y;
+    if (scratch != nullptr && opt::gemm(args, &temp, pool) == Error::Ok) return;
+  } else {
+    size_t tile = tile_rows(k, rows);
+    const size_t tile_bytes = round_up_64(tile * k * sizeof(float));
+    if (scratch != nullptr && scratch_bytes > tile_bytes) {
+      float* cols = static_cast<float*>(scratch);
+      MemoryAllocator temp(static_cast<uint8_t*>(scratch) + tile_bytes, scratch_bytes - tile_bytes);
+      bool ok = true;
+      for (size_t r0 = 0; r0 < rows && ok; r0 += tile) {
+        const size_t m = rows - r0 < tile ? rows - r0 : tile;
+        parallel_for(pool, m, kMinTileRows, [&](size_t b, size_t e) {
+          for (size_t i = b; i < e; ++i) gather_row(g, n, x, r0 + i, cols + i * k);
+        });
+        temp.reset();
+        args.m = static_cast<int64_t>(m);
+        args.a = opt::MatrixView{cols, static_cast<ptrdiff_t>(k), 1};
+        args.c = y + r0 * nn;
+        ok = opt::gemm(args, &temp, pool) == Error::Ok;
+      }
+      if (ok) return;
+    }
+  }
+#else
+  (void)pool;
+  (void)scratch;
+  (void)scratch_bytes;
+#endif
+  float_gemm_reference(g, n, st, x, bias, y, rows);
+}
+
 // ---- dynamically quantized linear (dq_linear.h)
 
 bool is_dq_node(const Values& g, const Node& n) {
@@ -613,6 +842,7 @@ bool is_view_node(const Values& g, const Node& n) {
 }
 
 size_t native_scratch_bytes(const Values& g, const Node& n) {
+  if (is_float_gemm_node(g, n)) return float_gemm_scratch_bytes(g, n);
 #if defined(ETR_HAVE_OPTIMIZED_KERNELS)
   if (n.kind == NodeKind::BatchMatrixMultiply && !is_dq_node(g, n)) {
     const BmmShape sh = bmm_shape(g, n);
@@ -631,12 +861,34 @@ Error prepare_native_node(const Values& values, const Node& n, size_t delegate_i
   state->view = is_view_node(values, n);
   if (n.kind == NodeKind::FullyConnected && is_dq_node(values, n))
     return prepare_dq_linear(values, n, delegate_index, &state->dq);
+  if (is_float_gemm_node(values, n)) return prepare_float_gemm(values, n, delegate_index, state);
   return Error::Ok;
 }
 
-bool is_native_node(const Values& values, const Node& n) {
+bool is_float_gemm_node(const Values& g, const Node& n) {
+#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
+  if (n.kind != NodeKind::Conv2d && n.kind != NodeKind::FullyConnected) return false;
+  if (n.num_inputs < 2 || n.inputs[1] == kInvalidId) return false;
+  const Value& w = in(g, n, 1);
+  if (!is_plain_fp32(in(g, n, 0)) || !is_plain_fp32(w) || !is_plain_fp32(out(g, n)) ||
+      w.data == nullptr)
+    return false;
+  if (has_bias(n) && !is_plain_fp32(in(g, n, 2))) return false;
+  // Other flags (SAME padding, the depthwise filter layout, 2-D reshape)
+  // stay with XNNPACK.
+  if (n.kind == NodeKind::Conv2d) return n.params[12] == 1 && n.flags == 0;
+  return (n.flags & ~kFlagTransposeWeights) == 0;
+#else
+  (void)g;
+  (void)n;
+  return false;
+#endif
+}
+
+bool is_native_node(const Values& values, const Node& n, bool float_gemm) {
   if (is_dq_node(values, n) || is_view_node(values, n) || is_quantized_gavgpool(values, n))
     return true;
+  if (float_gemm && is_float_gemm_node(values, n)) return true;
   const NodeKind kind = n.kind;
   switch (kind) {
     case NodeKind::StaticTranspose:
@@ -655,6 +907,7 @@ bool is_native_node(const Values& values, const Node& n) {
 Error check_native_node(const Values& g, const Node& n, size_t d) {
   if (is_dq_node(g, n)) return check_dq_node(g, n, d);
   if (is_quantized_gavgpool(g, n)) return check_quantized_gavgpool(g, n, d);
+  if (is_float_gemm_node(g, n)) return check_xnnpack_node(g, n, d);  // the same shape rules
   const Value& ov = out(g, n);
   const size_t es = element_size(ov.dtype);
   if (es == 0) return refuse(d, n, "output has a sub-byte or unknown datatype");
@@ -754,6 +1007,10 @@ void run_native_node(const Values& g, const Node& n, const NativeState& state, u
     } else {
       quantized_gavgpool<uint8_t>(g, n, buf, pool);
     }
+    return;
+  }
+  if (state.packed != nullptr) {  // prepared by prepare_float_gemm
+    float_gemm(g, n, state, buf, pool, scratch, scratch_bytes);
     return;
   }
   if (is_float_unary(n.kind)) {

@@ -29,6 +29,13 @@ using Values = std::vector<Value>;
 // most kinds.
 struct NativeState {
   DqLinearWeights dq;
+  // fp32 Conv2d / FullyConnected on the optimized GEMM (is_float_gemm_node):
+  // the filter as the GEMM's B operand [k, n], packed once at init into
+  // `packed_storage` (`packed` is its 64-byte-aligned start).
+  std::vector<float> packed_storage;
+  const float* packed = nullptr;
+  size_t gemm_k = 0;
+  size_t gemm_n = 0;
   // A view (is_view_node): the output value shares the input's buffer and
   // running the node does nothing.
   bool view = false;
@@ -43,9 +50,16 @@ bool is_view_node(const Values& values, const Node& n);
 // Scratch bytes run_native_node may use for node `n` (0 for most kinds).
 size_t native_scratch_bytes(const Values& values, const Node& n);
 
+// True for an fp32 Conv2d (one group, explicit padding) or FullyConnected
+// node with constant weights, which the delegate can run on the optimized
+// library's GEMM (only in builds with the optimized kernels). Debian's 2022
+// XNNPACK is markedly slower at these on x86 than our GEMM.
+bool is_float_gemm_node(const Values& values, const Node& n);
+
 // True when node `n` is run by run_native_node (not by XNNPACK): its kind
-// has no define call here, or it reads or writes qdint8 values.
-bool is_native_node(const Values& values, const Node& n);
+// has no define call here, it reads or writes qdint8 values, or (with
+// `float_gemm`) is_float_gemm_node.
+bool is_native_node(const Values& values, const Node& n, bool float_gemm = true);
 
 // Checks that the node's value shapes and dtypes fit what run_native_node
 // computes; logs and fails naming the node otherwise.

@@ -93,6 +93,9 @@ struct Delegate {
   std::vector<DirectGroup> direct;
   std::vector<uint8_t> direct_used;  // execute's scratch: by value id
   size_t scratch_bytes = 0;
+  // Load option "native_gemm": fp32 convolutions and fully-connected layers
+  // on the optimized GEMM (is_float_gemm_node) rather than XNNPACK.
+  bool native_gemm = true;
   Instance shapes[kMaxShapes];
   uint64_t clock = 0;
 
@@ -216,7 +219,7 @@ class Builder {
   Error split_runs() {
     d_->native_state.resize(g_.nodes.size());
     for (const Node& n : g_.nodes) {
-      const bool native = xnnpack::is_native_node(g_.values, n);
+      const bool native = xnnpack::is_native_node(g_.values, n, d_->native_gemm);
       if (native) {
         ETR_RETURN_IF_ERROR(xnnpack::check_native_node(g_.values, n, d_->index));
         ETR_RETURN_IF_ERROR(
@@ -833,6 +836,16 @@ class XnnpackBackend final : public BackendInterface {
     }
     Delegate* d = new (mem) Delegate();
     d->index = ctx.delegate_index;
+    for (const BackendOption& o : ctx.options) {
+      if (StringView(o.key) != StringView("native_gemm")) continue;
+      if (o.kind != BackendOption::Kind::Bool) {
+        destroy(d);
+        ETR_FAIL(Error::InvalidArgument,
+                 "XnnpackBackend: delegate %zu: option 'native_gemm' takes a bool",
+                 ctx.delegate_index);
+      }
+      d->native_gemm = o.bool_value;
+    }
     d->payload = std::move(*processed);
     Error err = xnnpack::parse_graph(d->payload.data(), d->payload.size(), ctx.named_data,
                                      ctx.delegate_index, &d->graph);

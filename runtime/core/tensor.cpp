@@ -103,12 +103,4 @@ Error resize_impl(Tensor& t, Span<const I> new_sizes) {
 Error resize_tensor(Tensor& t, Span<const int64_t> new_sizes) { return resize_impl(t, new_sizes); }
 Error resize_tensor(Tensor& t, Span<const int32_t> new_sizes) { return resize_impl(t, new_sizes); }
 
-bool same_shape(const Tensor& a, const Tensor& b) {
-  if (a.dim() != b.dim()) return false;
-  for (size_t i = 0; i < a.dim(); ++i) {
-    if (a.size(i) != b.size(i)) return false;
-  }
-  return true;
-}
-
 }  // namespace etr

@@ -123,6 +123,22 @@ bool compute_strides(Span<const int32_t> sizes, Span<const uint8_t> dim_order, i
 [[nodiscard]] Error resize_tensor(Tensor& t, Span<const int32_t> new_sizes);
 
 // True when both tensors have identical sizes.
-bool same_shape(const Tensor& a, const Tensor& b);
+inline bool same_shape(const Tensor& a, const Tensor& b) {
+  if (a.dim() != b.dim()) return false;
+  for (size_t i = 0; i < a.dim(); ++i) {
+    if (a.size(i) != b.size(i)) return false;
+  }
+  return true;
+}
+
+// True when both tensors have identical sizes and strides: element i of one
+// sits at element offset i of the other (tensors are dense).
+inline bool same_layout(const Tensor& a, const Tensor& b) {
+  if (a.dim() != b.dim()) return false;
+  for (size_t i = 0; i < a.dim(); ++i) {
+    if (a.size(i) != b.size(i) || a.stride(i) != b.stride(i)) return false;
+  }
+  return true;
+}
 
 }  // namespace etr

@@ -175,6 +175,12 @@ class Method final {
   // consumed by execute and must be set again before the next execute.
   [[nodiscard]] Error execute();
 
+  // True when input `index` is consumed by execute (its planned memory is
+  // reused for other values), so it must be set again before every execute.
+  bool input_consumed(size_t index) const {
+    return index < s_.num_inputs && s_.input_consumed != nullptr && s_.input_consumed[index];
+  }
+
   // Caps the instructions one execute may run (MethodLoadOptions::max_instructions).
   void set_max_instructions(size_t n) { s_.max_instructions = n; }
   // Calls `observer` around every kernel and delegate call of execute (see

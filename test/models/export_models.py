@@ -651,6 +651,25 @@ def build_no_constants() -> Case:
     )
 
 
+@case("op_chain")
+def build_op_chain() -> Case:
+    """64 tiny elementwise instructions in a row: framework_tax_bench divides
+    its execute time by the instruction count (the per-instruction dispatch
+    cost, with kernel work close to nothing)."""
+    torch.manual_seed(16)
+
+    class Chain(nn.Module):
+        def forward(self, x, y):
+            for _ in range(32):
+                x = x * y + y
+            return x
+
+    m = Chain()
+    args = [torch.randn(4) * 0.5, torch.randn(4) * 0.5]
+    pte = lower(export(m, args))
+    return Case("op_chain", pte, [Check("forward", "a", args, eager(m, args))])
+
+
 def _tensor_nbytes(t: schema.Tensor) -> int:
     elem = torch.empty((), dtype=_SCALAR_TO_TORCH[ScalarType(t.scalar_type)]).element_size()
     n = 1

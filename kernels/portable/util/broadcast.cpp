@@ -24,6 +24,10 @@ bool broadcast_sizes(Span<const Tensor* const> inputs, int64_t* out_sizes, size_
 }
 
 Error resize_to_broadcast(const char* op, Tensor& out, Span<const Tensor* const> inputs) {
+  // The common case first: every input already has out's shape.
+  bool all_same = true;
+  for (const Tensor* t : inputs) all_same = all_same && same_shape(*t, out);
+  if (all_same) return Error::Ok;
   int64_t sizes[kTensorMaxDim];
   size_t dim = 0;
   if (!broadcast_sizes(inputs, sizes, &dim)) {

@@ -50,6 +50,7 @@ class ResultType final {
 };
 
 inline ScalarType result_type(const Tensor& a, const Tensor& b) {
+  if (a.dtype() == b.dtype()) return a.dtype();
   return ResultType().add(a).add(b).get();
 }
 inline ScalarType result_type(const Tensor& a, const Scalar& b) {
@@ -190,15 +191,23 @@ template <typename Op, size_t... K, typename... CTs>
 bool apply_impl(Tensor& out, Op& op, std::index_sequence<K...>, ReadAs<CTs>... ins) {
   constexpr size_t N = sizeof...(CTs) + 1;
   using R = decltype(op(CTs{}...));
-  int64_t strides[N][kTensorMaxDim];
-  broadcast_strides(out, out.sizes(), strides[0]);
-  (broadcast_strides(ins.tensor, out.sizes(), strides[K + 1]), ...);
   // Bool inputs take the loading path, which reads their bytes as uint8 != 0:
   // a hostile program can alias a Bool tensor with other data, and reading
   // a byte other than 0 or 1 as bool is undefined.
   const bool typed = out.dtype() == scalar_type_of<R>() &&
                      ((ins.tensor.dtype() == scalar_type_of<CTs>()) && ...) &&
                      !(std::is_same<CTs, bool>::value || ...);
+  // The common case first: every operand has out's shape and strides.
+  if (typed && (same_layout(ins.tensor, out) && ...)) {
+    R* o = out.data_ptr<R>();
+    const std::tuple<const CTs*...> p{ins.tensor.template const_data_ptr<CTs>()...};
+    const int64_t n = out.numel();
+    for (int64_t i = 0; i < n; ++i) o[i] = op(std::get<K>(p)[i]...);
+    return true;
+  }
+  int64_t strides[N][kTensorMaxDim];
+  broadcast_strides(out, out.sizes(), strides[0]);
+  (broadcast_strides(ins.tensor, out.sizes(), strides[K + 1]), ...);
   if (typed) {
     R* o = out.data_ptr<R>();
     const std::tuple<const CTs*...> p{ins.tensor.template const_data_ptr<CTs>()...};
