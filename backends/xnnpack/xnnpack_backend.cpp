@@ -2,6 +2,7 @@
 
 #include <xnnpack.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <new>
@@ -291,6 +292,8 @@ class Builder {
     for (const Node& n : g_.nodes) {
       if (d_->native_state[n.index].view) aliased[n.outputs[0]] = true;
     }
+    const std::vector<bool> shared = shareable_values(producer, needs, aliased);
+    std::vector<uint32_t> planned;  // values placed in shared blocks below
     d_->buffers.assign(nv, nullptr);
     for (size_t id = 0; id < nv; ++id) {
       const Value& v = g_.values[id];
@@ -324,6 +327,10 @@ class Builder {
                  "runs",
                  d_->index, id, xnnpack::to_string(v.dtype));
       }
+      if (shared[id]) {
+        planned.push_back(static_cast<uint32_t>(id));
+        continue;
+      }
       d_->buffers[id] = allocate(bytes);
       if (d_->buffers[id] == nullptr) {
         ETR_FAIL(Error::DelegateMemoryAllocationFailed,
@@ -331,6 +338,7 @@ class Builder {
                  bytes, id);
       }
     }
+    ETR_RETURN_IF_ERROR(place_shared(planned));
     for (const Node& n : g_.nodes) {
       if (!d_->native_state[n.index].view) continue;
       d_->buffers[n.outputs[0]] = d_->buffers[n.inputs[0]];
@@ -351,6 +359,88 @@ class Builder {
                  "XnnpackBackend: delegate %zu: cannot allocate %zu bytes of native scratch",
                  d_->index, d_->scratch_bytes);
       }
+    }
+    return Error::Ok;
+  }
+
+  // Values that live between runs inside the delegate (not inputs, outputs
+  // or constants, and not views of another value) can share memory with
+  // values whose lifetimes do not overlap. Their lifetime, in runs, is from
+  // the run that writes them to the last run that reads them or a view of
+  // them; fills live_ for place_shared.
+  std::vector<bool> shareable_values(const std::vector<int>& producer,
+                                     const std::vector<bool>& needs,
+                                     const std::vector<bool>& aliased) {
+    const size_t nv = g_.values.size();
+    std::vector<uint32_t> root(nv);
+    for (size_t id = 0; id < nv; ++id) root[id] = static_cast<uint32_t>(id);
+    for (const Node& n : g_.nodes) {
+      if (d_->native_state[n.index].view) root[n.outputs[0]] = root[n.inputs[0]];
+    }
+    std::vector<bool> shared(nv, false);
+    for (size_t id = 0; id < nv; ++id) {
+      const Value& v = g_.values[id];
+      shared[id] =
+          v.data == nullptr && v.flags == 0 && needs[id] && !aliased[id] && producer[id] != -1;
+    }
+    // A root seen through a view from outside the delegate keeps its own buffer.
+    for (size_t id = 0; id < nv; ++id) {
+      if (g_.values[id].flags != 0 && root[id] != id) shared[root[id]] = false;
+    }
+    live_.assign(nv, Lifetime{});
+    for (size_t r = 0; r < d_->runs.size(); ++r) {
+      for (uint32_t ni : d_->runs[r].nodes) {
+        const Node& n = g_.nodes[ni];
+        for (uint32_t k = 0; k < n.num_inputs; ++k) {
+          if (n.inputs[k] != kInvalidId) touch(root[n.inputs[k]], r);
+        }
+        for (uint32_t k = 0; k < n.num_outputs; ++k) touch(root[n.outputs[k]], r);
+      }
+    }
+    return shared;
+  }
+
+  void touch(uint32_t id, size_t run) {
+    Lifetime& l = live_[id];
+    if (run < l.first) l.first = run;
+    if (run > l.last || l.last == kNoRun) l.last = run;
+  }
+
+  // Greedy placement: largest value first, into the first block already
+  // made whose values are all dead while this one lives, else a new block.
+  Error place_shared(std::vector<uint32_t>& planned) {
+    std::stable_sort(planned.begin(), planned.end(), [&](uint32_t a, uint32_t b) {
+      return xnnpack::value_buffer_bytes(g_.values[a]) > xnnpack::value_buffer_bytes(g_.values[b]);
+    });
+    struct Block {
+      uint8_t* data;
+      std::vector<Lifetime> users;
+    };
+    std::vector<Block> blocks;
+    for (uint32_t id : planned) {
+      const Lifetime me = live_[id];
+      Block* home = nullptr;
+      for (Block& b : blocks) {  // every block is at least this value's size
+        bool free = true;
+        for (const Lifetime& u : b.users) free = free && (me.last < u.first || u.last < me.first);
+        if (free) {
+          home = &b;
+          break;
+        }
+      }
+      if (home == nullptr) {
+        const size_t bytes = xnnpack::value_buffer_bytes(g_.values[id]);
+        uint8_t* p = allocate(bytes);
+        if (p == nullptr) {
+          ETR_FAIL(Error::DelegateMemoryAllocationFailed,
+                   "XnnpackBackend: delegate %zu: cannot allocate %zu bytes for value %u",
+                   d_->index, bytes, id);
+        }
+        blocks.push_back(Block{p, {}});
+        home = &blocks.back();
+      }
+      home->users.push_back(me);
+      d_->buffers[id] = home->data;
     }
     return Error::Ok;
   }
@@ -634,6 +724,12 @@ class Builder {
   const Graph& g_;
   Instance* inst_;
   size_t total_bytes_ = 0;
+  static constexpr size_t kNoRun = SIZE_MAX;
+  struct Lifetime {
+    size_t first = kNoRun;  // runs, inclusive
+    size_t last = kNoRun;
+  };
+  std::vector<Lifetime> live_;  // by value id (roots of views)
 };
 
 // The tensor argument of external value `id`, or an error naming it.
