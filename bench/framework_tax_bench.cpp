@@ -138,6 +138,7 @@ BENCHMARK_CAPTURE(BM_ProgramLoad, no_constants, "no_constants.pte");
 BENCHMARK_CAPTURE(BM_ProgramLoad, transformer, "transformer.pte");
 BENCHMARK_CAPTURE(BM_ProgramLoad, mobilenet_v2, "bench/models/mobilenet_v2.pte");
 BENCHMARK_CAPTURE(BM_MethodLoad, no_constants, "no_constants.pte", false);
+BENCHMARK_CAPTURE(BM_MethodLoad, op_chain, "op_chain.pte", false);
 BENCHMARK_CAPTURE(BM_MethodLoad, transformer, "transformer.pte", false);
 BENCHMARK_CAPTURE(BM_MethodLoad, mobilenet_v2, "bench/models/mobilenet_v2.pte", false);
 #if ETR_BENCH_OPTIMIZED

@@ -6,9 +6,10 @@
 namespace etr {
 namespace {
 
-// All of them but in a selective build (runtime/kernel/selective_build.h).
+// All of them but in a selective build (runtime/kernel/selective_build.h),
+// sorted by name hash so that the registry bisects instead of scanning.
 constexpr auto kSelectedQuantizedKernels =
-    select_kernels<count_selected(kQuantizedKernels)>(kQuantizedKernels);
+    sorted_by_hash(select_kernels<count_selected(kQuantizedKernels)>(kQuantizedKernels));
 
 }  // namespace
 

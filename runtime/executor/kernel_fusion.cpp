@@ -57,6 +57,30 @@ bool tensors_share_memory(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 // The KernelCall at `pc` of `instrs`, with a valid operator, or null.
+bool MethodLoader::may_start_fusion(const FbInstructions* instrs, size_t pc) {
+  const auto* ops = plan_->operators();
+  if (!fusion_heads_known_) {
+    fusion_heads_known_ = true;
+    const size_t n = ops == nullptr ? 0 : ops->size();
+    for (size_t i = 0; i < n; ++i) {
+      const char* op = method_->s_.op_names[i];
+      if (std::strcmp(op, kConv) != 0 && std::strcmp(op, kPermute) != 0) continue;
+      if (i < 64) {
+        fusion_heads_ |= uint64_t{1} << i;
+      } else {
+        fusion_heads_beyond_ = true;
+      }
+    }
+  }
+  if (fusion_heads_ == 0 && !fusion_heads_beyond_) return false;
+  if (instrs == nullptr || pc >= instrs->size()) return false;
+  const etr_fb::Instruction* in = instrs->Get(static_cast<flatbuffers::uoffset_t>(pc));
+  const etr_fb::KernelCall* call = in == nullptr ? nullptr : in->instr_args_as_KernelCall();
+  if (call == nullptr || call->op_index() < 0) return false;
+  const auto op = static_cast<size_t>(call->op_index());
+  return op < 64 ? ((fusion_heads_ >> op) & 1) != 0 : fusion_heads_beyond_;
+}
+
 const etr_fb::KernelCall* MethodLoader::kernel_call_at(const FbInstructions* instrs, size_t pc,
                                                        const char** op) const {
   if (instrs == nullptr || pc >= instrs->size()) return nullptr;
@@ -108,6 +132,7 @@ bool MethodLoader::value_used_outside(int32_t v, size_t chain, size_t first, siz
 Error MethodLoader::try_fuse(size_t chain, size_t pc, const FbInstructions* instrs,
                              internal::Instruction* table, size_t* absorbed) {
   *absorbed = 0;
+  if (!may_start_fusion(instrs, pc)) return Error::Ok;
   const char* op0 = nullptr;
   const char* op1 = nullptr;
   const char* op2 = nullptr;
@@ -295,9 +320,8 @@ Error MethodLoader::try_fuse_linear(size_t chain, size_t pc, const FbInstruction
   internal::KernelInstr pk{nullptr, perm_args, nullptr, kPermuteArgs, 0, false, nullptr};
   size_t written = 0;
   if (!values[weight].is_tensor() || values[weight].to_tensor().dim() != 2 ||
-      !internal::is_constant_tensor(
-          plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(weight))) ||
-      !values[dims].is_int_list() || has_run_time_arg(pk, &written)) {
+      !is_constant_value(static_cast<size_t>(weight)) || !values[dims].is_int_list() ||
+      has_run_time_arg(pk, &written)) {
     return Error::Ok;
   }
   const Span<const int64_t> d = values[dims].to_int_list();
@@ -352,8 +376,7 @@ bool MethodLoader::select_fused_kernel(const char* fused, internal::KernelInstr*
   uint64_t constant_args = 0;
   for (uint32_t a = 0; a < k->num_args && a < 64; ++a) {
     const size_t vi = static_cast<size_t>(k->args[a] - method_->s_.values);
-    if (internal::is_constant_tensor(
-            plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(vi)))) {
+    if (is_constant_value(vi)) {
       constant_args |= uint64_t{1} << a;
     }
   }

@@ -112,19 +112,35 @@ Error MethodLoader::select_kernel(size_t pc, uint32_t op_index, internal::Kernel
   const KernelEntry* entries[KernelRegistry::kMaxLibraries];
   const KernelLibrary* libs[KernelRegistry::kMaxLibraries];
   size_t n = 0;
-  registry_.for_each_candidate(StringView(op), op_name_hash(op),
-                               [&](const KernelEntry& e, const KernelLibrary& l) {
-                                 entries[n] = &e;
-                                 libs[n++] = &l;
-                                 return n == KernelRegistry::kMaxLibraries;
-                               });
+  CandidateCache& cached = candidates_[op_index % kCachedOperators];
+  if (cached.op_index >= 0 && static_cast<uint32_t>(cached.op_index) == op_index) {
+    n = cached.count;
+    for (size_t i = 0; i < n; ++i) {
+      entries[i] = cached.entries[i];
+      libs[i] = cached.libs[i];
+    }
+  } else {
+    registry_.for_each_candidate(StringView(op), op_name_hash(op),
+                                 [&](const KernelEntry& e, const KernelLibrary& l) {
+                                   entries[n] = &e;
+                                   libs[n++] = &l;
+                                   return n == KernelRegistry::kMaxLibraries;
+                                 });
+    if (n <= kCachedCandidates) {
+      cached.op_index = op_index <= INT32_MAX ? static_cast<int32_t>(op_index) : -1;
+      cached.count = static_cast<uint32_t>(n);
+      for (size_t i = 0; i < n; ++i) {
+        cached.entries[i] = entries[i];
+        cached.libs[i] = libs[i];
+      }
+    }
+  }
   *found = n != 0;
   // Which arguments are program constants (prepare may pack them).
   uint64_t constant_args = 0;
   for (uint32_t a = 0; a < k->num_args && a < 64; ++a) {
     const size_t vi = static_cast<size_t>(k->args[a] - method_->s_.values);
-    if (internal::is_constant_tensor(
-            plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(vi)))) {
+    if (is_constant_value(vi)) {
       constant_args |= uint64_t{1} << a;
     }
   }
@@ -250,9 +266,7 @@ Error MethodLoader::check_kernel_args(size_t pc, const char* op_name, const Kern
   for (uint32_t a = 0; a < k->num_args; ++a) {
     const EValue* v = k->args[a];
     const size_t vi = static_cast<size_t>(v - method_->s_.values);
-    if (entry.arg_kinds[a] == ArgKind::MutableTensor &&
-        internal::is_constant_tensor(
-            plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(vi)))) {
+    if (entry.arg_kinds[a] == ArgKind::MutableTensor && is_constant_value(vi)) {
       ETR_FAIL(Error::InvalidProgram,
                "method '%s': instruction %zu (%s) writes argument %" PRIu32
                " (value %zu), a program constant",

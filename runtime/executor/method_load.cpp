@@ -79,8 +79,7 @@ Error MethodLoader::init_io_state() {
     const EValue& v = s.values[s.input_indices[i]];
     // set_input copies into an input's memory: a program constant (possibly
     // read-only mapped file pages, shared by every method) cannot be one.
-    if (internal::is_constant_tensor(
-            plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(s.input_indices[i])))) {
+    if (is_constant_value(s.input_indices[i])) {
       ETR_FAIL(Error::InvalidProgram,
                "method '%s': input %zu (value %d) is a constant tensor; inputs must be planned "
                "or caller-provided",

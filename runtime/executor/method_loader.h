@@ -61,6 +61,12 @@ class MethodLoader final {
   [[nodiscard]] Error name_operators();
   [[nodiscard]] Error mark_run_time_values();
   bool is_run_time_value(const EValue* v) const;
+  // True when value `index` is a program constant tensor (the flatbuffer's
+  // internal::is_constant_tensor, recorded by parse_values).
+  bool is_constant_value(size_t index) const {
+    return constant_values_ != nullptr && index < method_->s_.num_values &&
+           ((constant_values_[index / 8] >> (index % 8)) & 1) != 0;
+  }
   bool has_run_time_arg(const internal::KernelInstr& k, size_t* arg) const;
   [[nodiscard]] Error resolve_jump(size_t pc, size_t chain_len, const etr_fb::JumpFalseCall* j,
                                    internal::Instruction* out);
@@ -87,6 +93,9 @@ class MethodLoader final {
   bool fused_kernel_registered(const char* fused) const;
   // True when a jump of `instrs` lands in (first, last].
   bool jump_lands_in(const FbInstructions* instrs, size_t first, size_t last) const;
+  // False when the instruction at pc cannot start a fusion group (its
+  // operator is neither a convolution nor a permute_copy); cheap.
+  bool may_start_fusion(const FbInstructions* instrs, size_t pc);
   const etr_fb::KernelCall* kernel_call_at(const FbInstructions* instrs, size_t pc,
                                            const char** op) const;
   bool value_used_outside(int32_t v, size_t chain, size_t first, size_t last) const;
@@ -120,9 +129,31 @@ class MethodLoader final {
   internal::MergedNamedData named_data_;
   // One bit per value: written while the method runs (mark_run_time_values).
   uint8_t* run_time_values_ = nullptr;
+  // One bit per value: a program constant tensor (parse_values).
+  uint8_t* constant_values_ = nullptr;
   Method* method_;
   FreeableBuffer mutable_segment_;
   bool mutable_segment_loaded_ = false;
+  // The registry's candidates for recently seen operators (select_kernel):
+  // a program calls few operators many times, and this spares hashing the
+  // name and searching every library for each call. Direct-mapped by
+  // operator index; an operator with more candidates than kCachedCandidates
+  // is looked up every time.
+  // (16 x 56 bytes of the loader's stack.)
+  static constexpr size_t kCachedOperators = 16;
+  static constexpr size_t kCachedCandidates = 3;
+  struct CandidateCache {
+    int32_t op_index = -1;
+    uint32_t count = 0;
+    const KernelEntry* entries[kCachedCandidates];
+    const KernelLibrary* libs[kCachedCandidates];
+  };
+  CandidateCache candidates_[kCachedOperators];
+  // Operators that can start a fusion group (may_start_fusion): bit i for
+  // operator i < 64; `fusion_heads_beyond_` for any at index 64 or more.
+  bool fusion_heads_known_ = false;
+  uint64_t fusion_heads_ = 0;
+  bool fusion_heads_beyond_ = false;
 };
 
 // Logs "method 'x': out of method-allocator memory while allocating <what>" and

@@ -85,7 +85,7 @@ size_t instruction_bytes(const etr_fb::ExecutionPlan* plan) {
     add(&total, table(op->name()->size() + (op->overload() ? op->overload()->size() : 0) + 2, 1));
   }
   const size_t nv = plan->values() == nullptr ? 0 : plan->values()->size();
-  if (nv != 0) add(&total, table((nv + 7) / 8, 1));  // the run-time value map
+  if (nv != 0) add(&total, 2 * table((nv + 7) / 8, 1));  // the run-time and constant value maps
   const auto* chains = plan->chains();
   const size_t nc = chains == nullptr ? 0 : chains->size();
   add(&total, table(nc, sizeof(internal::Chain)));

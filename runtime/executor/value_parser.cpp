@@ -25,6 +25,12 @@ Error MethodLoader::parse_values() {
   }
   for (size_t i = 0; i < n; ++i) new (&method_->s_.values[i]) EValue();
   method_->s_.num_values = n;
+  if (n != 0) {
+    constant_values_ = alloc_->allocate_array<uint8_t>((n + 7) / 8);
+    if (constant_values_ == nullptr)
+      return method_allocation_failed(name(), "the constant value map", (n + 7) / 8);
+    std::memset(constant_values_, 0, (n + 7) / 8);
+  }
   // External constants own a buffer each for the method's lifetime.
   size_t num_external = 0;
   for (flatbuffers::uoffset_t i = 0; i < n; ++i) {
@@ -227,6 +233,10 @@ Error MethodLoader::bind_tensor_data(size_t i, const etr_fb::Tensor* t, Tensor* 
   const etr_fb::AllocationDetails* alloc = t->allocation_info();
   const etr_fb::ExtraTensorInfo* extra = t->extra_tensor_info();
   const uint32_t k = t->data_buffer_idx();
+  const bool external =
+      extra != nullptr && extra->location() == etr_fb::TensorDataLocation::EXTERNAL;
+  if (alloc == nullptr && (external || k != 0))  // internal::is_constant_tensor
+    constant_values_[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
   void* planned = nullptr;
   if (alloc != nullptr) {
     const uint32_t id = alloc->memory_id();
@@ -252,7 +262,7 @@ Error MethodLoader::bind_tensor_data(size_t i, const etr_fb::Tensor* t, Tensor* 
     }
     tensor->set_data(planned, nbytes);
   }
-  if (extra != nullptr && extra->location() == etr_fb::TensorDataLocation::EXTERNAL) {
+  if (external) {
     ETR_RETURN_IF_ERROR(bind_external(i, t, tensor, planned != nullptr));
     return check_data_alignment(i, tensor);
   }
