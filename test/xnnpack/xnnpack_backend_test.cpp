@@ -56,7 +56,9 @@ const char* pending_reason(const FixtureCase& c) {
   return nullptr;
 }
 
-void run_case(const FixtureCase& c, ThreadPool* pool) {
+// `native_gemm` false: the load option that keeps fp32 convolutions and
+// fully-connected layers in XNNPACK (native GEMM nodes otherwise).
+void run_case(const FixtureCase& c, ThreadPool* pool, bool native_gemm = true) {
   SCOPED_TRACE(c.line);
   if (const char* why = pending_reason(c)) {
     std::printf("[ PENDING  ] %s: %s\n", c.pte.c_str(), why);
@@ -66,6 +68,9 @@ void run_case(const FixtureCase& c, ThreadPool* pool) {
   MethodLoadOptions options;
   options.backends = &xnnpack_registry();
   options.thread_pool = pool;
+  const BackendOption gemm_option = BackendOption::of("native_gemm", native_gemm);
+  const DelegateOptions per_backend[] = {{"XnnpackBackend", {&gemm_option, 1}}};
+  options.delegate_options = {per_backend, 1};
   // External weights (.ptd files) given by the manifest's data= token.
   std::vector<std::unique_ptr<FileDataLoader>> loaders;
   std::vector<std::unique_ptr<FlatTensorDataMap>> maps;
@@ -101,6 +106,34 @@ TEST(XnnpackBackendTest, FixturesMatchPyTorchOnTwoThreads) {
   std::unique_ptr<PthreadPool> pool = PthreadPool::create(2);
   ASSERT_NE(pool, nullptr);
   for (const FixtureCase& c : xnnpack_cases()) run_case(c, pool.get());
+}
+
+TEST(XnnpackBackendTest, FixturesMatchPyTorchWithConvolutionsAndLinearLayersInXnnpack) {
+  std::unique_ptr<PthreadPool> pool = PthreadPool::create(2);
+  ASSERT_NE(pool, nullptr);
+  for (const FixtureCase& c : xnnpack_cases()) run_case(c, pool.get(), false);
+}
+
+TEST(XnnpackBackendTest, TheNativeGemmOptionTakesABool) {
+  register_all_kernels();
+  std::vector<FixtureCase> cases;
+  for (FixtureCase& c : load_manifest()) {
+    if (c.pte.find("add_xnnpack.pte") != std::string::npos) cases.push_back(c);
+  }
+  ASSERT_FALSE(cases.empty());
+  MethodLoadOptions options;
+  options.backends = &xnnpack_registry();
+  const BackendOption wrong = BackendOption::of("native_gemm", 1);
+  const DelegateOptions per_backend[] = {{"XnnpackBackend", {&wrong, 1}}};
+  options.delegate_options = {per_backend, 1};
+  LoadedMethod lm;
+  char message[1024];
+  ErrorCapture capture(message, sizeof(message));
+  cases[0].expect_error.clear();
+  EXPECT_FALSE(load_fixture_method(cases[0], &lm, &options));
+  EXPECT_NE(std::string(capture.message()).find("option 'native_gemm' takes a bool"),
+            std::string::npos)
+      << capture.message();
 }
 
 // The manifest cases of one fixture, in order.
