@@ -236,6 +236,16 @@ void print_values(const Tensor& t) {
   for (size_t i = 0; i < n && i < kShown; ++i) {
     double v = 0;
     const uint8_t* p = static_cast<const uint8_t*>(t.const_data()) + element_offset(t, i);
+    if (is_complex(t.dtype())) {  // "re+imj", as numpy prints it
+      const ScalarType part = t.dtype() == ScalarType::ComplexHalf    ? ScalarType::Half
+                              : t.dtype() == ScalarType::ComplexFloat ? ScalarType::Float
+                                                                      : ScalarType::Double;
+      double im = 0;
+      element_to_double(part, p, &v);
+      element_to_double(part, p + element_size(part), &im);
+      std::printf(i == 0 ? "%g%+gj" : ", %g%+gj", v, im);
+      continue;
+    }
     if (!element_to_double(t.dtype(), p, &v)) {
       std::printf("?");
       break;

@@ -115,6 +115,12 @@ size_t element_offset(const Tensor& t, size_t index) {
   return offset;
 }
 
+// The dtype of a complex element's two parts (Half, Float, Double).
+ScalarType complex_part(ScalarType t) {
+  if (t == ScalarType::ComplexHalf) return ScalarType::Half;
+  return t == ScalarType::ComplexFloat ? ScalarType::Float : ScalarType::Double;
+}
+
 void compare_elements(const internal::BundledTensor& b, const Tensor& out, size_t output,
                       double rtol, double atol, Tracker* tracker) {
   const size_t es = element_size(b.dtype);
@@ -131,6 +137,22 @@ void compare_elements(const internal::BundledTensor& b, const Tensor& out, size_
       double err = 0;
       const bool match = close(a, e, rtol, atol, &err);
       tracker->add(output, i, a, e, err, match);
+    } else if (is_complex(b.dtype)) {
+      // The real and the imaginary part are each compared as a float; element
+      // i is reported with the part that differs more.
+      const ScalarType part = complex_part(b.dtype);
+      const size_t half = es / 2;
+      double a[2];
+      double e[2];
+      double err[2];
+      bool match[2];
+      for (size_t k = 0; k < 2; ++k) {
+        a[k] = load_floating(pa + k * half, part);
+        e[k] = load_floating(pe + k * half, part);
+        match[k] = close(a[k], e[k], rtol, atol, &err[k]);
+      }
+      const size_t k = (match[0] && !match[1]) || (match[0] == match[1] && err[1] > err[0]) ? 1 : 0;
+      tracker->add(output, i, a[k], e[k], err[k], match[0] && match[1]);
     } else if (load_integer(pa, b.dtype, &ia) && load_integer(pe, b.dtype, &ie)) {
       const double a = static_cast<double>(ia);
       const double e = static_cast<double>(ie);

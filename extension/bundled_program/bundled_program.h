@@ -42,8 +42,10 @@ bool is_bundled_program(const void* data, size_t size);
 // How a method's outputs compare with one test case's expected outputs.
 // Float, Double, Half and BFloat16 elements `a` (actual) and `e` (expected)
 // match when both are NaN, both are the same infinity, or
-// |a - e| <= atol + rtol * |a| (rtol == atol == 0: a == e); every other dtype
-// must match exactly. Errors are over all outputs of the case.
+// |a - e| <= atol + rtol * |a| (rtol == atol == 0: a == e); a ComplexHalf,
+// ComplexFloat or ComplexDouble element matches when both its real and its
+// imaginary parts do (the worst element is reported with its worse part);
+// every other dtype must match exactly. Errors are over all outputs of the case.
 struct BundledComparison {
   bool passed = true;
   // Elements (over all outputs) that did not match.

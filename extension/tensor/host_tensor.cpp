@@ -1,5 +1,6 @@
 #include "extension/tensor/host_tensor.h"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -164,6 +165,10 @@ Error HostTensor::fill_ones() {
     case ScalarType::Double: fill_with<double>(bytes_, n, 1.0); break;
     case ScalarType::Half: fill_with<uint16_t>(bytes_, n, 0x3c00); break;
     case ScalarType::BFloat16: fill_with<uint16_t>(bytes_, n, 0x3f80); break;
+    // Complex one: real part one, imaginary part zero.
+    case ScalarType::ComplexHalf: fill_with(bytes_, n, std::array<uint16_t, 2>{0x3c00, 0}); break;
+    case ScalarType::ComplexFloat: fill_with(bytes_, n, std::array<float, 2>{1.0f, 0.0f}); break;
+    case ScalarType::ComplexDouble: fill_with(bytes_, n, std::array<double, 2>{1.0, 0.0}); break;
     default: ETR_FAIL(Error::NotSupported, "cannot fill a %s tensor with ones", to_string(dtype()));
   }
   return Error::Ok;

@@ -109,9 +109,9 @@ class HostTensor final {
   template <typename T>
   std::vector<T> values() const;
 
-  // Sets every element to one (1, 1.0, true). Fails with NotSupported for
-  // dtypes without a plain representation of one (quantized, bit-packed,
-  // float8).
+  // Sets every element to one (1, 1.0, true; 1+0j for complex). Fails with
+  // NotSupported for dtypes without a plain representation of one
+  // (quantized, bit-packed, float8).
   Error fill_ones();
 
  private:

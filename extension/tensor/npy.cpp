@@ -39,20 +39,23 @@ struct DescrEntry {
 };
 
 constexpr DescrEntry kDescrs[] = {
-    {"f2", ScalarType::Half},   {"f4", ScalarType::Float},  {"f8", ScalarType::Double},
-    {"i1", ScalarType::Char},   {"i2", ScalarType::Short},  {"i4", ScalarType::Int},
-    {"i8", ScalarType::Long},   {"u1", ScalarType::Byte},   {"b1", ScalarType::Bool},
-    {"u2", ScalarType::UInt16}, {"u4", ScalarType::UInt32}, {"u8", ScalarType::UInt64},
+    {"f2", ScalarType::Half},         {"f4", ScalarType::Float},
+    {"f8", ScalarType::Double},       {"i1", ScalarType::Char},
+    {"i2", ScalarType::Short},        {"i4", ScalarType::Int},
+    {"i8", ScalarType::Long},         {"u1", ScalarType::Byte},
+    {"b1", ScalarType::Bool},         {"u2", ScalarType::UInt16},
+    {"u4", ScalarType::UInt32},       {"u8", ScalarType::UInt64},
+    {"c8", ScalarType::ComplexFloat}, {"c16", ScalarType::ComplexDouble},
 };
 
-// Maps a descr ("<f4", "|u1", "=i8") to a dtype; a problem otherwise.
+// Maps a descr ("<f4", "|u1", "=i8", "<c16") to a dtype; a problem otherwise.
 Problem dtype_from_descr(const std::string& descr, ScalarType* out) {
-  if (descr.size() == 3) {
+  if (descr.size() == 3 || descr.size() == 4) {
     const char order = descr[0];
     const std::string code = descr.substr(1);
     for (const DescrEntry& e : kDescrs) {
       if (code != e.code) continue;
-      const bool one_byte = code[1] == '1';
+      const bool one_byte = element_size(e.dtype) == 1;
       if (order == '<' || order == '=' || order == '|' || (order == '>' && one_byte)) {
         *out = e.dtype;
         return {};
@@ -317,6 +320,8 @@ const char* npy_descr(ScalarType dtype) {
     case ScalarType::UInt16: return "<u2";
     case ScalarType::UInt32: return "<u4";
     case ScalarType::UInt64: return "<u8";
+    case ScalarType::ComplexFloat: return "<c8";
+    case ScalarType::ComplexDouble: return "<c16";
     default: return nullptr;
   }
 }

@@ -2,7 +2,8 @@
 //
 // Reading accepts format versions 1.0, 2.0 and 3.0, C-order arrays (0-d
 // included) of little-endian (or byte-order-free) dtypes:
-//   <f2 (Half), <f4, <f8, <i1, <i2, <i4, <i8, |u1, |b1, <u2, <u4, <u8.
+//   <f2 (Half), <f4, <f8, <i1, <i2, <i4, <i8, |u1, |b1, <u2, <u4, <u8,
+//   <c8 (ComplexFloat), <c16 (ComplexDouble).
 // Anything else (big-endian, fortran_order True, structured or string
 // dtypes, malformed or oversized headers, a data size that does not match
 // the shape) is an error: the reader never crashes on a bad file. Failures
@@ -34,8 +35,9 @@ Result<HostTensor> read_npy(const std::string& path);
 Result<HostTensor> parse_npy(const void* data, size_t size);
 
 // Writes `t` (any dim order) as a C-order array. Fails with InvalidType for
-// dtypes that have no .npy equivalent here (e.g. quantized or complex
-// types), AccessFailed when the file cannot be written.
+// dtypes that have no .npy equivalent here (e.g. quantized types, or
+// ComplexHalf: numpy has no complex32; ComplexFloat and ComplexDouble are
+// '<c8' and '<c16'), AccessFailed when the file cannot be written.
 Error write_npy(const std::string& path, const Tensor& t);
 // Writes an Int (int64), Double (float64) or Bool (bool) value as a 0-d
 // array; fails with InvalidType for any other kind of value.

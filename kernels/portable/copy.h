@@ -83,6 +83,10 @@ void d2h_copy_out(KernelContext& ctx, const Tensor& self, Tensor& out);
 // The prepare of both: out has self's dtype and rank.
 Error device_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out);
 
+// Complex dtypes _to_copy / _to_dim_order_copy copy into their own dtype.
+inline constexpr DtypeSet kComplexCopyTypes =
+    DtypeSet::of(ScalarType::ComplexHalf, ScalarType::ComplexFloat, ScalarType::ComplexDouble);
+
 // The family's table (see kernel_table.cpp).
 inline constexpr KernelEntry kCopyKernels[] = {
     make_kernel<&clone_out, &clone_prepare>("aten::clone.out", kAllTypes),
@@ -94,9 +98,10 @@ inline constexpr KernelEntry kCopyKernels[] = {
                                                                 kAllTypes),
     make_kernel<&copy_out, &copy_prepare>("aten::copy.out", kAllTypes),
     make_kernel<&copy_inplace, &copy_inplace_prepare>("aten::copy_", kAllTypes),
-    make_kernel<&to_copy_out, &to_copy_prepare>("aten::_to_copy.out", kRealAndBoolTypes),
+    make_kernel<&to_copy_out, &to_copy_prepare>("aten::_to_copy.out",
+                                                kRealAndBoolTypes | kComplexCopyTypes),
     make_kernel<&to_dim_order_copy_out, &to_dim_order_copy_prepare>(
-        "dim_order_ops::_to_dim_order_copy.out", kRealAndBoolTypes),
+        "dim_order_ops::_to_dim_order_copy.out", kRealAndBoolTypes | kComplexCopyTypes),
     make_kernel<&conj_physical_out, &conj_physical_prepare>(
         "aten::_conj_physical.out",
         kRealAndBoolTypes | DtypeSet::of(ScalarType::ComplexFloat, ScalarType::ComplexDouble)),

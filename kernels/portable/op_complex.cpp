@@ -1,8 +1,12 @@
-// Complex-dtype kernels: aten::view_as_real_copy.out (each complex element
-// as its (real, imaginary) pair along a new last dim) and
-// aten::_conj_physical.out (the imaginary part negated; a plain copy for
-// real and bool dtypes, as in PyTorch). ComplexFloat stores two floats and
-// ComplexDouble two doubles per element. ComplexHalf is not supported.
+// Complex-dtype kernels: aten::complex.out (real and imaginary parts,
+// broadcast together, interleaved into complex elements),
+// aten::view_as_real_copy.out (each complex element as its (real, imaginary)
+// pair along a new last dim) and aten::_conj_physical.out (the imaginary part
+// negated; a plain copy for real and bool dtypes, as in PyTorch).
+// ComplexHalf, ComplexFloat and ComplexDouble store two Half, Float or Double
+// parts per element. complex.out and view_as_real_copy.out only move part
+// bytes, so they take all three; _conj_physical.out computes and takes
+// ComplexFloat and ComplexDouble.
 #include <cstdint>
 
 #include "kernels/portable/copy.h"
@@ -14,11 +18,27 @@ namespace etr {
 namespace {
 
 constexpr DtypeSet kComplexTypes =
-    DtypeSet::of(ScalarType::ComplexFloat, ScalarType::ComplexDouble);
+    DtypeSet::of(ScalarType::ComplexHalf, ScalarType::ComplexFloat, ScalarType::ComplexDouble);
+// The dtypes of complex parts (torch.complex takes these and no others).
+constexpr DtypeSet kComplexPartTypes =
+    DtypeSet::of(ScalarType::Half, ScalarType::Float, ScalarType::Double);
 
-// The real dtype of a ComplexFloat/ComplexDouble element's parts.
+// The dtype of a complex element's parts (precondition: t is in kComplexTypes).
 ScalarType real_part_type(ScalarType t) {
-  return t == ScalarType::ComplexDouble ? ScalarType::Double : ScalarType::Float;
+  switch (t) {
+    case ScalarType::ComplexHalf: return ScalarType::Half;
+    case ScalarType::ComplexDouble: return ScalarType::Double;
+    default: return ScalarType::Float;
+  }
+}
+
+// The complex dtype whose parts have dtype t (precondition: t is in kComplexPartTypes).
+ScalarType complex_type_of(ScalarType t) {
+  switch (t) {
+    case ScalarType::Half: return ScalarType::ComplexHalf;
+    case ScalarType::Double: return ScalarType::ComplexDouble;
+    default: return ScalarType::ComplexFloat;
+  }
 }
 
 template <typename T>
@@ -37,6 +57,43 @@ void conj_copy(const Tensor& self, Tensor& out) {
 }
 
 }  // namespace
+
+Error complex_prepare(KernelPrepareContext& ctx, const Tensor& real, const Tensor& imag,
+                      Tensor& out) {
+  const char* op = ctx.op_name();
+  // PyTorch: "Expected both inputs to be Half, Float or Double tensors", then
+  // the second must have the first's dtype and out the matching complex dtype.
+  ETR_RETURN_IF_ERROR(check_dtype_in(op, "real", real.dtype(), kComplexPartTypes));
+  ETR_RETURN_IF_ERROR(check_dtype(op, "imag", imag, real.dtype()));
+  ETR_RETURN_IF_ERROR(check_dtype(op, "out", out, complex_type_of(real.dtype())));
+  return check_rank(op, "out", out, real.dim() > imag.dim() ? real.dim() : imag.dim());
+}
+
+void complex_out(KernelContext& ctx, const Tensor& real, const Tensor& imag, Tensor& out) {
+  const char* op = ctx.op_name();
+  ETR_KERNEL_CHECK(ctx,
+                   kComplexPartTypes.contains(real.dtype()) && imag.dtype() == real.dtype() &&
+                       out.dtype() == complex_type_of(real.dtype()),
+                   Error::Internal, "%s: dtypes not prepared", op);
+  const Tensor* ins[] = {&real, &imag};
+  ETR_KERNEL_TRY(ctx, resize_to_broadcast(op, out, ins));
+  if (out.numel() == 0) return;
+  // out read as parts: element i's real part is part 2 * i, its imaginary part 2 * i + 1.
+  int64_t real_strides[kTensorMaxDim];
+  int64_t imag_strides[kTensorMaxDim];
+  broadcast_strides(real, out.sizes(), real_strides);
+  broadcast_strides(imag, out.sizes(), imag_strides);
+  CopyPlan real_plan;
+  CopyPlan imag_plan;
+  for (size_t d = 0; d < out.dim(); ++d) {
+    real_plan.add(out.size(d), 2 * out.stride(d), real_strides[d]);
+    imag_plan.add(out.size(d), 2 * out.stride(d), imag_strides[d]);
+  }
+  const size_t part = element_size(real.dtype());
+  uint8_t* o = static_cast<uint8_t*>(out.mutable_data());
+  run_copy(real_plan, o, real.const_data(), part);
+  run_copy(imag_plan, o + part, imag.const_data(), part);
+}
 
 Error view_as_real_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out) {
   const char* op = ctx.op_name();

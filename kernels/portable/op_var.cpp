@@ -1,13 +1,41 @@
-// aten::var.correction_out, var.out and var_mean.correction_out: two-pass
-// variance of each group in double, for float and double inputs with outs of
-// the same dtype. The divisor is max(n - correction, 0) (so too large a
-// correction gives inf, an empty group nan, as PyTorch).
+// aten::var.correction_out, var.out and var_mean.correction_out, for float
+// and double inputs with outs of the same dtype, computed in double as
+// PyTorch does on CPU:
+//   * var_mean (always), and var whose out has more than one element:
+//     Welford's updates over each group in memory order (mean += delta / k,
+//     m2 += delta * (x - mean)). The mean is Welford's too, so an inf
+//     followed by other elements makes it NaN (torch.mean would give inf).
+//   * var whose out has one element: two passes, the mean first (the sum
+//     stored in the input's dtype, then divided in it, as torch.mean does),
+//     then the sum of squared deviations.
+// The divisor is max(n - correction, 0) (too large a correction gives inf,
+// or NaN for a zero sum); an empty group gives NaN for both outs.
+#include <algorithm>
+#include <limits>
+
 #include "kernels/portable/reduction.h"
 #include "kernels/portable/util/elementwise.h"
 #include "kernels/portable/util/reduce.h"
 
 namespace etr {
 namespace {
+
+// The plan with its reduced dims ordered outermost in memory first, so that
+// for_each_reduced walks each group in memory order (PyTorch's TensorIterator
+// order, which fixes the rounding of the running sums).
+ReducePlan in_memory_order(const ReducePlan& plan) {
+  ReducePlan p = plan;
+  size_t order[kTensorMaxDim];
+  for (size_t d = 0; d < p.num_reduced; ++d) order[d] = d;
+  std::stable_sort(order, order + p.num_reduced, [&](size_t a, size_t b) {
+    return plan.reduced_strides[0][a] > plan.reduced_strides[0][b];
+  });
+  for (size_t d = 0; d < p.num_reduced; ++d) {
+    p.reduced_sizes[d] = plan.reduced_sizes[order[d]];
+    p.reduced_strides[0][d] = plan.reduced_strides[0][order[d]];
+  }
+  return p;
+}
 
 // Writes each group's variance to `out` and, when `mean_out` is set, its
 // mean (mean_out has out's shape and dim order).
@@ -19,16 +47,35 @@ void variance(const Tensor& self, const ReducePlan& plan, double correction, Ten
   T* m = mean_out != nullptr ? mean_out->data_ptr<T>() : nullptr;
   const double n = static_cast<double>(plan.reduced_numel);
   const double divisor = n - correction > 0.0 ? n - correction : 0.0;
+  const bool welford = mean_out != nullptr || out.numel() != 1;
   for_each_group(plan, [&](int64_t out_off, int64_t in_base) {
-    double sum = 0.0;
-    for_each_reduced(plan, in_base, [&](int64_t i) { sum += static_cast<double>(in[i]); });
-    const double mean = sum / n;
-    double squares = 0.0;
-    for_each_reduced(plan, in_base, [&](int64_t i) {
-      const double d = static_cast<double>(in[i]) - mean;
-      squares += d * d;
-    });
-    o[out_off] = convert<T>(squares / divisor);
+    if (plan.reduced_numel == 0) {
+      o[out_off] = std::numeric_limits<T>::quiet_NaN();
+      if (m != nullptr) m[out_off] = std::numeric_limits<T>::quiet_NaN();
+      return;
+    }
+    double mean = 0.0;
+    double m2 = 0.0;
+    if (welford) {
+      int64_t k = 0;
+      for_each_reduced(plan, in_base, [&](int64_t i) {
+        const double x = static_cast<double>(in[i]);
+        const double delta = x - mean;
+        mean += delta / static_cast<double>(++k);
+        m2 += delta * (x - mean);
+      });
+    } else {
+      double sum = 0.0;
+      for_each_reduced(plan, in_base, [&](int64_t i) { sum += static_cast<double>(in[i]); });
+      // torch.mean: the sum stored in T, then divided in T.
+      const T total = convert<T>(sum);
+      mean = static_cast<double>(static_cast<T>(total / static_cast<T>(n)));
+      for_each_reduced(plan, in_base, [&](int64_t i) {
+        const double d = static_cast<double>(in[i]) - mean;
+        m2 += d * d;
+      });
+    }
+    o[out_off] = convert<T>(m2 / divisor);
     if (m != nullptr) m[out_off] = convert<T>(mean);
   });
 }
@@ -47,8 +94,9 @@ void run_variance(KernelContext& ctx, const Tensor& self, std::optional<IntArray
                        Error::NotSupported, "%s: out0 and out1 must share a dim order", op);
     }
   }
+  const ReducePlan ordered = in_memory_order(plan);
   const bool known = dispatch_floating(self.dtype(), [&](auto tag) {
-    variance<typename decltype(tag)::type>(self, plan, correction, out, mean_out);
+    variance<typename decltype(tag)::type>(self, ordered, correction, out, mean_out);
   });
   ETR_KERNEL_TRY(ctx, check_dispatched(op, known, self.dtype()));
 }

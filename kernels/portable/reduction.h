@@ -26,6 +26,8 @@ Error cumsum_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim,
 // PyTorch does when out is given) and accumulated in double for floating
 // outs, in wrapping int64 for integer outs. An explicit dtype must equal
 // out's; mean needs a floating out (and a floating input unless dtype is given).
+// prod also takes Half and BFloat16 itself: into such an out every product
+// is rounded to it, in PyTorch's order.
 // aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None,
 //                       Tensor(a!) out)
 void sum_intlist_out(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim,
@@ -55,7 +57,9 @@ void prod_int_out(KernelContext& ctx, const Tensor& self, int64_t dim, bool keep
 Error prod_int_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim, bool keepdim,
                        std::optional<ScalarType> dtype, Tensor& out);
 
-// ---- op_var.cpp: two-pass variance in double; float or double, outs of self's dtype.
+// ---- op_var.cpp: variance in double as PyTorch computes it on CPU (Welford's
+// updates for var_mean and for var with several outputs, two passes for a
+// var with one); float or double, outs of self's dtype.
 // aten::var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None,
 //                          bool keepdim=False, Tensor(a!) out)
 void var_correction_out(KernelContext& ctx, const Tensor& self, std::optional<IntArrayRef> dim,
@@ -145,8 +149,11 @@ inline constexpr KernelEntry kReductionKernels[] = {
     make_kernel<&sum_intlist_out, &sum_intlist_prepare>("aten::sum.IntList_out", kRealAndBoolTypes),
     make_kernel<&mean_out, &mean_prepare>("aten::mean.out", kRealAndBoolTypes),
     make_kernel<&mean_dtype_out, &mean_dtype_prepare>("aten::mean.dtype_out", kRealAndBoolTypes),
-    make_kernel<&prod_out, &prod_prepare>("aten::prod.out", kRealAndBoolTypes),
-    make_kernel<&prod_int_out, &prod_int_prepare>("aten::prod.int_out", kRealAndBoolTypes),
+    make_kernel<&prod_out, &prod_prepare>(
+        "aten::prod.out", kRealAndBoolTypes | DtypeSet::of(ScalarType::Half, ScalarType::BFloat16)),
+    make_kernel<&prod_int_out, &prod_int_prepare>(
+        "aten::prod.int_out",
+        kRealAndBoolTypes | DtypeSet::of(ScalarType::Half, ScalarType::BFloat16)),
     make_kernel<&var_correction_out, &var_correction_prepare>("aten::var.correction_out",
                                                               kFloatingTypes),
     make_kernel<&var_out, &var_prepare>("aten::var.out", kFloatingTypes),

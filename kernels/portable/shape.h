@@ -168,8 +168,13 @@ Error unfold_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t
                           int64_t size, int64_t step, Tensor& out);
 
 // ---- op_complex.cpp
-// aten::view_as_real_copy.out(Tensor self, *, Tensor(a!) out): ComplexFloat -> Float,
-// ComplexDouble -> Double, with a trailing dim of 2 (real, imaginary).
+// aten::complex.out(Tensor real, Tensor imag, *, Tensor(a!) out): Half -> ComplexHalf,
+// Float -> ComplexFloat, Double -> ComplexDouble; real and imag broadcast together.
+void complex_out(KernelContext& ctx, const Tensor& real, const Tensor& imag, Tensor& out);
+Error complex_prepare(KernelPrepareContext& ctx, const Tensor& real, const Tensor& imag,
+                      Tensor& out);
+// aten::view_as_real_copy.out(Tensor self, *, Tensor(a!) out): ComplexHalf -> Half,
+// ComplexFloat -> Float, ComplexDouble -> Double, with a trailing dim of 2 (real, imaginary).
 void view_as_real_copy_out(KernelContext& ctx, const Tensor& self, Tensor& out);
 Error view_as_real_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, Tensor& out);
 
@@ -222,8 +227,12 @@ inline constexpr KernelEntry kShapeKernels[] = {
     make_kernel<&unfold_copy_out, &unfold_copy_prepare>("aten::unfold_copy.out", kAllTypes),
     make_kernel<&view_as_real_copy_out, &view_as_real_copy_prepare>(
         "aten::view_as_real_copy.out",
-        DtypeSet::of(ScalarType::ComplexFloat, ScalarType::ComplexDouble, ScalarType::Float,
-                     ScalarType::Double)),
+        DtypeSet::of(ScalarType::ComplexHalf, ScalarType::ComplexFloat, ScalarType::ComplexDouble,
+                     ScalarType::Half, ScalarType::Float, ScalarType::Double)),
+    make_kernel<&complex_out, &complex_prepare>(
+        "aten::complex.out",
+        DtypeSet::of(ScalarType::Half, ScalarType::Float, ScalarType::Double,
+                     ScalarType::ComplexHalf, ScalarType::ComplexFloat, ScalarType::ComplexDouble)),
 };
 
 }  // namespace etr

@@ -91,6 +91,13 @@ constexpr bool is_floating(ScalarType t) {
          t == ScalarType::BFloat16;
 }
 
+// ComplexHalf, ComplexFloat, ComplexDouble: (real, imaginary) pairs of Half,
+// Float, Double.
+constexpr bool is_complex(ScalarType t) {
+  return t == ScalarType::ComplexHalf || t == ScalarType::ComplexFloat ||
+         t == ScalarType::ComplexDouble;
+}
+
 constexpr bool is_integral(ScalarType t, bool include_bool) {
   switch (t) {
     case ScalarType::Byte:

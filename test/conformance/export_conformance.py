@@ -96,6 +96,8 @@ DNAME = {
     torch.int64: "int64",
     torch.uint8: "uint8",
     torch.bool: "bool",
+    torch.complex64: "complex64",
+    torch.complex128: "complex128",
 }
 
 # Shapes of the float32 "ranks" method of elementwise ops: ranks 0..5 + empty.
@@ -158,17 +160,19 @@ def with_edges(t, dtype):
 class Method:
     """One method: `fn(*args)` exported with example case 0; `cases` is a
     list of argument tuples; `dyn` optional dynamic_shapes; `dtype` for the
-    coverage table."""
+    coverage table; `eager` (default fn) gives the expected outputs, for
+    files whose program is rewritten after export (Spec.rewrite)."""
 
     def __init__(self, name, fn, cases, dtype=torch.float32, dyn=None, layout="contiguous",
-                 ranks=""):
+                 ranks="", eager=None):
         self.name, self.fn, self.cases, self.dtype = name, fn, cases, dtype
         self.dyn, self.layout, self.ranks = dyn, layout, ranks
+        self.eager = eager
 
 
 class Spec:
     def __init__(self, name, targets, build, tol=None, family="misc", keep=None,
-                 skip_dim_order=False, backend=None):
+                 skip_dim_order=False, backend=None, rewrite=None):
         self.name = name          # file stem
         self.targets = targets    # operator names this file is meant to contain
         self.build = build        # () -> list[Method]
@@ -184,6 +188,9 @@ class Spec:
         # (e.g. run_reinplace_pass=True, which turns index_put on a buffer
         # into aten::index_put_).
         self.backend = backend or {}
+        # rewrite: edits each emitted ExecutionPlan in place (REWRITE below), for
+        # operators the exporter never emits; the program is serialized again.
+        self.rewrite = rewrite
 
 
 SPECS = []
@@ -892,6 +899,28 @@ def _b_prim_item():
     return [Method("float32", f, cases, ranks="1")]
 
 
+# Python's //, % on ints, int() and numel() of sizes, which the exporter
+# lowers to floordiv.Scalar, mod.Scalar, trunc.Scalar and a product of
+# sym_size: the program is rewritten to floordiv.int, mod.int, sym_int.Scalar
+# and aten::sym_numel (rewrite_prim_int); expected values are Python's
+# (floor division, a remainder with the divisor's sign, int() truncating).
+@spec("prim_int", ["executorch_prim::floordiv.int", "executorch_prim::mod.int",
+                   "executorch_prim::sym_int.Scalar", "aten::sym_numel"], "prim")
+def _b_prim_int():
+    d = D("n", 2, 16)
+    e = D("m", 1, 6)
+
+    def f(x):
+        n, m = x.shape
+        vals = (n // 3, (-n) // 3, n // -4, (-n) // m, n % 3, (-n) % 3, n % -4, (-n) % m,
+                torch.sym_int(n / 3), torch.sym_int(-n / 4), x.numel())
+        return tuple(torch.full((1,), v, dtype=torch.int64) for v in vals)
+
+    shapes = [(5, 3), (2, 1), (16, 6), (7, 4), (12, 5), (9, 2)]
+    return [Method("dyn_int", f, [(torch.randn(*s),) for s in shapes], dyn=({0: d, 1: e},),
+                   ranks="2 (dynamic)")]
+
+
 # Symbolic-int/float arithmetic on dynamic sizes whose results feed tensor ops
 # (ExecuTorch lowers each Python sym op to its executorch_prim op).
 @spec("prim_more", ["executorch_prim::truediv.Scalar", "executorch_prim::sym_float.Scalar",
@@ -1108,6 +1137,36 @@ def _b_bn_legit():
                                                                 ranks="4")]
 
 
+# The exporter functionalizes _native_batch_norm_legit with running
+# statistics (its functional form has no out variant): the program is exported
+# with no_stats (training) or _no_training (eval) and rewritten to the overload
+# (rewrite_bn_legit); the expected outputs call the overload itself, whose
+# running statistics are updated in place (returned after the call).
+@spec("batch_norm_legit_stats", "aten::_native_batch_norm_legit.out", "nn")
+def _b_bn_legit_stats():
+    def method(name, training, momentum, eps, dt):
+        def ref(x, w, b, rm, rv):
+            out = A._native_batch_norm_legit.default(x, w, b, rm, rv, training, momentum, eps)
+            return tuple(out) + (rm.clone(), rv.clone())
+
+        def prog(x, w, b, rm, rv):
+            if training:
+                out = A._native_batch_norm_legit.no_stats(x, w, b, True, momentum, eps)
+            else:
+                out = A._native_batch_norm_legit_no_training.default(x, w, b, rm, rv, momentum,
+                                                                     eps)
+            return tuple(out) + (rm.clone(), rv.clone())
+
+        cases = [(torch.randn(2, 3, 4, 5, dtype=dt), torch.randn(3, dtype=dt),
+                  torch.randn(3, dtype=dt), torch.randn(3, dtype=dt),
+                  torch.rand(3, dtype=dt) + 0.5) for _ in range(2)]
+        return Method(name, prog, cases, dt, ranks="4", eager=ref)
+
+    return [method("train_float32", True, 0.1, 1e-5, torch.float32),
+            method("eval_float32", False, 0.1, 1e-5, torch.float32),
+            method("train_float64", True, 0.3, 1e-3, torch.float64)]
+
+
 @spec("max_pool2d_backward", "aten::max_pool2d_with_indices_backward.grad_input", "nn")
 def _b_mpb():
     def f(g, x):
@@ -1135,7 +1194,132 @@ def _b_var():
     def f(x):
         return A.view_as_real_copy.default(torch.complex(x, x * 2))
 
-    return [Method("float32", f, [(torch.randn(2, 3),)], ranks="2")]
+    def g(*cs):
+        return tuple(A.view_as_real_copy.default(c) for c in cs)
+
+    def cases(dt, shapes):
+        return [tuple(torch.randn(s, dtype=dt) for s in shapes) for _ in range(2)]
+
+    shapes = [(), (5,), (2, 3, 4), (0, 3)]
+    ranks = "0,1,3,empty"
+    return [Method("float32", f, [(torch.randn(2, 3),)], ranks="2"),
+            Method("float64", f, cases(torch.float64, [(2, 3)]), torch.float64, ranks="2"),
+            Method("float16", f, [(x.half(),) for (x,) in cases(torch.float32, [(2, 3)])],
+                   torch.float16, ranks="2"),
+            # complex inputs straight from the bundled program
+            Method("complex64", g, cases(torch.complex64, shapes), torch.complex64, ranks=ranks),
+            Method("complex128", g, cases(torch.complex128, shapes), torch.complex128,
+                   ranks=ranks),
+            Method("cl_complex64", lambda c: A.view_as_real_copy.default(to_cl(c)),
+                   cases(torch.complex64, [(2, 3, 4, 5)]), torch.complex64,
+                   layout="channels_last", ranks="4")]
+
+
+@spec("complex", "aten::complex.out", "binary")
+def _b_complex():
+    # real and imaginary parts of one float dtype -> ComplexFloat/ComplexDouble/ComplexHalf
+    return elementwise_methods(A.complex.default, [torch.float32, torch.float64, torch.float16], 2)
+
+
+# ---- program rewrites ---------------------------------------------------------
+# Operators the official exporter never emits: their files export a related
+# operator and edit each emitted ExecutionPlan (executorch.exir.schema) so that
+# the call names the target operator with its schema's argument list; the
+# edited program is serialized again (reserialize) before it is bundled.
+
+
+def _calls(plan, name, overload):
+    """The KernelCalls of plan that call name.overload."""
+    out = []
+    for chain in plan.chains:
+        for ins in chain.instructions:
+            a = ins.instr_args
+            if hasattr(a, "op_index"):
+                op = plan.operators[a.op_index]
+                if (op.name, op.overload) == (name, overload):
+                    out.append(a)
+    return out
+
+
+def _retarget(plan, call, name, overload, args):
+    """Makes `call` call name.overload with `args` (value indices)."""
+    from executorch.exir.schema import Operator
+    key = [(op.name, op.overload) for op in plan.operators]
+    if (name, overload) not in key:
+        plan.operators.append(Operator(name=name, overload=overload))
+        key.append((name, overload))
+    call.op_index = key.index((name, overload))
+    call.args = list(args)
+
+
+def _drop_unused_ops(plan):
+    calls = [ins.instr_args for ch in plan.chains for ins in ch.instructions
+             if hasattr(ins.instr_args, "op_index")]
+    used = sorted({c.op_index for c in calls})
+    plan.operators = [plan.operators[i] for i in used]
+    for c in calls:
+        c.op_index = used.index(c.op_index)
+
+
+def rewrite_prim_int(plan):
+    """floordiv.Scalar / mod.Scalar of two Int values -> floordiv.int / mod.int,
+    trunc.Scalar -> sym_int.Scalar (both are Python's int(x)), and
+    sym_size(t, 0) * sym_size(t, 1) of a 2-D t -> aten::sym_numel(t)."""
+    P = "executorch_prim::"
+    doubles = {c.args[-1] for c in _calls(plan, P + "truediv", "Scalar") +
+               _calls(plan, P + "sym_float", "Scalar")}
+
+    def is_int(v):
+        return type(plan.values[v].val).__name__ == "Int" and v not in doubles
+
+    for op in ("floordiv", "mod"):
+        for c in _calls(plan, P + op, "Scalar"):
+            if is_int(c.args[0]) and is_int(c.args[1]):
+                _retarget(plan, c, P + op, "int", c.args)
+    for c in _calls(plan, P + "trunc", "Scalar"):
+        _retarget(plan, c, P + "sym_int", "Scalar", c.args)
+    size_of = {c.args[2]: (c.args[0], plan.values[c.args[1]].val.int_val)
+               for c in _calls(plan, "aten::sym_size", "int")}
+    for c in _calls(plan, P + "mul", "Scalar"):
+        a, b = size_of.get(c.args[0]), size_of.get(c.args[1])
+        if a and b and a[0] == b[0] and {a[1], b[1]} == {0, 1} and \
+                len(plan.values[a[0]].val.sizes) == 2:
+            _retarget(plan, c, "aten::sym_numel", "", [a[0], c.args[2]])
+    _drop_unused_ops(plan)
+
+
+def rewrite_lift_fresh_copy(plan):
+    """dim_order_ops::_clone_dim_order.out(self, non_blocking, dim_order, out) that keeps
+    self's dim order (what to_edge makes of lift_fresh_copy) -> aten::lift_fresh_copy.out(
+    self, out)."""
+    for c in _calls(plan, "dim_order_ops::_clone_dim_order", "out"):
+        src, dst = plan.values[c.args[0]].val, plan.values[c.args[3]].val
+        if list(src.dim_order) == list(dst.dim_order):
+            _retarget(plan, c, "aten::lift_fresh_copy", "out", [c.args[0]] + c.args[3:])
+    _drop_unused_ops(plan)
+
+
+def rewrite_bn_legit(plan):
+    """_native_batch_norm_legit.no_stats_out(x, w, b, training, momentum, eps, outs) with the
+    method's inputs 3 and 4 as running_mean / running_var, and
+    _native_batch_norm_legit_no_training.out(x, w, b, rm, rv, momentum, eps, outs) with a
+    new Bool training=False, -> _native_batch_norm_legit.out(x, w, b, rm, rv, training,
+    momentum, eps, outs)."""
+    from executorch.exir.schema import Bool, EValue
+    target = "aten::_native_batch_norm_legit"
+    for c in _calls(plan, target, "no_stats_out"):
+        _retarget(plan, c, target, "out", c.args[:3] + plan.inputs[3:5] + c.args[3:])
+    for c in _calls(plan, target + "_no_training", "out"):
+        plan.values.append(EValue(val=Bool(bool_val=False)))
+        _retarget(plan, c, target, "out", c.args[:5] + [len(plan.values) - 1] + c.args[5:])
+    _drop_unused_ops(plan)
+
+
+REWRITE = {
+    "prim_int": rewrite_prim_int,
+    "lift_fresh_copy": rewrite_lift_fresh_copy,
+    "batch_norm_legit_stats": rewrite_bn_legit,
+}
 
 
 # ---- non-core ATen targets --------------------------------------------------
@@ -1388,6 +1572,17 @@ def program_ops(et):
     return res
 
 
+def reserialize(et, backend):
+    """Serializes the (edited) Program of an ExecutorchProgramManager again, the
+    way to_executorch did (the manager keeps the bytes it made then)."""
+    from executorch.exir import ExecutorchBackendConfig
+    from executorch.exir._serialize._serialize import serialize_for_executorch
+    et._pte_data, et._tensor_data = serialize_for_executorch(
+        et._emitter_output, ExecutorchBackendConfig(**backend), et._data_serializer,
+        et._named_data)
+    et._buffer = None
+
+
 def eager(fn, args):
     with torch.no_grad():
         out = fn(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
@@ -1467,7 +1662,7 @@ def build_spec(s, official, log):
         mod = m.fn if isinstance(m.fn, torch.nn.Module) else Wrap(m.fn)
         mod.eval()
         try:
-            expected = [eager(mod, c) for c in m.cases]
+            expected = [eager(Wrap(m.eager) if m.eager else mod, c) for c in m.cases]
         except Exception as e:
             log.append(f"{s.name}:{m.name}: eager refuses ({type(e).__name__}: "
                        f"{str(e).splitlines()[0][:100]}); skipped")
@@ -1535,6 +1730,10 @@ def build_spec(s, official, log):
         if not eps:
             raise RuntimeError("no method with eager output dtypes")
         et = lower(eps)
+    if s.rewrite:
+        for plan in et.executorch_program.execution_plan:
+            s.rewrite(plan)
+        reserialize(et, s.backend)
     ops = program_ops(et)
     bp = BundledProgram(et, [MethodTestSuite(method_name=k, test_cases=suites[k])
                              for k in sorted(eps)])
@@ -1746,6 +1945,18 @@ runs the reinplace pass (`ExecutorchBackendConfig(run_reinplace_pass=True)`).
 in PyTorch: the script registers a reference made of eager PyTorch ops
 (dequantize -> float op -> quantize; the int8 weight times its scales, then mm).
 
+Operators the exporter never emits are reached by editing the emitted program
+(`REWRITE` in the script; the program is serialized again before bundling):
+`lift_fresh_copy` (to_edge makes it a clone: each layout-keeping
+`_clone_dim_order` call becomes `aten::lift_fresh_copy.out`),
+`batch_norm_legit_stats` (the exporter functionalizes
+`_native_batch_norm_legit` with running statistics: the program is exported with
+`no_stats` / `_no_training` and the call becomes `_native_batch_norm_legit.out`
+with the running statistics and `training`; the expected outputs call the
+overload itself, including the updated statistics) and `prim_int` (Python's
+`//`, `%`, `int()` and `numel()` on sizes become `floordiv.int`, `mod.int`,
+`sym_int.Scalar` and `aten::sym_numel`; expected values are Python's).
+
 ## Run
 
     cmake --build build --target etr_conformance_test
@@ -1909,6 +2120,7 @@ register_quantized_specs()
 for _s in SPECS:
     if _s.name in KEEP:
         _s.keep = list(KEEP[_s.name])
+    _s.rewrite = REWRITE.get(_s.name)
 
 if __name__ == "__main__":
     sys.exit(main())

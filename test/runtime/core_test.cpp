@@ -38,7 +38,14 @@ TEST(ScalarTypeTest, ElementSizesMatchTheFormat) {
   EXPECT_EQ(element_size(ScalarType::Int), 4u);
   EXPECT_EQ(element_size(ScalarType::Long), 8u);
   EXPECT_EQ(element_size(ScalarType::Half), 2u);
+  EXPECT_EQ(element_size(ScalarType::ComplexHalf), 4u);
+  EXPECT_EQ(element_size(ScalarType::ComplexFloat), 8u);
   EXPECT_EQ(element_size(ScalarType::ComplexDouble), 16u);
+  EXPECT_EQ(tensor_data_alignment(ScalarType::ComplexDouble), 8u);
+  EXPECT_TRUE(is_complex(ScalarType::ComplexHalf));
+  EXPECT_TRUE(is_complex(ScalarType::ComplexDouble));
+  EXPECT_FALSE(is_complex(ScalarType::Double));
+  EXPECT_FALSE(is_floating(ScalarType::ComplexFloat));
   EXPECT_EQ(element_size(ScalarType::Bool), 1u);
   EXPECT_EQ(element_size(ScalarType::BFloat16), 2u);
   EXPECT_EQ(element_size(ScalarType::UInt64), 8u);
