@@ -164,6 +164,49 @@ int allocate_planned(const MethodMeta& meta, MethodMemory* mem) {
   return kExitOk;
 }
 
+// --backend_option values as MethodLoadOptions::delegate_options (the
+// strings they point into live here, for the whole run).
+struct BackendOptionSet {
+  std::vector<std::string> backends, keys, strings;
+  std::vector<std::vector<BackendOption>> options;  // per backend
+  std::vector<DelegateOptions> per_backend;
+
+  explicit BackendOptionSet(const std::vector<std::string>& specs) {
+    backends.reserve(specs.size());
+    keys.reserve(specs.size());
+    strings.reserve(specs.size());
+    for (const std::string& s : specs) {  // BACKEND:KEY=VALUE, checked by parse_options
+      const size_t colon = s.find(':');
+      const size_t eq = s.find('=', colon);
+      const std::string backend = s.substr(0, colon);
+      size_t b = std::find(backends.begin(), backends.end(), backend) - backends.begin();
+      if (b == backends.size()) {
+        backends.push_back(backend);
+        options.emplace_back();
+      }
+      keys.push_back(s.substr(colon + 1, eq - colon - 1));
+      strings.push_back(s.substr(eq + 1));
+      const std::string& v = strings.back();
+      const char* key = keys.back().c_str();
+      char* end = nullptr;
+      const long long n = std::strtoll(v.c_str(), &end, 10);
+      if (v == "true" || v == "false") {
+        options[b].push_back(BackendOption::of(key, v == "true"));
+      } else if (!v.empty() && end != nullptr && *end == '\0') {
+        options[b].push_back(BackendOption::of(key, static_cast<int64_t>(n)));
+      } else {
+        options[b].push_back(BackendOption::of(key, v.c_str()));
+      }
+    }
+    for (size_t b = 0; b < backends.size(); ++b) {
+      per_backend.push_back(DelegateOptions{
+          backends[b].c_str(), Span<const BackendOption>(options[b].data(), options[b].size())});
+    }
+  }
+};
+
+const BackendOptionSet* g_backend_options = nullptr;
+
 // Loads the method with a method allocator of the size MethodMeta reports
 // for its tables plus room for kernel and delegate state.
 // load_method without the failure line: the error, its message in first_error().
@@ -181,6 +224,10 @@ Result<Method> try_load_method(const Program& program, const MethodMeta& meta,
                                                  mem->temp_allocator.get());
   MethodLoadOptions options;
   options.thread_pool = threads;
+  if (g_backend_options != nullptr) {
+    options.delegate_options = Span<const DelegateOptions>(g_backend_options->per_backend.data(),
+                                                           g_backend_options->per_backend.size());
+  }
   options.external_data =
       Span<const NamedDataMap* const>(external.views.data(), external.views.size());
   return program.load_method(meta.name(), mem->manager.get(), options);
@@ -517,6 +564,8 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (options.list_operators) return list_operators();
+  const BackendOptionSet backend_options(options.backend_options);
+  g_backend_options = &backend_options;
   if (!options.bundled_program.empty()) return run_bundled(options);
   if (options.info) return info(options);
   return run(options);

@@ -22,10 +22,22 @@ struct FlagSpec {
 };
 
 constexpr FlagSpec kFlags[] = {
-    {"model_path", true}, {"method", true},         {"input", true},           {"data_path", true},
-    {"output_dir", true}, {"num_executions", true}, {"list_operators", false}, {"help", false},
-    {"verbose", false},   {"threads", true},        {"bundled_program", true}, {"rtol", true},
-    {"atol", true},       {"profile", true},        {"info", false},
+    {"model_path", true},
+    {"method", true},
+    {"input", true},
+    {"data_path", true},
+    {"output_dir", true},
+    {"num_executions", true},
+    {"list_operators", false},
+    {"help", false},
+    {"verbose", false},
+    {"threads", true},
+    {"bundled_program", true},
+    {"rtol", true},
+    {"atol", true},
+    {"profile", true},
+    {"info", false},
+    {"backend_option", true},
 };
 
 bool parse_bool(const std::string& v, bool* out) {
@@ -63,6 +75,15 @@ bool apply_flag(const std::string& name, const std::string& value, bool has_valu
   if (name == "output_dir") o->output_dir = value;
   if (name == "bundled_program") o->bundled_program = value;
   if (name == "profile") o->profile = value;
+  if (name == "backend_option") {
+    const size_t colon = value.find(':');
+    const size_t eq = value.find('=', colon == std::string::npos ? 0 : colon);
+    if (colon == std::string::npos || colon == 0 || eq == std::string::npos || eq == colon + 1) {
+      *error = "--backend_option needs BACKEND:KEY=VALUE, got '" + value + "'";
+      return false;
+    }
+    o->backend_options.push_back(value);
+  }
   if ((name == "rtol" && !parse_tolerance(value, &o->rtol)) ||
       (name == "atol" && !parse_tolerance(value, &o->atol))) {
     *error = "--" + name + " needs a number >= 0, got '" + value + "'";
@@ -326,6 +347,11 @@ void print_usage(std::FILE* out) {
                "                        the expected one: |actual - expected| <= atol +\n"
                "                        rtol * |actual| (--rtol default 1e-5, --atol 1e-6;\n"
                "                        integer and bool outputs must be equal)\n"
+               "  --backend_option=BACKEND:KEY=VALUE  a load option for every delegate of\n"
+               "                        BACKEND (repeat the flag); VALUE true/false is a bool,\n"
+               "                        a whole number an int, anything else a string; e.g.\n"
+               "                        XnnpackBackend:native_gemm=false runs convolutions and\n"
+               "                        linear layers in XNNPACK rather than on our GEMM\n"
                "  --profile=FILE.json   write a trace of every kernel and delegate call (name,\n"
                "                        tensor shapes, duration) for ui.perfetto.dev or\n"
                "                        chrome://tracing\n"

@@ -45,6 +45,8 @@ struct Options {
   std::string profile;
   double rtol = 1e-5;  // tolerances for comparing bundled expected outputs
   double atol = 1e-6;
+  // --backend_option=BACKEND:KEY=VALUE (repeatable), checked for shape only.
+  std::vector<std::string> backend_options;
 };
 
 // Parses argv. On failure returns false and sets *error to a one-line

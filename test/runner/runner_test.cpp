@@ -158,6 +158,9 @@ TEST(RunnerCliTest, BadFlagsAreUsageErrors) {
                        "--model_path=x.pte --num_executions=0",
                        "--model_path=x.pte --num_executions=abc",
                        "--help=maybe",
+                       "--model_path=x.pte --backend_option=XnnpackBackend",
+                       "--model_path=x.pte --backend_option=:native_gemm=true",
+                       "--model_path=x.pte --backend_option=XnnpackBackend:=1",
                        ""};
   for (const char* args : bad) {
     SCOPED_TRACE(args);
@@ -166,6 +169,19 @@ TEST(RunnerCliTest, BadFlagsAreUsageErrors) {
     EXPECT_NE(r.err.find("invalid command line: InvalidArgument"), std::string::npos) << r.err;
   }
   EXPECT_NE(run_runner("--bogus").err.find("--bogus"), std::string::npos);
+}
+
+TEST(RunnerCliTest, BackendOptionsReachTheDelegate) {
+  if (ETR_RUNNER_HAS_XNNPACK == 0) GTEST_SKIP() << "runner built without XNNPACK";
+  const std::string model = "--model_path " + quote(kSourceDir + "/test/models/add_xnnpack.pte");
+  // The XNNPACK delegate checks the kind of its native_gemm option.
+  const RunResult bad = run_runner(model + " --backend_option=XnnpackBackend:native_gemm=2");
+  expect_single_error(bad, 3);
+  EXPECT_NE(bad.err.find("option 'native_gemm' takes a bool"), std::string::npos) << bad.err;
+  for (const char* v : {"true", "false"}) {
+    const RunResult ok = run_runner(model + " --backend_option=XnnpackBackend:native_gemm=" + v);
+    EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  }
 }
 
 TEST(RunnerCliTest, NotAProgramFailsToLoad) {
