@@ -403,9 +403,19 @@ void gather_row(const Values& g, const Node& n, const float* x, size_t r, float*
   const size_t img = r / (oh * ow);
   const size_t oy = r % (oh * ow) / ow;
   const size_t ox = r % ow;
+  const int64_t ix0 = static_cast<int64_t>(ox * p[7]) - p[3];  // the window's first column
+  // Without dilation a window row inside the image is one run of kw * cin floats.
+  const bool row_inside = p[9] == 1 && ix0 >= 0 && static_cast<size_t>(ix0) + p[5] <= iw;
   for (uint32_t ky = 0; ky < p[4]; ++ky) {
     // Signed: the window may start above or left of the image (padding).
     const int64_t iy = static_cast<int64_t>(oy * p[6] + ky * p[8]) - p[0];
+    if (row_inside && iy >= 0 && static_cast<size_t>(iy) < ih) {
+      std::memcpy(dst,
+                  x + ((img * ih + static_cast<size_t>(iy)) * iw + static_cast<size_t>(ix0)) * cin,
+                  p[5] * cin * sizeof(float));
+      dst += p[5] * cin;
+      continue;
+    }
     for (uint32_t kx = 0; kx < p[5]; ++kx, dst += cin) {
       const int64_t ix = static_cast<int64_t>(ox * p[7] + kx * p[9]) - p[3];
       if (iy < 0 || ix < 0 || static_cast<size_t>(iy) >= ih || static_cast<size_t>(ix) >= iw) {
