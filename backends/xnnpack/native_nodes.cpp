@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "backends/xnnpack/native_dwconv.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/thread_pool.h"
 #include "runtime/platform/log.h"
@@ -446,7 +447,9 @@ void float_gemm_reference(const Values& g, const Node& n, const NativeState& st,
       float acc = bias != nullptr ? bias[o] : 0.0f;
       for (size_t q = 0; q < k; ++q) acc += a[q] * filter_at(n, w, k, nn, o, q);
       acc = acc < n.output_min ? n.output_min : acc;
-      y[r * nn + o] = acc > n.output_max ? n.output_max : acc;
+      acc = acc > n.output_max ? n.output_max : acc;
+      if (st.silu) acc = acc * (1.0f / (1.0f + std::exp(-acc)));
+      y[r * nn + o] = acc;
     }
   }
 }
@@ -546,13 +549,14 @@ void float_gemm(const Values& g, const Node& n, const NativeState& st, uint8_t* 
                 ThreadPool* pool, void* scratch, size_t scratch_bytes) {
   const float* x = reinterpret_cast<const float*>(buf[n.inputs[0]]);
   const float* bias = has_bias(n) ? reinterpret_cast<const float*>(buf[n.inputs[2]]) : nullptr;
-  float* y = reinterpret_cast<float*>(buf[n.outputs[0]]);
+  float* y = reinterpret_cast<float*>(buf[st.write_to != kInvalidId ? st.write_to : n.outputs[0]]);
   const size_t k = st.gemm_k, nn = st.gemm_n;
   const size_t rows = out(g, n).numel() / nn;
   if (rows == 0) return;
 #if defined(ETR_HAVE_OPTIMIZED_KERNELS)
   const opt::PackedMatrix pb{st.packed, static_cast<int64_t>(k), static_cast<int64_t>(nn)};
   opt::GemmArgs args = float_gemm_args(n, st, &pb, bias);
+  args.epilogue.silu = st.silu;
   if (!gathers_rows(n)) {
     MemoryAllocator temp(scratch, scratch_bytes);
     args.m = static_cast<int64_t>(rows);
@@ -586,6 +590,168 @@ void float_gemm(const Values& g, const Node& n, const NativeState& st, uint8_t* 
   (void)scratch_bytes;
 #endif
   float_gemm_reference(g, n, st, x, bias, y, rows);
+}
+
+// ---- fp32 depthwise convolution, sigmoid and multiply (is_float_compute_node)
+
+bool is_float_dwconv(const Values& g, const Node& n) {
+  if (n.kind != NodeKind::DepthwiseConv2d || n.num_inputs < 2 || n.inputs[1] == kInvalidId)
+    return false;
+  const Value& w = in(g, n, 1);
+  if (!is_plain_fp32(in(g, n, 0)) || !is_plain_fp32(w) || !is_plain_fp32(out(g, n)) ||
+      w.data == nullptr)
+    return false;
+  if (has_bias(n) && (!is_plain_fp32(in(g, n, 2)) || in(g, n, 2).data == nullptr)) return false;
+  // One output channel per input channel, explicit padding.
+  return n.flags == 0 && n.params[10] != 0 && n.params[10] == n.params[11];
+}
+
+// Which operand of a Multiply is broadcast across the middle dims (0 or 1),
+// 2 for equal shapes, -1 for anything else.
+int multiply_layout(const Values& g, const Node& n) {
+  const Value& a = in(g, n, 0);
+  const Value& b = in(g, n, 1);
+  const Value& y = out(g, n);
+  auto same = [](const Value& u, const Value& v) {
+    if (u.num_dims != v.num_dims) return false;
+    for (uint32_t i = 0; i < u.num_dims; ++i) {
+      if (u.dims[i] != v.dims[i]) return false;
+    }
+    return true;
+  };
+  if (same(a, y) && same(b, y)) return 2;
+  // [N|1, 1, .., 1, C] against [N, .., C] (rank >= 3).
+  auto spread = [&](const Value& s) {
+    if (s.num_dims != y.num_dims || y.num_dims < 3) return false;
+    const uint32_t r = y.num_dims;
+    if (s.dims[r - 1] != y.dims[r - 1] || (s.dims[0] != 1 && s.dims[0] != y.dims[0])) return false;
+    for (uint32_t i = 1; i + 1 < r; ++i) {
+      if (s.dims[i] != 1) return false;
+    }
+    return true;
+  };
+  if (same(a, y) && spread(b)) return 1;
+  if (same(b, y) && spread(a)) return 0;
+  return -1;
+}
+
+bool is_float_elementwise(const Values& g, const Node& n) {
+#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
+  if (n.kind == NodeKind::Sigmoid && n.num_inputs == 1) {
+    return is_plain_fp32(in(g, n, 0)) && is_plain_fp32(out(g, n)) && n.flags == 0;
+  }
+  if (n.kind == NodeKind::Multiply && n.num_inputs == 2) {
+    return is_plain_fp32(in(g, n, 0)) && is_plain_fp32(in(g, n, 1)) && is_plain_fp32(out(g, n)) &&
+           n.flags == 0 && in(g, n, 0).data == nullptr && in(g, n, 1).data == nullptr &&
+           multiply_layout(g, n) >= 0;
+  }
+#else
+  (void)g;
+  (void)n;
+#endif
+  return false;
+}
+
+Error prepare_float_dwconv(const Values& g, const Node& n, size_t d, NativeState* st) {
+  const Value& w = in(g, n, 1);
+  if (w.num_dims != 4 || w.dims[0] != 1) return refuse(d, n, "filter must be [1, kh, kw, C]");
+  const size_t count = w.dims[1] * w.dims[2] * w.dims[3];
+  st->dw_weights.resize(count);
+  std::memcpy(st->dw_weights.data(), w.data, count * sizeof(float));
+  if (has_bias(n)) {
+    const Value& b = in(g, n, 2);
+    if (b.num_dims != 1 || b.dims[0] != w.dims[3]) return refuse(d, n, "bias is not [C]");
+    st->dw_bias.resize(b.dims[0]);
+    std::memcpy(st->dw_bias.data(), b.data, b.dims[0] * sizeof(float));
+  }
+  st->dwconv = true;
+  return Error::Ok;
+}
+
+void float_dwconv(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
+                  ThreadPool* pool) {
+  const Value& xv = in(g, n, 0);
+  const Value& yv = out(g, n);
+  const uint32_t* p = n.params;
+  DwConvShape s;
+  s.batch = xv.dims[0];
+  s.in_h = xv.dims[1];
+  s.in_w = xv.dims[2];
+  s.channels = xv.dims[3];
+  s.out_h = yv.dims[1];
+  s.out_w = yv.dims[2];
+  s.pad_top = p[0];
+  s.pad_left = p[3];
+  s.kernel_h = p[4];
+  s.kernel_w = p[5];
+  s.stride_h = p[6];
+  s.stride_w = p[7];
+  s.dilation_h = p[8];
+  s.dilation_w = p[9];
+  s.output_min = n.output_min;
+  s.output_max = n.output_max;
+  s.silu = st.silu;
+  depthwise_conv_nhwc(
+      s, reinterpret_cast<const float*>(buf[n.inputs[0]]), st.dw_weights.data(),
+      st.dw_bias.empty() ? nullptr : st.dw_bias.data(),
+      reinterpret_cast<float*>(buf[st.write_to != kInvalidId ? st.write_to : n.outputs[0]]), pool);
+}
+
+void float_elementwise(const Values& g, const Node& n, uint8_t* const* buf, ThreadPool* pool) {
+#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
+  float* y = reinterpret_cast<float*>(buf[n.outputs[0]]);
+  const size_t total = out(g, n).numel();
+  const bool clamp = n.output_min > -__builtin_inff() || n.output_max < __builtin_inff();
+  opt::UnaryParams cp;
+  cp.kind = opt::UnaryKind::kClamp;
+  cp.lo = n.output_min;
+  cp.hi = n.output_max;
+  if (n.kind == NodeKind::Sigmoid) {
+    const float* x = reinterpret_cast<const float*>(buf[n.inputs[0]]);
+    parallel_for(pool, total, 16384, [&](size_t b, size_t e) {
+      opt::UnaryParams sp;
+      sp.kind = opt::UnaryKind::kSigmoid;
+      opt::unary(sp, x + b, y + b, e - b);
+      if (clamp) opt::unary(cp, y + b, y + b, e - b);
+    });
+    return;
+  }
+  const float* a = reinterpret_cast<const float*>(buf[n.inputs[0]]);
+  const float* b = reinterpret_cast<const float*>(buf[n.inputs[1]]);
+  opt::BinaryParams mp;
+  mp.kind = opt::BinaryKind::kMul;
+  const int layout = multiply_layout(g, n);
+  if (layout == 2) {
+    parallel_for(pool, total, 16384, [&](size_t lo, size_t hi) {
+      opt::binary(mp, a + lo, 1, b + lo, 1, y + lo, hi - lo);
+      if (clamp) opt::unary(cp, y + lo, y + lo, hi - lo);
+    });
+    return;
+  }
+  // One operand is [N|1, 1.., C]: rows of C elements, image by image.
+  const Value& yv = out(g, n);
+  const Value& sv = in(g, n, layout);
+  const float* full = layout == 1 ? a : b;
+  const float* spread = layout == 1 ? b : a;
+  const size_t C = yv.dims[yv.num_dims - 1];
+  if (C == 0) return;
+  const size_t rows = total / C;
+  const size_t rows_per_image = rows / (yv.dims[0] == 0 ? 1 : yv.dims[0]);
+  const bool per_image = sv.dims[0] != 1;
+  const size_t grain = C >= 16384 ? 1 : 16384 / C;
+  parallel_for(pool, rows, grain, [&](size_t lo, size_t hi) {
+    for (size_t r = lo; r < hi; ++r) {
+      const float* s = spread + (per_image ? (r / rows_per_image) * C : 0);
+      opt::binary(mp, full + r * C, 1, s, 1, y + r * C, C);
+      if (clamp) opt::unary(cp, y + r * C, y + r * C, C);
+    }
+  });
+#else
+  (void)g;
+  (void)n;
+  (void)buf;
+  (void)pool;
+#endif
 }
 
 // ---- dynamically quantized linear (dq_linear.h)
@@ -872,6 +1038,7 @@ Error prepare_native_node(const Values& values, const Node& n, size_t delegate_i
   if (n.kind == NodeKind::FullyConnected && is_dq_node(values, n))
     return prepare_dq_linear(values, n, delegate_index, &state->dq);
   if (is_float_gemm_node(values, n)) return prepare_float_gemm(values, n, delegate_index, state);
+  if (is_float_dwconv(values, n)) return prepare_float_dwconv(values, n, delegate_index, state);
   return Error::Ok;
 }
 
@@ -895,10 +1062,14 @@ bool is_float_gemm_node(const Values& g, const Node& n) {
 #endif
 }
 
-bool is_native_node(const Values& values, const Node& n, bool float_gemm) {
+bool is_float_compute_node(const Values& g, const Node& n) {
+  return is_float_gemm_node(g, n) || is_float_dwconv(g, n) || is_float_elementwise(g, n);
+}
+
+bool is_native_node(const Values& values, const Node& n, bool float_compute) {
   if (is_dq_node(values, n) || is_view_node(values, n) || is_quantized_gavgpool(values, n))
     return true;
-  if (float_gemm && is_float_gemm_node(values, n)) return true;
+  if (float_compute && is_float_compute_node(values, n)) return true;
   const NodeKind kind = n.kind;
   switch (kind) {
     case NodeKind::StaticTranspose:
@@ -917,7 +1088,12 @@ bool is_native_node(const Values& values, const Node& n, bool float_gemm) {
 Error check_native_node(const Values& g, const Node& n, size_t d) {
   if (is_dq_node(g, n)) return check_dq_node(g, n, d);
   if (is_quantized_gavgpool(g, n)) return check_quantized_gavgpool(g, n, d);
-  if (is_float_gemm_node(g, n)) return check_xnnpack_node(g, n, d);  // the same shape rules
+  if (is_float_compute_node(g, n)) {
+    ETR_RETURN_IF_ERROR(check_xnnpack_node(g, n, d));  // the same shape rules
+    if (n.kind == NodeKind::Multiply && multiply_layout(g, n) < 0)
+      return refuse(d, n, "operand shapes left the native multiply's layouts");
+    return Error::Ok;
+  }
   const Value& ov = out(g, n);
   const size_t es = element_size(ov.dtype);
   if (es == 0) return refuse(d, n, "output has a sub-byte or unknown datatype");
@@ -1004,9 +1180,70 @@ Error check_native_node(const Values& g, const Node& n, size_t d) {
   }
 }
 
+size_t fuse_silu(const Values& g, const std::vector<Node>& nodes, const std::vector<bool>& native,
+                 std::vector<NativeState>* states) {
+#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
+  const size_t nv = g.size();
+  // Per value: how many inputs of nodes read it, and the first two readers.
+  std::vector<uint32_t> readers(nv, 0);
+  std::vector<int64_t> first(nv, -1), second(nv, -1);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    for (uint32_t k = 0; k < n.num_inputs; ++k) {
+      const uint32_t v = n.inputs[k];
+      if (v == kInvalidId || v >= nv) continue;
+      if (readers[v] == 0) first[v] = static_cast<int64_t>(i);
+      if (readers[v] == 1) second[v] = static_cast<int64_t>(i);
+      ++readers[v];
+    }
+  }
+  auto unclamped = [](const Node& n) {
+    return n.output_min == -__builtin_inff() && n.output_max == __builtin_inff();
+  };
+  size_t fused = 0;
+  for (const Node& p : nodes) {
+    NativeState& ps = (*states)[p.index];
+    if (!native[p.index] || !(ps.packed != nullptr || ps.dwconv) || !unclamped(p)) continue;
+    const uint32_t x = p.outputs[0];
+    if (x >= nv || g[x].flags != 0 || readers[x] != 2 || second[x] < 0) continue;
+    // x's two readers: the sigmoid and the multiply (in either order).
+    const Node* sig = nullptr;
+    const Node* mul = nullptr;
+    for (const int64_t i : {first[x], second[x]}) {
+      const Node& c = nodes[static_cast<size_t>(i)];
+      if (c.kind == NodeKind::Sigmoid) sig = &c;
+      if (c.kind == NodeKind::Multiply) mul = &c;
+    }
+    if (sig == nullptr || mul == nullptr || !native[sig->index] || !native[mul->index] ||
+        !unclamped(*sig) || !unclamped(*mul))
+      continue;
+    const uint32_t s = sig->outputs[0];
+    if (s >= nv || g[s].flags != 0 || readers[s] != 1 ||
+        &nodes[static_cast<size_t>(first[s])] != mul)
+      continue;
+    if (!((mul->inputs[0] == x && mul->inputs[1] == s) ||
+          (mul->inputs[0] == s && mul->inputs[1] == x)))
+      continue;
+    if (multiply_layout(g, *mul) != 2) continue;
+    ps.silu = true;
+    ps.write_to = mul->outputs[0];
+    (*states)[sig->index].skipped = true;
+    (*states)[mul->index].skipped = true;
+    ++fused;
+  }
+  return fused;
+#else
+  (void)g;
+  (void)nodes;
+  (void)native;
+  (void)states;
+  return 0;
+#endif
+}
+
 void run_native_node(const Values& g, const Node& n, const NativeState& state, uint8_t* const* buf,
                      ThreadPool* pool, void* scratch, size_t scratch_bytes) {
-  if (state.view) return;  // the output shares the input's buffer
+  if (state.view || state.skipped) return;  // a view shares its input's buffer; see fuse_silu
   if (is_dq_node(g, n)) {
     run_dq_node(g, n, state, buf, pool);
     return;
@@ -1021,6 +1258,14 @@ void run_native_node(const Values& g, const Node& n, const NativeState& state, u
   }
   if (state.packed != nullptr) {  // prepared by prepare_float_gemm
     float_gemm(g, n, state, buf, pool, scratch, scratch_bytes);
+    return;
+  }
+  if (state.dwconv) {
+    float_dwconv(g, n, state, buf, pool);
+    return;
+  }
+  if (n.kind == NodeKind::Sigmoid || n.kind == NodeKind::Multiply) {
+    float_elementwise(g, n, buf, pool);
     return;
   }
   if (is_float_unary(n.kind)) {

@@ -36,6 +36,17 @@ struct NativeState {
   const float* packed = nullptr;
   size_t gemm_k = 0;
   size_t gemm_n = 0;
+  // fp32 DepthwiseConv2d (is_float_compute_node): the filter [kh, kw, C]
+  // and bias copied to float alignment (the payload's may be unaligned).
+  std::vector<float> dw_weights;
+  std::vector<float> dw_bias;
+  bool dwconv = false;
+  // SiLU fused by fuse_silu: this convolution writes x * sigmoid(x) into
+  // value `write_to` (the multiply's output) instead of x into its own
+  // output; the sigmoid and multiply nodes it absorbed are `skipped`.
+  bool silu = false;
+  uint32_t write_to = kInvalidId;
+  bool skipped = false;
   // A view (is_view_node): the output value shares the input's buffer and
   // running the node does nothing.
   bool view = false;
@@ -56,10 +67,17 @@ size_t native_scratch_bytes(const Values& values, const Node& n);
 // XNNPACK is markedly slower at these on x86 than our GEMM.
 bool is_float_gemm_node(const Values& values, const Node& n);
 
+// True for an fp32 node that our own kernels run faster than Debian's 2022
+// XNNPACK: is_float_gemm_node, a depthwise convolution (multiplier 1,
+// explicit padding, constant filter), a sigmoid, or a multiply of equal
+// shapes or with one operand broadcast across the middle dims ([N|1, 1..,
+// C] against [N, .., C], as in squeeze-and-excitation).
+bool is_float_compute_node(const Values& values, const Node& n);
+
 // True when node `n` is run by run_native_node (not by XNNPACK): its kind
 // has no define call here, it reads or writes qdint8 values, or (with
-// `float_gemm`) is_float_gemm_node.
-bool is_native_node(const Values& values, const Node& n, bool float_gemm = true);
+// `float_compute`, the delegate's load option "native_fp32") is_float_compute_node.
+bool is_native_node(const Values& values, const Node& n, bool float_compute = true);
 
 // Checks that the node's value shapes and dtypes fit what run_native_node
 // computes; logs and fails naming the node otherwise.
@@ -73,6 +91,14 @@ bool is_native_node(const Values& values, const Node& n, bool float_gemm = true)
 // with its parameters (XNNPACK 2022 trusts them and would read or write out
 // of bounds otherwise); logs and fails naming the node.
 [[nodiscard]] Error check_xnnpack_node(const Values& values, const Node& n, size_t delegate_index);
+
+// Finds convolution -> sigmoid -> multiply(x, sigmoid(x)) chains (SiLU as
+// the exporter writes it) among native nodes (native[i] for node i) whose
+// intermediate values nothing else reads and that clamp nothing, and fuses
+// each into its convolution (NativeState::silu / write_to / skipped).
+// Returns the number of chains fused.
+size_t fuse_silu(const Values& values, const std::vector<Node>& nodes,
+                 const std::vector<bool>& native, std::vector<NativeState>* states);
 
 // Bytes of the buffer the delegate gives value `v` (qdint8 values carry
 // their row parameters after the int8 data).

@@ -94,9 +94,10 @@ struct Delegate {
   std::vector<DirectGroup> direct;
   std::vector<uint8_t> direct_used;  // execute's scratch: by value id
   size_t scratch_bytes = 0;
-  // Load option "native_gemm": fp32 convolutions and fully-connected layers
-  // on the optimized GEMM (is_float_gemm_node) rather than XNNPACK.
-  bool native_gemm = true;
+  // Load option "native_fp32": fp32 convolutions (depthwise too), fully-
+  // connected layers, sigmoid and multiply on our kernels
+  // (is_float_compute_node) rather than XNNPACK.
+  bool native_fp32 = true;
   Instance shapes[kMaxShapes];
   uint64_t clock = 0;
 
@@ -219,8 +220,10 @@ class Builder {
 
   Error split_runs() {
     d_->native_state.resize(g_.nodes.size());
+    std::vector<bool> natives(g_.nodes.size(), false);
     for (const Node& n : g_.nodes) {
-      const bool native = xnnpack::is_native_node(g_.values, n, d_->native_gemm);
+      const bool native = xnnpack::is_native_node(g_.values, n, d_->native_fp32);
+      natives[n.index] = native;
       if (native) {
         ETR_RETURN_IF_ERROR(xnnpack::check_native_node(g_.values, n, d_->index));
         ETR_RETURN_IF_ERROR(
@@ -232,6 +235,7 @@ class Builder {
       d_->runs.back().native = native;
       d_->runs.back().nodes.push_back(n.index);
     }
+    xnnpack::fuse_silu(g_.values, g_.nodes, natives, &d_->native_state);
     return Error::Ok;
   }
 
@@ -395,6 +399,9 @@ class Builder {
           if (n.inputs[k] != kInvalidId) touch(root[n.inputs[k]], r);
         }
         for (uint32_t k = 0; k < n.num_outputs; ++k) touch(root[n.outputs[k]], r);
+        // A convolution with a fused SiLU writes the multiply's output.
+        const uint32_t w = d_->native_state[n.index].write_to;
+        if (w != kInvalidId) touch(root[w], r);
       }
     }
     return shared;
@@ -933,14 +940,14 @@ class XnnpackBackend final : public BackendInterface {
     Delegate* d = new (mem) Delegate();
     d->index = ctx.delegate_index;
     for (const BackendOption& o : ctx.options) {
-      if (StringView(o.key) != StringView("native_gemm")) continue;
+      if (StringView(o.key) != StringView("native_fp32")) continue;
       if (o.kind != BackendOption::Kind::Bool) {
         destroy(d);
         ETR_FAIL(Error::InvalidArgument,
-                 "XnnpackBackend: delegate %zu: option 'native_gemm' takes a bool",
+                 "XnnpackBackend: delegate %zu: option 'native_fp32' takes a bool",
                  ctx.delegate_index);
       }
-      d->native_gemm = o.bool_value;
+      d->native_fp32 = o.bool_value;
     }
     d->payload = std::move(*processed);
     Error err = xnnpack::parse_graph(d->payload.data(), d->payload.size(), ctx.named_data,

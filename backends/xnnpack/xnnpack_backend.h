@@ -15,9 +15,10 @@
 // weights run as native nodes on the optimized library's GEMM when it is
 // built (Debian's 2022 XNNPACK runs them about 1.7x slower on x86): the
 // filter is packed once at init, a 1x1 stride-1 convolution multiplies its
-// input directly and other windows gather rows (im2col) in tiles. The load
-// option {"native_gemm", false} (DelegateOptions for "XnnpackBackend") keeps
-// them in XNNPACK.
+// input directly and other windows gather rows (im2col) in tiles. fp32
+// depthwise convolutions (native_dwconv.h), sigmoid and multiply run
+// natively too. The load option {"native_fp32", false} (DelegateOptions for
+// "XnnpackBackend") keeps all of them in XNNPACK.
 //
 // Memory: value buffers (at most 1 GiB per delegate), staging for inputs and the delegate object
 // come from the platform allocate hook (runtime/platform/platform.h), so an embedder can route or

@@ -159,7 +159,7 @@ TEST(RunnerCliTest, BadFlagsAreUsageErrors) {
                        "--model_path=x.pte --num_executions=abc",
                        "--help=maybe",
                        "--model_path=x.pte --backend_option=XnnpackBackend",
-                       "--model_path=x.pte --backend_option=:native_gemm=true",
+                       "--model_path=x.pte --backend_option=:native_fp32=true",
                        "--model_path=x.pte --backend_option=XnnpackBackend:=1",
                        ""};
   for (const char* args : bad) {
@@ -174,12 +174,12 @@ TEST(RunnerCliTest, BadFlagsAreUsageErrors) {
 TEST(RunnerCliTest, BackendOptionsReachTheDelegate) {
   if (ETR_RUNNER_HAS_XNNPACK == 0) GTEST_SKIP() << "runner built without XNNPACK";
   const std::string model = "--model_path " + quote(kSourceDir + "/test/models/add_xnnpack.pte");
-  // The XNNPACK delegate checks the kind of its native_gemm option.
-  const RunResult bad = run_runner(model + " --backend_option=XnnpackBackend:native_gemm=2");
+  // The XNNPACK delegate checks the kind of its native_fp32 option.
+  const RunResult bad = run_runner(model + " --backend_option=XnnpackBackend:native_fp32=2");
   expect_single_error(bad, 3);
-  EXPECT_NE(bad.err.find("option 'native_gemm' takes a bool"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("option 'native_fp32' takes a bool"), std::string::npos) << bad.err;
   for (const char* v : {"true", "false"}) {
-    const RunResult ok = run_runner(model + " --backend_option=XnnpackBackend:native_gemm=" + v);
+    const RunResult ok = run_runner(model + " --backend_option=XnnpackBackend:native_fp32=" + v);
     EXPECT_EQ(ok.exit_code, 0) << ok.err;
   }
 }

@@ -56,9 +56,9 @@ const char* pending_reason(const FixtureCase& c) {
   return nullptr;
 }
 
-// `native_gemm` false: the load option that keeps fp32 convolutions and
+// `native_fp32` false: the load option that keeps fp32 convolutions and
 // fully-connected layers in XNNPACK (native GEMM nodes otherwise).
-void run_case(const FixtureCase& c, ThreadPool* pool, bool native_gemm = true) {
+void run_case(const FixtureCase& c, ThreadPool* pool, bool native_fp32 = true) {
   SCOPED_TRACE(c.line);
   if (const char* why = pending_reason(c)) {
     std::printf("[ PENDING  ] %s: %s\n", c.pte.c_str(), why);
@@ -68,7 +68,7 @@ void run_case(const FixtureCase& c, ThreadPool* pool, bool native_gemm = true) {
   MethodLoadOptions options;
   options.backends = &xnnpack_registry();
   options.thread_pool = pool;
-  const BackendOption gemm_option = BackendOption::of("native_gemm", native_gemm);
+  const BackendOption gemm_option = BackendOption::of("native_fp32", native_fp32);
   const DelegateOptions per_backend[] = {{"XnnpackBackend", {&gemm_option, 1}}};
   options.delegate_options = {per_backend, 1};
   // External weights (.ptd files) given by the manifest's data= token.
@@ -123,7 +123,7 @@ TEST(XnnpackBackendTest, TheNativeGemmOptionTakesABool) {
   ASSERT_FALSE(cases.empty());
   MethodLoadOptions options;
   options.backends = &xnnpack_registry();
-  const BackendOption wrong = BackendOption::of("native_gemm", 1);
+  const BackendOption wrong = BackendOption::of("native_fp32", 1);
   const DelegateOptions per_backend[] = {{"XnnpackBackend", {&wrong, 1}}};
   options.delegate_options = {per_backend, 1};
   LoadedMethod lm;
@@ -131,7 +131,7 @@ TEST(XnnpackBackendTest, TheNativeGemmOptionTakesABool) {
   ErrorCapture capture(message, sizeof(message));
   cases[0].expect_error.clear();
   EXPECT_FALSE(load_fixture_method(cases[0], &lm, &options));
-  EXPECT_NE(std::string(capture.message()).find("option 'native_gemm' takes a bool"),
+  EXPECT_NE(std::string(capture.message()).find("option 'native_fp32' takes a bool"),
             std::string::npos)
       << capture.message();
 }
