@@ -88,44 +88,71 @@ bool have_avx2_fma() {
   return ok;
 }
 
-// Four interior output pixels (ox .. ox + 3) of one row, channels in blocks
-// of 8 (the tail through masks).
+template <bool Masked>
+__attribute__((target("avx2,fma"))) inline __m256 load8(const float* p, __m256i mask) {
+  return Masked ? _mm256_maskload_ps(p, mask) : _mm256_loadu_ps(p);
+}
+
+// Four interior output pixels (ox .. ox + 3) of one row, NB blocks of 8
+// channels from c (4 * NB independent accumulators); Masked: one block of
+// the channels under `mask` (the tail).
+template <int NB, bool Masked>
+__attribute__((target("avx2,fma"))) inline void four_pixels_block(
+    const DwConvShape& s, const float* x_img, const float* w, const float* bias, size_t oy,
+    size_t ox, const RowTaps& rt, float* y_row, size_t c, __m256i mask) {
+  const size_t C = s.channels;
+  const int64_t iy0 = static_cast<int64_t>(oy * s.stride_h) - s.pad_top;
+  const size_t ix0 = ox * s.stride_w - s.pad_left;  // interior: >= 0
+  const size_t px_step = s.stride_w * C;            // input floats between the 4 pixels
+  __m256 a[NB][4];
+  for (int b = 0; b < NB; ++b) {
+    const __m256 b0 = bias != nullptr ? load8<Masked>(bias + c + 8 * b, mask) : _mm256_setzero_ps();
+    for (int q = 0; q < 4; ++q) a[b][q] = b0;
+  }
+  for (uint32_t ky = rt.ky0; ky < rt.ky1; ++ky) {
+    const int64_t iy = iy0 + static_cast<int64_t>(ky) * s.dilation_h;
+    if (iy < 0 || iy >= static_cast<int64_t>(s.in_h)) continue;
+    const float* xr = x_img + (static_cast<size_t>(iy) * s.in_w + ix0) * C + c;
+    const float* wr = w + static_cast<size_t>(ky) * s.kernel_w * C + c;
+    for (uint32_t kx = 0; kx < s.kernel_w; ++kx) {
+      const float* xp = xr + static_cast<size_t>(kx) * s.dilation_w * C;
+      for (int b = 0; b < NB; ++b) {
+        const __m256 wv = load8<Masked>(wr + static_cast<size_t>(kx) * C + 8 * b, mask);
+        for (int q = 0; q < 4; ++q)
+          a[b][q] = _mm256_fmadd_ps(load8<Masked>(xp + q * px_step + 8 * b, mask), wv, a[b][q]);
+      }
+    }
+  }
+  const __m256 lo = _mm256_set1_ps(s.output_min);
+  const __m256 hi = _mm256_set1_ps(s.output_max);
+  for (int b = 0; b < NB; ++b) {
+    for (int q = 0; q < 4; ++q) {
+      float* yp = y_row + (ox + q) * C + c + 8 * b;
+      const __m256 v = _mm256_min_ps(_mm256_max_ps(a[b][q], lo), hi);
+      if (Masked) {
+        _mm256_maskstore_ps(yp, mask, v);
+      } else {
+        _mm256_storeu_ps(yp, v);
+      }
+    }
+  }
+}
+
 __attribute__((target("avx2,fma"))) void four_pixels_avx2(const DwConvShape& s, const float* x_img,
                                                           const float* w, const float* bias,
                                                           size_t oy, size_t ox, const RowTaps& rt,
                                                           float* y_row) {
   const size_t C = s.channels;
-  const int64_t iy0 = static_cast<int64_t>(oy * s.stride_h) - s.pad_top;
-  const size_t ix0 = ox * s.stride_w - s.pad_left;  // interior: >= 0
-  const size_t px_step = s.stride_w * C;            // input floats between the 4 pixels
-  const __m256 lo = _mm256_set1_ps(s.output_min);
-  const __m256 hi = _mm256_set1_ps(s.output_max);
-  for (size_t c = 0; c < C; c += 8) {
-    const size_t left = C - c;
-    const __m256i mask =
-        _mm256_cmpgt_epi32(_mm256_set1_epi32(left < 8 ? static_cast<int>(left) : 8),
-                           _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    const __m256 b0 = bias != nullptr ? _mm256_maskload_ps(bias + c, mask) : _mm256_setzero_ps();
-    __m256 a0 = b0, a1 = b0, a2 = b0, a3 = b0;
-    for (uint32_t ky = rt.ky0; ky < rt.ky1; ++ky) {
-      const int64_t iy = iy0 + static_cast<int64_t>(ky) * s.dilation_h;
-      if (iy < 0 || iy >= static_cast<int64_t>(s.in_h)) continue;
-      const float* xr = x_img + (static_cast<size_t>(iy) * s.in_w + ix0) * C + c;
-      const float* wr = w + static_cast<size_t>(ky) * s.kernel_w * C + c;
-      for (uint32_t kx = 0; kx < s.kernel_w; ++kx) {
-        const float* xp = xr + static_cast<size_t>(kx) * s.dilation_w * C;
-        const __m256 wv = _mm256_maskload_ps(wr + static_cast<size_t>(kx) * C, mask);
-        a0 = _mm256_fmadd_ps(_mm256_maskload_ps(xp, mask), wv, a0);
-        a1 = _mm256_fmadd_ps(_mm256_maskload_ps(xp + px_step, mask), wv, a1);
-        a2 = _mm256_fmadd_ps(_mm256_maskload_ps(xp + 2 * px_step, mask), wv, a2);
-        a3 = _mm256_fmadd_ps(_mm256_maskload_ps(xp + 3 * px_step, mask), wv, a3);
-      }
-    }
-    float* yp = y_row + ox * C + c;
-    _mm256_maskstore_ps(yp, mask, _mm256_min_ps(_mm256_max_ps(a0, lo), hi));
-    _mm256_maskstore_ps(yp + C, mask, _mm256_min_ps(_mm256_max_ps(a1, lo), hi));
-    _mm256_maskstore_ps(yp + 2 * C, mask, _mm256_min_ps(_mm256_max_ps(a2, lo), hi));
-    _mm256_maskstore_ps(yp + 3 * C, mask, _mm256_min_ps(_mm256_max_ps(a3, lo), hi));
+  const __m256i all = _mm256_set1_epi32(-1);
+  size_t c = 0;
+  for (; c + 16 <= C; c += 16)
+    four_pixels_block<2, false>(s, x_img, w, bias, oy, ox, rt, y_row, c, all);
+  for (; c + 8 <= C; c += 8)
+    four_pixels_block<1, false>(s, x_img, w, bias, oy, ox, rt, y_row, c, all);
+  if (c < C) {
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(C - c)),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    four_pixels_block<1, true>(s, x_img, w, bias, oy, ox, rt, y_row, c, mask);
   }
 }
 #endif
