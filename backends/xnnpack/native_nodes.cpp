@@ -537,6 +537,12 @@ Error prepare_float_gemm(const Values& g, const Node& n, size_t d, NativeState* 
   float* dst = reinterpret_cast<float*>(at);
   opt::pack_b(b, static_cast<int64_t>(k), static_cast<int64_t>(nn), dst);
   st->packed = dst;
+  if (has_bias(n) && in(g, n, 2).data != nullptr) {
+    const Value& bv = in(g, n, 2);
+    if (bv.numel() != nn) return refuse(d, n, "bias is not [outputs]");
+    st->gemm_bias.resize(nn);
+    std::memcpy(st->gemm_bias.data(), bv.data, nn * sizeof(float));
+  }
   return Error::Ok;
 #else
   (void)g;
@@ -548,7 +554,9 @@ Error prepare_float_gemm(const Values& g, const Node& n, size_t d, NativeState* 
 void float_gemm(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
                 ThreadPool* pool, void* scratch, size_t scratch_bytes) {
   const float* x = reinterpret_cast<const float*>(buf[n.inputs[0]]);
-  const float* bias = has_bias(n) ? reinterpret_cast<const float*>(buf[n.inputs[2]]) : nullptr;
+  const float* bias = !st.gemm_bias.empty() ? st.gemm_bias.data()
+                      : has_bias(n)         ? reinterpret_cast<const float*>(buf[n.inputs[2]])
+                                            : nullptr;
   float* y = reinterpret_cast<float*>(buf[st.write_to != kInvalidId ? st.write_to : n.outputs[0]]);
   const size_t k = st.gemm_k, nn = st.gemm_n;
   const size_t rows = out(g, n).numel() / nn;
@@ -1178,6 +1186,13 @@ Error check_native_node(const Values& g, const Node& n, size_t d) {
                d, n.index);
     default: return refuse(d, n, "is not a native node");
   }
+}
+
+bool copies_constant_input(const Node& n, const NativeState& st, uint32_t slot) {
+  if (st.packed != nullptr) return slot == 1 || (slot == 2 && !st.gemm_bias.empty());
+  if (st.dwconv) return slot == 1 || (slot == 2 && !st.dw_bias.empty());
+  (void)n;
+  return false;
 }
 
 size_t fuse_silu(const Values& g, const std::vector<Node>& nodes, const std::vector<bool>& native,

@@ -36,6 +36,7 @@ struct NativeState {
   const float* packed = nullptr;
   size_t gemm_k = 0;
   size_t gemm_n = 0;
+  std::vector<float> gemm_bias;  // a constant bias, copied
   // fp32 DepthwiseConv2d (is_float_compute_node): the filter [kh, kw, C]
   // and bias copied to float alignment (the payload's may be unaligned).
   std::vector<float> dw_weights;
@@ -91,6 +92,10 @@ bool is_native_node(const Values& values, const Node& n, bool float_compute = tr
 // with its parameters (XNNPACK 2022 trusts them and would read or write out
 // of bounds otherwise); logs and fails naming the node.
 [[nodiscard]] Error check_xnnpack_node(const Values& values, const Node& n, size_t delegate_index);
+
+// True when node `n`, prepared into `state`, keeps its own copy (packed or
+// plain) of input `slot`'s constant data and never reads the original.
+bool copies_constant_input(const Node& n, const NativeState& state, uint32_t slot);
 
 // Finds convolution -> sigmoid -> multiply(x, sigmoid(x)) chains (SiLU as
 // the exporter writes it) among native nodes (native[i] for node i) whose

@@ -98,6 +98,8 @@ struct Delegate {
   // connected layers, sigmoid and multiply on our kernels
   // (is_float_compute_node) rather than XNNPACK.
   bool native_fp32 = true;
+  // Bytes of named data released after init (release_copied_constants).
+  size_t released_bytes = 0;
   Instance shapes[kMaxShapes];
   uint64_t clock = 0;
 
@@ -152,7 +154,49 @@ class Builder {
     ETR_RETURN_IF_ERROR(split_runs());
     ETR_RETURN_IF_ERROR(place_values());
     inst_->values = g_.values;
-    return build_instance(pool_handle);
+    ETR_RETURN_IF_ERROR(build_instance(pool_handle));
+    release_copied_constants();
+    return Error::Ok;
+  }
+
+  // Named-data buffers whose every constant is read only by native nodes
+  // that keep their own copy (packed weights, copied biases) are released,
+  // so the weights are not held twice (the loader frees or unmaps them).
+  // A convolution whose scratch would not fit kMaxScratchBytes keeps its
+  // filter: its fallback path reads it.
+  void release_copied_constants() {
+    const size_t nv = g_.values.size();
+    std::vector<uint8_t> use(nv, 0);  // 0: unread, 1: read only as a copied input, 2: read
+    for (const Node& n : g_.nodes) {
+      const xnnpack::NativeState& st = d_->native_state[n.index];
+      const bool copies =
+          natives_[n.index] && xnnpack::native_scratch_bytes(g_.values, n) <= kMaxScratchBytes;
+      for (uint32_t k = 0; k < n.num_inputs; ++k) {
+        const uint32_t v = n.inputs[k];
+        if (v == kInvalidId || v >= nv) continue;
+        if (!copies || !xnnpack::copies_constant_input(n, st, k)) {
+          use[v] = 2;
+        } else if (use[v] == 0) {
+          use[v] = 1;
+        }
+      }
+    }
+    std::vector<FreeableBuffer>& named = d_->graph.named_buffers;
+    std::vector<uint8_t> keep(named.size(), 0);  // 0: unclaimed, 1: releasable, 2: keep
+    for (size_t v = 0; v < nv; ++v) {
+      const int32_t b = g_.values[v].named_buffer;
+      if (b < 0 || static_cast<size_t>(b) >= named.size()) continue;
+      keep[static_cast<size_t>(b)] = use[v] == 1 && keep[static_cast<size_t>(b)] != 2 ? 1 : 2;
+    }
+    for (size_t b = 0; b < named.size(); ++b) {
+      if (keep[b] != 1) continue;
+      d_->released_bytes += named[b].size();
+      named[b].release();
+    }
+    if (d_->released_bytes != 0) {
+      ETR_LOG(Info, "XnnpackBackend: delegate %zu: released %zu bytes of named data held as copies",
+              d_->index, d_->released_bytes);
+    }
   }
 
   // Builds *inst_ (its values already hold the dims) on `pool_handle`:
@@ -220,10 +264,10 @@ class Builder {
 
   Error split_runs() {
     d_->native_state.resize(g_.nodes.size());
-    std::vector<bool> natives(g_.nodes.size(), false);
+    natives_.assign(g_.nodes.size(), false);
     for (const Node& n : g_.nodes) {
       const bool native = xnnpack::is_native_node(g_.values, n, d_->native_fp32);
-      natives[n.index] = native;
+      natives_[n.index] = native;
       if (native) {
         ETR_RETURN_IF_ERROR(xnnpack::check_native_node(g_.values, n, d_->index));
         ETR_RETURN_IF_ERROR(
@@ -235,7 +279,7 @@ class Builder {
       d_->runs.back().native = native;
       d_->runs.back().nodes.push_back(n.index);
     }
-    xnnpack::fuse_silu(g_.values, g_.nodes, natives, &d_->native_state);
+    xnnpack::fuse_silu(g_.values, g_.nodes, natives_, &d_->native_state);
     return Error::Ok;
   }
 
@@ -731,6 +775,7 @@ class Builder {
   const Graph& g_;
   Instance* inst_;
   size_t total_bytes_ = 0;
+  std::vector<bool> natives_;  // by node index (split_runs)
   static constexpr size_t kNoRun = SIZE_MAX;
   struct Lifetime {
     size_t first = kNoRun;  // runs, inclusive

@@ -181,7 +181,10 @@ class Parser {
   }
 
   // The bytes of constant_buffer / constant_data entry `idx` (size in *n).
-  Error constant_bytes(size_t i, uint32_t idx, const uint8_t** p, size_t* n) {
+  // *named (when given) gets the index in Graph::named_buffers of the
+  // buffer the bytes came from, or stays -1.
+  Error constant_bytes(size_t i, uint32_t idx, const uint8_t** p, size_t* n,
+                       int32_t* named = nullptr) {
     if (r_.legacy) {
       const auto* bufs = graph_->constant_buffer();
       if (bufs == nullptr || idx >= bufs->size() || bufs->Get(idx)->storage() == nullptr) {
@@ -215,6 +218,7 @@ class Parser {
                  delegate_, i, c->named_key()->c_str());
       }
       g_->named_buffers.push_back(std::move(*b));
+      if (named != nullptr) *named = static_cast<int32_t>(g_->named_buffers.size() - 1);
       const FreeableBuffer& fbuf = g_->named_buffers.back();
       *p = static_cast<const uint8_t*>(fbuf.data());
       *n = fbuf.size();
@@ -237,7 +241,7 @@ class Parser {
     if (v->flags != 0) return fail_value(i, "is both external and constant");
     const uint8_t* p = nullptr;
     size_t n = 0;
-    ETR_RETURN_IF_ERROR(constant_bytes(i, idx, &p, &n));
+    ETR_RETURN_IF_ERROR(constant_bytes(i, idx, &p, &n, &v->named_buffer));
     const size_t need = constant_nbytes(*v);
     if (n < need) {
       ETR_FAIL(Error::DelegateInvalidCompatibility,

@@ -58,7 +58,11 @@ struct Value {
   uint32_t flags = 0;
   uint32_t external_id = kInvalidId;  // index into the DelegateCall's args when external
   // Constant data (null when the value is not constant), nbytes() long.
+  // After init the delegate may release the named-data buffer of a constant
+  // that only native nodes read and that they copied or packed (see
+  // NativeState): `data` then dangles and nothing reads it.
   const uint8_t* data = nullptr;
+  int32_t named_buffer = -1;  // index in Graph::named_buffers, or -1
   // Quantization.
   QuantKind quant = QuantKind::None;
   float scale = 0.0f;
