@@ -7,12 +7,14 @@
 // neighbours around step * (o + 0.5) - 0.5 (align_corners: step * o);
 // antialiased bilinear averages a triangle filter widened by the step when
 // downsampling. Nearest: Byte, Float, Double; bilinear: Float, Double (the
-// weights are computed in the input's type). Any dim order.
+// weights are computed in the input's type) and Byte (PyTorch's separable
+// fixed-point path, util/resample_u8.h). Any dim order.
 #include <cmath>
 
 #include "kernels/portable/resample.h"
 #include "kernels/portable/util/checks.h"
 #include "kernels/portable/util/dtype_dispatch.h"
+#include "kernels/portable/util/resample_u8.h"
 
 namespace etr {
 namespace {
@@ -88,8 +90,11 @@ T step_of(std::optional<double> scale, int64_t in, int64_t out) {
 }
 
 // The linear step (align_corners: corner pixel centres map to each other).
+// A dim whose size does not change is copied, whatever scale was given, as
+// PyTorch's separable linear kernels skip it.
 template <typename T>
 T linear_step(bool align_corners, std::optional<double> scale, int64_t in, int64_t out) {
+  if (in == out) return T(1);
   if (align_corners) return out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
   return step_of<T>(scale, in, out);
 }
@@ -207,7 +212,9 @@ Error upsample_bilinear2d_vec_prepare(KernelPrepareContext& ctx, const Tensor& i
                                       std::optional<IntArrayRef> output_size,
                                       bool /*align_corners*/, EValue& scale_factors, Tensor& out) {
   const char* op = ctx.op_name();
-  ETR_RETURN_IF_ERROR(check_dtype_in(op, "input", input.dtype(), kFloatingTypes));
+  ETR_RETURN_IF_ERROR(
+      check_dtype_in(op, "input", input.dtype(),
+                     DtypeSet::of(ScalarType::Byte, ScalarType::Float, ScalarType::Double)));
   return check_resize_args(op, input, output_size, scale_factors, out);
 }
 
@@ -218,6 +225,11 @@ void upsample_bilinear2d_vec_out(KernelContext& ctx, const Tensor& input,
   Resize r;
   ETR_KERNEL_TRY(ctx, check_resize_args(op, input, output_size, scale_factors, out));
   ETR_KERNEL_TRY(ctx, resolve_resize(op, input, output_size, scale_list(scale_factors), out, &r));
+  if (input.dtype() == ScalarType::Byte) {
+    ETR_KERNEL_TRY(ctx, resample_bilinear_u8(ctx, op, input, align_corners, r.scale_h, r.scale_w,
+                                             /*antialias=*/false, out));
+    return;
+  }
   const bool known = dispatch_floating(input.dtype(), [&](auto tag) {
     bilinear2d<typename decltype(tag)::type>(input, r, align_corners, out);
   });

@@ -3,12 +3,14 @@
 // centre = step * (o + 0.5) with a triangle filter of half-width
 // max(step, 1), weights normalized to sum 1; step = 1 / scale when a scale
 // is given, else in / out (align_corners: (in - 1) / (out - 1)). The
-// per-dim taps live in temp memory. Float and double, any dim order.
+// per-dim taps live in temp memory. Float and double, and Byte through
+// PyTorch's separable fixed-point path (util/resample_u8.h); any dim order.
 #include <cmath>
 
 #include "kernels/portable/resample.h"
 #include "kernels/portable/util/checks.h"
 #include "kernels/portable/util/dtype_dispatch.h"
+#include "kernels/portable/util/resample_u8.h"
 
 namespace etr {
 namespace {
@@ -27,7 +29,9 @@ template <typename T>
 Error make_taps(KernelContext& ctx, const char* op, int64_t in, int64_t out, bool align_corners,
                 std::optional<double> scale, Taps<T>* t) {
   T step;
-  if (align_corners) {
+  if (in == out) {
+    step = T(1);  // an unchanged dim is copied, whatever scale was given (as PyTorch)
+  } else if (align_corners) {
     step = out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
   } else if (scale.has_value() && *scale > 0.0) {
     step = static_cast<T>(1.0 / *scale);
@@ -108,7 +112,9 @@ Error upsample_bilinear2d_aa_prepare(KernelPrepareContext& ctx, const Tensor& in
                                      std::optional<double> /*scales_h*/,
                                      std::optional<double> /*scales_w*/, Tensor& out) {
   const char* op = ctx.op_name();
-  ETR_RETURN_IF_ERROR(check_dtype_in(op, "input", input.dtype(), kFloatingTypes));
+  ETR_RETURN_IF_ERROR(
+      check_dtype_in(op, "input", input.dtype(),
+                     DtypeSet::of(ScalarType::Byte, ScalarType::Float, ScalarType::Double)));
   ETR_RETURN_IF_ERROR(check_rank(op, "input", input, 4));
   ETR_RETURN_IF_ERROR(check_dtype(op, "out", out, input.dtype()));
   ETR_RETURN_IF_ERROR(check_rank(op, "out", out, 4));
@@ -132,6 +138,11 @@ void upsample_bilinear2d_aa_out(KernelContext& ctx, const Tensor& input, IntArra
   ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, input.dtype(), {&out}));
   const int64_t sizes[4] = {input.size(0), input.size(1), oh, ow};
   ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, 4)));
+  if (input.dtype() == ScalarType::Byte) {
+    ETR_KERNEL_TRY(ctx, resample_bilinear_u8(ctx, op, input, align_corners, scales_h, scales_w,
+                                             /*antialias=*/true, out));
+    return;
+  }
   Error err = Error::Ok;
   const bool known = dispatch_floating(input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -1,7 +1,8 @@
 // Resampling of [N, C, H, W] inputs: nearest, bilinear and antialiased
 // bilinear resizing (op_upsample.cpp, op_upsample_aa.cpp) and grid sampling
 // (op_grid_sampler.cpp). Index and weight rules follow PyTorch's CPU
-// kernels; weights are computed in the input's type. Prepare steps check
+// kernels; weights are computed in the input's type (uint8 bilinear: in
+// PyTorch's fixed point, util/resample_u8.h). Prepare steps check
 // dtypes, ranks and the constant mode arguments; run() computes the output
 // size, resizes out and samples. Parameters follow the ATen schema in
 // order, outs last.
@@ -58,9 +59,11 @@ inline constexpr KernelEntry kResampleKernels[] = {
         "aten::upsample_nearest2d.vec_out",
         DtypeSet::of(ScalarType::Byte, ScalarType::Float, ScalarType::Double)),
     make_kernel<&upsample_bilinear2d_vec_out, &upsample_bilinear2d_vec_prepare>(
-        "aten::upsample_bilinear2d.vec_out", kFloatingTypes),
+        "aten::upsample_bilinear2d.vec_out",
+        DtypeSet::of(ScalarType::Byte, ScalarType::Float, ScalarType::Double)),
     make_kernel<&upsample_bilinear2d_aa_out, &upsample_bilinear2d_aa_prepare>(
-        "aten::_upsample_bilinear2d_aa.out", kFloatingTypes),
+        "aten::_upsample_bilinear2d_aa.out",
+        DtypeSet::of(ScalarType::Byte, ScalarType::Float, ScalarType::Double)),
     make_kernel<&grid_sampler_2d_out, &grid_sampler_2d_prepare>("aten::grid_sampler_2d.out",
                                                                 kFloatingTypes),
 };

@@ -1115,6 +1115,36 @@ for _name, _fn, _shapes, _dts, _target, _tol in NN:
     spec(_name, _target, "nn", _tol)(_b)
 
 
+# uint8 bilinear (PyTorch's separable fixed-point path): the whole byte range,
+# 3 channels (eager: packed RGB), channels-last with 5 (eager: the generic loop),
+# and scale factors where the op takes them. Compared exactly.
+def _u8_resample(fn, shape, scaled):
+    n, c, h, w = 2, 3, shape[2], shape[3]
+
+    def cases(ch):
+        return [(torch.randint(0, 256, (n, ch, h, w), dtype=torch.uint8),) for _ in range(2)]
+
+    ms = [Method("uint8", fn, cases(c), torch.uint8, ranks="4"),
+          Method("cl_uint8", lambda x: _outc(fn(to_cl(x))), cases(5), torch.uint8,
+                 layout="channels_last", ranks="4")]
+    if scaled:
+        ms.append(Method("uint8_scales", scaled, cases(c), torch.uint8, ranks="4"))
+    return ms
+
+
+_U8_RESAMPLE = {
+    "upsample_bilinear2d": lambda x: A.upsample_bilinear2d.vec(x, None, False, [1.7, 0.6]),
+    "upsample_bilinear2d_ac": lambda x: A.upsample_bilinear2d.vec(x, None, True, [0.5, 2.5]),
+    "upsample_bilinear2d_aa": lambda x: A._upsample_bilinear2d_aa.default(x, [3, 2], False, 0.7,
+                                                                           0.35),
+}
+for _name, _fn, _shapes, _dts, _target, _tol in NN:
+    if _name in _U8_RESAMPLE:
+        _s = [x for x in SPECS if x.name == _name][0]
+        _s.build = (lambda b=_s.build, fn=_fn, shape=_shapes[0], sc=_U8_RESAMPLE[_name]:
+                    b() + _u8_resample(fn, shape, sc))
+
+
 @spec("batch_norm_legit", ["aten::_native_batch_norm_legit.out",
                            "aten::_native_batch_norm_legit.no_stats_out"], "nn")
 def _b_bn_legit():
@@ -1986,6 +2016,8 @@ failed). Exit status 1 when M > 0 or N == 0.
   layout and the result is made contiguous again (bundled inputs and outputs
   are always contiguous).
 * `ranks_float32`: reductions over inputs of ranks 0..5.
+* `cl_uint8`, `uint8_scales` (the bilinear upsample files): uint8 over the
+  whole byte range, channels-last as `cl_float32`, and with scale factors.
 
 ## Tolerances
 
