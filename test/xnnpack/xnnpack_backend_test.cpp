@@ -114,7 +114,7 @@ TEST(XnnpackBackendTest, FixturesMatchPyTorchWithConvolutionsAndLinearLayersInXn
   for (const FixtureCase& c : xnnpack_cases()) run_case(c, pool.get(), false);
 }
 
-TEST(XnnpackBackendTest, TheNativeGemmOptionTakesABool) {
+TEST(XnnpackBackendTest, TheNativeFp32OptionTakesABool) {
   register_all_kernels();
   std::vector<FixtureCase> cases;
   for (FixtureCase& c : load_manifest()) {
