@@ -1,8 +1,9 @@
 // Optimized convolution: aten::convolution.out for Float, default (NCHW) dim
 // order, 1-D and 2-D, not transposed. Prepare picks the path from the
 // weight's shape and the parameters (pointwise GEMM, im2col + GEMM,
-// depthwise direct, per-group GEMM) and packs constant weights once; it
-// declines (NotSupported) everything else, which the portable kernel runs.
+// depthwise direct, a direct first layer, per-group GEMM) and packs constant
+// weights once; it declines (NotSupported) everything else, which the
+// portable kernel runs.
 #pragma once
 
 #include "runtime/kernel/kernel.h"
@@ -22,6 +23,7 @@ Error opt_convolution_prepare(KernelPrepareContext& ctx, const Tensor& input, co
                               IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
                               int64_t groups, Tensor& out);
 
+// ---- op_conv_bn.cpp
 // Fused at method load (runtime/executor/kernel_fusion.cpp): a convolution
 // whose output only feeds an inference batch norm (whose output only feeds a
 // relu / hardtanh). Arguments: the convolution's inputs, the batch norm's

@@ -1,71 +1,50 @@
 // Optimized aten::convolution.out (Float, NCHW, 1-D and 2-D, not
-// transposed). Paths, chosen in prepare and re-checked against the current
-// sizes in run:
-//   depthwise (groups == c_in == c_out): direct kernel, util/conv_depthwise.h;
+// transposed), also the run of the fused convolution -> batch norm (->
+// activation) kernels. Paths, chosen in prepare and re-checked against the
+// current sizes in run:
+//   depthwise (groups == c_in == c_out): with AVX2 the direct kernels of
+//   util/conv_depthwise.h for 3x3 / 5x5, padding k / 2, stride 1 or 2
+//   (applying the fused clamp and SiLU), else the banded kernel;
+//   a 3x3 stride-2 first layer over up to 4 input channels: the direct kernel
+//   of util/conv_direct.h (AVX2);
+//   a pointwise layer over a 1x1 image: a matrix-vector product (util/gemv.h);
 //   otherwise per batch image and group a GEMM
 //     out[co, pixels] = W[co, ci*kh*kw] @ X[ci*kh*kw, pixels] + bias[co],
 //   with X the input itself for a pointwise (1x1, stride 1, no padding)
 //   kernel and an im2col tile of output pixels otherwise. When the pixels do
 //   not fill the GEMM's 16-wide column panels (a 7x7 output: 49 = 3 x 16 + 1)
-//   and the channels do, the im2col product runs transposed,
+//   and the channels do, the product runs transposed,
 //     out^T[pixels, co] = X^T[pixels, ci*kh*kw] @ W^T[ci*kh*kw, co] + bias[co],
 //   into temp memory and is transposed into out. Constant weights are packed
 //   once at prepare, for the product that will run.
 #include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <limits>
 
+#include "kernels/optimized/conv_internal.h"
 #include "kernels/optimized/convolution.h"
 #include "kernels/optimized/util/conv_depthwise.h"
+#include "kernels/optimized/util/conv_direct.h"
 #include "kernels/optimized/util/conv_im2col.h"
 #include "kernels/optimized/util/cpu_features.h"
 #include "kernels/optimized/util/gemm.h"
+#include "kernels/optimized/util/gemv.h"
 #include "kernels/optimized/util/vec_math.h"
 #include "kernels/optimized/util/vec_transpose.h"
 #include "kernels/portable/util/checks.h"
-#include "kernels/portable/util/convert.h"
 #include "runtime/platform/log.h"
 
 namespace etr {
 namespace {
+
+using internal::ConvPath;
+using internal::ConvState;
+using Geom = internal::ConvGeom;
 
 constexpr int64_t kMaxParam = INT32_MAX;
 // Upper bound of one im2col tile.
 constexpr size_t kIm2colBytes = size_t{2} << 20;
 // Smallest im2col tile, in output pixels.
 constexpr int64_t kMinTile = 16;
-
-enum class ConvPath : uint8_t { kGemm, kDepthwise };
-
-// A 1-D convolution is a 2-D one with h == kh == oh == 1.
-struct Geom {
-  int64_t batch = 0, c_in = 0, h = 1, w = 0;
-  int64_t c_out = 0, kh = 1, kw = 0;
-  int64_t oh = 1, ow = 0;
-  int64_t sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
-  int64_t groups = 1;
-};
-
-struct ConvState {
-  ConvPath path = ConvPath::kGemm;
-  bool avx2 = false;
-  // One packed matrix per group, or null; valid for this weight shape only:
-  // W [c_out / groups, K] packed as A, or (packed_transposed) W^T
-  // [K, c_out / groups] packed as B for the transposed product.
-  const opt::PackedMatrix* packed = nullptr;
-  int64_t packed_c_out = 0, packed_k = 0, packed_groups = 0;
-  bool packed_transposed = false;
-  // Fused kernels (etr::conv_bn*.fused): the weights and bias with the batch
-  // norm folded in (method memory; run uses them instead of the arguments'),
-  // and the activation's bounds applied to the output, then SiLU
-  // (etr::conv_bn_silu.fused).
-  const float* folded_weight = nullptr;
-  const float* folded_bias = nullptr;
-  float lo = -std::numeric_limits<float>::infinity();
-  float hi = std::numeric_limits<float>::infinity();
-  bool silu = false;
-};
 
 // Reads stride, padding and dilation (each 1 or `spatial` entries, in
 // range); false otherwise. 1-D fills only the w entries.
@@ -123,14 +102,15 @@ bool is_pointwise(const Geom& g) {
 // The GEMM's column panel width (util/gemm_internal.h kGemmNr).
 constexpr int64_t kPanel = 16;
 
-// True when the im2col product should run transposed: the output pixels
-// leave more than 1/8 of the last column panel idle, the channels per group
-// fill whole panels, and the pixels are few enough to take in one tile.
+// True when the product should run transposed: the output pixels leave more
+// than 1/8 of the last column panel idle, the channels per group fill whole
+// panels, and the pixels are few enough to take in one tile. (A pointwise 7x7
+// layer then computes 49 rows, 8 full 6-row panels and one row, instead of
+// 56 columns for 49.)
 bool use_transposed(const Geom& g) {
   const int64_t n = g.oh * g.ow, ocg = g.c_out / g.groups;
   const int64_t idle = (kPanel - n % kPanel) % kPanel;
-  return !is_pointwise(g) && n > 0 && n <= 8 * kPanel && idle * 8 > n && ocg >= kPanel &&
-         ocg % kPanel == 0;
+  return n > 0 && n <= 8 * kPanel && idle * 8 > n && ocg >= kPanel && ocg % kPanel == 0;
 }
 
 // Packs each group's weight rows (transposed: as B, for use_transposed(g));
@@ -173,7 +153,9 @@ void fill_bias(const Geom& g, const float* bias, float* out) {
   }
 }
 
-void run_depthwise(KernelContext& ctx, const Geom& g, const ConvState& st, const float* in,
+// The depthwise convolution; true when it also applied st's clamp and SiLU
+// (the direct kernels do; the banded one leaves them to the caller).
+bool run_depthwise(KernelContext& ctx, const Geom& g, const ConvState& st, const float* in,
                    const float* weight, const float* bias, float* out) {
   opt::DepthwiseGeom dg;
   dg.batch = g.batch;
@@ -192,12 +174,79 @@ void run_depthwise(KernelContext& ctx, const Geom& g, const ConvState& st, const
   dg.dw = g.dw;
   ThreadPool* pool = ctx.thread_pool();
   const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+  if (st.avx2 && opt::depthwise_direct_supported(dg)) {
+    opt::DepthwiseEpilogue e;
+    e.lo = st.lo;
+    e.hi = st.hi;
+    e.silu = st.silu;
+    // Scratch for as many threads as temp memory holds (at least one).
+    size_t bytes = opt::depthwise_direct_scratch_bytes(dg, threads);
+    void* scratch = nullptr;
+    for (size_t t = threads; scratch == nullptr && t >= 1; --t) {
+      bytes = opt::depthwise_direct_scratch_bytes(dg, t);
+      scratch = ctx.allocate_temp(bytes, 64);
+    }
+    if (scratch == nullptr) {
+      ETR_LOG(Error, "%s: depthwise scratch of %zu bytes not available from temp memory",
+              ctx.op_name(), bytes);
+      ctx.fail(Error::MemoryAllocationFailed);
+      return true;
+    }
+    opt::depthwise_direct_avx2(dg, in, weight, bias, e, out, scratch, bytes, pool);
+    return true;
+  }
   const opt::DepthwisePlan plan = opt::plan_depthwise(dg, threads);
   void* scratch = plan.scratch_bytes == 0 ? nullptr : ctx.allocate_temp(plan.scratch_bytes, 64);
-  ETR_KERNEL_CHECK(ctx, scratch != nullptr, Error::MemoryAllocationFailed,
-                   "%s: depthwise scratch of %zu bytes not available from temp memory",
-                   ctx.op_name(), plan.scratch_bytes);
+  if (scratch == nullptr) {
+    ETR_LOG(Error, "%s: depthwise scratch of %zu bytes not available from temp memory",
+            ctx.op_name(), plan.scratch_bytes);
+    ctx.fail(Error::MemoryAllocationFailed);
+    return true;
+  }
   opt::depthwise_conv(dg, plan, in, weight, bias, out, scratch, pool, st.avx2);
+  return false;
+}
+
+opt::DirectConvGeom direct_geom(const Geom& g) {
+  opt::DirectConvGeom dg;
+  dg.batch = g.batch;
+  dg.c_in = g.c_in;
+  dg.h = g.h;
+  dg.w = g.w;
+  dg.c_out = g.c_out;
+  dg.oh = g.oh;
+  dg.ow = g.ow;
+  return dg;
+}
+
+// True when run_direct takes g (sizes set, oh and ow included).
+bool takes_direct(const Geom& g, bool avx2) {
+  return avx2 && g.groups == 1 && g.kh == 3 && g.kw == 3 && g.sh == 2 && g.sw == 2 && g.ph == 1 &&
+         g.pw == 1 && g.dh == 1 && g.dw == 1 && opt::conv3x3s2_supported(direct_geom(g));
+}
+
+// The direct kernel for a first layer (3x3, stride 2, padding 1, a few input
+// channels; util/conv_direct.h); false when it does not take g. Applies
+// st's clamp and SiLU.
+bool run_direct(KernelContext& ctx, const Geom& g, const ConvState& st, const float* in,
+                const float* weight, const float* bias, float* out) {
+  if (!takes_direct(g, st.avx2)) return false;
+  const opt::DirectConvGeom dg = direct_geom(g);
+  ThreadPool* pool = ctx.thread_pool();
+  const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+  size_t bytes = 0;
+  void* scratch = nullptr;
+  for (size_t t = threads; scratch == nullptr && t >= 1; --t) {
+    bytes = opt::conv3x3s2_scratch_bytes(dg, t);
+    scratch = ctx.allocate_temp(bytes, 64);
+  }
+  if (scratch == nullptr) return false;  // the GEMM path reports what it lacks
+  opt::DepthwiseEpilogue e;
+  e.lo = st.lo;
+  e.hi = st.hi;
+  e.silu = st.silu;
+  opt::conv3x3s2_avx2(dg, in, weight, bias, e, out, scratch, bytes, pool);
+  return true;
 }
 
 opt::Im2colGeom im2col_geom(const Geom& g) {
@@ -249,13 +298,17 @@ void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMat
     a.epilogue.silu = silu;
     return a;
   };
-  // n <= 8 * kPanel and k, ocg are bounded by the checked tensor sizes.
-  const size_t col_bytes = static_cast<size_t>(k) * static_cast<size_t>(n) * sizeof(float);
+  // n <= 8 * kPanel and k, ocg are bounded by the checked tensor sizes. A
+  // pointwise layer reads its input as X itself (no im2col).
+  const bool pointwise = is_pointwise(g);
+  const size_t col_bytes =
+      pointwise ? 0 : static_cast<size_t>(k) * static_cast<size_t>(n) * sizeof(float);
   const size_t ct_bytes = static_cast<size_t>(ocg) * static_cast<size_t>(n) * sizeof(float);
   const size_t gemm_bytes = opt::gemm_scratch_bytes(make_args(0, in, nullptr), threads);
-  float* cols = static_cast<float*>(ctx.allocate_temp(col_bytes, 64));
+  float* cols = pointwise ? nullptr : static_cast<float*>(ctx.allocate_temp(col_bytes, 64));
   float* ct = static_cast<float*>(ctx.allocate_temp(ct_bytes, 64));
-  ETR_KERNEL_CHECK(ctx, cols != nullptr && ct != nullptr, Error::MemoryAllocationFailed,
+  ETR_KERNEL_CHECK(ctx, (pointwise || cols != nullptr) && ct != nullptr,
+                   Error::MemoryAllocationFailed,
                    "%s: im2col tile and output block of %zu and %zu bytes not available from "
                    "temp memory",
                    op, col_bytes, ct_bytes);
@@ -268,9 +321,10 @@ void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMat
   const opt::Im2colGeom ig = im2col_geom(g);
   for (int64_t b = 0; b < g.batch; ++b) {
     for (int64_t gi = 0; gi < g.groups; ++gi) {
-      opt::im2col_tile(ig, in + (b * g.c_in + gi * icg) * g.h * g.w, 0, n, cols, pool);
+      const float* x = in + (b * g.c_in + gi * icg) * g.h * g.w;
+      if (!pointwise) opt::im2col_tile(ig, x, 0, n, cols, pool);
       MemoryAllocator scratch(gemm_mem, gemm_mem == nullptr ? 0 : scratch_bytes);
-      ETR_KERNEL_TRY(ctx, opt::gemm(make_args(gi, cols, ct), &scratch, pool));
+      ETR_KERNEL_TRY(ctx, opt::gemm(make_args(gi, pointwise ? x : cols, ct), &scratch, pool));
       // out[co, i] = ct[i, co]
       opt::transpose_f32(ct, ocg, out + (b * g.c_out + gi * ocg) * n, n, ocg, n);
     }
@@ -323,6 +377,21 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
     const size_t b = opt::gemm_scratch_bytes(make_args(0, 0, cols, in), threads);
     return b > SIZE_MAX / 2 ? SIZE_MAX / 2 : b + 64;
   };
+  if (pointwise && n == 1 && st.avx2) {
+    // A 1x1 image: one dot product per output channel, on the weights as stored.
+    opt::DepthwiseEpilogue e;
+    e.lo = st.lo;
+    e.hi = st.hi;
+    e.silu = st.silu;
+    for (int64_t b = 0; b < g.batch; ++b) {
+      for (int64_t gi = 0; gi < g.groups; ++gi) {
+        opt::gemv_rows_avx2(weight + gi * ocg * k, ocg, k, in + b * g.c_in + gi * icg,
+                            bias == nullptr ? nullptr : bias + gi * ocg, e,
+                            out + b * g.c_out + gi * ocg);
+      }
+    }
+    return;
+  }
   if (transposed) {
     run_gemm_transposed(ctx, g, packed ? st.packed : nullptr, in, weight, bias, st.lo, st.hi,
                         st.silu, out);
@@ -376,12 +445,11 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
 
 }  // namespace
 
-namespace {
+namespace internal {
 
-// The calls the optimized kernels take (Float NCHW, not transposed); fills g.
-bool accepts(const Tensor& input, const Tensor& weight, const Tensor* bias, IntArrayRef stride,
-             IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
-             int64_t groups, const Tensor& out, Geom* g) {
+bool conv_accepts(const Tensor& input, const Tensor& weight, const Tensor* bias, IntArrayRef stride,
+                  IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                  IntArrayRef output_padding, int64_t groups, const Tensor& out, Geom* g) {
   const size_t rank = input.dim();
   if (transposed || (rank != 3 && rank != 4) || weight.dim() != rank || out.dim() != rank ||
       input.dtype() != ScalarType::Float || weight.dtype() != ScalarType::Float ||
@@ -396,7 +464,6 @@ bool accepts(const Tensor& input, const Tensor& weight, const Tensor* bias, IntA
          zero_output_padding(output_padding, rank - 2) && read_sizes(input, weight, groups, g);
 }
 
-// The state for geometry g; `packable`: constant weights to pack (null: none).
 ConvState* make_conv_state(KernelPrepareContext& ctx, Geom g, const float* packable) {
   ConvState* st = ctx.make_state<ConvState>();
   if (st == nullptr) return nullptr;
@@ -404,35 +471,39 @@ ConvState* make_conv_state(KernelPrepareContext& ctx, Geom g, const float* packa
   st->path = is_depthwise(g) ? ConvPath::kDepthwise : ConvPath::kGemm;
   // Packing is an optimization: without memory for it, run packs per call.
   if (st->path == ConvPath::kGemm && packable != nullptr) {
-    // The output extent decides which product runs (use_transposed).
+    // The output extent decides which product runs (use_transposed), and
+    // whether one runs at all (the direct kernel reads the weights as they are).
     const bool sized = out_extent(g.h, g.kh, g.sh, g.ph, g.dh, &g.oh) &&
                        out_extent(g.w, g.kw, g.sw, g.pw, g.dw, &g.ow);
-    (void)pack_weights(ctx, g, packable, sized && use_transposed(g), st);
+    if (!(sized && takes_direct(g, st->avx2))) {
+      (void)pack_weights(ctx, g, packable, sized && use_transposed(g), st);
+    }
   }
   return st;
 }
 
-}  // namespace
+}  // namespace internal
+
+using internal::ConvState;
 
 Error opt_convolution_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
                               const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
                               IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
                               int64_t groups, Tensor& out) {
-  Geom g;
-  if (!accepts(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups,
-               out, &g)) {
+  internal::ConvGeom g;
+  if (!internal::conv_accepts(input, weight, bias, stride, padding, dilation, transposed,
+                              output_padding, groups, out, &g)) {
     return Error::NotSupported;
   }
-  ConvState* st =
-      make_conv_state(ctx, g, ctx.is_constant_arg(1) ? weight.const_data_ptr<float>() : nullptr);
+  ConvState* st = internal::make_conv_state(
+      ctx, g, ctx.is_constant_arg(1) ? weight.const_data_ptr<float>() : nullptr);
   if (st == nullptr) return Error::NotSupported;
   ctx.set_state(st);
   return Error::Ok;
 }
 
-namespace {
+namespace internal {
 
-// The convolution with state st; `w` / `b`: the weights and bias to use.
 void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, const Tensor& weight,
               const float* w, const float* b, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, int64_t groups, Tensor& out) {
@@ -461,10 +532,11 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
   if (g.c_in == 0) {
     fill_bias(g, b, o);
   } else if (st->path == ConvPath::kDepthwise && is_depthwise(g)) {
-    run_depthwise(ctx, g, *st, in, w, b, o);
+    if (run_depthwise(ctx, g, *st, in, w, b, o)) return;  // the clamp and SiLU are applied
   } else {
-    run_gemm(ctx, g, *st, in, w, b, o);
-    return;  // the GEMM applied the clamp and SiLU
+    // Either applies the clamp and SiLU.
+    if (!run_direct(ctx, g, *st, in, w, b, o)) run_gemm(ctx, g, *st, in, w, b, o);
+    return;
   }
   if (clamp && ctx.failure_state() == Error::Ok) {
     opt::UnaryParams p;
@@ -480,7 +552,7 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
   }
 }
 
-}  // namespace
+}  // namespace internal
 
 void opt_convolution_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
                          const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
@@ -489,164 +561,9 @@ void opt_convolution_out(KernelContext& ctx, const Tensor& input, const Tensor& 
   ETR_KERNEL_CHECK(ctx, bias == nullptr || bias->size(0) == weight.size(0), Error::InvalidArgument,
                    "%s: bias %s must have %lld elements", ctx.op_name(), ShapeText(*bias).c_str(),
                    static_cast<long long>(weight.size(0)));
-  run_conv(ctx, ctx.state<ConvState>(), input, weight, weight.const_data_ptr<float>(),
-           bias == nullptr ? nullptr : bias->const_data_ptr<float>(), stride, padding, dilation,
-           groups, out);
-}
-
-// ---- convolution -> batch norm (-> relu / hardtanh), fused at load.
-
-namespace {
-
-// Folds the batch norm into constant weights and bias: per output channel
-// c, s = gamma[c] / sqrt(var[c] + eps), W'[c] = W[c] * s and
-// b'[c] = (b[c] - mean[c]) * s + beta[c] (in double, rounded once).
-Error prepare_fused(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
-                    const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
-                    IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
-                    int64_t groups, const Tensor* gamma, const Tensor* beta, const Tensor& mean,
-                    const Tensor& var, double eps, float lo, float hi, bool silu,
-                    const Tensor& conv_out, const Tensor& out) {
-  Geom g;
-  if (!accepts(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups,
-               out, &g) ||
-      conv_out.dtype() != ScalarType::Float || !is_default_layout(conv_out) ||
-      conv_out.dim() != out.dim() || std::isnan(lo) || std::isnan(hi) || !(eps >= 0.0)) {
-    return Error::NotSupported;
-  }
-  // Arguments: 1 weight, 2 bias, 9 gamma, 10 beta, 11 mean, 12 var.
-  if (!ctx.is_constant_arg(1) || (bias != nullptr && !ctx.is_constant_arg(2)) ||
-      (gamma != nullptr && !ctx.is_constant_arg(9)) ||
-      (beta != nullptr && !ctx.is_constant_arg(10)) || !ctx.is_constant_arg(11) ||
-      !ctx.is_constant_arg(12)) {
-    return Error::NotSupported;
-  }
-  const int64_t c = g.c_out;
-  for (const Tensor* t : {gamma, beta, &mean, &var, bias}) {
-    if (t != nullptr && (t->dtype() != ScalarType::Float || t->dim() != 1 || t->size(0) != c)) {
-      return Error::NotSupported;
-    }
-  }
-  const size_t k = static_cast<size_t>(weight.numel() / (c == 0 ? 1 : c));
-  if (c == 0 || static_cast<size_t>(weight.numel()) != k * static_cast<size_t>(c)) {
-    return Error::NotSupported;
-  }
-  auto* w2 = static_cast<float*>(ctx.allocate(static_cast<size_t>(weight.numel()) * 4, 64));
-  auto* b2 = static_cast<float*>(ctx.allocate(static_cast<size_t>(c) * 4, 64));
-  if (w2 == nullptr || b2 == nullptr) return Error::NotSupported;
-  const float* w = weight.const_data_ptr<float>();
-  for (int64_t oc = 0; oc < c; ++oc) {
-    const double gam = gamma == nullptr ? 1.0 : gamma->const_data_ptr<float>()[oc];
-    const double bet = beta == nullptr ? 0.0 : beta->const_data_ptr<float>()[oc];
-    const double b0 = bias == nullptr ? 0.0 : bias->const_data_ptr<float>()[oc];
-    const double s = gam / std::sqrt(static_cast<double>(var.const_data_ptr<float>()[oc]) + eps);
-    for (size_t i = 0; i < k; ++i) {
-      w2[oc * static_cast<int64_t>(k) + static_cast<int64_t>(i)] =
-          static_cast<float>(w[oc * static_cast<int64_t>(k) + static_cast<int64_t>(i)] * s);
-    }
-    b2[oc] = static_cast<float>((b0 - mean.const_data_ptr<float>()[oc]) * s + bet);
-  }
-  ConvState* st = make_conv_state(ctx, g, w2);
-  if (st == nullptr) return Error::NotSupported;
-  st->folded_weight = w2;
-  st->folded_bias = b2;
-  st->lo = lo;
-  st->hi = hi;
-  st->silu = silu;
-  ctx.set_state(st);
-  return Error::Ok;
-}
-
-bool share_memory(const Tensor& a, const Tensor& b) {
-  const uint8_t* a0 = static_cast<const uint8_t*>(a.const_data());
-  const uint8_t* b0 = static_cast<const uint8_t*>(b.const_data());
-  return a0 != nullptr && b0 != nullptr && a0 < b0 + b.nbytes() && b0 < a0 + a.nbytes();
-}
-
-// Computes into `out`, or, when the memory plan put `out` over the input or
-// weights (dead once the convolution has run), into the convolution's own
-// output slot `conv_out` (the loader checked it is apart from them) and
-// moves the result.
-void run_fused(KernelContext& ctx, const Tensor& input, const Tensor& weight, IntArrayRef stride,
-               IntArrayRef padding, IntArrayRef dilation, int64_t groups, Tensor& conv_out,
-               Tensor& out) {
-  const ConvState* st = ctx.state<ConvState>();
-  ETR_KERNEL_CHECK(ctx, st != nullptr && st->folded_weight != nullptr, Error::Internal,
-                   "%s: fused convolution reached run without its folded weights", ctx.op_name());
-  const bool direct = !share_memory(out, input) && !share_memory(out, weight);
-  Tensor& dst = direct ? out : conv_out;
-  run_conv(ctx, st, input, weight, st->folded_weight, st->folded_bias, stride, padding, dilation,
-           groups, dst);
-  if (direct || ctx.failure_state() != Error::Ok) return;
-  ETR_KERNEL_TRY(ctx, resize_output(ctx.op_name(), out, dst.sizes()));
-  std::memmove(out.mutable_data(), dst.const_data(), dst.nbytes());
-}
-
-constexpr float kInf = std::numeric_limits<float>::infinity();
-
-}  // namespace
-
-Error opt_conv_bn_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
-                          const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
-                          IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
-                          int64_t groups, const Tensor* gamma, const Tensor* beta,
-                          const Tensor& mean, const Tensor& var, double /*momentum*/, double eps,
-                          Tensor& conv_out, Tensor& out) {
-  return prepare_fused(ctx, input, weight, bias, stride, padding, dilation, transposed,
-                       output_padding, groups, gamma, beta, mean, var, eps, -kInf, kInf, false,
-                       conv_out, out);
-}
-
-// Also the run of etr::conv_bn_relu.fused: the activation's bounds are in the
-// prepared state.
-void opt_conv_bn_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
-                     const Tensor* /*bias*/, IntArrayRef stride, IntArrayRef padding,
-                     IntArrayRef dilation, bool, IntArrayRef, int64_t groups, const Tensor*,
-                     const Tensor*, const Tensor&, const Tensor&, double, double, Tensor& conv_out,
-                     Tensor& out) {
-  run_fused(ctx, input, weight, stride, padding, dilation, groups, conv_out, out);
-}
-
-Error opt_conv_bn_relu_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
-                               const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
-                               IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
-                               int64_t groups, const Tensor* gamma, const Tensor* beta,
-                               const Tensor& mean, const Tensor& var, double /*momentum*/,
-                               double eps, Tensor& conv_out, Tensor& out) {
-  return prepare_fused(ctx, input, weight, bias, stride, padding, dilation, transposed,
-                       output_padding, groups, gamma, beta, mean, var, eps, 0.0f, kInf, false,
-                       conv_out, out);
-}
-
-Error opt_conv_bn_silu_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
-                               const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
-                               IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
-                               int64_t groups, const Tensor* gamma, const Tensor* beta,
-                               const Tensor& mean, const Tensor& var, double /*momentum*/,
-                               double eps, Tensor& conv_out, Tensor& out) {
-  return prepare_fused(ctx, input, weight, bias, stride, padding, dilation, transposed,
-                       output_padding, groups, gamma, beta, mean, var, eps, -kInf, kInf, true,
-                       conv_out, out);
-}
-
-Error opt_conv_bn_hardtanh_prepare(KernelPrepareContext& ctx, const Tensor& input,
-                                   const Tensor& weight, const Tensor* bias, IntArrayRef stride,
-                                   IntArrayRef padding, IntArrayRef dilation, bool transposed,
-                                   IntArrayRef output_padding, int64_t groups, const Tensor* gamma,
-                                   const Tensor* beta, const Tensor& mean, const Tensor& var,
-                                   double /*momentum*/, double eps, Scalar min_val, Scalar max_val,
-                                   Tensor& conv_out, Tensor& out) {
-  return prepare_fused(ctx, input, weight, bias, stride, padding, dilation, transposed,
-                       output_padding, groups, gamma, beta, mean, var, eps,
-                       scalar_to<float>(min_val), scalar_to<float>(max_val), false, conv_out, out);
-}
-
-void opt_conv_bn_hardtanh_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
-                              const Tensor* /*bias*/, IntArrayRef stride, IntArrayRef padding,
-                              IntArrayRef dilation, bool, IntArrayRef, int64_t groups,
-                              const Tensor*, const Tensor*, const Tensor&, const Tensor&, double,
-                              double, Scalar, Scalar, Tensor& conv_out, Tensor& out) {
-  run_fused(ctx, input, weight, stride, padding, dilation, groups, conv_out, out);
+  internal::run_conv(ctx, ctx.state<ConvState>(), input, weight, weight.const_data_ptr<float>(),
+                     bias == nullptr ? nullptr : bias->const_data_ptr<float>(), stride, padding,
+                     dilation, groups, out);
 }
 
 }  // namespace etr

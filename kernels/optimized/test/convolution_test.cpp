@@ -149,6 +149,8 @@ TEST(OptConvolutionTest, PointwiseMatchesPortable) {
     c.bias = seed % 3 != 0;
     c.one_d = seed % 4 == 0;
     if (c.one_d) c.h = 1;
+    // A 1x1 image (squeeze-and-excitation layers): the matrix-vector path.
+    if (seed % 5 == 0) c.h = c.w = 1;
     check_all_modes(c, seed);
   }
 }

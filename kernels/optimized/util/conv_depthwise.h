@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "runtime/core/thread_pool.h"
 
@@ -42,6 +43,33 @@ DepthwisePlan plan_depthwise(const DepthwiseGeom& g, size_t max_slots);
 void depthwise_conv(const DepthwiseGeom& g, const DepthwisePlan& plan, const float* in,
                     const float* weight, const float* bias, float* out, void* scratch,
                     ThreadPool* pool, bool use_avx2);
+
+// The activation a fused convolution applies to each output (clamp, then
+// SiLU when set), for the direct kernels below.
+struct DepthwiseEpilogue {
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+  bool silu = false;
+};
+
+// True when depthwise_direct_avx2 computes `g` (sizes set, oh and ow
+// included): a square 3x3 or 5x5 filter, padding k / 2, dilation 1, stride 1
+// or 2 in both dimensions. False in builds without AVX2.
+bool depthwise_direct_supported(const DepthwiseGeom& g);
+
+// Scratch for depthwise_direct_avx2 on `threads` threads (a few KiB per
+// thread: the plane edges and rows it reads through zero-padded copies).
+size_t depthwise_direct_scratch_bytes(const DepthwiseGeom& g, size_t threads);
+
+// The whole convolution of `g` (depthwise_direct_supported) straight from
+// the input, channel planes split over `pool` (on fewer threads when
+// `scratch`, 64-byte aligned, holds less than depthwise_direct_scratch_bytes
+// for all; at least one thread's worth), with the epilogue applied to every
+// output (conv_depthwise_direct_avx2.cpp); only where
+// cpu_features().avx2_fma. bias may be null.
+void depthwise_direct_avx2(const DepthwiseGeom& g, const float* in, const float* weight,
+                           const float* bias, const DepthwiseEpilogue& epilogue, float* out,
+                           void* scratch, size_t scratch_bytes, ThreadPool* pool);
 
 // `rows` output rows: out[r * out_stride + x] = bias + sum_t w[t] *
 // in[r * in_stride + x + off[t]], x in [0, n).

@@ -1,15 +1,16 @@
 // The GEMM driver behind util/gemm.h (BLIS-style): C is cut into tiles of
 // mc x nc (multiples of the 6x16 micro-tile), each computed by one worker over
 // K blocks of kc: the A block (mc x kc) and B block (kc x nc) are packed into
-// the worker's scratch unless the caller packed the operand already, then the
-// micro-kernel sweeps the tile B panel by B panel (a B panel stays in L1 while
-// the A block streams from L2). Partial sums of earlier K blocks live in C;
-// the epilogue's biases and clamp are applied with the last block. Workers
-// take contiguous tile ranges (tiles ordered so that neighbours share their B
-// block, which is then packed once when K fits one block). The micro-kernel
-// (AVX-512, AVX2 + FMA or plain C++) and the block limits are chosen once from
-// cpu_features(); a temp allocator too small for the full scratch gets fewer
-// workers, then smaller blocks.
+// the worker's scratch unless the caller packed the operand already (or, for
+// a short A, B is row-major and the AVX2 kernel reads its full 16-column
+// panels in place), then the micro-kernel sweeps the tile B panel by B panel
+// (a B panel stays in L1 while the A block streams from L2). Partial sums of
+// earlier K blocks live in C; the epilogue's biases and clamp are applied
+// with the last block. Workers take contiguous tile ranges (tiles ordered so
+// that neighbours share their B block, which is then packed once when K fits
+// one block). The micro-kernel (AVX-512, AVX2 + FMA or plain C++) and the
+// block limits are chosen once from cpu_features(); a temp allocator too
+// small for the full scratch gets fewer workers, then smaller blocks.
 #include "kernels/optimized/util/gemm.h"
 
 #include <algorithm>
@@ -35,6 +36,8 @@ using internal::MicroTile;
 struct Blocking {
   internal::MicroKernelFn kernel;
   int64_t mc_max, nc_max, kc_max;
+  // The kernel honours MicroTile::ldb, so a row-major B can be read in place.
+  bool reads_b_in_place = false;
 };
 
 const Blocking& blocking() {
@@ -43,11 +46,10 @@ const Blocking& blocking() {
   static const Blocking b{&internal::f32_gemm_ukernel__neon_6x16, 144, 256, 320};
 #else
   static const Blocking b =
-      cpu_features().avx512f
-          ? Blocking{&internal::f32_gemm_ukernel__avx512_6x16, 192, 256, 512}
-          : Blocking{cpu_features().avx2_fma ? &internal::f32_gemm_ukernel__avx2_6x16
-                                             : &internal::f32_gemm_ukernel__generic_6x16,
-                     144, 256, 320};
+      cpu_features().avx512f ? Blocking{&internal::f32_gemm_ukernel__avx512_6x16, 192, 256, 512}
+      : cpu_features().avx2_fma
+          ? Blocking{&internal::f32_gemm_ukernel__avx2_6x16, 144, 256, 320, true}
+          : Blocking{&internal::f32_gemm_ukernel__generic_6x16, 144, 256, 320};
 #endif
   return b;
 }
@@ -133,11 +135,21 @@ Plan make_plan(const GemmArgs& g, size_t threads, int shrink = 0) {
   return p;
 }
 
-// One operand block for the micro-kernel: panel 0 and the stride between panels.
+// One operand block for the micro-kernel: panel 0 and the stride between
+// panels; for B also the stride between k (the kernel's ldb) and, when B is
+// read in place, the packed panel that stands in for a last, partial one
+// (whose columns past B's edge must not be read).
 struct Block {
   const float* data = nullptr;
   ptrdiff_t panel_stride = 0;
+  ptrdiff_t ldb = kGemmNr;
+  const float* edge = nullptr;
 };
+
+// A row-major B is read in place (not packed) when A has at most this many
+// rows: each B panel then serves only a few A panels, and packing it costs
+// more than its contiguous reads save (the projection layers of MobileNets).
+constexpr int64_t kInPlaceBMaxM = 32;
 
 // Sweeps tile C[i0 .. i0+mc, j0 .. j0+nc) for one K block of kc.
 void macro_tile(const GemmArgs& g, MicroTile t, Block a, Block b, float* c, int64_t i0, int64_t mc,
@@ -145,7 +157,9 @@ void macro_tile(const GemmArgs& g, MicroTile t, Block a, Block b, float* c, int6
   const GemmEpilogue& e = g.epilogue;
   for (int64_t jr = 0; jr < nc; jr += kGemmNr) {
     t.nr = static_cast<int>(std::min<int64_t>(kGemmNr, nc - jr));
-    t.b = b.data + (jr / kGemmNr) * b.panel_stride;
+    const bool edge = b.edge != nullptr && t.nr < kGemmNr;
+    t.b = edge ? b.edge : b.data + (jr / kGemmNr) * b.panel_stride;
+    t.ldb = edge ? kGemmNr : b.ldb;
     t.col_bias = e.col_bias == nullptr ? nullptr : e.col_bias + j0 + jr;
     for (int64_t ir = 0; ir < mc; ir += kGemmMr) {
       t.mr = static_cast<int>(std::min<int64_t>(kGemmMr, mc - ir));
@@ -178,6 +192,8 @@ struct Worker {
     t.lo = g.epilogue.lo;
     t.hi = g.epilogue.hi;
     t.clamp = g.epilogue.lo > -INFINITY || g.epilogue.hi < INFINITY;
+    const bool b_in_place = g.packed_b == nullptr && blocking().reads_b_in_place &&
+                            g.m <= kInPlaceBMaxM && g.b.col_stride == 1 && g.b.row_stride >= g.n;
     const int64_t first = w * p.tiles / p.workers, end = (w + 1) * p.tiles / p.workers;
     for (int64_t tile = first; tile < end; ++tile) {
       const int64_t bi = tile / per_batch;
@@ -203,6 +219,17 @@ struct Worker {
         }
         if (g.packed_b != nullptr) {
           b = {g.packed_b->data + j0 * g.k + p0 * kGemmNr, kGemmNr * g.k};
+        } else if (b_in_place) {
+          // Full panels straight from B; a partial last one packed.
+          const float* at = g.b.data + bi * g.batch_stride_b;
+          b = {at + p0 * g.b.row_stride + j0, kGemmNr, g.b.row_stride, nullptr};
+          const int64_t full = nc / kGemmNr * kGemmNr;
+          if (full < nc) {
+            MatrixView bv = g.b;
+            bv.data = at;
+            internal::pack_b_panels(bv, p0, kc, j0 + full, nc - full, bbuf);
+            b.edge = bbuf;
+          }
         } else {
           const int64_t key = bi * p.nblocks + jb;
           if (!reuse || held_b != key) {

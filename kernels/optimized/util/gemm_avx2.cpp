@@ -2,7 +2,9 @@
 // accumulators; per k, two loads of the B panel, six broadcasts of A and
 // twelve FMAs. Row counts below 6 (the M edge) get their own instantiation so
 // no FMA is spent on padding rows; columns below 16 (the N edge) use masked
-// loads and stores in the epilogue.
+// loads and stores in the epilogue, and a panel of at most 8 columns (e.g.
+// the 49th pixel of a 7x7 output) computes only its first 8. B rows are
+// t.ldb apart: a packed panel, or B itself read in place.
 #include "kernels/optimized/util/gemm_internal.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -80,8 +82,103 @@ inline void finish_row(const MicroTile& t, int r, __m256 v0, __m256 v1, const Co
   }
 }
 
-template <int R>
-void tile_rows(const MicroTile& t) {
+// Columns 0-7 only (nr <= 8: the N edge of a panel), the epilogue of
+// finish_row on one vector.
+inline void finish_row_half(const MicroTile& t, int r, __m256 v0, __m256i m) {
+  float* c = t.c + r * t.ldc;
+  if (t.alpha != 1.0f) v0 = _mm256_mul_ps(v0, _mm256_set1_ps(t.alpha));
+  if (!t.first || t.beta != 0.0f) {
+    const __m256 c0 = _mm256_maskload_ps(c, m);
+    v0 = !t.first || t.beta == 1.0f ? _mm256_add_ps(v0, c0)
+                                    : _mm256_fmadd_ps(_mm256_set1_ps(t.beta), c0, v0);
+  }
+  if (t.last) {
+    if (t.row_bias != nullptr) v0 = _mm256_add_ps(v0, _mm256_broadcast_ss(t.row_bias + r));
+    if (t.col_bias != nullptr) v0 = _mm256_add_ps(v0, _mm256_maskload_ps(t.col_bias, m));
+    if (t.clamp) v0 = _mm256_min_ps(_mm256_set1_ps(t.hi), _mm256_max_ps(_mm256_set1_ps(t.lo), v0));
+  }
+  _mm256_maskstore_ps(c, m, v0);
+}
+
+// R rows x 8 columns: half the FMAs of tile_rows for a panel whose columns
+// 8-15 are padding.
+template <int R, bool kInPlace>
+void tile_rows_half(const MicroTile& t) {
+  const ptrdiff_t ldb = kInPlace ? t.ldb : kGemmNr;
+  __m256 acc[R];
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
+  const float* a = t.a;
+  const float* b = t.b;
+#pragma GCC unroll 4
+  for (int64_t k = 0; k < t.kc; ++k) {
+    const __m256 b0 = _mm256_loadu_ps(b);
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) acc[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(a + r), b0, acc[r]);
+    a += kGemmMr;
+    b += ldb;
+  }
+  const __m256i m = col_mask(t.nr).lo;
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) finish_row_half(t, r, acc[r], m);
+}
+
+// One row (M = 1: a batch-1 linear layer): its 2 accumulators would wait on
+// the FMA latency every k, so even and odd k sum apart. (For two rows that
+// costs more than it gains.)
+template <int R, bool kInPlace>
+void tile_rows_few(const MicroTile& t) {
+  const ptrdiff_t ldb = kInPlace ? t.ldb : kGemmNr;
+  __m256 acc[2][R][2];
+  for (int p = 0; p < 2; ++p) {
+    for (int r = 0; r < R; ++r) acc[p][r][0] = acc[p][r][1] = _mm256_setzero_ps();
+  }
+  const float* a = t.a;
+  const float* b = t.b;
+  int64_t k = 0;
+#pragma GCC unroll 2
+  for (; k + 2 <= t.kc; k += 2) {
+#pragma GCC unroll 2
+    for (int p = 0; p < 2; ++p) {
+      const __m256 b0 = _mm256_loadu_ps(b + p * ldb);
+      const __m256 b1 = _mm256_loadu_ps(b + p * ldb + 8);
+#pragma GCC unroll 2
+      for (int r = 0; r < R; ++r) {
+        const __m256 av = _mm256_broadcast_ss(a + p * kGemmMr + r);
+        acc[p][r][0] = _mm256_fmadd_ps(av, b0, acc[p][r][0]);
+        acc[p][r][1] = _mm256_fmadd_ps(av, b1, acc[p][r][1]);
+      }
+    }
+    a += 2 * kGemmMr;
+    b += 2 * ldb;
+  }
+  if (k < t.kc) {
+    const __m256 b0 = _mm256_loadu_ps(b);
+    const __m256 b1 = _mm256_loadu_ps(b + 8);
+    for (int r = 0; r < R; ++r) {
+      const __m256 av = _mm256_broadcast_ss(a + r);
+      acc[0][r][0] = _mm256_fmadd_ps(av, b0, acc[0][r][0]);
+      acc[0][r][1] = _mm256_fmadd_ps(av, b1, acc[0][r][1]);
+    }
+  }
+  const ColMask m = col_mask(t.nr);
+  for (int r = 0; r < R; ++r) {
+    const __m256 v0 = _mm256_add_ps(acc[0][r][0], acc[1][r][0]);
+    const __m256 v1 = _mm256_add_ps(acc[0][r][1], acc[1][r][1]);
+    if (t.nr == kGemmNr) {
+      finish_row<true>(t, r, v0, v1, m);
+    } else {
+      finish_row<false>(t, r, v0, v1, m);
+    }
+  }
+}
+
+// Aligned to a cache line so the k loop's placement (and speed) does not move
+// with the code around it.
+template <int R, bool kInPlace>
+__attribute__((aligned(64))) void tile_rows(const MicroTile& t) {
+  // A packed panel's stride is a constant: the loads keep fixed offsets.
+  const ptrdiff_t ldb = kInPlace ? t.ldb : kGemmNr;
   __m256 acc0[R];
   __m256 acc1[R];
 #pragma GCC unroll 6
@@ -102,7 +199,7 @@ void tile_rows(const MicroTile& t) {
       acc1[r] = _mm256_fmadd_ps(av, b1, acc1[r]);
     }
     a += kGemmMr;
-    b += kGemmNr;
+    b += ldb;
   }
   const ColMask m = col_mask(t.nr);
   if (t.nr == kGemmNr) {
@@ -114,16 +211,37 @@ void tile_rows(const MicroTile& t) {
   }
 }
 
+// One micro-tile for the row count, the N edge and where B is read from.
+template <bool kInPlace>
+void dispatch_tile(const MicroTile& t) {
+  if (t.nr <= 8) {
+    switch (t.mr) {
+      case 1: tile_rows_half<1, kInPlace>(t); break;
+      case 2: tile_rows_half<2, kInPlace>(t); break;
+      case 3: tile_rows_half<3, kInPlace>(t); break;
+      case 4: tile_rows_half<4, kInPlace>(t); break;
+      case 5: tile_rows_half<5, kInPlace>(t); break;
+      default: tile_rows_half<6, kInPlace>(t); break;
+    }
+    return;
+  }
+  switch (t.mr) {
+    case 1: tile_rows_few<1, kInPlace>(t); break;
+    case 2: tile_rows<2, kInPlace>(t); break;
+    case 3: tile_rows<3, kInPlace>(t); break;
+    case 4: tile_rows<4, kInPlace>(t); break;
+    case 5: tile_rows<5, kInPlace>(t); break;
+    default: tile_rows<6, kInPlace>(t); break;
+  }
+}
+
 }  // namespace
 
 void f32_gemm_ukernel__avx2_6x16(const MicroTile& t) {
-  switch (t.mr) {
-    case 1: tile_rows<1>(t); break;
-    case 2: tile_rows<2>(t); break;
-    case 3: tile_rows<3>(t); break;
-    case 4: tile_rows<4>(t); break;
-    case 5: tile_rows<5>(t); break;
-    default: tile_rows<6>(t); break;
+  if (t.ldb == kGemmNr) {
+    dispatch_tile<false>(t);
+  } else {
+    dispatch_tile<true>(t);
   }
 }
 

@@ -30,6 +30,10 @@ struct MicroTile {
   int64_t kc = 0;
   const float* a = nullptr;
   const float* b = nullptr;
+  // Floats from one k of the B panel to the next: kGemmNr for a packed panel,
+  // B's row stride when B is read in place (only a kernel that honours it is
+  // given one: Blocking::reads_b_in_place in gemm.cpp).
+  ptrdiff_t ldb = kGemmNr;
   float* c = nullptr;
   ptrdiff_t ldc = 0;
   int mr = 0;

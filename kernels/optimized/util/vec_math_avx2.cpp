@@ -11,10 +11,15 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/optimized/util/vec_math_avx2_inl.h"
+
 namespace etr {
 namespace opt {
 namespace avx2 {
 namespace {
+
+using avx2_inl::exp8;
+using avx2_inl::sigmoid8;
 
 // Lanes [0, r) set.
 __m256i tail_mask(size_t r) {
@@ -38,40 +43,6 @@ inline void map(const float* x, float* y, size_t n, F f) {
     const __m256i m = tail_mask(n - i);
     _mm256_maskstore_ps(y + i, m, f(_mm256_maskload_ps(x + i, m)));
   }
-}
-
-// exp(x) within ~1 ulp; +inf above the float overflow threshold, 0 below
-// the smallest normal result, NaN for NaN.
-inline __m256 exp8(__m256 x) {
-  const __m256 hi = _mm256_set1_ps(88.72283935546875f);
-  const __m256 lo = _mm256_set1_ps(-87.33654022216797f);
-  // min/max return their second operand when either is NaN: x's NaN survives.
-  __m256 xc = _mm256_max_ps(lo, _mm256_min_ps(hi, x));
-  __m256 fx = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(1.44269504088896341f)),
-                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  fx = _mm256_min_ps(fx, _mm256_set1_ps(127.0f));
-  __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), xc);
-  r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-  const __m256 r2 = _mm256_mul_ps(r, r);
-  const __m256 y = _mm256_fmadd_ps(p, r2, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-  const __m256i e =
-      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
-  __m256 out = _mm256_mul_ps(y, _mm256_castsi256_ps(e));
-  out = _mm256_blendv_ps(out, _mm256_set1_ps(std::numeric_limits<float>::infinity()),
-                         _mm256_cmp_ps(x, hi, _CMP_GT_OQ));
-  return _mm256_blendv_ps(out, _mm256_setzero_ps(), _mm256_cmp_ps(x, lo, _CMP_LT_OQ));
-}
-
-inline __m256 sigmoid8(__m256 x) {
-  const __m256 one = _mm256_set1_ps(1.0f);
-  const __m256 e = exp8(_mm256_sub_ps(_mm256_setzero_ps(), x));
-  return _mm256_div_ps(one, _mm256_add_ps(one, e));
 }
 
 // erf(z) in float.
@@ -178,8 +149,7 @@ void unary(const UnaryParams& p, const float* x, float* y, size_t n) {
     case UnaryKind::kSigmoid: return map(x, y, n, sigmoid8);
     case UnaryKind::kGeluErf: return map(x, y, n, gelu_erf8);
     case UnaryKind::kGeluTanh: return map(x, y, n, gelu_tanh8);
-    case UnaryKind::kSilu:
-      return map(x, y, n, [](__m256 v) { return _mm256_mul_ps(v, sigmoid8(v)); });
+    case UnaryKind::kSilu: return map(x, y, n, avx2_inl::silu8);
   }
 }
 

@@ -1,0 +1,63 @@
+// Shared by op_convolution.cpp (aten::convolution.out and the paths that
+// run it) and op_conv_bn.cpp (the fused convolution -> batch norm (->
+// activation) kernels, which prepare the same state with folded weights):
+// the geometry, the prepared state, and the entry points between the two.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "kernels/optimized/util/gemm.h"
+#include "runtime/kernel/kernel.h"
+
+namespace etr {
+namespace internal {
+
+enum class ConvPath : uint8_t { kGemm, kDepthwise };
+
+// A 1-D convolution is a 2-D one with h == kh == oh == 1.
+struct ConvGeom {
+  int64_t batch = 0, c_in = 0, h = 1, w = 0;
+  int64_t c_out = 0, kh = 1, kw = 0;
+  int64_t oh = 1, ow = 0;
+  int64_t sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+  int64_t groups = 1;
+};
+
+struct ConvState {
+  ConvPath path = ConvPath::kGemm;
+  bool avx2 = false;
+  // One packed matrix per group, or null; valid for this weight shape only:
+  // W [c_out / groups, K] packed as A, or (packed_transposed) W^T
+  // [K, c_out / groups] packed as B for the transposed product.
+  const opt::PackedMatrix* packed = nullptr;
+  int64_t packed_c_out = 0, packed_k = 0, packed_groups = 0;
+  bool packed_transposed = false;
+  // Fused kernels (etr::conv_bn*.fused): the weights and bias with the batch
+  // norm folded in (method memory; run uses them instead of the arguments'),
+  // and the activation's bounds applied to the output, then SiLU
+  // (etr::conv_bn_silu.fused).
+  const float* folded_weight = nullptr;
+  const float* folded_bias = nullptr;
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+  bool silu = false;
+};
+
+// The calls the optimized kernels take (Float NCHW, not transposed); fills g.
+bool conv_accepts(const Tensor& input, const Tensor& weight, const Tensor* bias, IntArrayRef stride,
+                  IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                  IntArrayRef output_padding, int64_t groups, const Tensor& out, ConvGeom* g);
+
+// The state for geometry g (method memory); `packable`: constant weights to
+// pack for the product that will run (null: none). Null when memory is short.
+ConvState* make_conv_state(KernelPrepareContext& ctx, ConvGeom g, const float* packable);
+
+// The convolution with state st; `w` / `b`: the weights and bias to use
+// (the arguments', or the folded ones).
+void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, const Tensor& weight,
+              const float* w, const float* b, IntArrayRef stride, IntArrayRef padding,
+              IntArrayRef dilation, int64_t groups, Tensor& out);
+
+}  // namespace internal
+}  // namespace etr

@@ -1,0 +1,172 @@
+// The fused convolution -> batch norm (-> relu / hardtanh / SiLU) kernels
+// (etr::conv_bn*.fused, formed at method load by
+// runtime/executor/kernel_fusion.cpp): prepare folds the batch norm into
+// constant weights and bias and records the activation; run is the
+// convolution of op_convolution.cpp with them (conv_internal.h).
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "kernels/optimized/conv_internal.h"
+#include "kernels/optimized/convolution.h"
+#include "kernels/portable/util/checks.h"
+#include "kernels/portable/util/convert.h"
+
+namespace etr {
+
+using internal::ConvState;
+
+namespace {
+
+// Folds the batch norm into constant weights and bias: per output channel
+// c, s = gamma[c] / sqrt(var[c] + eps), W'[c] = W[c] * s and
+// b'[c] = (b[c] - mean[c]) * s + beta[c] (in double, rounded once).
+Error prepare_fused(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
+                    const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                    IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                    int64_t groups, const Tensor* gamma, const Tensor* beta, const Tensor& mean,
+                    const Tensor& var, double eps, float lo, float hi, bool silu,
+                    const Tensor& conv_out, const Tensor& out) {
+  internal::ConvGeom g;
+  if (!internal::conv_accepts(input, weight, bias, stride, padding, dilation, transposed,
+                              output_padding, groups, out, &g) ||
+      conv_out.dtype() != ScalarType::Float || !is_default_layout(conv_out) ||
+      conv_out.dim() != out.dim() || std::isnan(lo) || std::isnan(hi) || !(eps >= 0.0)) {
+    return Error::NotSupported;
+  }
+  // Arguments: 1 weight, 2 bias, 9 gamma, 10 beta, 11 mean, 12 var.
+  if (!ctx.is_constant_arg(1) || (bias != nullptr && !ctx.is_constant_arg(2)) ||
+      (gamma != nullptr && !ctx.is_constant_arg(9)) ||
+      (beta != nullptr && !ctx.is_constant_arg(10)) || !ctx.is_constant_arg(11) ||
+      !ctx.is_constant_arg(12)) {
+    return Error::NotSupported;
+  }
+  const int64_t c = g.c_out;
+  for (const Tensor* t : {gamma, beta, &mean, &var, bias}) {
+    if (t != nullptr && (t->dtype() != ScalarType::Float || t->dim() != 1 || t->size(0) != c)) {
+      return Error::NotSupported;
+    }
+  }
+  const size_t k = static_cast<size_t>(weight.numel() / (c == 0 ? 1 : c));
+  if (c == 0 || static_cast<size_t>(weight.numel()) != k * static_cast<size_t>(c)) {
+    return Error::NotSupported;
+  }
+  auto* w2 = static_cast<float*>(ctx.allocate(static_cast<size_t>(weight.numel()) * 4, 64));
+  auto* b2 = static_cast<float*>(ctx.allocate(static_cast<size_t>(c) * 4, 64));
+  if (w2 == nullptr || b2 == nullptr) return Error::NotSupported;
+  const float* w = weight.const_data_ptr<float>();
+  for (int64_t oc = 0; oc < c; ++oc) {
+    const double gam = gamma == nullptr ? 1.0 : gamma->const_data_ptr<float>()[oc];
+    const double bet = beta == nullptr ? 0.0 : beta->const_data_ptr<float>()[oc];
+    const double b0 = bias == nullptr ? 0.0 : bias->const_data_ptr<float>()[oc];
+    const double s = gam / std::sqrt(static_cast<double>(var.const_data_ptr<float>()[oc]) + eps);
+    for (size_t i = 0; i < k; ++i) {
+      w2[oc * static_cast<int64_t>(k) + static_cast<int64_t>(i)] =
+          static_cast<float>(w[oc * static_cast<int64_t>(k) + static_cast<int64_t>(i)] * s);
+    }
+    b2[oc] = static_cast<float>((b0 - mean.const_data_ptr<float>()[oc]) * s + bet);
+  }
+  ConvState* st = internal::make_conv_state(ctx, g, w2);
+  if (st == nullptr) return Error::NotSupported;
+  st->folded_weight = w2;
+  st->folded_bias = b2;
+  st->lo = lo;
+  st->hi = hi;
+  st->silu = silu;
+  ctx.set_state(st);
+  return Error::Ok;
+}
+
+bool share_memory(const Tensor& a, const Tensor& b) {
+  const uint8_t* a0 = static_cast<const uint8_t*>(a.const_data());
+  const uint8_t* b0 = static_cast<const uint8_t*>(b.const_data());
+  return a0 != nullptr && b0 != nullptr && a0 < b0 + b.nbytes() && b0 < a0 + a.nbytes();
+}
+
+// Computes into `out`, or, when the memory plan put `out` over the input or
+// weights (dead once the convolution has run), into the convolution's own
+// output slot `conv_out` (the loader checked it is apart from them) and
+// moves the result.
+void run_fused(KernelContext& ctx, const Tensor& input, const Tensor& weight, IntArrayRef stride,
+               IntArrayRef padding, IntArrayRef dilation, int64_t groups, Tensor& conv_out,
+               Tensor& out) {
+  const ConvState* st = ctx.state<ConvState>();
+  ETR_KERNEL_CHECK(ctx, st != nullptr && st->folded_weight != nullptr, Error::Internal,
+                   "%s: fused convolution reached run without its folded weights", ctx.op_name());
+  const bool direct = !share_memory(out, input) && !share_memory(out, weight);
+  Tensor& dst = direct ? out : conv_out;
+  internal::run_conv(ctx, st, input, weight, st->folded_weight, st->folded_bias, stride, padding,
+                     dilation, groups, dst);
+  if (direct || ctx.failure_state() != Error::Ok) return;
+  ETR_KERNEL_TRY(ctx, resize_output(ctx.op_name(), out, dst.sizes()));
+  std::memmove(out.mutable_data(), dst.const_data(), dst.nbytes());
+}
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+}  // namespace
+
+Error opt_conv_bn_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
+                          const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                          IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                          int64_t groups, const Tensor* gamma, const Tensor* beta,
+                          const Tensor& mean, const Tensor& var, double /*momentum*/, double eps,
+                          Tensor& conv_out, Tensor& out) {
+  return prepare_fused(ctx, input, weight, bias, stride, padding, dilation, transposed,
+                       output_padding, groups, gamma, beta, mean, var, eps, -kInf, kInf, false,
+                       conv_out, out);
+}
+
+// Also the run of etr::conv_bn_relu.fused: the activation's bounds are in the
+// prepared state.
+void opt_conv_bn_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
+                     const Tensor* /*bias*/, IntArrayRef stride, IntArrayRef padding,
+                     IntArrayRef dilation, bool, IntArrayRef, int64_t groups, const Tensor*,
+                     const Tensor*, const Tensor&, const Tensor&, double, double, Tensor& conv_out,
+                     Tensor& out) {
+  run_fused(ctx, input, weight, stride, padding, dilation, groups, conv_out, out);
+}
+
+Error opt_conv_bn_relu_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
+                               const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                               IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                               int64_t groups, const Tensor* gamma, const Tensor* beta,
+                               const Tensor& mean, const Tensor& var, double /*momentum*/,
+                               double eps, Tensor& conv_out, Tensor& out) {
+  return prepare_fused(ctx, input, weight, bias, stride, padding, dilation, transposed,
+                       output_padding, groups, gamma, beta, mean, var, eps, 0.0f, kInf, false,
+                       conv_out, out);
+}
+
+Error opt_conv_bn_silu_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
+                               const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                               IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                               int64_t groups, const Tensor* gamma, const Tensor* beta,
+                               const Tensor& mean, const Tensor& var, double /*momentum*/,
+                               double eps, Tensor& conv_out, Tensor& out) {
+  return prepare_fused(ctx, input, weight, bias, stride, padding, dilation, transposed,
+                       output_padding, groups, gamma, beta, mean, var, eps, -kInf, kInf, true,
+                       conv_out, out);
+}
+
+Error opt_conv_bn_hardtanh_prepare(KernelPrepareContext& ctx, const Tensor& input,
+                                   const Tensor& weight, const Tensor* bias, IntArrayRef stride,
+                                   IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                                   IntArrayRef output_padding, int64_t groups, const Tensor* gamma,
+                                   const Tensor* beta, const Tensor& mean, const Tensor& var,
+                                   double /*momentum*/, double eps, Scalar min_val, Scalar max_val,
+                                   Tensor& conv_out, Tensor& out) {
+  return prepare_fused(ctx, input, weight, bias, stride, padding, dilation, transposed,
+                       output_padding, groups, gamma, beta, mean, var, eps,
+                       scalar_to<float>(min_val), scalar_to<float>(max_val), false, conv_out, out);
+}
+
+void opt_conv_bn_hardtanh_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
+                              const Tensor* /*bias*/, IntArrayRef stride, IntArrayRef padding,
+                              IntArrayRef dilation, bool, IntArrayRef, int64_t groups,
+                              const Tensor*, const Tensor*, const Tensor&, const Tensor&, double,
+                              double, Scalar, Scalar, Tensor& conv_out, Tensor& out) {
+  run_fused(ctx, input, weight, stride, padding, dilation, groups, conv_out, out);
+}
+
+}  // namespace etr
