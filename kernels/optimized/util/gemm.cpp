@@ -36,8 +36,10 @@ using internal::MicroTile;
 struct Blocking {
   internal::MicroKernelFn kernel;
   int64_t mc_max, nc_max, kc_max;
-  // The kernel honours MicroTile::ldb, so a row-major B can be read in place.
+  // The kernel honours MicroTile::ldb, so a row-major B can be read in place;
+  // and MicroTile::lda, so a row-major A can be (with a packed B).
   bool reads_b_in_place = false;
+  bool reads_a_in_place = false;
 };
 
 const Blocking& blocking() {
@@ -48,7 +50,7 @@ const Blocking& blocking() {
   static const Blocking b =
       cpu_features().avx512f ? Blocking{&internal::f32_gemm_ukernel__avx512_6x16, 192, 256, 512}
       : cpu_features().avx2_fma
-          ? Blocking{&internal::f32_gemm_ukernel__avx2_6x16, 144, 256, 320, true}
+          ? Blocking{&internal::f32_gemm_ukernel__avx2_6x16, 144, 256, 320, true, true}
           : Blocking{&internal::f32_gemm_ukernel__generic_6x16, 144, 256, 320};
 #endif
   return b;
@@ -194,6 +196,12 @@ struct Worker {
     t.clamp = g.epilogue.lo > -INFINITY || g.epilogue.hi < INFINITY;
     const bool b_in_place = g.packed_b == nullptr && blocking().reads_b_in_place &&
                             g.m <= kInPlaceBMaxM && g.b.col_stride == 1 && g.b.row_stride >= g.n;
+    // A row-major A is read in place when B comes packed (weights): every A
+    // element then feeds one micro-tile row per B panel anyway, and packing
+    // it would cost a full copy of the activations per call.
+    const bool a_in_place = g.packed_a == nullptr && g.packed_b != nullptr &&
+                            blocking().reads_a_in_place && g.a.col_stride == 1 &&
+                            g.a.row_stride >= g.k;
     const int64_t first = w * p.tiles / p.workers, end = (w + 1) * p.tiles / p.workers;
     for (int64_t tile = first; tile < end; ++tile) {
       const int64_t bi = tile / per_batch;
@@ -207,6 +215,9 @@ struct Worker {
         Block a, b;
         if (g.packed_a != nullptr) {
           a = {g.packed_a->data + i0 * g.k + p0 * kGemmMr, kGemmMr * g.k};
+        } else if (a_in_place) {
+          a = {g.a.data + bi * g.batch_stride_a + i0 * g.a.row_stride + p0,
+               kGemmMr * g.a.row_stride};
         } else {
           const int64_t key = bi * p.mblocks + ib;
           if (!reuse || held_a != key) {
@@ -241,6 +252,7 @@ struct Worker {
           b = {bbuf, kGemmNr * kc};
         }
         t.kc = kc;
+        t.lda = a_in_place ? g.a.row_stride : 0;
         t.first = kb == 0;
         t.last = kb + 1 == p.kblocks;
         macro_tile(g, t, a, b, c, i0, mc, j0, nc, uk);

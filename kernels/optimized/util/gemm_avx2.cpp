@@ -4,7 +4,8 @@
 // no FMA is spent on padding rows; columns below 16 (the N edge) use masked
 // loads and stores in the epilogue, and a panel of at most 8 columns (e.g.
 // the 49th pixel of a 7x7 output) computes only its first 8. B rows are
-// t.ldb apart: a packed panel, or B itself read in place.
+// t.ldb apart: a packed panel, or B itself read in place; A is a packed panel
+// or (t.lda != 0) A's own rows, lda apart.
 #include "kernels/optimized/util/gemm_internal.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -100,9 +101,20 @@ inline void finish_row_half(const MicroTile& t, int r, __m256 v0, __m256i m) {
   _mm256_maskstore_ps(c, m, v0);
 }
 
+// Element (r, k) of the A operand at `a` (advanced by k already): a packed
+// panel, or A's rows read in place lda apart.
+template <bool kARows>
+inline const float* a_at(const float* a, int r, ptrdiff_t lda) {
+  return kARows ? a + r * lda : a + r;
+}
+template <bool kARows>
+constexpr ptrdiff_t a_step() {
+  return kARows ? 1 : kGemmMr;
+}
+
 // R rows x 8 columns: half the FMAs of tile_rows for a panel whose columns
 // 8-15 are padding.
-template <int R, bool kInPlace>
+template <int R, bool kInPlace, bool kARows>
 void tile_rows_half(const MicroTile& t) {
   const ptrdiff_t ldb = kInPlace ? t.ldb : kGemmNr;
   __m256 acc[R];
@@ -114,8 +126,9 @@ void tile_rows_half(const MicroTile& t) {
   for (int64_t k = 0; k < t.kc; ++k) {
     const __m256 b0 = _mm256_loadu_ps(b);
 #pragma GCC unroll 6
-    for (int r = 0; r < R; ++r) acc[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(a + r), b0, acc[r]);
-    a += kGemmMr;
+    for (int r = 0; r < R; ++r)
+      acc[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(a_at<kARows>(a, r, t.lda)), b0, acc[r]);
+    a += a_step<kARows>();
     b += ldb;
   }
   const __m256i m = col_mask(t.nr).lo;
@@ -126,7 +139,7 @@ void tile_rows_half(const MicroTile& t) {
 // One row (M = 1: a batch-1 linear layer): its 2 accumulators would wait on
 // the FMA latency every k, so even and odd k sum apart. (For two rows that
 // costs more than it gains.)
-template <int R, bool kInPlace>
+template <int R, bool kInPlace, bool kARows>
 void tile_rows_few(const MicroTile& t) {
   const ptrdiff_t ldb = kInPlace ? t.ldb : kGemmNr;
   __m256 acc[2][R][2];
@@ -144,19 +157,19 @@ void tile_rows_few(const MicroTile& t) {
       const __m256 b1 = _mm256_loadu_ps(b + p * ldb + 8);
 #pragma GCC unroll 2
       for (int r = 0; r < R; ++r) {
-        const __m256 av = _mm256_broadcast_ss(a + p * kGemmMr + r);
+        const __m256 av = _mm256_broadcast_ss(a_at<kARows>(a + p * a_step<kARows>(), r, t.lda));
         acc[p][r][0] = _mm256_fmadd_ps(av, b0, acc[p][r][0]);
         acc[p][r][1] = _mm256_fmadd_ps(av, b1, acc[p][r][1]);
       }
     }
-    a += 2 * kGemmMr;
+    a += 2 * a_step<kARows>();
     b += 2 * ldb;
   }
   if (k < t.kc) {
     const __m256 b0 = _mm256_loadu_ps(b);
     const __m256 b1 = _mm256_loadu_ps(b + 8);
     for (int r = 0; r < R; ++r) {
-      const __m256 av = _mm256_broadcast_ss(a + r);
+      const __m256 av = _mm256_broadcast_ss(a_at<kARows>(a, r, t.lda));
       acc[0][r][0] = _mm256_fmadd_ps(av, b0, acc[0][r][0]);
       acc[0][r][1] = _mm256_fmadd_ps(av, b1, acc[0][r][1]);
     }
@@ -175,7 +188,7 @@ void tile_rows_few(const MicroTile& t) {
 
 // Aligned to a cache line so the k loop's placement (and speed) does not move
 // with the code around it.
-template <int R, bool kInPlace>
+template <int R, bool kInPlace, bool kARows>
 __attribute__((aligned(64))) void tile_rows(const MicroTile& t) {
   // A packed panel's stride is a constant: the loads keep fixed offsets.
   const ptrdiff_t ldb = kInPlace ? t.ldb : kGemmNr;
@@ -194,11 +207,11 @@ __attribute__((aligned(64))) void tile_rows(const MicroTile& t) {
     const __m256 b1 = _mm256_loadu_ps(b + 8);
 #pragma GCC unroll 6
     for (int r = 0; r < R; ++r) {
-      const __m256 av = _mm256_broadcast_ss(a + r);
+      const __m256 av = _mm256_broadcast_ss(a_at<kARows>(a, r, t.lda));
       acc0[r] = _mm256_fmadd_ps(av, b0, acc0[r]);
       acc1[r] = _mm256_fmadd_ps(av, b1, acc1[r]);
     }
-    a += kGemmMr;
+    a += a_step<kARows>();
     b += ldb;
   }
   const ColMask m = col_mask(t.nr);
@@ -211,37 +224,39 @@ __attribute__((aligned(64))) void tile_rows(const MicroTile& t) {
   }
 }
 
-// One micro-tile for the row count, the N edge and where B is read from.
-template <bool kInPlace>
+// One micro-tile for the row count, the N edge and where A and B are read from.
+template <bool kInPlace, bool kARows>
 void dispatch_tile(const MicroTile& t) {
   if (t.nr <= 8) {
     switch (t.mr) {
-      case 1: tile_rows_half<1, kInPlace>(t); break;
-      case 2: tile_rows_half<2, kInPlace>(t); break;
-      case 3: tile_rows_half<3, kInPlace>(t); break;
-      case 4: tile_rows_half<4, kInPlace>(t); break;
-      case 5: tile_rows_half<5, kInPlace>(t); break;
-      default: tile_rows_half<6, kInPlace>(t); break;
+      case 1: tile_rows_half<1, kInPlace, kARows>(t); break;
+      case 2: tile_rows_half<2, kInPlace, kARows>(t); break;
+      case 3: tile_rows_half<3, kInPlace, kARows>(t); break;
+      case 4: tile_rows_half<4, kInPlace, kARows>(t); break;
+      case 5: tile_rows_half<5, kInPlace, kARows>(t); break;
+      default: tile_rows_half<6, kInPlace, kARows>(t); break;
     }
     return;
   }
   switch (t.mr) {
-    case 1: tile_rows_few<1, kInPlace>(t); break;
-    case 2: tile_rows<2, kInPlace>(t); break;
-    case 3: tile_rows<3, kInPlace>(t); break;
-    case 4: tile_rows<4, kInPlace>(t); break;
-    case 5: tile_rows<5, kInPlace>(t); break;
-    default: tile_rows<6, kInPlace>(t); break;
+    case 1: tile_rows_few<1, kInPlace, kARows>(t); break;
+    case 2: tile_rows<2, kInPlace, kARows>(t); break;
+    case 3: tile_rows<3, kInPlace, kARows>(t); break;
+    case 4: tile_rows<4, kInPlace, kARows>(t); break;
+    case 5: tile_rows<5, kInPlace, kARows>(t); break;
+    default: tile_rows<6, kInPlace, kARows>(t); break;
   }
 }
 
 }  // namespace
 
 void f32_gemm_ukernel__avx2_6x16(const MicroTile& t) {
-  if (t.ldb == kGemmNr) {
-    dispatch_tile<false>(t);
+  if (t.lda != 0) {  // A read in place (B is then always a packed panel)
+    dispatch_tile<false, true>(t);
+  } else if (t.ldb == kGemmNr) {
+    dispatch_tile<false, false>(t);
   } else {
-    dispatch_tile<true>(t);
+    dispatch_tile<true, false>(t);
   }
 }
 

@@ -34,6 +34,10 @@ struct MicroTile {
   // B's row stride when B is read in place (only a kernel that honours it is
   // given one: Blocking::reads_b_in_place in gemm.cpp).
   ptrdiff_t ldb = kGemmNr;
+  // 0: `a` is a packed row panel (element (r, k) at k * kGemmMr + r).
+  // Otherwise A is read in place: element (r, k) at r * lda + k (only a
+  // kernel that honours it is given one: Blocking::reads_a_in_place).
+  ptrdiff_t lda = 0;
   float* c = nullptr;
   ptrdiff_t ldc = 0;
   int mr = 0;
