@@ -260,9 +260,10 @@ void depthwise_conv_nhwc(const DwConvShape& s, const float* x, const float* w, c
                          float* y, ThreadPool* pool) {
   const size_t total_rows = s.batch * s.out_h;
   if (total_rows == 0 || s.out_w == 0 || s.channels == 0) return;
-  // About 16K multiply-adds per chunk at least.
+  // About 64K multiply-adds per chunk at least: below that, waking the
+  // pool costs more than the split saves.
   const size_t per_row = s.out_w * s.channels * s.kernel_h * s.kernel_w;
-  const size_t grain = per_row >= 16384 ? 1 : 16384 / (per_row == 0 ? 1 : per_row);
+  const size_t grain = per_row >= 65536 ? 1 : 65536 / (per_row == 0 ? 1 : per_row);
   parallel_for(pool, total_rows, grain, [&](size_t b, size_t e) { rows(s, x, w, bias, y, b, e); });
 }
 

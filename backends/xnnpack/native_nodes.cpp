@@ -25,6 +25,13 @@ Error refuse(size_t d, const Node& n, const char* what) {
            n.index, to_string(n.kind), what);
 }
 
+// Below this many elements (or multiply-adds) a node runs on the calling
+// thread: waking the pool costs more than the split saves.
+constexpr size_t kParallelWork = size_t{1} << 16;
+ThreadPool* pool_for(ThreadPool* pool, size_t work) {
+  return work < kParallelWork ? nullptr : pool;
+}
+
 // Row-major strides (in elements) of v's dims.
 void strides_of(const Value& v, size_t* s) {
   size_t acc = 1;
@@ -42,7 +49,7 @@ float gelu(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752
 
 template <typename F>
 void unary(const float* x, float* y, size_t n, ThreadPool* pool, F f) {
-  parallel_for(pool, n, 16384, [&](size_t b, size_t e) {
+  parallel_for(pool_for(pool, n), n, 16384, [&](size_t b, size_t e) {
     for (size_t i = b; i < e; ++i) y[i] = f(x[i]);
   });
 }
@@ -54,7 +61,7 @@ void run_unary(NodeKind k, const float* x, float* y, size_t n, ThreadPool* pool)
     case NodeKind::Log: unary(x, y, n, pool, [](float v) { return std::log(v); }); break;
     case NodeKind::Gelu:
 #if defined(ETR_HAVE_OPTIMIZED_KERNELS)
-      parallel_for(pool, n, 16384, [&](size_t b, size_t e) {
+      parallel_for(pool_for(pool, n), n, 16384, [&](size_t b, size_t e) {
         opt::UnaryParams p;
         p.kind = opt::UnaryKind::kGeluErf;
         opt::unary(p, x + b, y + b, e - b);
@@ -177,7 +184,7 @@ void transpose(const Value& iv, const Value& ov, const size_t* perm, const uint8
   if (c.perm[r - 1] == r - 1) {
     const size_t inner = odims[r - 1];
     const size_t rows = total / inner;
-    parallel_for(pool, rows, 16, [&](size_t b, size_t e) {
+    parallel_for(pool_for(pool, total), rows, 16, [&](size_t b, size_t e) {
       for (size_t row = b; row < e; ++row) {
         size_t rem = row, off = 0;
         for (uint32_t d = r - 1; d-- > 0;) {
@@ -196,7 +203,7 @@ void transpose(const Value& iv, const Value& ov, const size_t* perm, const uint8
   const size_t outer = total / (na * nb);
   constexpr size_t kBlock = 64;
   const size_t blocks = (na + kBlock - 1) / kBlock;
-  parallel_for(pool, outer * blocks, 1, [&](size_t lo, size_t hi) {
+  parallel_for(pool_for(pool, total), outer * blocks, 1, [&](size_t lo, size_t hi) {
     for (size_t t = lo; t < hi; ++t) {
       size_t rem = t / blocks, xoff = 0, yoff = 0;
       for (uint32_t d = r - 1; d-- > 0;) {
@@ -580,7 +587,7 @@ void float_gemm(const Values& g, const Node& n, const NativeState& st, uint8_t* 
       bool ok = true;
       for (size_t r0 = 0; r0 < rows && ok; r0 += tile) {
         const size_t m = rows - r0 < tile ? rows - r0 : tile;
-        parallel_for(pool, m, kMinTileRows, [&](size_t b, size_t e) {
+        parallel_for(pool_for(pool, m * k), m, kMinTileRows, [&](size_t b, size_t e) {
           for (size_t i = b; i < e; ++i) gather_row(g, n, x, r0 + i, cols + i * k);
         });
         temp.reset();
@@ -716,7 +723,7 @@ void float_elementwise(const Values& g, const Node& n, uint8_t* const* buf, Thre
   cp.hi = n.output_max;
   if (n.kind == NodeKind::Sigmoid) {
     const float* x = reinterpret_cast<const float*>(buf[n.inputs[0]]);
-    parallel_for(pool, total, 16384, [&](size_t b, size_t e) {
+    parallel_for(pool_for(pool, total), total, 16384, [&](size_t b, size_t e) {
       opt::UnaryParams sp;
       sp.kind = opt::UnaryKind::kSigmoid;
       opt::unary(sp, x + b, y + b, e - b);
@@ -730,7 +737,7 @@ void float_elementwise(const Values& g, const Node& n, uint8_t* const* buf, Thre
   mp.kind = opt::BinaryKind::kMul;
   const int layout = multiply_layout(g, n);
   if (layout == 2) {
-    parallel_for(pool, total, 16384, [&](size_t lo, size_t hi) {
+    parallel_for(pool_for(pool, total), total, 16384, [&](size_t lo, size_t hi) {
       opt::binary(mp, a + lo, 1, b + lo, 1, y + lo, hi - lo);
       if (clamp) opt::unary(cp, y + lo, y + lo, hi - lo);
     });
@@ -747,7 +754,7 @@ void float_elementwise(const Values& g, const Node& n, uint8_t* const* buf, Thre
   const size_t rows_per_image = rows / (yv.dims[0] == 0 ? 1 : yv.dims[0]);
   const bool per_image = sv.dims[0] != 1;
   const size_t grain = C >= 16384 ? 1 : 16384 / C;
-  parallel_for(pool, rows, grain, [&](size_t lo, size_t hi) {
+  parallel_for(pool_for(pool, total), rows, grain, [&](size_t lo, size_t hi) {
     for (size_t r = lo; r < hi; ++r) {
       const float* s = spread + (per_image ? (r / rows_per_image) * C : 0);
       opt::binary(mp, full + r * C, 1, s, 1, y + r * C, C);
