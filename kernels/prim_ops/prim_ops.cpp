@@ -346,7 +346,8 @@ static_assert(sizeof(kPrimOps) / sizeof(kPrimOps[0]) == 28, "every prim op of th
 
 // All of them but in a selective build (runtime/kernel/selective_build.h),
 // sorted by name hash so that the registry bisects instead of scanning.
-constexpr auto kSelectedPrimOps = sorted_by_hash(select_kernels<count_selected(kPrimOps)>(kPrimOps));
+constexpr auto kSelectedPrimOps =
+    sorted_by_hash(select_kernels<count_selected(kPrimOps)>(kPrimOps));
 
 }  // namespace
 

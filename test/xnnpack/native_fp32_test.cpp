@@ -217,8 +217,7 @@ struct Sample {
 void expect_samples(const std::vector<float>& got, const std::vector<Sample>& want) {
   for (const Sample& s : want) {
     ASSERT_LT(s.index, got.size());
-    EXPECT_NEAR(got[s.index], s.value, 1e-6f + 2e-6f * std::fabs(s.value))
-        << "element " << s.index;
+    EXPECT_NEAR(got[s.index], s.value, 1e-6f + 2e-6f * std::fabs(s.value)) << "element " << s.index;
   }
 }
 
