@@ -22,29 +22,49 @@ inline float clamp(float v, float lo, float hi) {
   return v > hi ? hi : v;
 }
 
-// The window taps of one output row that fall inside the image: ky in
-// [ky0, ky1), and for output column ox, kx in [kx_lo(ox), kx_hi(ox)).
-struct RowTaps {
-  uint32_t ky0 = 0, ky1 = 0;
+// The taps k of a window starting at `origin` (may be negative: padding)
+// whose position origin + k * dilation lies in [0, extent): [k0, k1). The
+// position grows with k, so they form one range (empty: k0 == k1).
+struct TapRange {
+  uint32_t k0 = 0, k1 = 0;
 };
 
-RowTaps row_taps(const DwConvShape& s, size_t oy) {
-  RowTaps t;
-  const int64_t iy0 = static_cast<int64_t>(oy * s.stride_h) - s.pad_top;
-  t.ky0 = s.kernel_h;
-  t.ky1 = 0;
-  for (uint32_t ky = 0; ky < s.kernel_h; ++ky) {
-    const int64_t iy = iy0 + static_cast<int64_t>(ky) * s.dilation_h;
-    if (iy < 0 || iy >= static_cast<int64_t>(s.in_h)) continue;
-    if (ky < t.ky0) t.ky0 = ky;
-    t.ky1 = ky + 1;
+TapRange tap_range(int64_t origin, uint32_t kernel, uint32_t dilation, size_t extent) {
+  TapRange t;
+  t.k0 = kernel;
+  for (uint32_t k = 0; k < kernel; ++k) {
+    const int64_t p = origin + static_cast<int64_t>(k) * dilation;
+    if (p < 0 || p >= static_cast<int64_t>(extent)) continue;
+    if (t.k0 == kernel) t.k0 = k;
+    t.k1 = k + 1;
   }
-  if (t.ky0 > t.ky1) t.ky0 = t.ky1;
+  if (t.k0 > t.k1) t.k0 = t.k1;
   return t;
 }
 
-bool tap_inside(const DwConvShape& s, int64_t ix) {
-  return ix >= 0 && ix < static_cast<int64_t>(s.in_w);
+// Where output pixel (oy, ox) reads: its window's origin and the taps inside.
+struct Window {
+  int64_t iy0 = 0, ix0 = 0;
+  TapRange ky, kx;
+};
+
+Window window_of(const DwConvShape& s, size_t oy, size_t ox) {
+  Window win;
+  win.iy0 = static_cast<int64_t>(oy * s.stride_h) - s.pad_top;
+  win.ix0 = static_cast<int64_t>(ox * s.stride_w) - s.pad_left;
+  win.ky = tap_range(win.iy0, s.kernel_h, s.dilation_h, s.in_h);
+  win.kx = tap_range(win.ix0, s.kernel_w, s.dilation_w, s.in_w);
+  return win;
+}
+
+// Offsets (floats) of tap (ky, kx) into the image and into the filter.
+size_t x_offset(const DwConvShape& s, const Window& win, uint32_t ky, uint32_t kx) {
+  const int64_t iy = win.iy0 + static_cast<int64_t>(ky) * s.dilation_h;
+  const int64_t ix = win.ix0 + static_cast<int64_t>(kx) * s.dilation_w;
+  return (static_cast<size_t>(iy) * s.in_w + static_cast<size_t>(ix)) * s.channels;
+}
+size_t w_offset(const DwConvShape& s, uint32_t ky, uint32_t kx) {
+  return (static_cast<size_t>(ky) * s.kernel_w + kx) * s.channels;
 }
 
 // Output columns [lo, hi) whose every horizontal tap is inside the image.
@@ -61,21 +81,16 @@ void interior_columns(const DwConvShape& s, size_t* lo, size_t* hi) {
   *hi = b;
 }
 
-// One output pixel, every channel, taps checked one by one (scalar).
+// One output pixel, every channel (scalar).
 void pixel_generic(const DwConvShape& s, const float* x_img, const float* w, const float* bias,
-                   size_t oy, size_t ox, const RowTaps& rt, float* y_px) {
+                   size_t oy, size_t ox, float* y_px) {
   const size_t C = s.channels;
-  const int64_t iy0 = static_cast<int64_t>(oy * s.stride_h) - s.pad_top;
-  const int64_t ix0 = static_cast<int64_t>(ox * s.stride_w) - s.pad_left;
+  const Window win = window_of(s, oy, ox);
   for (size_t c = 0; c < C; ++c) y_px[c] = bias != nullptr ? bias[c] : 0.0f;
-  for (uint32_t ky = rt.ky0; ky < rt.ky1; ++ky) {
-    const int64_t iy = iy0 + static_cast<int64_t>(ky) * s.dilation_h;
-    if (iy < 0 || iy >= static_cast<int64_t>(s.in_h)) continue;
-    for (uint32_t kx = 0; kx < s.kernel_w; ++kx) {
-      const int64_t ix = ix0 + static_cast<int64_t>(kx) * s.dilation_w;
-      if (!tap_inside(s, ix)) continue;
-      const float* xp = x_img + (static_cast<size_t>(iy) * s.in_w + static_cast<size_t>(ix)) * C;
-      const float* wp = w + (static_cast<size_t>(ky) * s.kernel_w + kx) * C;
+  for (uint32_t ky = win.ky.k0; ky < win.ky.k1; ++ky) {
+    for (uint32_t kx = win.kx.k0; kx < win.kx.k1; ++kx) {
+      const float* xp = x_img + x_offset(s, win, ky, kx);
+      const float* wp = w + w_offset(s, ky, kx);
       for (size_t c = 0; c < C; ++c) y_px[c] += xp[c] * wp[c];
     }
   }
@@ -93,32 +108,45 @@ __attribute__((target("avx2,fma"))) inline __m256 load8(const float* p, __m256i 
   return Masked ? _mm256_maskload_ps(p, mask) : _mm256_loadu_ps(p);
 }
 
-// Four interior output pixels (ox .. ox + 3) of one row, NB blocks of 8
-// channels from c (4 * NB independent accumulators); Masked: one block of
-// the channels under `mask` (the tail).
-template <int NB, bool Masked>
-__attribute__((target("avx2,fma"))) inline void four_pixels_block(
-    const DwConvShape& s, const float* x_img, const float* w, const float* bias, size_t oy,
-    size_t ox, const RowTaps& rt, float* y_row, size_t c, __m256i mask) {
-  const size_t C = s.channels;
-  const int64_t iy0 = static_cast<int64_t>(oy * s.stride_h) - s.pad_top;
-  const size_t ix0 = ox * s.stride_w - s.pad_left;  // interior: >= 0
-  const size_t px_step = s.stride_w * C;            // input floats between the 4 pixels
-  __m256 a[NB][4];
+// Lanes [0, n) of a block of 8 (n >= 8: all of them).
+__attribute__((target("avx2,fma"))) inline __m256i lanes(size_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n < 8 ? static_cast<int>(n) : 8),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+template <bool Masked>
+__attribute__((target("avx2,fma"))) inline void store8(float* p, __m256i mask, __m256 v) {
+  if (Masked) {
+    _mm256_maskstore_ps(p, mask, v);
+  } else {
+    _mm256_storeu_ps(p, v);
+  }
+}
+
+// P output pixels of one row from ox (P > 1: interior pixels, every tap
+// inside; P == 1: any pixel, its taps inside only), NB blocks of 8 channels
+// from c: P * NB independent accumulators. Masked: one block of the
+// channels under `mask` (the tail).
+template <int P, int NB, bool Masked>
+__attribute__((target("avx2,fma"))) inline void pixels_block(const DwConvShape& s,
+                                                             const float* x_img, const float* w,
+                                                             const float* bias, size_t oy,
+                                                             size_t ox, float* y_row, size_t c,
+                                                             __m256i mask) {
+  const Window win = window_of(s, oy, ox);
+  const size_t px_step = s.stride_w * s.channels;  // input floats between neighbouring pixels
+  __m256 a[NB][P];
   for (int b = 0; b < NB; ++b) {
     const __m256 b0 = bias != nullptr ? load8<Masked>(bias + c + 8 * b, mask) : _mm256_setzero_ps();
-    for (int q = 0; q < 4; ++q) a[b][q] = b0;
+    for (int q = 0; q < P; ++q) a[b][q] = b0;
   }
-  for (uint32_t ky = rt.ky0; ky < rt.ky1; ++ky) {
-    const int64_t iy = iy0 + static_cast<int64_t>(ky) * s.dilation_h;
-    if (iy < 0 || iy >= static_cast<int64_t>(s.in_h)) continue;
-    const float* xr = x_img + (static_cast<size_t>(iy) * s.in_w + ix0) * C + c;
-    const float* wr = w + static_cast<size_t>(ky) * s.kernel_w * C + c;
-    for (uint32_t kx = 0; kx < s.kernel_w; ++kx) {
-      const float* xp = xr + static_cast<size_t>(kx) * s.dilation_w * C;
+  for (uint32_t ky = win.ky.k0; ky < win.ky.k1; ++ky) {
+    for (uint32_t kx = win.kx.k0; kx < win.kx.k1; ++kx) {
+      const float* xp = x_img + x_offset(s, win, ky, kx) + c;
+      const float* wp = w + w_offset(s, ky, kx) + c;
       for (int b = 0; b < NB; ++b) {
-        const __m256 wv = load8<Masked>(wr + static_cast<size_t>(kx) * C + 8 * b, mask);
-        for (int q = 0; q < 4; ++q)
+        const __m256 wv = load8<Masked>(wp + 8 * b, mask);
+        for (int q = 0; q < P; ++q)
           a[b][q] = _mm256_fmadd_ps(load8<Masked>(xp + q * px_step + 8 * b, mask), wv, a[b][q]);
       }
     }
@@ -126,34 +154,26 @@ __attribute__((target("avx2,fma"))) inline void four_pixels_block(
   const __m256 lo = _mm256_set1_ps(s.output_min);
   const __m256 hi = _mm256_set1_ps(s.output_max);
   for (int b = 0; b < NB; ++b) {
-    for (int q = 0; q < 4; ++q) {
-      float* yp = y_row + (ox + q) * C + c + 8 * b;
-      const __m256 v = _mm256_min_ps(_mm256_max_ps(a[b][q], lo), hi);
-      if (Masked) {
-        _mm256_maskstore_ps(yp, mask, v);
-      } else {
-        _mm256_storeu_ps(yp, v);
-      }
+    for (int q = 0; q < P; ++q) {
+      store8<Masked>(y_row + (ox + q) * s.channels + c + 8 * b, mask,
+                     _mm256_min_ps(_mm256_max_ps(a[b][q], lo), hi));
     }
   }
 }
 
-__attribute__((target("avx2,fma"))) void four_pixels_avx2(const DwConvShape& s, const float* x_img,
-                                                          const float* w, const float* bias,
-                                                          size_t oy, size_t ox, const RowTaps& rt,
-                                                          float* y_row) {
+// P pixels from ox, every channel: blocks of NB * 8 channels, then of 8,
+// then the masked tail.
+template <int P, int NB>
+__attribute__((target("avx2,fma"))) void pixels_avx2(const DwConvShape& s, const float* x_img,
+                                                     const float* w, const float* bias, size_t oy,
+                                                     size_t ox, float* y_row) {
   const size_t C = s.channels;
-  const __m256i all = _mm256_set1_epi32(-1);
+  const __m256i all = lanes(8);
   size_t c = 0;
-  for (; c + 16 <= C; c += 16)
-    four_pixels_block<2, false>(s, x_img, w, bias, oy, ox, rt, y_row, c, all);
-  for (; c + 8 <= C; c += 8)
-    four_pixels_block<1, false>(s, x_img, w, bias, oy, ox, rt, y_row, c, all);
-  if (c < C) {
-    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(C - c)),
-                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    four_pixels_block<1, true>(s, x_img, w, bias, oy, ox, rt, y_row, c, mask);
-  }
+  for (; c + 8 * NB <= C; c += 8 * NB)
+    pixels_block<P, NB, false>(s, x_img, w, bias, oy, ox, y_row, c, all);
+  for (; c + 8 <= C; c += 8) pixels_block<P, 1, false>(s, x_img, w, bias, oy, ox, y_row, c, all);
+  if (c < C) pixels_block<P, 1, true>(s, x_img, w, bias, oy, ox, y_row, c, lanes(C - c));
 }
 #endif
 
@@ -168,68 +188,6 @@ void silu_row(float* y, size_t n) {
 #endif
 }
 
-#ifdef ETR_DW_HAVE_AVX2_PATH
-// One output pixel whose window may cross the image border: the taps inside
-// it, channels 32 at a time (four independent accumulators), then 8 at a
-// time with a masked tail.
-__attribute__((target("avx2,fma"))) void pixel_avx2(const DwConvShape& s, const float* x_img,
-                                                    const float* w, const float* bias, size_t oy,
-                                                    size_t ox, const RowTaps& rt, float* y_px) {
-  const size_t C = s.channels;
-  const int64_t iy0 = static_cast<int64_t>(oy * s.stride_h) - s.pad_top;
-  const int64_t ix0 = static_cast<int64_t>(ox * s.stride_w) - s.pad_left;
-  uint32_t kx0 = 0, kx1 = 0;  // taps inside horizontally: [kx0, kx1)
-  for (uint32_t kx = 0; kx < s.kernel_w; ++kx) {
-    if (!tap_inside(s, ix0 + static_cast<int64_t>(kx) * s.dilation_w)) continue;
-    if (kx1 == 0) kx0 = kx;
-    kx1 = kx + 1;
-  }
-  const __m256 lo = _mm256_set1_ps(s.output_min);
-  const __m256 hi = _mm256_set1_ps(s.output_max);
-  size_t c = 0;
-  for (; c + 32 <= C; c += 32) {
-    __m256 a[4];
-    for (int j = 0; j < 4; ++j)
-      a[j] = bias != nullptr ? _mm256_loadu_ps(bias + c + 8 * j) : _mm256_setzero_ps();
-    for (uint32_t ky = rt.ky0; ky < rt.ky1; ++ky) {
-      const int64_t iy = iy0 + static_cast<int64_t>(ky) * s.dilation_h;
-      if (iy < 0 || iy >= static_cast<int64_t>(s.in_h)) continue;
-      for (uint32_t kx = kx0; kx < kx1; ++kx) {
-        const int64_t ix = ix0 + static_cast<int64_t>(kx) * s.dilation_w;
-        if (!tap_inside(s, ix)) continue;
-        const float* xp =
-            x_img + (static_cast<size_t>(iy) * s.in_w + static_cast<size_t>(ix)) * C + c;
-        const float* wp = w + (static_cast<size_t>(ky) * s.kernel_w + kx) * C + c;
-        for (int j = 0; j < 4; ++j)
-          a[j] = _mm256_fmadd_ps(_mm256_loadu_ps(xp + 8 * j), _mm256_loadu_ps(wp + 8 * j), a[j]);
-      }
-    }
-    for (int j = 0; j < 4; ++j)
-      _mm256_storeu_ps(y_px + c + 8 * j, _mm256_min_ps(_mm256_max_ps(a[j], lo), hi));
-  }
-  for (; c < C; c += 8) {
-    const size_t left = C - c;
-    const __m256i mask =
-        _mm256_cmpgt_epi32(_mm256_set1_epi32(left < 8 ? static_cast<int>(left) : 8),
-                           _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    __m256 a = bias != nullptr ? _mm256_maskload_ps(bias + c, mask) : _mm256_setzero_ps();
-    for (uint32_t ky = rt.ky0; ky < rt.ky1; ++ky) {
-      const int64_t iy = iy0 + static_cast<int64_t>(ky) * s.dilation_h;
-      if (iy < 0 || iy >= static_cast<int64_t>(s.in_h)) continue;
-      for (uint32_t kx = kx0; kx < kx1; ++kx) {
-        const int64_t ix = ix0 + static_cast<int64_t>(kx) * s.dilation_w;
-        if (!tap_inside(s, ix)) continue;
-        const float* xp =
-            x_img + (static_cast<size_t>(iy) * s.in_w + static_cast<size_t>(ix)) * C + c;
-        const float* wp = w + (static_cast<size_t>(ky) * s.kernel_w + kx) * C + c;
-        a = _mm256_fmadd_ps(_mm256_maskload_ps(xp, mask), _mm256_maskload_ps(wp, mask), a);
-      }
-    }
-    _mm256_maskstore_ps(y_px + c, mask, _mm256_min_ps(_mm256_max_ps(a, lo), hi));
-  }
-}
-#endif
-
 // Output rows [r0, r1) of all images (row r = image r / out_h, oy r % out_h).
 void rows(const DwConvShape& s, const float* x, const float* w, const float* bias, float* y,
           size_t r0, size_t r1) {
@@ -240,16 +198,17 @@ void rows(const DwConvShape& s, const float* x, const float* w, const float* bia
     const size_t n = r / s.out_h, oy = r % s.out_h;
     const float* x_img = x + n * s.in_h * s.in_w * C;
     float* y_row = y + r * s.out_w * C;
-    const RowTaps rt = row_taps(s, oy);
     size_t ox = 0;
 #ifdef ETR_DW_HAVE_AVX2_PATH
     if (have_avx2_fma()) {
-      for (; ox < lo; ++ox) pixel_avx2(s, x_img, w, bias, oy, ox, rt, y_row + ox * C);
-      for (; ox + 4 <= hi; ox += 4) four_pixels_avx2(s, x_img, w, bias, oy, ox, rt, y_row);
-      for (; ox < s.out_w; ++ox) pixel_avx2(s, x_img, w, bias, oy, ox, rt, y_row + ox * C);
+      // Border pixels one at a time (32 channels in flight), interior ones
+      // four at a time (16 channels).
+      for (; ox < lo; ++ox) pixels_avx2<1, 4>(s, x_img, w, bias, oy, ox, y_row);
+      for (; ox + 4 <= hi; ox += 4) pixels_avx2<4, 2>(s, x_img, w, bias, oy, ox, y_row);
+      for (; ox < s.out_w; ++ox) pixels_avx2<1, 4>(s, x_img, w, bias, oy, ox, y_row);
     }
 #endif
-    for (; ox < s.out_w; ++ox) pixel_generic(s, x_img, w, bias, oy, ox, rt, y_row + ox * C);
+    for (; ox < s.out_w; ++ox) pixel_generic(s, x_img, w, bias, oy, ox, y_row + ox * C);
     if (s.silu) silu_row(y_row, s.out_w * C);
   }
 }

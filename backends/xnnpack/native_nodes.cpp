@@ -476,18 +476,27 @@ opt::GemmArgs float_gemm_args(const Node& n, const NativeState& st, const opt::P
 }
 #endif
 
+// The GEMM's reduction length k and output count n from the filter's dims
+// (FC [n, k], or [k, n] with XNN_FLAG_TRANSPOSE_WEIGHTS; conv OHWI [n, kh, kw,
+// cin]); false when the filter's rank does not fit the node.
+bool gemm_dims(const Node& n, const Value& w, size_t* k, size_t* nn) {
+  if (n.kind == NodeKind::FullyConnected) {
+    if (w.num_dims != 2) return false;
+    const bool t = (n.flags & kFlagTransposeWeights) != 0;
+    *k = t ? w.dims[0] : w.dims[1];
+    *nn = t ? w.dims[1] : w.dims[0];
+    return true;
+  }
+  if (w.num_dims != 4) return false;
+  *nn = w.dims[0];
+  *k = w.dims[1] * w.dims[2] * w.dims[3];
+  return true;
+}
+
 size_t float_gemm_scratch_bytes(const Values& g, const Node& n) {
 #if defined(ETR_HAVE_OPTIMIZED_KERNELS)
-  const Value& w = in(g, n, 1);
   NativeState st;
-  if (n.kind == NodeKind::FullyConnected) {
-    const bool t = (n.flags & kFlagTransposeWeights) != 0;
-    st.gemm_k = t ? w.dims[0] : w.dims[1];
-    st.gemm_n = t ? w.dims[1] : w.dims[0];
-  } else {
-    st.gemm_n = w.dims[0];
-    st.gemm_k = w.dims[1] * w.dims[2] * w.dims[3];
-  }
+  if (!gemm_dims(n, in(g, n, 1), &st.gemm_k, &st.gemm_n)) return 0;
   if (st.gemm_k == 0 || st.gemm_n == 0) return 0;
   const size_t rows = out(g, n).numel() / st.gemm_n;
   if (rows == 0) return 0;
@@ -513,15 +522,9 @@ size_t float_gemm_scratch_bytes(const Values& g, const Node& n) {
 Error prepare_float_gemm(const Values& g, const Node& n, size_t d, NativeState* st) {
 #if defined(ETR_HAVE_OPTIMIZED_KERNELS)
   const Value& w = in(g, n, 1);
-  if (n.kind == NodeKind::FullyConnected) {
-    if (w.num_dims != 2) return refuse(d, n, "filter must be 2-d");
-    const bool t = (n.flags & kFlagTransposeWeights) != 0;
-    st->gemm_k = t ? w.dims[0] : w.dims[1];
-    st->gemm_n = t ? w.dims[1] : w.dims[0];
-  } else {
-    if (w.num_dims != 4) return refuse(d, n, "filter must be 4-d");
-    st->gemm_n = w.dims[0];
-    st->gemm_k = w.dims[1] * w.dims[2] * w.dims[3];
+  if (!gemm_dims(n, w, &st->gemm_k, &st->gemm_n)) {
+    return refuse(d, n,
+                  n.kind == NodeKind::FullyConnected ? "filter must be 2-d" : "filter must be 4-d");
   }
   const size_t k = st->gemm_k, nn = st->gemm_n;
   if (k == 0 || nn == 0) return refuse(d, n, "filter is empty");
@@ -577,7 +580,8 @@ void float_gemm(const Values& g, const Node& n, const NativeState& st, uint8_t* 
     args.m = static_cast<int64_t>(rows);
     args.a = opt::MatrixView{x, static_cast<ptrdiff_t>(k), 1};
     args.c = y;
-    if (scratch != nullptr && opt::gemm(args, &temp, pool) == Error::Ok) return;
+    // (With packed weights the GEMM reads A in place: it may need no scratch.)
+    if (opt::gemm(args, &temp, pool) == Error::Ok) return;
   } else {
     size_t tile = tile_rows(k, rows);
     const size_t tile_bytes = round_up_64(tile * k * sizeof(float));
@@ -1195,10 +1199,9 @@ Error check_native_node(const Values& g, const Node& n, size_t d) {
   }
 }
 
-bool copies_constant_input(const Node& n, const NativeState& st, uint32_t slot) {
+bool copies_constant_input(const NativeState& st, uint32_t slot) {
   if (st.packed != nullptr) return slot == 1 || (slot == 2 && !st.gemm_bias.empty());
   if (st.dwconv) return slot == 1 || (slot == 2 && !st.dw_bias.empty());
-  (void)n;
   return false;
 }
 

@@ -93,9 +93,9 @@ bool is_native_node(const Values& values, const Node& n, bool float_compute = tr
 // of bounds otherwise); logs and fails naming the node.
 [[nodiscard]] Error check_xnnpack_node(const Values& values, const Node& n, size_t delegate_index);
 
-// True when node `n`, prepared into `state`, keeps its own copy (packed or
+// True when a node prepared into `state` keeps its own copy (packed or
 // plain) of input `slot`'s constant data and never reads the original.
-bool copies_constant_input(const Node& n, const NativeState& state, uint32_t slot);
+bool copies_constant_input(const NativeState& state, uint32_t slot);
 
 // Finds convolution -> sigmoid -> multiply(x, sigmoid(x)) chains (SiLU as
 // the exporter writes it) among native nodes (native[i] for node i) whose

@@ -169,12 +169,10 @@ class Builder {
     std::vector<uint8_t> use(nv, 0);  // 0: unread, 1: read only as a copied input, 2: read
     for (const Node& n : g_.nodes) {
       const xnnpack::NativeState& st = d_->native_state[n.index];
-      const bool copies =
-          natives_[n.index] && xnnpack::native_scratch_bytes(g_.values, n) <= kMaxScratchBytes;
       for (uint32_t k = 0; k < n.num_inputs; ++k) {
         const uint32_t v = n.inputs[k];
         if (v == kInvalidId || v >= nv) continue;
-        if (!copies || !xnnpack::copies_constant_input(n, st, k)) {
+        if (!scratch_fits_[n.index] || !xnnpack::copies_constant_input(st, k)) {
           use[v] = 2;
         } else if (use[v] == 0) {
           use[v] = 1;
@@ -265,6 +263,7 @@ class Builder {
   Error split_runs() {
     d_->native_state.resize(g_.nodes.size());
     natives_.assign(g_.nodes.size(), false);
+    scratch_fits_.assign(g_.nodes.size(), false);
     for (const Node& n : g_.nodes) {
       const bool native = xnnpack::is_native_node(g_.values, n, d_->native_fp32);
       natives_[n.index] = native;
@@ -274,6 +273,7 @@ class Builder {
             xnnpack::prepare_native_node(g_.values, n, d_->index, &d_->native_state[n.index]));
         const size_t scratch = xnnpack::native_scratch_bytes(g_.values, n);
         if (scratch > d_->scratch_bytes) d_->scratch_bytes = scratch;
+        scratch_fits_[n.index] = scratch <= kMaxScratchBytes;
       }
       if (native || d_->runs.empty() || d_->runs.back().native) d_->runs.emplace_back();
       d_->runs.back().native = native;
@@ -776,6 +776,8 @@ class Builder {
   Instance* inst_;
   size_t total_bytes_ = 0;
   std::vector<bool> natives_;  // by node index (split_runs)
+  // Native nodes whose scratch fits kMaxScratchBytes (never the fallback path).
+  std::vector<bool> scratch_fits_;
   static constexpr size_t kNoRun = SIZE_MAX;
   struct Lifetime {
     size_t first = kNoRun;  // runs, inclusive

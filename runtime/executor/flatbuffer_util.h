@@ -16,15 +16,5 @@ bool vector_aligned(const flatbuffers::Vector<T>* v) {
   return v == nullptr || reinterpret_cast<uintptr_t>(v->data()) % alignof(T) == 0;
 }
 
-// A tensor whose data is a program constant (constant buffer or segment,
-// or external data), not planned memory: nothing may write to it.
-inline bool is_constant_tensor(const etr_fb::EValue* v) {
-  const etr_fb::Tensor* t = v == nullptr ? nullptr : v->val_as_Tensor();
-  if (t == nullptr || t->allocation_info() != nullptr) return false;
-  const bool external = t->extra_tensor_info() != nullptr &&
-                        t->extra_tensor_info()->location() == etr_fb::TensorDataLocation::EXTERNAL;
-  return external || t->data_buffer_idx() != 0;
-}
-
 }  // namespace internal
 }  // namespace etr

@@ -61,8 +61,9 @@ class MethodLoader final {
   [[nodiscard]] Error name_operators();
   [[nodiscard]] Error mark_run_time_values();
   bool is_run_time_value(const EValue* v) const;
-  // True when value `index` is a program constant tensor (the flatbuffer's
-  // internal::is_constant_tensor, recorded by parse_values).
+  // True when value `index` is a program constant tensor: its data is a
+  // constant buffer or segment or external data, not planned memory, so
+  // nothing may write to it (recorded by bind_tensor_data).
   bool is_constant_value(size_t index) const {
     return constant_values_ != nullptr && index < method_->s_.num_values &&
            ((constant_values_[index / 8] >> (index % 8)) & 1) != 0;

@@ -235,7 +235,7 @@ Error MethodLoader::bind_tensor_data(size_t i, const etr_fb::Tensor* t, Tensor* 
   const uint32_t k = t->data_buffer_idx();
   const bool external =
       extra != nullptr && extra->location() == etr_fb::TensorDataLocation::EXTERNAL;
-  if (alloc == nullptr && (external || k != 0))  // internal::is_constant_tensor
+  if (alloc == nullptr && (external || k != 0))  // a program constant: is_constant_value
     constant_values_[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
   void* planned = nullptr;
   if (alloc != nullptr) {

@@ -69,9 +69,18 @@ struct Plan {
   int64_t mblocks = 1, nblocks = 1, kblocks = 1;
   int64_t tiles = 0;    // batch * mblocks * nblocks
   int64_t workers = 1;  // <= threads, <= tiles
-  size_t a_floats = 0;  // per-worker scratch for A (0: A is packed); 16-float multiple
+  size_t a_floats = 0;  // per-worker scratch for A (0: A is packed or read in place)
   size_t b_floats = 0;  // per-worker scratch for B (0: B is packed)
+  // A row-major A is read in place when B comes packed (weights): every A
+  // element then feeds one micro-tile row per B panel anyway, and packing
+  // it would cost a full copy of the activations per call.
+  bool a_in_place = false;
 };
+
+bool reads_a_in_place(const GemmArgs& g) {
+  return g.packed_a == nullptr && g.packed_b != nullptr && blocking().reads_a_in_place &&
+         g.a.col_stride == 1 && g.a.row_stride >= g.k;
+}
 
 // Splits `extent` (in units of `unit`-wide panels) into about `want` blocks
 // of whole panels; sets *block (a multiple of unit) and returns the count.
@@ -106,7 +115,10 @@ Plan make_plan(const GemmArgs& g, size_t threads, int shrink = 0) {
   p.nblocks = split(g.n, kGemmNr, want_n, &p.nc);
   // Buffers sized before the split for threads, so a worker's scratch does
   // not depend on the thread count.
-  if (g.packed_a == nullptr) p.a_floats = static_cast<size_t>(round_up(p.mc * p.kc, 16));
+  p.a_in_place = reads_a_in_place(g);
+  if (g.packed_a == nullptr && !p.a_in_place) {
+    p.a_floats = static_cast<size_t>(round_up(p.mc * p.kc, 16));
+  }
   if (g.packed_b == nullptr) p.b_floats = static_cast<size_t>(round_up(p.nc * p.kc, 16));
   const int64_t t = work_of(g) < kMinParallelWork ? 1 : static_cast<int64_t>(threads);
   // More tiles until every worker gets the same count (or no split is left).
@@ -196,12 +208,7 @@ struct Worker {
     t.clamp = g.epilogue.lo > -INFINITY || g.epilogue.hi < INFINITY;
     const bool b_in_place = g.packed_b == nullptr && blocking().reads_b_in_place &&
                             g.m <= kInPlaceBMaxM && g.b.col_stride == 1 && g.b.row_stride >= g.n;
-    // A row-major A is read in place when B comes packed (weights): every A
-    // element then feeds one micro-tile row per B panel anyway, and packing
-    // it would cost a full copy of the activations per call.
-    const bool a_in_place = g.packed_a == nullptr && g.packed_b != nullptr &&
-                            blocking().reads_a_in_place && g.a.col_stride == 1 &&
-                            g.a.row_stride >= g.k;
+    const bool a_in_place = p.a_in_place;
     const int64_t first = w * p.tiles / p.workers, end = (w + 1) * p.tiles / p.workers;
     for (int64_t tile = first; tile < end; ++tile) {
       const int64_t bi = tile / per_batch;
