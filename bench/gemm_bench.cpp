@@ -1,4 +1,4 @@
-// GFLOP/s of the optimized kernels' GEMM engine (kernels/optimized/util/gemm.h)
+// GFLOP/s of the optimized kernels' GEMM engine (kernels/cpu_math/gemm.h)
 // on the shapes of the benchmark models, on 1 and 2 threads. Prints figures only.
 //   ./build/gemm_bench [--benchmark_filter=linear]
 // Shapes: transformer linear layers (M tokens, weights B packed), MobileNetV2
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "extension/threadpool/pthread_pool.h"
-#include "kernels/optimized/util/gemm.h"
+#include "kernels/cpu_math/gemm.h"
 
 namespace {
 

@@ -29,3 +29,20 @@ function(etr_add_test name)
     ETR_TEST_EMULATOR="${_etr_emulator}")
   gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} DISCOVERY_TIMEOUT 60)
 endfunction()
+
+# etr_isa_sources(src...): the one ISA idiom. On x86-64, a source ending in
+# _avx2.cpp is compiled with AVX2+FMA+F16C and one ending in _avx512.cpp with
+# AVX-512F as well; callers reach them only where cpu_features()
+# (kernels/cpu_math/cpu_features.h) reports the instruction set.
+function(etr_isa_sources)
+  if(NOT CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+    return()
+  endif()
+  foreach(src ${ARGN})
+    if(src MATCHES "_avx2\\.cpp$")
+      set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-mf16c")
+    elseif(src MATCHES "_avx512\\.cpp$")
+      set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "-mavx512f;-mavx2;-mfma;-mf16c")
+    endif()
+  endforeach()
+endfunction()

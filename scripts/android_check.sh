@@ -22,7 +22,7 @@ echo "/* stand-in: clang's android24 target defines __ANDROID_API__ itself */" \
 CXX_INC=/usr/aarch64-linux-gnu/include/c++/12
 [ -d "$CXX_INC" ] || { echo "android_check: install g++-aarch64-linux-gnu" >&2; exit 2; }
 sources=$(ls runtime/*/*.cpp kernels/portable/*.cpp kernels/portable/util/*.cpp \
-  kernels/prim_ops/*.cpp kernels/optimized/*.cpp kernels/optimized/util/*.cpp \
+  kernels/prim_ops/*.cpp kernels/cpu_math/*.cpp kernels/optimized/*.cpp kernels/optimized/util/*.cpp \
   extension/data_loader/*.cpp | grep -v default_bare_metal)
 check() {
   clang++ --target=aarch64-linux-android24 -std=c++17 -fsyntax-only -fno-exceptions -fno-rtti \

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Enforces the layer stack by grepping includes against an allow-list:
 #   platform <- core <- kernel, backend <- executor
+#   core <- CPU math (kernels/cpu_math) <- optimized kernels, delegates
 #   kernel libraries (kernels/portable, kernels/prim_ops) see only platform, core
-#   and the kernel interface; extensions see only platform and core (plus
+#   and the kernel interface; delegates (backends/) see platform, core, the
+#   backend interface and CPU math, never a kernel library; extensions see only platform and core (plus
 #   their own folder); tests may use extensions but never executor internals
 # and keeps generated flatbuffer code out of public headers and the heap/
 # standard containers out of the core and the kernel libraries.
@@ -28,10 +30,14 @@ check kernels/portable '^(runtime/(platform|core|kernel)/|kernels/portable/)'
 check kernels/prim_ops '^(runtime/(platform|core|kernel)/|kernels/prim_ops/)'
 check kernels/quantized '^(runtime/(platform|core|kernel)/|kernels/(quantized|portable/util)/)'
 check kernels/test '^(runtime/(platform|core|kernel)/|kernels/(portable|prim_ops|test)/|extension/tensor/)'
-# The optimized library: the runtime below it, its own files and the portable helpers.
-check kernels/optimized '^(runtime/(platform|core|kernel)/|kernels/(optimized|portable)/)'
+# CPU math: below every kernel library and delegate; no kernel interface.
+check kernels/cpu_math '^(runtime/(platform|core)/|kernels/cpu_math/)'
+# The optimized library: the runtime below it, its own files, CPU math and the portable helpers.
+check kernels/optimized '^(runtime/(platform|core|kernel)/|kernels/(optimized|portable|cpu_math)/)'
+# Delegates: the backend interface, CPU math and their own schema; no kernel library.
+check backends '^(runtime/(platform|core|backend)/|kernels/cpu_math/|backends/|schema/xnnpack_graph_generated\.h$)'
 check kernels/optimized/test \
-  '^(runtime/(platform|core|kernel)/|kernels/(optimized|portable|test)/|extension/(tensor|threadpool)/)'
+  '^(runtime/(platform|core|kernel)/|kernels/(optimized|portable|test|cpu_math)/|extension/(tensor|threadpool)/)'
 check kernels/prim_ops/test '^(runtime/(platform|core|kernel)/|kernels/(prim_ops|test)/|extension/tensor/)'
 check extension/data_loader '^(runtime/(platform|core)/|extension/data_loader/)'
 check extension/tensor '^(runtime/(platform|core)/|extension/tensor/)'
@@ -69,7 +75,8 @@ for h in $(grep -rl 'program_generated.h' runtime --include='*.h' || true); do
     *) echo "generated schema included from public header $h"; fail=1 ;; esac
 done
 if grep -rnE '#include <(vector|map|unordered_map|string|memory|functional|iostream)>' runtime \
-     kernels/portable kernels/prim_ops kernels/quantized kernels/optimized --exclude-dir=test; then
+     kernels/portable kernels/prim_ops kernels/quantized kernels/optimized kernels/cpu_math \
+     --exclude-dir=test; then
   echo "standard containers or heap types in the core or the kernel libraries"; fail=1
 fi
 [ $fail -eq 0 ] && echo "layering: ok"

@@ -2,11 +2,8 @@
 
 #include <cmath>
 
+#include "kernels/cpu_math/vec_math.h"
 #include "runtime/core/thread_pool.h"
-
-#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
-#include "kernels/optimized/util/vec_math.h"
-#endif
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -179,13 +176,9 @@ __attribute__((target("avx2,fma"))) void pixels_avx2(const DwConvShape& s, const
 
 // y = y * sigmoid(y) over one finished output row (still in cache).
 void silu_row(float* y, size_t n) {
-#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
   opt::UnaryParams p;
   p.kind = opt::UnaryKind::kSilu;
   opt::unary(p, y, y, n);
-#else
-  for (size_t i = 0; i < n; ++i) y[i] = y[i] * (1.0f / (1.0f + std::exp(-y[i])));
-#endif
 }
 
 // Output rows [r0, r1) of all images (row r = image r / out_h, oy r % out_h).

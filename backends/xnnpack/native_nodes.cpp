@@ -4,14 +4,11 @@
 #include <cstring>
 
 #include "backends/xnnpack/native_dwconv.h"
+#include "kernels/cpu_math/gemm.h"
+#include "kernels/cpu_math/vec_math.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/thread_pool.h"
 #include "runtime/platform/log.h"
-
-#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
-#include "kernels/optimized/util/gemm.h"
-#include "kernels/optimized/util/vec_math.h"
-#endif
 
 namespace etr {
 namespace xnnpack {
@@ -43,10 +40,6 @@ void strides_of(const Value& v, size_t* s) {
 
 // ---- elementwise float functions
 
-#if !defined(ETR_HAVE_OPTIMIZED_KERNELS)
-float gelu(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); }
-#endif
-
 template <typename F>
 void unary(const float* x, float* y, size_t n, ThreadPool* pool, F f) {
   parallel_for(pool_for(pool, n), n, 16384, [&](size_t b, size_t e) {
@@ -60,15 +53,11 @@ void run_unary(NodeKind k, const float* x, float* y, size_t n, ThreadPool* pool)
     case NodeKind::Exp: unary(x, y, n, pool, [](float v) { return std::exp(v); }); break;
     case NodeKind::Log: unary(x, y, n, pool, [](float v) { return std::log(v); }); break;
     case NodeKind::Gelu:
-#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
       parallel_for(pool_for(pool, n), n, 16384, [&](size_t b, size_t e) {
         opt::UnaryParams p;
         p.kind = opt::UnaryKind::kGeluErf;
         opt::unary(p, x + b, y + b, e - b);
       });
-#else
-      unary(x, y, n, pool, gelu);
-#endif
       break;
     case NodeKind::Sin: unary(x, y, n, pool, [](float v) { return std::sin(v); }); break;
     case NodeKind::Cos: unary(x, y, n, pool, [](float v) { return std::cos(v); }); break;
@@ -297,7 +286,6 @@ BmmShape bmm_shape(const Values& g, const Node& n) {
   return s;
 }
 
-#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
 opt::GemmArgs bmm_gemm_args(const BmmShape& s, const float* a, const float* b, float* y) {
   opt::GemmArgs args;
   args.m = static_cast<int64_t>(s.m);
@@ -313,7 +301,6 @@ opt::GemmArgs bmm_gemm_args(const BmmShape& s, const float* a, const float* b, f
   args.batch_stride_c = static_cast<ptrdiff_t>(s.m * s.n);
   return args;
 }
-#endif
 
 // y[b] = a[b] (m x k) * w[b] (k x n), fp32: the optimized library's blocked
 // GEMM when it is built and the scratch holds its packing buffers, else
@@ -326,15 +313,10 @@ void batch_matmul(const Values& g, const Node& n, uint8_t* const* buf, ThreadPoo
   const float* b = reinterpret_cast<const float*>(buf[n.inputs[1]]);
   float* y = reinterpret_cast<float*>(buf[n.outputs[0]]);
   if (batch * m * nn == 0) return;
-#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
   if (scratch != nullptr) {
     MemoryAllocator temp(scratch, scratch_bytes);
     if (opt::gemm(bmm_gemm_args(sh, a, b, y), &temp, pool) == Error::Ok) return;
   }
-#else
-  (void)scratch;
-  (void)scratch_bytes;
-#endif
   constexpr size_t kRows = 4;
   const size_t row_blocks = (m + kRows - 1) / kRows;
   parallel_for(pool, batch * row_blocks, 1, [&](size_t lo, size_t hi) {
@@ -461,7 +443,6 @@ void float_gemm_reference(const Values& g, const Node& n, const NativeState& st,
   }
 }
 
-#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
 opt::GemmArgs float_gemm_args(const Node& n, const NativeState& st, const opt::PackedMatrix* pb,
                               const float* bias) {
   opt::GemmArgs args;
@@ -474,7 +455,6 @@ opt::GemmArgs float_gemm_args(const Node& n, const NativeState& st, const opt::P
   args.epilogue.hi = n.output_max;
   return args;
 }
-#endif
 
 // The GEMM's reduction length k and output count n from the filter's dims
 // (FC [n, k], or [k, n] with XNN_FLAG_TRANSPOSE_WEIGHTS; conv OHWI [n, kh, kw,
@@ -494,7 +474,6 @@ bool gemm_dims(const Node& n, const Value& w, size_t* k, size_t* nn) {
 }
 
 size_t float_gemm_scratch_bytes(const Values& g, const Node& n) {
-#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
   NativeState st;
   if (!gemm_dims(n, in(g, n, 1), &st.gemm_k, &st.gemm_n)) return 0;
   if (st.gemm_k == 0 || st.gemm_n == 0) return 0;
@@ -512,15 +491,9 @@ size_t float_gemm_scratch_bytes(const Values& g, const Node& n) {
   }
   const size_t gemm_bytes = opt::gemm_scratch_bytes(args);
   return gemm_bytes == SIZE_MAX ? SIZE_MAX : tile_bytes + gemm_bytes;
-#else
-  (void)g;
-  (void)n;
-  return 0;
-#endif
 }
 
 Error prepare_float_gemm(const Values& g, const Node& n, size_t d, NativeState* st) {
-#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
   const Value& w = in(g, n, 1);
   if (!gemm_dims(n, w, &st->gemm_k, &st->gemm_n)) {
     return refuse(d, n,
@@ -554,11 +527,6 @@ Error prepare_float_gemm(const Values& g, const Node& n, size_t d, NativeState* 
     std::memcpy(st->gemm_bias.data(), bv.data, nn * sizeof(float));
   }
   return Error::Ok;
-#else
-  (void)g;
-  (void)st;
-  return refuse(d, n, "needs the optimized kernels");
-#endif
 }
 
 void float_gemm(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
@@ -571,7 +539,6 @@ void float_gemm(const Values& g, const Node& n, const NativeState& st, uint8_t* 
   const size_t k = st.gemm_k, nn = st.gemm_n;
   const size_t rows = out(g, n).numel() / nn;
   if (rows == 0) return;
-#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
   const opt::PackedMatrix pb{st.packed, static_cast<int64_t>(k), static_cast<int64_t>(nn)};
   opt::GemmArgs args = float_gemm_args(n, st, &pb, bias);
   args.epilogue.silu = st.silu;
@@ -603,11 +570,6 @@ void float_gemm(const Values& g, const Node& n, const NativeState& st, uint8_t* 
       if (ok) return;
     }
   }
-#else
-  (void)pool;
-  (void)scratch;
-  (void)scratch_bytes;
-#endif
   float_gemm_reference(g, n, st, x, bias, y, rows);
 }
 
@@ -655,7 +617,6 @@ int multiply_layout(const Values& g, const Node& n) {
 }
 
 bool is_float_elementwise(const Values& g, const Node& n) {
-#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
   if (n.kind == NodeKind::Sigmoid && n.num_inputs == 1) {
     return is_plain_fp32(in(g, n, 0)) && is_plain_fp32(out(g, n)) && n.flags == 0;
   }
@@ -664,10 +625,6 @@ bool is_float_elementwise(const Values& g, const Node& n) {
            n.flags == 0 && in(g, n, 0).data == nullptr && in(g, n, 1).data == nullptr &&
            multiply_layout(g, n) >= 0;
   }
-#else
-  (void)g;
-  (void)n;
-#endif
   return false;
 }
 
@@ -717,7 +674,6 @@ void float_dwconv(const Values& g, const Node& n, const NativeState& st, uint8_t
 }
 
 void float_elementwise(const Values& g, const Node& n, uint8_t* const* buf, ThreadPool* pool) {
-#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
   float* y = reinterpret_cast<float*>(buf[n.outputs[0]]);
   const size_t total = out(g, n).numel();
   const bool clamp = n.output_min > -__builtin_inff() || n.output_max < __builtin_inff();
@@ -765,12 +721,6 @@ void float_elementwise(const Values& g, const Node& n, uint8_t* const* buf, Thre
       if (clamp) opt::unary(cp, y + r * C, y + r * C, C);
     }
   });
-#else
-  (void)g;
-  (void)n;
-  (void)buf;
-  (void)pool;
-#endif
 }
 
 // ---- dynamically quantized linear (dq_linear.h)
@@ -1038,16 +988,11 @@ bool is_view_node(const Values& g, const Node& n) {
 
 size_t native_scratch_bytes(const Values& g, const Node& n) {
   if (is_float_gemm_node(g, n)) return float_gemm_scratch_bytes(g, n);
-#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
   if (n.kind == NodeKind::BatchMatrixMultiply && !is_dq_node(g, n)) {
     const BmmShape sh = bmm_shape(g, n);
     if (sh.batch * sh.m * sh.n == 0) return 0;
     return opt::gemm_scratch_bytes(bmm_gemm_args(sh, nullptr, nullptr, nullptr));
   }
-#else
-  (void)g;
-  (void)n;
-#endif
   return 0;
 }
 
@@ -1062,7 +1007,6 @@ Error prepare_native_node(const Values& values, const Node& n, size_t delegate_i
 }
 
 bool is_float_gemm_node(const Values& g, const Node& n) {
-#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
   if (n.kind != NodeKind::Conv2d && n.kind != NodeKind::FullyConnected) return false;
   if (n.num_inputs < 2 || n.inputs[1] == kInvalidId) return false;
   const Value& w = in(g, n, 1);
@@ -1074,11 +1018,6 @@ bool is_float_gemm_node(const Values& g, const Node& n) {
   // stay with XNNPACK.
   if (n.kind == NodeKind::Conv2d) return n.params[12] == 1 && n.flags == 0;
   return (n.flags & ~kFlagTransposeWeights) == 0;
-#else
-  (void)g;
-  (void)n;
-  return false;
-#endif
 }
 
 bool is_float_compute_node(const Values& g, const Node& n) {
@@ -1207,7 +1146,6 @@ bool copies_constant_input(const NativeState& st, uint32_t slot) {
 
 size_t fuse_silu(const Values& g, const std::vector<Node>& nodes, const std::vector<bool>& native,
                  std::vector<NativeState>* states) {
-#if defined(ETR_HAVE_OPTIMIZED_KERNELS)
   const size_t nv = g.size();
   // Per value: how many inputs of nodes read it, and the first two readers.
   std::vector<uint32_t> readers(nv, 0);
@@ -1257,13 +1195,6 @@ size_t fuse_silu(const Values& g, const std::vector<Node>& nodes, const std::vec
     ++fused;
   }
   return fused;
-#else
-  (void)g;
-  (void)nodes;
-  (void)native;
-  (void)states;
-  return 0;
-#endif
 }
 
 void run_native_node(const Values& g, const Node& n, const NativeState& state, uint8_t* const* buf,

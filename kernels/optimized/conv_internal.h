@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "kernels/optimized/util/gemm.h"
+#include "kernels/cpu_math/gemm.h"
 #include "runtime/kernel/kernel.h"
 
 namespace etr {

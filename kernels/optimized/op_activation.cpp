@@ -3,9 +3,9 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/cpu_math/vec_math.h"
 #include "kernels/optimized/activation.h"
 #include "kernels/optimized/util/vec_broadcast.h"
-#include "kernels/optimized/util/vec_math.h"
 #include "kernels/portable/util/checks.h"
 #include "kernels/portable/util/convert.h"
 

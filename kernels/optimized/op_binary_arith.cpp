@@ -1,9 +1,9 @@
 // aten::add/sub/mul/div .out for Float: any broadcast of default-layout
 // operands, walked as contiguous runs (vec_broadcast.h) and vectorized by
 // vec_math.h; threaded over the flat output for large tensors.
+#include "kernels/cpu_math/vec_math.h"
 #include "kernels/optimized/elementwise.h"
 #include "kernels/optimized/util/vec_broadcast.h"
-#include "kernels/optimized/util/vec_math.h"
 #include "kernels/portable/util/broadcast.h"
 #include "kernels/portable/util/convert.h"
 

@@ -20,16 +20,16 @@
 #include <algorithm>
 #include <limits>
 
+#include "kernels/cpu_math/conv_depthwise.h"
+#include "kernels/cpu_math/conv_direct.h"
+#include "kernels/cpu_math/conv_im2col.h"
+#include "kernels/cpu_math/cpu_features.h"
+#include "kernels/cpu_math/gemm.h"
+#include "kernels/cpu_math/gemv.h"
+#include "kernels/cpu_math/vec_math.h"
+#include "kernels/cpu_math/vec_transpose.h"
 #include "kernels/optimized/conv_internal.h"
 #include "kernels/optimized/convolution.h"
-#include "kernels/optimized/util/conv_depthwise.h"
-#include "kernels/optimized/util/conv_direct.h"
-#include "kernels/optimized/util/conv_im2col.h"
-#include "kernels/optimized/util/cpu_features.h"
-#include "kernels/optimized/util/gemm.h"
-#include "kernels/optimized/util/gemv.h"
-#include "kernels/optimized/util/vec_math.h"
-#include "kernels/optimized/util/vec_transpose.h"
 #include "kernels/portable/util/checks.h"
 #include "runtime/platform/log.h"
 

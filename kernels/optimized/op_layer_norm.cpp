@@ -4,9 +4,9 @@
 // run on the thread pool.
 #include <cmath>
 
+#include "kernels/cpu_math/vec_math.h"
 #include "kernels/optimized/normalization.h"
 #include "kernels/optimized/util/vec_broadcast.h"
-#include "kernels/optimized/util/vec_math.h"
 #include "kernels/portable/util/checks.h"
 #include "kernels/portable/util/shape_rules.h"
 

@@ -3,8 +3,8 @@
 // packs the operands that are program constants (weights); run() checks the
 // sizes the way the portable kernels do, resizes out and calls gemm(), which
 // packs the other operands from the temp allocator and uses the thread pool.
+#include "kernels/cpu_math/gemm.h"
 #include "kernels/optimized/linear_algebra.h"
-#include "kernels/optimized/util/gemm.h"
 #include "kernels/portable/util/checks.h"
 #include "kernels/portable/util/convert.h"
 #include "kernels/portable/util/shape_rules.h"

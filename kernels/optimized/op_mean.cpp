@@ -1,9 +1,9 @@
 // aten::mean.out over the trailing dims of a default-layout Float tensor
 // (e.g. H, W of [N, C, H, W], keepdim or not): one contiguous row per output
 // element, summed in double, rows spread over the thread pool.
+#include "kernels/cpu_math/vec_math.h"
 #include "kernels/optimized/normalization.h"
 #include "kernels/optimized/util/vec_broadcast.h"
-#include "kernels/optimized/util/vec_math.h"
 #include "kernels/portable/util/checks.h"
 
 namespace etr {

@@ -5,9 +5,9 @@
 // square tiles so both sides stay in cache.
 #include <cstring>
 
+#include "kernels/cpu_math/vec_transpose.h"
 #include "kernels/optimized/layout.h"
 #include "kernels/optimized/util/vec_broadcast.h"
-#include "kernels/optimized/util/vec_transpose.h"
 #include "kernels/portable/util/checks.h"
 
 namespace etr {

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/cpu_math/cpu_features.h"
+#include "kernels/cpu_math/pool_max.h"
 #include "kernels/optimized/pooling.h"
-#include "kernels/optimized/util/cpu_features.h"
-#include "kernels/optimized/util/pool_max.h"
 #include "kernels/portable/util/checks.h"
 #include "kernels/portable/util/pool.h"
 

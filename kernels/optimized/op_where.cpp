@@ -1,8 +1,8 @@
 // aten::where.self_out (Bool/Byte condition, Float values, any broadcast of
 // default-layout operands) and aten::logical_not.out (Bool to Bool).
+#include "kernels/cpu_math/vec_math.h"
 #include "kernels/optimized/elementwise.h"
 #include "kernels/optimized/util/vec_broadcast.h"
-#include "kernels/optimized/util/vec_math.h"
 #include "kernels/portable/util/broadcast.h"
 #include "kernels/portable/util/checks.h"
 

@@ -4,10 +4,10 @@
 // the vectorized exp/erf, within a few float ulp of std::exp/std::erf.
 #include <random>
 
+#include "kernels/cpu_math/vec_math.h"
+#include "kernels/cpu_math/vec_math_impl.h"
+#include "kernels/cpu_math/vec_transpose.h"
 #include "kernels/optimized/test/compare_util.h"
-#include "kernels/optimized/util/vec_math.h"
-#include "kernels/optimized/util/vec_math_impl.h"
-#include "kernels/optimized/util/vec_transpose.h"
 
 namespace etr {
 namespace testing {

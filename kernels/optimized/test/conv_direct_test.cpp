@@ -5,17 +5,17 @@
 // loop in double, over seeded random sizes (tiny planes, planes that take the
 // flat and the row-group paths, odd widths), 1 and 2 threads, with NaN and
 // infinities in the input. Skipped where the CPU has no AVX2 + FMA.
-#include "kernels/optimized/util/conv_direct.h"
+#include "kernels/cpu_math/conv_direct.h"
 
 #include <cmath>
 #include <cstring>
 #include <string>
 
+#include "kernels/cpu_math/conv_depthwise.h"
+#include "kernels/cpu_math/cpu_features.h"
+#include "kernels/cpu_math/gemv.h"
+#include "kernels/cpu_math/vec_math.h"
 #include "kernels/optimized/test/optimized_test_util.h"
-#include "kernels/optimized/util/conv_depthwise.h"
-#include "kernels/optimized/util/cpu_features.h"
-#include "kernels/optimized/util/gemv.h"
-#include "kernels/optimized/util/vec_math.h"
 
 namespace etr {
 namespace testing {

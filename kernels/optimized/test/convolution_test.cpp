@@ -5,9 +5,9 @@
 // non-constant weights, and shrinking sizes between prepare and run.
 #include <string>
 
+#include "kernels/cpu_math/conv_depthwise.h"
+#include "kernels/cpu_math/cpu_features.h"
 #include "kernels/optimized/test/optimized_test_util.h"
-#include "kernels/optimized/util/conv_depthwise.h"
-#include "kernels/optimized/util/cpu_features.h"
 
 namespace etr {
 namespace testing {

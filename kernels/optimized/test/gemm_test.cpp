@@ -1,8 +1,8 @@
-// The GEMM engine (kernels/optimized/util/gemm.h) against a double-accumulating
+// The GEMM engine (kernels/cpu_math/gemm.h) against a double-accumulating
 // reference: random sizes (0, 1, remainders of the 6x16 micro-tile and of the
 // K blocks), row-major / transposed / padded operand views, packed and
 // unpacked operands, every epilogue field, batches, on 1 and 2 threads.
-#include "kernels/optimized/util/gemm.h"
+#include "kernels/cpu_math/gemm.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/optimized/util/cpu_features.h"
-#include "kernels/optimized/util/gemm_internal.h"
+#include "kernels/cpu_math/cpu_features.h"
+#include "kernels/cpu_math/gemm_internal.h"
 #include "kernels/test/kernel_test_util.h"
 
 namespace etr {

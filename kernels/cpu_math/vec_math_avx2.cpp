@@ -2,7 +2,7 @@
 // loads and stores. exp: Cody-Waite reduction by ln 2 and a degree-6
 // polynomial; erf: z * P(z^2) for |z| <= 1 and 1 - exp(-z^2) * R(1/|z|)
 // above (least-squares fits, within 2 ulp of std::erf in float).
-#include "kernels/optimized/util/vec_math_impl.h"
+#include "kernels/cpu_math/vec_math_impl.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
 
@@ -11,7 +11,7 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/optimized/util/vec_math_avx2_inl.h"
+#include "kernels/cpu_math/vec_math_avx2_inl.h"
 
 namespace etr {
 namespace opt {

@@ -1,4 +1,4 @@
-#include "kernels/optimized/util/conv_depthwise.h"
+#include "kernels/cpu_math/conv_depthwise.h"
 
 #include <algorithm>
 #include <cstring>

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/optimized/util/conv_depthwise.h"
+#include "kernels/cpu_math/conv_depthwise.h"
 #include "runtime/core/thread_pool.h"
 
 namespace etr {

@@ -1,4 +1,4 @@
-#include "kernels/optimized/util/conv_im2col.h"
+#include "kernels/cpu_math/conv_im2col.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,7 +1,7 @@
 // AVX2+FMA kernels of conv_depthwise.h: four output rows at a time, 16
 // columns per step, then 8, then a masked tail; 3x3 and 5x5 broadcast their
 // weights once per band.
-#include "kernels/optimized/util/conv_depthwise.h"
+#include "kernels/cpu_math/conv_depthwise.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>

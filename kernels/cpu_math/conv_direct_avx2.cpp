@@ -10,7 +10,7 @@
 // weight read as a vector of 8 copies made once per call (no broadcast
 // shuffle per FMA). One
 // permute per output vector restores the pixel order before the epilogue.
-#include "kernels/optimized/util/conv_direct.h"
+#include "kernels/cpu_math/conv_direct.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -18,7 +18,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/optimized/util/vec_math_avx2_inl.h"
+#include "kernels/cpu_math/vec_math_avx2_inl.h"
 
 namespace etr {
 namespace opt {

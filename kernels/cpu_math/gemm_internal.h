@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/optimized/util/gemm.h"
+#include "kernels/cpu_math/gemm.h"
 
 namespace etr {
 namespace opt {

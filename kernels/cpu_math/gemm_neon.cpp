@@ -2,7 +2,7 @@
 // q-register accumulators; per k, four loads of the B panel, the six A values
 // in one q and one d register, and 24 lane FMAs. The epilogue runs on the tile
 // stored to the stack (store_tile), which is small next to the K loop.
-#include "kernels/optimized/util/gemm_internal.h"
+#include "kernels/cpu_math/gemm_internal.h"
 
 #if defined(__aarch64__) && defined(__ARM_NEON)
 #include <arm_neon.h>

@@ -1,15 +1,14 @@
 // The AVX-512 micro-kernel of the GEMM engine, on the same 6x16 panels as the
 // AVX2 one: a row of the tile is one zmm. Six accumulators alone cannot hide
 // the FMA latency, so even and odd k accumulate separately (12 chains) and
-// are summed before the epilogue; N-edge columns use a lane mask. Compiled
-// with per-function target attributes (no build flags); gemm.cpp calls it
-// only where cpu_features().avx512f.
-#include "kernels/optimized/util/gemm_internal.h"
+// are summed before the epilogue; N-edge columns use a lane mask. Built with
+// AVX-512F by etr_isa_sources (cmake/helpers.cmake); gemm.cpp calls it only
+// where cpu_features().avx512f.
+#include "kernels/cpu_math/gemm_internal.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__AVX512F__) && defined(__FMA__)
 #include <immintrin.h>
 #define ETR_GEMM_AVX512 1
-#define ETR_TARGET_AVX512 __attribute__((target("avx512f,avx2,fma")))
 #endif
 
 namespace etr {
@@ -19,7 +18,7 @@ namespace internal {
 #if defined(ETR_GEMM_AVX512)
 namespace {
 
-ETR_TARGET_AVX512 inline void finish_row(const MicroTile& t, int r, __m512 v, __mmask16 m) {
+inline void finish_row(const MicroTile& t, int r, __m512 v, __mmask16 m) {
   float* c = t.c + r * t.ldc;
   if (t.alpha != 1.0f) v = _mm512_mul_ps(v, _mm512_set1_ps(t.alpha));
   if (!t.first) {
@@ -42,7 +41,7 @@ ETR_TARGET_AVX512 inline void finish_row(const MicroTile& t, int r, __m512 v, __
 }
 
 template <int R>
-ETR_TARGET_AVX512 void tile_rows(const MicroTile& t) {
+void tile_rows(const MicroTile& t) {
   __m512 even[R];
   __m512 odd[R];
 #pragma GCC unroll 6
@@ -88,7 +87,7 @@ void f32_gemm_ukernel__avx512_6x16(const MicroTile& t) {
   }
 }
 
-#else  // not x86-64: never selected, kept for linking.
+#else  // built without AVX-512: never selected (cpu_features), kept for linking.
 
 void f32_gemm_ukernel__avx512_6x16(const MicroTile& t) { f32_gemm_ukernel__generic_6x16(t); }
 

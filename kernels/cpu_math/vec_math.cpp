@@ -1,12 +1,12 @@
 // Generic bodies of vec_math.h (plain loops the compiler may vectorize) and
 // the dispatch to the AVX2 bodies.
-#include "kernels/optimized/util/vec_math.h"
+#include "kernels/cpu_math/vec_math.h"
 
 #include <cmath>
 #include <limits>
 
-#include "kernels/optimized/util/cpu_features.h"
-#include "kernels/optimized/util/vec_math_impl.h"
+#include "kernels/cpu_math/cpu_features.h"
+#include "kernels/cpu_math/vec_math_impl.h"
 
 namespace etr {
 namespace opt {

@@ -1,6 +1,6 @@
-#include "kernels/optimized/util/vec_transpose.h"
+#include "kernels/cpu_math/vec_transpose.h"
 
-#include "kernels/optimized/util/cpu_features.h"
+#include "kernels/cpu_math/cpu_features.h"
 
 namespace etr {
 namespace opt {

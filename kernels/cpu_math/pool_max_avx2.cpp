@@ -1,4 +1,4 @@
-#include "kernels/optimized/util/pool_max.h"
+#include "kernels/cpu_math/pool_max.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>

@@ -1,12 +1,12 @@
 // gemv.h with AVX2 + FMA: four rows at a time, 8 columns per step (the last
 // step masked), each row's 8 partial sums folded at the end; the epilogue
 // runs over y once it is complete.
-#include "kernels/optimized/util/gemv.h"
+#include "kernels/cpu_math/gemv.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
 
-#include "kernels/optimized/util/vec_math_avx2_inl.h"
+#include "kernels/cpu_math/vec_math_avx2_inl.h"
 
 namespace etr {
 namespace opt {

@@ -6,7 +6,7 @@
 // the 49th pixel of a 7x7 output) computes only its first 8. B rows are
 // t.ldb apart: a packed panel, or B itself read in place; A is a packed panel
 // or (t.lda != 0) A's own rows, lda apart.
-#include "kernels/optimized/util/gemm_internal.h"
+#include "kernels/cpu_math/gemm_internal.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/optimized/util/vec_math.h"
+#include "kernels/cpu_math/vec_math.h"
 
 #define ETR_OPT_VEC_MATH_DECLARE(ns)                                                             \
   namespace ns {                                                                                 \

@@ -11,14 +11,14 @@
 // one block). The micro-kernel (AVX-512, AVX2 + FMA or plain C++) and the
 // block limits are chosen once from cpu_features(); a temp allocator too
 // small for the full scratch gets fewer workers, then smaller blocks.
-#include "kernels/optimized/util/gemm.h"
+#include "kernels/cpu_math/gemm.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/optimized/util/cpu_features.h"
-#include "kernels/optimized/util/gemm_internal.h"
-#include "kernels/optimized/util/vec_math.h"
+#include "kernels/cpu_math/cpu_features.h"
+#include "kernels/cpu_math/gemm_internal.h"
+#include "kernels/cpu_math/vec_math.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/platform/log.h"
 

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "kernels/optimized/util/conv_depthwise.h"
+#include "kernels/cpu_math/conv_depthwise.h"
 
 namespace etr {
 namespace opt {

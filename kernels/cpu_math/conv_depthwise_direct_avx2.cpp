@@ -9,7 +9,7 @@
 // around a row end, that column's sum is masked (bitwise: whatever was read,
 // NaN included, is gone). Stride 1 and stride 2 (split into 4 phases, which
 // makes it a stride-1 convolution) are described at their kernels below.
-#include "kernels/optimized/util/conv_depthwise.h"
+#include "kernels/cpu_math/conv_depthwise.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -17,7 +17,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/optimized/util/vec_math_avx2_inl.h"
+#include "kernels/cpu_math/vec_math_avx2_inl.h"
 
 namespace etr {
 namespace opt {

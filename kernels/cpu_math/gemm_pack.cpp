@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/optimized/util/gemm.h"
-#include "kernels/optimized/util/gemm_internal.h"
+#include "kernels/cpu_math/gemm.h"
+#include "kernels/cpu_math/gemm_internal.h"
 #include "runtime/core/checked_math.h"
 
 namespace etr {

@@ -1,4 +1,4 @@
-#include "kernels/optimized/util/cpu_features.h"
+#include "kernels/cpu_math/cpu_features.h"
 
 namespace etr {
 namespace opt {

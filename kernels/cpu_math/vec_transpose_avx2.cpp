@@ -1,6 +1,6 @@
 // AVX2 body of vec_transpose.h: full 8x8 blocks through registers, the
 // ragged edges element by element.
-#include "kernels/optimized/util/vec_transpose.h"
+#include "kernels/cpu_math/vec_transpose.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
