@@ -4,31 +4,18 @@
 #include <cstdint>
 #include <cstring>
 
+#include "backends/xnnpack/dq_linear_internal.h"
+#include "kernels/cpu_math/cpu_features.h"
 #include "runtime/core/thread_pool.h"
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define ETR_DQ_HAVE_AVX2_PATH 1
-#endif
 
 namespace etr {
 namespace xnnpack {
 namespace {
 
-// XNNPACK's math_min_f32 / math_max_f32 on x86 (NaN handling included).
-inline float xmin(float a, float b) { return b < a ? b : a; }
-inline float xmax(float a, float b) { return b < a ? a : b; }
-
-inline float epilogue(int32_t dot, int32_t zp, int32_t ksum, float in_scale, float w_scale,
-                      float bias, float lo, float hi) {
-  const float f = static_cast<float>(static_cast<int64_t>(dot) - static_cast<int64_t>(zp) * ksum);
-  const float v = std::fma(f * in_scale, w_scale, bias);
-  return xmin(xmax(v, lo), hi);
-}
-
-// Outputs per thread-pool chunk unit and per cache block.
-constexpr size_t kPair = 2;
-constexpr size_t kBlockPairs = 16;
+using dq::epilogue;
+using dq::kPair;
+using dq::xmax;
+using dq::xmin;
 
 void dq_block_generic(const int8_t* q, const Qd8Params* params, size_t rows,
                       const DqLinearWeights& w, size_t o0, size_t o1, float* y) {
@@ -45,90 +32,13 @@ void dq_block_generic(const int8_t* q, const Qd8Params* params, size_t rows,
   }
 }
 
-#ifdef ETR_DQ_HAVE_AVX2_PATH
-__attribute__((target("avx2,fma"))) inline int32_t hsum_avx2(__m256i v) {
-  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
-  return _mm_cvtsi128_si32(s);
-}
-
-// MR rows (1..4) x 2 outputs per step: int8 widened to int16, pairwise
-// products summed into int32 lanes (vpmaddwd), exact for any int8 inputs.
-template <size_t MR>
-__attribute__((target("avx2,fma"))) void dq_rows_avx2(const int8_t* q, const Qd8Params* params,
-                                                      size_t r0, const DqLinearWeights& w,
-                                                      size_t ob, size_t oe, float* y) {
-  const size_t k = w.k;
-  const int8_t* a[MR];
-  for (size_t r = 0; r < MR; ++r) a[r] = q + (r0 + r) * k;
-  for (size_t o = ob; o < oe; o += kPair) {
-    const size_t nr = oe - o < kPair ? oe - o : kPair;
-    const int8_t* b0 = w.w + o * k;
-    const int8_t* b1 = nr > 1 ? b0 + k : b0;
-    __m256i acc[MR][2];
-    for (size_t r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-    size_t i = 0;
-    for (; i + 16 <= k; i += 16) {
-      const __m256i w0 =
-          _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b0 + i)));
-      const __m256i w1 =
-          _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b1 + i)));
-      for (size_t r = 0; r < MR; ++r) {
-        const __m256i x =
-            _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a[r] + i)));
-        acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x, w0));
-        acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x, w1));
-      }
-    }
-    for (size_t r = 0; r < MR; ++r) {
-      const int32_t* ks = w.ksum.data() + o;
-      int32_t d0 = hsum_avx2(acc[r][0]), d1 = hsum_avx2(acc[r][1]);
-      for (size_t t = i; t < k; ++t) {
-        d0 += static_cast<int32_t>(a[r][t]) * b0[t];
-        d1 += static_cast<int32_t>(a[r][t]) * b1[t];
-      }
-      const Qd8Params p = params[r0 + r];
-      float* yr = y + (r0 + r) * w.n + o;
-      yr[0] = epilogue(d0, p.zero_point, ks[0], p.scale, w.scales[o],
-                       w.bias != nullptr ? w.bias[o] : 0.0f, w.output_min, w.output_max);
-      if (nr > 1) {
-        yr[1] = epilogue(d1, p.zero_point, ks[1], p.scale, w.scales[o + 1],
-                         w.bias != nullptr ? w.bias[o + 1] : 0.0f, w.output_min, w.output_max);
-      }
-    }
-  }
-}
-
-__attribute__((target("avx2,fma"))) void dq_block_avx2(const int8_t* q, const Qd8Params* params,
-                                                       size_t rows, const DqLinearWeights& w,
-                                                       size_t o0, size_t o1, float* y) {
-  for (size_t ob = o0; ob < o1; ob += kBlockPairs * kPair) {
-    const size_t oe = ob + kBlockPairs * kPair < o1 ? ob + kBlockPairs * kPair : o1;
-    size_t r0 = 0;
-    for (; r0 + 4 <= rows; r0 += 4) dq_rows_avx2<4>(q, params, r0, w, ob, oe, y);
-    switch (rows - r0) {
-      case 3: dq_rows_avx2<3>(q, params, r0, w, ob, oe, y); break;
-      case 2: dq_rows_avx2<2>(q, params, r0, w, ob, oe, y); break;
-      case 1: dq_rows_avx2<1>(q, params, r0, w, ob, oe, y); break;
-      default: break;
-    }
-  }
-}
-
-bool have_avx2_fma() {
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return ok;
-}
-#endif
-
 // ---- qd8 x qb4w (block-wise 4-bit weights, unpacked to int8 at init)
 
 // One output of one row, in the official kernel's order (dq_linear.h).
 float qb4w_output(const int8_t* a, const Qd8Params& p, const DqLinearWeights& w, size_t o) {
   const size_t k = w.k, bl = w.block, nb = k / bl;
   const int8_t* b = w.w + o * k;
-  const float* sc = w.block_scales.data() + o * nb;
+  const float* sc = w.block_scales + o * nb;
   float lane[4] = {w.kfsum[o] * static_cast<float>(p.zero_point), 0.0f, 0.0f, 0.0f};
   for (size_t blk = 0; blk < nb; ++blk) {
     int32_t d[4] = {0, 0, 0, 0};
@@ -147,85 +57,6 @@ void qb4w_block_generic(const int8_t* q, const Qd8Params* params, size_t rows,
     for (size_t o = o0; o < o1; ++o) y[r * w.n + o] = qb4w_output(q + r * w.k, params[r], w, o);
   }
 }
-
-#ifdef ETR_DQ_HAVE_AVX2_PATH
-// MR rows x 2 outputs: 16 inputs per step as in the int8 path; after each
-// block the 8 int32 lanes fold into the kernel's 4 (inputs i mod 8 in
-// {2j, 2j+1} -> lane j) and are scaled into 4 float lanes with fma.
-template <size_t MR>
-__attribute__((target("avx2,fma"))) void qb4w_rows_avx2(const int8_t* q, const Qd8Params* params,
-                                                        size_t r0, const DqLinearWeights& w,
-                                                        size_t ob, size_t oe, float* y) {
-  const size_t k = w.k, bl = w.block, nb = k / bl;
-  const int8_t* a[MR];
-  for (size_t r = 0; r < MR; ++r) a[r] = q + (r0 + r) * k;
-  for (size_t o = ob; o < oe; o += kPair) {
-    const size_t nr = oe - o < kPair ? oe - o : kPair;
-    const size_t o1 = nr > 1 ? o + 1 : o;
-    const int8_t* b0 = w.w + o * k;
-    const int8_t* b1 = w.w + o1 * k;
-    const float* s0 = w.block_scales.data() + o * nb;
-    const float* s1 = w.block_scales.data() + o1 * nb;
-    __m128 lane[MR][2];
-    for (size_t r = 0; r < MR; ++r) {
-      const float zp = static_cast<float>(params[r0 + r].zero_point);
-      lane[r][0] = _mm_set_ss(w.kfsum[o] * zp);
-      lane[r][1] = _mm_set_ss(w.kfsum[o1] * zp);
-    }
-    for (size_t blk = 0; blk < nb; ++blk) {
-      __m256i acc[MR][2];
-      for (size_t r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-      for (size_t i = blk * bl; i < (blk + 1) * bl; i += 16) {
-        const __m256i w0 =
-            _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b0 + i)));
-        const __m256i w1 =
-            _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b1 + i)));
-        for (size_t r = 0; r < MR; ++r) {
-          const __m256i x =
-              _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a[r] + i)));
-          acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x, w0));
-          acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x, w1));
-        }
-      }
-      const __m128 sc0 = _mm_set1_ps(s0[blk]);
-      const __m128 sc1 = _mm_set1_ps(s1[blk]);
-      for (size_t r = 0; r < MR; ++r) {
-        for (size_t c = 0; c < 2; ++c) {
-          const __m128i d = _mm_add_epi32(_mm256_castsi256_si128(acc[r][c]),
-                                          _mm256_extracti128_si256(acc[r][c], 1));
-          lane[r][c] = _mm_fmadd_ps(_mm_cvtepi32_ps(d), c == 0 ? sc0 : sc1, lane[r][c]);
-        }
-      }
-    }
-    for (size_t r = 0; r < MR; ++r) {
-      const float scale = params[r0 + r].scale;
-      float* yr = y + (r0 + r) * w.n + o;
-      for (size_t c = 0; c < nr; ++c) {
-        const __m128 h = _mm_hadd_ps(lane[r][c], lane[r][c]);  // l0+l1, l2+l3
-        const float total = _mm_cvtss_f32(_mm_hadd_ps(h, h));  // (l0+l1)+(l2+l3)
-        const float v = std::fma(total, scale, w.bias != nullptr ? w.bias[o + c] : 0.0f);
-        yr[c] = xmin(xmax(v, w.output_min), w.output_max);
-      }
-    }
-  }
-}
-
-__attribute__((target("avx2,fma"))) void qb4w_block_avx2(const int8_t* q, const Qd8Params* params,
-                                                         size_t rows, const DqLinearWeights& w,
-                                                         size_t o0, size_t o1, float* y) {
-  for (size_t ob = o0; ob < o1; ob += kBlockPairs * kPair) {
-    const size_t oe = ob + kBlockPairs * kPair < o1 ? ob + kBlockPairs * kPair : o1;
-    size_t r0 = 0;
-    for (; r0 + 4 <= rows; r0 += 4) qb4w_rows_avx2<4>(q, params, r0, w, ob, oe, y);
-    switch (rows - r0) {
-      case 3: qb4w_rows_avx2<3>(q, params, r0, w, ob, oe, y); break;
-      case 2: qb4w_rows_avx2<2>(q, params, r0, w, ob, oe, y); break;
-      case 1: qb4w_rows_avx2<1>(q, params, r0, w, ob, oe, y); break;
-      default: break;
-    }
-  }
-}
-#endif
 
 }  // namespace
 
@@ -259,19 +90,18 @@ const char* qb4w_layout_problem(size_t n, size_t k, size_t block, size_t data_by
   return nullptr;
 }
 
-void qb4w_prepare_sums(DqLinearWeights* w) {
-  const size_t k = w->k, bl = w->block, nb = k / bl;
-  w->kfsum.assign(w->n, 0.0f);
-  for (size_t o = 0; o < w->n; ++o) {
-    const int8_t* b = w->w + o * k;
+void qb4w_prepare_sums(const DqLinearWeights& w, float* kfsum) {
+  const size_t k = w.k, bl = w.block, nb = k / bl;
+  for (size_t o = 0; o < w.n; ++o) {
+    const int8_t* b = w.w + o * k;
     float acc = 0.0f;
     for (size_t c = 0; c < k; c += 16) {  // the packer's chunks: 2 x kr (8) inputs
       int32_t s = 0;
       for (size_t i = c; i < c + 16 && i < k; ++i) s += b[i];
-      const float term = static_cast<float>(s) * w->block_scales[o * nb + c / bl];
+      const float term = static_cast<float>(s) * w.block_scales[o * nb + c / bl];
       acc = acc - term;
     }
-    w->kfsum[o] = acc;
+    kfsum[o] = acc;
   }
 }
 
@@ -329,16 +159,10 @@ void dq_linear(const int8_t* q, const Qd8Params* params, size_t rows, const DqLi
   parallel_for(pool, pairs, grain, [&](size_t begin, size_t end) {
     const size_t o0 = begin * kPair;
     const size_t o1 = end * kPair < w.n ? end * kPair : w.n;
-#ifdef ETR_DQ_HAVE_AVX2_PATH
-    if (have_avx2_fma()) {
-      if (w.block != 0) {
-        qb4w_block_avx2(q, params, rows, w, o0, o1, y);
-      } else {
-        dq_block_avx2(q, params, rows, w, o0, o1, y);
-      }
+    if (opt::cpu_features().avx2_fma &&
+        (w.block != 0 ? dq::qb4w_block_avx2(q, params, rows, w, o0, o1, y)
+                      : dq::dq_block_avx2(q, params, rows, w, o0, o1, y)))
       return;
-    }
-#endif
     if (w.block != 0) {
       qb4w_block_generic(q, params, rows, w, o0, o1, y);
     } else {

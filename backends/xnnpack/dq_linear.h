@@ -22,7 +22,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 namespace etr {
 class ThreadPool;
@@ -92,21 +91,20 @@ const char* qb4w_layout_problem(size_t n, size_t k, size_t block, size_t data_by
                                 size_t num_scales);
 
 // Per-channel int8 weights prepared once at init (qcint8, or qcint4 and
-// qbint4 unpacked to int8).
+// qbint4 unpacked to int8). The arrays are the constant's data or copies
+// the delegate made from its method allocator; this struct owns nothing.
 struct DqLinearWeights {
   size_t k = 0;                   // input channels
   size_t n = 0;                   // output channels
-  const int8_t* w = nullptr;      // [n, k] row-major (the constant or `owned`)
-  std::vector<int8_t> owned;      // transposed ([k, n] payload) or unpacked 4-bit copy
-  std::vector<int32_t> ksum;      // sum_k w[o][k]
+  const int8_t* w = nullptr;      // [n, k] row-major
+  const int32_t* ksum = nullptr;  // [n]: sum_k w[o][k]
   const float* scales = nullptr;  // per-channel (block == 0)
   // qbint4: inputs per block (0: per-channel weights), the block scales
-  // [n, k / block] as floats, and XNNPACK's float row sums (above).
+  // [n, k / block] as floats, and XNNPACK's float row sums [n] (above).
   size_t block = 0;
-  std::vector<float> block_scales;
-  std::vector<float> kfsum;
-  const float* bias = nullptr;  // may be null; points into bias_copy
-  std::vector<float> bias_copy;
+  const float* block_scales = nullptr;
+  const float* kfsum = nullptr;
+  const float* bias = nullptr;  // [n]; may be null
   float output_min = -__builtin_inff();
   float output_max = __builtin_inff();
 };
@@ -114,8 +112,8 @@ struct DqLinearWeights {
 // Largest k the int32 accumulation cannot overflow for.
 constexpr size_t kDqMaxInputChannels = 65536;
 
-// Fills w->kfsum from w->w, w->block and w->block_scales (qbint4).
-void qb4w_prepare_sums(DqLinearWeights* w);
+// Fills kfsum[n] from w.w, w.block and w.block_scales (qbint4).
+void qb4w_prepare_sums(const DqLinearWeights& w, float* kfsum);
 
 // y[rows, n] = dequantized (q[rows, k] x w^T) + bias, clamped; per-channel
 // or block-wise by w.block.

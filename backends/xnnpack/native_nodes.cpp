@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "backends/xnnpack/native_dwconv.h"
+#include "backends/xnnpack/node_hooks.h"
 #include "kernels/cpu_math/gemm.h"
 #include "kernels/cpu_math/vec_math.h"
 #include "runtime/core/memory_allocator.h"
@@ -20,6 +21,21 @@ const Value& out(const Values& g, const Node& n) { return g[n.outputs[0]]; }
 Error refuse(size_t d, const Node& n, const char* what) {
   ETR_FAIL(Error::DelegateInvalidCompatibility, "XnnpackBackend: delegate %zu: node %u (%s): %s", d,
            n.index, to_string(n.kind), what);
+}
+
+// `count` objects of T for node n from the method allocator; null (logged,
+// naming the node and `what`) when there is none or it is exhausted.
+template <typename T>
+T* take(const PrepareContext& ctx, const Node& n, size_t count, const char* what,
+        size_t alignment = alignof(T)) {
+  T* p = ctx.allocator == nullptr ? nullptr : ctx.allocator->allocate_array<T>(count, alignment);
+  if (p == nullptr) {
+    ETR_LOG(Error,
+            "XnnpackBackend: delegate %zu: node %u (%s): the method allocator cannot give %zu "
+            "bytes for %s",
+            ctx.delegate, n.index, to_string(n.kind), count * sizeof(T), what);
+  }
+  return p;
 }
 
 // Below this many elements (or multiply-adds) a node runs on the calling
@@ -47,38 +63,12 @@ void unary(const float* x, float* y, size_t n, ThreadPool* pool, F f) {
   });
 }
 
-void run_unary(NodeKind k, const float* x, float* y, size_t n, ThreadPool* pool) {
-  switch (k) {
-    case NodeKind::Tanh: unary(x, y, n, pool, [](float v) { return std::tanh(v); }); break;
-    case NodeKind::Exp: unary(x, y, n, pool, [](float v) { return std::exp(v); }); break;
-    case NodeKind::Log: unary(x, y, n, pool, [](float v) { return std::log(v); }); break;
-    case NodeKind::Gelu:
-      parallel_for(pool_for(pool, n), n, 16384, [&](size_t b, size_t e) {
-        opt::UnaryParams p;
-        p.kind = opt::UnaryKind::kGeluErf;
-        opt::unary(p, x + b, y + b, e - b);
-      });
-      break;
-    case NodeKind::Sin: unary(x, y, n, pool, [](float v) { return std::sin(v); }); break;
-    case NodeKind::Cos: unary(x, y, n, pool, [](float v) { return std::cos(v); }); break;
-    case NodeKind::ReciprocalSquareRoot:
-      unary(x, y, n, pool, [](float v) { return 1.0f / std::sqrt(v); });
-      break;
-    default: break;
-  }
-}
-
-bool is_float_unary(NodeKind k) {
-  switch (k) {
-    case NodeKind::Tanh:
-    case NodeKind::Exp:
-    case NodeKind::Log:
-    case NodeKind::Gelu:
-    case NodeKind::Sin:
-    case NodeKind::Cos:
-    case NodeKind::ReciprocalSquareRoot: return true;
-    default: return false;
-  }
+void run_gelu(const float* x, float* y, size_t n, ThreadPool* pool) {
+  parallel_for(pool_for(pool, n), n, 16384, [&](size_t b, size_t e) {
+    opt::UnaryParams p;
+    p.kind = opt::UnaryKind::kGeluErf;
+    opt::unary(p, x + b, y + b, e - b);
+  });
 }
 
 // ---- data movement
@@ -227,7 +217,7 @@ void transpose(const Value& iv, const Value& ov, const size_t* perm, const uint8
 void concatenate(const Values& g, const Node& n, uint8_t* const* buf) {
   const Value& ov = out(g, n);
   const size_t es = element_size(ov.dtype);
-  const uint32_t axis = n.params[0];
+  const uint32_t axis = n.concat().axis;
   size_t outer = 1;
   for (uint32_t d = 0; d < axis; ++d) outer *= ov.dims[d];
   size_t inner = es;
@@ -260,10 +250,11 @@ void slice(const Values& g, const Node& n, uint8_t* const* buf) {
   const size_t rows = ov.numel() / inner;
   const uint8_t* x = buf[n.inputs[0]];
   uint8_t* y = buf[n.outputs[0]];
+  const size_t* offsets = n.slice().offsets;
   for (size_t row = 0; row < rows; ++row) {
-    size_t rem = row, off = n.list_a[r - 1] * istr[r - 1];
+    size_t rem = row, off = offsets[r - 1] * istr[r - 1];
     for (uint32_t d = r - 1; d-- > 0;) {
-      off += (rem % ov.dims[d] + n.list_a[d]) * istr[d];
+      off += (rem % ov.dims[d] + offsets[d]) * istr[d];
       rem /= ov.dims[d];
     }
     std::memcpy(y + row * inner * es, x + off * es, inner * es);
@@ -357,9 +348,10 @@ bool has_bias(const Node& n) { return n.num_inputs > 2 && n.inputs[2] != kInvali
 
 // A convolution whose im2col matrix is its input: a 1x1 window, stride 1, no padding.
 bool is_pointwise(const Node& n) {
-  const uint32_t* p = n.params;
-  return p[0] == 0 && p[1] == 0 && p[2] == 0 && p[3] == 0 && p[4] == 1 && p[5] == 1 && p[6] == 1 &&
-         p[7] == 1;
+  const ConvParams& p = n.conv();
+  return p.padding_top == 0 && p.padding_right == 0 && p.padding_bottom == 0 &&
+         p.padding_left == 0 && p.kernel_height == 1 && p.kernel_width == 1 &&
+         p.subsampling_height == 1 && p.subsampling_width == 1;
 }
 
 bool gathers_rows(const Node& n) { return n.kind == NodeKind::Conv2d && !is_pointwise(n); }
@@ -387,27 +379,31 @@ float filter_at(const Node& n, const Value& w, size_t k, size_t nn, size_t o, si
 void gather_row(const Values& g, const Node& n, const float* x, size_t r, float* dst) {
   const Value& xv = in(g, n, 0);
   const Value& yv = out(g, n);
-  const uint32_t* p = n.params;
+  const ConvParams& p = n.conv();
   const size_t ih = xv.dims[1], iw = xv.dims[2], cin = xv.dims[3];
   const size_t oh = yv.dims[1], ow = yv.dims[2];
   const size_t img = r / (oh * ow);
   const size_t oy = r % (oh * ow) / ow;
   const size_t ox = r % ow;
-  const int64_t ix0 = static_cast<int64_t>(ox * p[7]) - p[3];  // the window's first column
+  // The window's first column.
+  const int64_t ix0 = static_cast<int64_t>(ox * p.subsampling_width) - p.padding_left;
   // Without dilation a window row inside the image is one run of kw * cin floats.
-  const bool row_inside = p[9] == 1 && ix0 >= 0 && static_cast<size_t>(ix0) + p[5] <= iw;
-  for (uint32_t ky = 0; ky < p[4]; ++ky) {
+  const bool row_inside =
+      p.dilation_width == 1 && ix0 >= 0 && static_cast<size_t>(ix0) + p.kernel_width <= iw;
+  for (uint32_t ky = 0; ky < p.kernel_height; ++ky) {
     // Signed: the window may start above or left of the image (padding).
-    const int64_t iy = static_cast<int64_t>(oy * p[6] + ky * p[8]) - p[0];
+    const int64_t iy =
+        static_cast<int64_t>(oy * p.subsampling_height + ky * p.dilation_height) - p.padding_top;
     if (row_inside && iy >= 0 && static_cast<size_t>(iy) < ih) {
       std::memcpy(dst,
                   x + ((img * ih + static_cast<size_t>(iy)) * iw + static_cast<size_t>(ix0)) * cin,
-                  p[5] * cin * sizeof(float));
-      dst += p[5] * cin;
+                  p.kernel_width * cin * sizeof(float));
+      dst += p.kernel_width * cin;
       continue;
     }
-    for (uint32_t kx = 0; kx < p[5]; ++kx, dst += cin) {
-      const int64_t ix = static_cast<int64_t>(ox * p[7] + kx * p[9]) - p[3];
+    for (uint32_t kx = 0; kx < p.kernel_width; ++kx, dst += cin) {
+      const int64_t ix =
+          static_cast<int64_t>(ox * p.subsampling_width + kx * p.dilation_width) - p.padding_left;
       if (iy < 0 || ix < 0 || static_cast<size_t>(iy) >= ih || static_cast<size_t>(ix) >= iw) {
         std::memset(dst, 0, cin * sizeof(float));
       } else {
@@ -493,7 +489,9 @@ size_t float_gemm_scratch_bytes(const Values& g, const Node& n) {
   return gemm_bytes == SIZE_MAX ? SIZE_MAX : tile_bytes + gemm_bytes;
 }
 
-Error prepare_float_gemm(const Values& g, const Node& n, size_t d, NativeState* st) {
+Error prepare_float_gemm(const PrepareContext& ctx, const Node& n, NativeState* st) {
+  const Values& g = ctx.values;
+  const size_t d = ctx.delegate;
   const Value& w = in(g, n, 1);
   if (!gemm_dims(n, w, &st->gemm_k, &st->gemm_n)) {
     return refuse(d, n,
@@ -503,7 +501,10 @@ Error prepare_float_gemm(const Values& g, const Node& n, size_t d, NativeState* 
   if (k == 0 || nn == 0) return refuse(d, n, "filter is empty");
   const size_t bytes = opt::packed_b_bytes(static_cast<int64_t>(k), static_cast<int64_t>(nn));
   if (bytes == 0) return refuse(d, n, "filter is too large to pack");
-  // The payload's constant may be unaligned: pack from an aligned copy then.
+  float* dst = take<float>(ctx, n, bytes / sizeof(float), "the packed filter", 64);
+  if (dst == nullptr) return Error::DelegateMemoryAllocationFailed;
+  // The payload's constant may be unaligned: pack from an aligned copy then
+  // (a temporary, freed before init returns).
   std::vector<float> aligned;
   const float* wd = reinterpret_cast<const float*>(w.data);
   if (reinterpret_cast<uintptr_t>(w.data) % alignof(float) != 0) {
@@ -514,17 +515,17 @@ Error prepare_float_gemm(const Values& g, const Node& n, size_t d, NativeState* 
   const bool t = n.kind == NodeKind::FullyConnected && (n.flags & kFlagTransposeWeights) != 0;
   const opt::MatrixView b = t ? opt::MatrixView{wd, static_cast<ptrdiff_t>(nn), 1}
                               : opt::MatrixView{wd, 1, static_cast<ptrdiff_t>(k)};
-  st->packed_storage.resize(bytes / sizeof(float) + 64 / sizeof(float));
-  uintptr_t at = reinterpret_cast<uintptr_t>(st->packed_storage.data());
-  at = (at + 63) / 64 * 64;
-  float* dst = reinterpret_cast<float*>(at);
   opt::pack_b(b, static_cast<int64_t>(k), static_cast<int64_t>(nn), dst);
   st->packed = dst;
+  st->copied_inputs |= 1u << 1;
   if (has_bias(n) && in(g, n, 2).data != nullptr) {
     const Value& bv = in(g, n, 2);
     if (bv.numel() != nn) return refuse(d, n, "bias is not [outputs]");
-    st->gemm_bias.resize(nn);
-    std::memcpy(st->gemm_bias.data(), bv.data, nn * sizeof(float));
+    float* bias = take<float>(ctx, n, nn, "the copied bias");
+    if (bias == nullptr) return Error::DelegateMemoryAllocationFailed;
+    std::memcpy(bias, bv.data, nn * sizeof(float));
+    st->gemm_bias = bias;
+    st->copied_inputs |= 1u << 2;
   }
   return Error::Ok;
 }
@@ -532,9 +533,9 @@ Error prepare_float_gemm(const Values& g, const Node& n, size_t d, NativeState* 
 void float_gemm(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
                 ThreadPool* pool, void* scratch, size_t scratch_bytes) {
   const float* x = reinterpret_cast<const float*>(buf[n.inputs[0]]);
-  const float* bias = !st.gemm_bias.empty() ? st.gemm_bias.data()
-                      : has_bias(n)         ? reinterpret_cast<const float*>(buf[n.inputs[2]])
-                                            : nullptr;
+  const float* bias = st.gemm_bias != nullptr ? st.gemm_bias
+                      : has_bias(n)           ? reinterpret_cast<const float*>(buf[n.inputs[2]])
+                                              : nullptr;
   float* y = reinterpret_cast<float*>(buf[st.write_to != kInvalidId ? st.write_to : n.outputs[0]]);
   const size_t k = st.gemm_k, nn = st.gemm_n;
   const size_t rows = out(g, n).numel() / nn;
@@ -584,12 +585,12 @@ bool is_float_dwconv(const Values& g, const Node& n) {
     return false;
   if (has_bias(n) && (!is_plain_fp32(in(g, n, 2)) || in(g, n, 2).data == nullptr)) return false;
   // One output channel per input channel, explicit padding.
-  return n.flags == 0 && n.params[10] != 0 && n.params[10] == n.params[11];
+  const ConvParams& p = n.conv();
+  return n.flags == 0 && p.group_input_channels != 0 &&
+         p.group_input_channels == p.group_output_channels;
 }
 
-// Which operand of a Multiply is broadcast across the middle dims (0 or 1),
-// 2 for equal shapes, -1 for anything else.
-int multiply_layout(const Values& g, const Node& n) {
+int layout_of(const Values& g, const Node& n) {
   const Value& a = in(g, n, 0);
   const Value& b = in(g, n, 1);
   const Value& y = out(g, n);
@@ -623,22 +624,30 @@ bool is_float_elementwise(const Values& g, const Node& n) {
   if (n.kind == NodeKind::Multiply && n.num_inputs == 2) {
     return is_plain_fp32(in(g, n, 0)) && is_plain_fp32(in(g, n, 1)) && is_plain_fp32(out(g, n)) &&
            n.flags == 0 && in(g, n, 0).data == nullptr && in(g, n, 1).data == nullptr &&
-           multiply_layout(g, n) >= 0;
+           layout_of(g, n) >= 0;
   }
   return false;
 }
 
-Error prepare_float_dwconv(const Values& g, const Node& n, size_t d, NativeState* st) {
+Error prepare_float_dwconv(const PrepareContext& ctx, const Node& n, NativeState* st) {
+  const Values& g = ctx.values;
+  const size_t d = ctx.delegate;
   const Value& w = in(g, n, 1);
   if (w.num_dims != 4 || w.dims[0] != 1) return refuse(d, n, "filter must be [1, kh, kw, C]");
   const size_t count = w.dims[1] * w.dims[2] * w.dims[3];
-  st->dw_weights.resize(count);
-  std::memcpy(st->dw_weights.data(), w.data, count * sizeof(float));
+  float* weights = take<float>(ctx, n, count, "the copied filter");
+  if (weights == nullptr) return Error::DelegateMemoryAllocationFailed;
+  std::memcpy(weights, w.data, count * sizeof(float));
+  st->dw_weights = weights;
+  st->copied_inputs |= 1u << 1;
   if (has_bias(n)) {
     const Value& b = in(g, n, 2);
     if (b.num_dims != 1 || b.dims[0] != w.dims[3]) return refuse(d, n, "bias is not [C]");
-    st->dw_bias.resize(b.dims[0]);
-    std::memcpy(st->dw_bias.data(), b.data, b.dims[0] * sizeof(float));
+    float* bias = take<float>(ctx, n, b.dims[0], "the copied bias");
+    if (bias == nullptr) return Error::DelegateMemoryAllocationFailed;
+    std::memcpy(bias, b.data, b.dims[0] * sizeof(float));
+    st->dw_bias = bias;
+    st->copied_inputs |= 1u << 2;
   }
   st->dwconv = true;
   return Error::Ok;
@@ -648,7 +657,7 @@ void float_dwconv(const Values& g, const Node& n, const NativeState& st, uint8_t
                   ThreadPool* pool) {
   const Value& xv = in(g, n, 0);
   const Value& yv = out(g, n);
-  const uint32_t* p = n.params;
+  const ConvParams& p = n.conv();
   DwConvShape s;
   s.batch = xv.dims[0];
   s.in_h = xv.dims[1];
@@ -656,20 +665,19 @@ void float_dwconv(const Values& g, const Node& n, const NativeState& st, uint8_t
   s.channels = xv.dims[3];
   s.out_h = yv.dims[1];
   s.out_w = yv.dims[2];
-  s.pad_top = p[0];
-  s.pad_left = p[3];
-  s.kernel_h = p[4];
-  s.kernel_w = p[5];
-  s.stride_h = p[6];
-  s.stride_w = p[7];
-  s.dilation_h = p[8];
-  s.dilation_w = p[9];
+  s.pad_top = p.padding_top;
+  s.pad_left = p.padding_left;
+  s.kernel_h = p.kernel_height;
+  s.kernel_w = p.kernel_width;
+  s.stride_h = p.subsampling_height;
+  s.stride_w = p.subsampling_width;
+  s.dilation_h = p.dilation_height;
+  s.dilation_w = p.dilation_width;
   s.output_min = n.output_min;
   s.output_max = n.output_max;
   s.silu = st.silu;
   depthwise_conv_nhwc(
-      s, reinterpret_cast<const float*>(buf[n.inputs[0]]), st.dw_weights.data(),
-      st.dw_bias.empty() ? nullptr : st.dw_bias.data(),
+      s, reinterpret_cast<const float*>(buf[n.inputs[0]]), st.dw_weights, st.dw_bias,
       reinterpret_cast<float*>(buf[st.write_to != kInvalidId ? st.write_to : n.outputs[0]]), pool);
 }
 
@@ -695,7 +703,7 @@ void float_elementwise(const Values& g, const Node& n, uint8_t* const* buf, Thre
   const float* b = reinterpret_cast<const float*>(buf[n.inputs[1]]);
   opt::BinaryParams mp;
   mp.kind = opt::BinaryKind::kMul;
-  const int layout = multiply_layout(g, n);
+  const int layout = layout_of(g, n);
   if (layout == 2) {
     parallel_for(pool_for(pool, total), total, 16384, [&](size_t lo, size_t hi) {
       opt::binary(mp, a + lo, 1, b + lo, 1, y + lo, hi - lo);
@@ -803,7 +811,9 @@ Error check_dq_node(const Values& g, const Node& n, size_t d) {
   return Error::Ok;
 }
 
-Error prepare_dq_linear(const Values& g, const Node& n, size_t d, DqLinearWeights* p) {
+Error prepare_dq_linear(const PrepareContext& ctx, const Node& n, DqLinearWeights* p) {
+  const Values& g = ctx.values;
+  const size_t d = ctx.delegate;
   const Value& w = in(g, n, 1);
   const bool transposed = (n.flags & 0x1u) != 0;
   p->k = transposed ? w.dims[0] : w.dims[1];
@@ -811,35 +821,45 @@ Error prepare_dq_linear(const Values& g, const Node& n, size_t d, DqLinearWeight
   const int8_t* src = reinterpret_cast<const int8_t*>(w.data);
   if (w.dtype == Dtype::QCInt4 || w.dtype == Dtype::QBInt4) {
     // 4-bit weights (never transposed: check_dq_node) unpacked to int8.
-    p->owned.resize(p->k * p->n);
-    if (!unpack_int4(w.data, (w.numel() + 1) / 2, p->n, p->k, p->owned.data()))
+    int8_t* owned = take<int8_t>(ctx, n, p->k * p->n, "the unpacked 4-bit weights");
+    if (owned == nullptr) return Error::DelegateMemoryAllocationFailed;
+    if (!unpack_int4(w.data, (w.numel() + 1) / 2, p->n, p->k, owned))
       return refuse(d, n, "4-bit weight data is shorter than its dims need");
-    src = p->owned.data();
+    src = owned;
   } else if (transposed) {
-    p->owned.resize(p->k * p->n);
+    int8_t* owned = take<int8_t>(ctx, n, p->k * p->n, "the transposed weights");
+    if (owned == nullptr) return Error::DelegateMemoryAllocationFailed;
     for (size_t o = 0; o < p->n; ++o) {
-      for (size_t i = 0; i < p->k; ++i) p->owned[o * p->k + i] = src[i * p->n + o];
+      for (size_t i = 0; i < p->k; ++i) owned[o * p->k + i] = src[i * p->n + o];
     }
-    src = p->owned.data();
+    src = owned;
   }
   p->w = src;
-  p->ksum.assign(p->n, 0);
+  int32_t* ksum = take<int32_t>(ctx, n, p->n, "the weight row sums");
+  if (ksum == nullptr) return Error::DelegateMemoryAllocationFailed;
   for (size_t o = 0; o < p->n; ++o) {
     int32_t s = 0;
     for (size_t i = 0; i < p->k; ++i) s += src[o * p->k + i];
-    p->ksum[o] = s;
+    ksum[o] = s;
   }
+  p->ksum = ksum;
   p->scales = w.channel_scales;
   if (w.dtype == Dtype::QBInt4) {
     p->block = w.group_size;
-    p->block_scales.assign(w.block_scales, w.block_scales + w.num_block_scales);
+    float* scales = take<float>(ctx, n, w.num_block_scales, "the block scales");
+    float* kfsum = take<float>(ctx, n, p->n, "the block row sums");
+    if (scales == nullptr || kfsum == nullptr) return Error::DelegateMemoryAllocationFailed;
+    std::memcpy(scales, w.block_scales, w.num_block_scales * sizeof(float));
+    p->block_scales = scales;
     p->scales = nullptr;
-    qb4w_prepare_sums(p);
+    qb4w_prepare_sums(*p, kfsum);
+    p->kfsum = kfsum;
   }
   if (n.num_inputs > 2 && n.inputs[2] != kInvalidId) {
-    p->bias_copy.resize(p->n);
-    std::memcpy(p->bias_copy.data(), in(g, n, 2).data, p->n * sizeof(float));
-    p->bias = p->bias_copy.data();
+    float* bias = take<float>(ctx, n, p->n, "the copied bias");
+    if (bias == nullptr) return Error::DelegateMemoryAllocationFailed;
+    std::memcpy(bias, in(g, n, 2).data, p->n * sizeof(float));
+    p->bias = bias;
   }
   p->output_min = n.output_min;
   p->output_max = n.output_max;
@@ -944,18 +964,25 @@ void quantized_gavgpool(const Values& g, const Node& n, uint8_t* const* buf, Thr
   });
 }
 
-}  // namespace
-
-size_t value_buffer_bytes(const Value& v) {
-  if (v.dtype == Dtype::QDInt8 && v.num_dims > 0)
-    return qd8_buffer_bytes(v.numel(), v.dims[v.num_dims - 1]);
-  return v.nbytes();
+// Checks shared by the native kinds that move or compute element by
+// element: a whole-byte output datatype that every input has.
+Error check_same_dtype(const Values& g, const Node& n, size_t d) {
+  const Value& ov = out(g, n);
+  if (element_size(ov.dtype) == 0) return refuse(d, n, "output has a sub-byte or unknown datatype");
+  for (uint32_t k = 0; k < n.num_inputs; ++k) {
+    if (in(g, n, k).dtype != ov.dtype) return refuse(d, n, "inputs and output differ in datatype");
+  }
+  return Error::Ok;
 }
 
-bool is_view_node(const Values& g, const Node& n) {
-  if (n.kind != NodeKind::StaticReshape && n.kind != NodeKind::Copy &&
-      n.kind != NodeKind::StaticTranspose)
-    return false;
+Error check_same_size(const Values& g, const Node& n, size_t d) {
+  if (in(g, n, 0).numel() != out(g, n).numel())
+    return refuse(d, n, "input and output sizes differ");
+  return Error::Ok;
+}
+
+// The input and output have the same bytes (is_view_node's first half).
+bool same_bytes(const Values& g, const Node& n) {
   if (n.num_inputs < 1 || n.num_outputs < 1) return false;
   const Value& x = in(g, n, 0);
   const Value& y = out(g, n);
@@ -967,44 +994,326 @@ bool is_view_node(const Values& g, const Node& n) {
   } else if (x.quant != QuantKind::None) {
     return false;
   }
-  if (n.kind != NodeKind::StaticTranspose) return true;
-  // A transpose is a view when the dims it moves past each other have size 1:
-  // the dims above 1 keep their order.
-  if (n.list_len != x.num_dims || n.list_len != y.num_dims) return false;
+  return true;
+}
+
+bool always(const Values&, const Node&, bool) { return true; }
+bool fp32_option(bool native_fp32) { return native_fp32; }
+
+// ---- hooks by kind
+
+// Reshape and copy: views when the bytes agree; a copy runs otherwise.
+bool reshape_native(const Values& g, const Node& n, bool) { return same_bytes(g, n); }
+Error check_reshape_native(const Values& g, const Node& n, size_t d) {
+  ETR_RETURN_IF_ERROR(check_same_dtype(g, n, d));
+  return check_same_size(g, n, d);
+}
+Error run_view(const RunContext&, const Node&, const NativeState&) {
+  return Error::Ok;  // the output shares the input's buffer
+}
+Error run_copy(const RunContext& c, const Node& n, const NativeState&) {
+  std::memmove(c.buffers[n.outputs[0]], c.buffers[n.inputs[0]], out(c.values, n).nbytes());
+  return Error::Ok;
+}
+
+// A transpose is a view when the dims it moves past each other have size 1:
+// the dims above 1 keep their order.
+bool transpose_is_view(const Values& g, const Node& n) {
+  if (!same_bytes(g, n)) return false;
+  const TransposeParams& t = n.transpose();
+  const Value& x = in(g, n, 0);
+  const Value& y = out(g, n);
+  if (t.rank != x.num_dims || t.rank != y.num_dims) return false;
   bool seen[kMaxDims] = {};
   uint32_t last = 0;
   bool any = false;
-  for (uint32_t i = 0; i < n.list_len; ++i) {
-    const uint32_t p = n.list_a[i];
-    if (p >= n.list_len || seen[p] || y.dims[i] != x.dims[p]) return false;
+  for (uint32_t i = 0; i < t.rank; ++i) {
+    const size_t p = t.perm[i];
+    if (p >= t.rank || seen[p] || y.dims[i] != x.dims[p]) return false;
     seen[p] = true;
     if (x.dims[p] == 1) continue;
     if (any && p < last) return false;
-    last = p;
+    last = static_cast<uint32_t>(p);
     any = true;
   }
   return true;
 }
-
-size_t native_scratch_bytes(const Values& g, const Node& n) {
-  if (is_float_gemm_node(g, n)) return float_gemm_scratch_bytes(g, n);
-  if (n.kind == NodeKind::BatchMatrixMultiply && !is_dq_node(g, n)) {
-    const BmmShape sh = bmm_shape(g, n);
-    if (sh.batch * sh.m * sh.n == 0) return 0;
-    return opt::gemm_scratch_bytes(bmm_gemm_args(sh, nullptr, nullptr, nullptr));
+Error check_transpose_native(const Values& g, const Node& n, size_t d) {
+  ETR_RETURN_IF_ERROR(check_same_dtype(g, n, d));
+  const TransposeParams& t = n.transpose();
+  const Value& iv = in(g, n, 0);
+  const Value& ov = out(g, n);
+  if (iv.num_dims != t.rank || ov.num_dims != t.rank)
+    return refuse(d, n, "perm length differs from the ranks");
+  bool seen[kMaxDims] = {};
+  for (uint32_t i = 0; i < t.rank; ++i) {
+    if (t.perm[i] >= t.rank || seen[t.perm[i]]) return refuse(d, n, "perm is not a permutation");
+    seen[t.perm[i]] = true;
+    if (ov.dims[i] != iv.dims[t.perm[i]])
+      return refuse(d, n, "output dims are not the permuted input dims");
   }
-  return 0;
-}
-
-Error prepare_native_node(const Values& values, const Node& n, size_t delegate_index,
-                          NativeState* state) {
-  state->view = is_view_node(values, n);
-  if (n.kind == NodeKind::FullyConnected && is_dq_node(values, n))
-    return prepare_dq_linear(values, n, delegate_index, &state->dq);
-  if (is_float_gemm_node(values, n)) return prepare_float_gemm(values, n, delegate_index, state);
-  if (is_float_dwconv(values, n)) return prepare_float_dwconv(values, n, delegate_index, state);
   return Error::Ok;
 }
+Error run_transpose(const RunContext& c, const Node& n, const NativeState&) {
+  transpose(in(c.values, n, 0), out(c.values, n), n.transpose().perm, c.buffers[n.inputs[0]],
+            c.buffers[n.outputs[0]], c.pool);
+  return Error::Ok;
+}
+
+Error check_concat_native(const Values& g, const Node& n, size_t d) {
+  ETR_RETURN_IF_ERROR(check_same_dtype(g, n, d));
+  const Value& ov = out(g, n);
+  const uint32_t axis = n.concat().axis;
+  if (axis >= ov.num_dims) return refuse(d, n, "axis is out of range");
+  size_t total = 0;
+  for (uint32_t k = 0; k < n.num_inputs; ++k) {
+    const Value& iv = in(g, n, k);
+    if (iv.num_dims != ov.num_dims)
+      return refuse(d, n, "an input's rank differs from the output's");
+    for (uint32_t i = 0; i < ov.num_dims; ++i) {
+      if (i != axis && iv.dims[i] != ov.dims[i])
+        return refuse(d, n, "input dims differ off the axis");
+    }
+    total += iv.dims[axis];
+  }
+  if (total != ov.dims[axis])
+    return refuse(d, n, "inputs do not add up to the output along the axis");
+  return Error::Ok;
+}
+Error run_concat(const RunContext& c, const Node& n, const NativeState&) {
+  concatenate(c.values, n, c.buffers);
+  return Error::Ok;
+}
+
+Error check_slice_native(const Values& g, const Node& n, size_t d) {
+  ETR_RETURN_IF_ERROR(check_same_dtype(g, n, d));
+  const SliceParams& p = n.slice();
+  const Value& iv = in(g, n, 0);
+  const Value& ov = out(g, n);
+  if (iv.num_dims != p.rank || ov.num_dims != p.rank)
+    return refuse(d, n, "offsets/sizes length differs from the ranks");
+  for (uint32_t i = 0; i < p.rank; ++i) {
+    const size_t size = p.sizes[i] == 0
+                            ? iv.dims[i] - (p.offsets[i] < iv.dims[i] ? p.offsets[i] : iv.dims[i])
+                            : p.sizes[i];
+    if (p.offsets[i] > iv.dims[i] || size > iv.dims[i] - p.offsets[i] || ov.dims[i] != size)
+      return refuse(d, n, "slice is outside the input or does not match the output");
+  }
+  return Error::Ok;
+}
+Error run_slice(const RunContext& c, const Node& n, const NativeState&) {
+  slice(c.values, n, c.buffers);
+  return Error::Ok;
+}
+
+Error check_bmm_native(const Values& g, const Node& n, size_t d) {
+  ETR_RETURN_IF_ERROR(check_same_dtype(g, n, d));
+  const Value& ov = out(g, n);
+  if (ov.dtype != Dtype::Fp32) return refuse(d, n, "only fp32 is supported natively");
+  const Value& a = in(g, n, 0);
+  const Value& b = in(g, n, 1);
+  const uint32_t r = a.num_dims;
+  if (r < 2 || b.num_dims != r || ov.num_dims != r)
+    return refuse(d, n, "operands must have the same rank >= 2");
+  for (uint32_t i = 0; i + 2 < r; ++i) {
+    if (a.dims[i] != b.dims[i] || a.dims[i] != ov.dims[i]) return refuse(d, n, "batch dims differ");
+  }
+  if (a.dims[r - 1] != b.dims[r - 2] || ov.dims[r - 2] != a.dims[r - 2] ||
+      ov.dims[r - 1] != b.dims[r - 1])
+    return refuse(d, n, "matrix shapes do not multiply");
+  return Error::Ok;
+}
+size_t bmm_scratch_bytes(const Values& g, const Node& n) {
+  const BmmShape sh = bmm_shape(g, n);
+  if (sh.batch * sh.m * sh.n == 0) return 0;
+  return opt::gemm_scratch_bytes(bmm_gemm_args(sh, nullptr, nullptr, nullptr));
+}
+Error run_bmm(const RunContext& c, const Node& n, const NativeState&) {
+  batch_matmul(c.values, n, c.buffers, c.pool, c.scratch, c.scratch_bytes);
+  return Error::Ok;
+}
+
+Error check_sdpa_native(const Values&, const Node& n, size_t d) {
+  ETR_FAIL(Error::NotImplemented,
+           "XnnpackBackend: delegate %zu: node %u (ScaledDotProductAttention) is not implemented "
+           "(the official runtime does not run it either)",
+           d, n.index);
+}
+Error run_not_implemented(const RunContext&, const Node& n, const NativeState&) {
+  ETR_FAIL(Error::NotImplemented, "XnnpackBackend: node %u (%s) has no native implementation",
+           n.index, to_string(n.kind));
+}
+
+// fp32 unary functions.
+Error check_unary_native(const Values& g, const Node& n, size_t d) {
+  ETR_RETURN_IF_ERROR(check_same_dtype(g, n, d));
+  if (out(g, n).dtype != Dtype::Fp32) return refuse(d, n, "only fp32 is supported natively");
+  return check_same_size(g, n, d);
+}
+template <typename F>
+Error run_unary(const RunContext& c, const Node& n, F f) {
+  unary(reinterpret_cast<const float*>(c.buffers[n.inputs[0]]),
+        reinterpret_cast<float*>(c.buffers[n.outputs[0]]), out(c.values, n).numel(), c.pool, f);
+  return Error::Ok;
+}
+Error run_tanh(const RunContext& c, const Node& n, const NativeState&) {
+  return run_unary(c, n, [](float v) { return std::tanh(v); });
+}
+Error run_exp(const RunContext& c, const Node& n, const NativeState&) {
+  return run_unary(c, n, [](float v) { return std::exp(v); });
+}
+Error run_log(const RunContext& c, const Node& n, const NativeState&) {
+  return run_unary(c, n, [](float v) { return std::log(v); });
+}
+Error run_sin(const RunContext& c, const Node& n, const NativeState&) {
+  return run_unary(c, n, [](float v) { return std::sin(v); });
+}
+Error run_cos(const RunContext& c, const Node& n, const NativeState&) {
+  return run_unary(c, n, [](float v) { return std::cos(v); });
+}
+Error run_rsqrt(const RunContext& c, const Node& n, const NativeState&) {
+  return run_unary(c, n, [](float v) { return 1.0f / std::sqrt(v); });
+}
+Error run_gelu_node(const RunContext& c, const Node& n, const NativeState&) {
+  run_gelu(reinterpret_cast<const float*>(c.buffers[n.inputs[0]]),
+           reinterpret_cast<float*>(c.buffers[n.outputs[0]]), out(c.values, n).numel(), c.pool);
+  return Error::Ok;
+}
+
+// fp32 convolution and fully-connected layers on the GEMM; dynamically
+// quantized fully-connected layers (dq_linear.h).
+bool fully_connected_native(const Values& g, const Node& n, bool native_fp32) {
+  return is_dq_node(g, n) || (fp32_option(native_fp32) && is_float_gemm_node(g, n));
+}
+bool conv2d_native(const Values& g, const Node& n, bool native_fp32) {
+  return fp32_option(native_fp32) && is_float_gemm_node(g, n);
+}
+Error check_fully_connected_native(const Values& g, const Node& n, size_t d) {
+  if (is_dq_node(g, n)) return check_dq_node(g, n, d);
+  return check_fully_connected(g, n, d);  // the same shape rules as XNNPACK's
+}
+size_t gemm_scratch_bytes(const Values& g, const Node& n) {
+  return is_float_gemm_node(g, n) ? float_gemm_scratch_bytes(g, n) : 0;
+}
+Error prepare_fully_connected(const PrepareContext& ctx, const Node& n, NativeState* st) {
+  if (is_dq_node(ctx.values, n)) return prepare_dq_linear(ctx, n, &st->dq);
+  if (is_float_gemm_node(ctx.values, n)) return prepare_float_gemm(ctx, n, st);
+  return Error::Ok;
+}
+Error prepare_conv2d(const PrepareContext& ctx, const Node& n, NativeState* st) {
+  if (is_float_gemm_node(ctx.values, n)) return prepare_float_gemm(ctx, n, st);
+  return Error::Ok;
+}
+Error run_gemm(const RunContext& c, const Node& n, const NativeState& st) {
+  if (st.packed == nullptr) {
+    ETR_FAIL(Error::Internal, "XnnpackBackend: node %u (%s): no packed filter to run with", n.index,
+             to_string(n.kind));
+  }
+  float_gemm(c.values, n, st, c.buffers, c.pool, c.scratch, c.scratch_bytes);
+  return Error::Ok;
+}
+Error run_fully_connected(const RunContext& c, const Node& n, const NativeState& st) {
+  if (is_dq_node(c.values, n)) {
+    run_dq_node(c.values, n, st, c.buffers, c.pool);
+    return Error::Ok;
+  }
+  return run_gemm(c, n, st);
+}
+
+bool depthwise_native(const Values& g, const Node& n, bool native_fp32) {
+  return fp32_option(native_fp32) && is_float_dwconv(g, n);
+}
+Error prepare_depthwise(const PrepareContext& ctx, const Node& n, NativeState* st) {
+  return prepare_float_dwconv(ctx, n, st);
+}
+Error run_depthwise(const RunContext& c, const Node& n, const NativeState& st) {
+  if (!st.dwconv) {
+    ETR_FAIL(Error::Internal, "XnnpackBackend: node %u (%s): no copied filter to run with", n.index,
+             to_string(n.kind));
+  }
+  float_dwconv(c.values, n, st, c.buffers, c.pool);
+  return Error::Ok;
+}
+
+// fp32 sigmoid and multiply.
+bool elementwise_native(const Values& g, const Node& n, bool native_fp32) {
+  return fp32_option(native_fp32) && is_float_elementwise(g, n);
+}
+Error check_multiply_native(const Values& g, const Node& n, size_t d) {
+  ETR_RETURN_IF_ERROR(check_broadcast(g, n, d));
+  if (layout_of(g, n) < 0) return refuse(d, n, "operand shapes left the native multiply's layouts");
+  return Error::Ok;
+}
+Error run_elementwise(const RunContext& c, const Node& n, const NativeState&) {
+  float_elementwise(c.values, n, c.buffers, c.pool);
+  return Error::Ok;
+}
+
+// Convert fp32 -> qdint8.
+bool convert_native(const Values& g, const Node& n, bool) { return is_dq_node(g, n); }
+Error run_convert(const RunContext& c, const Node& n, const NativeState& st) {
+  run_dq_node(c.values, n, st, c.buffers, c.pool);
+  return Error::Ok;
+}
+
+// Quantized global average pooling.
+bool gavgpool_native(const Values& g, const Node& n, bool) { return is_quantized_gavgpool(g, n); }
+Error run_gavgpool(const RunContext& c, const Node& n, const NativeState&) {
+  if (in(c.values, n, 0).dtype == Dtype::QInt8) {
+    quantized_gavgpool<int8_t>(c.values, n, c.buffers, c.pool);
+  } else {
+    quantized_gavgpool<uint8_t>(c.values, n, c.buffers, c.pool);
+  }
+  return Error::Ok;
+}
+
+}  // namespace
+
+// Native hooks: {runs_natively, check, is_view, scratch_bytes, prepare, run}.
+const NativeHooks kReshapeNative = {
+    reshape_native, check_reshape_native, same_bytes, nullptr, nullptr, run_view};
+const NativeHooks kCopyNative = {always,  check_reshape_native, same_bytes, nullptr, nullptr,
+                                 run_copy};
+const NativeHooks kTransposeNative = {always,  check_transpose_native, transpose_is_view, nullptr,
+                                      nullptr, run_transpose};
+const NativeHooks kConcatNative = {always,  check_concat_native, nullptr, nullptr,
+                                   nullptr, run_concat};
+const NativeHooks kSliceNative = {always, check_slice_native, nullptr, nullptr, nullptr, run_slice};
+const NativeHooks kBatchMatmulNative = {always,  check_bmm_native, nullptr, bmm_scratch_bytes,
+                                        nullptr, run_bmm};
+const NativeHooks kSdpaNative = {always,  check_sdpa_native, nullptr,
+                                 nullptr, nullptr,           run_not_implemented};
+const NativeHooks kTanhNative = {always, check_unary_native, nullptr, nullptr, nullptr, run_tanh};
+const NativeHooks kExpNative = {always, check_unary_native, nullptr, nullptr, nullptr, run_exp};
+const NativeHooks kLogNative = {always, check_unary_native, nullptr, nullptr, nullptr, run_log};
+const NativeHooks kSinNative = {always, check_unary_native, nullptr, nullptr, nullptr, run_sin};
+const NativeHooks kCosNative = {always, check_unary_native, nullptr, nullptr, nullptr, run_cos};
+const NativeHooks kRsqrtNative = {always, check_unary_native, nullptr, nullptr, nullptr, run_rsqrt};
+const NativeHooks kGeluNative = {always,  check_unary_native, nullptr, nullptr,
+                                 nullptr, run_gelu_node};
+const NativeHooks kFullyConnectedNative = {
+    fully_connected_native, check_fully_connected_native, nullptr,
+    gemm_scratch_bytes,     prepare_fully_connected,      run_fully_connected};
+const NativeHooks kConv2dNative = {conv2d_native,      check_conv2d,   nullptr,
+                                   gemm_scratch_bytes, prepare_conv2d, run_gemm};
+const NativeHooks kDepthwiseConv2dNative = {
+    depthwise_native, check_depthwise_conv2d, nullptr, nullptr, prepare_depthwise, run_depthwise};
+const NativeHooks kSigmoidNative = {elementwise_native, check_same_shape, nullptr, nullptr, nullptr,
+                                    run_elementwise};
+const NativeHooks kMultiplyNative = {
+    elementwise_native, check_multiply_native, nullptr, nullptr, nullptr, run_elementwise};
+const NativeHooks kConvertNative = {convert_native, check_dq_node, nullptr,
+                                    nullptr,        nullptr,       run_convert};
+const NativeHooks kGlobalAvgPoolNative = {
+    gavgpool_native, check_quantized_gavgpool, nullptr, nullptr, nullptr, run_gavgpool};
+
+size_t value_buffer_bytes(const Value& v) {
+  if (v.dtype == Dtype::QDInt8 && v.num_dims > 0)
+    return qd8_buffer_bytes(v.numel(), v.dims[v.num_dims - 1]);
+  return v.nbytes();
+}
+
+int multiply_layout(const Values& g, const Node& n) { return layout_of(g, n); }
 
 bool is_float_gemm_node(const Values& g, const Node& n) {
   if (n.kind != NodeKind::Conv2d && n.kind != NodeKind::FullyConnected) return false;
@@ -1016,7 +1325,7 @@ bool is_float_gemm_node(const Values& g, const Node& n) {
   if (has_bias(n) && !is_plain_fp32(in(g, n, 2))) return false;
   // Other flags (SAME padding, the depthwise filter layout, 2-D reshape)
   // stay with XNNPACK.
-  if (n.kind == NodeKind::Conv2d) return n.params[12] == 1 && n.flags == 0;
+  if (n.kind == NodeKind::Conv2d) return n.conv().groups == 1 && n.flags == 0;
   return (n.flags & ~kFlagTransposeWeights) == 0;
 }
 
@@ -1024,228 +1333,61 @@ bool is_float_compute_node(const Values& g, const Node& n) {
   return is_float_gemm_node(g, n) || is_float_dwconv(g, n) || is_float_elementwise(g, n);
 }
 
-bool is_native_node(const Values& values, const Node& n, bool float_compute) {
-  if (is_dq_node(values, n) || is_view_node(values, n) || is_quantized_gavgpool(values, n))
-    return true;
-  if (float_compute && is_float_compute_node(values, n)) return true;
-  const NodeKind kind = n.kind;
-  switch (kind) {
-    case NodeKind::StaticTranspose:
-    case NodeKind::Concatenate2:
-    case NodeKind::Concatenate3:
-    case NodeKind::Concatenate4:
-    case NodeKind::Concatenate5:
-    case NodeKind::StaticSlice:
-    case NodeKind::BatchMatrixMultiply:
-    case NodeKind::Copy:
-    case NodeKind::ScaledDotProductAttention: return true;
-    default: return is_float_unary(kind);
-  }
+namespace {
+const NativeHooks* native_hooks(const Node& n) {
+  const NodeKindDesc* d = find_node_kind(n.kind);
+  return d == nullptr ? nullptr : d->native;
+}
+}  // namespace
+
+bool is_view_node(const Values& g, const Node& n) {
+  const NativeHooks* h = native_hooks(n);
+  return h != nullptr && h->is_view != nullptr && h->is_view(g, n);
+}
+
+bool is_native_node(const Values& g, const Node& n, bool float_compute) {
+  const NativeHooks* h = native_hooks(n);
+  return h != nullptr && h->runs_natively(g, n, float_compute);
+}
+
+size_t native_scratch_bytes(const Values& g, const Node& n) {
+  const NativeHooks* h = native_hooks(n);
+  return h == nullptr || h->scratch_bytes == nullptr ? 0 : h->scratch_bytes(g, n);
 }
 
 Error check_native_node(const Values& g, const Node& n, size_t d) {
-  if (is_dq_node(g, n)) return check_dq_node(g, n, d);
-  if (is_quantized_gavgpool(g, n)) return check_quantized_gavgpool(g, n, d);
-  if (is_float_compute_node(g, n)) {
-    ETR_RETURN_IF_ERROR(check_xnnpack_node(g, n, d));  // the same shape rules
-    if (n.kind == NodeKind::Multiply && multiply_layout(g, n) < 0)
-      return refuse(d, n, "operand shapes left the native multiply's layouts");
-    return Error::Ok;
-  }
-  const Value& ov = out(g, n);
-  const size_t es = element_size(ov.dtype);
-  if (es == 0) return refuse(d, n, "output has a sub-byte or unknown datatype");
-  for (uint32_t k = 0; k < n.num_inputs; ++k) {
-    if (in(g, n, k).dtype != ov.dtype) return refuse(d, n, "inputs and output differ in datatype");
-  }
-  if (is_float_unary(n.kind) || n.kind == NodeKind::BatchMatrixMultiply) {
-    if (ov.dtype != Dtype::Fp32) return refuse(d, n, "only fp32 is supported natively");
-  }
-  if (is_float_unary(n.kind) || n.kind == NodeKind::Copy || n.kind == NodeKind::StaticReshape) {
-    if (in(g, n, 0).numel() != ov.numel()) return refuse(d, n, "input and output sizes differ");
-    return Error::Ok;
-  }
-  switch (n.kind) {
-    case NodeKind::StaticTranspose: {
-      const Value& iv = in(g, n, 0);
-      if (iv.num_dims != n.list_len || ov.num_dims != n.list_len)
-        return refuse(d, n, "perm length differs from the ranks");
-      bool seen[kMaxDims] = {};
-      for (uint32_t i = 0; i < n.list_len; ++i) {
-        if (n.list_a[i] >= n.list_len || seen[n.list_a[i]])
-          return refuse(d, n, "perm is not a permutation");
-        seen[n.list_a[i]] = true;
-        if (ov.dims[i] != iv.dims[n.list_a[i]])
-          return refuse(d, n, "output dims are not the permuted input dims");
-      }
-      return Error::Ok;
-    }
-    case NodeKind::Concatenate2:
-    case NodeKind::Concatenate3:
-    case NodeKind::Concatenate4:
-    case NodeKind::Concatenate5: {
-      const uint32_t axis = n.params[0];
-      if (axis >= ov.num_dims) return refuse(d, n, "axis is out of range");
-      size_t total = 0;
-      for (uint32_t k = 0; k < n.num_inputs; ++k) {
-        const Value& iv = in(g, n, k);
-        if (iv.num_dims != ov.num_dims)
-          return refuse(d, n, "an input's rank differs from the output's");
-        for (uint32_t i = 0; i < ov.num_dims; ++i) {
-          if (i != axis && iv.dims[i] != ov.dims[i])
-            return refuse(d, n, "input dims differ off the axis");
-        }
-        total += iv.dims[axis];
-      }
-      if (total != ov.dims[axis])
-        return refuse(d, n, "inputs do not add up to the output along the axis");
-      return Error::Ok;
-    }
-    case NodeKind::StaticSlice: {
-      const Value& iv = in(g, n, 0);
-      if (iv.num_dims != n.list_len || ov.num_dims != n.list_len)
-        return refuse(d, n, "offsets/sizes length differs from the ranks");
-      for (uint32_t i = 0; i < n.list_len; ++i) {
-        const size_t size = n.list_b[i] == 0
-                                ? iv.dims[i] - (n.list_a[i] < iv.dims[i] ? n.list_a[i] : iv.dims[i])
-                                : n.list_b[i];
-        if (n.list_a[i] > iv.dims[i] || size > iv.dims[i] - n.list_a[i] || ov.dims[i] != size)
-          return refuse(d, n, "slice is outside the input or does not match the output");
-      }
-      return Error::Ok;
-    }
-    case NodeKind::BatchMatrixMultiply: {
-      const Value& a = in(g, n, 0);
-      const Value& b = in(g, n, 1);
-      const uint32_t r = a.num_dims;
-      if (r < 2 || b.num_dims != r || ov.num_dims != r)
-        return refuse(d, n, "operands must have the same rank >= 2");
-      for (uint32_t i = 0; i + 2 < r; ++i) {
-        if (a.dims[i] != b.dims[i] || a.dims[i] != ov.dims[i])
-          return refuse(d, n, "batch dims differ");
-      }
-      if (a.dims[r - 1] != b.dims[r - 2] || ov.dims[r - 2] != a.dims[r - 2] ||
-          ov.dims[r - 1] != b.dims[r - 1])
-        return refuse(d, n, "matrix shapes do not multiply");
-      return Error::Ok;
-    }
-    case NodeKind::ScaledDotProductAttention:
-      ETR_FAIL(Error::NotImplemented,
-               "XnnpackBackend: delegate %zu: node %u (ScaledDotProductAttention) is not "
-               "implemented (the official runtime does not run it either)",
-               d, n.index);
-    default: return refuse(d, n, "is not a native node");
-  }
+  const NativeHooks* h = native_hooks(n);
+  if (h == nullptr) return refuse(d, n, "is not a native node");
+  return h->check(g, n, d);
 }
 
-bool copies_constant_input(const NativeState& st, uint32_t slot) {
-  if (st.packed != nullptr) return slot == 1 || (slot == 2 && !st.gemm_bias.empty());
-  if (st.dwconv) return slot == 1 || (slot == 2 && !st.dw_bias.empty());
-  return false;
+Error check_xnnpack_node(const Values& g, const Node& n, size_t d) {
+  const NodeKindDesc* desc = find_node_kind(n.kind);
+  if (desc == nullptr || desc->define == nullptr || desc->check == nullptr)
+    return refuse(d, n, "is not run by XNNPACK");
+  return desc->check(g, n, d);
 }
 
-size_t fuse_silu(const Values& g, const std::vector<Node>& nodes, const std::vector<bool>& native,
-                 std::vector<NativeState>* states) {
-  const size_t nv = g.size();
-  // Per value: how many inputs of nodes read it, and the first two readers.
-  std::vector<uint32_t> readers(nv, 0);
-  std::vector<int64_t> first(nv, -1), second(nv, -1);
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const Node& n = nodes[i];
-    for (uint32_t k = 0; k < n.num_inputs; ++k) {
-      const uint32_t v = n.inputs[k];
-      if (v == kInvalidId || v >= nv) continue;
-      if (readers[v] == 0) first[v] = static_cast<int64_t>(i);
-      if (readers[v] == 1) second[v] = static_cast<int64_t>(i);
-      ++readers[v];
-    }
-  }
-  auto unclamped = [](const Node& n) {
-    return n.output_min == -__builtin_inff() && n.output_max == __builtin_inff();
-  };
-  size_t fused = 0;
-  for (const Node& p : nodes) {
-    NativeState& ps = (*states)[p.index];
-    if (!native[p.index] || !(ps.packed != nullptr || ps.dwconv) || !unclamped(p)) continue;
-    const uint32_t x = p.outputs[0];
-    if (x >= nv || g[x].flags != 0 || readers[x] != 2 || second[x] < 0) continue;
-    // x's two readers: the sigmoid and the multiply (in either order).
-    const Node* sig = nullptr;
-    const Node* mul = nullptr;
-    for (const int64_t i : {first[x], second[x]}) {
-      const Node& c = nodes[static_cast<size_t>(i)];
-      if (c.kind == NodeKind::Sigmoid) sig = &c;
-      if (c.kind == NodeKind::Multiply) mul = &c;
-    }
-    if (sig == nullptr || mul == nullptr || !native[sig->index] || !native[mul->index] ||
-        !unclamped(*sig) || !unclamped(*mul))
-      continue;
-    const uint32_t s = sig->outputs[0];
-    if (s >= nv || g[s].flags != 0 || readers[s] != 1 ||
-        &nodes[static_cast<size_t>(first[s])] != mul)
-      continue;
-    if (!((mul->inputs[0] == x && mul->inputs[1] == s) ||
-          (mul->inputs[0] == s && mul->inputs[1] == x)))
-      continue;
-    if (multiply_layout(g, *mul) != 2) continue;
-    ps.silu = true;
-    ps.write_to = mul->outputs[0];
-    (*states)[sig->index].skipped = true;
-    (*states)[mul->index].skipped = true;
-    ++fused;
-  }
-  return fused;
+Error prepare_native_node(const Values& g, const Node& n, size_t d, MemoryAllocator* allocator,
+                          NativeState* state) {
+  const NativeHooks* h = native_hooks(n);
+  if (h == nullptr) return refuse(d, n, "is not a native node");
+  state->view = is_view_node(g, n);
+  if (h->prepare == nullptr) return Error::Ok;
+  const PrepareContext ctx{g, d, allocator};
+  return h->prepare(ctx, n, state);
 }
 
-void run_native_node(const Values& g, const Node& n, const NativeState& state, uint8_t* const* buf,
-                     ThreadPool* pool, void* scratch, size_t scratch_bytes) {
-  if (state.view || state.skipped) return;  // a view shares its input's buffer; see fuse_silu
-  if (is_dq_node(g, n)) {
-    run_dq_node(g, n, state, buf, pool);
-    return;
+Error run_native_node(const Values& g, const Node& n, const NativeState& state, uint8_t* const* buf,
+                      ThreadPool* pool, void* scratch, size_t scratch_bytes, size_t d) {
+  if (state.view || state.skipped) return Error::Ok;  // a view shares its input's buffer; fusion.h
+  const NativeHooks* h = native_hooks(n);
+  if (h == nullptr) {
+    ETR_FAIL(Error::Internal, "XnnpackBackend: delegate %zu: node %u (%s) has no native run", d,
+             n.index, to_string(n.kind));
   }
-  if (is_quantized_gavgpool(g, n)) {
-    if (in(g, n, 0).dtype == Dtype::QInt8) {
-      quantized_gavgpool<int8_t>(g, n, buf, pool);
-    } else {
-      quantized_gavgpool<uint8_t>(g, n, buf, pool);
-    }
-    return;
-  }
-  if (state.packed != nullptr) {  // prepared by prepare_float_gemm
-    float_gemm(g, n, state, buf, pool, scratch, scratch_bytes);
-    return;
-  }
-  if (state.dwconv) {
-    float_dwconv(g, n, state, buf, pool);
-    return;
-  }
-  if (n.kind == NodeKind::Sigmoid || n.kind == NodeKind::Multiply) {
-    float_elementwise(g, n, buf, pool);
-    return;
-  }
-  if (is_float_unary(n.kind)) {
-    run_unary(n.kind, reinterpret_cast<const float*>(buf[n.inputs[0]]),
-              reinterpret_cast<float*>(buf[n.outputs[0]]), out(g, n).numel(), pool);
-    return;
-  }
-  switch (n.kind) {
-    case NodeKind::Copy:
-      std::memmove(buf[n.outputs[0]], buf[n.inputs[0]], out(g, n).nbytes());
-      return;
-    case NodeKind::StaticTranspose:
-      transpose(in(g, n, 0), out(g, n), n.list_a, buf[n.inputs[0]], buf[n.outputs[0]], pool);
-      return;
-    case NodeKind::Concatenate2:
-    case NodeKind::Concatenate3:
-    case NodeKind::Concatenate4:
-    case NodeKind::Concatenate5: concatenate(g, n, buf); return;
-    case NodeKind::StaticSlice: slice(g, n, buf); return;
-    case NodeKind::BatchMatrixMultiply:
-      batch_matmul(g, n, buf, pool, scratch, scratch_bytes);
-      return;
-    default: return;
-  }
+  const RunContext ctx{g, buf, pool, scratch, scratch_bytes};
+  return h->run(ctx, n, state);
 }
 
 }  // namespace xnnpack

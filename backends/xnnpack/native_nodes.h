@@ -4,7 +4,8 @@
 // reciprocal square root, copy) and the dynamically quantized linear
 // layers (Convert fp32 -> qdint8, FullyConnected qdint8 x qcint8 / qcint4 /
 // qbint4 -> fp32; dq_linear.h). They read and write the delegate's value buffers and split
-// their work over the method's thread pool.
+// their work over the method's thread pool. Each kind's native code is
+// reached through its descriptor's NativeHooks (node_kinds.h).
 //
 // Every function takes the value list whose dims are the shapes of the
 // current run (the payload's dims, or those inferred for another input
@@ -16,34 +17,36 @@
 #include <vector>
 
 #include "backends/xnnpack/dq_linear.h"
+#include "backends/xnnpack/node_kinds.h"
 #include "backends/xnnpack/xnnpack_graph.h"
 #include "runtime/core/error.h"
 
 namespace etr {
+class MemoryAllocator;
 class ThreadPool;
 namespace xnnpack {
 
-using Values = std::vector<Value>;
-
 // What a native node prepares once at init (packed weights); empty for
-// most kinds.
+// most kinds. Every array lives in the method allocator (PrepareContext).
 struct NativeState {
   DqLinearWeights dq;
   // fp32 Conv2d / FullyConnected on the optimized GEMM (is_float_gemm_node):
-  // the filter as the GEMM's B operand [k, n], packed once at init into
-  // `packed_storage` (`packed` is its 64-byte-aligned start).
-  std::vector<float> packed_storage;
+  // the filter as the GEMM's B operand [k, n], packed once at init
+  // (64-byte aligned).
   const float* packed = nullptr;
   size_t gemm_k = 0;
   size_t gemm_n = 0;
-  std::vector<float> gemm_bias;  // a constant bias, copied
+  const float* gemm_bias = nullptr;  // a constant bias, copied (null: none or not constant)
   // fp32 DepthwiseConv2d (is_float_compute_node): the filter [kh, kw, C]
   // and bias copied to float alignment (the payload's may be unaligned).
-  std::vector<float> dw_weights;
-  std::vector<float> dw_bias;
+  const float* dw_weights = nullptr;
+  const float* dw_bias = nullptr;
   bool dwconv = false;
-  // SiLU fused by fuse_silu: this convolution writes x * sigmoid(x) into
-  // value `write_to` (the multiply's output) instead of x into its own
+  // Bit k set: the node keeps its own copy (packed or plain) of constant
+  // input k and never reads the original (release_copied_constants).
+  uint32_t copied_inputs = 0;
+  // SiLU fused by fuse_silu (fusion.h): this convolution writes x * sigmoid(x)
+  // into value `write_to` (the multiply's output) instead of x into its own
   // output; the sigmoid and multiply nodes it absorbed are `skipped`.
   bool silu = false;
   uint32_t write_to = kInvalidId;
@@ -52,6 +55,9 @@ struct NativeState {
   // running the node does nothing.
   bool view = false;
 };
+
+// The calls below look the node's kind up in the descriptor table
+// (node_kinds.h) and call its hooks.
 
 // True for a node whose output has the same bytes as its input: a reshape,
 // a copy, or a transpose that moves only size-1 dims, of a non-constant
@@ -63,9 +69,8 @@ bool is_view_node(const Values& values, const Node& n);
 size_t native_scratch_bytes(const Values& values, const Node& n);
 
 // True for an fp32 Conv2d (one group, explicit padding) or FullyConnected
-// node with constant weights, which the delegate can run on the optimized
-// library's GEMM (only in builds with the optimized kernels). Debian's 2022
-// XNNPACK is markedly slower at these on x86 than our GEMM.
+// node with constant weights, which the delegate runs on the CPU math
+// library's GEMM. Debian's 2022 XNNPACK is markedly slower at these on x86.
 bool is_float_gemm_node(const Values& values, const Node& n);
 
 // True for an fp32 node that our own kernels run faster than Debian's 2022
@@ -74,6 +79,10 @@ bool is_float_gemm_node(const Values& values, const Node& n);
 // shapes or with one operand broadcast across the middle dims ([N|1, 1..,
 // C] against [N, .., C], as in squeeze-and-excitation).
 bool is_float_compute_node(const Values& values, const Node& n);
+
+// Which operand of a Multiply is broadcast across the middle dims (0 or 1),
+// 2 for equal shapes, -1 for anything else.
+int multiply_layout(const Values& values, const Node& n);
 
 // True when node `n` is run by run_native_node (not by XNNPACK): its kind
 // has no define call here, it reads or writes qdint8 values, or (with
@@ -84,9 +93,11 @@ bool is_native_node(const Values& values, const Node& n, bool float_compute = tr
 // computes; logs and fails naming the node otherwise.
 [[nodiscard]] Error check_native_node(const Values& values, const Node& n, size_t delegate_index);
 
-// Builds the node's NativeState (after check_native_node passed).
+// Builds the node's NativeState (after check_native_node passed); what it
+// keeps comes from `allocator` (null or exhausted: fails with
+// DelegateMemoryAllocationFailed naming the node and what it allocates).
 [[nodiscard]] Error prepare_native_node(const Values& values, const Node& n, size_t delegate_index,
-                                        NativeState* state);
+                                        MemoryAllocator* allocator, NativeState* state);
 
 // Checks that a node XNNPACK runs has operand shapes and dtypes that agree
 // with its parameters (XNNPACK 2022 trusts them and would read or write out
@@ -95,15 +106,9 @@ bool is_native_node(const Values& values, const Node& n, bool float_compute = tr
 
 // True when a node prepared into `state` keeps its own copy (packed or
 // plain) of input `slot`'s constant data and never reads the original.
-bool copies_constant_input(const NativeState& state, uint32_t slot);
-
-// Finds convolution -> sigmoid -> multiply(x, sigmoid(x)) chains (SiLU as
-// the exporter writes it) among native nodes (native[i] for node i) whose
-// intermediate values nothing else reads and that clamp nothing, and fuses
-// each into its convolution (NativeState::silu / write_to / skipped).
-// Returns the number of chains fused.
-size_t fuse_silu(const Values& values, const std::vector<Node>& nodes,
-                 const std::vector<bool>& native, std::vector<NativeState>* states);
+inline bool copies_constant_input(const NativeState& state, uint32_t slot) {
+  return slot < 32 && (state.copied_inputs >> slot & 1u) != 0;
+}
 
 // Bytes of the buffer the delegate gives value `v` (qdint8 values carry
 // their row parameters after the int8 data).
@@ -111,9 +116,10 @@ size_t value_buffer_bytes(const Value& v);
 
 // Runs one native node. `buffers[id]` is value id's memory (constants: their data);
 // `scratch` holds `scratch_bytes` (up to native_scratch_bytes; less only slows it down).
-void run_native_node(const Values& values, const Node& n, const NativeState& state,
-                     uint8_t* const* buffers, ThreadPool* pool, void* scratch,
-                     size_t scratch_bytes);
+// Fails (naming the delegate, node and kind) for a node its kind cannot run natively.
+[[nodiscard]] Error run_native_node(const Values& values, const Node& n, const NativeState& state,
+                                    uint8_t* const* buffers, ThreadPool* pool, void* scratch,
+                                    size_t scratch_bytes, size_t delegate_index = 0);
 
 }  // namespace xnnpack
 }  // namespace etr

@@ -3,7 +3,8 @@
 // disagree with the node parameters would make it read or write outside a
 // buffer. Each node's output dims are recomputed here from its inputs and
 // parameters (the same formulas PyTorch and XNNPACK use) and compared.
-#include "backends/xnnpack/native_nodes.h"
+// These are the check hooks of the node kinds XNNPACK runs (node_kinds.h).
+#include "backends/xnnpack/node_hooks.h"
 #include "runtime/platform/log.h"
 
 namespace etr {
@@ -76,19 +77,19 @@ class Check {
   }
 
   // Convolution, depthwise convolution and pooling over NHWC.
-  Error windowed(size_t channels_out, uint32_t kh, uint32_t kw, uint32_t sh, uint32_t sw,
-                 uint32_t dh, uint32_t dw) const {
+  // Pads: top, right, bottom, left.
+  Error windowed(size_t channels_out, const uint32_t (&pad)[4], uint32_t kh, uint32_t kw,
+                 uint32_t sh, uint32_t sw, uint32_t dh, uint32_t dw) const {
     const Value& x = in(0);
     const Value& y = out();
-    const uint32_t* p = n_.params;
     if (x.num_dims != 4 || y.num_dims != 4) return fail("input and output must be 4-d NHWC");
     size_t oh = 0, ow = 0;
     if ((n_.flags & kSamePadding) != 0) {
       if (sh == 0 || sw == 0) return fail("stride is zero");
       oh = (x.dims[1] + sh - 1) / sh;
       ow = (x.dims[2] + sw - 1) / sw;
-    } else if (!out_size(x.dims[1], p[0] + p[2], kh, sh, dh, &oh) ||
-               !out_size(x.dims[2], p[1] + p[3], kw, sw, dw, &ow)) {
+    } else if (!out_size(x.dims[1], pad[0] + pad[2], kh, sh, dh, &oh) ||
+               !out_size(x.dims[2], pad[1] + pad[3], kw, sw, dw, &ow)) {
       return fail("window, stride or dilation is zero, or the window is larger than the input");
     }
     if (y.dims[0] != x.dims[0] || y.dims[1] != oh || y.dims[2] != ow || y.dims[3] != channels_out)
@@ -96,54 +97,70 @@ class Check {
     return Error::Ok;
   }
 
-  Error convolution() const {
-    const uint32_t* p = n_.params;  // pads t r b l, kh kw, sh sw, dh dw, gin gout groups
+  // Conv2d (depthwise: one input channel per group, filter [1, kh, kw, C]).
+  Error convolution(bool depthwise) const {
+    const ConvParams& p = n_.conv();
     const Value& x = in(0);
     const Value& w = in(1);
     if (x.num_dims != 4 || w.num_dims != 4) return fail("input and filter must be 4-d");
-    const size_t gin = p[10], gout = p[11], groups = p[12];
+    const size_t gin = p.group_input_channels, gout = p.group_output_channels, groups = p.groups;
     if (gin == 0 || gout == 0 || groups == 0) return fail("channel counts are zero");
     size_t cout = groups * gout;
-    if (n_.kind == NodeKind::DepthwiseConv2d) {
+    if (depthwise) {
       if (gout % gin != 0)
         return fail("group output channels are not a multiple of input channels");
       cout = groups * (gout / gin);
-      if (x.dims[3] != groups || w.dims[0] != 1 || w.dims[1] != p[4] || w.dims[2] != p[5] ||
-          w.dims[3] != cout)
+      if (x.dims[3] != groups || w.dims[0] != 1 || w.dims[1] != p.kernel_height ||
+          w.dims[2] != p.kernel_width || w.dims[3] != cout)
         return fail("input or filter dims do not match the depthwise parameters");
-    } else if (x.dims[3] != groups * gin || w.dims[0] != cout || w.dims[1] != p[4] ||
-               w.dims[2] != p[5] || w.dims[3] != gin) {
+    } else if (x.dims[3] != groups * gin || w.dims[0] != cout || w.dims[1] != p.kernel_height ||
+               w.dims[2] != p.kernel_width || w.dims[3] != gin) {
       return fail("input or filter dims do not match the convolution parameters");
     }
     if (has_in(2) && (in(2).num_dims != 1 || in(2).dims[0] != cout))
       return fail("bias is not [output channels]");
-    return windowed(cout, p[4], p[5], p[6], p[7], p[8], p[9]);
+    const uint32_t pad[4] = {p.padding_top, p.padding_right, p.padding_bottom, p.padding_left};
+    return windowed(cout, pad, p.kernel_height, p.kernel_width, p.subsampling_height,
+                    p.subsampling_width, p.dilation_height, p.dilation_width);
   }
 
   Error deconvolution() const {
-    const uint32_t* p = n_.params;
+    const ConvParams& p = n_.conv();
     const Value& x = in(0);
     const Value& w = in(1);
     const Value& y = out();
-    const size_t gin = p[10], gout = p[11], groups = p[12];
+    const size_t gin = p.group_input_channels, gout = p.group_output_channels, groups = p.groups;
     if (x.num_dims != 4 || w.num_dims != 4 || y.num_dims != 4) return fail("operands must be 4-d");
-    if (gin == 0 || gout == 0 || groups == 0 || p[4] == 0 || p[5] == 0 || p[6] == 0 || p[7] == 0 ||
-        p[8] == 0 || p[9] == 0)
+    if (gin == 0 || gout == 0 || groups == 0 || p.kernel_height == 0 || p.kernel_width == 0 ||
+        p.subsampling_height == 0 || p.subsampling_width == 0 || p.dilation_height == 0 ||
+        p.dilation_width == 0)
       return fail("a size, stride or dilation is zero");
-    if (x.dims[3] != groups * gin || w.dims[0] != groups * gout || w.dims[1] != p[4] ||
-        w.dims[2] != p[5] || w.dims[3] != gin)
+    if (x.dims[3] != groups * gin || w.dims[0] != groups * gout || w.dims[1] != p.kernel_height ||
+        w.dims[2] != p.kernel_width || w.dims[3] != gin)
       return fail("input or filter dims do not match the parameters");
-    const size_t full_h =
-        p[6] * (x.dims[1] - 1) + p[13] + (p[4] - 1) * static_cast<size_t>(p[8]) + 1;
-    const size_t full_w =
-        p[7] * (x.dims[2] - 1) + p[14] + (p[5] - 1) * static_cast<size_t>(p[9]) + 1;
-    if (x.dims[1] == 0 || x.dims[2] == 0 || full_h < p[0] + p[2] || full_w < p[1] + p[3] ||
-        y.dims[0] != x.dims[0] || y.dims[1] != full_h - p[0] - p[2] ||
-        y.dims[2] != full_w - p[1] - p[3] || y.dims[3] != groups * gout)
+    const size_t full_h = p.subsampling_height * (x.dims[1] - 1) + p.adjustment_height +
+                          (p.kernel_height - 1) * static_cast<size_t>(p.dilation_height) + 1;
+    const size_t full_w = p.subsampling_width * (x.dims[2] - 1) + p.adjustment_width +
+                          (p.kernel_width - 1) * static_cast<size_t>(p.dilation_width) + 1;
+    const size_t pad_h = size_t{p.padding_top} + p.padding_bottom;
+    const size_t pad_w = size_t{p.padding_right} + p.padding_left;
+    if (x.dims[1] == 0 || x.dims[2] == 0 || full_h < pad_h || full_w < pad_w ||
+        y.dims[0] != x.dims[0] || y.dims[1] != full_h - pad_h || y.dims[2] != full_w - pad_w ||
+        y.dims[3] != groups * gout)
       return fail("output dims differ from the transposed-convolution arithmetic");
     if (has_in(2) && (in(2).num_dims != 1 || in(2).dims[0] != groups * gout))
       return fail("bias is not [output channels]");
     return Error::Ok;
+  }
+
+  // Average (no dilation), max and argmax pooling over NHWC.
+  Error pooling(bool dilated) const {
+    const PoolParams& p = n_.pool();
+    if (in(0).num_dims != 4) return fail("input must be 4-d NHWC");
+    const uint32_t pad[4] = {p.padding_top, p.padding_right, p.padding_bottom, p.padding_left};
+    return windowed(in(0).dims[3], pad, p.pooling_height, p.pooling_width, p.stride_height,
+                    p.stride_width, dilated ? p.dilation_height : 1,
+                    dilated ? p.dilation_width : 1);
   }
 
   // Quantized convolutions and linear layers requantize by
@@ -165,88 +182,52 @@ class Check {
     return Error::Ok;
   }
 
-  Error run() const {
-    const uint32_t* p = n_.params;
-    switch (n_.kind) {
-      case NodeKind::FullyConnected:
-      case NodeKind::Conv2d:
-      case NodeKind::DepthwiseConv2d:
-      case NodeKind::ConvTranspose2d: ETR_RETURN_IF_ERROR(requantization()); break;
-      default: break;
+  Error prelu() const {
+    if (in(1).numel() != 1 &&
+        (in(0).num_dims == 0 || in(1).numel() != in(0).dims[in(0).num_dims - 1]))
+      return fail("slope is neither one value nor one per channel");
+    return same_shape(in(0), out());
+  }
+
+  Error softmax() const {
+    if (in(0).num_dims == 0) return fail("softmax needs at least one dim");
+    return same_shape(in(0), out());
+  }
+
+  Error global_avg_pool() const {
+    const Value& x = in(0);
+    const Value& y = out();
+    if (x.num_dims != 4 || y.num_dims != 4 || y.dims[0] != x.dims[0] || y.dims[1] != 1 ||
+        y.dims[2] != 1 || y.dims[3] != x.dims[3])
+      return fail("expects NHWC input and [N, 1, 1, C] output");
+    return Error::Ok;
+  }
+
+  Error reshape() const {
+    if (in(0).numel() != out().numel()) return fail("input and output element counts differ");
+    return Error::Ok;
+  }
+
+  Error pad() const {
+    const PadParams& p = n_.pad();
+    const Value& x = in(0);
+    const Value& y = out();
+    if (y.num_dims != x.num_dims) return fail("input and output ranks differ");
+    for (uint32_t i = 0; i < x.num_dims; ++i) {
+      if (y.dims[i] != x.dims[i] + p.pre[i] + p.post[i])
+        return fail("output dims are not input + paddings");
     }
-    switch (n_.kind) {
-      case NodeKind::Add:
-      case NodeKind::Subtract:
-      case NodeKind::Multiply:
-      case NodeKind::Div:
-      case NodeKind::Maximum:
-      case NodeKind::Minimum: return broadcast();
-      case NodeKind::PReLU:
-        if (in(1).numel() != 1 &&
-            (in(0).num_dims == 0 || in(1).numel() != in(0).dims[in(0).num_dims - 1]))
-          return fail("slope is neither one value nor one per channel");
-        return same_shape(in(0), out());
-      case NodeKind::Softmax:
-        if (in(0).num_dims == 0) return fail("softmax needs at least one dim");
-        return same_shape(in(0), out());
-      case NodeKind::Sigmoid:
-      case NodeKind::Clamp:
-      case NodeKind::Floor:
-      case NodeKind::Ceiling:
-      case NodeKind::SquareRoot:
-      case NodeKind::Hardswish:
-      case NodeKind::Negate:
-      case NodeKind::Square:
-      case NodeKind::Abs:
-      case NodeKind::LeakyReLU:
-      case NodeKind::ELU:
-      case NodeKind::Convert: return same_shape(in(0), out());
-      case NodeKind::FullyConnected: return fully_connected();
-      case NodeKind::Conv2d:
-      case NodeKind::DepthwiseConv2d: return convolution();
-      case NodeKind::ConvTranspose2d: return deconvolution();
-      case NodeKind::AvgPooling2d:
-        if (in(0).num_dims != 4) return fail("input must be 4-d NHWC");
-        return windowed(in(0).dims[3], p[4], p[5], p[6], p[7], 1, 1);
-      case NodeKind::MaxPooling2d:
-        if (in(0).num_dims != 4) return fail("input must be 4-d NHWC");
-        return windowed(in(0).dims[3], p[4], p[5], p[6], p[7], p[8], p[9]);
-      case NodeKind::ArgMaxPooling2d: {
-        if (in(0).num_dims != 4) return fail("input must be 4-d NHWC");
-        ETR_RETURN_IF_ERROR(windowed(in(0).dims[3], p[4], p[5], p[4], p[5], 1, 1));
-        return same_shape(out(), g_[n_.outputs[1]]);
-      }
-      case NodeKind::GlobalAvgPooling2d: {
-        const Value& x = in(0);
-        const Value& y = out();
-        if (x.num_dims != 4 || y.num_dims != 4 || y.dims[0] != x.dims[0] || y.dims[1] != 1 ||
-            y.dims[2] != 1 || y.dims[3] != x.dims[3])
-          return fail("expects NHWC input and [N, 1, 1, C] output");
-        return Error::Ok;
-      }
-      case NodeKind::StaticReshape:
-        if (in(0).numel() != out().numel()) return fail("input and output element counts differ");
-        return Error::Ok;
-      case NodeKind::StaticConstantPad: {
-        const Value& x = in(0);
-        const Value& y = out();
-        if (y.num_dims != x.num_dims) return fail("input and output ranks differ");
-        for (uint32_t i = 0; i < x.num_dims; ++i) {
-          if (y.dims[i] != x.dims[i] + n_.list_a[i] + n_.list_b[i])
-            return fail("output dims are not input + paddings");
-        }
-        return Error::Ok;
-      }
-      case NodeKind::StaticResizeBilinear2D: {
-        const Value& x = in(0);
-        const Value& y = out();
-        if (x.num_dims != 4 || y.num_dims != 4 || y.dims[0] != x.dims[0] || y.dims[1] != p[0] ||
-            y.dims[2] != p[1] || y.dims[3] != x.dims[3] || p[0] == 0 || p[1] == 0)
-          return fail("output is not [N, new_height, new_width, C]");
-        return Error::Ok;
-      }
-      default: return fail("is not run by XNNPACK");
-    }
+    return Error::Ok;
+  }
+
+  Error resize() const {
+    const ResizeParams& p = n_.resize();
+    const Value& x = in(0);
+    const Value& y = out();
+    if (x.num_dims != 4 || y.num_dims != 4 || y.dims[0] != x.dims[0] || y.dims[1] != p.new_height ||
+        y.dims[2] != p.new_width || y.dims[3] != x.dims[3] || p.new_height == 0 || p.new_width == 0)
+      return fail("output is not [N, new_height, new_width, C]");
+    return Error::Ok;
   }
 
  private:
@@ -257,9 +238,52 @@ class Check {
 
 }  // namespace
 
-Error check_xnnpack_node(const Values& g, const Node& n, size_t delegate_index) {
-  return Check(g, n, delegate_index).run();
+Error check_broadcast(const Values& g, const Node& n, size_t d) {
+  return Check(g, n, d).broadcast();
 }
+Error check_prelu(const Values& g, const Node& n, size_t d) { return Check(g, n, d).prelu(); }
+Error check_softmax(const Values& g, const Node& n, size_t d) { return Check(g, n, d).softmax(); }
+Error check_same_shape(const Values& g, const Node& n, size_t d) {
+  const Check c(g, n, d);
+  return c.same_shape(c.in(0), c.out());
+}
+Error check_fully_connected(const Values& g, const Node& n, size_t d) {
+  const Check c(g, n, d);
+  ETR_RETURN_IF_ERROR(c.requantization());
+  return c.fully_connected();
+}
+Error check_conv2d(const Values& g, const Node& n, size_t d) {
+  const Check c(g, n, d);
+  ETR_RETURN_IF_ERROR(c.requantization());
+  return c.convolution(false);
+}
+Error check_depthwise_conv2d(const Values& g, const Node& n, size_t d) {
+  const Check c(g, n, d);
+  ETR_RETURN_IF_ERROR(c.requantization());
+  return c.convolution(true);
+}
+Error check_conv_transpose2d(const Values& g, const Node& n, size_t d) {
+  const Check c(g, n, d);
+  ETR_RETURN_IF_ERROR(c.requantization());
+  return c.deconvolution();
+}
+Error check_avg_pool(const Values& g, const Node& n, size_t d) {
+  return Check(g, n, d).pooling(false);
+}
+Error check_max_pool(const Values& g, const Node& n, size_t d) {
+  return Check(g, n, d).pooling(true);
+}
+Error check_argmax_pool(const Values& g, const Node& n, size_t d) {
+  const Check c(g, n, d);
+  ETR_RETURN_IF_ERROR(c.pooling(false));
+  return c.same_shape(c.out(), g[n.outputs[1]]);
+}
+Error check_global_avg_pool(const Values& g, const Node& n, size_t d) {
+  return Check(g, n, d).global_avg_pool();
+}
+Error check_reshape(const Values& g, const Node& n, size_t d) { return Check(g, n, d).reshape(); }
+Error check_pad(const Values& g, const Node& n, size_t d) { return Check(g, n, d).pad(); }
+Error check_resize(const Values& g, const Node& n, size_t d) { return Check(g, n, d).resize(); }
 
 }  // namespace xnnpack
 }  // namespace etr

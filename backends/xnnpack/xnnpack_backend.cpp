@@ -8,9 +8,12 @@
 #include <new>
 #include <vector>
 
+#include "backends/xnnpack/fusion.h"
 #include "backends/xnnpack/native_nodes.h"
+#include "backends/xnnpack/node_kinds.h"
 #include "backends/xnnpack/shapes.h"
 #include "backends/xnnpack/xnnpack_graph.h"
+#include "runtime/core/memory_allocator.h"
 #include "runtime/core/thread_pool.h"
 #include "runtime/platform/log.h"
 #include "runtime/platform/platform.h"
@@ -83,7 +86,9 @@ struct Delegate {
   // our buffer, the constant's data, or null (the value lives inside one
   // XNNPACK runtime).
   std::vector<uint8_t*> buffers;
-  std::vector<void*> owned;
+  // The method allocator (BackendInitContext::method_allocator): value
+  // buffers, packed weights, copied biases and scratch come from it.
+  MemoryAllocator* allocator = nullptr;
   std::vector<Run> runs;
   std::vector<xnnpack::NativeState> native_state;  // by node index
   std::vector<uint32_t> inputs;                    // value ids of external inputs
@@ -105,7 +110,6 @@ struct Delegate {
 
   ~Delegate() {
     for (Instance& i : shapes) i.reset();
-    for (void* p : owned) platform_deallocate(p);
     payload.release();
   }
 };
@@ -266,11 +270,18 @@ class Builder {
     scratch_fits_.assign(g_.nodes.size(), false);
     for (const Node& n : g_.nodes) {
       const bool native = xnnpack::is_native_node(g_.values, n, d_->native_fp32);
+      const xnnpack::NodeKindDesc* desc = xnnpack::find_node_kind(n.kind);
+      if (!native && (desc == nullptr || desc->define == nullptr)) {
+        ETR_FAIL(Error::NotSupported,
+                 "XnnpackBackend: delegate %zu: node %u (%s): neither XNNPACK nor the delegate's "
+                 "own code runs this node kind here",
+                 d_->index, n.index, xnnpack::to_string(n.kind));
+      }
       natives_[n.index] = native;
       if (native) {
         ETR_RETURN_IF_ERROR(xnnpack::check_native_node(g_.values, n, d_->index));
-        ETR_RETURN_IF_ERROR(
-            xnnpack::prepare_native_node(g_.values, n, d_->index, &d_->native_state[n.index]));
+        ETR_RETURN_IF_ERROR(xnnpack::prepare_native_node(g_.values, n, d_->index, d_->allocator,
+                                                         &d_->native_state[n.index]));
         const size_t scratch = xnnpack::native_scratch_bytes(g_.values, n);
         if (scratch > d_->scratch_bytes) d_->scratch_bytes = scratch;
         scratch_fits_[n.index] = scratch <= kMaxScratchBytes;
@@ -283,12 +294,12 @@ class Builder {
     return Error::Ok;
   }
 
+  // `bytes` (plus XNNPACK's read-ahead) from the method allocator, zeroed;
+  // null when there is none or it is exhausted.
   uint8_t* allocate(size_t bytes) {
-    void* p = platform_allocate(bytes + XNN_EXTRA_BYTES, 64);
-    if (p != nullptr) {
-      d_->owned.push_back(p);
-      std::memset(p, 0, bytes + XNN_EXTRA_BYTES);
-    }
+    void* p =
+        d_->allocator == nullptr ? nullptr : d_->allocator->allocate(bytes + XNN_EXTRA_BYTES, 64);
+    if (p != nullptr) std::memset(p, 0, bytes + XNN_EXTRA_BYTES);
     return static_cast<uint8_t*>(p);
   }
 
@@ -382,8 +393,9 @@ class Builder {
       d_->buffers[id] = allocate(bytes);
       if (d_->buffers[id] == nullptr) {
         ETR_FAIL(Error::DelegateMemoryAllocationFailed,
-                 "XnnpackBackend: delegate %zu: cannot allocate %zu bytes for value %zu", d_->index,
-                 bytes, id);
+                 "XnnpackBackend: delegate %zu: the method allocator cannot give %zu bytes for "
+                 "value %zu",
+                 d_->index, bytes, id);
       }
     }
     ETR_RETURN_IF_ERROR(place_shared(planned));
@@ -404,7 +416,8 @@ class Builder {
       d_->scratch = allocate(d_->scratch_bytes);
       if (d_->scratch == nullptr) {
         ETR_FAIL(Error::DelegateMemoryAllocationFailed,
-                 "XnnpackBackend: delegate %zu: cannot allocate %zu bytes of native scratch",
+                 "XnnpackBackend: delegate %zu: the method allocator cannot give %zu bytes of "
+                 "native scratch",
                  d_->index, d_->scratch_bytes);
       }
     }
@@ -484,7 +497,8 @@ class Builder {
         uint8_t* p = allocate(bytes);
         if (p == nullptr) {
           ETR_FAIL(Error::DelegateMemoryAllocationFailed,
-                   "XnnpackBackend: delegate %zu: cannot allocate %zu bytes for value %u",
+                   "XnnpackBackend: delegate %zu: the method allocator cannot give %zu bytes for "
+                   "value %u",
                    d_->index, bytes, id);
         }
         blocks.push_back(Block{p, {}});
@@ -625,145 +639,16 @@ class Builder {
         ETR_RETURN_IF_ERROR(define_value(r, n.inputs[k], &xids, produced));
       for (uint32_t k = 0; k < n.num_outputs; ++k)
         ETR_RETURN_IF_ERROR(define_value(r, n.outputs[k], &xids, produced));
-      ETR_RETURN_IF_ERROR(define_node(r, n, xids));
-    }
-    return Error::Ok;
-  }
-
-  Error define_node(XnnRun& r, const Node& n, const std::vector<uint32_t>& xids) {
-    auto x = [&](uint32_t k) {
-      return n.inputs[k] == kInvalidId ? XNN_INVALID_VALUE_ID : xids[n.inputs[k]];
-    };
-    const uint32_t y = xids[n.outputs[0]];
-    const float lo = n.output_min, hi = n.output_max;
-    const uint32_t* p = n.params;
-    xnn_subgraph_t sg = r.subgraph;
-    xnn_status s = xnn_status_unsupported_parameter;
-    switch (n.kind) {
-      case NodeKind::Add: s = xnn_define_add2(sg, lo, hi, x(0), x(1), y, n.flags); break;
-      case NodeKind::Subtract: s = xnn_define_subtract(sg, lo, hi, x(0), x(1), y, n.flags); break;
-      case NodeKind::Multiply: s = xnn_define_multiply2(sg, lo, hi, x(0), x(1), y, n.flags); break;
-      case NodeKind::Div: s = xnn_define_divide(sg, lo, hi, x(0), x(1), y, n.flags); break;
-      case NodeKind::Maximum: s = xnn_define_maximum2(sg, x(0), x(1), y, n.flags); break;
-      case NodeKind::Minimum: s = xnn_define_minimum2(sg, x(0), x(1), y, n.flags); break;
-      case NodeKind::PReLU: s = xnn_define_prelu(sg, x(0), x(1), y, n.flags); break;
-      case NodeKind::FullyConnected:
-        if (vals()[n.inputs[1]].dtype == Dtype::QCInt8) {
-          s = define_channelwise_fully_connected(sg, n, x(0), x(2), y);
-        } else {
-          s = xnn_define_fully_connected(sg, lo, hi, x(0), x(1), x(2), y, n.flags);
-        }
-        break;
-      case NodeKind::Conv2d:
-        s = xnn_define_convolution_2d(sg, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8],
-                                      p[9], p[12], p[10], p[11], lo, hi, x(0), x(1), x(2), y,
-                                      n.flags);
-        break;
-      case NodeKind::DepthwiseConv2d:
-        if (p[10] == 0 || p[11] % p[10] != 0) break;
-        s = xnn_define_depthwise_convolution_2d(sg, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7],
-                                                p[8], p[9], p[11] / p[10], p[12], lo, hi, x(0),
-                                                x(1), x(2), y, n.flags);
-        break;
-      case NodeKind::ConvTranspose2d:
-        s = xnn_define_deconvolution_2d(sg, p[0], p[1], p[2], p[3], p[13], p[14], p[4], p[5], p[6],
-                                        p[7], p[8], p[9], p[12], p[10], p[11], lo, hi, x(0), x(1),
-                                        x(2), y, n.flags);
-        break;
-      case NodeKind::AvgPooling2d:
-        s = xnn_define_average_pooling_2d(sg, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], lo,
-                                          hi, x(0), y, n.flags);
-        break;
-      case NodeKind::MaxPooling2d:
-        s = xnn_define_max_pooling_2d(sg, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8],
-                                      p[9], lo, hi, x(0), y, n.flags);
-        break;
-      case NodeKind::ArgMaxPooling2d:
-        s = xnn_define_argmax_pooling_2d(sg, p[0], p[1], p[2], p[3], p[4], p[5], x(0), y,
-                                         xids[n.outputs[1]], n.flags);
-        break;
-      case NodeKind::GlobalAvgPooling2d:
-        s = xnn_define_global_average_pooling_2d(sg, lo, hi, x(0), y, n.flags);
-        break;
-      case NodeKind::Clamp: s = xnn_define_clamp(sg, lo, hi, x(0), y, n.flags); break;
-      case NodeKind::Softmax: s = xnn_define_softmax(sg, x(0), y, n.flags); break;
-      case NodeKind::Sigmoid: s = xnn_define_sigmoid(sg, x(0), y, n.flags); break;
-      case NodeKind::Floor: s = xnn_define_floor(sg, x(0), y, n.flags); break;
-      case NodeKind::Ceiling: s = xnn_define_ceiling(sg, x(0), y, n.flags); break;
-      case NodeKind::SquareRoot: s = xnn_define_square_root(sg, x(0), y, n.flags); break;
-      case NodeKind::Hardswish: s = xnn_define_hardswish(sg, x(0), y, n.flags); break;
-      case NodeKind::Negate: s = xnn_define_negate(sg, x(0), y, n.flags); break;
-      case NodeKind::Square: s = xnn_define_square(sg, x(0), y, n.flags); break;
-      case NodeKind::Abs: s = xnn_define_abs(sg, x(0), y, n.flags); break;
-      case NodeKind::Convert: s = xnn_define_convert(sg, x(0), y, n.flags); break;
-      case NodeKind::LeakyReLU: s = xnn_define_leaky_relu(sg, n.alpha, x(0), y, n.flags); break;
-      case NodeKind::ELU: s = xnn_define_elu(sg, n.alpha, x(0), y, n.flags); break;
-      case NodeKind::StaticReshape: {
-        // The output value's dims: new_shape may hold 0 (inferred), which
-        // this XNNPACK does not know.
-        const Value& yv = vals()[n.outputs[0]];
-        size_t shape[xnnpack::kMaxDims];
-        for (uint32_t i = 0; i < yv.num_dims; ++i) shape[i] = yv.dims[i];
-        s = xnn_define_static_reshape(sg, yv.num_dims, shape, x(0), y, n.flags);
-        break;
+      const xnnpack::NodeKindDesc* desc = xnnpack::find_node_kind(n.kind);
+      if (desc == nullptr || desc->define == nullptr) {
+        ETR_FAIL(Error::NotSupported,
+                 "XnnpackBackend: delegate %zu: node %u (%s): XNNPACK cannot run this node kind",
+                 d_->index, n.index, xnnpack::to_string(n.kind));
       }
-      case NodeKind::StaticConstantPad:
-        s = xnn_define_static_constant_pad(sg, n.list_a, n.list_b, n.alpha, x(0), y, n.flags);
-        break;
-      case NodeKind::StaticResizeBilinear2D:
-        s = xnn_define_static_resize_bilinear_2d(sg, p[0], p[1], x(0), y, n.flags);
-        break;
-      default: break;
-    }
-    if (s != xnn_status_success) {
-      ETR_FAIL(Error::DelegateInvalidCompatibility,
-               "XnnpackBackend: delegate %zu: node %u (%s): XNNPACK refused the definition: %s",
-               d_->index, n.index, xnnpack::to_string(n.kind), status_name(s));
+      const xnnpack::DefineContext ctx{r.subgraph, vals(), xids.data(), d_->index};
+      ETR_RETURN_IF_ERROR(desc->define(ctx, n));
     }
     return Error::Ok;
-  }
-
-  // XNNPACK 2022 has no fully connected with per-channel (qc8) weights but
-  // has a qc8 convolution: x [N.., K] -> [N, 1, 1, K], a 1x1 convolution
-  // with the weights viewed as [O, 1, 1, K], then back to [N.., O]. Same
-  // integer arithmetic, same requantization.
-  xnn_status define_channelwise_fully_connected(xnn_subgraph_t sg, const Node& n, uint32_t x,
-                                                uint32_t bias, uint32_t y) {
-    const Value& xv = vals()[n.inputs[0]];
-    const Value& wv = vals()[n.inputs[1]];
-    const Value& yv = vals()[n.outputs[0]];
-    if ((n.flags & XNN_FLAG_TRANSPOSE_WEIGHTS) != 0 || xv.quant != xnnpack::QuantKind::PerTensor ||
-        yv.quant != xnnpack::QuantKind::PerTensor || wv.channel_dim != 0 || wv.num_dims != 2) {
-      return xnn_status_unsupported_parameter;
-    }
-    const size_t k = wv.dims[1], o = wv.dims[0], rows = xv.numel() / k;
-    const xnn_datatype xt = xv.dtype == Dtype::QInt8 ? xnn_datatype_qint8 : xnn_datatype_quint8;
-    const size_t x4_dims[4] = {rows, 1, 1, k};
-    const size_t w4_dims[4] = {o, 1, 1, k};
-    const size_t y4_dims[4] = {rows, 1, 1, o};
-    uint32_t x4 = XNN_INVALID_VALUE_ID, w4 = XNN_INVALID_VALUE_ID, y4 = XNN_INVALID_VALUE_ID;
-    xnn_status s = xnn_define_quantized_tensor_value(sg, xt, xv.zero_point, xv.scale, 4, x4_dims,
-                                                     nullptr, XNN_INVALID_VALUE_ID, 0, &x4);
-    if (s == xnn_status_success) {
-      s = xnn_define_channelwise_quantized_tensor_value(sg, xnn_datatype_qcint8, wv.channel_scales,
-                                                        4, 0, w4_dims, wv.data,
-                                                        XNN_INVALID_VALUE_ID, 0, &w4);
-    }
-    if (s == xnn_status_success) {
-      s = xnn_define_quantized_tensor_value(sg, xt, yv.zero_point, yv.scale, 4, y4_dims, nullptr,
-                                            XNN_INVALID_VALUE_ID, 0, &y4);
-    }
-    if (s == xnn_status_success) s = xnn_define_static_reshape(sg, 4, x4_dims, x, x4, 0);
-    if (s == xnn_status_success) {
-      s = xnn_define_convolution_2d(sg, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, k, o, n.output_min,
-                                    n.output_max, x4, w4, bias, y4, 0);
-    }
-    if (s == xnn_status_success) {
-      size_t y_dims[xnnpack::kMaxDims];
-      for (uint32_t i = 0; i < yv.num_dims; ++i) y_dims[i] = yv.dims[i];
-      s = xnn_define_static_reshape(sg, yv.num_dims, y_dims, y4, y, 0);
-    }
-    return s;
   }
 
   // A payload may not make one delegate hold more than this in value
@@ -986,6 +871,8 @@ class XnnpackBackend final : public BackendInterface {
     }
     Delegate* d = new (mem) Delegate();
     d->index = ctx.delegate_index;
+    d->allocator = ctx.method_allocator;
+    const size_t used_before = d->allocator == nullptr ? 0 : d->allocator->used();
     for (const BackendOption& o : ctx.options) {
       if (StringView(o.key) != StringView("native_fp32")) continue;
       if (o.kind != BackendOption::Kind::Bool) {
@@ -1009,6 +896,10 @@ class XnnpackBackend final : public BackendInterface {
       destroy(d);
       return err;
     }
+    ETR_LOG(Info,
+            "XnnpackBackend: delegate %zu: took %zu bytes from the method allocator (value "
+            "buffers, packed weights, copied biases, scratch)",
+            d->index, d->allocator == nullptr ? size_t{0} : d->allocator->used() - used_before);
     return static_cast<DelegateHandle*>(d);
   }
 
@@ -1029,8 +920,9 @@ class XnnpackBackend final : public BackendInterface {
       const Run& r = d->runs[i];
       if (r.native) {
         const Node& n = d->graph.nodes[r.nodes[0]];
-        xnnpack::run_native_node(inst.values, n, d->native_state[n.index], d->buffers.data(),
-                                 ctx.thread_pool, d->scratch, d->scratch_bytes);
+        ETR_RETURN_IF_ERROR(xnnpack::run_native_node(inst.values, n, d->native_state[n.index],
+                                                     d->buffers.data(), ctx.thread_pool, d->scratch,
+                                                     d->scratch_bytes, d->index));
         continue;
       }
       const xnn_status s = xnn_invoke_runtime(inst.xruns[i].runtime);

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "backends/xnnpack/dq_linear.h"
+#include "backends/xnnpack/node_kinds.h"
 #include "runtime/core/byte_order.h"
 #include "runtime/core/error.h"
 #include "runtime/platform/log.h"
@@ -384,260 +385,28 @@ class Parser {
     return Error::Ok;
   }
 
-  Error check_id(const Node& n, const char* field, uint32_t id, bool optional) {
-    if ((optional && id == kInvalidId) || id < g_->values.size()) return Error::Ok;
-    ETR_FAIL(Error::DelegateInvalidCompatibility,
-             "XnnpackBackend: delegate %zu: node %u (%s): %s %u is not a value (%zu values)",
-             delegate_, n.index, to_string(n.kind), field, id, g_->values.size());
-  }
-
-  Error add_input(Node* n, const char* field, uint32_t id, bool optional = false) {
-    ETR_RETURN_IF_ERROR(check_id(*n, field, id, optional));
-    n->inputs[n->num_inputs++] = id;
-    return Error::Ok;
-  }
-  Error add_output(Node* n, const char* field, uint32_t id) {
-    ETR_RETURN_IF_ERROR(check_id(*n, field, id, false));
-    n->outputs[n->num_outputs++] = id;
-    return Error::Ok;
-  }
-
-  // A list parameter (perm, shape, offsets, paddings) of at most kMaxDims entries.
-  Error copy_list(Node* n, const char* field, const flatbuffers::Vector<uint32_t>* v, size_t* out,
-                  uint32_t* len) {
-    const size_t size = v == nullptr ? 0 : v->size();
-    if (size > kMaxDims) {
-      ETR_FAIL(Error::DelegateInvalidCompatibility,
-               "XnnpackBackend: delegate %zu: node %u (%s): %s has %zu entries (at most %zu)",
-               delegate_, n->index, to_string(n->kind), field, size, kMaxDims);
-    }
-    for (size_t k = 0; k < size; ++k) out[k] = v->Get(static_cast<flatbuffers::uoffset_t>(k));
-    if (len != nullptr) *len = static_cast<uint32_t>(size);
-    return Error::Ok;
-  }
-
-  Error parse_node(const fb::XNode* x, Node* n) {
-    const void* u = x->xnode_union();
-    auto missing = [&]() {
-      ETR_FAIL(Error::DelegateInvalidCompatibility,
-               "XnnpackBackend: delegate %zu: node %u (%s): parameters are missing", delegate_,
-               n->index, to_string(n->kind));
-    };
-    if (u == nullptr) return missing();
-    switch (n->kind) {
-      case NodeKind::Add:
-      case NodeKind::Div:
-      case NodeKind::Minimum:
-      case NodeKind::Maximum:
-      case NodeKind::Multiply:
-      case NodeKind::Subtract:
-      case NodeKind::PReLU:
-      case NodeKind::BatchMatrixMultiply: {
-        const auto* p = static_cast<const fb::_XNNNode2x1*>(u);
-        n->flags = p->flags();
-        ETR_RETURN_IF_ERROR(add_input(n, "input1_id", p->input1_id()));
-        ETR_RETURN_IF_ERROR(add_input(n, "input2_id", p->input2_id()));
-        return add_output(n, "output_id", p->output_id());
-      }
-      case NodeKind::Softmax:
-      case NodeKind::Sigmoid:
-      case NodeKind::Clamp:
-      case NodeKind::Floor:
-      case NodeKind::Convert:
-      case NodeKind::GlobalAvgPooling2d:
-      case NodeKind::SquareRoot:
-      case NodeKind::Ceiling:
-      case NodeKind::Hardswish:
-      case NodeKind::Negate:
-      case NodeKind::Square:
-      case NodeKind::Abs:
-      case NodeKind::ReciprocalSquareRoot:
-      case NodeKind::Log:
-      case NodeKind::Gelu:
-      case NodeKind::Tanh:
-      case NodeKind::Exp:
-      case NodeKind::Sin:
-      case NodeKind::Copy:
-      case NodeKind::Cos: {
-        const auto* p = static_cast<const fb::_XNNNode1x1*>(u);
-        n->flags = p->flags();
-        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
-        return add_output(n, "output_id", p->output_id());
-      }
-      case NodeKind::FullyConnected: {
-        const auto* p = static_cast<const fb::XNNFullyConnected*>(u);
-        n->flags = p->flags();
-        ETR_RETURN_IF_ERROR(add_input(n, "input1_id", p->input1_id()));
-        ETR_RETURN_IF_ERROR(add_input(n, "filter_id", p->filter_id()));
-        ETR_RETURN_IF_ERROR(add_input(n, "bias_id", p->bias_id(), true));
-        return add_output(n, "output_id", p->output_id());
-      }
-      case NodeKind::Conv2d:
-      case NodeKind::DepthwiseConv2d:
-      case NodeKind::ConvTranspose2d: {
-        const auto* p = static_cast<const fb::_XNNNodeConv*>(u);
-        const uint32_t params[] = {p->padding_top(),
-                                   p->padding_right(),
-                                   p->padding_bottom(),
-                                   p->padding_left(),
-                                   p->kernel_height(),
-                                   p->kernel_width(),
-                                   p->subsampling_height(),
-                                   p->subsampling_width(),
-                                   p->dilation_height(),
-                                   p->dilation_width(),
-                                   p->group_input_channels(),
-                                   p->group_output_channels(),
-                                   p->groups(),
-                                   p->adjustment_height(),
-                                   p->adjustment_width()};
-        std::memcpy(n->params, params, sizeof(params));
-        n->flags = p->flags();
-        ETR_RETURN_IF_ERROR(add_input(n, "input1_id", p->input1_id()));
-        ETR_RETURN_IF_ERROR(add_input(n, "filter_id", p->filter_id()));
-        ETR_RETURN_IF_ERROR(add_input(n, "bias_id", p->bias_id(), true));
-        return add_output(n, "output_id", p->output_id());
-      }
-      case NodeKind::AvgPooling2d:
-      case NodeKind::MaxPooling2d: {
-        const auto* p = static_cast<const fb::_XNNPooling2D*>(u);
-        const uint32_t params[] = {p->padding_top(),   p->padding_right(),  p->padding_bottom(),
-                                   p->padding_left(),  p->pooling_height(), p->pooling_width(),
-                                   p->stride_height(), p->stride_width(),   p->dilation_height(),
-                                   p->dilation_width()};
-        std::memcpy(n->params, params, sizeof(params));
-        n->flags = p->flags();
-        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
-        return add_output(n, "output_id", p->output_id());
-      }
-      case NodeKind::ArgMaxPooling2d: {
-        const auto* p = static_cast<const fb::XNNArgMaxPooling2d*>(u);
-        const uint32_t params[] = {p->padding_top(),  p->padding_right(),  p->padding_bottom(),
-                                   p->padding_left(), p->pooling_height(), p->pooling_width()};
-        std::memcpy(n->params, params, sizeof(params));
-        n->flags = p->flags();
-        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
-        ETR_RETURN_IF_ERROR(add_output(n, "output_value_id", p->output_value_id()));
-        return add_output(n, "output_index_id", p->output_index_id());
-      }
-      case NodeKind::StaticTranspose: {
-        const auto* p = static_cast<const fb::XNNStaticTranspose*>(u);
-        n->flags = p->flags();
-        ETR_RETURN_IF_ERROR(copy_list(n, "perm", p->perm(), n->list_a, &n->list_len));
-        if (p->num_dims() != n->list_len) return missing();
-        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
-        return add_output(n, "output_id", p->output_id());
-      }
-      case NodeKind::StaticResizeBilinear2D: {
-        const auto* p = static_cast<const fb::XNNStaticResizeBilinear2D*>(u);
-        n->params[0] = p->new_height();
-        n->params[1] = p->new_width();
-        n->flags = p->flags();
-        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
-        return add_output(n, "output_id", p->output_id());
-      }
-      case NodeKind::StaticConstantPad: {
-        const auto* p = static_cast<const fb::XNNStaticConstantPad*>(u);
-        uint32_t pre = 0, post = 0;
-        ETR_RETURN_IF_ERROR(copy_list(n, "pre_paddings", p->pre_paddings(), n->list_a, &pre));
-        ETR_RETURN_IF_ERROR(copy_list(n, "post_paddings", p->post_paddings(), n->list_b, &post));
-        n->list_len = pre;
-        n->alpha = p->padding_value();
-        n->flags = p->flags();
-        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
-        ETR_RETURN_IF_ERROR(add_output(n, "output_id", p->output_id()));
-        if (pre != post || pre != g_->values[n->inputs[0]].num_dims) {
-          ETR_FAIL(Error::DelegateInvalidCompatibility,
-                   "XnnpackBackend: delegate %zu: node %u (%s): %u pre and %u post paddings for "
-                   "a %u-d input",
-                   delegate_, n->index, to_string(n->kind), pre, post,
-                   g_->values[n->inputs[0]].num_dims);
-        }
-        return Error::Ok;
-      }
-      case NodeKind::StaticReshape: {
-        const auto* p = static_cast<const fb::XNNStaticReshape*>(u);
-        ETR_RETURN_IF_ERROR(copy_list(n, "new_shape", p->new_shape(), n->list_a, &n->list_len));
-        n->flags = p->flags();
-        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
-        return add_output(n, "output_id", p->output_id());
-      }
-      case NodeKind::StaticSlice: {
-        const auto* p = static_cast<const fb::XNNStaticSlice*>(u);
-        uint32_t no = 0, ns = 0;
-        ETR_RETURN_IF_ERROR(copy_list(n, "offsets", p->offsets(), n->list_a, &no));
-        ETR_RETURN_IF_ERROR(copy_list(n, "sizes", p->sizes(), n->list_b, &ns));
-        if (no != ns || p->num_dims() != no) return missing();
-        n->list_len = no;
-        n->flags = p->flags();
-        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
-        return add_output(n, "output_id", p->output_id());
-      }
-      case NodeKind::Concatenate2:
-      case NodeKind::Concatenate3:
-      case NodeKind::Concatenate4:
-      case NodeKind::Concatenate5: {
-        const auto* p = static_cast<const fb::_XNNCat*>(u);
-        const int count = n->kind == NodeKind::Concatenate2   ? 2
-                          : n->kind == NodeKind::Concatenate3 ? 3
-                          : n->kind == NodeKind::Concatenate4 ? 4
-                                                              : 5;
-        const uint32_t ids[] = {p->input1_id(), p->input2_id(), p->input3_id(), p->input4_id(),
-                                p->input5_id()};
-        static const char* const kFields[] = {"input1_id", "input2_id", "input3_id", "input4_id",
-                                              "input5_id"};
-        for (int k = 0; k < count; ++k) ETR_RETURN_IF_ERROR(add_input(n, kFields[k], ids[k]));
-        n->params[0] = p->axis();
-        n->flags = p->flags();
-        return add_output(n, "output_id", p->output_id());
-      }
-      case NodeKind::ScaledDotProductAttention: {
-        const auto* p = static_cast<const fb::XNNScaledDotProductAttention*>(u);
-        ETR_RETURN_IF_ERROR(add_input(n, "query_id", p->query_id()));
-        ETR_RETURN_IF_ERROR(add_input(n, "key_id", p->key_id()));
-        ETR_RETURN_IF_ERROR(add_input(n, "value_id", p->value_id()));
-        ETR_RETURN_IF_ERROR(add_input(n, "scale_id", p->scale_id()));
-        ETR_RETURN_IF_ERROR(add_input(n, "mask_id", p->mask_id()));
-        n->flags = p->flags();
-        return add_output(n, "output_id", p->output_id());
-      }
-      case NodeKind::LeakyReLU: {
-        const auto* p = static_cast<const fb::XNNLeakyReLU*>(u);
-        n->alpha = p->negative_slope();
-        n->flags = p->flags();
-        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
-        return add_output(n, "output_id", p->output_id());
-      }
-      case NodeKind::ELU: {
-        const auto* p = static_cast<const fb::XNNELU*>(u);
-        n->alpha = p->alpha();
-        n->flags = p->flags();
-        ETR_RETURN_IF_ERROR(add_input(n, "input_id", p->input_id()));
-        return add_output(n, "output_id", p->output_id());
-      }
-    }
-    return missing();
-  }
-
   Error parse_nodes() {
     const auto* xnodes = graph_->xnodes();
     const size_t n = xnodes == nullptr ? 0 : xnodes->size();
     g_->nodes.reserve(n);
     for (size_t i = 0; i < n; ++i) {
       const fb::XNode* x = xnodes->Get(static_cast<flatbuffers::uoffset_t>(i));
-      const int code = x == nullptr ? 0 : static_cast<int>(x->xnode_union_type());
-      if (code < 1 || code > static_cast<int>(NodeKind::Cos)) {
+      const uint32_t code = x == nullptr ? 0 : static_cast<uint32_t>(x->xnode_union_type());
+      const NodeKindDesc* desc = find_node_kind(code);
+      if (desc == nullptr) {
         ETR_FAIL(Error::DelegateInvalidCompatibility,
-                 "XnnpackBackend: delegate %zu: node %zu has unknown kind %d", delegate_, i, code);
+                 "XnnpackBackend: delegate %zu: node %zu has unknown kind %u", delegate_, i, code);
       }
       Node node;
-      node.kind = static_cast<NodeKind>(code);
+      node.kind = desc->kind;
       node.index = static_cast<uint32_t>(i);
       if (x->output_min_max() != nullptr) {
         node.output_min = x->output_min_max()->output_min();
         node.output_max = x->output_min_max()->output_max();
       }
-      ETR_RETURN_IF_ERROR(parse_node(x, &node));
+      const ParseContext ctx{g_->values, delegate_};
+      if (x->xnode_union() == nullptr) return ctx.fail(node, "parameters are missing");
+      ETR_RETURN_IF_ERROR(desc->parse(ctx, x->xnode_union(), &node));
       g_->nodes.push_back(node);
     }
     return Error::Ok;
@@ -698,56 +467,8 @@ size_t Value::numel() const {
 }
 
 const char* to_string(NodeKind k) {
-  static const char* const kNames[] = {"?",
-                                       "Add",
-                                       "FullyConnected",
-                                       "Softmax",
-                                       "Sigmoid",
-                                       "StaticTranspose",
-                                       "Clamp",
-                                       "Conv2d",
-                                       "Div",
-                                       "StaticResizeBilinear2D",
-                                       "StaticConstantPad",
-                                       "AvgPooling2d",
-                                       "Minimum",
-                                       "DepthwiseConv2d",
-                                       "MaxPooling2d",
-                                       "Multiply",
-                                       "Subtract",
-                                       "Floor",
-                                       "Convert",
-                                       "GlobalAvgPooling2d",
-                                       "StaticReshape",
-                                       "ArgMaxPooling2d",
-                                       "SquareRoot",
-                                       "Ceiling",
-                                       "Hardswish",
-                                       "LeakyReLU",
-                                       "Maximum",
-                                       "Negate",
-                                       "Square",
-                                       "ELU",
-                                       "Abs",
-                                       "PReLU",
-                                       "Concatenate2",
-                                       "Concatenate3",
-                                       "Concatenate4",
-                                       "StaticSlice",
-                                       "ScaledDotProductAttention",
-                                       "BatchMatrixMultiply",
-                                       "Concatenate5",
-                                       "ConvTranspose2d",
-                                       "ReciprocalSquareRoot",
-                                       "Log",
-                                       "Gelu",
-                                       "Tanh",
-                                       "Exp",
-                                       "Sin",
-                                       "Copy",
-                                       "Cos"};
-  const size_t i = static_cast<size_t>(k);
-  return i < sizeof(kNames) / sizeof(kNames[0]) ? kNames[i] : "?";
+  const NodeKindDesc* d = find_node_kind(k);
+  return d == nullptr ? "?" : d->name;
 }
 
 Error parse_graph(const void* payload, size_t size, const NamedDataMap* named_data,

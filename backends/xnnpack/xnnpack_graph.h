@@ -8,6 +8,7 @@
 // never makes the parser read outside the payload or the named data.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -135,8 +136,93 @@ enum class NodeKind : uint8_t {
 };
 const char* to_string(NodeKind k);
 
-// One node with its parameters flattened: which fields are used depends on
-// the kind (see xnnpack_graph.cpp, parse_node).
+// Typed node parameters, parsed once from the node's flatbuffer table
+// (node_kinds.cpp says which kind carries which).
+
+// Conv2d, DepthwiseConv2d, ConvTranspose2d (_XNNNodeConv).
+struct ConvParams {
+  uint32_t padding_top = 0, padding_right = 0, padding_bottom = 0, padding_left = 0;
+  uint32_t kernel_height = 0, kernel_width = 0;
+  uint32_t subsampling_height = 0, subsampling_width = 0;
+  uint32_t dilation_height = 0, dilation_width = 0;
+  uint32_t group_input_channels = 0, group_output_channels = 0, groups = 0;
+  uint32_t adjustment_height = 0, adjustment_width = 0;  // ConvTranspose2d only
+};
+
+// AvgPooling2d, MaxPooling2d (_XNNPooling2D) and ArgMaxPooling2d (whose
+// stride is its window and whose dilation is 1).
+struct PoolParams {
+  uint32_t padding_top = 0, padding_right = 0, padding_bottom = 0, padding_left = 0;
+  uint32_t pooling_height = 0, pooling_width = 0;
+  uint32_t stride_height = 0, stride_width = 0;
+  uint32_t dilation_height = 1, dilation_width = 1;
+};
+
+// StaticTranspose: output dim i is input dim perm[i].
+struct TransposeParams {
+  size_t perm[kMaxDims] = {};
+  uint32_t rank = 0;
+};
+
+// StaticReshape: the new dims, at most one 0 (inferred).
+struct ReshapeParams {
+  size_t new_shape[kMaxDims] = {};
+  uint32_t rank = 0;
+};
+
+// StaticSlice: a size of 0 runs to the end of the input's dim.
+struct SliceParams {
+  size_t offsets[kMaxDims] = {};
+  size_t sizes[kMaxDims] = {};
+  uint32_t rank = 0;
+};
+
+// StaticConstantPad.
+struct PadParams {
+  size_t pre[kMaxDims] = {};
+  size_t post[kMaxDims] = {};
+  uint32_t rank = 0;
+  float value = 0.0f;
+};
+
+// Concatenate2..5.
+struct ConcatParams {
+  uint32_t axis = 0;
+};
+
+// StaticResizeBilinear2D.
+struct ResizeParams {
+  uint32_t new_height = 0, new_width = 0;
+};
+
+// LeakyReLU.
+struct SlopeParams {
+  float negative_slope = 0.0f;
+};
+
+// ELU.
+struct EluParams {
+  float alpha = 0.0f;
+};
+
+// Which member of Node's parameter union is live.
+enum class ParamsKind : uint8_t {
+  None,
+  Conv,
+  Pool,
+  Transpose,
+  Reshape,
+  Slice,
+  Pad,
+  Concat,
+  Resize,
+  Slope,
+  Elu
+};
+
+// One node: its value ids and its kind's typed parameters (a tagged union;
+// read them through the accessor of the kind, e.g. n.conv().kernel_height,
+// which asserts the tag in debug builds; set them with set_conv(...) etc.).
 struct Node {
   NodeKind kind;
   uint32_t index;  // position in xnodes, for messages
@@ -148,12 +234,46 @@ struct Node {
   uint32_t flags = 0;
   float output_min = -__builtin_inff();
   float output_max = __builtin_inff();
-  // Convolution / pooling / pad / resize / transpose / reshape / slice / cat parameters.
-  uint32_t params[20] = {};
-  size_t list_a[kMaxDims] = {};  // perm, new_shape, offsets, pre_paddings
-  size_t list_b[kMaxDims] = {};  // slice sizes, post_paddings
-  uint32_t list_len = 0;
-  float alpha = 0.0f;  // leaky_relu slope, elu alpha, pad value
+
+  ParamsKind params_kind() const { return tag_; }
+#define ETR_XNN_PARAMS_ACCESSORS(Type, name, Tag)      \
+  const Type& name() const {                           \
+    assert(tag_ == ParamsKind::Tag && "wrong params"); \
+    return u_.name;                                    \
+  }                                                    \
+  Type& set_##name(const Type& p = Type()) {           \
+    tag_ = ParamsKind::Tag;                            \
+    u_.name = p;                                       \
+    return u_.name;                                    \
+  }
+  ETR_XNN_PARAMS_ACCESSORS(ConvParams, conv, Conv)
+  ETR_XNN_PARAMS_ACCESSORS(PoolParams, pool, Pool)
+  ETR_XNN_PARAMS_ACCESSORS(TransposeParams, transpose, Transpose)
+  ETR_XNN_PARAMS_ACCESSORS(ReshapeParams, reshape, Reshape)
+  ETR_XNN_PARAMS_ACCESSORS(SliceParams, slice, Slice)
+  ETR_XNN_PARAMS_ACCESSORS(PadParams, pad, Pad)
+  ETR_XNN_PARAMS_ACCESSORS(ConcatParams, concat, Concat)
+  ETR_XNN_PARAMS_ACCESSORS(ResizeParams, resize, Resize)
+  ETR_XNN_PARAMS_ACCESSORS(SlopeParams, slope, Slope)
+  ETR_XNN_PARAMS_ACCESSORS(EluParams, elu, Elu)
+#undef ETR_XNN_PARAMS_ACCESSORS
+
+ private:
+  union Params {
+    Params() : conv() {}
+    ConvParams conv;
+    PoolParams pool;
+    TransposeParams transpose;
+    ReshapeParams reshape;
+    SliceParams slice;
+    PadParams pad;
+    ConcatParams concat;
+    ResizeParams resize;
+    SlopeParams slope;
+    EluParams elu;
+  };
+  ParamsKind tag_ = ParamsKind::None;
+  Params u_;
 };
 
 // The parsed payload. Constant data points into the payload (kept alive by

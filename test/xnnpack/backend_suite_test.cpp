@@ -90,7 +90,7 @@ class BackendSuite : public ::testing::TestWithParam<BackendCase> {
     ErrorCapture capture(buf, sizeof(buf));
     copies_.push_back(bytes);
     FreeableBuffer processed(copies_.back().data(), copies_.back().size());
-    BackendInitContext ctx{&method_alloc_, &program_->named_data(), "forward", 0, pool, {}};
+    BackendInitContext ctx{init_alloc_, &program_->named_data(), "forward", 0, pool, {}};
     Result<DelegateHandle*> h = backend().init(ctx, &processed, {});
     if (message != nullptr) *message = capture.message();
     return h;
@@ -126,8 +126,11 @@ class BackendSuite : public ::testing::TestWithParam<BackendCase> {
   std::vector<uint8_t> payload_;
   std::unique_ptr<HostTensor> input_, expected_;
   std::vector<std::vector<uint8_t>> copies_;  // processed bytes outlive their delegates
-  std::vector<uint8_t> method_pool_ = std::vector<uint8_t>(1 << 16);
+  // The delegate's value buffers, packed weights and scratch come from the
+  // method allocator: room for the two delegates one test holds at a time.
+  std::vector<uint8_t> method_pool_ = std::vector<uint8_t>(size_t{32} << 20);
   MemoryAllocator method_alloc_{method_pool_.data(), method_pool_.size()};
+  MemoryAllocator* init_alloc_ = &method_alloc_;  // what init() gives the delegate
 };
 
 TEST_P(BackendSuite, RepeatedExecuteMatchesPyTorch) {
@@ -164,6 +167,7 @@ TEST_P(BackendSuite, CorruptedPayloadsAreRefusedOrRunWithoutACrash) {
   const size_t stride = payload_.size() / 512 + 1;
   for (size_t i = 0; i < payload_.size(); i += stride) {
     for (uint8_t flip : {uint8_t{0x01}, uint8_t{0x80}, uint8_t{0xFF}}) {
+      method_alloc_.reset();  // as a fresh method's: the previous delegate is destroyed
       std::vector<uint8_t> b = payload_;
       b[i] ^= flip;
       std::string msg;
@@ -194,15 +198,29 @@ struct FailingHeap {
 int64_t FailingHeap::count = 0;
 int64_t FailingHeap::fail_at = -1;
 
+// The method allocator, failing the same numbered allocation as FailingHeap
+// (one count over both).
+class FailingMethodAllocator final : public MemoryAllocator {
+ public:
+  using MemoryAllocator::MemoryAllocator;
+  void* allocate(size_t size, size_t alignment) override {
+    if (FailingHeap::count++ == FailingHeap::fail_at) return nullptr;
+    return MemoryAllocator::allocate(size, alignment);
+  }
+};
+
 TEST_P(BackendSuite, EveryFailingAllocationOfInitIsReported) {
   const PlatformHooks saved = platform_hooks();
   PlatformHooks hooks = saved;
   hooks.allocate = &FailingHeap::allocate;
   hooks.deallocate = &FailingHeap::deallocate;
   set_platform_hooks(hooks);
+  FailingMethodAllocator failing(method_pool_.data(), method_pool_.size());
+  init_alloc_ = &failing;
   bool succeeded = false;
   int64_t failures = 0;
   for (int64_t k = 0; k < 1000 && !succeeded; ++k) {
+    failing.reset();
     FailingHeap::count = 0;
     FailingHeap::fail_at = k;
     std::string msg;
@@ -222,6 +240,7 @@ TEST_P(BackendSuite, EveryFailingAllocationOfInitIsReported) {
               static_cast<long long>(failures));
   FailingHeap::fail_at = -1;
   set_platform_hooks(saved);
+  init_alloc_ = &method_alloc_;
   EXPECT_TRUE(succeeded);
   EXPECT_GT(failures, 2);  // the delegate object, its value buffers, its scratch at least
 }
@@ -257,13 +276,30 @@ TEST_P(BackendSuite, TwoDelegatesShareOnePoolConcurrently) {
   backend().destroy(*b);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Xnnpack, BackendSuite,
-    ::testing::Values(BackendCase{"cnn", &xnnpack, "xnnpack/cnn.pte", "xnnpack/cnn/a_in0.npy",
-                                  "xnnpack/cnn/a_out0.npy", 1e-4, 2.9e-5},
-                      BackendCase{"mlp", &xnnpack, "xnnpack/mlp.pte", "xnnpack/mlp/a_in0.npy",
-                                  "xnnpack/mlp/a_out0.npy", 1e-4, 6.2e-5}),
-    [](const ::testing::TestParamInfo<BackendCase>& p) { return p.param.name; });
+const BackendCase kBackendCases[] = {
+    BackendCase{"cnn", &xnnpack, "xnnpack/cnn.pte", "xnnpack/cnn/a_in0.npy",
+                "xnnpack/cnn/a_out0.npy", 1e-4, 2.9e-5},
+    BackendCase{"mlp", &xnnpack, "xnnpack/mlp.pte", "xnnpack/mlp/a_in0.npy",
+                "xnnpack/mlp/a_out0.npy", 1e-4, 6.2e-5}};
+// The suite must not pass by running nothing.
+static_assert(sizeof(kBackendCases) / sizeof(kBackendCases[0]) >= 2, "BackendSuite cases");
+
+INSTANTIATE_TEST_SUITE_P(Xnnpack, BackendSuite, ::testing::ValuesIn(kBackendCases),
+                         [](const ::testing::TestParamInfo<BackendCase>& p) {
+                           return p.param.name;
+                         });
+
+// Every case above is instantiated, each with the suite's five tests.
+TEST(BackendSuiteCases, EveryCaseIsInstantiated) {
+  size_t instantiated = 0;
+  const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
+  for (int i = 0; i < unit.total_test_suite_count(); ++i) {
+    const ::testing::TestSuite* suite = unit.GetTestSuite(i);
+    if (std::string(suite->name()) == "Xnnpack/BackendSuite")
+      instantiated += suite->total_test_count();
+  }
+  EXPECT_GE(instantiated, 5 * (sizeof(kBackendCases) / sizeof(kBackendCases[0])));
+}
 
 }  // namespace
 }  // namespace testing

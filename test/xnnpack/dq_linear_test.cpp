@@ -141,9 +141,10 @@ TEST(DqLinearTest, GemmMatchesTheFormulaForEveryRemainder) {
       w.k = k;
       w.n = n;
       w.w = wq.data();
-      w.ksum.assign(n, 0);
+      std::vector<int32_t> ksum(n, 0);
       for (size_t o = 0; o < n; ++o)
-        for (size_t i = 0; i < k; ++i) w.ksum[o] += wq[o * k + i];
+        for (size_t i = 0; i < k; ++i) ksum[o] += wq[o * k + i];
+      w.ksum = ksum.data();
       w.scales = scales.data();
       w.bias = n % 2 ? nullptr : bias.data();
       w.output_min = -1.0f;
@@ -275,16 +276,19 @@ TEST(DqLinearTest, BlockwiseGemmMatchesTheKernelOrderForEveryRemainder) {
       w.n = n;
       w.w = wq.data();
       w.block = bl;
-      w.block_scales.resize(n * (k / bl));
-      for (float& v : w.block_scales)
+      std::vector<float> block_scales(n * (k / bl));
+      for (float& v : block_scales)
         v = xnnpack::bf16_to_float(
             xnnpack::float_to_bf16_as_official(std::fabs(uf(rng)) * 0.01f + 1e-4f));
+      w.block_scales = block_scales.data();
       std::vector<float> bias(n);
       for (float& v : bias) v = uf(rng);
       w.bias = n % 2 ? nullptr : bias.data();
       w.output_min = -1.0f;
       w.output_max = 1.5f;
-      xnnpack::qb4w_prepare_sums(&w);
+      std::vector<float> kfsum(n);
+      xnnpack::qb4w_prepare_sums(w, kfsum.data());
+      w.kfsum = kfsum.data();
       std::vector<Qd8Params> p(rows);
       for (Qd8Params& v : p) v = Qd8Params{std::fabs(uf(rng)) * 0.05f + 1e-3f, i8(rng)};
       std::vector<float> y(rows * n, -7.0f);

@@ -15,8 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "backends/xnnpack/fusion.h"
 #include "backends/xnnpack/native_nodes.h"
 #include "extension/threadpool/pthread_pool.h"
+#include "runtime/core/memory_allocator.h"
 #include "runtime/platform/error_capture.h"
 
 namespace etr {
@@ -67,10 +69,28 @@ Node gemm_node(NodeKind kind, bool bias, float lo, float hi) {
 
 void set_conv(Node* n, std::vector<uint32_t> pads_trbl, uint32_t kh, uint32_t kw, uint32_t sh,
               uint32_t sw, uint32_t dh, uint32_t dw, uint32_t cin, uint32_t cout) {
-  const uint32_t p[] = {pads_trbl[0], pads_trbl[1], pads_trbl[2], pads_trbl[3], kh,   kw, sh,
-                        sw,           dh,           dw,           cin,          cout, 1};
-  for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); ++i) n->params[i] = p[i];
+  xnnpack::ConvParams& p = n->set_conv();
+  p.padding_top = pads_trbl[0];
+  p.padding_right = pads_trbl[1];
+  p.padding_bottom = pads_trbl[2];
+  p.padding_left = pads_trbl[3];
+  p.kernel_height = kh;
+  p.kernel_width = kw;
+  p.subsampling_height = sh;
+  p.subsampling_width = sw;
+  p.dilation_height = dh;
+  p.dilation_width = dw;
+  p.group_input_channels = cin;
+  p.group_output_channels = cout;
+  p.groups = 1;
 }
+
+// Memory for what prepare_native_node keeps (the delegate's method
+// allocator in a real init); lives as long as the states prepared from it.
+struct Arena {
+  std::vector<uint8_t> bytes = std::vector<uint8_t>(size_t{4} << 20);
+  MemoryAllocator alloc{bytes.data(), bytes.size()};
+};
 
 // Prepares and runs node n on input x; returns y (numel `out_numel`).
 // `with_scratch` false takes the path without the GEMM's scratch.
@@ -79,8 +99,9 @@ std::vector<float> run(const Values& v, const Node& n, std::vector<float> x, siz
   EXPECT_TRUE(xnnpack::is_float_gemm_node(v, n));
   EXPECT_TRUE(xnnpack::is_native_node(v, n));
   EXPECT_EQ(xnnpack::check_native_node(v, n, 0), Error::Ok);
+  Arena arena;
   xnnpack::NativeState st;
-  EXPECT_EQ(xnnpack::prepare_native_node(v, n, 0, &st), Error::Ok);
+  EXPECT_EQ(xnnpack::prepare_native_node(v, n, 0, &arena.alloc, &st), Error::Ok);
   std::vector<float> y(out_numel, std::numeric_limits<float>::quiet_NaN());
   std::vector<uint8_t*> bufs(v.size());
   for (size_t i = 0; i < v.size(); ++i) bufs[i] = const_cast<uint8_t*>(v[i].data);
@@ -89,7 +110,7 @@ std::vector<float> run(const Values& v, const Node& n, std::vector<float> x, siz
   const size_t scratch_bytes = with_scratch ? xnnpack::native_scratch_bytes(v, n) : 0;
   std::vector<uint64_t> scratch((scratch_bytes + 7) / 8 + 8);
   void* s = with_scratch ? static_cast<void*>(scratch.data()) : nullptr;
-  xnnpack::run_native_node(v, n, st, bufs.data(), pool, s, scratch_bytes);
+  EXPECT_EQ(xnnpack::run_native_node(v, n, st, bufs.data(), pool, s, scratch_bytes), Error::Ok);
   return y;
 }
 
@@ -126,7 +147,7 @@ struct ConvCase {
 
 TEST(NativeFp32Test, ConvolutionWithPaddingStrideAndDilationMatchesPyTorch) {
   ConvCase c;
-  if (!xnnpack::is_float_gemm_node(c.v, c.n)) GTEST_SKIP() << "built without optimized kernels";
+  ASSERT_TRUE(xnnpack::is_float_gemm_node(c.v, c.n)) << "the native fp32 path is always built";
   expect_near_all(run(c.v, c.n, c.x(), 60, nullptr), c.want);
   std::unique_ptr<PthreadPool> tp = PthreadPool::create(2);
   ASSERT_NE(tp, nullptr);
@@ -146,7 +167,7 @@ TEST(NativeFp32Test, PaddedThreeByThreeConvolutionOverTwoImagesMatchesPyTorch) {
   Node n = gemm_node(NodeKind::Conv2d, true, -std::numeric_limits<float>::infinity(),
                      std::numeric_limits<float>::infinity());
   set_conv(&n, {1, 1, 1, 1}, 3, 3, 1, 1, 1, 1, 2, 3);
-  if (!xnnpack::is_float_gemm_node(v, n)) GTEST_SKIP() << "built without optimized kernels";
+  ASSERT_TRUE(xnnpack::is_float_gemm_node(v, n)) << "the native fp32 path is always built";
   const std::vector<float> want = {
       -1.6899003f,  1.3260399f,  2.8462586f,    -3.7006941f,   -0.55792427f, 4.4285069f,
       -4.0923901f,  -2.9483912f, 4.276444f,     -3.8859787f,   -4.7981548f,  3.6492665f,
@@ -182,7 +203,7 @@ TEST(NativeFp32Test, FullyConnectedWithTransposedWeightsMatchesPyTorch) {
   Values v = {fp32(0, {3, 5}), fp32(1, {5, 4}, &w), fp32(2, {4}, &b), fp32(3, {3, 4})};
   Node n = gemm_node(NodeKind::FullyConnected, true, -1.0f, 1.2f);
   n.flags = 1;  // XNN_FLAG_TRANSPOSE_WEIGHTS
-  if (!xnnpack::is_float_gemm_node(v, n)) GTEST_SKIP() << "built without optimized kernels";
+  ASSERT_TRUE(xnnpack::is_float_gemm_node(v, n)) << "the native fp32 path is always built";
   const std::vector<float> want = {0.32704842f,  1.158875f,   1.2f,       1.2f,
                                    0.66803825f,  1.2f,        1.2f,       1.1764808f,
                                    -0.16604757f, 0.28638989f, 0.4951548f, 0.32171768f};
@@ -197,7 +218,7 @@ TEST(NativeFp32Test, PointwiseConvolutionWithoutBiasMatchesPyTorch) {
   Node n = gemm_node(NodeKind::Conv2d, false, -std::numeric_limits<float>::infinity(),
                      std::numeric_limits<float>::infinity());
   set_conv(&n, {0, 0, 0, 0}, 1, 1, 1, 1, 1, 1, 8, 6);
-  if (!xnnpack::is_float_gemm_node(v, n)) GTEST_SKIP() << "built without optimized kernels";
+  ASSERT_TRUE(xnnpack::is_float_gemm_node(v, n)) << "the native fp32 path is always built";
   const std::vector<float> want = {
       2.9026203f,   -4.9395394f,  4.892118f,    -2.7803674f,  -0.50461662f,  3.5766668f,
       2.0823164f,   -0.88278013f, -0.68926352f, 1.9704583f,   -2.4201777f,   1.8486533f,
@@ -225,7 +246,9 @@ Node dw_node(bool bias, float lo, float hi, std::vector<uint32_t> pads_trbl, uin
              uint32_t stride, uint32_t channels) {
   Node n = gemm_node(NodeKind::DepthwiseConv2d, bias, lo, hi);
   set_conv(&n, pads_trbl, k, k, stride, stride, 1, 1, 1, 1);
-  n.params[12] = channels;  // groups; one output channel per input channel
+  xnnpack::ConvParams p = n.conv();
+  p.groups = channels;  // one output channel per input channel
+  n.set_conv(p);
   return n;
 }
 
@@ -234,14 +257,15 @@ void run_node(const Values& v, const Node& n, std::vector<std::vector<float>*> b
               ThreadPool* pool) {
   ASSERT_TRUE(xnnpack::is_float_compute_node(v, n));
   ASSERT_EQ(xnnpack::check_native_node(v, n, 0), Error::Ok);
+  Arena arena;
   xnnpack::NativeState st;
-  ASSERT_EQ(xnnpack::prepare_native_node(v, n, 0, &st), Error::Ok);
+  ASSERT_EQ(xnnpack::prepare_native_node(v, n, 0, &arena.alloc, &st), Error::Ok);
   std::vector<uint8_t*> bufs(v.size());
   for (size_t i = 0; i < v.size(); ++i) {
     bufs[i] = buffers[i] != nullptr ? reinterpret_cast<uint8_t*>(buffers[i]->data())
                                     : const_cast<uint8_t*>(v[i].data);
   }
-  xnnpack::run_native_node(v, n, st, bufs.data(), pool, nullptr, 0);
+  ASSERT_EQ(xnnpack::run_native_node(v, n, st, bufs.data(), pool, nullptr, 0), Error::Ok);
 }
 
 TEST(NativeFp32Test, DepthwiseConvolutionMatchesPyTorch) {
@@ -255,7 +279,7 @@ TEST(NativeFp32Test, DepthwiseConvolutionMatchesPyTorch) {
     Values v = {fp32(0, {1, 5, 9, 11}), fp32(1, {1, 3, 3, 11}, &w), fp32(2, {11}, &b),
                 fp32(3, {1, 5, 9, 11})};
     const Node n = dw_node(true, -1.5f, 2.0f, {1, 1, 1, 1}, 3, 1, 11);
-    if (!xnnpack::is_float_compute_node(v, n)) GTEST_SKIP() << "built without optimized kernels";
+    ASSERT_TRUE(xnnpack::is_float_compute_node(v, n)) << "the native fp32 path is always built";
     std::vector<float> x = sines(495, 0.29, 0.3), y(495, std::nanf(""));
     run_node(v, n, {&x, nullptr, nullptr, &y}, tp.get());
     expect_samples(
@@ -315,7 +339,7 @@ TEST(NativeFp32Test, MultiplyBroadcastPerImageAndSigmoidMatchPyTorch) {
   Values v = {fp32(0, {2, 2, 3, 5}), fp32(1, {2, 1, 1, 5}), fp32(2, {2, 2, 3, 5})};
   Node mul = gemm_node(NodeKind::Multiply, false, -std::numeric_limits<float>::infinity(),
                        std::numeric_limits<float>::infinity());
-  if (!xnnpack::is_float_compute_node(v, mul)) GTEST_SKIP() << "built without optimized kernels";
+  ASSERT_TRUE(xnnpack::is_float_compute_node(v, mul)) << "the native fp32 path is always built";
   std::vector<float> a = sines(60, 0.41, 0.1), s = sines(10, 0.7, 0.9), y(60, std::nanf(""));
   run_node(v, mul, {&a, &s, &y}, nullptr);
   const std::vector<float> want_mul = {
@@ -392,10 +416,12 @@ struct SiluGraph {
 
 TEST(NativeFp32Test, SiluAfterAConvolutionIsFusedAndMatchesPyTorch) {
   SiluGraph g;
-  if (!xnnpack::is_float_compute_node(g.v, g.nodes[0])) GTEST_SKIP() << "no optimized kernels";
+  ASSERT_TRUE(xnnpack::is_float_compute_node(g.v, g.nodes[0]))
+      << "the native fp32 path is always built";
+  Arena arena;
   std::vector<xnnpack::NativeState> st(3);
   for (const Node& n : g.nodes)
-    ASSERT_EQ(xnnpack::prepare_native_node(g.v, n, 0, &st[n.index]), Error::Ok);
+    ASSERT_EQ(xnnpack::prepare_native_node(g.v, n, 0, &arena.alloc, &st[n.index]), Error::Ok);
   ASSERT_EQ(xnnpack::fuse_silu(g.v, g.nodes, {true, true, true}, &st), 1u);
   EXPECT_TRUE(st[0].silu);
   EXPECT_EQ(st[0].write_to, 4u);
@@ -406,8 +432,9 @@ TEST(NativeFp32Test, SiluAfterAConvolutionIsFusedAndMatchesPyTorch) {
                                 reinterpret_cast<uint8_t*>(y.data())};
   std::vector<uint64_t> scratch(xnnpack::native_scratch_bytes(g.v, g.nodes[0]) / 8 + 8);
   for (const Node& n : g.nodes) {
-    xnnpack::run_native_node(g.v, n, st[n.index], bufs.data(), nullptr, scratch.data(),
-                             scratch.size() * 8);
+    ASSERT_EQ(xnnpack::run_native_node(g.v, n, st[n.index], bufs.data(), nullptr, scratch.data(),
+                                       scratch.size() * 8),
+              Error::Ok);
   }
   expect_near_all(
       y, {2.7516141f,    -0.035105422f, 4.8556733f,    -0.16235775f,  -0.18996613f,  3.4793537f,
@@ -420,21 +447,23 @@ TEST(NativeFp32Test, SiluAfterAConvolutionIsFusedAndMatchesPyTorch) {
 
 TEST(NativeFp32Test, SiluIsNotFusedWhenTheConvolutionOutputIsReadElsewhere) {
   SiluGraph g;
-  if (!xnnpack::is_float_compute_node(g.v, g.nodes[0])) GTEST_SKIP() << "no optimized kernels";
+  ASSERT_TRUE(xnnpack::is_float_compute_node(g.v, g.nodes[0]))
+      << "the native fp32 path is always built";
   Node extra = g.nodes[1];  // a second sigmoid of the convolution's output
   extra.index = 3;
   extra.outputs[0] = 5;
   g.nodes.push_back(extra);
   g.v.push_back(fp32(5, {1, 2, 3, 6}));
+  Arena arena;
   std::vector<xnnpack::NativeState> st(4);
   for (const Node& n : g.nodes)
-    ASSERT_EQ(xnnpack::prepare_native_node(g.v, n, 0, &st[n.index]), Error::Ok);
+    ASSERT_EQ(xnnpack::prepare_native_node(g.v, n, 0, &arena.alloc, &st[n.index]), Error::Ok);
   EXPECT_EQ(xnnpack::fuse_silu(g.v, g.nodes, {true, true, true, true}, &st), 0u);
   // Nor when a node of the chain stays with XNNPACK, or the multiply clamps.
   SiluGraph h;
   std::vector<xnnpack::NativeState> st2(3);
   for (const Node& n : h.nodes)
-    ASSERT_EQ(xnnpack::prepare_native_node(h.v, n, 0, &st2[n.index]), Error::Ok);
+    ASSERT_EQ(xnnpack::prepare_native_node(h.v, n, 0, &arena.alloc, &st2[n.index]), Error::Ok);
   EXPECT_EQ(xnnpack::fuse_silu(h.v, h.nodes, {true, false, true}, &st2), 0u);
   h.nodes[2].output_max = 6.0f;
   EXPECT_EQ(xnnpack::fuse_silu(h.v, h.nodes, {true, true, true}, &st2), 0u);
@@ -442,14 +471,16 @@ TEST(NativeFp32Test, SiluIsNotFusedWhenTheConvolutionOutputIsReadElsewhere) {
 
 TEST(NativeFp32Test, NodesOutsideTheGemmPathStayWithXnnpack) {
   ConvCase c;
-  if (!xnnpack::is_float_gemm_node(c.v, c.n)) GTEST_SKIP() << "built without optimized kernels";
+  ASSERT_TRUE(xnnpack::is_float_gemm_node(c.v, c.n)) << "the native fp32 path is always built";
   // The load option native_fp32=false.
   EXPECT_FALSE(xnnpack::is_native_node(c.v, c.n, false));
   Node same = c.n;
   same.flags = 4;  // XNN_FLAG_TENSORFLOW_SAME_PADDING
   EXPECT_FALSE(xnnpack::is_float_gemm_node(c.v, same));
   Node grouped = c.n;
-  grouped.params[12] = 2;
+  xnnpack::ConvParams two_groups = grouped.conv();
+  two_groups.groups = 2;
+  grouped.set_conv(two_groups);
   EXPECT_FALSE(xnnpack::is_float_gemm_node(c.v, grouped));
   Values weights_at_run_time = c.v;
   weights_at_run_time[1].data = nullptr;
@@ -461,7 +492,7 @@ TEST(NativeFp32Test, NodesOutsideTheGemmPathStayWithXnnpack) {
 
 TEST(NativeFp32Test, ShapesThatDisagreeWithTheParametersAreRefusedNamingTheNode) {
   ConvCase c;
-  if (!xnnpack::is_float_gemm_node(c.v, c.n)) GTEST_SKIP() << "built without optimized kernels";
+  ASSERT_TRUE(xnnpack::is_float_gemm_node(c.v, c.n)) << "the native fp32 path is always built";
   Values wrong = c.v;
   wrong[3].dims[2] = 6;  // the window arithmetic gives 5 columns
   char buf[512];

@@ -68,7 +68,7 @@ std::vector<int8_t> pool(const std::vector<int8_t>& x, size_t channels, const No
   uint8_t* bufs[2] = {reinterpret_cast<uint8_t*>(in.data()),
                       reinterpret_cast<uint8_t*>(out.data())};
   xnnpack::NativeState st;
-  xnnpack::run_native_node(v, n, st, bufs, tp, nullptr, 0);
+  EXPECT_EQ(xnnpack::run_native_node(v, n, st, bufs, tp, nullptr, 0), Error::Ok);
   return out;
 }
 

@@ -51,7 +51,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::memcpy(copy.data(), data + start, size - start);
   static ZeroData zeros;
   etr::FreeableBuffer processed(copy.data(), size - start);
-  std::vector<uint8_t> pool(1 << 16);
+  // The method allocator the delegate takes its buffers and packed weights
+  // from: a fresh one over the same memory for every input.
+  static std::vector<uint8_t> pool(size_t{16} << 20);
   etr::MemoryAllocator alloc(pool.data(), pool.size());
   etr::BackendInitContext ctx{&alloc, &zeros, "forward", 0, nullptr, {}};
   etr::Result<etr::DelegateHandle*> h = etr::xnnpack_backend().init(ctx, &processed, {});

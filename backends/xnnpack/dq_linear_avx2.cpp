@@ -1,0 +1,186 @@
+// AVX2 + FMA kernels of dq_linear.h (compiled with -mavx2 -mfma by
+// etr_isa_sources; reached only where opt::cpu_features().avx2_fma).
+#include "backends/xnnpack/dq_linear_internal.h"
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#endif
+
+namespace etr {
+namespace xnnpack {
+namespace dq {
+
+#if defined(__AVX2__) && defined(__FMA__)
+namespace {
+
+inline int32_t hsum_avx2(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+  return _mm_cvtsi128_si32(s);
+}
+
+// MR rows (1..4) x 2 outputs per step: int8 widened to int16, pairwise
+// products summed into int32 lanes (vpmaddwd), exact for any int8 inputs.
+template <size_t MR>
+void dq_rows_avx2(const int8_t* q, const Qd8Params* params, size_t r0, const DqLinearWeights& w,
+                  size_t ob, size_t oe, float* y) {
+  const size_t k = w.k;
+  const int8_t* a[MR];
+  for (size_t r = 0; r < MR; ++r) a[r] = q + (r0 + r) * k;
+  for (size_t o = ob; o < oe; o += kPair) {
+    const size_t nr = oe - o < kPair ? oe - o : kPair;
+    const int8_t* b0 = w.w + o * k;
+    const int8_t* b1 = nr > 1 ? b0 + k : b0;
+    __m256i acc[MR][2];
+    for (size_t r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+    size_t i = 0;
+    for (; i + 16 <= k; i += 16) {
+      const __m256i w0 =
+          _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b0 + i)));
+      const __m256i w1 =
+          _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b1 + i)));
+      for (size_t r = 0; r < MR; ++r) {
+        const __m256i x =
+            _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a[r] + i)));
+        acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x, w0));
+        acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x, w1));
+      }
+    }
+    for (size_t r = 0; r < MR; ++r) {
+      const int32_t* ks = w.ksum + o;
+      int32_t d0 = hsum_avx2(acc[r][0]), d1 = hsum_avx2(acc[r][1]);
+      for (size_t t = i; t < k; ++t) {
+        d0 += static_cast<int32_t>(a[r][t]) * b0[t];
+        d1 += static_cast<int32_t>(a[r][t]) * b1[t];
+      }
+      const Qd8Params p = params[r0 + r];
+      float* yr = y + (r0 + r) * w.n + o;
+      yr[0] = epilogue(d0, p.zero_point, ks[0], p.scale, w.scales[o],
+                       w.bias != nullptr ? w.bias[o] : 0.0f, w.output_min, w.output_max);
+      if (nr > 1) {
+        yr[1] = epilogue(d1, p.zero_point, ks[1], p.scale, w.scales[o + 1],
+                         w.bias != nullptr ? w.bias[o + 1] : 0.0f, w.output_min, w.output_max);
+      }
+    }
+  }
+}
+
+void dq_block(const int8_t* q, const Qd8Params* params, size_t rows, const DqLinearWeights& w,
+              size_t o0, size_t o1, float* y) {
+  for (size_t ob = o0; ob < o1; ob += kBlockPairs * kPair) {
+    const size_t oe = ob + kBlockPairs * kPair < o1 ? ob + kBlockPairs * kPair : o1;
+    size_t r0 = 0;
+    for (; r0 + 4 <= rows; r0 += 4) dq_rows_avx2<4>(q, params, r0, w, ob, oe, y);
+    switch (rows - r0) {
+      case 3: dq_rows_avx2<3>(q, params, r0, w, ob, oe, y); break;
+      case 2: dq_rows_avx2<2>(q, params, r0, w, ob, oe, y); break;
+      case 1: dq_rows_avx2<1>(q, params, r0, w, ob, oe, y); break;
+      default: break;
+    }
+  }
+}
+
+// ---- qd8 x qb4w
+
+// MR rows x 2 outputs: 16 inputs per step as in the int8 path; after each
+// block the 8 int32 lanes fold into the kernel's 4 (inputs i mod 8 in
+// {2j, 2j+1} -> lane j) and are scaled into 4 float lanes with fma.
+template <size_t MR>
+void qb4w_rows_avx2(const int8_t* q, const Qd8Params* params, size_t r0, const DqLinearWeights& w,
+                    size_t ob, size_t oe, float* y) {
+  const size_t k = w.k, bl = w.block, nb = k / bl;
+  const int8_t* a[MR];
+  for (size_t r = 0; r < MR; ++r) a[r] = q + (r0 + r) * k;
+  for (size_t o = ob; o < oe; o += kPair) {
+    const size_t nr = oe - o < kPair ? oe - o : kPair;
+    const size_t o1 = nr > 1 ? o + 1 : o;
+    const int8_t* b0 = w.w + o * k;
+    const int8_t* b1 = w.w + o1 * k;
+    const float* s0 = w.block_scales + o * nb;
+    const float* s1 = w.block_scales + o1 * nb;
+    __m128 lane[MR][2];
+    for (size_t r = 0; r < MR; ++r) {
+      const float zp = static_cast<float>(params[r0 + r].zero_point);
+      lane[r][0] = _mm_set_ss(w.kfsum[o] * zp);
+      lane[r][1] = _mm_set_ss(w.kfsum[o1] * zp);
+    }
+    for (size_t blk = 0; blk < nb; ++blk) {
+      __m256i acc[MR][2];
+      for (size_t r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+      for (size_t i = blk * bl; i < (blk + 1) * bl; i += 16) {
+        const __m256i w0 =
+            _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b0 + i)));
+        const __m256i w1 =
+            _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b1 + i)));
+        for (size_t r = 0; r < MR; ++r) {
+          const __m256i x =
+              _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a[r] + i)));
+          acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x, w0));
+          acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x, w1));
+        }
+      }
+      const __m128 sc0 = _mm_set1_ps(s0[blk]);
+      const __m128 sc1 = _mm_set1_ps(s1[blk]);
+      for (size_t r = 0; r < MR; ++r) {
+        for (size_t c = 0; c < 2; ++c) {
+          const __m128i d = _mm_add_epi32(_mm256_castsi256_si128(acc[r][c]),
+                                          _mm256_extracti128_si256(acc[r][c], 1));
+          lane[r][c] = _mm_fmadd_ps(_mm_cvtepi32_ps(d), c == 0 ? sc0 : sc1, lane[r][c]);
+        }
+      }
+    }
+    for (size_t r = 0; r < MR; ++r) {
+      const float scale = params[r0 + r].scale;
+      float* yr = y + (r0 + r) * w.n + o;
+      for (size_t c = 0; c < nr; ++c) {
+        const __m128 h = _mm_hadd_ps(lane[r][c], lane[r][c]);  // l0+l1, l2+l3
+        const float total = _mm_cvtss_f32(_mm_hadd_ps(h, h));  // (l0+l1)+(l2+l3)
+        const float v = std::fma(total, scale, w.bias != nullptr ? w.bias[o + c] : 0.0f);
+        yr[c] = xmin(xmax(v, w.output_min), w.output_max);
+      }
+    }
+  }
+}
+
+void qb4w_block(const int8_t* q, const Qd8Params* params, size_t rows, const DqLinearWeights& w,
+                size_t o0, size_t o1, float* y) {
+  for (size_t ob = o0; ob < o1; ob += kBlockPairs * kPair) {
+    const size_t oe = ob + kBlockPairs * kPair < o1 ? ob + kBlockPairs * kPair : o1;
+    size_t r0 = 0;
+    for (; r0 + 4 <= rows; r0 += 4) qb4w_rows_avx2<4>(q, params, r0, w, ob, oe, y);
+    switch (rows - r0) {
+      case 3: qb4w_rows_avx2<3>(q, params, r0, w, ob, oe, y); break;
+      case 2: qb4w_rows_avx2<2>(q, params, r0, w, ob, oe, y); break;
+      case 1: qb4w_rows_avx2<1>(q, params, r0, w, ob, oe, y); break;
+      default: break;
+    }
+  }
+}
+}  // namespace
+
+bool dq_block_avx2(const int8_t* q, const Qd8Params* params, size_t rows, const DqLinearWeights& w,
+                   size_t o0, size_t o1, float* y) {
+  dq_block(q, params, rows, w, o0, o1, y);
+  return true;
+}
+
+bool qb4w_block_avx2(const int8_t* q, const Qd8Params* params, size_t rows,
+                     const DqLinearWeights& w, size_t o0, size_t o1, float* y) {
+  qb4w_block(q, params, rows, w, o0, o1, y);
+  return true;
+}
+#else
+bool dq_block_avx2(const int8_t*, const Qd8Params*, size_t, const DqLinearWeights&, size_t, size_t,
+                   float*) {
+  return false;
+}
+bool qb4w_block_avx2(const int8_t*, const Qd8Params*, size_t, const DqLinearWeights&, size_t,
+                     size_t, float*) {
+  return false;
+}
+#endif
+
+}  // namespace dq
+}  // namespace xnnpack
+}  // namespace etr

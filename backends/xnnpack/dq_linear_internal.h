@@ -1,0 +1,40 @@
+// Pieces shared by dq_linear.cpp and its AVX2 kernels (dq_linear_avx2.cpp).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "backends/xnnpack/dq_linear.h"
+
+namespace etr {
+namespace xnnpack {
+namespace dq {
+
+// XNNPACK's math_min_f32 / math_max_f32 on x86 (NaN handling included).
+inline float xmin(float a, float b) { return b < a ? b : a; }
+inline float xmax(float a, float b) { return b < a ? a : b; }
+
+inline float epilogue(int32_t dot, int32_t zp, int32_t ksum, float in_scale, float w_scale,
+                      float bias, float lo, float hi) {
+  const float f = static_cast<float>(static_cast<int64_t>(dot) - static_cast<int64_t>(zp) * ksum);
+  const float v = std::fma(f * in_scale, w_scale, bias);
+  return xmin(xmax(v, lo), hi);
+}
+
+// Outputs per thread-pool chunk unit and per cache block.
+constexpr size_t kPair = 2;
+constexpr size_t kBlockPairs = 16;
+
+// AVX2 + FMA blocks of outputs [o0, o1) for `rows` rows (dq_linear_avx2.cpp):
+// per-channel int8 weights and block-wise (qbint4) weights. Called only where
+// opt::cpu_features().avx2_fma; false (nothing written) in a build whose
+// file was compiled without AVX2.
+bool dq_block_avx2(const int8_t* q, const Qd8Params* params, size_t rows, const DqLinearWeights& w,
+                   size_t o0, size_t o1, float* y);
+bool qb4w_block_avx2(const int8_t* q, const Qd8Params* params, size_t rows,
+                     const DqLinearWeights& w, size_t o0, size_t o1, float* y);
+
+}  // namespace dq
+}  // namespace xnnpack
+}  // namespace etr

@@ -1,0 +1,25 @@
+// Node fusion in the XNNPACK delegate: a pattern over the parsed node list,
+// applied after the nodes are split into XNNPACK runs and native nodes.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "backends/xnnpack/native_nodes.h"
+
+namespace etr {
+namespace xnnpack {
+
+// Finds convolution -> sigmoid -> multiply(x, sigmoid(x)) chains (SiLU as
+// the exporter writes it) among native nodes (native[i] for node i) whose
+// intermediate values nothing else reads and that clamp nothing, and fuses
+// each into its convolution: the convolution's state gets silu and
+// write_to (the multiply's output), the sigmoid's and multiply's states
+// get skipped. A convolution qualifies when it was prepared for the GEMM or
+// the depthwise kernel (states[i].packed or .dwconv). Returns the number of
+// chains fused.
+size_t fuse_silu(const Values& values, const std::vector<Node>& nodes,
+                 const std::vector<bool>& native, std::vector<NativeState>* states);
+
+}  // namespace xnnpack
+}  // namespace etr
