@@ -733,11 +733,10 @@ void float_elementwise(const Values& g, const Node& n, uint8_t* const* buf, Thre
 
 // ---- dynamically quantized linear (dq_linear.h)
 
-bool is_dq_node(const Values& g, const Node& n) {
-  if (n.kind == NodeKind::Convert) return out(g, n).dtype == Dtype::QDInt8;
-  if (n.kind == NodeKind::FullyConnected) return in(g, n, 0).dtype == Dtype::QDInt8;
-  return false;
-}
+// A Convert to qdint8 (quantizes activations row by row).
+bool is_dq_convert(const Values& g, const Node& n) { return out(g, n).dtype == Dtype::QDInt8; }
+// A FullyConnected over qdint8 activations.
+bool is_dq_linear(const Values& g, const Node& n) { return in(g, n, 0).dtype == Dtype::QDInt8; }
 
 // Rows of a per-token quantized value: everything but its last dim.
 size_t rows_of(const Value& v) {
@@ -745,21 +744,22 @@ size_t rows_of(const Value& v) {
   return k == 0 ? 0 : v.numel() / k;
 }
 
-Error check_dq_node(const Values& g, const Node& n, size_t d) {
-  if (n.kind == NodeKind::Convert) {
-    const Value& x = in(g, n, 0);
-    const Value& y = out(g, n);
-    if (x.dtype != Dtype::Fp32) return refuse(d, n, "qdint8 conversion needs an fp32 input");
-    if (y.quant != QuantKind::PerToken) return refuse(d, n, "qdint8 output is not per-token");
-    if (y.num_nonbatch_dims != 1)
-      return refuse(d, n, "per-token quantization over other than the last dim");
-    if (y.flags != 0) return refuse(d, n, "qdint8 output cannot leave the delegate");
-    if (x.num_dims == 0 || x.num_dims != y.num_dims) return refuse(d, n, "ranks differ or are 0");
-    for (uint32_t i = 0; i < x.num_dims; ++i) {
-      if (x.dims[i] != y.dims[i]) return refuse(d, n, "input and output dims differ");
-    }
-    return Error::Ok;
+Error check_dq_convert(const Values& g, const Node& n, size_t d) {
+  const Value& x = in(g, n, 0);
+  const Value& y = out(g, n);
+  if (x.dtype != Dtype::Fp32) return refuse(d, n, "qdint8 conversion needs an fp32 input");
+  if (y.quant != QuantKind::PerToken) return refuse(d, n, "qdint8 output is not per-token");
+  if (y.num_nonbatch_dims != 1)
+    return refuse(d, n, "per-token quantization over other than the last dim");
+  if (y.flags != 0) return refuse(d, n, "qdint8 output cannot leave the delegate");
+  if (x.num_dims == 0 || x.num_dims != y.num_dims) return refuse(d, n, "ranks differ or are 0");
+  for (uint32_t i = 0; i < x.num_dims; ++i) {
+    if (x.dims[i] != y.dims[i]) return refuse(d, n, "input and output dims differ");
   }
+  return Error::Ok;
+}
+
+Error check_dq_linear(const Values& g, const Node& n, size_t d) {
   const Value& x = in(g, n, 0);
   const Value& w = in(g, n, 1);
   const Value& y = out(g, n);
@@ -820,7 +820,7 @@ Error prepare_dq_linear(const PrepareContext& ctx, const Node& n, DqLinearWeight
   p->n = transposed ? w.dims[1] : w.dims[0];
   const int8_t* src = reinterpret_cast<const int8_t*>(w.data);
   if (w.dtype == Dtype::QCInt4 || w.dtype == Dtype::QBInt4) {
-    // 4-bit weights (never transposed: check_dq_node) unpacked to int8.
+    // 4-bit weights (never transposed: check_dq_linear) unpacked to int8.
     int8_t* owned = take<int8_t>(ctx, n, p->k * p->n, "the unpacked 4-bit weights");
     if (owned == nullptr) return Error::DelegateMemoryAllocationFailed;
     if (!unpack_int4(w.data, (w.numel() + 1) / 2, p->n, p->k, owned))
@@ -867,17 +867,17 @@ Error prepare_dq_linear(const PrepareContext& ctx, const Node& n, DqLinearWeight
   return Error::Ok;
 }
 
-void run_dq_node(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
-                 ThreadPool* pool) {
-  if (n.kind == NodeKind::Convert) {
-    const Value& x = in(g, n, 0);
-    const size_t k = x.dims[x.num_dims - 1];
-    uint8_t* y = buf[n.outputs[0]];
-    qd8_quantize(reinterpret_cast<const float*>(buf[n.inputs[0]]), rows_of(x), k,
-                 reinterpret_cast<int8_t*>(y),
-                 reinterpret_cast<Qd8Params*>(y + qd8_params_offset(x.numel())), pool);
-    return;
-  }
+void run_dq_convert(const Values& g, const Node& n, uint8_t* const* buf, ThreadPool* pool) {
+  const Value& x = in(g, n, 0);
+  const size_t k = x.dims[x.num_dims - 1];
+  uint8_t* y = buf[n.outputs[0]];
+  qd8_quantize(reinterpret_cast<const float*>(buf[n.inputs[0]]), rows_of(x), k,
+               reinterpret_cast<int8_t*>(y),
+               reinterpret_cast<Qd8Params*>(y + qd8_params_offset(x.numel())), pool);
+}
+
+void run_dq_linear(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
+                   ThreadPool* pool) {
   const Value& x = in(g, n, 0);
   const uint8_t* q = buf[n.inputs[0]];
   dq_linear(reinterpret_cast<const int8_t*>(q),
@@ -1183,20 +1183,20 @@ Error run_gelu_node(const RunContext& c, const Node& n, const NativeState&) {
 // fp32 convolution and fully-connected layers on the GEMM; dynamically
 // quantized fully-connected layers (dq_linear.h).
 bool fully_connected_native(const Values& g, const Node& n, bool native_fp32) {
-  return is_dq_node(g, n) || (fp32_option(native_fp32) && is_float_gemm_node(g, n));
+  return is_dq_linear(g, n) || (fp32_option(native_fp32) && is_float_gemm_node(g, n));
 }
 bool conv2d_native(const Values& g, const Node& n, bool native_fp32) {
   return fp32_option(native_fp32) && is_float_gemm_node(g, n);
 }
 Error check_fully_connected_native(const Values& g, const Node& n, size_t d) {
-  if (is_dq_node(g, n)) return check_dq_node(g, n, d);
+  if (is_dq_linear(g, n)) return check_dq_linear(g, n, d);
   return check_fully_connected(g, n, d);  // the same shape rules as XNNPACK's
 }
 size_t gemm_scratch_bytes(const Values& g, const Node& n) {
   return is_float_gemm_node(g, n) ? float_gemm_scratch_bytes(g, n) : 0;
 }
 Error prepare_fully_connected(const PrepareContext& ctx, const Node& n, NativeState* st) {
-  if (is_dq_node(ctx.values, n)) return prepare_dq_linear(ctx, n, &st->dq);
+  if (is_dq_linear(ctx.values, n)) return prepare_dq_linear(ctx, n, &st->dq);
   if (is_float_gemm_node(ctx.values, n)) return prepare_float_gemm(ctx, n, st);
   return Error::Ok;
 }
@@ -1213,8 +1213,8 @@ Error run_gemm(const RunContext& c, const Node& n, const NativeState& st) {
   return Error::Ok;
 }
 Error run_fully_connected(const RunContext& c, const Node& n, const NativeState& st) {
-  if (is_dq_node(c.values, n)) {
-    run_dq_node(c.values, n, st, c.buffers, c.pool);
+  if (is_dq_linear(c.values, n)) {
+    run_dq_linear(c.values, n, st, c.buffers, c.pool);
     return Error::Ok;
   }
   return run_gemm(c, n, st);
@@ -1250,9 +1250,9 @@ Error run_elementwise(const RunContext& c, const Node& n, const NativeState&) {
 }
 
 // Convert fp32 -> qdint8.
-bool convert_native(const Values& g, const Node& n, bool) { return is_dq_node(g, n); }
-Error run_convert(const RunContext& c, const Node& n, const NativeState& st) {
-  run_dq_node(c.values, n, st, c.buffers, c.pool);
+bool convert_native(const Values& g, const Node& n, bool) { return is_dq_convert(g, n); }
+Error run_convert(const RunContext& c, const Node& n, const NativeState&) {
+  run_dq_convert(c.values, n, c.buffers, c.pool);
   return Error::Ok;
 }
 
@@ -1302,8 +1302,8 @@ const NativeHooks kSigmoidNative = {elementwise_native, check_same_shape, nullpt
                                     run_elementwise};
 const NativeHooks kMultiplyNative = {
     elementwise_native, check_multiply_native, nullptr, nullptr, nullptr, run_elementwise};
-const NativeHooks kConvertNative = {convert_native, check_dq_node, nullptr,
-                                    nullptr,        nullptr,       run_convert};
+const NativeHooks kConvertNative = {convert_native, check_dq_convert, nullptr,
+                                    nullptr,        nullptr,          run_convert};
 const NativeHooks kGlobalAvgPoolNative = {
     gavgpool_native, check_quantized_gavgpool, nullptr, nullptr, nullptr, run_gavgpool};
 

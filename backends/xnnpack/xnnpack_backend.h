@@ -11,22 +11,42 @@
 // created per run on the method's thread pool (its pthreadpool when the
 // pool is extension/threadpool's PthreadPool; single-threaded otherwise).
 //
+// Node kinds: each XNNPACK node kind has one descriptor (node_kinds.h) that
+// parses it, checks its shapes, derives its output shape and either defines
+// it into an XNNPACK subgraph or runs it natively (or both: then the
+// descriptor's runs_natively hook decides per node). A kind the table does
+// not know, or one nothing here runs, fails init naming the delegate, node
+// index and kind.
+//
 // fp32 convolutions (one group) and fully-connected layers with constant
-// weights run as native nodes on the optimized library's GEMM when it is
-// built (Debian's 2022 XNNPACK runs them about 1.7x slower on x86): the
-// filter is packed once at init, a 1x1 stride-1 convolution multiplies its
-// input directly and other windows gather rows (im2col) in tiles. fp32
-// depthwise convolutions (native_dwconv.h), sigmoid and multiply run
-// natively too. The load option {"native_fp32", false} (DelegateOptions for
+// weights run as native nodes on the CPU math library's GEMM (Debian's 2022
+// XNNPACK runs them about 1.7x slower on x86): the filter is packed once at
+// init, a 1x1 stride-1 convolution multiplies its input directly and other
+// windows gather rows (im2col) in tiles. fp32 depthwise convolutions
+// (native_dwconv.h), sigmoid and multiply run natively too; a convolution
+// followed by sigmoid and multiply (SiLU) is fused into the convolution
+// (fusion.h). The load option {"native_fp32", false} (DelegateOptions for
 // "XnnpackBackend") keeps all of them in XNNPACK.
 //
-// Memory: value buffers (at most 1 GiB per delegate), staging for inputs and the delegate object
-// come from the platform allocate hook (runtime/platform/platform.h), so an embedder can route or
-// cap them. Values that pass between runs share buffers when their lifetimes (in runs) do not
-// overlap. XNNPACK's own allocations (packed weights, its internal tensors) go through XNNPACK's
-// default allocator, as do the native nodes' packed weights (operator new). The payload and
-// named-data buffers are kept while the delegate lives (XNNPACK may read static data after runtime
-// creation).
+// Memory, by where it comes from:
+//   - BackendInitContext::method_allocator (the allocator the runtime gives
+//     the delegate; fixed once init returns): the value buffers (at most
+//     1 GiB per delegate; values that pass between runs share buffers when
+//     their lifetimes, in runs, do not overlap), the native nodes' packed or
+//     copied weights and biases (NativeState, DqLinearWeights) and their
+//     scratch (at most 16 MiB). A null or exhausted allocator fails init
+//     with DelegateMemoryAllocationFailed naming the delegate and what it
+//     was allocating; init logs (Info) how many bytes it took.
+//   - The platform allocate hook (runtime/platform/platform.h): the
+//     delegate object itself.
+//   - The heap (operator new): small parse-time bookkeeping (the parsed
+//     Graph's value and node lists, copies of per-channel scales, the run
+//     list), temporaries freed before init returns, and XNNPACK's own
+//     allocations: its subgraphs and per-shape runtimes (packed weights,
+//     internal tensors), through XNNPACK's default allocator.
+// The payload and named-data buffers are kept while the delegate lives
+// (XNNPACK may read static data after runtime creation), except named data
+// that only native nodes read and that they copied (released after init).
 //
 // Shapes: the payload records each value with its exported (upper-bound)
 // dims; an input may be smaller in any dim (bounded dynamic shapes; larger

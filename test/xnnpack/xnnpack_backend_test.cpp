@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -305,14 +306,21 @@ const Program& sample_program() {
 }
 
 // Init with arbitrary payload bytes must fail cleanly and say why.
-Error init_with(const std::vector<uint8_t>& bytes, std::string* message) {
+// `method_bytes`: the size of the method allocator (SIZE_MAX: none at all).
+Error init_with(const std::vector<uint8_t>& bytes, std::string* message,
+                size_t method_bytes = 1 << 16) {
   char buf[512];
   ErrorCapture capture(buf, sizeof(buf));
   std::vector<uint8_t> copy = bytes;
   FreeableBuffer processed(copy.data(), copy.size());
-  std::vector<uint8_t> pool(1 << 16);
+  std::vector<uint8_t> pool(method_bytes == SIZE_MAX ? 0 : method_bytes);
   MemoryAllocator alloc(pool.data(), pool.size());
-  BackendInitContext ctx{&alloc, &sample_program().named_data(), "forward", 3, nullptr, {}};
+  BackendInitContext ctx{method_bytes == SIZE_MAX ? nullptr : &alloc,
+                         &sample_program().named_data(),
+                         "forward",
+                         3,
+                         nullptr,
+                         {}};
   Result<DelegateHandle*> h = xnnpack_backend().init(ctx, &processed, {});
   *message = capture.message();
   if (h.ok()) {
@@ -364,6 +372,27 @@ TEST(XnnpackBackendTest, SamplePayloadInitializes) {
   ASSERT_FALSE(p.empty());
   std::string msg;
   EXPECT_EQ(init_with(p, &msg), Error::Ok) << msg;
+}
+
+// Value buffers, packed weights and copied biases come from the method
+// allocator: without one, or with less than init takes, init fails naming
+// the delegate and what it was allocating.
+TEST(XnnpackBackendTest, MissingOrExhaustedMethodMemoryFailsInitNamingWhatWasAllocated) {
+  const std::vector<uint8_t> p = sample_payload();
+  ASSERT_FALSE(p.empty());
+  std::string msg;
+  ASSERT_EQ(init_with(p, &msg, 1024), Error::Ok) << msg;  // takes 832 bytes (logged)
+  bool packing = false, values = false;
+  for (size_t bytes = 0; bytes < 640; bytes += 16) {
+    EXPECT_EQ(init_with(p, &msg, bytes), Error::DelegateMemoryAllocationFailed) << bytes;
+    EXPECT_NE(msg.find("delegate 3: "), std::string::npos) << msg;
+    EXPECT_NE(msg.find("the method allocator cannot give"), std::string::npos) << msg;
+    packing = packing || msg.find("for the packed filter") != std::string::npos;
+    values = values || msg.find("for value") != std::string::npos;
+  }
+  EXPECT_TRUE(packing && values);  // both kinds of allocation were refused at some size
+  EXPECT_EQ(init_with(p, &msg, SIZE_MAX), Error::DelegateMemoryAllocationFailed);
+  EXPECT_NE(msg.find("the method allocator cannot give"), std::string::npos) << msg;
 }
 
 TEST(XnnpackBackendTest, EveryTruncationIsRefusedWithAMessage) {
