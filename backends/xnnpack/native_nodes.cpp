@@ -617,16 +617,18 @@ int layout_of(const Values& g, const Node& n) {
   return -1;
 }
 
-bool is_float_elementwise(const Values& g, const Node& n) {
-  if (n.kind == NodeKind::Sigmoid && n.num_inputs == 1) {
-    return is_plain_fp32(in(g, n, 0)) && is_plain_fp32(out(g, n)) && n.flags == 0;
-  }
-  if (n.kind == NodeKind::Multiply && n.num_inputs == 2) {
-    return is_plain_fp32(in(g, n, 0)) && is_plain_fp32(in(g, n, 1)) && is_plain_fp32(out(g, n)) &&
-           n.flags == 0 && in(g, n, 0).data == nullptr && in(g, n, 1).data == nullptr &&
-           layout_of(g, n) >= 0;
-  }
-  return false;
+// An fp32 sigmoid (kind Sigmoid).
+bool is_float_sigmoid(const Values& g, const Node& n) {
+  return n.num_inputs == 1 && is_plain_fp32(in(g, n, 0)) && is_plain_fp32(out(g, n)) &&
+         n.flags == 0;
+}
+
+// An fp32 multiply (kind Multiply) of two computed operands in a layout of
+// layout_of.
+bool is_float_multiply(const Values& g, const Node& n) {
+  return n.num_inputs == 2 && is_plain_fp32(in(g, n, 0)) && is_plain_fp32(in(g, n, 1)) &&
+         is_plain_fp32(out(g, n)) && n.flags == 0 && in(g, n, 0).data == nullptr &&
+         in(g, n, 1).data == nullptr && layout_of(g, n) >= 0;
 }
 
 Error prepare_float_dwconv(const PrepareContext& ctx, const Node& n, NativeState* st) {
@@ -681,7 +683,7 @@ void float_dwconv(const Values& g, const Node& n, const NativeState& st, uint8_t
       reinterpret_cast<float*>(buf[st.write_to != kInvalidId ? st.write_to : n.outputs[0]]), pool);
 }
 
-void float_elementwise(const Values& g, const Node& n, uint8_t* const* buf, ThreadPool* pool) {
+void float_sigmoid(const Values& g, const Node& n, uint8_t* const* buf, ThreadPool* pool) {
   float* y = reinterpret_cast<float*>(buf[n.outputs[0]]);
   const size_t total = out(g, n).numel();
   const bool clamp = n.output_min > -__builtin_inff() || n.output_max < __builtin_inff();
@@ -689,16 +691,23 @@ void float_elementwise(const Values& g, const Node& n, uint8_t* const* buf, Thre
   cp.kind = opt::UnaryKind::kClamp;
   cp.lo = n.output_min;
   cp.hi = n.output_max;
-  if (n.kind == NodeKind::Sigmoid) {
-    const float* x = reinterpret_cast<const float*>(buf[n.inputs[0]]);
-    parallel_for(pool_for(pool, total), total, 16384, [&](size_t b, size_t e) {
-      opt::UnaryParams sp;
-      sp.kind = opt::UnaryKind::kSigmoid;
-      opt::unary(sp, x + b, y + b, e - b);
-      if (clamp) opt::unary(cp, y + b, y + b, e - b);
-    });
-    return;
-  }
+  const float* x = reinterpret_cast<const float*>(buf[n.inputs[0]]);
+  parallel_for(pool_for(pool, total), total, 16384, [&](size_t b, size_t e) {
+    opt::UnaryParams sp;
+    sp.kind = opt::UnaryKind::kSigmoid;
+    opt::unary(sp, x + b, y + b, e - b);
+    if (clamp) opt::unary(cp, y + b, y + b, e - b);
+  });
+}
+
+void float_multiply(const Values& g, const Node& n, uint8_t* const* buf, ThreadPool* pool) {
+  float* y = reinterpret_cast<float*>(buf[n.outputs[0]]);
+  const size_t total = out(g, n).numel();
+  const bool clamp = n.output_min > -__builtin_inff() || n.output_max < __builtin_inff();
+  opt::UnaryParams cp;
+  cp.kind = opt::UnaryKind::kClamp;
+  cp.lo = n.output_min;
+  cp.hi = n.output_max;
   const float* a = reinterpret_cast<const float*>(buf[n.inputs[0]]);
   const float* b = reinterpret_cast<const float*>(buf[n.inputs[1]]);
   opt::BinaryParams mp;
@@ -1236,16 +1245,23 @@ Error run_depthwise(const RunContext& c, const Node& n, const NativeState& st) {
 }
 
 // fp32 sigmoid and multiply.
-bool elementwise_native(const Values& g, const Node& n, bool native_fp32) {
-  return fp32_option(native_fp32) && is_float_elementwise(g, n);
+bool sigmoid_native(const Values& g, const Node& n, bool native_fp32) {
+  return fp32_option(native_fp32) && is_float_sigmoid(g, n);
+}
+bool multiply_native(const Values& g, const Node& n, bool native_fp32) {
+  return fp32_option(native_fp32) && is_float_multiply(g, n);
 }
 Error check_multiply_native(const Values& g, const Node& n, size_t d) {
   ETR_RETURN_IF_ERROR(check_broadcast(g, n, d));
   if (layout_of(g, n) < 0) return refuse(d, n, "operand shapes left the native multiply's layouts");
   return Error::Ok;
 }
-Error run_elementwise(const RunContext& c, const Node& n, const NativeState&) {
-  float_elementwise(c.values, n, c.buffers, c.pool);
+Error run_sigmoid(const RunContext& c, const Node& n, const NativeState&) {
+  float_sigmoid(c.values, n, c.buffers, c.pool);
+  return Error::Ok;
+}
+Error run_multiply(const RunContext& c, const Node& n, const NativeState&) {
+  float_multiply(c.values, n, c.buffers, c.pool);
   return Error::Ok;
 }
 
@@ -1298,10 +1314,10 @@ const NativeHooks kConv2dNative = {conv2d_native,      check_conv2d,   nullptr,
                                    gemm_scratch_bytes, prepare_conv2d, run_gemm};
 const NativeHooks kDepthwiseConv2dNative = {
     depthwise_native, check_depthwise_conv2d, nullptr, nullptr, prepare_depthwise, run_depthwise};
-const NativeHooks kSigmoidNative = {elementwise_native, check_same_shape, nullptr, nullptr, nullptr,
-                                    run_elementwise};
-const NativeHooks kMultiplyNative = {
-    elementwise_native, check_multiply_native, nullptr, nullptr, nullptr, run_elementwise};
+const NativeHooks kSigmoidNative = {sigmoid_native, check_same_shape, nullptr,
+                                    nullptr,        nullptr,          run_sigmoid};
+const NativeHooks kMultiplyNative = {multiply_native, check_multiply_native, nullptr, nullptr,
+                                     nullptr,         run_multiply};
 const NativeHooks kConvertNative = {convert_native, check_dq_convert, nullptr,
                                     nullptr,        nullptr,          run_convert};
 const NativeHooks kGlobalAvgPoolNative = {
@@ -1330,7 +1346,8 @@ bool is_float_gemm_node(const Values& g, const Node& n) {
 }
 
 bool is_float_compute_node(const Values& g, const Node& n) {
-  return is_float_gemm_node(g, n) || is_float_dwconv(g, n) || is_float_elementwise(g, n);
+  // The nodes the load option "native_fp32" moves to our kernels.
+  return is_native_node(g, n, true) && !is_native_node(g, n, false);
 }
 
 namespace {
