@@ -6,11 +6,12 @@
 // either (then NativeHooks::runs_natively decides per node). The backend
 // calls through the descriptor and never switches over NodeKind itself.
 //
-// A real entry (node_kinds.cpp), the transpose, which XNNPACK 2022 cannot
-// define, so only native hooks:
+// A real entry (node_kinds.cpp, where K is NodeKind): the transpose, which
+// XNNPACK 2022 cannot define, so it has no check or define hook, only native
+// hooks:
 //
-//   {NodeKind::StaticTranspose, "StaticTranspose", parse_transpose, nullptr, infer_transpose,
-//    nullptr, &kTransposeNative},
+//   {K::StaticTranspose, "StaticTranspose", parse_transpose, nullptr, infer_transpose, nullptr,
+//    &kTransposeNative},
 //
 // Adding a kind: write its hooks next to their family (parse in
 // node_parse.cpp, checks in node_checks.cpp, shapes in shapes.cpp, XNNPACK
