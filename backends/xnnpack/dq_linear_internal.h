@@ -11,6 +11,11 @@ namespace etr {
 namespace xnnpack {
 namespace dq {
 
+// Internal linkage: each translation unit keeps the copy compiled with its
+// own instruction set (the _avx2.cpp file's may use AVX2 and FMA), so the
+// linker never hands the generic file the AVX2 one.
+namespace {
+
 // XNNPACK's math_min_f32 / math_max_f32 on x86 (NaN handling included).
 inline float xmin(float a, float b) { return b < a ? b : a; }
 inline float xmax(float a, float b) { return b < a ? a : b; }
@@ -21,6 +26,8 @@ inline float epilogue(int32_t dot, int32_t zp, int32_t ksum, float in_scale, flo
   const float v = std::fma(f * in_scale, w_scale, bias);
   return xmin(xmax(v, lo), hi);
 }
+
+}  // namespace
 
 // Outputs per thread-pool chunk unit and per cache block.
 constexpr size_t kPair = 2;

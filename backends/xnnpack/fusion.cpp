@@ -1,3 +1,4 @@
+// SiLU fusion over the parsed node list (fusion.h).
 #include "backends/xnnpack/fusion.h"
 
 #include <cstdint>

@@ -11,6 +11,11 @@ namespace etr {
 namespace xnnpack {
 namespace dw {
 
+// Internal linkage: each translation unit keeps the copy compiled with its
+// own instruction set (the _avx2.cpp file's may use AVX2 and FMA), so the
+// linker never hands the generic file the AVX2 one.
+namespace {
+
 // The taps k of a window starting at `origin` (may be negative: padding)
 // whose position origin + k * dilation lies in [0, extent): [k0, k1). The
 // position grows with k, so they form one range (empty: k0 == k1).
@@ -55,6 +60,8 @@ inline size_t x_offset(const DwConvShape& s, const Window& win, uint32_t ky, uin
 inline size_t w_offset(const DwConvShape& s, uint32_t ky, uint32_t kx) {
   return (static_cast<size_t>(ky) * s.kernel_w + kx) * s.channels;
 }
+
+}  // namespace
 
 // Output pixels [0, out_w) of row oy of one image with AVX2 + FMA: border
 // pixels one at a time (32 channels in flight), the interior ones [lo, hi)
