@@ -354,7 +354,18 @@ bool is_pointwise(const Node& n) {
          p.subsampling_height == 1 && p.subsampling_width == 1;
 }
 
-bool gathers_rows(const Node& n) { return n.kind == NodeKind::Conv2d && !is_pointwise(n); }
+// Which node the GEMM serves: its filter layout and whether it gathers rows.
+enum class GemmSource { FullyConnected, Convolution };
+
+// A convolution other than a pointwise one gathers its rows (im2col).
+bool gathers_rows(const Node& n, GemmSource s) {
+  return s == GemmSource::Convolution && !is_pointwise(n);
+}
+
+// A fully-connected filter stored [k, n] (XNN_FLAG_TRANSPOSE_WEIGHTS).
+bool filter_is_kn(const Node& n, GemmSource s) {
+  return s == GemmSource::FullyConnected && (n.flags & kFlagTransposeWeights) != 0;
+}
 
 size_t tile_rows(size_t k, size_t rows) {
   size_t t = kIm2colTileBytes / (k * sizeof(float));
@@ -366,10 +377,8 @@ size_t round_up_64(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
 // The filter element for output o and reduction index q (the payload's
 // constant may be unaligned: read it by bytes).
-float filter_at(const Node& n, const Value& w, size_t k, size_t nn, size_t o, size_t q) {
-  const size_t i = (n.flags & kFlagTransposeWeights) != 0 && n.kind == NodeKind::FullyConnected
-                       ? q * nn + o
-                       : o * k + q;
+float filter_at(bool kn, const Value& w, size_t k, size_t nn, size_t o, size_t q) {
+  const size_t i = kn ? q * nn + o : o * k + q;
   float v;
   std::memcpy(&v, w.data + i * sizeof(float), sizeof(float));
   return v;
@@ -421,16 +430,16 @@ void float_gemm_reference(const Values& g, const Node& n, const NativeState& st,
   const Value& w = in(g, n, 1);
   const size_t k = st.gemm_k, nn = st.gemm_n;
   std::vector<float> row;
-  if (gathers_rows(n)) row.resize(k);
+  if (st.gemm_gathers) row.resize(k);
   for (size_t r = 0; r < rows; ++r) {
     const float* a = x + r * k;
-    if (gathers_rows(n)) {
+    if (st.gemm_gathers) {
       gather_row(g, n, x, r, row.data());
       a = row.data();
     }
     for (size_t o = 0; o < nn; ++o) {
       float acc = bias != nullptr ? bias[o] : 0.0f;
-      for (size_t q = 0; q < k; ++q) acc += a[q] * filter_at(n, w, k, nn, o, q);
+      for (size_t q = 0; q < k; ++q) acc += a[q] * filter_at(st.gemm_filter_kn, w, k, nn, o, q);
       acc = acc < n.output_min ? n.output_min : acc;
       acc = acc > n.output_max ? n.output_max : acc;
       if (st.silu) acc = acc * (1.0f / (1.0f + std::exp(-acc)));
@@ -455,10 +464,10 @@ opt::GemmArgs float_gemm_args(const Node& n, const NativeState& st, const opt::P
 // The GEMM's reduction length k and output count n from the filter's dims
 // (FC [n, k], or [k, n] with XNN_FLAG_TRANSPOSE_WEIGHTS; conv OHWI [n, kh, kw,
 // cin]); false when the filter's rank does not fit the node.
-bool gemm_dims(const Node& n, const Value& w, size_t* k, size_t* nn) {
-  if (n.kind == NodeKind::FullyConnected) {
+bool gemm_dims(const Node& n, GemmSource s, const Value& w, size_t* k, size_t* nn) {
+  if (s == GemmSource::FullyConnected) {
     if (w.num_dims != 2) return false;
-    const bool t = (n.flags & kFlagTransposeWeights) != 0;
+    const bool t = filter_is_kn(n, s);
     *k = t ? w.dims[0] : w.dims[1];
     *nn = t ? w.dims[1] : w.dims[0];
     return true;
@@ -469,9 +478,9 @@ bool gemm_dims(const Node& n, const Value& w, size_t* k, size_t* nn) {
   return true;
 }
 
-size_t float_gemm_scratch_bytes(const Values& g, const Node& n) {
+size_t float_gemm_scratch_bytes(const Values& g, const Node& n, GemmSource s) {
   NativeState st;
-  if (!gemm_dims(n, in(g, n, 1), &st.gemm_k, &st.gemm_n)) return 0;
+  if (!gemm_dims(n, s, in(g, n, 1), &st.gemm_k, &st.gemm_n)) return 0;
   if (st.gemm_k == 0 || st.gemm_n == 0) return 0;
   const size_t rows = out(g, n).numel() / st.gemm_n;
   if (rows == 0) return 0;
@@ -480,7 +489,7 @@ size_t float_gemm_scratch_bytes(const Values& g, const Node& n) {
   opt::GemmArgs args = float_gemm_args(n, st, &pb, nullptr);
   size_t tile_bytes = 0;
   args.m = static_cast<int64_t>(rows);
-  if (gathers_rows(n)) {
+  if (gathers_rows(n, s)) {
     const size_t t = tile_rows(st.gemm_k, rows);
     tile_bytes = round_up_64(t * st.gemm_k * sizeof(float));
     args.m = static_cast<int64_t>(t);
@@ -489,14 +498,16 @@ size_t float_gemm_scratch_bytes(const Values& g, const Node& n) {
   return gemm_bytes == SIZE_MAX ? SIZE_MAX : tile_bytes + gemm_bytes;
 }
 
-Error prepare_float_gemm(const PrepareContext& ctx, const Node& n, NativeState* st) {
+Error prepare_float_gemm(const PrepareContext& ctx, const Node& n, GemmSource s, NativeState* st) {
   const Values& g = ctx.values;
   const size_t d = ctx.delegate;
   const Value& w = in(g, n, 1);
-  if (!gemm_dims(n, w, &st->gemm_k, &st->gemm_n)) {
+  if (!gemm_dims(n, s, w, &st->gemm_k, &st->gemm_n)) {
     return refuse(d, n,
-                  n.kind == NodeKind::FullyConnected ? "filter must be 2-d" : "filter must be 4-d");
+                  s == GemmSource::FullyConnected ? "filter must be 2-d" : "filter must be 4-d");
   }
+  st->gemm_gathers = gathers_rows(n, s);
+  st->gemm_filter_kn = filter_is_kn(n, s);
   const size_t k = st->gemm_k, nn = st->gemm_n;
   if (k == 0 || nn == 0) return refuse(d, n, "filter is empty");
   const size_t bytes = opt::packed_b_bytes(static_cast<int64_t>(k), static_cast<int64_t>(nn));
@@ -512,9 +523,8 @@ Error prepare_float_gemm(const PrepareContext& ctx, const Node& n, NativeState* 
     std::memcpy(aligned.data(), w.data, k * nn * sizeof(float));
     wd = aligned.data();
   }
-  const bool t = n.kind == NodeKind::FullyConnected && (n.flags & kFlagTransposeWeights) != 0;
-  const opt::MatrixView b = t ? opt::MatrixView{wd, static_cast<ptrdiff_t>(nn), 1}
-                              : opt::MatrixView{wd, 1, static_cast<ptrdiff_t>(k)};
+  const opt::MatrixView b = st->gemm_filter_kn ? opt::MatrixView{wd, static_cast<ptrdiff_t>(nn), 1}
+                                               : opt::MatrixView{wd, 1, static_cast<ptrdiff_t>(k)};
   opt::pack_b(b, static_cast<int64_t>(k), static_cast<int64_t>(nn), dst);
   st->packed = dst;
   st->copied_inputs |= 1u << 1;
@@ -543,7 +553,7 @@ void float_gemm(const Values& g, const Node& n, const NativeState& st, uint8_t* 
   const opt::PackedMatrix pb{st.packed, static_cast<int64_t>(k), static_cast<int64_t>(nn)};
   opt::GemmArgs args = float_gemm_args(n, st, &pb, bias);
   args.epilogue.silu = st.silu;
-  if (!gathers_rows(n)) {
+  if (!st.gemm_gathers) {
     MemoryAllocator temp(scratch, scratch_bytes);
     args.m = static_cast<int64_t>(rows);
     args.a = opt::MatrixView{x, static_cast<ptrdiff_t>(k), 1};
@@ -576,9 +586,9 @@ void float_gemm(const Values& g, const Node& n, const NativeState& st, uint8_t* 
 
 // ---- fp32 depthwise convolution, sigmoid and multiply (is_float_compute_node)
 
+// An fp32 depthwise convolution (kind DepthwiseConv2d) the native kernel runs.
 bool is_float_dwconv(const Values& g, const Node& n) {
-  if (n.kind != NodeKind::DepthwiseConv2d || n.num_inputs < 2 || n.inputs[1] == kInvalidId)
-    return false;
+  if (n.num_inputs < 2 || n.inputs[1] == kInvalidId) return false;
   const Value& w = in(g, n, 1);
   if (!is_plain_fp32(in(g, n, 0)) || !is_plain_fp32(w) || !is_plain_fp32(out(g, n)) ||
       w.data == nullptr)
@@ -907,8 +917,9 @@ void run_dq_linear(const Values& g, const Node& n, const NativeState& st, uint8_
 // unequal scales a near-tie could still round differently (the float
 // scale's rounding), which no fixture exercises.
 
+// An int8 global average pool (kind GlobalAvgPooling2d) over NHWC.
 bool is_quantized_gavgpool(const Values& g, const Node& n) {
-  if (n.kind != NodeKind::GlobalAvgPooling2d || n.num_inputs < 1) return false;
+  if (n.num_inputs < 1) return false;
   const Value& iv = in(g, n, 0);
   return (iv.dtype == Dtype::QInt8 || iv.dtype == Dtype::QUInt8) && iv.num_dims == 4;
 }
@@ -1201,16 +1212,21 @@ Error check_fully_connected_native(const Values& g, const Node& n, size_t d) {
   if (is_dq_linear(g, n)) return check_dq_linear(g, n, d);
   return check_fully_connected(g, n, d);  // the same shape rules as XNNPACK's
 }
-size_t gemm_scratch_bytes(const Values& g, const Node& n) {
-  return is_float_gemm_node(g, n) ? float_gemm_scratch_bytes(g, n) : 0;
+size_t fully_connected_scratch_bytes(const Values& g, const Node& n) {
+  return is_float_gemm_node(g, n) ? float_gemm_scratch_bytes(g, n, GemmSource::FullyConnected) : 0;
+}
+size_t conv2d_scratch_bytes(const Values& g, const Node& n) {
+  return is_float_gemm_node(g, n) ? float_gemm_scratch_bytes(g, n, GemmSource::Convolution) : 0;
 }
 Error prepare_fully_connected(const PrepareContext& ctx, const Node& n, NativeState* st) {
   if (is_dq_linear(ctx.values, n)) return prepare_dq_linear(ctx, n, &st->dq);
-  if (is_float_gemm_node(ctx.values, n)) return prepare_float_gemm(ctx, n, st);
+  if (is_float_gemm_node(ctx.values, n))
+    return prepare_float_gemm(ctx, n, GemmSource::FullyConnected, st);
   return Error::Ok;
 }
 Error prepare_conv2d(const PrepareContext& ctx, const Node& n, NativeState* st) {
-  if (is_float_gemm_node(ctx.values, n)) return prepare_float_gemm(ctx, n, st);
+  if (is_float_gemm_node(ctx.values, n))
+    return prepare_float_gemm(ctx, n, GemmSource::Convolution, st);
   return Error::Ok;
 }
 Error run_gemm(const RunContext& c, const Node& n, const NativeState& st) {
@@ -1308,10 +1324,10 @@ const NativeHooks kRsqrtNative = {always, check_unary_native, nullptr, nullptr, 
 const NativeHooks kGeluNative = {always,  check_unary_native, nullptr, nullptr,
                                  nullptr, run_gelu_node};
 const NativeHooks kFullyConnectedNative = {
-    fully_connected_native, check_fully_connected_native, nullptr,
-    gemm_scratch_bytes,     prepare_fully_connected,      run_fully_connected};
-const NativeHooks kConv2dNative = {conv2d_native,      check_conv2d,   nullptr,
-                                   gemm_scratch_bytes, prepare_conv2d, run_gemm};
+    fully_connected_native,        check_fully_connected_native, nullptr,
+    fully_connected_scratch_bytes, prepare_fully_connected,      run_fully_connected};
+const NativeHooks kConv2dNative = {conv2d_native,        check_conv2d,   nullptr,
+                                   conv2d_scratch_bytes, prepare_conv2d, run_gemm};
 const NativeHooks kDepthwiseConv2dNative = {
     depthwise_native, check_depthwise_conv2d, nullptr, nullptr, prepare_depthwise, run_depthwise};
 const NativeHooks kSigmoidNative = {sigmoid_native, check_same_shape, nullptr,

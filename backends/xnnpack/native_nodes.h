@@ -37,6 +37,8 @@ struct NativeState {
   size_t gemm_k = 0;
   size_t gemm_n = 0;
   const float* gemm_bias = nullptr;  // a constant bias, copied (null: none or not constant)
+  bool gemm_gathers = false;         // a convolution that gathers its rows (im2col)
+  bool gemm_filter_kn = false;       // the filter is stored [k, n] (transposed fully connected)
   // fp32 DepthwiseConv2d (is_float_compute_node): the filter [kh, kw, C]
   // and bias copied to float alignment (the payload's may be unaligned).
   const float* dw_weights = nullptr;
