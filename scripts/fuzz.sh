@@ -25,7 +25,7 @@ cp test/models/*.pte build-fuzz/corpus/program/
 cp test/models/*.pte build-fuzz/corpus/mmap_loader/
 # Inputs that once crashed a harness stay in its seed corpus: libFuzzer runs
 # every seed first, so a regression fails the run at once.
-for d in test/fuzz_regressions/*/; do
+for d in test/fuzz/regressions/*/; do
   [ -d "$d" ] && cp "$d"* "build-fuzz/corpus/$(basename "$d")/"
 done
 find test/models -name '*.npy' -exec cp {} build-fuzz/corpus/npy/ \;

@@ -1,7 +1,7 @@
 // PthreadPool: the runtime's ThreadPool on Debian's libpthreadpool.
 //
 //   auto pool = etr::PthreadPool::create();        // one thread per physical core
-//   options.thread_pool = pool->get();             // MethodLoadOptions
+//   options.thread_pool = pool.get();              // MethodLoadOptions
 //
 // Sharing: one pool may serve several Methods, also Methods executing at the
 // same time on different threads; libpthreadpool lets one parallelize call

@@ -39,13 +39,16 @@ TEST_P(OpComparisonTest, ScalarOverloadPromotesLongToFloat) {
   EXPECT_EQ(bool_values(out), c.scalar_expected);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllOps, OpComparisonTest,
-                         ::testing::Values(CmpCase{"eq", {1, 0, 0, 0, 1, 0}, {0, 0, 0, 0, 0, 0}},
-                                           CmpCase{"ne", {0, 1, 1, 1, 0, 1}, {1, 1, 1, 1, 1, 1}},
-                                           CmpCase{"lt", {0, 1, 0, 1, 0, 0}, {1, 1, 0, 0, 0, 0}},
-                                           CmpCase{"le", {1, 1, 0, 1, 1, 0}, {1, 1, 0, 0, 0, 0}},
-                                           CmpCase{"gt", {0, 0, 0, 0, 0, 0}, {0, 0, 1, 1, 1, 1}},
-                                           CmpCase{"ge", {1, 0, 0, 0, 1, 0}, {0, 0, 1, 1, 1, 1}}),
+// Every comparison, one case each.
+const CmpCase kCmpCases[] = {CmpCase{"eq", {1, 0, 0, 0, 1, 0}, {0, 0, 0, 0, 0, 0}},
+                             CmpCase{"ne", {0, 1, 1, 1, 0, 1}, {1, 1, 1, 1, 1, 1}},
+                             CmpCase{"lt", {0, 1, 0, 1, 0, 0}, {1, 1, 0, 0, 0, 0}},
+                             CmpCase{"le", {1, 1, 0, 1, 1, 0}, {1, 1, 0, 0, 0, 0}},
+                             CmpCase{"gt", {0, 0, 0, 0, 0, 0}, {0, 0, 1, 1, 1, 1}},
+                             CmpCase{"ge", {1, 0, 0, 0, 1, 0}, {0, 0, 1, 1, 1, 1}}};
+static_assert(sizeof(kCmpCases) / sizeof(kCmpCases[0]) >= 6, "kCmpCases lost cases");
+
+INSTANTIATE_TEST_SUITE_P(AllOps, OpComparisonTest, ::testing::ValuesIn(kCmpCases),
                          [](const ::testing::TestParamInfo<CmpCase>& param_info) {
                            return std::string(param_info.param.name);
                          });

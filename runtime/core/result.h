@@ -31,7 +31,6 @@ class [[nodiscard]] Result final {
   Error error() const { return error_; }
 
   // Precondition: ok().
-  T& get_ref() { return *get(); }
   T& operator*() & { return *get(); }
   T&& operator*() && { return std::move(*get()); }
   const T& operator*() const& { return *get(); }

@@ -71,10 +71,8 @@ class Tensor final {
     data_ = data;
     capacity_ = capacity;
   }
-  void unsafe_set_data(void* data) { data_ = data; }
   void set_capacity(size_t capacity) { capacity_ = capacity; }
   int32_t* mutable_sizes() { return sizes_; }
-  uint8_t* mutable_dim_order() { return dim_order_; }
 
   // Sets fields directly; strides must already be consistent.
   void init_raw(ScalarType dtype, size_t dim, int32_t* sizes, uint8_t* dim_order, int64_t* strides,

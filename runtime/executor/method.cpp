@@ -179,8 +179,51 @@ Error Method::set_output_data_ptr(void* data, size_t size, size_t index) {
   return Error::Ok;
 }
 
-const EValue& Method::get_output(size_t index) const { return s_.values[s_.output_indices[index]]; }
-const EValue& Method::get_input(size_t index) const { return s_.values[s_.input_indices[index]]; }
+namespace {
+// What a value accessor returns for a bad index, after logging why.
+const EValue kNoValue;
+}  // namespace
+
+// The value accessors return a reference, so a bad index cannot be an Error:
+// it is logged like set_input's (InvalidState / out of range) and yields None.
+const EValue& Method::get_output(size_t index) const {
+  if (!s_.initialized) {
+    ETR_LOG(Error, "get_output: method is not loaded");
+    return kNoValue;
+  }
+  if (index >= s_.num_outputs) {
+    ETR_LOG(Error, "method '%s': output index %zu is out of range (%zu outputs)", name(), index,
+            s_.num_outputs);
+    return kNoValue;
+  }
+  return s_.values[s_.output_indices[index]];
+}
+
+const EValue& Method::get_input(size_t index) const {
+  if (!s_.initialized) {
+    ETR_LOG(Error, "get_input: method is not loaded");
+    return kNoValue;
+  }
+  if (index >= s_.num_inputs) {
+    ETR_LOG(Error, "method '%s': input index %zu is out of range (%zu inputs)", name(), index,
+            s_.num_inputs);
+    return kNoValue;
+  }
+  return s_.values[s_.input_indices[index]];
+}
+
+const EValue& Method::value(size_t index) const {
+  if (!s_.initialized) {
+    ETR_LOG(Error, "value: method is not loaded");
+    return kNoValue;
+  }
+  if (index >= s_.num_values) {
+    ETR_LOG(Error, "method '%s': value index %zu is out of range (%zu values)", name(), index,
+            s_.num_values);
+    return kNoValue;
+  }
+  return s_.values[index];
+}
 
 Error Method::report_failure(size_t chain, size_t pc, Error err) const {
   const internal::Instruction& in = s_.chains[chain].instructions[pc];

@@ -188,13 +188,15 @@ class Method final {
   // ownership; it must outlive its use.
   void set_observer(ExecuteObserver* observer) { s_.observer = observer; }
 
-  // Output `index`; valid until the next execute.
+  // Output `index`; valid until the next execute. An index out of range (or
+  // a method that is not loaded) logs an error and yields a None value.
   const EValue& get_output(size_t index) const;
-  // Input value `index` as the method holds it.
+  // Input value `index` as the method holds it; out of range as get_output.
   const EValue& get_input(size_t index) const;
 
   size_t num_values() const { return s_.num_values; }
-  const EValue& value(size_t index) const { return s_.values[index]; }
+  // Value `index` of the method's value table; out of range as get_output.
+  const EValue& value(size_t index) const;
 
  private:
   friend class Program;

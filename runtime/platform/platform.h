@@ -18,7 +18,8 @@ struct PlatformHooks {
   void (*log)(LogLevel level, const char* file, int line, const char* message);
   // Monotonic clock in nanoseconds.
   uint64_t (*now_ns)();
-  // Called on programmer error during setup only; never on bad input. Must not return.
+  // Called by platform_abort() (an embedder's own fatal errors); the runtime
+  // itself never calls it, since every failure is returned as an Error. Must not return.
   void (*abort)(const char* reason);
   // Heap used by loaders outside the core (e.g. the file data loader). The core
   // itself never calls these. `alignment` is a power of two.

@@ -33,7 +33,7 @@ class BundledSweepTest : public ::testing::TestWithParam<const char*> {
 
 TEST_P(BundledSweepTest, EveryTruncationIsHandled) {
   const AlignedBytes full = bundled_test::read_fixture(GetParam());
-  ASSERT_GT(full.size(), 64u);
+  ASSERT_GT(full.size(), 64u) << "committed fixture missing or short: " << GetParam();
   size_t refused = 0;
   for (size_t n = 0; n < full.size(); ++n) {
     const AlignedBytes cut(full.data(), n);
@@ -53,7 +53,7 @@ TEST_P(BundledSweepTest, EveryTruncationIsHandled) {
 
 TEST_P(BundledSweepTest, EverySingleByteCorruptionIsHandled) {
   const AlignedBytes full = bundled_test::read_fixture(GetParam());
-  ASSERT_GT(full.size(), 64u);
+  ASSERT_GT(full.size(), 64u) << "committed fixture missing or short: " << GetParam();
   Result<BundledProgram> bp = BundledProgram::load(full.data(), full.size());
   ASSERT_TRUE(bp.ok());
   const size_t pte_begin = static_cast<size_t>(bp->program_data().data() - full.data());
@@ -75,8 +75,12 @@ TEST_P(BundledSweepTest, EverySingleByteCorruptionIsHandled) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, BundledSweepTest,
-                         ::testing::Values("mlp.bpte", "int_bool.bpte", "two_methods.bpte"),
+// The official .bpte fixtures swept (test/models/bundled); each must be there
+// (the tests assert its size).
+constexpr const char* kSweptFixtures[] = {"mlp.bpte", "int_bool.bpte", "two_methods.bpte"};
+static_assert(sizeof(kSweptFixtures) / sizeof(kSweptFixtures[0]) >= 3, "sweep lost fixtures");
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, BundledSweepTest, ::testing::ValuesIn(kSweptFixtures),
                          [](const ::testing::TestParamInfo<const char*>& param) {
                            std::string name = param.param;
                            return name.substr(0, name.find('.'));

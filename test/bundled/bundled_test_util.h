@@ -2,6 +2,8 @@
 // from the embedded program, running every test case.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -45,9 +47,13 @@ inline std::string fixture_path(const std::string& name) {
   return std::string(ETR_SOURCE_DIR) + "/test/models/bundled/" + name;
 }
 
+// Empty (and a test failure naming the file) when it cannot be read.
 inline AlignedBytes read_fixture(const std::string& name) {
   Result<std::string> s = testing::read_file(fixture_path(name));
-  if (!s.ok()) return AlignedBytes();
+  if (!s.ok()) {
+    ADD_FAILURE() << "cannot read committed fixture " << fixture_path(name);
+    return AlignedBytes();
+  }
   return AlignedBytes(s->data(), s->size());
 }
 

@@ -14,7 +14,9 @@
 //   N passed, M failed[, K known]
 //
 // where K counts the failures listed in known_failures.txt (they are not in
-// M). Exit status 1 when M > 0 or N == 0.
+// M). Exit status 1 when M > 0 or N == 0, when the directory cannot be read
+// or holds no .bpte file, and when the default directory holds fewer files
+// than kMinConformanceFiles (a lost file fails the suite, --filter or not).
 //
 // Options: --stack portable|optimized (only that stack), --filter TEXT (only
 // files whose name contains TEXT), --dir DIR (another directory), -v (print
@@ -57,6 +59,9 @@
 namespace {
 
 using etr::Error;
+
+// .bpte files in test/conformance today; raise it when files are added.
+constexpr size_t kMinConformanceFiles = 260;
 
 struct Tolerance {
   double rtol = 1e-5;
@@ -376,17 +381,17 @@ void run_file(const Config& config, const Stack& stack, const std::string& dir,
   }
 }
 
-std::vector<std::string> list_bpte(const std::string& dir) {
-  std::vector<std::string> files;
+// The .bpte files of `dir`, sorted; false when it cannot be opened.
+bool list_bpte(const std::string& dir, std::vector<std::string>* files) {
   DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return files;
+  if (d == nullptr) return false;
   while (const dirent* e = readdir(d)) {
     const std::string name = e->d_name;
-    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".bpte") == 0) files.push_back(name);
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".bpte") == 0) files->push_back(name);
   }
   closedir(d);
-  std::sort(files.begin(), files.end());
-  return files;
+  std::sort(files->begin(), files->end());
+  return true;
 }
 
 }  // namespace
@@ -421,7 +426,20 @@ int main(int argc, char** argv) {
     std::printf("0 passed, 1 failed\n");
     return 1;
   }
-  std::vector<std::string> files = list_bpte(dir);
+  std::vector<std::string> files;
+  if (!list_bpte(dir, &files)) {
+    std::printf("cannot open directory %s\n0 passed, 1 failed\n", dir.c_str());
+    return 1;
+  }
+  if (files.empty()) {
+    std::printf("no .bpte files in %s\n0 passed, 1 failed\n", dir.c_str());
+    return 1;
+  }
+  if (dir == ETR_CONFORMANCE_DIR && files.size() < kMinConformanceFiles) {
+    std::printf("%s holds %zu .bpte files, expected at least %zu\n0 passed, 1 failed\n",
+                dir.c_str(), files.size(), kMinConformanceFiles);
+    return 1;
+  }
   if (!filter.empty()) {
     files.erase(
         std::remove_if(files.begin(), files.end(),

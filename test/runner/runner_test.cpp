@@ -18,6 +18,13 @@
 
 #include "runtime/platform/error_capture.h"
 #include "test/support/fixtures.h"
+#include "test/support/generated_tests.h"
+
+// test/CMakeLists.txt says what the runner was built with; the tests for a
+// configured-in feature are compiled in, never skipped at run time.
+#if !defined(ETR_RUNNER_HAS_XNNPACK) || !defined(ETR_RUNNER_HAS_FUSION)
+#error "ETR_RUNNER_HAS_XNNPACK and ETR_RUNNER_HAS_FUSION come from test/CMakeLists.txt"
+#endif
 
 namespace etr {
 namespace testing {
@@ -171,8 +178,8 @@ TEST(RunnerCliTest, BadFlagsAreUsageErrors) {
   EXPECT_NE(run_runner("--bogus").err.find("--bogus"), std::string::npos);
 }
 
+#if ETR_RUNNER_HAS_XNNPACK
 TEST(RunnerCliTest, BackendOptionsReachTheDelegate) {
-  if (ETR_RUNNER_HAS_XNNPACK == 0) GTEST_SKIP() << "runner built without XNNPACK";
   const std::string model = "--model_path " + quote(kSourceDir + "/test/models/add_xnnpack.pte");
   // The XNNPACK delegate checks the kind of its native_fp32 option.
   const RunResult bad = run_runner(model + " --backend_option=XnnpackBackend:native_fp32=2");
@@ -183,6 +190,7 @@ TEST(RunnerCliTest, BackendOptionsReachTheDelegate) {
     EXPECT_EQ(ok.exit_code, 0) << ok.err;
   }
 }
+#endif  // ETR_RUNNER_HAS_XNNPACK
 
 TEST(RunnerCliTest, NotAProgramFailsToLoad) {
   const RunResult r = run_runner("--model_path " + quote(kSourceDir + "/test/models/manifest.txt"));
@@ -191,7 +199,7 @@ TEST(RunnerCliTest, NotAProgramFailsToLoad) {
 
 TEST(RunnerCliTest, InputCountMustMatch) {
   const std::string pte = model("add_mul.pte");
-  if (!file_exists(pte)) GTEST_SKIP() << "fixture " << pte << " not generated yet";
+  ASSERT_TRUE(file_exists(pte)) << "committed fixture missing: " << pte;
   const RunResult r =
       run_runner("--model_path " + quote(pte) + " --input " + quote(model("add_mul/a_in0.npy")));
   expect_single_error(r, 4);
@@ -200,7 +208,7 @@ TEST(RunnerCliTest, InputCountMustMatch) {
 
 TEST(RunnerCliTest, BadInputFileNamesTheFileAndTheProblem) {
   const std::string pte = model("add_mul.pte");
-  if (!file_exists(pte)) GTEST_SKIP() << "fixture " << pte << " not generated yet";
+  ASSERT_TRUE(file_exists(pte)) << "committed fixture missing: " << pte;
   const std::string missing = "/nonexistent/dir/no_such_input.npy";
   std::string args = "--model_path " + quote(pte);
   for (const char* in : {"add_mul/a_in0.npy", "add_mul/a_in1.npy"}) {
@@ -227,7 +235,7 @@ TEST(RunnerCliTest, BadInputFileNamesTheFileAndTheProblem) {
 
 TEST(RunnerCliTest, UnknownMethodFails) {
   const std::string pte = model("add_mul.pte");
-  if (!file_exists(pte)) GTEST_SKIP() << "fixture " << pte << " not generated yet";
+  ASSERT_TRUE(file_exists(pte)) << "committed fixture missing: " << pte;
   const RunResult r = run_runner("--model_path=" + quote(pte) + " --method=no_such_method");
   expect_single_error(r, 3);
   EXPECT_NE(r.err.find("no_such_method"), std::string::npos) << r.err;
@@ -235,7 +243,7 @@ TEST(RunnerCliTest, UnknownMethodFails) {
 
 TEST(RunnerCliTest, DefaultInputsAreOnesAndTimingIsPrinted) {
   const std::string pte = model("add_mul.pte");
-  if (!file_exists(pte)) GTEST_SKIP() << "fixture " << pte << " not generated yet";
+  ASSERT_TRUE(file_exists(pte)) << "committed fixture missing: " << pte;
   TempDir out;
   const RunResult r = run_runner("--model_path " + quote(pte) +
                                  " --num_executions 3 --output_dir " + quote(out.path()));
@@ -248,6 +256,8 @@ TEST(RunnerCliTest, DefaultInputsAreOnesAndTimingIsPrinted) {
 
 // ---- Every manifest check, one test case per line. ----
 
+// No entries when the manifest is missing or malformed: ManifestParses then
+// fails with the reason, and the generated-case count check fails too.
 std::vector<ManifestEntry> manifest_entries() {
   auto m = testing::parse_manifest(testing::default_manifest_path(kSourceDir));
   return m.ok() ? *m : std::vector<ManifestEntry>();
@@ -255,10 +265,21 @@ std::vector<ManifestEntry> manifest_entries() {
 
 TEST(RunnerManifestTest, ManifestParses) {
   const std::string path = testing::default_manifest_path(kSourceDir);
-  if (!file_exists(path)) GTEST_SKIP() << "no manifest at " << path;
+  ASSERT_TRUE(file_exists(path)) << "committed manifest missing: " << path;
+  char message[512];
+  ErrorCapture capture(message, sizeof(message));
   auto m = testing::parse_manifest(path);
-  ASSERT_TRUE(m.ok()) << to_string(m.error());
-  EXPECT_FALSE(m->empty());
+  ASSERT_TRUE(m.ok()) << to_string(m.error()) << ": " << capture.message();
+  EXPECT_GE(m->size(), testing::kMinManifestCases);
+  // Every check became a case below, and every file a check names is there.
+  EXPECT_EQ(testing::generated_tests("Models/RunnerManifestCase"), m->size());
+  for (const ManifestEntry& e : *m) {
+    EXPECT_TRUE(file_exists(e.pte)) << e.describe() << ": missing " << e.pte;
+    for (const std::string& f : e.inputs)
+      EXPECT_TRUE(file_exists(f)) << e.describe() << ": missing " << f;
+    for (const std::string& f : e.expected)
+      EXPECT_TRUE(file_exists(f)) << e.describe() << ": missing " << f;
+  }
 }
 
 // The error name the runner reports for a manifest expect_error word.
@@ -317,7 +338,6 @@ std::string case_name(const ::testing::TestParamInfo<ManifestEntry>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Models, RunnerManifestCase, ::testing::ValuesIn(manifest_entries()),
                          case_name);
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RunnerManifestCase);
 
 }  // namespace
 }  // namespace etr
@@ -346,6 +366,9 @@ TEST(RunnerProfileTest, WritesAChromeTraceOfEveryKernelCall) {
   EXPECT_EQ(text->rfind("]}\n"), text->size() - 3);
 }
 
+// Kernel fusion is part of the optimized library: the tests below exist only
+// in builds that have it (CMake sets ETR_RUNNER_HAS_FUSION).
+#if ETR_RUNNER_HAS_FUSION
 // How often `what` occurs in `text`.
 size_t count_of(const std::string& text, const std::string& what) {
   size_t n = 0;
@@ -374,9 +397,6 @@ void profile_trace(const char* file, bool optimized, std::string* text) {
 // stay apart (test/models/conv_bn_fusion: 6 chains; its outputs are checked
 // against PyTorch by the manifest cases above).
 TEST(RunnerProfileTest, FusesConvolutionBatchNormChainsOnlyWhereInvisible) {
-#if !ETR_RUNNER_HAS_FUSION
-  GTEST_SKIP() << "built without the optimized kernels or kernel fusion";
-#endif
   auto count = count_of;
   std::string fused, plain;
   profile_trace("conv_bn_fusion.pte", true, &fused);
@@ -398,9 +418,6 @@ TEST(RunnerProfileTest, FusesConvolutionBatchNormChainsOnlyWhereInvisible) {
 // has six plus four activation transposes, which stay (their input is not a
 // constant). Outputs are checked against PyTorch by the manifest cases.
 TEST(RunnerProfileTest, FusesConstantWeightTransposesIntoTheProduct) {
-#if !ETR_RUNNER_HAS_FUSION
-  GTEST_SKIP() << "built without the optimized kernels or kernel fusion";
-#endif
   auto count = count_of;
   auto profile = profile_trace;
   const std::string permute = "\"aten::permute_copy.out\"", addmm = "\"aten::addmm.out\"";
@@ -424,9 +441,6 @@ TEST(RunnerProfileTest, FusesConstantWeightTransposesIntoTheProduct) {
 // three weight transposes go into their products; the third is a method
 // output and stays. Outputs are checked against PyTorch by the manifest.
 TEST(RunnerProfileTest, FusesSiluChainsAndWeightTransposesOnlyWhereInvisible) {
-#if !ETR_RUNNER_HAS_FUSION
-  GTEST_SKIP() << "built without the optimized kernels or kernel fusion";
-#endif
   std::string fused, plain;
   profile_trace("silu_linear_fusion.pte", true, &fused);
   profile_trace("silu_linear_fusion.pte", false, &plain);
@@ -445,6 +459,7 @@ TEST(RunnerProfileTest, FusesSiluChainsAndWeightTransposesOnlyWhereInvisible) {
   EXPECT_EQ(count_of(fused, "\"aten::mm.out\""), 2u) << fused;
   EXPECT_EQ(count_of(fused, "\"aten::addmm.out\""), 1u) << fused;
 }
+#endif  // ETR_RUNNER_HAS_FUSION
 
 }  // namespace
 }  // namespace etr

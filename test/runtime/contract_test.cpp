@@ -216,7 +216,7 @@ TEST(ContractTest, MethodMetaTableBytesAreExact) {
   testing::register_all_kernels();
   for (const char* file : testing::kFixtureFiles) {
     if (std::strcmp(file, "add_xnnpack.pte") == 0) continue;  // needs a backend; see below
-    AlignedBytes bytes = testing::read_file(testing::model_path(file));
+    AlignedBytes bytes = testing::read_aligned_file(testing::model_path(file));
     BufferDataLoader loader(bytes.data(), bytes.size());
     Result<Program> program = Program::load(&loader);
     ASSERT_TRUE(program.ok()) << file;
@@ -294,7 +294,7 @@ class RecordingBackend final : public BackendInterface {
 
 TEST(ContractTest, BackendsGetTheirRegistryNamedDataOptionsAndPool) {
   testing::register_all_kernels();
-  AlignedBytes bytes = testing::read_file(testing::model_path("add_xnnpack.pte"));
+  AlignedBytes bytes = testing::read_aligned_file(testing::model_path("add_xnnpack.pte"));
   BufferDataLoader loader(bytes.data(), bytes.size());
   Result<Program> program = Program::load(&loader);
   ASSERT_TRUE(program.ok());

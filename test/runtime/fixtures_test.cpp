@@ -1,7 +1,10 @@
 // Every manifest line, in-process: load, set inputs, execute N times, and
 // compare with PyTorch eager outputs.
+#include "test/support/fixtures.h"
+
 #include <gtest/gtest.h>
 
+#include "test/support/generated_tests.h"
 #include "test/support/in_process.h"
 
 namespace etr {
@@ -39,6 +42,12 @@ std::string case_name(const ::testing::TestParamInfo<testing::FixtureCase>& info
 
 INSTANTIATE_TEST_SUITE_P(Manifest, FixtureTest, ::testing::ValuesIn(testing::load_manifest()),
                          case_name);
+
+// A missing or malformed manifest gives no cases above (load_manifest prints
+// why): the suite must still fail.
+TEST(FixtureManifestTest, EveryCheckIsACase) {
+  EXPECT_GE(testing::generated_tests("Manifest/FixtureTest"), testing::kMinManifestCases);
+}
 
 }  // namespace
 }  // namespace etr

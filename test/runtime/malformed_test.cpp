@@ -40,7 +40,8 @@ class MalformedTest : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
     testing::register_all_kernels();
-    original_ = testing::read_file(testing::model_path(GetParam()));
+    original_ = testing::read_aligned_file(testing::model_path(GetParam()));
+    ASSERT_GT(original_.size(), 0u) << "committed fixture missing or empty: " << GetParam();
   }
   void run(const std::vector<uint8_t>& bytes, size_t size) {
     AlignedBytes copy(size);

@@ -21,7 +21,7 @@ namespace {
 
 using testing::AlignedBytes;
 using testing::model_path;
-using testing::read_file;
+using testing::read_aligned_file;
 using testing::TestMemory;
 
 // Registers the kernel libraries once for the whole test binary.
@@ -76,7 +76,7 @@ struct Loaded {
 
 Loaded load_program(const char* name) {
   Loaded l;
-  l.bytes = read_file(model_path(name));
+  l.bytes = read_aligned_file(model_path(name));
   l.loader = std::make_unique<BufferDataLoader>(l.bytes.data(), l.bytes.size());
   Result<Program> p = Program::load(l.loader.get());
   EXPECT_TRUE(p.ok()) << name;
@@ -119,6 +119,40 @@ TEST(MethodTest, RunsLinearAgainstPyTorch) {
   const Tensor& out = m->get_output(0).to_tensor();
   ASSERT_GT(out.numel(), 0);
   EXPECT_FLOAT_EQ(out.const_data_ptr<float>()[0], 2.0f * 3.0f + 2.0f);
+}
+
+// The value accessors return a reference: a bad index logs why and yields
+// None instead of reading past the method's tables.
+TEST(MethodTest, OutOfRangeValueAccessorsLogAndYieldNone) {
+  Loaded l = load_program("no_constants.pte");
+  Result<MethodMeta> meta = l.program->method_meta("forward");
+  ASSERT_TRUE(meta.ok());
+  TestMemory mem(*meta);
+  Result<Method> m = l.program->load_method("forward", mem.manager());
+  ASSERT_TRUE(m.ok()) << to_string(m.error());
+  ASSERT_EQ(m->inputs_size(), 2u);
+  ASSERT_EQ(m->outputs_size(), 1u);
+  EXPECT_TRUE(m->get_input(1).is_tensor());
+  EXPECT_TRUE(m->get_output(0).is_tensor());
+  {
+    LogCapture logs;
+    EXPECT_TRUE(m->get_output(1).is_none());
+    EXPECT_TRUE(logs.contains("method 'forward': output index 1 is out of range (1 outputs)"));
+    EXPECT_TRUE(m->get_output(size_t{1} << 40).is_none());
+    EXPECT_TRUE(m->get_input(2).is_none());
+    EXPECT_TRUE(logs.contains("method 'forward': input index 2 is out of range (2 inputs)"));
+    EXPECT_TRUE(m->value(m->num_values()).is_none());
+    EXPECT_TRUE(logs.contains("value index " + std::to_string(m->num_values()) +
+                              " is out of range (" + std::to_string(m->num_values()) + " values)"));
+  }
+  // A moved-from method is not loaded any more.
+  Method moved = std::move(*m);
+  EXPECT_TRUE(moved.get_output(0).is_tensor());
+  LogCapture logs;
+  EXPECT_TRUE(m->get_output(0).is_none());
+  EXPECT_TRUE(logs.contains("get_output: method is not loaded"));
+  EXPECT_TRUE(m->get_input(0).is_none());
+  EXPECT_TRUE(logs.contains("get_input: method is not loaded"));
 }
 
 TEST(MethodTest, ReportsEveryMissingOperatorInOneError) {

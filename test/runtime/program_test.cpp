@@ -14,7 +14,7 @@ namespace {
 
 using testing::AlignedBytes;
 using testing::model_path;
-using testing::read_file;
+using testing::read_aligned_file;
 
 void put_u32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
 void put_u64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
@@ -33,13 +33,13 @@ TEST(ProgramTest, LoadsEveryFixtureFromFileAndBuffer) {
     Result<Program> program = Program::load(&*file);
     ASSERT_TRUE(program.ok()) << to_string(program.error());
     EXPECT_GE(program->num_methods(), 1u);
-    AlignedBytes bytes = read_file(model_path(name));
+    AlignedBytes bytes = read_aligned_file(model_path(name));
     EXPECT_EQ(load_bytes(bytes), Error::Ok);
   }
 }
 
 TEST(ProgramTest, ExtendedHeaderPresenceMatchesTheFiles) {
-  AlignedBytes with = read_file(model_path("linear.pte"));
+  AlignedBytes with = read_aligned_file(model_path("linear.pte"));
   BufferDataLoader l1(with.data(), with.size());
   Result<Program> p1 = Program::load(&l1);
   ASSERT_TRUE(p1.ok());
@@ -47,7 +47,7 @@ TEST(ProgramTest, ExtendedHeaderPresenceMatchesTheFiles) {
   EXPECT_EQ(p1->extended_header().length, 32u);
   EXPECT_GT(p1->extended_header().segment_base_offset, 0u);
 
-  AlignedBytes without = read_file(model_path("no_constants.pte"));
+  AlignedBytes without = read_aligned_file(model_path("no_constants.pte"));
   BufferDataLoader l2(without.data(), without.size());
   Result<Program> p2 = Program::load(&l2);
   ASSERT_TRUE(p2.ok());
@@ -55,7 +55,7 @@ TEST(ProgramTest, ExtendedHeaderPresenceMatchesTheFiles) {
 }
 
 TEST(ProgramTest, Accepts24ByteExtendedHeader) {
-  AlignedBytes bytes = read_file(model_path("linear.pte"));
+  AlignedBytes bytes = read_aligned_file(model_path("linear.pte"));
   put_u32(bytes.data() + 12, 24);  // old writers: no segment_data_size field
   BufferDataLoader loader(bytes.data(), bytes.size());
   Result<Program> p = Program::load(&loader);
@@ -65,7 +65,7 @@ TEST(ProgramTest, Accepts24ByteExtendedHeader) {
 }
 
 TEST(ProgramTest, MethodNamesAndMeta) {
-  AlignedBytes bytes = read_file(model_path("two_methods.pte"));
+  AlignedBytes bytes = read_aligned_file(model_path("two_methods.pte"));
   BufferDataLoader loader(bytes.data(), bytes.size());
   Result<Program> p = Program::load(&loader);
   ASSERT_TRUE(p.ok());
@@ -98,7 +98,7 @@ TEST(ProgramTest, MethodNamesAndMeta) {
 }
 
 TEST(ProgramTest, DelegatedMethodNamesItsBackend) {
-  AlignedBytes bytes = read_file(model_path("add_xnnpack.pte"));
+  AlignedBytes bytes = read_aligned_file(model_path("add_xnnpack.pte"));
   BufferDataLoader loader(bytes.data(), bytes.size());
   Result<Program> p = Program::load(&loader);
   ASSERT_TRUE(p.ok());
@@ -111,18 +111,18 @@ TEST(ProgramTest, DelegatedMethodNamesItsBackend) {
 }
 
 TEST(ProgramTest, RejectsTruncatedFiles) {
-  const AlignedBytes full = read_file(model_path("linear.pte"));
+  const AlignedBytes full = read_aligned_file(model_path("linear.pte"));
   const size_t cuts[] = {0, 3, 7, 8, 12, 40, 100, full.size() / 2, full.size() - 1};
   for (size_t cut : cuts) {
     SCOPED_TRACE(cut);
-    AlignedBytes bytes = read_file(model_path("linear.pte"));
+    AlignedBytes bytes = read_aligned_file(model_path("linear.pte"));
     bytes.truncate(cut);
     EXPECT_NE(load_bytes(bytes), Error::Ok);
   }
 }
 
 TEST(ProgramTest, RejectsBadIdentifierAndVersion) {
-  AlignedBytes bytes = read_file(model_path("linear.pte"));
+  AlignedBytes bytes = read_aligned_file(model_path("linear.pte"));
   std::memcpy(bytes.data() + 4, "XX12", 4);
   EXPECT_EQ(load_bytes(bytes), Error::InvalidProgram);
   std::memcpy(bytes.data() + 4, "ET99", 4);
@@ -130,25 +130,25 @@ TEST(ProgramTest, RejectsBadIdentifierAndVersion) {
 }
 
 TEST(ProgramTest, RejectsMalformedExtendedHeader) {
-  AlignedBytes bytes = read_file(model_path("linear.pte"));
+  AlignedBytes bytes = read_aligned_file(model_path("linear.pte"));
   put_u32(bytes.data() + 12, 16);  // below the minimum length
   EXPECT_EQ(load_bytes(bytes), Error::InvalidProgram);
 
-  bytes = read_file(model_path("linear.pte"));
+  bytes = read_aligned_file(model_path("linear.pte"));
   put_u64(bytes.data() + 16, bytes.size() + 1);  // program larger than the file
   EXPECT_EQ(load_bytes(bytes), Error::InvalidProgram);
 
-  bytes = read_file(model_path("linear.pte"));
+  bytes = read_aligned_file(model_path("linear.pte"));
   put_u64(bytes.data() + 24, bytes.size() - 1);  // segments start too late to fit
   EXPECT_EQ(load_bytes(bytes), Error::InvalidProgram);
 
-  bytes = read_file(model_path("linear.pte"));
+  bytes = read_aligned_file(model_path("linear.pte"));
   put_u64(bytes.data() + 32, UINT64_MAX - 8);  // segment data size overflows
   EXPECT_EQ(load_bytes(bytes), Error::InvalidProgram);
 }
 
 TEST(ProgramTest, RejectsCorruptRootOffset) {
-  AlignedBytes bytes = read_file(model_path("no_constants.pte"));
+  AlignedBytes bytes = read_aligned_file(model_path("no_constants.pte"));
   put_u32(bytes.data(), static_cast<uint32_t>(bytes.size() + 100));
   EXPECT_EQ(load_bytes(bytes), Error::InvalidProgram);
   put_u32(bytes.data(), 2);
@@ -156,7 +156,7 @@ TEST(ProgramTest, RejectsCorruptRootOffset) {
 }
 
 TEST(ProgramTest, RejectsMisalignedBuffer) {
-  AlignedBytes bytes = read_file(model_path("no_constants.pte"));
+  AlignedBytes bytes = read_aligned_file(model_path("no_constants.pte"));
   AlignedBytes shifted(bytes.size() + 1);
   std::memcpy(shifted.data() + 1, bytes.data(), bytes.size());
   BufferDataLoader loader(shifted.data() + 1, bytes.size());
@@ -176,7 +176,7 @@ namespace etr {
 namespace {
 
 TEST(ProgramTest, NamedDataInsideThePte) {
-  testing::AlignedBytes bytes = testing::read_file(testing::model_path("add_xnnpack.pte"));
+  testing::AlignedBytes bytes = testing::read_aligned_file(testing::model_path("add_xnnpack.pte"));
   BufferDataLoader loader(bytes.data(), bytes.size());
   Result<Program> p = Program::load(&loader);
   ASSERT_TRUE(p.ok());

@@ -14,6 +14,7 @@
 // (runtime/platform/error_capture.h).
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -49,6 +50,11 @@ Result<std::vector<ManifestEntry>> parse_manifest(const std::string& path);
 // Parses manifest text; relative paths are resolved against `base_dir`.
 Result<std::vector<ManifestEntry>> parse_manifest_text(const std::string& text,
                                                        const std::string& base_dir);
+
+// How many checks test/models/manifest.txt has today: suites generated from it
+// assert at least this many, so a lost or unreadable manifest cannot pass with
+// zero cases. Raise it when checks are added.
+constexpr size_t kMinManifestCases = 35;
 
 // Path of the repository's manifest (ETR_SOURCE_DIR/test/models/manifest.txt).
 std::string default_manifest_path(const std::string& source_dir);

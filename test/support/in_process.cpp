@@ -1,6 +1,7 @@
 #include "test/support/in_process.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "kernels/quantized/quantized_kernels.h"
 #include "runtime/kernel/registry.h"
 #include "runtime/platform/error_capture.h"
+#include "test/support/fixtures.h"
 
 namespace etr {
 namespace testing {
@@ -116,32 +118,30 @@ std::string models_dir() { return std::string(ETR_SOURCE_DIR) + "/test/models/";
 
 std::vector<FixtureCase> load_manifest(const std::string& dir) {
   std::vector<FixtureCase> cases;
-  std::ifstream f(dir + "manifest.txt");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.empty() || line[0] == '#') continue;
+  char message[512];
+  ErrorCapture capture(message, sizeof(message));
+  // The same strict parser as the runner tests: a missing file or a malformed
+  // line yields no cases (and a message here); the suites' count checks fail.
+  Result<std::vector<ManifestEntry>> entries = parse_manifest(dir + "manifest.txt");
+  if (!entries.ok()) {
+    std::fprintf(stderr, "load_manifest: %smanifest.txt: %s (%s)\n", dir.c_str(),
+                 to_string(entries.error()), capture.message());
+    return cases;
+  }
+  for (const ManifestEntry& e : *entries) {
     FixtureCase c;
-    c.line = line;
-    for (const std::string& tok : split(line, ' ')) {
-      const size_t eq = tok.find('=');
-      if (eq == std::string::npos) continue;
-      const std::string k = tok.substr(0, eq);
-      const std::string v = tok.substr(eq + 1);
-      if (k == "pte") c.pte = dir + v;
-      if (k == "method") c.method = v;
-      if (k == "inputs" && v != "-") {
-        for (const auto& p : split(v, ',')) c.inputs.push_back(dir + p);
-      }
-      if (k == "expected" && v != "-") {
-        for (const auto& p : split(v, ',')) c.expected.push_back(dir + p);
-      }
-      if (k == "executions") c.executions = std::atoi(v.c_str());
-      if (k == "rtol") c.rtol = std::atof(v.c_str());
-      if (k == "atol") c.atol = std::atof(v.c_str());
-      if (k == "expect_error") c.expect_error = v;
-      if (k == "data") {
-        for (const auto& p : split(v, ',')) c.data.push_back(dir + p);
-      }
+    c.line = e.describe();
+    c.pte = e.pte;
+    c.method = e.method;
+    c.inputs = e.inputs;
+    c.expected = e.expected;
+    c.executions = e.executions;
+    c.rtol = e.rtol;
+    c.atol = e.atol;
+    c.expect_error = e.expect_error;
+    const auto data = e.extra.find("data");
+    if (data != e.extra.end()) {
+      for (const std::string& p : split(data->second, ',')) c.data.push_back(dir + p);
     }
     cases.push_back(c);
   }

@@ -16,7 +16,7 @@ namespace etr {
 namespace testing {
 
 struct FixtureCase {
-  std::string line;  // the manifest line, for messages
+  std::string line;  // "add_mul.pte:forward (manifest line 12)", for messages
   std::string pte;
   std::string method;
   std::vector<std::string> inputs;    // absolute paths
@@ -30,6 +30,9 @@ struct FixtureCase {
 
 std::string models_dir();
 // The checks of `dir`/manifest.txt (default: test/models/), paths made absolute.
+// Parsed by parse_manifest (fixtures.h); none when the file is missing or a
+// line is malformed (the reason is printed to stderr), so every suite built
+// on it asserts a minimum count (kMinManifestCases).
 std::vector<FixtureCase> load_manifest(const std::string& dir = models_dir());
 // Registers portable kernels and prim ops in the default registry once.
 void register_all_kernels();
