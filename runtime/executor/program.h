@@ -67,9 +67,10 @@ class Program final {
   [[nodiscard]] Result<const char*> get_method_name(size_t index) const;
   [[nodiscard]] Result<MethodMeta> method_meta(const char* method_name) const;
 
-  // Loads a method. `memory` provides all memory (the method allocator needs
-  // MethodMeta::method_allocator_bytes() for the method's tables, plus what
-  // stateful kernels and delegates take); `options` names the kernel and
+  // Loads a method. `memory` provides all memory (the method allocator takes
+  // the method's tables, kernel prepare state and delegate state: exactly
+  // MethodMeta::method_allocator_bytes(options) bytes over a 64-byte-aligned
+  // buffer, or grows: PlatformArena); `options` names the kernel and
   // backend registries, external data, thread pool and limits (see
   // method_load_options.h). Does not take ownership; all must outlive the Method.
   [[nodiscard]] Result<Method> load_method(
