@@ -312,6 +312,14 @@ int run(const Options& options) {
                 options.profile.c_str());
   }
   print_outputs(*method);
+  if (options.verbose) {
+    const MethodMemory& m = *mem.memory;
+    std::fprintf(stderr,
+                 "method memory used: %zu bytes (%zu bytes of heap held); temp peak: %zu bytes; "
+                 "planned: %zu bytes\n",
+                 m.method_bytes_used(), m.method_bytes_reserved(), m.temp_bytes_peak(),
+                 m.planned_bytes());
+  }
   if (!options.output_dir.empty()) return write_outputs(*method, options.output_dir);
   return kExitOk;
 }
