@@ -65,6 +65,8 @@ class Program final {
   size_t num_methods() const;
   // Name of method i, NUL-terminated, pointing into the program.
   [[nodiscard]] Result<const char*> get_method_name(size_t index) const;
+  // The MethodMeta points into this Program (method_allocator_bytes() loads
+  // the method from it): use it only while the Program lives and is not moved.
   [[nodiscard]] Result<MethodMeta> method_meta(const char* method_name) const;
 
   // Loads a method. `memory` provides all memory (the method allocator takes
