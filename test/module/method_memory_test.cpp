@@ -20,6 +20,7 @@
 #include "kernels/portable/portable_kernels.h"
 #include "kernels/prim_ops/prim_ops.h"
 #include "runtime/backend/backend.h"
+#include "runtime/executor/execute_observer.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/kernel/registry.h"
@@ -81,10 +82,26 @@ std::unique_ptr<MethodMemory> exact_memory(const MethodMeta& meta, size_t bytes)
   return std::move(*m);
 }
 
+// Counts the kernel calls named `name` an execute makes.
+class CallCounter final : public ExecuteObserver {
+ public:
+  explicit CallCounter(const char* name) : name_(name) {}
+  void on_begin(const InstructionEvent& e) override {
+    if (std::strcmp(e.name, name_) == 0) ++calls;
+  }
+  void on_end(const InstructionEvent&, Error) override {}
+  size_t calls = 0;
+
+ private:
+  const char* name_;
+};
+
 // Measures `c`'s method with `options`; loads it with exactly that many
-// method-allocator bytes and checks its outputs, then with one byte less and
-// checks the failure. Returns the figure (0 on failure).
-size_t check_exact(const testing::FixtureCase& c, const MethodLoadOptions& options) {
+// method-allocator bytes and checks its outputs (execute observed by
+// `observer`, may be null), then with one byte less and checks the failure.
+// Returns the figure (0 on failure).
+size_t check_exact(const testing::FixtureCase& c, const MethodLoadOptions& options,
+                   ExecuteObserver* observer = nullptr) {
   LoadedProgram lp(c.pte);
   if (lp.program == nullptr) return 0;
   Result<MethodMeta> meta = lp.program->method_meta(c.method.c_str());
@@ -107,6 +124,7 @@ size_t check_exact(const testing::FixtureCase& c, const MethodLoadOptions& optio
       inputs.push_back(std::move(*t));
       EXPECT_EQ(m->set_input(inputs.back().tensor(), i), Error::Ok) << c.line;
     }
+    m->set_observer(observer);
     EXPECT_EQ(m->execute(), Error::Ok) << c.line;
     EXPECT_EQ(testing::compare_outputs(c, *m), "") << c.line;
   }
@@ -145,12 +163,20 @@ TEST(MethodMemoryTest, PlainPortableProgramIsExact) {
 TEST(MethodMemoryTest, KernelPrepareStateAndFusionAreCounted) {
   ASSERT_EQ(register_builtins(), Error::Ok);  // the optimized library, when built
   const testing::FixtureCase c = find_case(testing::models_dir(), "conv_bn_fusion.pte");
-  const size_t stacked = check_exact(c, MethodLoadOptions());
+  // Six convolution -> batch norm chains; fused, five batch norms run inside
+  // the convolution (test/runner's profile test has the details).
+  const char* bn = "aten::_native_batch_norm_legit_no_training.out";
+  CallCounter stacked_bn(bn), plain_bn(bn);
+  const size_t stacked = check_exact(c, MethodLoadOptions(), &stacked_bn);
   MethodLoadOptions portable;
   portable.kernels = &portable_registry();
-  const size_t plain = check_exact(c, portable);
+  const size_t plain = check_exact(c, portable, &plain_bn);
   ASSERT_NE(stacked, 0u);
   ASSERT_NE(plain, 0u);
+  EXPECT_EQ(plain_bn.calls, 6u);
+#if ETR_MODULE_TEST_HAS_FUSION
+  EXPECT_EQ(stacked_bn.calls, 1u);
+#endif
 #if ETR_MODULE_TEST_HAS_OPTIMIZED
   // Folded and packed convolution weights come on top of the same tables.
   EXPECT_GT(stacked, plain);
