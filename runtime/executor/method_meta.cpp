@@ -293,9 +293,23 @@ Result<size_t> MethodMeta::method_allocator_bytes() const {
 }
 
 Result<size_t> MethodMeta::method_allocator_bytes(const MethodLoadOptions& options) const {
+  size_t method_bytes = 0;
+  ETR_RETURN_IF_ERROR(measure_load(options, &method_bytes, nullptr));
+  return method_bytes;
+}
+
+Result<size_t> MethodMeta::delegate_allocator_bytes(const MethodLoadOptions& options) const {
+  if (options.delegate_allocator == nullptr) return size_t{0};
+  size_t delegate_bytes = 0;
+  ETR_RETURN_IF_ERROR(measure_load(options, nullptr, &delegate_bytes));
+  return delegate_bytes;
+}
+
+Error MethodMeta::measure_load(const MethodLoadOptions& options, size_t* method_bytes,
+                               size_t* delegate_bytes) const {
   if (program_ == nullptr) {
     ETR_FAIL(Error::InvalidArgument,
-             "method '%s': method_allocator_bytes needs a MethodMeta from its Program", name());
+             "method '%s': measuring its memory needs a MethodMeta from its Program", name());
   }
   HeapPlannedMemory planned;
   ETR_RETURN_IF_ERROR(planned.allocate(*this));
@@ -303,16 +317,18 @@ Result<size_t> MethodMeta::method_allocator_bytes(const MethodLoadOptions& optio
   PlatformArena method_arena;
   PlatformArena delegate_arena;
   MethodLoadOptions measuring = options;
+  // The caller's delegate allocator stays untouched; a stand-in measures it.
   if (options.delegate_allocator != nullptr) measuring.delegate_allocator = &delegate_arena;
   MemoryManager memory(&method_arena, planned.planned());
   Result<Method> method = program_->load_method(name(), &memory, measuring);
   if (method_arena.heap_failed() || delegate_arena.heap_failed())
     return HeapPlannedMemory::no_heap(*this, "a method-allocator chunk");
   if (!method.ok()) {
-    ETR_FAIL(method.error(), "method '%s': cannot measure the method allocator: the load failed",
-             name());
+    ETR_FAIL(method.error(), "method '%s': cannot measure its memory: the load failed", name());
   }
-  return method_arena.bytes_needed();
+  if (method_bytes != nullptr) *method_bytes = method_arena.bytes_needed();
+  if (delegate_bytes != nullptr) *delegate_bytes = delegate_arena.bytes_needed();
+  return Error::Ok;
 }
 
 }  // namespace etr

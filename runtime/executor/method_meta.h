@@ -96,6 +96,11 @@ class MethodMeta final {
   // a MethodMeta from Program::method_meta or Method::method_meta.
   [[nodiscard]] Result<size_t> method_allocator_bytes(const MethodLoadOptions& options) const;
   [[nodiscard]] Result<size_t> method_allocator_bytes() const;
+  // With options.delegate_allocator set: the exact size of that allocator
+  // (over a 64-byte-aligned buffer) for the delegates' state, measured the
+  // same way (one load; the caller's allocator is not touched). 0 when it is
+  // not set (delegate state is then in method_allocator_bytes()).
+  [[nodiscard]] Result<size_t> delegate_allocator_bytes(const MethodLoadOptions& options) const;
 
   // Internal: the program's plan.
   const etr_fb::ExecutionPlan* plan() const { return plan_; }
@@ -103,6 +108,9 @@ class MethodMeta final {
  private:
   [[nodiscard]] Result<Tag> value_tag(int32_t value_index) const;
   [[nodiscard]] Result<TensorInfo> tensor_info(int32_t value_index) const;
+  // One measuring load; either output may be null.
+  [[nodiscard]] Error measure_load(const MethodLoadOptions& options, size_t* method_bytes,
+                                   size_t* delegate_bytes) const;
   const etr_fb::ExecutionPlan* plan_;
   const Program* program_;
 };

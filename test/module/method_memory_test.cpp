@@ -294,6 +294,9 @@ TEST(MethodMemoryTest, DelegateAllocatorTakesDelegateState) {
   options.delegate_allocator = &delegate_allocator;
   Result<size_t> without_state = meta->method_allocator_bytes(options);
   ASSERT_TRUE(without_state.ok());
+  Result<size_t> delegate_state = meta->delegate_allocator_bytes(options);
+  ASSERT_TRUE(delegate_state.ok());
+  EXPECT_EQ(*delegate_state, StatefulBackend::kStateBytes);
   EXPECT_EQ(delegate_allocator.used(), 0u);
   EXPECT_GE(*with_state - *without_state, StatefulBackend::kStateBytes);
   {
@@ -301,12 +304,12 @@ TEST(MethodMemoryTest, DelegateAllocatorTakesDelegateState) {
     Result<Method> m = lp.program->load_method("forward", memory->manager(), options);
     ASSERT_TRUE(m.ok()) << to_string(m.error());
     EXPECT_EQ(backend.seen, &delegate_allocator);
-    EXPECT_EQ(delegate_allocator.used(), StatefulBackend::kStateBytes);
+    EXPECT_EQ(delegate_allocator.used(), *delegate_state);
     EXPECT_EQ(memory->method_bytes_used(), *without_state);
   }
 
   // A delegate allocator one byte short fails the delegate's init.
-  MemoryAllocator too_small(region, sizeof(region) - 1);
+  MemoryAllocator too_small(region, *delegate_state - 1);
   options.delegate_allocator = &too_small;
   std::unique_ptr<MethodMemory> memory = exact_memory(*meta, *without_state);
   char message[512];
@@ -316,6 +319,11 @@ TEST(MethodMemoryTest, DelegateAllocatorTakesDelegateState) {
   EXPECT_NE(std::string(capture.message()).find("allocating its 4000-byte state"),
             std::string::npos)
       << capture.message();
+  // Without a delegate allocator there is nothing to size.
+  options.delegate_allocator = nullptr;
+  Result<size_t> none = meta->delegate_allocator_bytes(options);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(*none, 0u);
 }
 
 }  // namespace
