@@ -21,6 +21,7 @@
 #include "kernels/portable/portable_kernels.h"
 #include "kernels/prim_ops/prim_ops.h"
 #include "runtime/executor/method.h"
+#include "runtime/executor/platform_arena.h"
 #include "runtime/executor/program.h"
 #include "runtime/kernel/registry.h"
 
@@ -72,16 +73,27 @@ struct Loaded {
   Fixture fx;
   etr::BufferDataLoader loader;
   etr::Result<etr::Program> program;
-  std::vector<uint8_t> arena, pool;
+  std::vector<uint8_t> arena, pool_storage;
+  uint8_t* pool = nullptr;  // 64-byte aligned, pool_size bytes
+  size_t pool_size = 0;
   std::vector<etr::Span<uint8_t>> spans;
   explicit Loaded(const char* name)
       : fx(name), loader(fx.data, fx.size), program(etr::Program::load(&loader)) {
     if (!program.ok()) return;
     etr::Result<etr::MethodMeta> meta = program->method_meta("forward");
-    // Method tables plus room for prepared state (packed weights: 64 MiB).
-    pool.resize(meta->method_allocator_bytes() + (size_t{64} << 20));
     arena.resize(static_cast<size_t>(*meta->memory_planned_buffer_size(0)));
     spans.emplace_back(arena.data(), arena.size());
+  }
+  // Sizes the method pool exactly for a load with `options` (measured once, untimed).
+  bool size_pool(const etr::MethodLoadOptions& options) {
+    etr::Result<etr::MethodMeta> meta = program->method_meta("forward");
+    etr::Result<size_t> bytes = meta->method_allocator_bytes(options);
+    if (!bytes.ok()) return false;
+    pool_size = *bytes;
+    pool_storage.resize(pool_size + etr::PlatformArena::kBufferAlignment);
+    const size_t a = etr::PlatformArena::kBufferAlignment;
+    pool = pool_storage.data() + (a - reinterpret_cast<uintptr_t>(pool_storage.data()) % a) % a;
+    return true;
   }
 };
 
@@ -94,10 +106,38 @@ void BM_MethodLoad(benchmark::State& state, const char* name, bool optimized) {
   }
   etr::MethodLoadOptions options;
   options.kernels = registry(optimized);
+  if (!l.size_pool(options)) {
+    state.SkipWithError("cannot measure the method allocator");
+    return;
+  }
   etr::HierarchicalAllocator planned(etr::Span<etr::Span<uint8_t>>(l.spans.data(), 1));
   for (auto _ : state) {
-    etr::MemoryAllocator method_alloc(l.pool.data(), l.pool.size());
+    etr::MemoryAllocator method_alloc(l.pool, l.pool_size);
     etr::MemoryManager mm(&method_alloc, &planned);
+    etr::Result<etr::Method> m = l.program->load_method("forward", &mm, options);
+    if (!m.ok()) {
+      state.SkipWithError("load_method failed");
+      return;
+    }
+    benchmark::DoNotOptimize(m.ok());
+  }
+}
+
+// Method load as executor_runner and Module do it: the method allocator is a
+// PlatformArena that grows as the load asks (its chunks are part of the cost).
+void BM_MethodLoadArena(benchmark::State& state, const char* name, bool optimized) {
+  Loaded l(name);
+  if (!l.program.ok()) {
+    state.SkipWithError(
+        "cannot load the program (bench/models/: run bench/export_bench_models.py)");
+    return;
+  }
+  etr::MethodLoadOptions options;
+  options.kernels = registry(optimized);
+  etr::HierarchicalAllocator planned(etr::Span<etr::Span<uint8_t>>(l.spans.data(), 1));
+  for (auto _ : state) {
+    etr::PlatformArena arena;
+    etr::MemoryManager mm(&arena, &planned);
     etr::Result<etr::Method> m = l.program->load_method("forward", &mm, options);
     if (!m.ok()) {
       state.SkipWithError("load_method failed");
@@ -111,8 +151,12 @@ void BM_Execute(benchmark::State& state, const char* name) {
   Loaded l(name);
   etr::MethodLoadOptions options;
   options.kernels = registry(false);
+  if (!l.size_pool(options)) {
+    state.SkipWithError("cannot measure the method allocator");
+    return;
+  }
   etr::HierarchicalAllocator planned(etr::Span<etr::Span<uint8_t>>(l.spans.data(), 1));
-  etr::MemoryAllocator method_alloc(l.pool.data(), l.pool.size());
+  etr::MemoryAllocator method_alloc(l.pool, l.pool_size);
   etr::MemoryManager mm(&method_alloc, &planned);
   etr::Result<etr::Method> m = l.program->load_method("forward", &mm, options);
   for (size_t i = 0; i < m->inputs_size(); ++i) (void)m->set_input(m->get_input(i), i);
@@ -144,6 +188,9 @@ BENCHMARK_CAPTURE(BM_MethodLoad, mobilenet_v2, "bench/models/mobilenet_v2.pte", 
 #if ETR_BENCH_OPTIMIZED
 BENCHMARK_CAPTURE(BM_MethodLoad, transformer_optimized, "transformer.pte", true);
 BENCHMARK_CAPTURE(BM_MethodLoad, mobilenet_v2_optimized, "bench/models/mobilenet_v2.pte", true);
+BENCHMARK_CAPTURE(BM_MethodLoadArena, transformer_optimized, "transformer.pte", true);
+BENCHMARK_CAPTURE(BM_MethodLoadArena, mobilenet_v2_optimized, "bench/models/mobilenet_v2.pte",
+                  true);
 #endif
 BENCHMARK_CAPTURE(BM_Execute, no_constants, "no_constants.pte");
 BENCHMARK_CAPTURE(BM_Execute, add_mul, "add_mul.pte");

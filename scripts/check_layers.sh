@@ -54,6 +54,7 @@ fi
 if [ -d extension/compat ]; then
   check extension/compat '^(runtime/(platform|core)/|runtime/executor/method_meta\.h$|extension/(module|tensor|compat)/)'
 fi
+check extension/memory '^(runtime/(platform|core|executor)/|extension/memory/)'
 check extension/bundled_program \
   '^(runtime/(platform|core|executor)/|extension/bundled_program/|schema/bundled_program_generated.h)'
 if grep -rln 'bundled_program_generated.h' extension/bundled_program --include='*.h'; then

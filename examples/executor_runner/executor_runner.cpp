@@ -24,6 +24,7 @@
 #include "extension/data_loader/buffer_data_loader.h"
 #include "extension/data_loader/file_data_loader.h"
 #include "extension/flat_tensor/flat_tensor_data_map.h"
+#include "extension/memory/method_memory.h"
 #include "extension/module/module.h"
 #include "extension/threadpool/pthread_pool.h"
 #include "runtime/executor/method.h"
@@ -35,36 +36,14 @@ namespace etr {
 namespace runner {
 namespace {
 
-// Method-allocator room for kernel prepare state and delegates, on top of
-// MethodMeta::method_allocator_bytes().
-// 64 MiB: the optimized kernels keep packed copies of constant weights (ResNet18: 45 MB).
-constexpr size_t kStatePool = size_t{64} << 20;
 constexpr size_t kTempPool = size_t{16} << 20;  // 16 MiB
-constexpr size_t kBufferAlignment = 64;
 
-struct FreeDeleter {
-  void operator()(uint8_t* p) const { std::free(p); }
-};
-using AlignedBuffer = std::unique_ptr<uint8_t, FreeDeleter>;
-
-// Uninitialised, 64-byte aligned heap memory (at least one byte).
-AlignedBuffer allocate_aligned(size_t size) {
-  const size_t rounded =
-      (std::max<size_t>(size, 1) + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
-  return AlignedBuffer(static_cast<uint8_t*>(std::aligned_alloc(kBufferAlignment, rounded)));
-}
-
-// All memory a loaded method uses. Members never move once set up, since
-// the method keeps pointers to them.
-struct MethodMemory {
-  std::vector<AlignedBuffer> planned_buffers;
-  std::vector<Span<uint8_t>> planned_spans;
-  HierarchicalAllocator planned;
-  AlignedBuffer method_pool;
-  std::unique_ptr<MemoryAllocator> method_allocator;
-  AlignedBuffer temp_pool;
-  std::unique_ptr<MemoryAllocator> temp_allocator;
-  std::unique_ptr<MemoryManager> manager;
+// All memory a loaded method uses: planned buffers, a method allocator that
+// grows as the load asks, the temp allocator (MethodMemory), and the buffers
+// bound to outputs the program did not plan. Never moves once set up, since
+// the method keeps pointers into it.
+struct LoadedMemory {
+  std::unique_ptr<MethodMemory> memory;
   std::vector<std::unique_ptr<uint8_t[]>> output_buffers;
 };
 
@@ -139,28 +118,17 @@ int choose_method(const Program& program, const Options& options, std::string* n
   return kExitOk;
 }
 
-int allocate_planned(const MethodMeta& meta, MethodMemory* mem) {
-  for (size_t i = 0; i < meta.num_memory_planned_buffers(); ++i) {
-    Result<int64_t> size = meta.memory_planned_buffer_size(i);
-    if (!size.ok() || *size < 0) {
-      return fail(kExitMethodLoad, "cannot size planned buffer " + std::to_string(i),
-                  size.ok() ? Error::InvalidProgram : size.error());
-    }
-    const size_t bytes = static_cast<size_t>(*size);
-    mem->planned_buffers.push_back(allocate_aligned(bytes));
-    if (!mem->planned_buffers.back()) {
-      return fail(kExitMethodLoad, "cannot allocate planned buffer " + std::to_string(i),
-                  Error::MemoryAllocationFailed, std::to_string(bytes) + " bytes");
-    }
-    mem->planned_spans.emplace_back(mem->planned_buffers.back().get(), bytes);
+int allocate_planned(const MethodMeta& meta, LoadedMemory* mem) {
+  reset_first_error();
+  MethodMemoryOptions options;
+  options.temp_bytes = kTempPool;
+  Result<std::unique_ptr<MethodMemory>> memory = MethodMemory::create(meta, options);
+  if (!memory.ok()) {
+    return fail(kExitMethodLoad,
+                "cannot allocate the memory of method '" + std::string(meta.name()) + "'",
+                memory.error());
   }
-  mem->planned = HierarchicalAllocator(
-      Span<Span<uint8_t>>(mem->planned_spans.data(), mem->planned_spans.size()));
-  mem->temp_pool = allocate_aligned(kTempPool);
-  if (!mem->temp_pool) {
-    return fail(kExitMethodLoad, "cannot allocate the temp pool", Error::MemoryAllocationFailed);
-  }
-  mem->temp_allocator = std::make_unique<MemoryAllocator>(mem->temp_pool.get(), kTempPool);
+  mem->memory = std::move(*memory);
   return kExitOk;
 }
 
@@ -207,21 +175,12 @@ struct BackendOptionSet {
 
 const BackendOptionSet* g_backend_options = nullptr;
 
-// Loads the method with a method allocator of the size MethodMeta reports
-// for its tables plus room for kernel and delegate state.
+// Loads the method into `mem` (its method allocator grows as the load asks).
 // load_method without the failure line: the error, its message in first_error().
 Result<Method> try_load_method(const Program& program, const MethodMeta& meta,
                                const ExternalData& external, ThreadPool* threads,
-                               MethodMemory* mem) {
-  const size_t pool = meta.method_allocator_bytes() + kStatePool;
+                               LoadedMemory* mem) {
   reset_first_error();
-  mem->method_pool = allocate_aligned(pool);
-  if (!mem->method_pool) {
-    ETR_FAIL(Error::MemoryAllocationFailed, "cannot allocate the method pool (%zu bytes)", pool);
-  }
-  mem->method_allocator = std::make_unique<MemoryAllocator>(mem->method_pool.get(), pool);
-  mem->manager = std::make_unique<MemoryManager>(mem->method_allocator.get(), &mem->planned,
-                                                 mem->temp_allocator.get());
   MethodLoadOptions options;
   options.thread_pool = threads;
   if (g_backend_options != nullptr) {
@@ -230,11 +189,11 @@ Result<Method> try_load_method(const Program& program, const MethodMeta& meta,
   }
   options.external_data =
       Span<const NamedDataMap* const>(external.views.data(), external.views.size());
-  return program.load_method(meta.name(), mem->manager.get(), options);
+  return program.load_method(meta.name(), mem->memory->manager(), options);
 }
 
 int load_method(const Program& program, const MethodMeta& meta, const ExternalData& external,
-                ThreadPool* threads, MethodMemory* mem, std::optional<Method>* method) {
+                ThreadPool* threads, LoadedMemory* mem, std::optional<Method>* method) {
   const std::string name = meta.name();
   Result<Method> loaded = try_load_method(program, meta, external, threads, mem);
   if (!loaded.ok())
@@ -324,7 +283,7 @@ int run(const Options& options) {
   std::unique_ptr<PthreadPool> pool = PthreadPool::create(static_cast<size_t>(options.threads));
   if (pool == nullptr)
     return fail(kExitSetup, "cannot start the thread pool", Error::OutOfResources);
-  MethodMemory mem;
+  LoadedMemory mem;
   std::optional<Method> method;
   rc = allocate_planned(*meta, &mem);
   if (rc == kExitOk) rc = load_method(*program, *meta, external, pool.get(), &mem, &method);
@@ -353,6 +312,14 @@ int run(const Options& options) {
                 options.profile.c_str());
   }
   print_outputs(*method);
+  if (options.verbose) {
+    const MethodMemory& m = *mem.memory;
+    std::fprintf(stderr,
+                 "method memory used: %zu bytes (%zu bytes of heap held); temp peak: %zu bytes; "
+                 "planned: %zu bytes\n",
+                 m.method_bytes_used(), m.method_bytes_reserved(), m.temp_bytes_peak(),
+                 m.planned_bytes());
+  }
   if (!options.output_dir.empty()) return write_outputs(*method, options.output_dir);
   return kExitOk;
 }
@@ -378,11 +345,10 @@ int info(const Options& options) {
   }
   std::string first_failure;
   for (const std::string& name : names) {
-    const bool complete = print_method_info(*program, name.c_str());
     // The real test: load the method as a run would (memory, kernels'
-    // prepare steps, delegates' init).
+    // prepare steps, delegates' init); its figures are printed with the rest.
     Result<MethodMeta> meta = program->method_meta(name.c_str());
-    MethodMemory mem;
+    LoadedMemory mem;
     std::string verdict = "ok";
     if (!meta.ok()) {
       verdict = to_string(meta.error());
@@ -392,8 +358,10 @@ int info(const Options& options) {
       Result<Method> loaded = try_load_method(*program, *meta, external, nullptr, &mem);
       if (!loaded.ok()) verdict = std::string(to_string(loaded.error())) + ": " + first_error();
     }
+    const size_t used = verdict == "ok" ? mem.memory->method_bytes_used() : 0;
+    const bool complete = print_method_info(*program, name.c_str(), used);
     if (verdict == "ok") {
-      std::printf("  load: ok (method memory used: %zu bytes)\n", mem.method_allocator->used());
+      std::printf("  load: ok (method memory used: %zu bytes)\n", used);
     } else {
       std::printf("  load: FAILED: %s\n", verdict.c_str());
       if (first_failure.empty()) first_failure = "method '" + name + "': " + verdict;
@@ -474,7 +442,7 @@ int run_bundled_suite(const BundledProgram& bp, const Program& program, const st
   if (!meta.ok()) {
     return fail(kExitMethodLoad, "a bundled test suite names method '" + name + "'", meta.error());
   }
-  MethodMemory mem;
+  LoadedMemory mem;
   std::optional<Method> method;
   int rc = allocate_planned(*meta, &mem);
   if (rc == kExitOk) rc = load_method(program, *meta, external, threads, &mem, &method);

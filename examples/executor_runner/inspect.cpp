@@ -58,7 +58,7 @@ void print_program_info(const Program& program, const std::string& path, size_t 
   std::printf("  named data in the program: %zu keys\n", program.named_data().num_keys());
 }
 
-bool print_method_info(const Program& program, const char* method) {
+bool print_method_info(const Program& program, const char* method, size_t method_allocator_bytes) {
   Result<MethodMeta> meta = program.method_meta(method);
   if (!meta.ok()) {
     std::printf("method '%s': cannot read its metadata (%s)\n", method, to_string(meta.error()));
@@ -77,8 +77,13 @@ bool print_method_info(const Program& program, const char* method) {
     std::printf("  planned buffer %zu: %" PRId64 " bytes\n", i + 1, *n);
     planned += *n;
   }
-  std::printf("  planned memory: %" PRId64 " bytes; method tables: %zu bytes\n", planned,
-              meta->method_allocator_bytes());
+  if (method_allocator_bytes != 0) {
+    std::printf("  planned memory: %" PRId64 " bytes; method allocator: %zu bytes\n", planned,
+                method_allocator_bytes);
+  } else {
+    std::printf("  planned memory: %" PRId64 " bytes; method allocator: unknown (no load)\n",
+                planned);
+  }
 
   bool runnable = true;
   const KernelRegistry& kernels = default_kernel_registry();

@@ -9,6 +9,7 @@
 #include "extension/data_loader/file_data_loader.h"
 #include "extension/data_loader/mmap_data_loader.h"
 #include "extension/flat_tensor/flat_tensor_data_map.h"
+#include "extension/memory/method_memory.h"
 #include "kernels/portable/portable_kernels.h"
 #include "kernels/prim_ops/prim_ops.h"
 #include "runtime/backend/backend.h"
@@ -106,14 +107,8 @@ Result<std::unique_ptr<DataLoader>> open_loader(const std::string& path,
 // method keeps pointers to them); `method` is declared last so it is
 // destroyed first.
 struct MethodSlot {
-  std::vector<AlignedBuffer> planned_buffers;
-  std::vector<Span<uint8_t>> planned_spans;
-  HierarchicalAllocator planned;
-  AlignedBuffer method_pool;
-  std::unique_ptr<MemoryAllocator> method_allocator;
-  AlignedBuffer temp_pool;
-  std::unique_ptr<MemoryAllocator> temp_allocator;
-  std::unique_ptr<MemoryManager> manager;
+  // Planned buffers, a growing method allocator and the temp allocator.
+  std::unique_ptr<MethodMemory> memory;
   std::vector<AlignedBuffer> output_buffers;
   // The last inputs, kept alive until the next call (a method may keep a
   // pointer to an unplanned input's data).
@@ -122,38 +117,9 @@ struct MethodSlot {
 };
 
 Error allocate_memory(const MethodMeta& meta, const ModuleOptions& options, MethodSlot* slot) {
-  const char* name = meta.name();
-  for (size_t i = 0; i < meta.num_memory_planned_buffers(); ++i) {
-    Result<int64_t> size = meta.memory_planned_buffer_size(i);
-    if (!size.ok() || *size < 0) {
-      ETR_FAIL(Error::InvalidProgram, "method '%s': planned buffer %zu has no valid size", name, i);
-    }
-    const size_t bytes = static_cast<size_t>(*size);
-    slot->planned_buffers.push_back(allocate_aligned(bytes));
-    if (slot->planned_buffers.back() == nullptr) {
-      ETR_FAIL(Error::MemoryAllocationFailed,
-               "method '%s': cannot allocate planned buffer %zu (%zu bytes)", name, i, bytes);
-    }
-    slot->planned_spans.emplace_back(slot->planned_buffers.back().get(), bytes);
-  }
-  slot->planned = HierarchicalAllocator(
-      Span<Span<uint8_t>>(slot->planned_spans.data(), slot->planned_spans.size()));
-  size_t pool = 0;
-  if (!checked_add(meta.method_allocator_bytes(), options.method_state_bytes, &pool)) {
-    ETR_FAIL(Error::MemoryAllocationFailed, "method '%s': method pool size overflows", name);
-  }
-  slot->method_pool = allocate_aligned(pool);
-  slot->temp_pool = allocate_aligned(options.temp_bytes);
-  if (slot->method_pool == nullptr || slot->temp_pool == nullptr) {
-    ETR_FAIL(Error::MemoryAllocationFailed,
-             "method '%s': cannot allocate %zu method-pool bytes and %zu temp bytes", name, pool,
-             options.temp_bytes);
-  }
-  slot->method_allocator = std::make_unique<MemoryAllocator>(slot->method_pool.get(), pool);
-  slot->temp_allocator =
-      std::make_unique<MemoryAllocator>(slot->temp_pool.get(), options.temp_bytes);
-  slot->manager = std::make_unique<MemoryManager>(slot->method_allocator.get(), &slot->planned,
-                                                  slot->temp_allocator.get());
+  MethodMemoryOptions memory;
+  memory.temp_bytes = options.temp_bytes;
+  ETR_ASSIGN_OR_RETURN(slot->memory, MethodMemory::create(meta, memory));
   return Error::Ok;
 }
 
@@ -327,7 +293,7 @@ Result<MethodSlot*> Module::Impl::slot(const std::string& name) {
   load_options.thread_pool = thread_pool();
   load_options.external_data =
       Span<const NamedDataMap* const>(data_views.data(), data_views.size());
-  Result<Method> m = program->load_method(name.c_str(), s->manager.get(), load_options);
+  Result<Method> m = program->load_method(name.c_str(), s->memory->manager(), load_options);
   if (!m.ok()) {
     ETR_FAIL(m.error(), "module: cannot load method '%s' of '%s': %s", name.c_str(), path.c_str(),
              to_string(m.error()));

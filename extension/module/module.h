@@ -68,10 +68,11 @@ struct ModuleOptions {
   // is built.
   ThreadPool* thread_pool = nullptr;
   size_t num_threads = 0;
-  // Method allocator room beyond MethodMeta::method_allocator_bytes() for
-  // kernel prepare state and delegates, and the per-method temp allocator.
-  // Heap pages are only touched when used.
-  size_t method_state_bytes = size_t{64} << 20;
+  // Deprecated and ignored: each method's allocator now grows as its load
+  // asks (MethodMemory, extension/memory), so there is no room to reserve.
+  // Kept so that existing callers compile.
+  size_t method_state_bytes = 0;
+  // The per-method temp allocator (kernel scratch, reset after every instruction).
   size_t temp_bytes = size_t{16} << 20;
 };
 

@@ -85,7 +85,14 @@ struct DelegateOptions {
 // What a backend gets at init time. Does not take ownership of anything;
 // everything outlives the delegate.
 struct BackendInitContext {
-  // Allocator for per-delegate state that lives as long as the method.
+  // Allocator for per-delegate state that lives as long as the method:
+  // MethodLoadOptions::delegate_allocator when the caller set one (e.g. a
+  // separate memory region for large weights), else the memory manager's
+  // method allocator. Either way a bump allocator that may run out: a
+  // backend that gets nullptr fails init with DelegateMemoryAllocationFailed,
+  // naming what it was allocating.
+  // MethodMeta::method_allocator_bytes() counts what delegates take here
+  // when it is the method allocator.
   MemoryAllocator* method_allocator;
   // Named data the delegate may resolve weights from: the program's own
   // named data, then each external map given at load, in that order. Never null.

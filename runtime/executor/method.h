@@ -149,7 +149,7 @@ class Method final {
   ~Method();
 
   const char* name() const;
-  MethodMeta method_meta() const { return MethodMeta(s_.plan); }
+  MethodMeta method_meta() const { return MethodMeta(s_.plan, s_.program); }
 
   size_t inputs_size() const { return s_.num_inputs; }
   size_t outputs_size() const { return s_.num_outputs; }

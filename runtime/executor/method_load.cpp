@@ -15,20 +15,13 @@ Result<Method> Program::load_method(const char* method_name, MemoryManager* memo
              "load_method: method name, memory manager and method allocator are required");
   }
   ETR_ASSIGN_OR_RETURN(MethodMeta meta, method_meta(method_name));
-  // The method's own tables come from one block of exactly the size MethodMeta reports.
-  const size_t table_bytes = meta.method_allocator_bytes();
-  void* block =
-      memory->method_allocator()->allocate(table_bytes, MemoryAllocator::kDefaultAlignment);
-  if (block == nullptr)
-    return method_allocation_failed(method_name, "the method's tables", table_bytes);
-  TableAllocator tables(block, table_bytes);
   Method method;
   method.s_.program = this;
   method.s_.plan = meta.plan();
   method.s_.memory = memory;
   method.s_.thread_pool = options.thread_pool;
   method.s_.max_instructions = options.max_instructions;
-  MethodLoader loader(*this, meta.plan(), memory, &tables, options,
+  MethodLoader loader(*this, meta.plan(), memory, options,
                       options.kernels == nullptr ? default_kernel_registry() : *options.kernels,
                       options.backends == nullptr ? default_backend_registry() : *options.backends,
                       &method);
@@ -57,9 +50,28 @@ Error MethodLoader::load() {
       parse_io(plan_->inputs(), "input", &method_->s_.input_indices, &method_->s_.num_inputs));
   ETR_RETURN_IF_ERROR(
       parse_io(plan_->outputs(), "output", &method_->s_.output_indices, &method_->s_.num_outputs));
-  ETR_RETURN_IF_ERROR(init_io_state());
+  ETR_RETURN_IF_ERROR(check_inputs());
   ETR_RETURN_IF_ERROR(resolve_chains());
-  return init_delegates();
+  ETR_RETURN_IF_ERROR(init_delegates());
+  // Last, so that a method allocator short of
+  // MethodMeta::method_allocator_bytes() fails here, on a table every method
+  // needs, instead of loading without a kernel's optional state.
+  return init_io_state();
+}
+
+Error MethodLoader::check_inputs() {
+  const internal::MethodState& s = method_->s_;
+  for (size_t i = 0; i < s.num_inputs; ++i) {
+    // set_input copies into an input's memory: a program constant (possibly
+    // read-only mapped file pages, shared by every method) cannot be one.
+    if (is_constant_value(s.input_indices[i])) {
+      ETR_FAIL(Error::InvalidProgram,
+               "method '%s': input %zu (value %d) is a constant tensor; inputs must be planned "
+               "or caller-provided",
+               name(), i, static_cast<int>(s.input_indices[i]));
+    }
+  }
+  return Error::Ok;
 }
 
 Error MethodLoader::init_io_state() {
@@ -77,14 +89,6 @@ Error MethodLoader::init_io_state() {
   }
   for (size_t i = 0; i < ni; ++i) {
     const EValue& v = s.values[s.input_indices[i]];
-    // set_input copies into an input's memory: a program constant (possibly
-    // read-only mapped file pages, shared by every method) cannot be one.
-    if (is_constant_value(s.input_indices[i])) {
-      ETR_FAIL(Error::InvalidProgram,
-               "method '%s': input %zu (value %d) is a constant tensor; inputs must be planned "
-               "or caller-provided",
-               name(), i, static_cast<int>(s.input_indices[i]));
-    }
     // Non-tensor inputs keep their exported value: they count as set.
     s.input_set[i] = !v.is_tensor();
     s.input_planned[i] = v.is_tensor() && v.to_tensor().mutable_data() != nullptr;
@@ -228,8 +232,9 @@ Error MethodLoader::init_delegate(size_t index, const etr_fb::BackendDelegate* d
   if (named == nullptr)
     return method_allocation_failed(name(), "delegate named data", sizeof(*named));
   new (named) internal::MergedNamedData(named_data_);
-  BackendInitContext ctx{memory_->method_allocator(), named, name(), index,
-                         options_.thread_pool,        opts};
+  MemoryAllocator* state = options_.delegate_allocator != nullptr ? options_.delegate_allocator
+                                                                  : memory_->method_allocator();
+  BackendInitContext ctx{state, named, name(), index, options_.thread_pool, opts};
   Result<DelegateHandle*> handle = backend->init(ctx, &processed, Span<const CompileSpec>(cs, ns));
   if (!handle.ok()) {
     ETR_FAIL(handle.error(), "method '%s': delegate %zu (%s) failed to initialise", name(), index,

@@ -13,6 +13,7 @@
 #include <cstddef>
 
 #include "runtime/backend/backend.h"
+#include "runtime/core/memory_allocator.h"
 #include "runtime/core/named_data_map.h"
 #include "runtime/core/span.h"
 #include "runtime/core/thread_pool.h"
@@ -36,6 +37,10 @@ struct MethodLoadOptions {
   size_t max_instructions = 10'000'000;
   // Per-backend options handed to each delegate's init (BackendInitContext::options).
   Span<const DelegateOptions> delegate_options;
+  // Where delegates allocate their state (BackendInitContext::method_allocator);
+  // null: the memory manager's method allocator. E.g. to put a delegate's
+  // large weights in another memory region. Must outlive the Method.
+  MemoryAllocator* delegate_allocator = nullptr;
 };
 
 }  // namespace etr

@@ -13,16 +13,15 @@ namespace etr {
 
 class MethodLoader final {
  public:
-  // `tables` is the arena for the method's own tables (exactly
-  // MethodMeta::method_allocator_bytes() bytes); kernel and delegate state
-  // comes from the memory manager's method allocator.
+  // The method's tables, kernel state and (unless options.delegate_allocator
+  // is set) delegate state all come from memory->method_allocator().
   MethodLoader(const Program& program, const etr_fb::ExecutionPlan* plan, MemoryManager* memory,
-               MemoryAllocator* tables, const MethodLoadOptions& options,
-               const KernelRegistry& registry, const BackendRegistry& backends, Method* method)
+               const MethodLoadOptions& options, const KernelRegistry& registry,
+               const BackendRegistry& backends, Method* method)
       : program_(program),
         plan_(plan),
         memory_(memory),
-        alloc_(tables),
+        alloc_(memory->method_allocator()),
         options_(options),
         registry_(registry),
         backends_(backends),
@@ -108,6 +107,9 @@ class MethodLoader final {
   [[nodiscard]] Error init_delegates();
   [[nodiscard]] Error init_delegate(size_t index, const etr_fb::BackendDelegate* d);
   [[nodiscard]] Error check_planned_memory();
+  // Refuses a constant tensor as an input (before anything is resolved).
+  [[nodiscard]] Error check_inputs();
+  // Allocates and fills the input/output state (the load's last allocation).
   [[nodiscard]] Error init_io_state();
   [[nodiscard]] Error merge_named_data();
   // True when another tensor value's memory overlaps t's.
@@ -121,7 +123,7 @@ class MethodLoader final {
   const Program& program_;
   const etr_fb::ExecutionPlan* plan_;
   MemoryManager* memory_;
-  // The method's own tables (sized by MethodMeta::method_allocator_bytes()).
+  // memory_->method_allocator(): the method's own tables.
   MemoryAllocator* alloc_;
   const MethodLoadOptions& options_;
   const KernelRegistry& registry_;
@@ -160,22 +162,5 @@ class MethodLoader final {
 // Logs "method 'x': out of method-allocator memory while allocating <what>" and
 // returns MemoryAllocationFailed.
 Error method_allocation_failed(const char* method, const char* what, size_t bytes);
-
-// Bytes the loader takes for the method's own tables (the value table,
-// tensor metadata, lists, instruction tables, I/O state, delegate tables):
-// every table is rounded up to a multiple of 16 bytes, so the sum does not
-// depend on the order of allocation.
-size_t method_table_bytes(const etr_fb::ExecutionPlan* plan);
-
-// A bump allocator that rounds every request up to 16 bytes at 16-byte
-// alignment: used for the tables method_table_bytes() counts.
-class TableAllocator final : public MemoryAllocator {
- public:
-  TableAllocator(void* base, size_t size) : MemoryAllocator(base, size) {}
-  void* allocate(size_t size, size_t alignment = kDefaultAlignment) override {
-    if (alignment > kDefaultAlignment || size > SIZE_MAX - 15) return nullptr;
-    return MemoryAllocator::allocate((size + 15) & ~size_t{15}, kDefaultAlignment);
-  }
-};
 
 }  // namespace etr

@@ -5,7 +5,10 @@
 
 #include "runtime/core/checked_math.h"
 #include "runtime/executor/flatbuffer_util.h"
+#include "runtime/executor/method.h"
+#include "runtime/executor/platform_arena.h"
 #include "runtime/executor/program.h"
+#include "runtime/platform/platform.h"
 #include "schema/program_generated.h"
 
 namespace etr {
@@ -51,7 +54,7 @@ Result<MethodMeta> Program::method_meta(const char* method_name) const {
                  "misaligned",
                  method_name);
       }
-      return MethodMeta(plan);
+      return MethodMeta(plan, this);
     }
   }
   ETR_FAIL(Error::NotFound, "program has no method named '%s'", method_name);
@@ -236,6 +239,96 @@ Result<OperatorUse> MethodMeta::operator_use(size_t index) const {
     }
   }
   return use;
+}
+
+namespace {
+
+// Planned buffers from the platform heap, for a measuring load; freed on destruction.
+class HeapPlannedMemory final {
+ public:
+  ~HeapPlannedMemory() {
+    for (size_t i = 0; i < count_; ++i) platform_deallocate(spans_[i].data());
+    platform_deallocate(spans_);
+  }
+  // False when the heap refuses (the message says which buffer).
+  [[nodiscard]] Error allocate(const MethodMeta& meta) {
+    const size_t n = meta.num_memory_planned_buffers();
+    spans_ = static_cast<Span<uint8_t>*>(
+        platform_allocate((n == 0 ? 1 : n) * sizeof(Span<uint8_t>), alignof(Span<uint8_t>)));
+    if (spans_ == nullptr) return no_heap(meta, "the planned buffer table");
+    for (; count_ < n; ++count_) {
+      ETR_ASSIGN_OR_RETURN(const int64_t size, meta.memory_planned_buffer_size(count_));
+      if (static_cast<uint64_t>(size) > SIZE_MAX - PlatformArena::kBufferAlignment) {
+        ETR_FAIL(Error::MemoryAllocationFailed,
+                 "method '%s': planned buffer %zu (%lld bytes) does not fit this address space",
+                 meta.name(), count_, static_cast<long long>(size));
+      }
+      const size_t bytes = static_cast<size_t>(size);
+      void* p = platform_allocate(bytes == 0 ? 1 : bytes, PlatformArena::kBufferAlignment);
+      if (p == nullptr) return no_heap(meta, "a planned buffer");
+      spans_[count_] = Span<uint8_t>(static_cast<uint8_t*>(p), bytes);
+    }
+    planned_ = HierarchicalAllocator(Span<Span<uint8_t>>(spans_, count_));
+    return Error::Ok;
+  }
+  HierarchicalAllocator* planned() { return &planned_; }
+
+  static Error no_heap(const MethodMeta& meta, const char* what) {
+    ETR_FAIL(Error::MemoryAllocationFailed,
+             "method '%s': measuring the method allocator needs the platform heap, which refused "
+             "%s (measure on a host and use that figure)",
+             meta.name(), what);
+  }
+
+ private:
+  Span<uint8_t>* spans_ = nullptr;
+  size_t count_ = 0;
+  HierarchicalAllocator planned_;
+};
+
+}  // namespace
+
+Result<size_t> MethodMeta::method_allocator_bytes() const {
+  return method_allocator_bytes(MethodLoadOptions());
+}
+
+Result<size_t> MethodMeta::method_allocator_bytes(const MethodLoadOptions& options) const {
+  size_t method_bytes = 0;
+  ETR_RETURN_IF_ERROR(measure_load(options, &method_bytes, nullptr));
+  return method_bytes;
+}
+
+Result<size_t> MethodMeta::delegate_allocator_bytes(const MethodLoadOptions& options) const {
+  if (options.delegate_allocator == nullptr) return size_t{0};
+  size_t delegate_bytes = 0;
+  ETR_RETURN_IF_ERROR(measure_load(options, nullptr, &delegate_bytes));
+  return delegate_bytes;
+}
+
+Error MethodMeta::measure_load(const MethodLoadOptions& options, size_t* method_bytes,
+                               size_t* delegate_bytes) const {
+  if (program_ == nullptr) {
+    ETR_FAIL(Error::InvalidArgument,
+             "method '%s': measuring its memory needs a MethodMeta from its Program", name());
+  }
+  HeapPlannedMemory planned;
+  ETR_RETURN_IF_ERROR(planned.allocate(*this));
+  // Declared before the method, so the method (and its delegates) goes first.
+  PlatformArena method_arena;
+  PlatformArena delegate_arena;
+  MethodLoadOptions measuring = options;
+  // The caller's delegate allocator stays untouched; a stand-in measures it.
+  if (options.delegate_allocator != nullptr) measuring.delegate_allocator = &delegate_arena;
+  MemoryManager memory(&method_arena, planned.planned());
+  Result<Method> method = program_->load_method(name(), &memory, measuring);
+  if (method_arena.heap_failed() || delegate_arena.heap_failed())
+    return HeapPlannedMemory::no_heap(*this, "a method-allocator chunk");
+  if (!method.ok()) {
+    ETR_FAIL(method.error(), "method '%s': cannot measure its memory: the load failed", name());
+  }
+  if (method_bytes != nullptr) *method_bytes = method_arena.bytes_needed();
+  if (delegate_bytes != nullptr) *delegate_bytes = delegate_arena.bytes_needed();
+  return Error::Ok;
 }
 
 }  // namespace etr

@@ -16,6 +16,9 @@ struct ExecutionPlan;
 
 namespace etr {
 
+class Program;
+struct MethodLoadOptions;
+
 // Shape and dtype of a tensor input or output as declared in the program.
 // Spans point into the program; they are valid as long as the Program is.
 struct TensorInfo {
@@ -40,7 +43,10 @@ struct OperatorUse {
 
 class MethodMeta final {
  public:
-  explicit MethodMeta(const etr_fb::ExecutionPlan* plan) : plan_(plan) {}
+  // `program` (null: method_allocator_bytes() is unavailable) must outlive
+  // the MethodMeta and stay where it is.
+  explicit MethodMeta(const etr_fb::ExecutionPlan* plan, const Program* program = nullptr)
+      : plan_(plan), program_(program) {}
 
   const char* name() const;
   size_t num_inputs() const;
@@ -62,13 +68,39 @@ class MethodMeta final {
   size_t num_operators() const;
   [[nodiscard]] Result<OperatorUse> operator_use(size_t index) const;
 
-  // Bytes load_method takes from the method allocator for the method's own
-  // tables (values, tensor metadata, lists, instructions, I/O and delegate
-  // tables): a method allocator of exactly this size, aligned to 16 bytes,
-  // is enough for a method whose kernels and delegates keep no state. Kernels
-  // whose prepare step builds state and delegates' init allocate after it,
-  // from the same allocator (its used() shows the total after load).
-  size_t method_allocator_bytes() const;
+  // The exact size of the method allocator load_method needs with these
+  // options: the smallest capacity of a MemoryAllocator whose buffer is
+  // aligned to PlatformArena::kBufferAlignment (64 bytes) with which the load
+  // grants every request it makes. It counts everything the load takes from
+  // the method allocator: the method's tables (values, tensor metadata,
+  // lists, instructions, operator names, I/O and delegate tables), kernel
+  // prepare state (KernelPrepareContext::allocate: packed weights, plans),
+  // the argument arrays of fused kernels, and delegate state
+  // (BackendInitContext::method_allocator), unless options.delegate_allocator
+  // is set (then delegate state is not counted: it goes there).
+  //
+  // It is measured, not estimated: the method is loaded once with `options`
+  // (kernel registry, backends, external data, thread pool), with a
+  // PlatformArena as the method allocator and planned buffers from the
+  // platform heap, then everything is released. So it costs one method load
+  // (kernel prepare steps and delegate init included) and needs the platform
+  // heap: where platform_allocate() returns nullptr (bare metal) it fails
+  // with MemoryAllocationFailed; such targets measure on a host with the same
+  // kernels and hard-code the figure. A load error (missing operator, bad
+  // program) is returned as it is.
+  //
+  // With fewer bytes, load_method fails with MemoryAllocationFailed (or the
+  // delegate's DelegateMemoryAllocationFailed) naming what it was
+  // allocating, or, where the request that no longer fits is optional kernel
+  // state (packed weights), loads without it (slower, same results). Needs
+  // a MethodMeta from Program::method_meta or Method::method_meta.
+  [[nodiscard]] Result<size_t> method_allocator_bytes(const MethodLoadOptions& options) const;
+  [[nodiscard]] Result<size_t> method_allocator_bytes() const;
+  // With options.delegate_allocator set: the exact size of that allocator
+  // (over a 64-byte-aligned buffer) for the delegates' state, measured the
+  // same way (one load; the caller's allocator is not touched). 0 when it is
+  // not set (delegate state is then in method_allocator_bytes()).
+  [[nodiscard]] Result<size_t> delegate_allocator_bytes(const MethodLoadOptions& options) const;
 
   // Internal: the program's plan.
   const etr_fb::ExecutionPlan* plan() const { return plan_; }
@@ -76,7 +108,11 @@ class MethodMeta final {
  private:
   [[nodiscard]] Result<Tag> value_tag(int32_t value_index) const;
   [[nodiscard]] Result<TensorInfo> tensor_info(int32_t value_index) const;
+  // One measuring load; either output may be null.
+  [[nodiscard]] Error measure_load(const MethodLoadOptions& options, size_t* method_bytes,
+                                   size_t* delegate_bytes) const;
   const etr_fb::ExecutionPlan* plan_;
+  const Program* program_;
 };
 
 }  // namespace etr

@@ -65,11 +65,14 @@ class Program final {
   size_t num_methods() const;
   // Name of method i, NUL-terminated, pointing into the program.
   [[nodiscard]] Result<const char*> get_method_name(size_t index) const;
+  // The MethodMeta points into this Program (method_allocator_bytes() loads
+  // the method from it): use it only while the Program lives and is not moved.
   [[nodiscard]] Result<MethodMeta> method_meta(const char* method_name) const;
 
-  // Loads a method. `memory` provides all memory (the method allocator needs
-  // MethodMeta::method_allocator_bytes() for the method's tables, plus what
-  // stateful kernels and delegates take); `options` names the kernel and
+  // Loads a method. `memory` provides all memory (the method allocator takes
+  // the method's tables, kernel prepare state and delegate state: exactly
+  // MethodMeta::method_allocator_bytes(options) bytes over a 64-byte-aligned
+  // buffer, or grows: PlatformArena); `options` names the kernel and
   // backend registries, external data, thread pool and limits (see
   // method_load_options.h). Does not take ownership; all must outlive the Method.
   [[nodiscard]] Result<Method> load_method(

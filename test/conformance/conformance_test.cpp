@@ -36,6 +36,7 @@
 
 #include "extension/bundled_program/bundled_program.h"
 #include "extension/data_loader/buffer_data_loader.h"
+#include "extension/memory/method_memory.h"
 #include "kernels/portable/portable_kernels.h"
 #include "kernels/prim_ops/prim_ops.h"
 #include "kernels/quantized/quantized_kernels.h"
@@ -274,27 +275,17 @@ void run_method(const Config& config, const Stack& stack, const std::string& fil
     fail_all(std::string("method_meta: ") + etr::to_string(meta.error()));
     return;
   }
-  std::vector<std::vector<uint8_t>> planned;
-  std::vector<etr::Span<uint8_t>> spans;
-  for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) {
-    etr::Result<int64_t> size = meta->memory_planned_buffer_size(i);
-    planned.emplace_back(size.ok() ? static_cast<size_t>(*size) : 0);
+  // Planned buffers, a method allocator that grows as the load asks, 16 MiB of temp.
+  etr::Result<std::unique_ptr<etr::MethodMemory>> memory = etr::MethodMemory::create(*meta);
+  if (!memory.ok()) {
+    fail_all(std::string("method memory: ") + etr::to_string(memory.error()) + " (" +
+             trim_message(capture.message()) + ")");
+    return;
   }
-  for (auto& b : planned) spans.emplace_back(b.data(), b.size());
-  // Method and temp pools, allocated once and reused by every method (the
-  // previous method is gone by the time the next one loads).
-  static std::vector<std::max_align_t> method_pool((16 << 20) / sizeof(std::max_align_t));
-  static std::vector<std::max_align_t> temp_pool((16 << 20) / sizeof(std::max_align_t));
-  etr::MemoryAllocator method_alloc(method_pool.data(),
-                                    method_pool.size() * sizeof(std::max_align_t));
-  etr::MemoryAllocator temp_alloc(temp_pool.data(), temp_pool.size() * sizeof(std::max_align_t));
-  etr::HierarchicalAllocator planned_alloc(
-      etr::Span<etr::Span<uint8_t>>(spans.data(), spans.size()));
-  etr::MemoryManager manager(&method_alloc, &planned_alloc, &temp_alloc);
   etr::MethodLoadOptions options;
   options.kernels = stack.registry;
   options.thread_pool = stack.pool;
-  etr::Result<etr::Method> m = program.load_method(method.c_str(), &manager, options);
+  etr::Result<etr::Method> m = program.load_method(method.c_str(), (*memory)->manager(), options);
   if (!m.ok()) {
     fail_all(std::string("load_method: ") + etr::to_string(m.error()) + " (" +
              trim_message(capture.message()) + ")");

@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "extension/data_loader/buffer_data_loader.h"
+#include "extension/memory/method_memory.h"
 #include "kernels/portable/portable_kernels.h"
 #include "kernels/prim_ops/prim_ops.h"
 #include "runtime/executor/method.h"
@@ -212,7 +214,7 @@ TEST(ContractTest, PrepareRefusalIsRefusedAtLoadWithItsReason) {
   expect_refusal({kFloatingTypes, &refusing_prepare, Error::InvalidArgument, "alpha == 1"});
 }
 
-TEST(ContractTest, MethodMetaTableBytesAreExact) {
+TEST(ContractTest, MethodMetaMethodAllocatorBytesAreExact) {
   testing::register_all_kernels();
   for (const char* file : testing::kFixtureFiles) {
     if (std::strcmp(file, "add_xnnpack.pte") == 0) continue;  // needs a backend; see below
@@ -224,15 +226,25 @@ TEST(ContractTest, MethodMetaTableBytesAreExact) {
       const char* name = *program->get_method_name(i);
       Result<MethodMeta> meta = program->method_meta(name);
       ASSERT_TRUE(meta.ok());
-      const size_t need = meta->method_allocator_bytes();
-      TestMemory exact(*meta, need);
-      EXPECT_EQ(program->load_method(name, exact.manager()).error(), Error::Ok)
+      Result<size_t> need = meta->method_allocator_bytes();
+      ASSERT_TRUE(need.ok()) << file << ":" << name;
+      // Fixed method allocators over 64-byte-aligned buffers (platform_allocate), as documented.
+      MethodMemoryOptions exact_options;
+      exact_options.method_bytes = *need;
+      Result<std::unique_ptr<MethodMemory>> exact = MethodMemory::create(*meta, exact_options);
+      ASSERT_TRUE(exact.ok());
+      ASSERT_EQ(reinterpret_cast<uintptr_t>((*exact)->method_allocator()->base()) % 64, 0u);
+      EXPECT_EQ(program->load_method(name, (*exact)->manager()).error(), Error::Ok)
           << file << ":" << name;
-      EXPECT_EQ(exact.method_allocator()->used(), need) << file << ":" << name;
-      TestMemory short_by_one(*meta, need - 1);
-      EXPECT_EQ(program->load_method(name, short_by_one.manager()).error(),
+      EXPECT_EQ((*exact)->method_allocator()->used(), *need) << file << ":" << name;
+      MethodMemoryOptions short_options;
+      short_options.method_bytes = *need - 1;
+      Result<std::unique_ptr<MethodMemory>> short_by_one =
+          MethodMemory::create(*meta, short_options);
+      ASSERT_TRUE(short_by_one.ok());
+      EXPECT_EQ(program->load_method(name, (*short_by_one)->manager()).error(),
                 Error::MemoryAllocationFailed)
-          << file << ":" << name << " loads with " << need - 1 << " bytes";
+          << file << ":" << name << " loads with " << *need - 1 << " bytes";
     }
   }
 }
