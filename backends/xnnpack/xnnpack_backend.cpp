@@ -78,6 +78,21 @@ struct DirectGroup {
 // Input shapes whose runtimes are kept; the least recently used goes first.
 constexpr size_t kMaxShapes = 4;
 
+// Forwards to the allocator the runtime gave the delegate and adds up what
+// it handed out (padding excluded), for the init log: an allocator's own
+// used() is not virtual, and a growing arena (PlatformArena) has none.
+class CountingAllocator final : public MemoryAllocator {
+ public:
+  CountingAllocator() : MemoryAllocator(nullptr, 0) {}
+  void* allocate(size_t size, size_t alignment = kDefaultAlignment) override {
+    void* p = inner == nullptr ? nullptr : inner->allocate(size, alignment);
+    if (p != nullptr) bytes += size;
+    return p;
+  }
+  MemoryAllocator* inner = nullptr;
+  size_t bytes = 0;
+};
+
 struct Delegate {
   size_t index = 0;
   Graph graph;
@@ -86,9 +101,11 @@ struct Delegate {
   // our buffer, the constant's data, or null (the value lives inside one
   // XNNPACK runtime).
   std::vector<uint8_t*> buffers;
-  // The method allocator (BackendInitContext::method_allocator): value
-  // buffers, packed weights, copied biases and scratch come from it.
-  MemoryAllocator* allocator = nullptr;
+  // The method allocator (BackendInitContext::method_allocator) as seen
+  // through a byte count: value buffers, packed weights, copied biases and
+  // scratch come from it.
+  CountingAllocator counted;
+  MemoryAllocator* allocator = nullptr;  // &counted, or null without a method allocator
   std::vector<Run> runs;
   std::vector<xnnpack::NativeState> native_state;  // by node index
   std::vector<uint32_t> inputs;                    // value ids of external inputs
@@ -871,8 +888,8 @@ class XnnpackBackend final : public BackendInterface {
     }
     Delegate* d = new (mem) Delegate();
     d->index = ctx.delegate_index;
-    d->allocator = ctx.method_allocator;
-    const size_t used_before = d->allocator == nullptr ? 0 : d->allocator->used();
+    d->counted.inner = ctx.method_allocator;
+    d->allocator = ctx.method_allocator == nullptr ? nullptr : &d->counted;
     for (const BackendOption& o : ctx.options) {
       if (StringView(o.key) != StringView("native_fp32")) continue;
       if (o.kind != BackendOption::Kind::Bool) {
@@ -899,7 +916,7 @@ class XnnpackBackend final : public BackendInterface {
     ETR_LOG(Info,
             "XnnpackBackend: delegate %zu: took %zu bytes from the method allocator (value "
             "buffers, packed weights, copied biases, scratch)",
-            d->index, d->allocator == nullptr ? size_t{0} : d->allocator->used() - used_before);
+            d->index, d->counted.bytes);
     return static_cast<DelegateHandle*>(d);
   }
 

@@ -1,5 +1,7 @@
 #include "extension/memory/method_memory.h"
 
+#include <cstring>
+
 #include "runtime/platform/log.h"
 #include "runtime/platform/platform.h"
 
@@ -41,6 +43,10 @@ Result<std::unique_ptr<MethodMemory>> MethodMemory::create(const MethodMeta& met
                "method '%s': cannot allocate planned buffer %zu (%zu bytes)", meta.name(), i,
                bytes);
     }
+    // Zeroed, as the official runtime's Module gives them: a mutable buffer
+    // exported without its initial state (no InitializedMutableBufferPass)
+    // starts from what its planned memory holds, and programs expect zeros.
+    std::memset(p, 0, bytes == 0 ? 1 : bytes);
     m->planned_data_[i] = p;
     m->planned_spans_[i] = Span<uint8_t>(static_cast<uint8_t*>(p), bytes);
     m->num_planned_ = i + 1;

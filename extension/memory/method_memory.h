@@ -7,7 +7,7 @@
 //   (*memory)->method_bytes_used();   // exact method-allocator bytes of that load
 //
 // Planned buffers: one per MethodMeta::memory_planned_buffer_size(i), from
-// the platform heap (platform_allocate, 64-byte aligned). Method allocator:
+// the platform heap (platform_allocate, 64-byte aligned), zeroed. Method allocator:
 // by default a PlatformArena, which grows in chunks as the load asks, so
 // nothing is guessed and the method is loaded once; with
 // MethodMemoryOptions::method_bytes set, one fixed buffer of that many bytes
