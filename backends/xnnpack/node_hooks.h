@@ -62,6 +62,8 @@ Error infer_pad(const ShapeContext& ctx, const Node& n);
 Error infer_resize(const ShapeContext& ctx, const Node& n);
 
 // xnn_define.cpp: definitions in an XNNPACK subgraph.
+// XNNPACK's name for an xnn_status value (for messages).
+const char* xnn_status_text(int status);
 Error define_add(const DefineContext& c, const Node& n);
 Error define_subtract(const DefineContext& c, const Node& n);
 Error define_multiply(const DefineContext& c, const Node& n);

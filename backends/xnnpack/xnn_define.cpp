@@ -7,10 +7,9 @@
 
 namespace etr {
 namespace xnnpack {
-namespace {
 
-const char* status_text(xnn_status s) {
-  switch (s) {
+const char* xnn_status_text(int status) {
+  switch (static_cast<xnn_status>(status)) {
     case xnn_status_success: return "success";
     case xnn_status_uninitialized: return "uninitialized";
     case xnn_status_invalid_parameter: return "invalid parameter";
@@ -22,11 +21,13 @@ const char* status_text(xnn_status s) {
   return "unknown status";
 }
 
+namespace {
+
 Error finish(const DefineContext& ctx, const Node& n, xnn_status s) {
   if (s == xnn_status_success) return Error::Ok;
   ETR_FAIL(Error::DelegateInvalidCompatibility,
            "XnnpackBackend: delegate %zu: node %u (%s): XNNPACK refused the definition: %s",
-           ctx.delegate, n.index, to_string(n.kind), status_text(s));
+           ctx.delegate, n.index, to_string(n.kind), xnn_status_text(s));
 }
 
 // The subgraph's id of input k (XNN_INVALID_VALUE_ID for an absent one) and of output k.

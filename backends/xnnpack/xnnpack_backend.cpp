@@ -10,6 +10,7 @@
 
 #include "backends/xnnpack/fusion.h"
 #include "backends/xnnpack/native_nodes.h"
+#include "backends/xnnpack/node_hooks.h"
 #include "backends/xnnpack/node_kinds.h"
 #include "backends/xnnpack/shapes.h"
 #include "backends/xnnpack/xnnpack_graph.h"
@@ -138,19 +139,6 @@ bool xnnpack_initialized() {
   return ok;
 }
 
-const char* status_name(xnn_status s) {
-  switch (s) {
-    case xnn_status_success: return "success";
-    case xnn_status_uninitialized: return "uninitialized";
-    case xnn_status_invalid_parameter: return "invalid parameter";
-    case xnn_status_invalid_state: return "invalid state";
-    case xnn_status_unsupported_parameter: return "unsupported parameter";
-    case xnn_status_unsupported_hardware: return "unsupported hardware";
-    case xnn_status_out_of_memory: return "out of memory";
-  }
-  return "unknown status";
-}
-
 ScalarType scalar_type_of(Dtype d) {
   switch (d) {
     case Dtype::Fp32: return ScalarType::Float;
@@ -251,7 +239,7 @@ class Builder {
         ETR_FAIL(Error::DelegateInvalidCompatibility,
                  "XnnpackBackend: delegate %zu: XNNPACK could not create the runtime for nodes "
                  "%u..%u: %s",
-                 d->index, r.nodes.front(), r.nodes.back(), status_name(s));
+                 d->index, r.nodes.front(), r.nodes.back(), xnnpack::xnn_status_text(s));
       }
     }
     inst->pool_handle = pool_handle;
@@ -622,7 +610,7 @@ class Builder {
                                                      : Error::DelegateInvalidCompatibility,
                "XnnpackBackend: delegate %zu: value %u (%s, %u dims): this XNNPACK cannot define "
                "it: %s",
-               d_->index, id, xnnpack::to_string(v.dtype), v.num_dims, status_name(s));
+               d_->index, id, xnnpack::to_string(v.dtype), v.num_dims, xnnpack::xnn_status_text(s));
     }
     (*xids)[id] = xid;
     return Error::Ok;
@@ -647,7 +635,7 @@ class Builder {
     if (s != xnn_status_success) {
       ETR_FAIL(Error::DelegateMemoryAllocationFailed,
                "XnnpackBackend: delegate %zu: xnn_create_subgraph failed: %s", d_->index,
-               status_name(s));
+               xnnpack::xnn_status_text(s));
     }
     std::vector<uint32_t> xids(g_.values.size(), XNN_INVALID_VALUE_ID);
     for (uint32_t ni : run.nodes) {
@@ -946,7 +934,7 @@ class XnnpackBackend final : public BackendInterface {
       if (s != xnn_status_success) {
         ETR_FAIL(Error::Internal,
                  "XnnpackBackend: delegate %zu: XNNPACK run of nodes %u..%u failed: %s", d->index,
-                 r.nodes.front(), r.nodes.back(), status_name(s));
+                 r.nodes.front(), r.nodes.back(), xnnpack::xnn_status_text(s));
       }
     }
     for (uint32_t id : d->outputs)

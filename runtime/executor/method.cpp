@@ -180,49 +180,40 @@ Error Method::set_output_data_ptr(void* data, size_t size, size_t index) {
 }
 
 namespace {
+
 // What a value accessor returns for a bad index, after logging why.
 const EValue kNoValue;
+
+// Value `index` of a table of `count` entries (`what`: "input", "output" or
+// "value"), `indices` mapping into `values` (null: the identity).
+const EValue& checked_value(const internal::MethodState& s, const char* what, size_t index,
+                            size_t count, const int32_t* indices) {
+  if (!s.initialized) {
+    ETR_LOG(Error, "get_%s: method is not loaded", what);
+    return kNoValue;
+  }
+  if (index >= count) {
+    ETR_LOG(Error, "method '%s': %s index %zu is out of range (%zu %ss)", s.plan->name()->c_str(),
+            what, index, count, what);
+    return kNoValue;
+  }
+  return s.values[indices == nullptr ? index : static_cast<size_t>(indices[index])];
+}
+
 }  // namespace
 
 // The value accessors return a reference, so a bad index cannot be an Error:
 // it is logged like set_input's (InvalidState / out of range) and yields None.
 const EValue& Method::get_output(size_t index) const {
-  if (!s_.initialized) {
-    ETR_LOG(Error, "get_output: method is not loaded");
-    return kNoValue;
-  }
-  if (index >= s_.num_outputs) {
-    ETR_LOG(Error, "method '%s': output index %zu is out of range (%zu outputs)", name(), index,
-            s_.num_outputs);
-    return kNoValue;
-  }
-  return s_.values[s_.output_indices[index]];
+  return checked_value(s_, "output", index, s_.num_outputs, s_.output_indices);
 }
 
 const EValue& Method::get_input(size_t index) const {
-  if (!s_.initialized) {
-    ETR_LOG(Error, "get_input: method is not loaded");
-    return kNoValue;
-  }
-  if (index >= s_.num_inputs) {
-    ETR_LOG(Error, "method '%s': input index %zu is out of range (%zu inputs)", name(), index,
-            s_.num_inputs);
-    return kNoValue;
-  }
-  return s_.values[s_.input_indices[index]];
+  return checked_value(s_, "input", index, s_.num_inputs, s_.input_indices);
 }
 
 const EValue& Method::value(size_t index) const {
-  if (!s_.initialized) {
-    ETR_LOG(Error, "value: method is not loaded");
-    return kNoValue;
-  }
-  if (index >= s_.num_values) {
-    ETR_LOG(Error, "method '%s': value index %zu is out of range (%zu values)", name(), index,
-            s_.num_values);
-    return kNoValue;
-  }
-  return s_.values[index];
+  return checked_value(s_, "value", index, s_.num_values, nullptr);
 }
 
 Error Method::report_failure(size_t chain, size_t pc, Error err) const {

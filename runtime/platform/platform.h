@@ -21,8 +21,11 @@ struct PlatformHooks {
   // Called by platform_abort() (an embedder's own fatal errors); the runtime
   // itself never calls it, since every failure is returned as an Error. Must not return.
   void (*abort)(const char* reason);
-  // Heap used by loaders outside the core (e.g. the file data loader). The core
-  // itself never calls these. `alignment` is a power of two.
+  // Heap used outside the loading and running of a method: data loaders (e.g.
+  // the file data loader), the opt-in measuring load behind
+  // MethodMeta::method_allocator_bytes() and its PlatformArena, MethodMemory.
+  // Program::load_method and Method::execute never call these (they take
+  // memory from the caller's allocators). `alignment` is a power of two.
   void* (*allocate)(size_t size, size_t alignment);
   void (*deallocate)(void* ptr);
 };
