@@ -70,38 +70,53 @@ bool check_passes(const FusionCheck& c, const EValue& v, bool is_constant) {
 // node i is instruction i when it is a kernel call of a valid operator.
 // Argument value ids are not range-checked here (links only compare them);
 // try_fuse_rule checks every step's arguments before it reads a value. The
-// argument vectors of the kMaxChainSteps nodes from `first` are remembered
-// once node_is has seen them (the matcher reads them many times).
+// operator names and argument vectors of the kMaxChainSteps nodes from
+// `first` are looked up once (every rule tried there reads them).
 struct MethodLoader::FusionGraph {
   const MethodLoader* loader;
   const FbInstructions* instrs;
   size_t first;
-  mutable const flatbuffers::Vector<int32_t>* seen[kMaxChainSteps] = {};
+  mutable bool looked[kMaxChainSteps] = {};
+  mutable const char* names[kMaxChainSteps] = {};
+  mutable const flatbuffers::Vector<int32_t>* args[kMaxChainSteps] = {};
 
-  bool node_is(size_t node, const char* op, size_t num_args) const {
-    if (instrs == nullptr || node >= instrs->size()) return false;
-    const etr_fb::Instruction* in = instrs->Get(static_cast<flatbuffers::uoffset_t>(node));
+  // The operator name and arguments of kernel call `node`; false when it is
+  // not one (or beyond the chain).
+  bool lookup(size_t node, const char** name, const flatbuffers::Vector<int32_t>** a) const {
+    const size_t k = node - first;
+    if (node >= first && k < kMaxChainSteps && looked[k]) {
+      *name = names[k];
+      *a = args[k];
+      return *name != nullptr;
+    }
+    *name = nullptr;
+    *a = nullptr;
+    const etr_fb::Instruction* in = instrs == nullptr || node >= instrs->size()
+                                        ? nullptr
+                                        : instrs->Get(static_cast<flatbuffers::uoffset_t>(node));
     const etr_fb::KernelCall* call = in == nullptr ? nullptr : in->instr_args_as_KernelCall();
     const auto* ops = loader->plan_->operators();
-    if (call == nullptr || call->args() == nullptr || call->args()->size() != num_args ||
-        ops == nullptr || call->op_index() < 0 ||
-        static_cast<size_t>(call->op_index()) >= ops->size() ||
-        std::strcmp(loader->method_->s_.op_names[call->op_index()], op) != 0) {
-      return false;
+    if (call != nullptr && call->args() != nullptr && ops != nullptr && call->op_index() >= 0 &&
+        static_cast<size_t>(call->op_index()) < ops->size()) {
+      *name = loader->method_->s_.op_names[call->op_index()];
+      *a = call->args();
     }
-    if (node >= first && node - first < kMaxChainSteps) seen[node - first] = call->args();
-    return true;
+    if (node >= first && k < kMaxChainSteps) {
+      looked[k] = true;
+      names[k] = *name;
+      args[k] = *a;
+    }
+    return *name != nullptr;
   }
-  // Only for a node node_is accepted.
+  bool node_is(size_t node, const char* op, size_t num_args) const {
+    const char* name = nullptr;
+    const flatbuffers::Vector<int32_t>* a = nullptr;
+    return lookup(node, &name, &a) && a->size() == num_args && std::strcmp(name, op) == 0;
+  }
+  // Only for a node node_is accepted: the matcher and try_fuse_rule read the
+  // nodes of a match, first .. first + kMaxChainSteps - 1.
   int32_t arg(size_t node, size_t a) const {
-    const flatbuffers::Vector<int32_t>* args =
-        node >= first && node - first < kMaxChainSteps ? seen[node - first] : nullptr;
-    if (args == nullptr) {
-      args = instrs->Get(static_cast<flatbuffers::uoffset_t>(node))
-                 ->instr_args_as_KernelCall()
-                 ->args();
-    }
-    return args->Get(static_cast<flatbuffers::uoffset_t>(a));
+    return args[node - first]->Get(static_cast<flatbuffers::uoffset_t>(a));
   }
 };
 
@@ -248,26 +263,26 @@ Error MethodLoader::try_fuse_rule(size_t chain, const FusionGraph& graph,
   const size_t last = pc + match.num_steps - 1;
   EValue* values = method_->s_.values;
   // Every argument of the group refers to a value (else the calls load one
-  // by one, and the first bad one is reported).
+  // by one, and the first bad one is reported), and nothing any step reads is
+  // rewritten while the method runs (return slots aside).
   for (size_t s = 0; s < match.num_steps; ++s) {
-    for (size_t a = 0; a < rule.pattern.steps[s].num_args; ++a) {
-      if (!value_in_range(graph.arg(pc + s, a))) return Error::Ok;
+    const size_t n = rule.pattern.steps[s].num_args;
+    for (size_t a = 0; a < n; ++a) {
+      const int32_t v = graph.arg(pc + s, a);
+      if (!value_in_range(v) || (a + 1 < n && is_run_time_arg(&values[v]))) return Error::Ok;
     }
   }
   // Nothing to do unless some library has the fused kernel; no jump may land
   // inside the group.
-  if (!fused_kernel_registered(rule.fused) || jump_lands_in(instrs, pc, last)) return Error::Ok;
+  KernelCandidate candidates[KernelRegistry::kMaxLibraries];
+  const size_t num_candidates =
+      registry_.candidates(StringView(rule.fused, std::strlen(rule.fused)),
+                           op_name_hash(rule.fused), candidates, KernelRegistry::kMaxLibraries);
+  if (num_candidates == 0 || jump_lands_in(instrs, pc, last)) return Error::Ok;
   for (size_t i = 0, nc = rule.num_checks(); i < nc; ++i) {
     const FusionCheck& c = rule.checks[i];
     const int32_t v = chain_arg(rule.pattern, graph, match, c.ref);
     if (!check_passes(c, values[v], is_constant_value(static_cast<size_t>(v)))) return Error::Ok;
-  }
-  // Nothing any step reads is rewritten while the method runs.
-  for (size_t s = 0; s < match.num_steps; ++s) {
-    const size_t n = rule.pattern.steps[s].num_args;
-    for (size_t a = 0; a + 1 < n; ++a) {
-      if (is_run_time_arg(&values[graph.arg(pc + s, a)])) return Error::Ok;
-    }
   }
   // The fused call's arguments.
   const size_t n = rule.num_args();
@@ -319,8 +334,9 @@ Error MethodLoader::try_fuse_rule(size_t chain, const FusionGraph& graph,
                                 ->instr_args_as_KernelCall()
                                 ->op_index());
   const char* label = method_->s_.op_names[k.op_index];
-  const KernelSelection sel = registry_.select(rule.fused, label, args, n, facts,
-                                               memory_->method_allocator(), options_.thread_pool);
+  const KernelSelection sel =
+      KernelRegistry::select_from(candidates, num_candidates, label, args, n, facts,
+                                  memory_->method_allocator(), options_.thread_pool);
   if (sel.outcome == KernelSelection::Outcome::Failed) {
     ETR_FAIL(sel.error,
              "method '%s': instruction %zu (%s, fused with the next %zu as %s): library '%s' "
@@ -341,12 +357,6 @@ Error MethodLoader::try_fuse_rule(size_t chain, const FusionGraph& graph,
   }
   *absorbed = last - pc;
   return Error::Ok;
-}
-
-bool MethodLoader::fused_kernel_registered(const char* fused) const {
-  KernelCandidate c;
-  return registry_.candidates(StringView(fused, std::strlen(fused)), op_name_hash(fused), &c, 1) !=
-         0;
 }
 
 }  // namespace etr

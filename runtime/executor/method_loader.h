@@ -93,7 +93,6 @@ class MethodLoader final {
   [[nodiscard]] Error try_fuse_rule(size_t chain, const FusionGraph& graph,
                                     internal::Instruction* table, const FusionRule& rule,
                                     const ChainMatch& match, size_t* absorbed);
-  bool fused_kernel_registered(const char* fused) const;
   // True when a jump of `instrs` lands in (first, last].
   bool jump_lands_in(const FbInstructions* instrs, size_t first, size_t last) const;
   // False when the instruction at pc cannot start a fusion group (its
