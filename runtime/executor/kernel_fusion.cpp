@@ -141,9 +141,11 @@ bool MethodLoader::may_start_fusion(const FbInstructions* instrs, size_t pc) {
         size_t at = num_ordered_rules_++;
         while (at > 0 && ordered_rules_[at - 1]->pattern.num_steps() < steps) {
           ordered_rules_[at] = ordered_rules_[at - 1];
+          ordered_hashes_[at] = ordered_hashes_[at - 1];
           --at;
         }
         ordered_rules_[at] = &r;
+        ordered_hashes_[at] = op_name_hash(r.fused);
       }
     }
     const size_t n = ops == nullptr ? 0 : ops->size();
@@ -230,15 +232,15 @@ Error MethodLoader::try_fuse(size_t chain, size_t pc, const FbInstructions* inst
   const etr_fb::KernelCall* head =
       instrs->Get(static_cast<flatbuffers::uoffset_t>(pc))->instr_args_as_KernelCall();
   const char* head_op = method_->s_.op_names[head->op_index()];
-  auto try_rule = [&](const FusionRule& rule) -> Error {
+  auto try_rule = [&](const FusionRule& rule, uint32_t fused_hash) -> Error {
     if (std::strcmp(rule.pattern.steps[0].op, head_op) != 0) return Error::Ok;
     ChainMatch match;
     if (!match_chain(rule.pattern, graph, pc, &match)) return Error::Ok;
-    return try_fuse_rule(chain, graph, table, rule, match, absorbed);
+    return try_fuse_rule(chain, graph, table, rule, fused_hash, match, absorbed);
   };
   if (!ordered_rules_overflow_) {
     for (size_t i = 0; i < num_ordered_rules_ && *absorbed == 0; ++i) {
-      ETR_RETURN_IF_ERROR(try_rule(*ordered_rules_[i]));
+      ETR_RETURN_IF_ERROR(try_rule(*ordered_rules_[i], ordered_hashes_[i]));
     }
     return Error::Ok;
   }
@@ -246,7 +248,7 @@ Error MethodLoader::try_fuse(size_t chain, size_t pc, const FbInstructions* inst
     for (size_t l = 0; l < registry_.num_libraries(); ++l) {
       for (const FusionRule& rule : registry_.library(l).fusion_rules) {
         if (rule.pattern.num_steps() != len) continue;
-        ETR_RETURN_IF_ERROR(try_rule(rule));
+        ETR_RETURN_IF_ERROR(try_rule(rule, op_name_hash(rule.fused)));
         if (*absorbed != 0) return Error::Ok;
       }
     }
@@ -256,7 +258,7 @@ Error MethodLoader::try_fuse(size_t chain, size_t pc, const FbInstructions* inst
 
 Error MethodLoader::try_fuse_rule(size_t chain, const FusionGraph& graph,
                                   internal::Instruction* table, const FusionRule& rule,
-                                  const ChainMatch& match, size_t* absorbed) {
+                                  uint32_t fused_hash, const ChainMatch& match, size_t* absorbed) {
   *absorbed = 0;
   const FbInstructions* instrs = graph.instrs;
   const size_t pc = match.first;
@@ -276,8 +278,8 @@ Error MethodLoader::try_fuse_rule(size_t chain, const FusionGraph& graph,
   // inside the group.
   KernelCandidate candidates[KernelRegistry::kMaxLibraries];
   const size_t num_candidates =
-      registry_.candidates(StringView(rule.fused, std::strlen(rule.fused)),
-                           op_name_hash(rule.fused), candidates, KernelRegistry::kMaxLibraries);
+      registry_.candidates(StringView(rule.fused, std::strlen(rule.fused)), fused_hash, candidates,
+                           KernelRegistry::kMaxLibraries);
   if (num_candidates == 0 || jump_lands_in(instrs, pc, last)) return Error::Ok;
   for (size_t i = 0, nc = rule.num_checks(); i < nc; ++i) {
     const FusionCheck& c = rule.checks[i];

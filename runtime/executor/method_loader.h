@@ -90,9 +90,10 @@ class MethodLoader final {
                                internal::Instruction* table, size_t* absorbed);
   // Applies `rule`, whose pattern matched at match.first, when its checks
   // and the loader's safety conditions hold and a library takes the fused call.
+  // fused_hash is op_name_hash(rule.fused).
   [[nodiscard]] Error try_fuse_rule(size_t chain, const FusionGraph& graph,
                                     internal::Instruction* table, const FusionRule& rule,
-                                    const ChainMatch& match, size_t* absorbed);
+                                    uint32_t fused_hash, const ChainMatch& match, size_t* absorbed);
   // True when a jump of `instrs` lands in (first, last].
   bool jump_lands_in(const FbInstructions* instrs, size_t first, size_t last) const;
   // False when the instruction at pc cannot start a fusion group (its
@@ -155,6 +156,7 @@ class MethodLoader final {
   size_t fusion_max_steps_ = 0;
   static constexpr size_t kMaxOrderedRules = 32;
   const FusionRule* ordered_rules_[kMaxOrderedRules];
+  uint32_t ordered_hashes_[kMaxOrderedRules];  // op_name_hash of each one's fused kernel
   size_t num_ordered_rules_ = 0;
   bool ordered_rules_overflow_ = false;
   uint64_t fusion_heads_ = 0;
