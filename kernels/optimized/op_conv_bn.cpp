@@ -1,6 +1,6 @@
 // The fused convolution -> batch norm (-> relu / hardtanh / SiLU) kernels
-// (etr::conv_bn*.fused, formed at method load by
-// runtime/executor/kernel_fusion.cpp): prepare folds the batch norm into
+// (etr::conv_bn*.fused, formed at method load by the rules of
+// fusion_rules.cpp): prepare folds the batch norm into
 // constant weights and bias and records the activation; run is the
 // convolution of op_convolution.cpp with them (conv_internal.h).
 #include <cmath>
