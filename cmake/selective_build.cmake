@@ -24,9 +24,10 @@ if(CMAKE_SCRIPT_MODE_FILE)
   cmake_minimum_required(VERSION 3.20)
 endif()
 
-# Script mode: -DETR_SEL_OUT=header -DETR_SEL_KNOWN=file -DETR_SEL_LISTS="a.txt|b.txt"
-# -DETR_SEL_ORIGIN=text. Writes the header (only when its content changes).
-function(etr_selective_write_header out known_file lists origin)
+# Script mode: -DETR_SEL_OUT=header -DETR_SEL_KNOWN=file -DETR_SEL_FUSIONS=file
+# -DETR_SEL_LISTS="a.txt|b.txt" -DETR_SEL_ORIGIN=text. Writes the header (only
+# when its content changes).
+function(etr_selective_write_header out known_file fusions_file lists origin)
   file(STRINGS ${known_file} known)
   set(ops "")
   foreach(list_file ${lists})
@@ -44,14 +45,9 @@ function(etr_selective_write_header out known_file lists origin)
     endforeach()
   endforeach()
   # The fused kernels that method load substitutes for a chain of selected
-  # operators (runtime/executor/kernel_fusion.cpp) come along with the chain.
-  set(fusions
-    "etr::conv_bn.fused=aten::convolution.out,aten::_native_batch_norm_legit_no_training.out"
-    "etr::conv_bn_relu.fused=aten::convolution.out,aten::_native_batch_norm_legit_no_training.out,aten::relu.out"
-    "etr::conv_bn_hardtanh.fused=aten::convolution.out,aten::_native_batch_norm_legit_no_training.out,aten::hardtanh.out"
-    "etr::conv_bn_silu.fused=aten::convolution.out,aten::_native_batch_norm_legit_no_training.out,aten::sigmoid.out,aten::mul.out"
-    "etr::linear.fused=aten::permute_copy.out,aten::addmm.out"
-    "etr::linear_nobias.fused=aten::permute_copy.out,aten::mm.out")
+  # operators come along with the chain: the libraries' declared fusion rules
+  # ("fused=op1,op2,..." lines, read from their fusion_rules.cpp below).
+  file(STRINGS ${fusions_file} fusions)
   foreach(rule ${fusions})
     string(REPLACE "=" ";" parts "${rule}")
     list(GET parts 0 fused)
@@ -88,7 +84,8 @@ endfunction()
 
 if(CMAKE_SCRIPT_MODE_FILE)
   string(REPLACE "|" ";" _lists "${ETR_SEL_LISTS}")
-  etr_selective_write_header(${ETR_SEL_OUT} ${ETR_SEL_KNOWN} "${_lists}" "${ETR_SEL_ORIGIN}")
+  etr_selective_write_header(${ETR_SEL_OUT} ${ETR_SEL_KNOWN} ${ETR_SEL_FUSIONS} "${_lists}"
+    "${ETR_SEL_ORIGIN}")
   return()
 endif()
 
@@ -115,10 +112,18 @@ if(ETR_BUILD_OPTIMIZED_KERNELS)
   list(APPEND _sel_dirs optimized)
 endif()
 set(_sel_known "")
+set(_sel_rule_files "")
 foreach(dir ${_sel_dirs})
   file(GLOB _sel_files CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernels/${dir}/*.h
     ${PROJECT_SOURCE_DIR}/kernels/${dir}/*.cpp)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_sel_files})
+  # A library's fusion rules name operators; they register none.
+  foreach(f ${_sel_files})
+    if(f MATCHES "/fusion_rules\\.cpp$")
+      list(APPEND _sel_rule_files ${f})
+    endif()
+  endforeach()
+  list(FILTER _sel_files EXCLUDE REGEX "/fusion_rules\\.cpp$")
   foreach(f ${_sel_files})
     file(STRINGS ${f} _sel_lines REGEX "\"[a-z_]+::[A-Za-z0-9_.]+\"")
     foreach(line ${_sel_lines})
@@ -134,6 +139,31 @@ list(REMOVE_DUPLICATES _sel_known)
 list(SORT _sel_known)
 string(REPLACE ";" "\n" _sel_text "${_sel_known}")
 file(WRITE ${_sel_gen}/known_operators.txt "${_sel_text}\n")
+
+# The libraries' fusion rules (runtime/kernel/fusion_rule.h), read from the
+# same declarations the loader applies: each FusionRule{"fused", ...} lists
+# the fused kernel's name first, then its steps' operator names in order.
+set(_sel_fusions "")
+foreach(f ${_sel_rule_files})
+  file(READ ${f} _sel_src)
+  # Only the quoted names matter: drop what CMake's list syntax would read.
+  string(REGEX REPLACE "[][;]" "" _sel_src "${_sel_src}")
+  string(REGEX REPLACE "FusionRule{[ \t\r\n]*\"" ";\"" _sel_chunks "${_sel_src}")
+  list(REMOVE_AT _sel_chunks 0)
+  foreach(chunk ${_sel_chunks})
+    string(REGEX MATCHALL "\"[a-z_]+::[A-Za-z0-9_]+(\\.[A-Za-z0-9_]+)?\"" _sel_names "${chunk}")
+    string(REPLACE "\"" "" _sel_names "${_sel_names}")
+    list(LENGTH _sel_names _sel_count)
+    if(_sel_count LESS 3)
+      message(FATAL_ERROR "selective build: a fusion rule in ${f} names fewer than two operators")
+    endif()
+    list(POP_FRONT _sel_names _sel_fused)
+    string(REPLACE ";" "," _sel_steps "${_sel_names}")
+    list(APPEND _sel_fusions "${_sel_fused}=${_sel_steps}")
+  endforeach()
+endforeach()
+string(REPLACE ";" "\n" _sel_text "${_sel_fusions}")
+file(WRITE ${_sel_gen}/fusion_rules.txt "${_sel_text}\n")
 
 # ETR_SELECT_OPS: names separated by commas, semicolons or white space, or
 # files with one name per line ('#' starts a comment). Checked here.
@@ -196,15 +226,17 @@ if(NOT ETR_SELECT_OPS_FROM_PTE STREQUAL "")
       --output=${_sel_gen}/pte_operators.txt
     COMMAND ${CMAKE_COMMAND} -DETR_SEL_OUT=${_sel_header}
       -DETR_SEL_KNOWN=${_sel_gen}/known_operators.txt
+      -DETR_SEL_FUSIONS=${_sel_gen}/fusion_rules.txt
       "-DETR_SEL_LISTS=${_sel_gen}/explicit_operators.txt|${_sel_gen}/pte_operators.txt"
       "-DETR_SEL_ORIGIN=${_sel_origin}" -P ${PROJECT_SOURCE_DIR}/cmake/selective_build.cmake
     DEPENDS etr_list_operators ${_sel_ptes} ${_sel_gen}/known_operators.txt
+      ${_sel_gen}/fusion_rules.txt
       ${_sel_gen}/explicit_operators.txt ${PROJECT_SOURCE_DIR}/cmake/selective_build.cmake
     COMMENT "Selective build: operators of ${_sel_origin}"
     VERBATIM)
 else()
-  etr_selective_write_header(${_sel_header} ${_sel_gen}/known_operators.txt ${_sel_lists}
-    ${_sel_origin})
+  etr_selective_write_header(${_sel_header} ${_sel_gen}/known_operators.txt
+    ${_sel_gen}/fusion_rules.txt ${_sel_lists} ${_sel_origin})
 endif()
 add_custom_target(etr_selected_operators DEPENDS ${_sel_header})
 

@@ -19,7 +19,7 @@ tmp=$(mktemp)
   echo "\`prim\` (symbolic ints and control flow), \`quantized\` (\`quantized_decomposed::\`),"
   echo "\`optimized\` (vectorized and threaded; \`optimized (Float) over portable\`: calls the optimized"
   echo "kernel accepts at load go to it, the rest to the portable one). \`etr::*.fused\`: kernels that"
-  echo "method load puts in place of several instructions (runtime/executor/kernel_fusion.cpp)."
+  echo "method load puts in place of several instructions (the libraries' fusion rules)."
   echo "\`prepare\`: the kernel checks its call once, at method load."
   echo
   echo "| operator | dtypes | library |"

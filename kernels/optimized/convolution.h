@@ -24,7 +24,7 @@ Error opt_convolution_prepare(KernelPrepareContext& ctx, const Tensor& input, co
                               int64_t groups, Tensor& out);
 
 // ---- op_conv_bn.cpp
-// Fused at method load (runtime/executor/kernel_fusion.cpp): a convolution
+// Fused at method load (the rules of fusion_rules.cpp): a convolution
 // whose output only feeds an inference batch norm (whose output only feeds a
 // relu / hardtanh). Arguments: the convolution's inputs, the batch norm's
 // weight, bias, running mean, running var, momentum and eps, the hardtanh's

@@ -45,7 +45,8 @@ Span<const KernelEntry> optimized_kernels() {
 }
 
 KernelLibrary optimized_kernel_library() {
-  return KernelLibrary{"optimized", kOptimizedPriority, optimized_kernels()};
+  return KernelLibrary{"optimized", kOptimizedPriority, optimized_kernels(),
+                       optimized_fusion_rules()};
 }
 
 }  // namespace etr

@@ -29,7 +29,7 @@ void opt_linear_out(KernelContext& ctx, const Tensor& input, const Tensor& weigh
                     const Tensor* bias, Tensor& out);
 Error opt_linear_prepare(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
                          const Tensor* bias, Tensor& out);
-// The fused linear layers of runtime/executor/kernel_fusion.cpp (a constant
+// The fused linear layers of fusion_rules.cpp (a constant
 // weight's permute_copy absorbed into the addmm / mm reading it):
 // etr::linear.fused(Tensor input, Tensor weight, Tensor? bias, *, Tensor(a!) out)
 // runs as aten::linear.out; etr::linear_nobias.fused has no bias argument.

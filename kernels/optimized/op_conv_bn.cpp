@@ -1,6 +1,6 @@
 // The fused convolution -> batch norm (-> relu / hardtanh / SiLU) kernels
-// (etr::conv_bn*.fused, formed at method load by
-// runtime/executor/kernel_fusion.cpp): prepare folds the batch norm into
+// (etr::conv_bn*.fused, formed at method load by the rules of
+// fusion_rules.cpp): prepare folds the batch norm into
 // constant weights and bias and records the activation; run is the
 // convolution of op_convolution.cpp with them (conv_internal.h).
 #include <cmath>
@@ -53,7 +53,9 @@ Error prepare_fused(KernelPrepareContext& ctx, const Tensor& input, const Tensor
   }
   auto* w2 = static_cast<float*>(ctx.allocate(static_cast<size_t>(weight.numel()) * 4, 64));
   auto* b2 = static_cast<float*>(ctx.allocate(static_cast<size_t>(c) * 4, 64));
-  if (w2 == nullptr || b2 == nullptr) return Error::NotSupported;
+  ETR_CHECK_OR_FAIL(w2 != nullptr && b2 != nullptr, Error::MemoryAllocationFailed,
+                    "%s: out of method memory for the folded weights (%zu bytes)", ctx.op_name(),
+                    static_cast<size_t>(weight.numel() + c) * 4);
   const float* w = weight.const_data_ptr<float>();
   for (int64_t oc = 0; oc < c; ++oc) {
     const double gam = gamma == nullptr ? 1.0 : gamma->const_data_ptr<float>()[oc];
@@ -67,7 +69,8 @@ Error prepare_fused(KernelPrepareContext& ctx, const Tensor& input, const Tensor
     b2[oc] = static_cast<float>((b0 - mean.const_data_ptr<float>()[oc]) * s + bet);
   }
   ConvState* st = internal::make_conv_state(ctx, g, w2);
-  if (st == nullptr) return Error::NotSupported;
+  ETR_CHECK_OR_FAIL(st != nullptr, Error::MemoryAllocationFailed,
+                    "%s: out of method memory for the convolution's packed state", ctx.op_name());
   st->folded_weight = w2;
   st->folded_bias = b2;
   st->lo = lo;

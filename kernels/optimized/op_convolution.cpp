@@ -497,7 +497,8 @@ Error opt_convolution_prepare(KernelPrepareContext& ctx, const Tensor& input, co
   }
   ConvState* st = internal::make_conv_state(
       ctx, g, ctx.is_constant_arg(1) ? weight.const_data_ptr<float>() : nullptr);
-  if (st == nullptr) return Error::NotSupported;
+  ETR_CHECK_OR_FAIL(st != nullptr, Error::MemoryAllocationFailed,
+                    "%s: out of method memory for the convolution's packed state", ctx.op_name());
   ctx.set_state(st);
   return Error::Ok;
 }

@@ -38,7 +38,9 @@ bool pack_constant(KernelPrepareContext& ctx, opt::MatrixView v, int64_t rows, i
 }
 
 // Builds the state for constant operands a / b (null: not constant); Ok with
-// no state when nothing is packed.
+// no state when nothing is packed. Packing is optional (run reads unpacked
+// operands as well), so a full method allocator leaves an operand unpacked
+// rather than failing the load.
 Error prepare_state(KernelPrepareContext& ctx, const opt::MatrixView* a, int64_t m, int64_t k,
                     const opt::MatrixView* b, int64_t n) {
   if (a == nullptr && b == nullptr) return Error::Ok;

@@ -68,7 +68,8 @@ Error opt_max_pool2d_with_indices_prepare(KernelPrepareContext& ctx, const Tenso
                   g.ph <= g.kh / 2 && g.pw <= g.kw / 2;
   if (!ok) return Error::NotSupported;
   MaxPoolState* st = ctx.make_state<MaxPoolState>();
-  if (st == nullptr) return Error::NotSupported;
+  ETR_CHECK_OR_FAIL(st != nullptr, Error::MemoryAllocationFailed,
+                    "%s: out of method memory for the pooling state", ctx.op_name());
   st->avx2 = opt::cpu_features().avx2_fma;
   ctx.set_state(st);
   return Error::Ok;

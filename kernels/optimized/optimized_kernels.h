@@ -19,6 +19,8 @@
 namespace etr {
 
 Span<const KernelEntry> optimized_kernels();
+// The chains of calls the library's fused kernels stand in for (fusion_rules.cpp).
+Span<const FusionRule> optimized_fusion_rules();
 KernelLibrary optimized_kernel_library();
 
 }  // namespace etr

@@ -60,10 +60,11 @@ const KernelRegistry& test_kernel_registry();
 ThreadPool* test_thread_pool();
 
 // Builds argument values and runs one kernel call the way a loaded method
-// does: the registry's kernels for the operator are tried in priority order,
-// the first whose argument kinds and declared dtypes fit and whose prepare
-// step accepts the call is bound (with its per-instruction state), then run.
-// A refusal at any step is returned like the loader returns it.
+// does: KernelRegistry::select() (the loader's own choice) binds the first
+// kernel in priority order whose argument kinds and declared dtypes fit and
+// whose prepare step accepts the call (with its per-instruction state), then
+// it runs. A refusal is returned like the loader returns it: the last
+// decline's code, or a prepare step's real failure.
 class KernelRunner {
  public:
   explicit KernelRunner(const KernelRegistry& registry = test_kernel_registry(),
@@ -96,8 +97,8 @@ class KernelRunner {
 
   // Runs `name` (e.g. "aten::add.out") with `args`; the trailing return slot
   // is appended automatically (a copy of the last argument). Returns the
-  // load-time refusal (InvalidType for an undeclared dtype, the prepare
-  // step's error) or the kernel's failure state. An argument count or kind
+  // load-time refusal (InvalidType for an undeclared dtype, the declining or
+  // failing prepare step's error) or the kernel's failure state. An argument count or kind
   // mismatch is a test failure: it means the test, not the kernel, is wrong.
   Error run(const char* name, std::vector<EValue*> args) {
     Error e = prepare(name, std::move(args));
@@ -113,19 +114,34 @@ class KernelRunner {
     chosen_ = nullptr;
     library_ = nullptr;
     state_ = nullptr;
-    size_t candidates = 0;
-    Error last = Error::OperatorMissing;
-    registry_->for_each_candidate(StringView(name), op_name_hash(name),
-                                  [&](const KernelEntry& e, const KernelLibrary& lib) {
-                                    ++candidates;
-                                    last = try_entry(e);
-                                    if (last != Error::Ok) return false;
-                                    chosen_ = &e;
-                                    library_ = &lib;
-                                    return true;
-                                  });
-    if (candidates == 0) ADD_FAILURE() << "no kernel registered as " << name;
-    return last;
+    // The loader's own decision: the registry's select(), with the facts a
+    // program gives (constant arguments; nothing written while it runs).
+    CallFacts facts;
+    facts.constant_args = constant_args_;
+    const KernelSelection sel =
+        registry_->select(name_, name_, args_.data(), args_.size(), facts, &method_alloc_, pool_);
+    switch (sel.outcome) {
+      case KernelSelection::Outcome::NotRegistered:
+        ADD_FAILURE() << "no kernel registered as " << name;
+        return Error::OperatorMissing;
+      case KernelSelection::Outcome::Chosen:
+        chosen_ = sel.entry;
+        library_ = sel.library;
+        state_ = sel.state;
+        return Error::Ok;
+      case KernelSelection::Outcome::Failed: return sel.error;
+      case KernelSelection::Outcome::Declined: break;
+    }
+    // A count or kind mismatch is the test's mistake, so it fails the test.
+    if (sel.mismatch.kind == CallMismatch::Kind::ArgCount) {
+      ADD_FAILURE() << name_ << " expects " << sel.entry->num_args
+                    << " args (with return slot), got " << args_.size();
+    } else if (sel.mismatch.kind == CallMismatch::Kind::ArgKind) {
+      ADD_FAILURE() << name_ << " arg " << sel.mismatch.arg << ": expected "
+                    << to_string(sel.entry->arg_kinds[sel.mismatch.arg]) << ", got "
+                    << to_string(args_[sel.mismatch.arg]->tag());
+    }
+    return sel.error;
   }
 
   // The execute half: runs the prepared kernel again (same args, same
@@ -153,25 +169,6 @@ class KernelRunner {
   void* state() const { return state_; }
 
  private:
-  // The loader's own decision (accept_call); a count or kind mismatch is
-  // the test's mistake, so it fails the test.
-  Error try_entry(const KernelEntry& e) {
-    KernelPrepareContext pctx(name_, &method_alloc_, pool_);
-    pctx.set_constant_args(constant_args_);
-    CallMismatch mismatch;
-    const Error err = accept_call(e, args_.data(), args_.size(), pctx, &mismatch);
-    if (mismatch.kind == CallMismatch::Kind::ArgCount) {
-      ADD_FAILURE() << name_ << " expects " << e.num_args << " args (with return slot), got "
-                    << args_.size();
-    } else if (mismatch.kind == CallMismatch::Kind::ArgKind) {
-      ADD_FAILURE() << name_ << " arg " << mismatch.arg << ": expected "
-                    << to_string(e.arg_kinds[mismatch.arg]) << ", got "
-                    << to_string(args_[mismatch.arg]->tag());
-    }
-    if (err == Error::Ok) state_ = pctx.state();
-    return err;
-  }
-
   EValue* add(EValue v) {
     values_.push_back(v);
     return &values_.back();

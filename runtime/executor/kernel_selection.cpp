@@ -92,9 +92,9 @@ Error MethodLoader::resolve_kernel(size_t c, size_t pc, const etr_fb::KernelCall
              name(), pc, op_index);
   }
   out->kind = internal::InstrKind::Kernel;
-  out->kernel = internal::KernelInstr{nullptr, nullptr, nullptr, 0, static_cast<uint32_t>(op_index),
-                                      false,   nullptr};
+  out->kernel = internal::KernelInstr{};
   internal::KernelInstr* k = &out->kernel;
+  k->op_index = static_cast<uint32_t>(op_index);
   ETR_RETURN_IF_ERROR(resolve_args(c, pc, call->args(), &k->args, &k->num_args));
   const KernelEntry* entry = nullptr;
   bool found = false;
@@ -106,88 +106,72 @@ Error MethodLoader::resolve_kernel(size_t c, size_t pc, const etr_fb::KernelCall
   return check_kernel_args(pc, method_->s_.op_names[k->op_index], *entry, k);
 }
 
+CallFacts MethodLoader::call_facts(const internal::KernelInstr& k) const {
+  CallFacts facts;
+  for (uint32_t a = 0; a < k.num_args && a < 64; ++a) {
+    // Which arguments are program constants (prepare may pack them).
+    if (is_constant_value(static_cast<size_t>(k.args[a] - method_->s_.values)))
+      facts.constant_args |= uint64_t{1} << a;
+    // Scalars written while the method runs (not the return slot): their
+    // stored kind is the exporter's placeholder.
+    if (a + 1 < k.num_args && k.args[a]->is_scalar() && is_run_time_value(k.args[a]))
+      facts.run_time_scalar_args |= uint64_t{1} << a;
+  }
+  facts.run_time_arg = has_run_time_arg(k, &facts.run_time_arg_index);
+  return facts;
+}
+
 Error MethodLoader::select_kernel(size_t pc, uint32_t op_index, internal::KernelInstr* k,
                                   const KernelEntry** chosen, bool* found) {
   const char* op = method_->s_.op_names[op_index];
-  const KernelEntry* entries[KernelRegistry::kMaxLibraries];
-  const KernelLibrary* libs[KernelRegistry::kMaxLibraries];
+  KernelCandidate found_here[KernelRegistry::kMaxLibraries];
+  const KernelCandidate* candidates = found_here;
   size_t n = 0;
   CandidateCache& cached = candidates_[op_index % kCachedOperators];
   if (cached.op_index >= 0 && static_cast<uint32_t>(cached.op_index) == op_index) {
     n = cached.count;
-    for (size_t i = 0; i < n; ++i) {
-      entries[i] = cached.entries[i];
-      libs[i] = cached.libs[i];
-    }
+    candidates = cached.candidates;
   } else {
-    registry_.for_each_candidate(StringView(op), op_name_hash(op),
-                                 [&](const KernelEntry& e, const KernelLibrary& l) {
-                                   entries[n] = &e;
-                                   libs[n++] = &l;
-                                   return n == KernelRegistry::kMaxLibraries;
-                                 });
+    n = registry_.candidates(StringView(op), op_name_hash(op), found_here,
+                             KernelRegistry::kMaxLibraries);
     if (n <= kCachedCandidates) {
       cached.op_index = op_index <= INT32_MAX ? static_cast<int32_t>(op_index) : -1;
       cached.count = static_cast<uint32_t>(n);
-      for (size_t i = 0; i < n; ++i) {
-        cached.entries[i] = entries[i];
-        cached.libs[i] = libs[i];
-      }
+      for (size_t i = 0; i < n; ++i) cached.candidates[i] = found_here[i];
     }
   }
   *found = n != 0;
-  // Which arguments are program constants (prepare may pack them).
-  uint64_t constant_args = 0;
-  for (uint32_t a = 0; a < k->num_args && a < 64; ++a) {
-    const size_t vi = static_cast<size_t>(k->args[a] - method_->s_.values);
-    if (is_constant_value(vi)) {
-      constant_args |= uint64_t{1} << a;
-    }
-  }
-  size_t written = 0;
-  const bool run_time_arg = has_run_time_arg(*k, &written);
-  // Scalars written while the method runs (not the return slot): their
-  // stored kind is the exporter's placeholder.
-  uint64_t run_time_scalars = 0;
-  for (uint32_t a = 0; a + 1 < k->num_args && a < 64; ++a) {
-    if (k->args[a]->is_scalar() && is_run_time_value(k->args[a])) {
-      run_time_scalars |= uint64_t{1} << a;
-    }
-  }
-  Error last = Error::Ok;
-  for (size_t i = 0; i < n; ++i) {
-    const KernelEntry& e = *entries[i];
-    const bool loud = i + 1 == n;  // only the last candidate's refusal is an error
-    KernelPrepareContext pctx(op, memory_->method_allocator(), options_.thread_pool);
-    pctx.set_constant_args(constant_args);
-    pctx.set_run_time_scalar_args(run_time_scalars);
-    CallMismatch mismatch;
-    last = accept_call(e, k->args, k->num_args, pctx, &mismatch);
-    if (last != Error::Ok) {
-      if (loud) log_mismatch(name(), pc, op, e, *libs[i], *k, mismatch);
-      continue;
-    }
-    k->state = pctx.state();
-    if (e.prepare != nullptr && run_time_arg) {
-      if (k->state != nullptr) {
-        // State built from load-time values cannot follow an argument the
-        // method rewrites: decline, so a library without state runs it.
-        last = Error::NotSupported;
-        if (!loud) continue;
-        ETR_FAIL(Error::InvalidProgram,
-                 "method '%s': instruction %zu (%s): library '%s' prepared state for the call, "
-                 "but argument %zu is written while the method runs",
-                 name(), pc, op, libs[i]->name, written);
-      }
-      k->reprepare = e.prepare;
-    }
-    *chosen = &e;
-    k->fn = e.fn;
-    return Error::Ok;
-  }
   if (n == 0) return Error::Ok;
-  ETR_FAIL(last, "method '%s': instruction %zu (%s): no registered kernel accepts the call (%s)",
-           name(), pc, op, to_string(last));
+  const CallFacts facts = call_facts(*k);
+  const KernelSelection sel =
+      KernelRegistry::select_from(candidates, n, op, k->args, k->num_args, facts,
+                                  memory_->method_allocator(), options_.thread_pool);
+  switch (sel.outcome) {
+    case KernelSelection::Outcome::Chosen:
+      k->fn = sel.entry->fn;
+      k->state = sel.state;
+      k->reprepare = sel.reprepare;
+      *chosen = sel.entry;
+      return Error::Ok;
+    case KernelSelection::Outcome::NotRegistered: return Error::Ok;
+    case KernelSelection::Outcome::Failed:
+      ETR_FAIL(sel.error,
+               "method '%s': instruction %zu (%s): library '%s' failed to prepare the call: %s",
+               name(), pc, op, sel.library->name, to_string(sel.error));
+    case KernelSelection::Outcome::Declined: break;
+  }
+  // Only the last candidate's refusal is reported.
+  if (sel.reason == KernelSelection::Decline::Mismatch) {
+    log_mismatch(name(), pc, op, *sel.entry, *sel.library, *k, sel.mismatch);
+  } else if (sel.reason == KernelSelection::Decline::StateAtRunTimeArg) {
+    ETR_FAIL(Error::InvalidProgram,
+             "method '%s': instruction %zu (%s): library '%s' prepared state for the call, "
+             "but argument %zu is written while the method runs",
+             name(), pc, op, sel.library->name, facts.run_time_arg_index);
+  }
+  ETR_FAIL(sel.error,
+           "method '%s': instruction %zu (%s): no registered kernel accepts the call (%s)", name(),
+           pc, op, to_string(sel.error));
 }
 
 // Values written while the method runs, other than tensor data: the result
@@ -233,24 +217,27 @@ bool MethodLoader::is_run_time_value(const EValue* v) const {
   return i < method_->s_.num_values && ((run_time_values_[i / 8] >> (i % 8)) & 1) != 0;
 }
 
+bool MethodLoader::is_run_time_arg(const EValue* v) const {
+  bool written = is_run_time_value(v);
+  if (v->is_int_list()) {
+    const BoxedIntList& list = v->boxed_int_list();
+    for (size_t i = 0; i < list.size() && !written; ++i)
+      written = is_run_time_value(list.items()[i]);
+  } else if (v->is_tensor_list() || v->is_optional_tensor_list()) {
+    const BoxedTensorList list = v->to_tensor_list();
+    for (size_t i = 0; i < list.size() && !written; ++i)
+      written = is_run_time_value(list.items()[i]);
+  }
+  return written;
+}
+
 // True (with the argument's index) when an argument of `k`, or an item of a
 // list argument, is written while the method runs.
 bool MethodLoader::has_run_time_arg(const internal::KernelInstr& k, size_t* arg) const {
   // The last value is the return slot: kernels write it (prim ops) or
   // ignore it, never read it, so it cannot invalidate a prepare step.
   for (uint32_t a = 0; a + 1 < k.num_args; ++a) {
-    const EValue* v = k.args[a];
-    bool written = is_run_time_value(v);
-    if (v->is_int_list()) {
-      const BoxedIntList& list = v->boxed_int_list();
-      for (size_t i = 0; i < list.size() && !written; ++i)
-        written = is_run_time_value(list.items()[i]);
-    } else if (v->is_tensor_list() || v->is_optional_tensor_list()) {
-      const BoxedTensorList list = v->to_tensor_list();
-      for (size_t i = 0; i < list.size() && !written; ++i)
-        written = is_run_time_value(list.items()[i]);
-    }
-    if (written) {
+    if (is_run_time_arg(k.args[a])) {
       *arg = a;
       return true;
     }

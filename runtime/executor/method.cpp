@@ -371,6 +371,9 @@ Error Method::execute() {
         case internal::InstrKind::Free:
           ++pc;  // planned memory is never released; nothing to do for bounded tensors
           break;
+        case internal::InstrKind::Absorbed:
+          ++pc;  // run by the fused call at in.absorbed.by
+          break;
       }
     }
   }

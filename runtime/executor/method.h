@@ -29,7 +29,9 @@ class MethodLoader;
 
 namespace internal {
 
-enum class InstrKind : uint8_t { Kernel, Delegate, Move, JumpFalse, Free };
+// Absorbed: an instruction a fused kernel call earlier in the chain runs as
+// part of its group (runtime/executor/kernel_fusion.cpp); executed as nothing.
+enum class InstrKind : uint8_t { Kernel, Delegate, Move, JumpFalse, Free, Absorbed };
 
 struct KernelInstr {
   KernelFn fn;
@@ -62,6 +64,10 @@ struct JumpFalseInstr {
 struct FreeInstr {
   uint32_t value;
 };
+struct AbsorbedInstr {
+  // The instruction (same chain) whose fused call runs this one.
+  size_t by;
+};
 
 // One resolved instruction: `kind` says which member of the union is live.
 struct Instruction {
@@ -72,6 +78,7 @@ struct Instruction {
     MoveInstr move;
     JumpFalseInstr jump;
     FreeInstr free;
+    AbsorbedInstr absorbed;
   };
 };
 

@@ -68,6 +68,10 @@ class MethodLoader final {
            ((constant_values_[index / 8] >> (index % 8)) & 1) != 0;
   }
   bool has_run_time_arg(const internal::KernelInstr& k, size_t* arg) const;
+  // True when `v`, or an item of the list it is, is written while the method runs.
+  bool is_run_time_arg(const EValue* v) const;
+  // The load-time facts about a call's arguments that kernel selection needs.
+  CallFacts call_facts(const internal::KernelInstr& k) const;
   [[nodiscard]] Error resolve_jump(size_t pc, size_t chain_len, const etr_fb::JumpFalseCall* j,
                                    internal::Instruction* out);
   [[nodiscard]] Error resolve_args(size_t chain, size_t pc,
@@ -77,29 +81,24 @@ class MethodLoader final {
 
   // kernel_fusion.cpp
   using FbInstructions = flatbuffers::Vector<flatbuffers::Offset<etr_fb::Instruction>>;
+  struct FusionGraph;
   // Resolves instruction `pc` and the ones after it as one fused kernel call
-  // when that is safe and a library has the fused kernel; *absorbed is then
-  // how many following instructions it took (0: nothing fused).
+  // when a registered library's fusion rule applies and is safe; *absorbed
+  // is then how many following instructions it took (0: nothing fused).
   [[nodiscard]] Error try_fuse(size_t chain, size_t pc, const FbInstructions* instrs,
                                internal::Instruction* table, size_t* absorbed);
-  [[nodiscard]] Error try_fuse_group(size_t chain, size_t pc, const FbInstructions* instrs,
-                                     internal::Instruction* table, const etr_fb::KernelCall* conv,
-                                     const etr_fb::KernelCall* bn, const etr_fb::KernelCall* act,
-                                     const etr_fb::KernelCall* mul, const char* fused,
-                                     size_t* absorbed);
-  [[nodiscard]] Error try_fuse_linear(size_t chain, size_t pc, const FbInstructions* instrs,
-                                      internal::Instruction* table, const etr_fb::KernelCall* perm,
-                                      size_t* absorbed);
-  bool fused_kernel_registered(const char* fused) const;
+  // Applies `rule`, whose pattern matched at match.first, when its checks
+  // and the loader's safety conditions hold and a library takes the fused call.
+  // fused_hash is op_name_hash(rule.fused).
+  [[nodiscard]] Error try_fuse_rule(size_t chain, const FusionGraph& graph,
+                                    internal::Instruction* table, const FusionRule& rule,
+                                    uint32_t fused_hash, const ChainMatch& match, size_t* absorbed);
   // True when a jump of `instrs` lands in (first, last].
   bool jump_lands_in(const FbInstructions* instrs, size_t first, size_t last) const;
   // False when the instruction at pc cannot start a fusion group (its
-  // operator is neither a convolution nor a permute_copy); cheap.
+  // operator starts no registered rule); cheap.
   bool may_start_fusion(const FbInstructions* instrs, size_t pc);
-  const etr_fb::KernelCall* kernel_call_at(const FbInstructions* instrs, size_t pc,
-                                           const char** op) const;
   bool value_used_outside(int32_t v, size_t chain, size_t first, size_t last) const;
-  bool select_fused_kernel(const char* fused, internal::KernelInstr* k, const KernelEntry** chosen);
   [[nodiscard]] Error check_output_overlap(size_t pc, const char* op_name, const KernelEntry& entry,
                                            const internal::KernelInstr* in);
 
@@ -148,13 +147,20 @@ class MethodLoader final {
   struct CandidateCache {
     int32_t op_index = -1;
     uint32_t count = 0;
-    const KernelEntry* entries[kCachedCandidates];
-    const KernelLibrary* libs[kCachedCandidates];
+    KernelCandidate candidates[kCachedCandidates];
   };
   CandidateCache candidates_[kCachedOperators];
   // Operators that can start a fusion group (may_start_fusion): bit i for
   // operator i < 64; `fusion_heads_beyond_` for any at index 64 or more.
+  // fusion_max_steps_: the longest registered rule; ordered_rules_: the
+  // rules in the order try_fuse tries them (unless there are more than fit).
   bool fusion_heads_known_ = false;
+  size_t fusion_max_steps_ = 0;
+  static constexpr size_t kMaxOrderedRules = 32;
+  const FusionRule* ordered_rules_[kMaxOrderedRules];
+  uint32_t ordered_hashes_[kMaxOrderedRules];  // op_name_hash of each one's fused kernel
+  size_t num_ordered_rules_ = 0;
+  bool ordered_rules_overflow_ = false;
   uint64_t fusion_heads_ = 0;
   bool fusion_heads_beyond_ = false;
 };

@@ -20,10 +20,19 @@
 // prepare runs once per instruction at method load, after the dtype check.
 // It validates what cannot change between executes (dtypes, ranks, dim
 // orders, constant scalar arguments), may build per-instruction state with
-// ctx.make_state<T>() / ctx.allocate() and ctx.set_state(), and returns Ok to
-// accept the call. Any other error declines it: the loader then tries the
-// next library that registers the operator (see registry.h) and, when none
-// accepts, refuses the program naming the instruction, operator and reason.
+// ctx.make_state<T>() / ctx.allocate() and ctx.set_state(), and returns:
+//   Ok            to accept the call;
+//   NotSupported  to decline it ("this call is not for me": a dtype, layout
+//                 or shape class the kernel does not handle): the loader
+//                 then tries the next library that registers the operator
+//                 (KernelRegistry::select, registry.h) and, when none
+//                 accepts, refuses the program naming the instruction,
+//                 operator and reason;
+//   anything else for a real failure (MemoryAllocationFailed when the
+//                 method allocator cannot hold its state, InvalidArgument
+//                 or InvalidProgram for a call no kernel could run): the
+//                 load fails at once, naming the method, instruction,
+//                 operator and library; no other library is tried.
 // Tensor sizes seen by prepare are the upper bounds of dynamic tensors, and
 // Int/IntList arguments computed by the program (symbolic sizes) hold their
 // exported values, so shape-dependent work that can change stays in run().

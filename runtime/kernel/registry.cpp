@@ -100,6 +100,14 @@ Error KernelRegistry::add(const KernelLibrary& lib) {
       }
     }
   }
+  for (size_t i = 0; i < lib.fusion_rules.size(); ++i) {
+    if (!fusion_rule_valid(lib.fusion_rules[i])) {
+      ETR_FAIL(
+          Error::InvalidArgument, "kernel registry: library '%s' fusion rule %zu (%s) is malformed",
+          lib.name, i,
+          lib.fusion_rules[i].fused == nullptr ? "no fused kernel" : lib.fusion_rules[i].fused);
+    }
+  }
   // Insert after every library of equal or higher priority (stable).
   size_t pos = num_libs_;
   while (pos > 0 && libs_[pos - 1].priority < lib.priority) {
@@ -122,6 +130,66 @@ const KernelEntry* KernelRegistry::find(StringView name) const {
     return true;
   });
   return found;
+}
+
+KernelSelection KernelRegistry::select(const char* op, const char* op_label, EValue* const* args,
+                                       size_t n, const CallFacts& facts,
+                                       MemoryAllocator* method_allocator, ThreadPool* pool) const {
+  KernelCandidate found[kMaxLibraries];
+  const size_t count = candidates(StringView(op), op_name_hash(op), found, kMaxLibraries);
+  return select_from(found, count, op_label, args, n, facts, method_allocator, pool);
+}
+
+KernelSelection KernelRegistry::select_from(const KernelCandidate* candidates,
+                                            size_t num_candidates, const char* op_label,
+                                            EValue* const* args, size_t n, const CallFacts& facts,
+                                            MemoryAllocator* method_allocator, ThreadPool* pool) {
+  KernelSelection s;
+  s.num_candidates = num_candidates;
+  if (num_candidates == 0) return s;  // NotRegistered
+  s.outcome = KernelSelection::Outcome::Declined;
+  for (size_t i = 0; i < num_candidates; ++i) {
+    const KernelEntry& e = *candidates[i].entry;
+    s.entry = &e;
+    s.library = candidates[i].library;
+    KernelPrepareContext pctx(op_label, method_allocator, pool);
+    pctx.set_constant_args(facts.constant_args);
+    pctx.set_run_time_scalar_args(facts.run_time_scalar_args);
+    const Error err = accept_call(e, args, n, pctx, &s.mismatch);
+    if (err != Error::Ok) {
+      s.error = err;
+      if (s.mismatch.kind != CallMismatch::Kind::None) {
+        s.reason = KernelSelection::Decline::Mismatch;
+        continue;
+      }
+      if (err == Error::NotSupported) {
+        s.reason = KernelSelection::Decline::Prepare;
+        continue;
+      }
+      s.outcome = KernelSelection::Outcome::Failed;
+      s.reason = KernelSelection::Decline::None;
+      return s;
+    }
+    PrepareFn reprepare = nullptr;
+    if (e.prepare != nullptr && facts.run_time_arg) {
+      if (pctx.state() != nullptr) {
+        // State built from load-time values cannot follow an argument the
+        // method rewrites: decline, so a library without state runs it.
+        s.error = Error::NotSupported;
+        s.reason = KernelSelection::Decline::StateAtRunTimeArg;
+        continue;
+      }
+      reprepare = e.prepare;
+    }
+    s.outcome = KernelSelection::Outcome::Chosen;
+    s.entry = &e;
+    s.state = pctx.state();
+    s.reprepare = reprepare;
+    s.error = Error::Ok;
+    s.reason = KernelSelection::Decline::None;
+    return s;
+  }
+  return s;
 }
 
 size_t KernelRegistry::num_kernels() const {

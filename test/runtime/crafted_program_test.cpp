@@ -9,8 +9,12 @@
 
 #include "extension/data_loader/buffer_data_loader.h"
 #include "kernels/portable/portable_kernels.h"
+#include "runtime/executor/execute_observer.h"
 #include "runtime/executor/method.h"
+#include "runtime/executor/method_load_options.h"
 #include "runtime/executor/program.h"
+#include "runtime/kernel/fusion_rule.h"
+#include "runtime/kernel/registry.h"
 #include "runtime/platform/error_capture.h"
 #include "schema/program_generated.h"
 #include "test/runtime/runtime_test_util.h"
@@ -388,6 +392,247 @@ TEST(CraftedProgramTest, ArgumentWrittenAtRunTimeRunsWhenStillValid) {
   EXPECT_EQ(o.load, Error::Ok);
   EXPECT_EQ(o.execute, Error::Ok);
 }
+
+// ---- Kernel selection and fusion rules declared by a test library ----
+
+// relu(x) into out, counting the calls of each kind.
+struct TestLog {
+  int fused_runs = 0;
+  int relu_declines = 0;
+  int events = 0;
+};
+TestLog g_log;
+
+void relu_into(const Tensor& x, Tensor& out) {
+  const float* in = x.const_data_ptr<float>();
+  float* o = out.data_ptr<float>();
+  for (int64_t i = 0; i < x.numel(); ++i) o[i] = in[i] > 0.0f ? in[i] : 0.0f;
+}
+// test::relu_relu.fused(Tensor x, *, Tensor(a!) out): relu(relu(x)) = relu(x).
+void relu_relu_fused(KernelContext&, EValue* const* args) {
+  ++g_log.fused_runs;
+  relu_into(args[0]->to_tensor(), args[1]->to_tensor());
+}
+Error decline_prepare(KernelPrepareContext&, EValue* const*) {
+  ++g_log.relu_declines;
+  return Error::NotSupported;
+}
+Error out_of_memory_prepare(KernelPrepareContext& ctx, EValue* const*) {
+  ETR_FAIL(Error::MemoryAllocationFailed, "%s: out of method memory for the test state",
+           ctx.op_name());
+}
+void relu_never_runs(KernelContext& ctx, EValue* const*) { ctx.fail(Error::Internal); }
+
+constexpr ArgKind kReluKinds[] = {ArgKind::Tensor, ArgKind::MutableTensor, ArgKind::Any};
+
+// relu -> relu, the second reading the first's output, runs as one call.
+constexpr FusionRule kReluReluRules[] = {
+    FusionRule{"test::relu_relu.fused",
+               {{{"aten::relu.out", 3}, {"aten::relu.out", 3}}, {same(arg_of(1, 0), arg_of(0, 1))}},
+               {input(arg_of(0, 0)), output(arg_of(1, -2)), output(arg_of(1, -1))},
+               {arg_of(0, 1), arg_of(0, 2)},
+               {},
+               0},
+};
+
+// Counts the kernel events execute reports.
+class CountingObserver final : public ExecuteObserver {
+ public:
+  void on_begin(const InstructionEvent&) override { ++g_log.events; }
+  void on_end(const InstructionEvent&, Error) override {}
+};
+
+// x (input) -> relu -> y -> relu -> z (output), or with the second relu
+// reading x when `linked` is false; `y_is_output` makes y a method output too.
+testing::AlignedBytes relu_chain(bool linked, bool y_is_output) {
+  ProgramWriter w;
+  auto x = w.tensor({4}, {0}, 1, 0);
+  auto y = w.tensor({4}, {0}, 1, 16);
+  auto z = w.tensor({4}, {0}, 1, 32);
+  std::vector<int32_t> outputs = {2};
+  if (y_is_output) outputs.push_back(1);
+  return w.finish({x, y, z}, {0}, outputs,
+                  {w.kernel(0, {0, 1, 1}), w.kernel(0, {linked ? 1 : 0, 2, 2})},
+                  {"aten::relu.out"});
+}
+
+struct ReluRun {
+  Error load = Error::Ok;
+  Error execute = Error::Ok;
+  std::vector<float> out;
+  std::string message;
+};
+
+// Loads with `registry`, sets x = [-1, 2, -3, 4], runs once and reads z.
+ReluRun run_relu_chain(const testing::AlignedBytes& bytes, const KernelRegistry& registry) {
+  ReluRun r;
+  g_log = TestLog{};
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Result<Program> program = Program::load(&loader);
+  EXPECT_TRUE(program.ok());
+  if (!program.ok()) return r;
+  CraftedMemory mem;
+  MethodLoadOptions options;
+  options.kernels = &registry;
+  char buf[1024];
+  ErrorCapture capture(buf, sizeof(buf));
+  Result<Method> m = program->load_method("forward", &mem.mm, options);
+  r.message = capture.message();
+  r.load = m.error();
+  if (!m.ok()) return r;
+  EXPECT_EQ(m->set_input(m->get_input(0).to_tensor(), 0), Error::Ok);
+  float* x = static_cast<float*>(m->get_input(0).to_tensor().mutable_data());
+  const float values[4] = {-1.0f, 2.0f, -3.0f, 4.0f};
+  std::memcpy(x, values, sizeof(values));
+  CountingObserver observer;
+  m->set_observer(&observer);
+  r.execute = m->execute();
+  const float* z = m->get_output(0).to_tensor().const_data_ptr<float>();
+  r.out.assign(z, z + 4);
+  return r;
+}
+
+const std::vector<float> kReluOfX = {0.0f, 2.0f, 0.0f, 4.0f};
+
+TEST(KernelSelectionTest, NotSupportedFromPrepareFallsBackToTheNextLibrary) {
+  static const KernelEntry picky[] = {make_raw_kernel(
+      "aten::relu.out", &relu_never_runs, kReluKinds, 3, kFloatingTypes, 0, &decline_prepare)};
+  KernelRegistry registry;
+  ASSERT_EQ(registry.add(portable_kernel_library()), Error::Ok);
+  ASSERT_EQ(registry.add({"picky", kCustomPriority, Span<const KernelEntry>(picky, 1)}), Error::Ok);
+  const ReluRun r = run_relu_chain(relu_chain(true, false), registry);
+  ASSERT_EQ(r.load, Error::Ok) << r.message;
+  EXPECT_EQ(g_log.relu_declines, 2);  // each call declined, the portable relu took it
+  EXPECT_EQ(r.execute, Error::Ok);
+  EXPECT_EQ(r.out, kReluOfX);
+}
+
+TEST(KernelSelectionTest, OutOfMemoryInPrepareFailsTheLoadNamingTheInstruction) {
+  static const KernelEntry greedy[] = {make_raw_kernel("aten::relu.out", &relu_never_runs,
+                                                       kReluKinds, 3, kFloatingTypes, 0,
+                                                       &out_of_memory_prepare)};
+  KernelRegistry registry;
+  ASSERT_EQ(registry.add(portable_kernel_library()), Error::Ok);
+  ASSERT_EQ(registry.add({"greedy", kCustomPriority, Span<const KernelEntry>(greedy, 1)}),
+            Error::Ok);
+  const ReluRun r = run_relu_chain(relu_chain(true, false), registry);
+  // No silent fallback to the portable kernel.
+  EXPECT_EQ(r.load, Error::MemoryAllocationFailed);
+  EXPECT_NE(r.message.find("method 'forward': instruction 0 (aten::relu.out)"), std::string::npos)
+      << r.message;
+  EXPECT_NE(r.message.find("library 'greedy'"), std::string::npos) << r.message;
+}
+
+TEST(KernelSelectionTest, SelectReportsChoiceDeclineAndFailure) {
+  static const KernelEntry picky[] = {make_raw_kernel(
+      "aten::relu.out", &relu_never_runs, kReluKinds, 3, kFloatingTypes, 0, &decline_prepare)};
+  static const KernelEntry greedy[] = {make_raw_kernel("aten::relu.out", &relu_never_runs,
+                                                       kReluKinds, 3, kFloatingTypes, 0,
+                                                       &out_of_memory_prepare)};
+  std::vector<uint8_t> pool(1024);
+  MemoryAllocator alloc(pool.data(), pool.size());
+  std::vector<float> data(4, 1.0f);
+  int32_t sizes[1] = {4};
+  uint8_t order[1] = {0};
+  int64_t strides[1] = {1};
+  Tensor t(ScalarType::Float, 1, sizes, order, strides, data.data());
+  EValue v(&t);
+  EValue* args[3] = {&v, &v, &v};
+  KernelRegistry only_picky;
+  ASSERT_EQ(only_picky.add({"picky", kCustomPriority, Span<const KernelEntry>(picky, 1)}),
+            Error::Ok);
+  KernelSelection s =
+      only_picky.select("aten::relu.out", "relu", args, 3, CallFacts{}, &alloc, nullptr);
+  EXPECT_EQ(s.outcome, KernelSelection::Outcome::Declined);
+  EXPECT_EQ(s.reason, KernelSelection::Decline::Prepare);
+  EXPECT_EQ(s.error, Error::NotSupported);
+  ASSERT_EQ(only_picky.add({"greedy", kPortablePriority, Span<const KernelEntry>(greedy, 1)}),
+            Error::Ok);
+  s = only_picky.select("aten::relu.out", "relu", args, 3, CallFacts{}, &alloc, nullptr);
+  EXPECT_EQ(s.outcome, KernelSelection::Outcome::Failed);
+  EXPECT_EQ(s.error, Error::MemoryAllocationFailed);
+  EXPECT_STREQ(s.library->name, "greedy");
+  s = only_picky.select("aten::gelu.out", "gelu", args, 3, CallFacts{}, &alloc, nullptr);
+  EXPECT_EQ(s.outcome, KernelSelection::Outcome::NotRegistered);
+}
+
+#if ETR_TEST_KERNEL_FUSION
+// A registry with the portable kernels and a test library that declares the
+// relu -> relu rule and registers its fused kernel with `prepare`.
+struct FusingRegistry {
+  KernelEntry fused[1];
+  KernelRegistry registry;
+  explicit FusingRegistry(PrepareFn prepare = nullptr) {
+    fused[0] = make_raw_kernel("test::relu_relu.fused", &relu_relu_fused, kReluKinds, 3,
+                               kFloatingTypes, 0, prepare);
+    EXPECT_EQ(registry.add(portable_kernel_library()), Error::Ok);
+    EXPECT_EQ(registry.add({"fusing", kCustomPriority, Span<const KernelEntry>(fused, 1),
+                            Span<const FusionRule>(kReluReluRules, 1)}),
+              Error::Ok);
+  }
+};
+
+TEST(KernelFusionTest, LibraryRuleFusesACraftedProgram) {
+  FusingRegistry f;
+  const ReluRun r = run_relu_chain(relu_chain(true, false), f.registry);
+  ASSERT_EQ(r.load, Error::Ok) << r.message;
+  EXPECT_EQ(r.execute, Error::Ok);
+  EXPECT_EQ(g_log.fused_runs, 1);
+  EXPECT_EQ(g_log.events, 1);  // the absorbed relu runs as nothing
+  EXPECT_EQ(r.out, kReluOfX);
+}
+
+TEST(KernelFusionTest, RuleWhoseConditionsFailDoesNotFuse) {
+  FusingRegistry f;
+  // The second relu reads x, not the first's output: the link fails.
+  ReluRun r = run_relu_chain(relu_chain(false, false), f.registry);
+  ASSERT_EQ(r.load, Error::Ok) << r.message;
+  EXPECT_EQ(r.execute, Error::Ok);
+  EXPECT_EQ(g_log.fused_runs, 0);
+  EXPECT_EQ(g_log.events, 2);
+  EXPECT_EQ(r.out, kReluOfX);
+  // The intermediate is a method output: it must stay visible.
+  r = run_relu_chain(relu_chain(true, true), f.registry);
+  ASSERT_EQ(r.load, Error::Ok) << r.message;
+  EXPECT_EQ(r.execute, Error::Ok);
+  EXPECT_EQ(g_log.fused_runs, 0);
+  EXPECT_EQ(g_log.events, 2);
+  EXPECT_EQ(r.out, kReluOfX);
+}
+
+TEST(KernelFusionTest, DecliningFusedKernelLoadsTheCallsOneByOne) {
+  FusingRegistry f(&decline_prepare);
+  const ReluRun r = run_relu_chain(relu_chain(true, false), f.registry);
+  ASSERT_EQ(r.load, Error::Ok) << r.message;
+  EXPECT_EQ(g_log.relu_declines, 1);
+  EXPECT_EQ(g_log.fused_runs, 0);
+  EXPECT_EQ(g_log.events, 2);
+  EXPECT_EQ(r.out, kReluOfX);
+}
+
+TEST(KernelFusionTest, FailingFusedPrepareFailsTheLoadNamingTheFusedKernel) {
+  FusingRegistry f(&out_of_memory_prepare);
+  const ReluRun r = run_relu_chain(relu_chain(true, false), f.registry);
+  EXPECT_EQ(r.load, Error::MemoryAllocationFailed);
+  EXPECT_NE(r.message.find("instruction 0"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("test::relu_relu.fused"), std::string::npos) << r.message;
+}
+
+TEST(KernelFusionTest, MalformedRuleIsRefusedAtRegistration) {
+  static constexpr FusionRule bad[] = {
+      FusionRule{
+          "test::bad.fused",
+          {{{"aten::relu.out", 3}, {"aten::relu.out", 3}}, {same(arg_of(1, 5), arg_of(0, 1))}},
+          {input(arg_of(0, 0)), output(arg_of(1, -2)), output(arg_of(1, -1))},
+          {},
+          {},
+          0},
+  };
+  KernelRegistry registry;
+  EXPECT_EQ(registry.add({"bad", kCustomPriority, {}, Span<const FusionRule>(bad, 1)}),
+            Error::InvalidArgument);
+}
+#endif  // ETR_TEST_KERNEL_FUSION
 
 }  // namespace
 }  // namespace etr
