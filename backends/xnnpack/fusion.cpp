@@ -1,10 +1,64 @@
-// SiLU fusion over the parsed node list (fusion.h).
+// SiLU fusion over the parsed node list (fusion.h), on the chain-pattern
+// matcher the method loader's kernel fusion also uses (runtime/core/chain_pattern.h).
 #include "backends/xnnpack/fusion.h"
 
 #include <cstdint>
+#include <cstring>
+
+#include "runtime/core/chain_pattern.h"
 
 namespace etr {
 namespace xnnpack {
+namespace {
+
+// The step a convolution prepared for one of our kernels stands for (the
+// adapter below decides which nodes are one).
+constexpr const char* kFusableConv = "fusable convolution";
+
+// SiLU as the exporter writes it: x = conv(...); s = sigmoid(x); y = x * s,
+// the multiply's operands in either order. A node's arguments are its
+// inputs, then its outputs; a fusable convolution shows only its data
+// input and its output (its filter and optional bias do not matter here).
+constexpr ChainPattern kSiluPattern = {{{kFusableConv, 2}, {"Sigmoid", 2}, {"Multiply", 3, 0, 1}},
+                                       {{ChainLinkKind::Same, {1, 0}, {0, -1}},
+                                        {ChainLinkKind::Same, {2, 0}, {0, -1}},
+                                        {ChainLinkKind::Same, {2, 1}, {1, -1}}}};
+static_assert(chain_pattern_valid(kSiluPattern), "the SiLU pattern refers to a missing argument");
+
+bool unclamped(const Node& n) {
+  return n.output_min == -__builtin_inff() && n.output_max == __builtin_inff();
+}
+
+// The nodes of one candidate chain as the matcher sees them: chain position
+// i is node at[i] (the sigmoid and multiply read the convolution's output
+// but need not follow it directly in the node list). Only native, unclamped
+// nodes take part; a convolution only when it was prepared for the GEMM or
+// the depthwise kernel.
+struct CandidateChain {
+  const std::vector<Node>& nodes;
+  const std::vector<bool>& native;
+  const std::vector<NativeState>& states;
+  size_t at[3];
+
+  bool node_is(size_t i, const char* op, size_t num_args) const {
+    if (i >= 3 || op == nullptr) return false;
+    const Node& n = nodes[at[i]];
+    if (!native[n.index] || !unclamped(n) || n.num_inputs == 0 || n.num_outputs == 0) return false;
+    if (op == kFusableConv) {
+      const NativeState& st = states[n.index];
+      return num_args == 2 && (st.packed != nullptr || st.dwconv);
+    }
+    return n.num_inputs + n.num_outputs == num_args && std::strcmp(to_string(n.kind), op) == 0;
+  }
+  int32_t arg(size_t i, size_t a) const {
+    const Node& n = nodes[at[i]];
+    if (i == 0) return static_cast<int32_t>(a == 0 ? n.inputs[0] : n.outputs[0]);
+    const uint32_t id = a < n.num_inputs ? n.inputs[a] : n.outputs[a - n.num_inputs];
+    return static_cast<int32_t>(id);
+  }
+};
+
+}  // namespace
 
 size_t fuse_silu(const Values& g, const std::vector<Node>& nodes, const std::vector<bool>& native,
                  std::vector<NativeState>* states) {
@@ -22,38 +76,31 @@ size_t fuse_silu(const Values& g, const std::vector<Node>& nodes, const std::vec
       ++readers[v];
     }
   }
-  auto unclamped = [](const Node& n) {
-    return n.output_min == -__builtin_inff() && n.output_max == __builtin_inff();
-  };
   size_t fused = 0;
   for (const Node& p : nodes) {
-    NativeState& ps = (*states)[p.index];
-    if (!native[p.index] || !(ps.packed != nullptr || ps.dwconv) || !unclamped(p)) continue;
-    const uint32_t x = p.outputs[0];
+    const uint32_t x = p.num_outputs == 0 ? kInvalidId : p.outputs[0];
+    // The convolution's output: read by exactly the sigmoid and the multiply,
+    // and no output of the delegate.
     if (x >= nv || g[x].flags != 0 || readers[x] != 2 || second[x] < 0) continue;
-    // x's two readers: the sigmoid and the multiply (in either order).
-    const Node* sig = nullptr;
-    const Node* mul = nullptr;
-    for (const int64_t i : {first[x], second[x]}) {
-      const Node& c = nodes[static_cast<size_t>(i)];
-      if (c.kind == NodeKind::Sigmoid) sig = &c;
-      if (c.kind == NodeKind::Multiply) mul = &c;
+    const size_t r0 = static_cast<size_t>(first[x]), r1 = static_cast<size_t>(second[x]);
+    CandidateChain chain{nodes, native, *states, {p.index, r0, r1}};
+    ChainMatch m;
+    if (!match_chain(kSiluPattern, chain, 0, &m)) {
+      chain.at[1] = r1;
+      chain.at[2] = r0;
+      if (!match_chain(kSiluPattern, chain, 0, &m)) continue;
     }
-    if (sig == nullptr || mul == nullptr || !native[sig->index] || !native[mul->index] ||
-        !unclamped(*sig) || !unclamped(*mul))
-      continue;
-    const uint32_t s = sig->outputs[0];
-    if (s >= nv || g[s].flags != 0 || readers[s] != 1 ||
-        &nodes[static_cast<size_t>(first[s])] != mul)
-      continue;
-    if (!((mul->inputs[0] == x && mul->inputs[1] == s) ||
-          (mul->inputs[0] == s && mul->inputs[1] == x)))
-      continue;
-    if (multiply_layout(g, *mul) != 2) continue;
+    const Node& sig = nodes[chain.at[1]];
+    const Node& mul = nodes[chain.at[2]];
+    // The sigmoid's output: read by the multiply alone, no delegate output.
+    const uint32_t s = sig.outputs[0];
+    if (s >= nv || g[s].flags != 0 || readers[s] != 1) continue;
+    if (multiply_layout(g, mul) != 2) continue;
+    NativeState& ps = (*states)[p.index];
     ps.silu = true;
-    ps.write_to = mul->outputs[0];
-    (*states)[sig->index].skipped = true;
-    (*states)[mul->index].skipped = true;
+    ps.write_to = mul.outputs[0];
+    (*states)[sig.index].skipped = true;
+    (*states)[mul.index].skipped = true;
     ++fused;
   }
   return fused;
