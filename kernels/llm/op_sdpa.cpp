@@ -11,6 +11,8 @@
 // thread, taken from the temp allocator. Work items are split over the
 // kernel's thread pool in contiguous ranges, one scratch slot per range; a
 // decode step (S = 1) is one row per item, so its heads run in parallel.
+// On Float the dot products and value accumulation are AVX2 + FMA where the
+// CPU has them (util/attention_math.h) and the exponentials CPU math's.
 //
 // A row whose every score is -inf (masked out entirely) comes out NaN, as
 // it does in ExecuTorch's kernel and in torch's reference attention.
@@ -19,8 +21,10 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/cpu_math/cpu_features.h"
 #include "kernels/cpu_math/vec_math.h"
 #include "kernels/llm/llm.h"
+#include "kernels/llm/util/attention_math.h"
 #include "kernels/llm/util/llm_util.h"
 #include "runtime/core/thread_pool.h"
 
@@ -29,6 +33,24 @@ namespace {
 
 constexpr int64_t kQueryBlock = 16;
 constexpr int64_t kKeyBlock = 128;
+
+// Sum of a[i] * b[i] and y += a * x for Double (Float uses attention_math.h).
+template <typename T>
+T dot_any(const T* a, const T* b, int64_t n) {
+  T part[4] = {0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (int j = 0; j < 4; ++j) part[j] += a[i + j] * b[i + j];
+  }
+  T sum = (part[0] + part[2]) + (part[1] + part[3]);
+  for (; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+template <typename T>
+void axpy_any(T a, const T* x, T* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] += a * x[i];
+}
 
 // Everything one call needs, checked (check_sdpa_call) before any write.
 template <typename T>
@@ -42,20 +64,22 @@ struct Attention {
   int64_t max_seq = 0, start_pos = 0, kv_len = 0;
   bool causal = false;
   T scale = 0;
+  // The inner loops: dot(q row, k row), and acc += p * v row.
+  T (*dot)(const T*, const T*, int64_t) = nullptr;
+  void (*axpy)(T, const T*, T*, int64_t) = nullptr;
 };
 
-// Sum of a[i] * b[i] with eight independent partial sums (the compiler turns
-// them into vector lanes without reassociating a single running sum).
+// The inner loops for T on this CPU.
 template <typename T>
-T dot(const T* a, const T* b, int64_t n) {
-  T part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int j = 0; j < 8; ++j) part[j] += a[i + j] * b[i + j];
+void pick_inner_loops(Attention<T>* a) {
+  if constexpr (std::is_same<T, float>::value) {
+    const bool avx2 = opt::cpu_features().avx2_fma;
+    a->dot = avx2 ? &llm::avx2::dot : &llm::generic::dot;
+    a->axpy = avx2 ? &llm::avx2::axpy : &llm::generic::axpy;
+  } else {
+    a->dot = &dot_any<T>;
+    a->axpy = &axpy_any<T>;
   }
-  T sum = ((part[0] + part[4]) + (part[1] + part[5])) + ((part[2] + part[6]) + (part[3] + part[7]));
-  for (; i < n; ++i) sum += a[i] * b[i];
-  return sum;
 }
 
 // y[i] = exp(x[i] - shift), returning their sum (the AVX2 body for Float).
@@ -110,7 +134,7 @@ void attend(const Attention<T>& a, int64_t b, int64_t h, int64_t m0, int64_t row
       const T* qr = q_base + r * q_row;
       T block_max = neg_inf;
       for (int64_t j = 0; j < count; ++j) {
-        T s = dot(qr, k_base + (n0 + j) * kv_row, d) * a.scale;
+        T s = a.dot(qr, k_base + (n0 + j) * kv_row, d) * a.scale;
         if (a.mask != nullptr) s += a.mask[(m0 + r) * a.kv_len + n0 + j];
         scores[j] = s;
         block_max = s > block_max ? s : block_max;
@@ -126,11 +150,7 @@ void attend(const Attention<T>& a, int64_t b, int64_t h, int64_t m0, int64_t row
       if (correction != 1) {
         for (int64_t x = 0; x < d; ++x) ar[x] *= correction;
       }
-      for (int64_t j = 0; j < count; ++j) {
-        const T p = scores[j];
-        const T* vr = v_base + (n0 + j) * kv_row;
-        for (int64_t x = 0; x < d; ++x) ar[x] += p * vr[x];
-      }
+      for (int64_t j = 0; j < count; ++j) a.axpy(scores[j], v_base + (n0 + j) * kv_row, ar, d);
     }
   }
   T* out_base = a.out + ((b * a.q_len + m0) * a.q_heads + h) * d;
@@ -281,6 +301,7 @@ void sdpa(KernelContext& ctx, const Tensor& q, const Tensor& k, const Tensor& v,
   a.causal = is_causal;
   const double s = scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(a.head_dim));
   a.scale = static_cast<T>(s);
+  pick_inner_loops(&a);
   run_attention(ctx, a);
 }
 

@@ -6,8 +6,10 @@
 #include <memory>
 #include <optional>
 
+#include "kernels/cpu_math/cpu_features.h"
 #include "kernels/llm/llm_kernels.h"
 #include "kernels/llm/test/llm_op_refs.h"
+#include "kernels/llm/util/attention_math.h"
 #include "kernels/test/kernel_test_util.h"
 #if ETR_LLM_TEST_THREADS
 #include "extension/threadpool/pthread_pool.h"
@@ -304,6 +306,34 @@ TEST(LlmSdpaWithKvCacheTest, RefusesPositionsPastTheCacheWithoutWriting) {
               Error::InvalidArgument);
     EXPECT_EQ(kc.values<float>(), kKvKeyCache);
     EXPECT_EQ(vc.values<float>(), kKvValueCache);
+  }
+}
+
+// The attention kernel's inner loops (Float), generic and AVX2 where the CPU
+// has it, against the same sums in double, for lengths around the 8- and
+// 32-float steps and their tails.
+TEST(LlmAttentionMathTest, DotAndAxpyMatchDoubleSums) {
+  std::vector<float> a(70), b(70);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = static_cast<float>((static_cast<int>(i * 37 % 23) - 11) * 0.125);
+    b[i] = static_cast<float>((static_cast<int>(i * 53 % 19) - 9) * 0.25);
+  }
+  using Dot = float (*)(const float*, const float*, int64_t);
+  using Axpy = void (*)(float, const float*, float*, int64_t);
+  std::vector<std::pair<Dot, Axpy>> impls = {{&llm::generic::dot, &llm::generic::axpy}};
+  if (opt::cpu_features().avx2_fma) impls.push_back({&llm::avx2::dot, &llm::avx2::axpy});
+  for (const auto& [dot, axpy] : impls) {
+    for (int64_t n : {0, 1, 7, 8, 9, 31, 32, 33, 40, 63, 64, 70}) {
+      double want = 0;
+      for (int64_t i = 0; i < n; ++i) want += static_cast<double>(a[i]) * b[i];
+      // Every product and partial sum here is exact in float (multiples of 1/32, small).
+      EXPECT_EQ(dot(a.data(), b.data(), n), static_cast<float>(want)) << "n " << n;
+      std::vector<float> y(b);
+      axpy(0.5f, a.data(), y.data(), n);
+      for (int64_t i = 0; i < 70; ++i) {
+        EXPECT_EQ(y[i], i < n ? b[i] + 0.5f * a[i] : b[i]) << "n " << n << " i " << i;
+      }
+    }
   }
 }
 
