@@ -32,7 +32,7 @@ check kernels/quantized '^(runtime/(platform|core|kernel)/|kernels/(quantized|po
 # LLM kernels (llama::*): the kernel interface, CPU math and their own folder.
 check kernels/llm '^(runtime/(platform|core|kernel)/|kernels/(llm|cpu_math)/)'
 check kernels/llm/test \
-  '^(runtime/(platform|core|kernel)/|kernels/(llm|test|cpu_math)/|extension/(tensor|threadpool)/)'
+  '^(runtime/(platform|core|kernel)/|kernels/(llm|test|cpu_math)/|extension/(tensor|threadpool|module)/)'
 check kernels/test '^(runtime/(platform|core|kernel)/|kernels/(portable|prim_ops|test)/|extension/tensor/)'
 # CPU math: below every kernel library and delegate; no kernel interface.
 check kernels/cpu_math '^(runtime/(platform|core)/|kernels/cpu_math/)'
