@@ -155,12 +155,13 @@ void attend(const Attention<T>& a, int64_t b, int64_t h, int64_t m0, int64_t row
   }
   T* out_base = a.out + ((b * a.q_len + m0) * a.q_heads + h) * d;
   for (int64_t r = 0; r < rows; ++r) {
-    const T inv = 1 / row_sum[r];  // 0 when the row saw nothing: NaN out, as documented above
     const T* ar = acc + r * d;
     T* o = out_base + r * q_row;
     if (row_sum[r] == 0) {
+      // The row saw no key with a finite score (see the top of this file).
       for (int64_t x = 0; x < d; ++x) o[x] = std::numeric_limits<T>::quiet_NaN();
     } else {
+      const T inv = 1 / row_sum[r];
       for (int64_t x = 0; x < d; ++x) o[x] = ar[x] * inv;
     }
   }
