@@ -57,7 +57,7 @@ def try_official():
 def fmt(t):
     """C++ literals: float32 with 9 significant digits (exact), float64 with 17."""
     vals = t.reshape(-1).tolist()
-    if t.dtype == torch.int64:
+    if t.dtype in (torch.int64, torch.int8):
         return ", ".join(str(int(x)) for x in vals)
     single = t.dtype == torch.float32
 
@@ -104,6 +104,16 @@ expected[:, 4:7] = value
 emit("kUpdValue", value)
 emit("kUpdCache", cache)
 emit("kUpdExpected", expected)
+
+# ---- update_cache on an int8 cache (quantized KV caches move their bytes the same way):
+# value [1, 2, 1, 3] into cache [1, 4, 1, 3] at start_pos 1.
+value = torch.randint(-128, 128, (1, 2, 1, 3), dtype=torch.int8)
+cache = torch.randint(-128, 128, (1, 4, 1, 3), dtype=torch.int8)
+expected = cache.clone()
+expected[:, 1:3] = value
+emit("kUpdI8Value", value, "int8_t")
+emit("kUpdI8Cache", cache, "int8_t")
+emit("kUpdI8Expected", expected, "int8_t")
 
 # ---- update_cache_with_indices: value [2, 2, 2, 3] into cache [2, 6, 2, 3].
 value = rnd(2, 2, 2, 3)

@@ -83,6 +83,17 @@ TEST(LlmUpdateCacheTest, WritesValueAtStartPos) {
   EXPECT_EQ(cache.values<float>(), kUpdExpected);
 }
 
+TEST(LlmUpdateCacheTest, Int8Cache) {
+  HostTensor value = make_tensor<int8_t>({1, 2, 1, 3}, kUpdI8Value);
+  HostTensor cache = make_tensor<int8_t>({1, 4, 1, 3}, kUpdI8Cache);
+  HostTensor out = zeros_tensor(ScalarType::Char, {1});
+  KernelRunner r(llm_registry(), nullptr);
+  ASSERT_EQ(
+      r.run("llama::update_cache.out", {r.tensor(value), r.tensor(cache), r.i(1), r.tensor(out)}),
+      Error::Ok);
+  EXPECT_EQ(cache.values<int8_t>(), kUpdI8Expected);
+}
+
 TEST(LlmUpdateCacheTest, RefusesPositionsPastTheCacheAndLeavesItUntouched) {
   HostTensor value = make_tensor<float>({1, 3, 2, 4}, kUpdValue);
   HostTensor cache = make_tensor<float>({1, 8, 2, 4}, kUpdCache);
