@@ -107,7 +107,7 @@ file(MAKE_DIRECTORY ${_sel_gen}/runtime/kernel)
 # Every operator name the kernel libraries of this tree register: the quoted
 # "namespace::name.overload" strings of their sources (the set
 # kernels/OPERATORS.md lists).
-set(_sel_dirs portable prim_ops quantized)
+set(_sel_dirs portable prim_ops quantized llm)
 if(ETR_BUILD_OPTIMIZED_KERNELS)
   list(APPEND _sel_dirs optimized)
 endif()
@@ -242,8 +242,9 @@ add_custom_target(etr_selected_operators DEPENDS ${_sel_header})
 
 # Only the table files see the selection, so every other kernel object is the
 # same as in a full build (ccache shares them between builds).
-set(_sel_tables portable/kernel_table.cpp prim_ops/prim_ops.cpp quantized/kernel_table.cpp)
-set(_sel_targets etr_portable_kernels etr_prim_ops etr_quantized_kernels)
+set(_sel_tables portable/kernel_table.cpp prim_ops/prim_ops.cpp quantized/kernel_table.cpp
+  llm/kernel_table.cpp)
+set(_sel_targets etr_portable_kernels etr_prim_ops etr_quantized_kernels etr_llm_kernels)
 if(TARGET etr_optimized_kernels)
   list(APPEND _sel_tables optimized/kernel_table.cpp)
   list(APPEND _sel_targets etr_optimized_kernels)

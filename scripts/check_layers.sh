@@ -29,6 +29,10 @@ check runtime/executor '^(runtime/|schema/program_generated.h)'
 check kernels/portable '^(runtime/(platform|core|kernel)/|kernels/portable/)'
 check kernels/prim_ops '^(runtime/(platform|core|kernel)/|kernels/prim_ops/)'
 check kernels/quantized '^(runtime/(platform|core|kernel)/|kernels/(quantized|portable/util)/)'
+# LLM kernels (llama::*): the kernel interface, CPU math and their own folder.
+check kernels/llm '^(runtime/(platform|core|kernel)/|kernels/(llm|cpu_math)/)'
+check kernels/llm/test \
+  '^(runtime/(platform|core|kernel)/|kernels/(llm|test|cpu_math)/|extension/(tensor|threadpool|module)/)'
 check kernels/test '^(runtime/(platform|core|kernel)/|kernels/(portable|prim_ops|test)/|extension/tensor/)'
 # CPU math: below every kernel library and delegate; no kernel interface.
 check kernels/cpu_math '^(runtime/(platform|core)/|kernels/cpu_math/)'
@@ -48,7 +52,7 @@ check test/fuzz '^(runtime/|kernels/|backends/|extension/|test/support/)'
 # The Module API sits on top: public executor headers, other extensions, the
 # kernel libraries' and backends' registration headers.
 if [ -d extension/module ]; then
-  check extension/module '^(runtime/(platform|core|kernel|backend|executor)/|extension/|kernels/(portable/portable_kernels|prim_ops/prim_ops|quantized/quantized_kernels|optimized/optimized_kernels)\.h$|backends/xnnpack/xnnpack_backend\.h$)'
+  check extension/module '^(runtime/(platform|core|kernel|backend|executor)/|extension/|kernels/(portable/portable_kernels|prim_ops/prim_ops|quantized/quantized_kernels|llm/llm_kernels|optimized/optimized_kernels)\.h$|backends/xnnpack/xnnpack_backend\.h$)'
 fi
 # The official-API compatibility layer maps onto the Module API only.
 if [ -d extension/compat ]; then
@@ -78,7 +82,7 @@ for h in $(grep -rl 'program_generated.h' runtime --include='*.h' || true); do
     *) echo "generated schema included from public header $h"; fail=1 ;; esac
 done
 if grep -rnE '#include <(vector|map|unordered_map|string|memory|functional|iostream)>' runtime \
-     kernels/portable kernels/prim_ops kernels/quantized kernels/optimized kernels/cpu_math \
+     kernels/portable kernels/prim_ops kernels/quantized kernels/llm kernels/optimized kernels/cpu_math \
      --exclude-dir=test; then
   echo "standard containers or heap types in the core or the kernel libraries"; fail=1
 fi

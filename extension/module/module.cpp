@@ -22,6 +22,9 @@
 #if defined(ETR_MODULE_HAVE_QUANTIZED)
 #include "kernels/quantized/quantized_kernels.h"
 #endif
+#if defined(ETR_MODULE_HAVE_LLM)
+#include "kernels/llm/llm_kernels.h"
+#endif
 #if defined(ETR_MODULE_HAVE_OPTIMIZED)
 #include "kernels/optimized/optimized_kernels.h"
 #endif
@@ -64,6 +67,9 @@ Error register_builtins() {
     if (result == Error::Ok) result = add_kernels(prim_ops_library());
 #if defined(ETR_MODULE_HAVE_QUANTIZED)
     if (result == Error::Ok) result = add_kernels(quantized_kernel_library());
+#endif
+#if defined(ETR_MODULE_HAVE_LLM)
+    if (result == Error::Ok) result = add_kernels(llm_kernel_library());
 #endif
 #if defined(ETR_MODULE_HAVE_OPTIMIZED)
     // ETR_OPTIMIZED_KERNELS=0 in the environment keeps to the portable kernels

@@ -37,6 +37,7 @@
 #include "extension/bundled_program/bundled_program.h"
 #include "extension/data_loader/buffer_data_loader.h"
 #include "extension/memory/method_memory.h"
+#include "kernels/llm/llm_kernels.h"
 #include "kernels/portable/portable_kernels.h"
 #include "kernels/prim_ops/prim_ops.h"
 #include "kernels/quantized/quantized_kernels.h"
@@ -443,6 +444,7 @@ int main(int argc, char** argv) {
   ok = ok && portable.add(etr::portable_half_kernel_library()) == Error::Ok;
   ok = ok && portable.add(etr::prim_ops_library()) == Error::Ok;
   ok = ok && portable.add(etr::quantized_kernel_library()) == Error::Ok;
+  ok = ok && portable.add(etr::llm_kernel_library()) == Error::Ok;
   std::vector<Stack> stacks;
   stacks.push_back({"portable", &portable, nullptr});
 #if ETR_CONFORMANCE_HAS_OPTIMIZED
@@ -451,6 +453,7 @@ int main(int argc, char** argv) {
   ok = ok && optimized.add(etr::portable_half_kernel_library()) == Error::Ok;
   ok = ok && optimized.add(etr::prim_ops_library()) == Error::Ok;
   ok = ok && optimized.add(etr::quantized_kernel_library()) == Error::Ok;
+  ok = ok && optimized.add(etr::llm_kernel_library()) == Error::Ok;
   ok = ok && optimized.add(etr::optimized_kernel_library()) == Error::Ok;
   const std::unique_ptr<etr::PthreadPool> pool = etr::PthreadPool::create(2);
   stacks.push_back({"optimized", &optimized, pool.get()});

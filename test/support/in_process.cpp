@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "extension/tensor/npy.h"
+#include "kernels/llm/llm_kernels.h"
 #include "kernels/portable/portable_kernels.h"
 #include "kernels/prim_ops/prim_ops.h"
 #include "kernels/quantized/quantized_kernels.h"
@@ -161,6 +162,7 @@ void register_all_kernels() {
   add_once(portable_half_kernel_library());
   add_once(prim_ops_library());
   add_once(quantized_kernel_library());
+  add_once(llm_kernel_library());
 }
 
 LoadedMethod::~LoadedMethod() {
