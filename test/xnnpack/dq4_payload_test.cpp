@@ -17,6 +17,7 @@
 #include "runtime/platform/error_capture.h"
 #include "schema/xnnpack_graph_generated.h"
 #include "test/support/in_process.h"
+#include "test/xnnpack/payload_util.h"
 
 namespace etr {
 namespace testing {
@@ -24,41 +25,12 @@ namespace {
 
 namespace fb = etr_xnn;
 
-struct LoadedFile {
-  std::vector<uint8_t> bytes;
-  std::unique_ptr<BufferDataLoader> loader;
-  std::unique_ptr<Program> program;
-};
-
 const LoadedFile& dq4_file() {
-  static const LoadedFile* file = [] {
-    auto* f = new LoadedFile;
-    std::ifstream in(models_dir() + "xnnpack/dq4_mlp.pte", std::ios::binary);
-    f->bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    f->loader = std::make_unique<BufferDataLoader>(f->bytes.data(), f->bytes.size());
-    Result<Program> p = Program::load(f->loader.get());
-    EXPECT_TRUE(p.ok());
-    if (p.ok()) f->program = std::make_unique<Program>(std::move(*p));
-    return f;
-  }();
-  return *file;
+  static const LoadedFile& file = load_fixture_once("xnnpack/dq4_mlp.pte");
+  return file;
 }
 
-// The first XNNPACK payload of the file: from its XH00 header to the end of
-// the constant region the header records.
-std::vector<uint8_t> dq4_payload() {
-  const std::vector<uint8_t>& b = dq4_file().bytes;
-  for (size_t i = 0; i + 30 < b.size(); ++i) {
-    if (std::memcmp(&b[i + 4], "XH00", 4) != 0) continue;
-    uint32_t cd_off = 0;
-    uint64_t cd_size = 0;
-    std::memcpy(&cd_off, &b[i + 18], 4);
-    std::memcpy(&cd_size, &b[i + 22], 8);
-    const size_t end = i + cd_off + static_cast<size_t>(cd_size);
-    if (end <= b.size()) return std::vector<uint8_t>(b.begin() + i, b.begin() + end);
-  }
-  return {};
-}
+std::vector<uint8_t> dq4_payload() { return first_xnnpack_payload(dq4_file().bytes); }
 
 Error init_with(const std::vector<uint8_t>& bytes, std::string* message) {
   char buf[512];
