@@ -121,8 +121,7 @@ int main(int argc, char** argv) {
   etr::llm::TextGenerator gen(model_path, options);
   etr::Error e = gen.load();
   if (e != etr::Error::Ok) {
-    std::fprintf(stderr, "llm_runner: cannot load %s: %s\n", model_path.c_str(),
-                 etr::to_string(e));
+    std::fprintf(stderr, "llm_runner: cannot load %s: %s\n", model_path.c_str(), etr::to_string(e));
     return 1;
   }
   bool first = true;

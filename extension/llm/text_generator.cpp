@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <utility>
 
@@ -191,11 +191,11 @@ Error TextGenerator::generate(const std::vector<int64_t>& prompt, const Generati
                       "llm: prompt token %zu is %" PRId64 ", outside the vocabulary of %" PRId64, i,
                       prompt[i], meta_.vocab_size);
   }
-  ETR_CHECK_OR_FAIL(static_cast<int64_t>(input.size()) <= meta_.max_context_len - pos_,
-                    Error::InvalidArgument,
-                    "llm: a prompt of %zu tokens (with the one carried from the last call) at position %" PRId64
-                    " does not fit the context of %" PRId64 " tokens",
-                    input.size(), pos_, meta_.max_context_len);
+  ETR_CHECK_OR_FAIL(
+      static_cast<int64_t>(input.size()) <= meta_.max_context_len - pos_, Error::InvalidArgument,
+      "llm: a prompt of %zu tokens (with the one carried from the last call) at position %" PRId64
+      " does not fit the context of %" PRId64 " tokens",
+      input.size(), pos_, meta_.max_context_len);
   Sampler sampler(config.temperature, config.top_p, config.seed);
   ETR_CHECK_OR_FAIL(std::isfinite(config.temperature) && config.temperature >= 0 &&
                         (config.temperature == 0 || (config.top_p > 0 && config.top_p <= 1)),
@@ -212,8 +212,7 @@ Error TextGenerator::generate(const std::vector<int64_t>& prompt, const Generati
   pending_ = -1;
   std::vector<float> logits;
   for (size_t done = 0; done < input.size();) {
-    const size_t n =
-        std::min(input.size() - done, static_cast<size_t>(meta_.max_prefill_chunk));
+    const size_t n = std::min(input.size() - done, static_cast<size_t>(meta_.max_prefill_chunk));
     Result<std::vector<float>> out = forward(input.data() + done, n);
     if (!out.ok()) return out.error();
     logits = std::move(*out);

@@ -5,7 +5,8 @@
 //   etr::llm::GenerationConfig config;
 //   config.max_new_tokens = 32;
 //   config.temperature = 0;  // greedy
-//   Error e = gen.generate({1, 5, 9}, config, [](int64_t id) { std::printf("%lld ", (long long)id); });
+//   Error e = gen.generate({1, 5, 9}, config, [](int64_t id) { std::printf("%lld ", (long long)id);
+//   });
 //
 // The program's `forward(tokens Long[1, S], input_pos Long[1]) -> logits`
 // keeps its KV cache in the method's memory between calls. load() reads the
@@ -53,14 +54,14 @@ struct GenerationConfig {
 
 // What the program says about itself; defaults where a method is missing.
 struct LlmMetadata {
-  int64_t bos_id = -1;              // get_bos_id; -1 when absent
-  std::vector<int64_t> eos_ids;     // get_eos_ids (every output); empty when absent
-  int64_t max_seq_len = 0;          // get_max_seq_len; else forward's token input size
-  int64_t max_context_len = 0;      // get_max_context_len; else max_seq_len
-  int64_t vocab_size = 0;           // get_vocab_size; else the logits' last dimension
-  bool use_kv_cache = true;         // use_kv_cache
+  int64_t bos_id = -1;                // get_bos_id; -1 when absent
+  std::vector<int64_t> eos_ids;       // get_eos_ids (every output); empty when absent
+  int64_t max_seq_len = 0;            // get_max_seq_len; else forward's token input size
+  int64_t max_context_len = 0;        // get_max_context_len; else max_seq_len
+  int64_t vocab_size = 0;             // get_vocab_size; else the logits' last dimension
+  bool use_kv_cache = true;           // use_kv_cache
   bool enable_dynamic_shape = false;  // enable_dynamic_shape; else the token input's is_dynamic
-  int64_t max_prefill_chunk = 1;    // tokens per prefill call (1 with static shapes)
+  int64_t max_prefill_chunk = 1;      // tokens per prefill call (1 with static shapes)
 };
 
 // The last generate() call (times from the steady clock).

@@ -3,13 +3,14 @@
 // give the eager PyTorch model's greedy tokens (greedy_tokens.npy, written by
 // greedy_reference.py: prompt [1, 5, 9, 17, 33], argmax fed back until the
 // context of 32 is full), on the portable and the XNNPACK program.
+#include "extension/llm/text_generator.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "extension/llm/text_generator.h"
 #include "extension/tensor/npy.h"
 
 namespace etr {
