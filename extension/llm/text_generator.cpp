@@ -135,6 +135,12 @@ Error TextGenerator::set_max_prefill_chunk(int64_t tokens) {
   return Error::Ok;
 }
 
+Error TextGenerator::set_eos_ids(std::vector<int64_t> ids) {
+  ETR_CHECK_OR_FAIL(loaded_, Error::InvalidState, "llm: set_eos_ids before load()");
+  meta_.eos_ids = std::move(ids);
+  return Error::Ok;
+}
+
 void TextGenerator::reset() {
   pos_ = 0;
   pending_ = -1;

@@ -91,6 +91,10 @@ class TextGenerator final {
   // before load(); a value above what the program takes is lowered to it.
   [[nodiscard]] Error set_max_prefill_chunk(int64_t tokens);
 
+  // Replaces the ids that end generation (get_eos_ids' by default), e.g.
+  // with a tokenizer's. InvalidState before load().
+  [[nodiscard]] Error set_eos_ids(std::vector<int64_t> ids);
+
   // Generates after `prompt` (see the file comment); loads first if needed.
   // Fails with InvalidArgument (nothing is run) for an empty prompt at
   // position 0, a token outside the vocabulary, a prompt that does not fit

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -70,8 +71,8 @@ TEST(TextGeneratorTest, MetadataOfTheExport) {
     EXPECT_TRUE(m.use_kv_cache);
     // The exporter marks the token input dynamic (S up to max_seq_len - 1).
     EXPECT_TRUE(m.enable_dynamic_shape);
-    EXPECT_GT(m.max_prefill_chunk, 1);
-    EXPECT_LE(m.max_prefill_chunk, 32);
+    // The token input is declared Long[1, 31] (dynamic up to max_seq_len - 1).
+    EXPECT_EQ(m.max_prefill_chunk, 31);
   }
 }
 
@@ -137,6 +138,22 @@ TEST(TextGeneratorTest, UnlimitedStopsWhenTheContextIsFull) {
     // Nothing more fits: the carried token alone overflows the context.
     EXPECT_EQ(run(gen, {}, greedy(-1)).error, Error::InvalidArgument);
   }
+}
+
+TEST(TextGeneratorTest, StopsAtAnEosId) {
+  // The model's own EOS (2) never comes up in these 28 tokens, so 25 (the
+  // eager model's 4th token) stands in: generation ends with it, included.
+  const std::vector<int64_t> want = load_ids("greedy_tokens.npy");
+  ASSERT_EQ(want[3], 25);
+  ASSERT_EQ(std::count(want.begin(), want.end(), 2), 0);
+  TextGenerator gen(kDir + "tiny_llama_portable.pte");
+  EXPECT_EQ(gen.set_eos_ids({25}), Error::InvalidState);
+  ASSERT_EQ(gen.load(), Error::Ok);
+  ASSERT_EQ(gen.set_eos_ids({99, 25}), Error::Ok);
+  GenRun r = run(gen, {1, 5, 9, 17, 33}, greedy(20));
+  ASSERT_EQ(r.error, Error::Ok);
+  EXPECT_EQ(r.tokens, slice(want, 0, 4));
+  EXPECT_EQ(gen.position(), 8);
 }
 
 TEST(TextGeneratorTest, StopFromTheCallback) {
