@@ -1,0 +1,130 @@
+// TextGenerator: the generation loop of a text LLM exported by ExecuTorch's
+// LLM exporter, over token ids (no tokenizer yet).
+//
+//   etr::llm::TextGenerator gen("llama.pte");
+//   etr::llm::GenerationConfig config;
+//   config.max_new_tokens = 32;
+//   config.temperature = 0;  // greedy
+//   Error e = gen.generate({1, 5, 9}, config, [](int64_t id) { std::printf("%lld ", (long long)id);
+//   });
+//
+// The program's `forward(tokens Long[1, S], input_pos Long[1]) -> logits`
+// keeps its KV cache in the method's memory between calls. load() reads the
+// metadata methods the exporter writes (get_bos_id, get_eos_ids,
+// get_max_seq_len, get_max_context_len, get_vocab_size, use_kv_cache,
+// enable_dynamic_shape); a missing one gets a default (see LlmMetadata).
+//
+// generate() prefills the prompt in one forward call when the token input's
+// sequence dimension is dynamic (in chunks of at most max_seq_len tokens),
+// one token per call otherwise, then samples and feeds back one token per
+// call until an EOS id, max_new_tokens, stop(), or a full context. Every
+// generated token goes to the callback as it is sampled. The position is
+// kept between calls, so a second generate() continues the same sequence
+// (the last sampled token is fed in front of the next prompt); reset()
+// starts again at position 0.
+//
+// Desktop extension: heap and standard library, no exceptions; not thread-safe
+// except stop(), which may be called from the callback or another thread.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "extension/module/module.h"
+#include "runtime/core/error.h"
+#include "runtime/core/result.h"
+
+namespace etr {
+namespace llm {
+
+struct GenerationConfig {
+  // Tokens to generate; negative: until an EOS id or the context is full.
+  int32_t max_new_tokens = -1;
+  // 0: greedy (argmax). Otherwise softmax(logits / temperature) with top-p.
+  float temperature = 0.8f;
+  float top_p = 0.9f;
+  uint64_t seed = 42;
+  // Pass the prompt tokens to the callback before the generated ones.
+  bool echo = false;
+};
+
+// What the program says about itself; defaults where a method is missing.
+struct LlmMetadata {
+  int64_t bos_id = -1;                // get_bos_id; -1 when absent
+  std::vector<int64_t> eos_ids;       // get_eos_ids (every output); empty when absent
+  int64_t max_seq_len = 0;            // get_max_seq_len; else forward's token input size
+  int64_t max_context_len = 0;        // get_max_context_len; else max_seq_len
+  int64_t vocab_size = 0;             // get_vocab_size; else the logits' last dimension
+  bool use_kv_cache = true;           // use_kv_cache
+  bool enable_dynamic_shape = false;  // enable_dynamic_shape; else the token input's is_dynamic
+  int64_t max_prefill_chunk = 1;      // tokens per prefill call (1 with static shapes)
+};
+
+// The last generate() call (times from the steady clock).
+struct Stats {
+  int64_t prompt_tokens = 0;     // the prompt given (plus a token carried from the last call)
+  int64_t generated_tokens = 0;  // tokens passed to the callback after the prompt
+  double model_load_ms = 0;      // load(): the program, the method and the metadata
+  double prefill_ms = 0;         // prompt forward calls and the first token's sampling
+  double decode_ms = 0;          // every later forward call and sampling
+  // Tokens per second after the first one (0 when fewer than two were generated).
+  double decode_tokens_per_s() const;
+  std::string to_string() const;
+};
+
+class TextGenerator final {
+ public:
+  explicit TextGenerator(std::string model_path, ModuleOptions options = {});
+
+  // Loads the program and `forward`, reads the metadata. Fails with the
+  // Module's error, NotFound without `forward`, NotSupported for a program
+  // without a KV cache, InvalidProgram for metadata out of range.
+  [[nodiscard]] Error load();
+  bool is_loaded() const { return loaded_; }
+  const LlmMetadata& metadata() const { return meta_; }
+  // Caps the tokens per prefill call (after load(); 1: token by token, as
+  // with static shapes). Fails with InvalidArgument below 1 and InvalidState
+  // before load(); a value above what the program takes is lowered to it.
+  [[nodiscard]] Error set_max_prefill_chunk(int64_t tokens);
+
+  // Replaces the ids that end generation (get_eos_ids' by default), e.g.
+  // with a tokenizer's. InvalidState before load().
+  [[nodiscard]] Error set_eos_ids(std::vector<int64_t> ids);
+
+  // Generates after `prompt` (see the file comment); loads first if needed.
+  // Fails with InvalidArgument (nothing is run) for an empty prompt at
+  // position 0, a token outside the vocabulary, a prompt that does not fit
+  // the context or a bad sampler setting; with the Module's error when a
+  // forward call fails (the position is then unknown: reset() before reuse).
+  [[nodiscard]] Error generate(const std::vector<int64_t>& prompt, const GenerationConfig& config,
+                               const std::function<void(int64_t)>& token_callback = {});
+  // Ends generate() after the token being passed to the callback.
+  void stop() { stop_requested_.store(true); }
+  // Starts the next generate() at position 0 (the cache is overwritten as it goes).
+  void reset();
+
+  // Tokens in the cache (the next forward call's input_pos).
+  int64_t position() const { return pos_; }
+  const Stats& stats() const { return stats_; }
+  Module& module() { return module_; }
+
+ private:
+  Result<std::vector<float>> forward(const int64_t* tokens, size_t count);
+
+  Module module_;
+  bool loaded_ = false;
+  LlmMetadata meta_;
+  int64_t prefill_limit_ = 1;  // the most tokens the program takes per call
+  Stats stats_;
+  int64_t pos_ = 0;
+  // The last sampled token, not yet fed to the model (-1: none).
+  int64_t pending_ = -1;
+  std::atomic<bool> stop_requested_{false};
+};
+
+}  // namespace llm
+}  // namespace etr
