@@ -2,6 +2,8 @@
 // fixture loaded once per process, and its first delegate payload.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -9,8 +11,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "extension/data_loader/buffer_data_loader.h"
 #include "runtime/executor/program.h"
