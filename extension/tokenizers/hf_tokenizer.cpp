@@ -106,8 +106,8 @@ RegexPtr compile_regex(const std::string& pattern, bool literal, std::string* er
   if (re == nullptr) {
     PCRE2_UCHAR buf[256];
     pcre2_get_error_message(code, buf, sizeof(buf));
-    *error = "regex /" + pattern + "/ does not compile at offset " + std::to_string(offset) +
-             ": " + reinterpret_cast<const char*>(buf);
+    *error = "regex /" + pattern + "/ does not compile at offset " + std::to_string(offset) + ": " +
+             reinterpret_cast<const char*>(buf);
     return nullptr;
   }
   pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);  // Faster when available; the interpreter otherwise.
@@ -141,8 +141,9 @@ bool bool_field(const json& j, const char* key, bool fallback) {
 struct HfTokenizer::Impl {
   std::string name;
   std::unordered_map<std::string, int32_t> vocab;
-  std::vector<std::string> id_to_token;  // vocabulary strings by id ("" where none)
-  std::vector<bool> has_token;           // whether an id names a vocabulary entry
+  // Vocabulary strings by id (a map: ids may be sparse, and a hostile file's
+  // large id must not allocate a table).
+  std::unordered_map<int32_t, std::string> id_to_token;
   // (left id << 32 | right id) -> (rank, merged id)
   std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges;
   bool ignore_merges = false;
@@ -150,7 +151,7 @@ struct HfTokenizer::Impl {
     std::string content;
     int32_t id;
   };
-  std::vector<Added> added;                           // longest content first
+  std::vector<Added> added;  // longest content first
   std::unordered_map<int32_t, std::string> added_by_id;
   std::vector<std::vector<size_t>> added_by_first_byte{256};  // indexes into `added`
   std::vector<RegexPtr> regexes;
@@ -183,7 +184,8 @@ struct HfTokenizer::Impl {
     if (*saw_byte_level) return "pre_tokenizer step after ByteLevel is not supported";
     if (type == "Sequence") {
       auto it = j.find("pretokenizers");
-      if (it == j.end() || !it->is_array()) return "pre_tokenizer Sequence has no pretokenizers list";
+      if (it == j.end() || !it->is_array())
+        return "pre_tokenizer Sequence has no pretokenizers list";
       for (const json& sub : *it) {
         std::string err = parse_pre_tokenizer(sub, depth + 1, saw_byte_level);
         if (!err.empty()) return err;
@@ -216,8 +218,9 @@ struct HfTokenizer::Impl {
         return "Split pre_tokenizer pattern is neither a Regex nor a String";
       }
       if (text.empty()) return "Split pre_tokenizer pattern is empty";
-      const std::string behavior =
-          j.contains("behavior") && j["behavior"].is_string() ? j["behavior"].get<std::string>() : "";
+      const std::string behavior = j.contains("behavior") && j["behavior"].is_string()
+                                       ? j["behavior"].get<std::string>()
+                                       : "";
       if (behavior == "Isolated") {
         step.behavior = SplitBehavior::kIsolated;
       } else if (behavior == "Removed") {
@@ -253,7 +256,8 @@ struct HfTokenizer::Impl {
     if (bool_field(model, "byte_fallback", false)) return "BPE byte_fallback is not supported";
     for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
       auto it = model.find(key);
-      if (it != model.end() && !it->is_null() && !(it->is_string() && it->get<std::string>().empty())) {
+      if (it != model.end() && !it->is_null() &&
+          !(it->is_string() && it->get<std::string>().empty())) {
         return std::string("BPE ") + key + " is not supported";
       }
     }
@@ -263,7 +267,8 @@ struct HfTokenizer::Impl {
     if (vocab_it == model.end() || !vocab_it->is_object()) return "model has no \"vocab\" object";
     int64_t max_id = -1;
     for (auto it = vocab_it->begin(); it != vocab_it->end(); ++it) {
-      if (!it.value().is_number_integer()) return "vocab entry '" + it.key() + "' has no integer id";
+      if (!it.value().is_number_integer())
+        return "vocab entry '" + it.key() + "' has no integer id";
       const int64_t id = it.value().get<int64_t>();
       if (id < 0 || id > kMaxTokenId) {
         return "vocab entry '" + it.key() + "' has id " + std::to_string(id) + " outside [0, " +
@@ -294,18 +299,16 @@ struct HfTokenizer::Impl {
       }
     }
     vocab_size = static_cast<int32_t>(max_id + 1);
-    id_to_token.assign(static_cast<size_t>(vocab_size), std::string());
-    has_token.assign(static_cast<size_t>(vocab_size), false);
     for (const auto& kv : vocab) {
-      if (has_token[kv.second]) {
-        return "vocab entries '" + id_to_token[kv.second] + "' and '" + kv.first + "' share id " +
+      auto ins = id_to_token.emplace(kv.second, kv.first);
+      if (!ins.second) {
+        return "vocab entries '" + ins.first->second + "' and '" + kv.first + "' share id " +
                std::to_string(kv.second);
       }
-      id_to_token[kv.second] = kv.first;
-      has_token[kv.second] = true;
     }
-    std::stable_sort(added.begin(), added.end(),
-                     [](const Added& a, const Added& b) { return a.content.size() > b.content.size(); });
+    std::stable_sort(added.begin(), added.end(), [](const Added& a, const Added& b) {
+      return a.content.size() > b.content.size();
+    });
     for (size_t i = 0; i < added.size(); ++i) {
       added_by_first_byte[static_cast<uint8_t>(added[i].content[0])].push_back(i);
     }
@@ -386,7 +389,8 @@ struct HfTokenizer::Impl {
         if (piece.contains("Sequence")) {
           after = true;
         } else if (piece.contains("SpecialToken") && piece["SpecialToken"].is_object() &&
-                   piece["SpecialToken"].contains("id") && piece["SpecialToken"]["id"].is_string()) {
+                   piece["SpecialToken"].contains("id") &&
+                   piece["SpecialToken"]["id"].is_string()) {
           const int32_t id = lookup(piece["SpecialToken"]["id"].get<std::string>());
           if (id >= 0) (after ? eos : bos) = id;
         }
@@ -435,7 +439,8 @@ struct HfTokenizer::Impl {
         continue;
       }
       if (start > kept) out->push_back(piece.substr(kept, start - kept));
-      if (step.behavior == SplitBehavior::kIsolated) out->push_back(piece.substr(start, end - start));
+      if (step.behavior == SplitBehavior::kIsolated)
+        out->push_back(piece.substr(start, end - start));
       kept = end;
       pos = end;
     }
@@ -473,9 +478,7 @@ struct HfTokenizer::Impl {
       int32_t rank;
       int64_t left;
       int32_t left_id, right_id;
-      bool operator>(const Cand& o) const {
-        return rank != o.rank ? rank > o.rank : left > o.left;
-      }
+      bool operator>(const Cand& o) const { return rank != o.rank ? rank > o.rank : left > o.left; }
     };
     std::priority_queue<Cand, std::vector<Cand>, std::greater<Cand>> queue;
     auto push = [&](int64_t left) {
@@ -564,7 +567,8 @@ TokenizerResult<std::vector<int32_t>> HfTokenizer::encode(const std::string& tex
   const Impl& im = *impl_;
   const size_t bad = find_invalid_utf8(text);
   if (bad != std::string::npos) {
-    return R::failure(im.name + ": text to encode is not valid UTF-8 at byte " + std::to_string(bad));
+    return R::failure(im.name + ": text to encode is not valid UTF-8 at byte " +
+                      std::to_string(bad));
   }
   if (bos && im.bos < 0) return R::failure(im.name + ": the tokenizer names no BOS token");
   if (eos && im.eos < 0) return R::failure(im.name + ": the tokenizer names no EOS token");
@@ -607,11 +611,12 @@ TokenizerResult<std::string> HfTokenizer::decode(int32_t id) const {
   }
   auto added = im.added_by_id.find(id);
   if (added != im.added_by_id.end()) return R(added->second);
-  if (!im.has_token[id]) {
+  auto entry = im.id_to_token.find(id);
+  if (entry == im.id_to_token.end()) {
     return R::failure(im.name + ": token id " + std::to_string(id) + " names no token");
   }
   // Undo the byte-to-unicode map; a character outside it is kept as its UTF-8.
-  const std::string& token = im.id_to_token[id];
+  const std::string& token = entry->second;
   std::string out;
   uint32_t cp;
   for (size_t i = 0; i < token.size();) {

@@ -129,9 +129,9 @@ std::string load_error(const std::string& text) {
   return tok.ok() ? std::string() : tok.error();
 }
 
-#define EXPECT_ERROR_HAS(text, needle)                                  \
-  do {                                                                  \
-    const std::string err_ = load_error(text);                          \
+#define EXPECT_ERROR_HAS(text, needle)                                    \
+  do {                                                                    \
+    const std::string err_ = load_error(text);                            \
     EXPECT_NE(err_.find(needle), std::string::npos) << "error: " << err_; \
   } while (0)
 
