@@ -1,4 +1,4 @@
-// HfTokenizer against the Hugging Face `tokenizers` package: two byte-level
+// HfTokenizer against the Hugging Face `tokenizers` package: three byte-level
 // BPE tokenizers it trained and the ids its encode() gave for each test
 // string (test/tokenizers/data, written by make_tokenizer_fixtures.py).
 #include "extension/tokenizers/hf_tokenizer.h"
@@ -43,9 +43,12 @@ TEST_P(HfTokenizerReference, MatchesPythonIdsAndRoundTrips) {
     auto ids = tok.value().encode(text);
     ASSERT_TRUE(ids.ok()) << ids.error();
     EXPECT_EQ(ids.value(), want) << "text: '" << text << "'";
+    // The package's decode; it equals the text except where add_prefix_space put
+    // spaces in (gpt2_prefix_space).
+    const std::string decoded = entry["decoded"].get<std::string>();
     auto back = tok.value().decode(ids.value());
     ASSERT_TRUE(back.ok()) << back.error();
-    EXPECT_EQ(back.value(), text);
+    EXPECT_EQ(back.value(), decoded);
     // Streaming: per-token byte pieces concatenate to the text.
     std::string streamed;
     for (int32_t id : ids.value()) {
@@ -53,12 +56,12 @@ TEST_P(HfTokenizerReference, MatchesPythonIdsAndRoundTrips) {
       ASSERT_TRUE(piece.ok()) << piece.error();
       streamed += piece.value();
     }
-    EXPECT_EQ(streamed, text);
+    EXPECT_EQ(streamed, decoded);
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, HfTokenizerReference,
-                         ::testing::Values("gpt2_style", "llama3_style"));
+                         ::testing::Values("gpt2_style", "gpt2_prefix_space", "llama3_style"));
 
 TEST(HfTokenizer, BosEosByNameAndSpecialTokens) {
   auto tok = HfTokenizer::load(data_path("llama3_style/tokenizer.json"));
