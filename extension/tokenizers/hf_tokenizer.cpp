@@ -19,8 +19,12 @@ using nlohmann::json;
 constexpr int64_t kMaxTokenId = (int64_t{1} << 24) - 1;
 // Nesting of pre-tokenizer Sequences accepted.
 constexpr int kMaxSequenceDepth = 8;
-// PCRE2 backtracking budget per match, so a hostile pattern fails instead of hanging.
-constexpr uint32_t kRegexMatchLimit = 1000000;
+// PCRE2 backtracking budget per match: this base plus kRegexStepsPerByte for each
+// byte of the piece, so long whitespace runs (where the Llama 3 pattern's
+// \s*[\r\n]+ backtracks over the whole run) still match, while a hostile
+// pattern fails instead of hanging.
+constexpr uint64_t kRegexMatchLimit = 1000000;
+constexpr uint64_t kRegexStepsPerByte = 64;
 
 // GPT-2's pre-tokenizer regex, used by ByteLevel when use_regex is true.
 const char* const kGpt2Pattern =
@@ -416,7 +420,8 @@ struct HfTokenizer::Impl {
     std::unique_ptr<pcre2_match_context, void (*)(pcre2_match_context*)> mc(
         pcre2_match_context_create(nullptr), pcre2_match_context_free);
     if (!md || !mc) return "out of memory for a regex match";
-    pcre2_set_match_limit(mc.get(), kRegexMatchLimit);
+    const uint64_t limit = kRegexMatchLimit + kRegexStepsPerByte * piece.size();
+    pcre2_set_match_limit(mc.get(), static_cast<uint32_t>(std::min<uint64_t>(limit, UINT32_MAX)));
     const auto* subject = reinterpret_cast<PCRE2_SPTR>(piece.data());
     size_t pos = 0;   // where the next search starts
     size_t kept = 0;  // end of what has been emitted

@@ -112,6 +112,23 @@ TEST(HfTokenizer, SplitsUtf8AcrossTokensForStreaming) {
   }
 }
 
+TEST(HfTokenizer, LongWhitespaceRunsMatchThePackage) {
+  // The Llama 3 pattern's \s*[\r\n]+ backtracks over a whole whitespace run
+  // before \s+(?!\S) matches it; the regex budget grows with the text. The ids
+  // are from the tokenizers package: 274 is "ĠĠ", 223 "Ġ", 90 "x", 91 "y".
+  auto tok = HfTokenizer::load(data_path("llama3_style/tokenizer.json"));
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  auto spaces = tok.value().encode(std::string(1000000, ' '));
+  ASSERT_TRUE(spaces.ok()) << spaces.error();
+  EXPECT_EQ(spaces.value(), std::vector<int32_t>(500000, 274));
+  auto framed = tok.value().encode("x" + std::string(1000000, ' ') + "y");
+  ASSERT_TRUE(framed.ok()) << framed.error();
+  std::vector<int32_t> want{90};
+  want.insert(want.end(), 499999, 274);
+  want.insert(want.end(), {223, 223, 91});
+  EXPECT_EQ(framed.value(), want);
+}
+
 TEST(HfTokenizer, RejectsBadTextAndIds) {
   auto tok = HfTokenizer::load(data_path("gpt2_style/tokenizer.json"));
   ASSERT_TRUE(tok.ok()) << tok.error();
