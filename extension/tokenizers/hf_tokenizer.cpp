@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <queue>
 #include <sstream>
@@ -95,6 +96,35 @@ size_t find_invalid_utf8(const std::string& s) {
   return std::string::npos;
 }
 
+#include "extension/tokenizers/nfc_tables.inc"
+
+// Byte offset where the NFC quick check (UAX #15) cannot confirm that valid
+// UTF-8 `s` is in NFC form (a code point whose NFC_Quick_Check is No or Maybe,
+// or combining marks out of canonical order), or npos when `s` is NFC.
+size_t find_non_nfc(const std::string& s) {
+  uint32_t last_ccc = 0;
+  uint32_t cp;
+  for (size_t i = 0; i < s.size();) {
+    const size_t len = utf8_char_len(s, i, &cp);
+    if (len == 0) return i;
+    if (cp >= 0x300) {  // the tables start at U+0300
+      auto in_check = std::upper_bound(std::begin(kNfcCheckRanges), std::end(kNfcCheckRanges), cp,
+                                       [](uint32_t c, const uint32_t(&r)[2]) { return c < r[0]; });
+      if (in_check != std::begin(kNfcCheckRanges) && cp <= (*(in_check - 1))[1]) return i;
+      auto comb = std::upper_bound(std::begin(kCombiningRanges), std::end(kCombiningRanges), cp,
+                                   [](uint32_t c, const uint32_t(&r)[3]) { return c < r[0]; });
+      const uint32_t ccc =
+          (comb != std::begin(kCombiningRanges) && cp <= (*(comb - 1))[1]) ? (*(comb - 1))[2] : 0;
+      if (ccc != 0 && last_ccc > ccc) return i;
+      last_ccc = ccc;
+    } else {
+      last_ccc = 0;
+    }
+    i += len;
+  }
+  return std::string::npos;
+}
+
 struct CodeDeleter {
   void operator()(pcre2_code* c) const { pcre2_code_free(c); }
 };
@@ -151,6 +181,7 @@ struct HfTokenizer::Impl {
   // (left id << 32 | right id) -> (rank, merged id)
   std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges;
   bool ignore_merges = false;
+  bool nfc = false;  // the file's normalizer is NFC: text must already be NFC
   struct Added {
     std::string content;
     int32_t id;
@@ -356,7 +387,8 @@ struct HfTokenizer::Impl {
 
     auto norm = root.find("normalizer");
     if (norm != root.end() && !norm->is_null()) {
-      return "normalizer '" + type_of(*norm) + "' is not supported";
+      if (type_of(*norm) != "NFC") return "normalizer '" + type_of(*norm) + "' is not supported";
+      nfc = true;
     }
     bool saw_byte_level = false;
     auto pre = root.find("pre_tokenizer");
@@ -574,6 +606,14 @@ TokenizerResult<std::vector<int32_t>> HfTokenizer::encode(const std::string& tex
   if (bad != std::string::npos) {
     return R::failure(im.name + ": text to encode is not valid UTF-8 at byte " +
                       std::to_string(bad));
+  }
+  if (im.nfc) {
+    const size_t at = find_non_nfc(text);
+    if (at != std::string::npos) {
+      return R::failure(im.name + ": text to encode is not in NFC form at byte " +
+                        std::to_string(at) +
+                        " (the NFC normalizer is checked, not applied: normalize first)");
+    }
   }
   if (bos && im.bos < 0) return R::failure(im.name + ": the tokenizer names no BOS token");
   if (eos && im.eos < 0) return R::failure(im.name + ": the tokenizer names no EOS token");

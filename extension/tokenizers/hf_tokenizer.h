@@ -11,7 +11,9 @@
 //     vocabulary is in the GPT-2 byte-to-unicode alphabet.
 //   added_tokens: matched in the text before pre-tokenization (longest
 //     match first); lstrip/rstrip/single_word are not applied.
-//   normalizer: none (a file with one is rejected, not silently ignored).
+//   normalizer: none, or NFC (Qwen): NFC is checked, not applied: encode()
+//     refuses text that the Unicode NFC quick check cannot confirm to be in
+//     NFC already (most text is); other normalizers are rejected at load.
 //   decoder: none or ByteLevel.
 //   post_processor: only read to find the BOS/EOS tokens of a
 //     TemplateProcessing "single" template.

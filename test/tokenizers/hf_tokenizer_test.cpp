@@ -1,4 +1,4 @@
-// HfTokenizer against the Hugging Face `tokenizers` package: three byte-level
+// HfTokenizer against the Hugging Face `tokenizers` package: four byte-level
 // BPE tokenizers it trained and the ids its encode() gave for each test
 // string (test/tokenizers/data, written by make_tokenizer_fixtures.py).
 #include "extension/tokenizers/hf_tokenizer.h"
@@ -61,7 +61,8 @@ TEST_P(HfTokenizerReference, MatchesPythonIdsAndRoundTrips) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, HfTokenizerReference,
-                         ::testing::Values("gpt2_style", "gpt2_prefix_space", "llama3_style"));
+                         ::testing::Values("gpt2_style", "gpt2_prefix_space", "llama3_style",
+                                           "qwen_style"));
 
 TEST(HfTokenizer, BosEosByNameAndSpecialTokens) {
   auto tok = HfTokenizer::load(data_path("llama3_style/tokenizer.json"));
@@ -127,6 +128,23 @@ TEST(HfTokenizer, LongWhitespaceRunsMatchThePackage) {
   want.insert(want.end(), 499999, 274);
   want.insert(want.end(), {223, 223, 91});
   EXPECT_EQ(framed.value(), want);
+}
+
+TEST(HfTokenizer, NfcNormalizerChecksText) {
+  auto tok = HfTokenizer::load(data_path("qwen_style/tokenizer.json"));
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  // Precomposed "Caf\u00e9" is NFC; "Cafe" + U+0301 (combining acute) is not.
+  EXPECT_TRUE(tok.value().encode("Caf\xC3\xA9").ok());
+  auto decomposed = tok.value().encode("Cafe\xCC\x81");
+  ASSERT_FALSE(decomposed.ok());
+  EXPECT_NE(decomposed.error().find("not in NFC form at byte 4"), std::string::npos)
+      << decomposed.error();
+  // A singleton decomposition (U+212B ANGSTROM SIGN -> U+00C5) is not NFC either.
+  EXPECT_FALSE(tok.value().encode("x \xE2\x84\xAB").ok());
+  // Combining marks out of canonical order: U+0592 (class 230) after U+0316
+  // (class 220) is NFC, U+0316 after U+0592 is not.
+  EXPECT_TRUE(tok.value().encode("x\xCC\x96\xD6\x92").ok());
+  EXPECT_FALSE(tok.value().encode("x\xD6\x92\xCC\x96").ok());
 }
 
 TEST(HfTokenizer, RejectsBadTextAndIds) {

@@ -7,6 +7,7 @@ to test/tokenizers/data/ (read by test/tokenizers/hf_tokenizer_test.cpp).
   llama3_style/tokenizer.json: Sequence[Split(Llama 3 regex, isolated), ByteLevel(no regex)],
                                ignore_merges like Llama 3's file.
   gpt2_prefix_space/tokenizer.json: ByteLevel with add_prefix_space (RoBERTa style).
+  qwen_style/tokenizer.json: NFC normalizer, Split(Qwen2 regex) + ByteLevel(no regex).
   <name>/reference.json: [{"text": ..., "ids": [...], "decoded": ...}, ...] from
     Tokenizer.encode(text).ids and Tokenizer.decode(ids, skip_special_tokens=False).
 
@@ -15,13 +16,18 @@ Run: /opt/tv/bin/python test/tokenizers/make_tokenizer_fixtures.py
 import json
 import os
 
-from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "data")
 
 LLAMA3_PATTERN = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+
+QWEN2_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
     r"|\s*[\r\n]+|\s+(?!\S)|\s+"
 )
 
@@ -80,12 +86,16 @@ TEST_STRINGS = [
     "unseen words: xylophone quizzical zephyr",
     "punctuation!!! ??? ... ,,, ;;; \"quoted\" (parens) [brackets] {braces}",
     "\u00a0non-breaking\u2003em space",
+    "\u0928\u092e\u0938\u094d\u0924\u0947 \u0926\u0941\u0928\u093f\u092f\u093e",
+    "Ti\u1ebfng Vi\u1ec7t \ud55c\uad6d\uc5b4",
 ]
 
 
-def build(name, pre_tokenizer, ignore_merges, round_trips=True):
+def build(name, pre_tokenizer, ignore_merges, round_trips=True, normalizer=None):
     model = models.BPE(ignore_merges=ignore_merges)
     tok = Tokenizer(model)
+    if normalizer is not None:
+        tok.normalizer = normalizer
     tok.pre_tokenizer = pre_tokenizer
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
@@ -123,6 +133,17 @@ def main():
             ]
         ),
         True,
+    )
+    build(
+        "qwen_style",
+        pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(QWEN2_PATTERN), behavior="isolated", invert=False),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
+        ),
+        False,
+        normalizer=normalizers.NFC(),
     )
 
 
