@@ -125,6 +125,13 @@ size_t find_non_nfc(const std::string& s) {
   return std::string::npos;
 }
 
+// Unicode White_Space (what an added token's lstrip/rstrip remove).
+bool is_white_space(uint32_t cp) {
+  return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
+         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
+         cp == 0x205F || cp == 0x3000;
+}
+
 struct CodeDeleter {
   void operator()(pcre2_code* c) const { pcre2_code_free(c); }
 };
@@ -185,6 +192,8 @@ struct HfTokenizer::Impl {
   struct Added {
     std::string content;
     int32_t id;
+    bool lstrip;  // the match takes the whitespace before it
+    bool rstrip;  // and after it
   };
   std::vector<Added> added;  // longest content first
   std::unordered_map<int32_t, std::string> added_by_id;
@@ -329,7 +338,8 @@ struct HfTokenizer::Impl {
         }
         if (content.empty()) return "added token " + std::to_string(id) + " has empty content";
         max_id = std::max(max_id, id);
-        added.push_back({content, static_cast<int32_t>(id)});
+        added.push_back({content, static_cast<int32_t>(id), bool_field(t, "lstrip", false),
+                         bool_field(t, "rstrip", false)});
         added_by_id[static_cast<int32_t>(id)] = content;
       }
     }
@@ -635,10 +645,23 @@ TokenizerResult<std::vector<int32_t>> HfTokenizer::encode(const std::string& tex
       ++i;
       continue;
     }
-    if (i > seg_start) err = im.encode_segment(text.substr(seg_start, i - seg_start), &ids);
+    size_t start = i, end = i + hit->content.size();
+    uint32_t cp;
+    while (hit->lstrip && start > seg_start) {  // back over whole whitespace characters
+      size_t prev = start - 1;
+      while (prev > seg_start && (static_cast<uint8_t>(text[prev]) & 0xC0) == 0x80) --prev;
+      if (utf8_char_len(text, prev, &cp) != start - prev || !is_white_space(cp)) break;
+      start = prev;
+    }
+    while (hit->rstrip && end < text.size()) {
+      const size_t len = utf8_char_len(text, end, &cp);
+      if (!is_white_space(cp)) break;
+      end += len;
+    }
+    if (start > seg_start) err = im.encode_segment(text.substr(seg_start, start - seg_start), &ids);
     if (!err.empty()) return R::failure(im.name + ": " + err);
     ids.push_back(hit->id);
-    i += hit->content.size();
+    i = end;
     seg_start = i;
   }
   if (seg_start < text.size()) err = im.encode_segment(text.substr(seg_start), &ids);

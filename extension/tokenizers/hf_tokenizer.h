@@ -10,7 +10,8 @@
 //     last (as Llama 3 and Qwen files have). ByteLevel must appear: the
 //     vocabulary is in the GPT-2 byte-to-unicode alphabet.
 //   added_tokens: matched in the text before pre-tokenization (longest
-//     match first); lstrip/rstrip/single_word are not applied.
+//     match first), lstrip/rstrip taking the whitespace around them;
+//     single_word is not applied.
 //   normalizer: none, or NFC (Qwen): NFC is checked, not applied: encode()
 //     refuses text that the Unicode NFC quick check cannot confirm to be in
 //     NFC already (most text is); other normalizers are rejected at load.

@@ -6,7 +6,8 @@ to test/tokenizers/data/ (read by test/tokenizers/hf_tokenizer_test.cpp).
   gpt2_style/tokenizer.json:  ByteLevel pre-tokenizer (GPT-2 regex), ByteLevel decoder.
   llama3_style/tokenizer.json: Sequence[Split(Llama 3 regex, isolated), ByteLevel(no regex)],
                                ignore_merges like Llama 3's file.
-  gpt2_prefix_space/tokenizer.json: ByteLevel with add_prefix_space (RoBERTa style).
+  gpt2_prefix_space/tokenizer.json: ByteLevel with add_prefix_space (RoBERTa style), and
+    added tokens <mask> (lstrip) and <rtok> (rstrip, not special).
   qwen_style/tokenizer.json: NFC normalizer, Split(Qwen2 regex) + ByteLevel(no regex).
   <name>/reference.json: [{"text": ..., "ids": [...], "decoded": ...}, ...] from
     Tokenizer.encode(text).ids and Tokenizer.decode(ids, skip_special_tokens=False).
@@ -16,7 +17,7 @@ Run: /opt/tv/bin/python test/tokenizers/make_tokenizer_fixtures.py
 import json
 import os
 
-from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "data")
@@ -88,10 +89,16 @@ TEST_STRINGS = [
     "\u00a0non-breaking\u2003em space",
     "\u0928\u092e\u0938\u094d\u0924\u0947 \u0926\u0941\u0928\u093f\u092f\u093e",
     "Ti\u1ebfng Vi\u1ec7t \ud55c\uad6d\uc5b4",
+    "Hello <mask> world",
+    "a \u00a0 <mask>b",
+    "x<rtok>  y",
+    "<mask>",
+    " \n<rtok>\t\n",
+    "a<rtok>\u3000\u00e9<mask>",
 ]
 
 
-def build(name, pre_tokenizer, ignore_merges, round_trips=True, normalizer=None):
+def build(name, pre_tokenizer, ignore_merges, round_trips=True, normalizer=None, extra=()):
     model = models.BPE(ignore_merges=ignore_merges)
     tok = Tokenizer(model)
     if normalizer is not None:
@@ -105,6 +112,8 @@ def build(name, pre_tokenizer, ignore_merges, round_trips=True, normalizer=None)
         show_progress=False,
     )
     tok.train_from_iterator(corpus_iter(), trainer=trainer)
+    if extra:
+        tok.add_special_tokens(list(extra))
     d = os.path.join(OUT, name)
     os.makedirs(d, exist_ok=True)
     tok.save(os.path.join(d, "tokenizer.json"), pretty=True)
@@ -123,7 +132,13 @@ def build(name, pre_tokenizer, ignore_merges, round_trips=True, normalizer=None)
 def main():
     build("gpt2_style", pre_tokenizers.ByteLevel(add_prefix_space=False), False)
     # A space is put before every piece that lacks one, so decode(encode(s)) != s.
-    build("gpt2_prefix_space", pre_tokenizers.ByteLevel(add_prefix_space=True), False, False)
+    build(
+        "gpt2_prefix_space",
+        pre_tokenizers.ByteLevel(add_prefix_space=True),
+        False,
+        False,
+        extra=(AddedToken("<mask>", lstrip=True), AddedToken("<rtok>", rstrip=True, special=False)),
+    )
     build(
         "llama3_style",
         pre_tokenizers.Sequence(
