@@ -23,6 +23,10 @@ etr_add_fuzzer(flat_tensor_fuzzer
 etr_add_fuzzer(bundled_program_fuzzer
   ${PROJECT_SOURCE_DIR}/test/fuzz/bundled_program_fuzzer.cpp
   etr_bundled_program etr_data_loader etr_portable_kernels etr_prim_ops)
+if(TARGET etr_tokenizers)
+  etr_add_fuzzer(hf_tokenizer_fuzzer
+    ${PROJECT_SOURCE_DIR}/test/fuzz/hf_tokenizer_fuzzer.cpp etr_tokenizers)
+endif()
 if(TARGET etr_xnnpack_backend)
   etr_add_fuzzer(xnnpack_payload_fuzzer
     ${PROJECT_SOURCE_DIR}/test/fuzz/xnnpack_payload_fuzzer.cpp etr_xnnpack_backend)

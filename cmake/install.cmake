@@ -112,7 +112,7 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/executorchConfig.cmake
   ${CMAKE_CURRENT_BINARY_DIR}/executorchConfigVersion.cmake DESTINATION ${ETR_INSTALL_CMAKEDIR})
 
 # pkg-config: every library, dependents first (static linking order).
-set(ETR_PC_ORDER etr_llm_runner etr_module etr_method_memory etr_bundled_program etr_flat_tensor etr_tensor_ext etr_threadpool
+set(ETR_PC_ORDER etr_llm_runner etr_tokenizers etr_module etr_method_memory etr_bundled_program etr_flat_tensor etr_tensor_ext etr_threadpool
   etr_xnnpack_backend etr_llm_kernels etr_optimized_kernels etr_cpu_math etr_quantized_kernels etr_portable_kernels etr_prim_ops etr_executor
   etr_data_loader etr_kernel_registry etr_backend_registry etr_core etr_platform)
 set(ETR_PC_LIBS)

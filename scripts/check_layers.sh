@@ -62,6 +62,10 @@ fi
 if [ -d extension/compat ]; then
   check extension/compat '^(runtime/(platform|core)/|runtime/executor/method_meta\.h$|extension/(module|tensor|compat)/)'
 fi
+# Tokenizers: plain C++17 on their own folder (no runtime dependency).
+if [ -d extension/tokenizers ]; then
+  check extension/tokenizers '^extension/tokenizers/'
+fi
 check extension/memory '^(runtime/(platform|core|executor)/|extension/memory/)'
 check extension/bundled_program \
   '^(runtime/(platform|core|executor)/|extension/bundled_program/|schema/bundled_program_generated.h)'

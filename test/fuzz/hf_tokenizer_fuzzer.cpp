@@ -1,0 +1,111 @@
+// libFuzzer harness for the Hugging Face tokenizer.json reader
+// (extension/tokenizers). Each input is used twice:
+//   - as a tokenizer.json: loaded and, when accepted, made to encode a fixed
+//     multilingual sample and the input itself, and to decode what it got;
+//   - as text for a fixed byte-level tokenizer built here (all 256 byte
+//     tokens, a few merges, an added token, the Llama 3 Split regex): valid
+//     UTF-8 must decode back to itself exactly, invalid UTF-8 must be refused.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "extension/tokenizers/hf_tokenizer.h"
+
+namespace {
+
+// The GPT-2 byte-to-unicode character for `byte`, as JSON string content.
+std::string byte_token(int byte) {
+  const bool printable =
+      (byte >= 33 && byte <= 126) || (byte >= 161 && byte <= 172) || (byte >= 174 && byte <= 255);
+  int cp = byte;
+  if (!printable) {
+    int n = 0;  // how many non-printable bytes come before this one
+    for (int b = 0; b < byte; ++b) {
+      n += !((b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255));
+    }
+    cp = 256 + n;
+  }
+  if (cp == '"' || cp == '\\') return std::string("\\") + static_cast<char>(cp);
+  std::string out;
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+  return out;
+}
+
+std::string fixed_tokenizer_json() {
+  std::string vocab;
+  for (int b = 0; b < 256; ++b) vocab += "\"" + byte_token(b) + "\": " + std::to_string(b) + ", ";
+  const std::string sp = byte_token(' ');
+  vocab += "\"he\": 256, \"hel\": 257, \"" + sp + "t\": 258";
+  return R"({"added_tokens": [{"id": 259, "content": "<|eot|>", "special": true}],
+    "normalizer": null,
+    "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+      {"type": "Split", "pattern": {"Regex":
+        "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"},
+       "behavior": "Isolated", "invert": false},
+      {"type": "ByteLevel", "add_prefix_space": false, "use_regex": false}]},
+    "decoder": {"type": "ByteLevel"},
+    "model": {"type": "BPE", "vocab": {)" +
+         vocab + R"(}, "merges": [["h", "e"], ["he", "l"], [")" + sp + R"(", "t"]]}})";
+}
+
+bool valid_utf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<uint8_t>(s[i]);
+    size_t len = c < 0x80                   ? 1
+                 : (c >= 0xC2 && c <= 0xDF) ? 2
+                 : (c >= 0xE0 && c <= 0xEF) ? 3
+                 : (c >= 0xF0 && c <= 0xF4) ? 4
+                                            : 0;
+    if (len == 0 || s.size() - i < len) return false;
+    uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
+    for (size_t k = 1; k < len; ++k) {
+      const auto d = static_cast<uint8_t>(s[i + k]);
+      if ((d & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) {
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const etr::HfTokenizer* fixed = [] {
+    auto t = etr::HfTokenizer::load_from_string(fixed_tokenizer_json(), "fixed");
+    if (!t.ok()) abort();  // the harness's own tokenizer must load
+    return new etr::HfTokenizer(std::move(t.value()));
+  }();
+  const std::string input(reinterpret_cast<const char*>(data), size);
+
+  // The input as a tokenizer.json.
+  auto tok = etr::HfTokenizer::load_from_string(input, "input");
+  if (tok.ok()) {
+    for (const std::string& text :
+         {std::string("Hello world, it's 2024!\n  caf\xC3\xA9 \xCE\xB1\xCE\xB2 \xE4\xBD\xA0"),
+          input}) {
+      auto ids = tok.value().encode(text, tok.value().bos_id() >= 0, tok.value().eos_id() >= 0);
+      if (ids.ok()) (void)tok.value().decode(ids.value());
+    }
+    (void)tok.value().decode(tok.value().vocab_size() - 1);
+  }
+
+  // The input as text.
+  auto ids = fixed->encode(input);
+  if (ids.ok() != valid_utf8(input)) abort();
+  if (ids.ok()) {
+    auto back = fixed->decode(ids.value());
+    if (!back.ok() || back.value() != input) abort();
+  }
+  return 0;
+}

@@ -1,0 +1,234 @@
+// HfTokenizer against the Hugging Face `tokenizers` package: four byte-level
+// BPE tokenizers it trained and the ids its encode() gave for each test
+// string (test/tokenizers/data, written by make_tokenizer_fixtures.py).
+#include "extension/tokenizers/hf_tokenizer.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace etr {
+namespace {
+
+using nlohmann::json;
+
+std::string data_path(const std::string& name) {
+  return std::string(ETR_SOURCE_DIR) + "/test/tokenizers/data/" + name;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class HfTokenizerReference : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(HfTokenizerReference, MatchesPythonIdsAndRoundTrips) {
+  const std::string dir = GetParam();
+  auto tok = HfTokenizer::load(data_path(dir + "/tokenizer.json"));
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  // Trained to 300 tokens; gpt2_prefix_space has two added tokens more.
+  EXPECT_EQ(tok.value().vocab_size(), dir == "gpt2_prefix_space" ? 302 : 300);
+  const json ref = json::parse(read_text(data_path(dir + "/reference.json")));
+  ASSERT_GE(ref.size(), 30u);
+  for (const json& entry : ref) {
+    const std::string text = entry["text"].get<std::string>();
+    const std::vector<int32_t> want = entry["ids"].get<std::vector<int32_t>>();
+    auto ids = tok.value().encode(text);
+    ASSERT_TRUE(ids.ok()) << ids.error();
+    EXPECT_EQ(ids.value(), want) << "text: '" << text << "'";
+    // The package's decode; it equals the text except where add_prefix_space put
+    // spaces in (gpt2_prefix_space).
+    const std::string decoded = entry["decoded"].get<std::string>();
+    auto back = tok.value().decode(ids.value());
+    ASSERT_TRUE(back.ok()) << back.error();
+    EXPECT_EQ(back.value(), decoded);
+    // Streaming: per-token byte pieces concatenate to the text.
+    std::string streamed;
+    for (int32_t id : ids.value()) {
+      auto piece = tok.value().decode(id);
+      ASSERT_TRUE(piece.ok()) << piece.error();
+      streamed += piece.value();
+    }
+    EXPECT_EQ(streamed, decoded);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, HfTokenizerReference,
+                         ::testing::Values("gpt2_style", "gpt2_prefix_space", "llama3_style",
+                                           "qwen_style"));
+
+TEST(HfTokenizer, BosEosByNameAndSpecialTokens) {
+  auto tok = HfTokenizer::load(data_path("llama3_style/tokenizer.json"));
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  const HfTokenizer& t = tok.value();
+  // The fixture's added_tokens: <|begin_of_text|> 0, <|end_of_text|> 1, <|eot_id|> 2.
+  EXPECT_EQ(t.bos_id(), 0);
+  EXPECT_EQ(t.eos_id(), 1);
+  EXPECT_EQ(t.token_to_id("<|eot_id|>"), 2);
+  EXPECT_EQ(t.token_to_id("no such token"), -1);
+  auto ids = t.encode("Hello", /*bos=*/true, /*eos=*/true);
+  ASSERT_TRUE(ids.ok()) << ids.error();
+  ASSERT_GE(ids.value().size(), 3u);
+  EXPECT_EQ(ids.value().front(), 0);
+  EXPECT_EQ(ids.value().back(), 1);
+  auto plain = t.encode("Hello");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(ids.value().size(), plain.value().size() + 2);
+  auto text = t.decode(ids.value());
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(text.value(), "<|begin_of_text|>Hello<|end_of_text|>");
+}
+
+TEST(HfTokenizer, BosEosFromTemplateProcessing) {
+  json j = json::parse(read_text(data_path("llama3_style/tokenizer.json")));
+  j["post_processor"] = json::parse(R"({"type": "TemplateProcessing",
+    "single": [{"SpecialToken": {"id": "<|begin_of_text|>", "type_id": 0}},
+               {"Sequence": {"id": "A", "type_id": 0}},
+               {"SpecialToken": {"id": "<|eot_id|>", "type_id": 0}}]})");
+  auto tok = HfTokenizer::load_from_string(j.dump());
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  EXPECT_EQ(tok.value().bos_id(), 0);
+  EXPECT_EQ(tok.value().eos_id(), 2);
+}
+
+TEST(HfTokenizer, SplitsUtf8AcrossTokensForStreaming) {
+  auto tok = HfTokenizer::load(data_path("gpt2_style/tokenizer.json"));
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  // An emoji the tiny vocab has no merge for: four single-byte tokens.
+  const std::string emoji = "\xF0\x9F\xA6\x84";  // U+1F984
+  auto ids = tok.value().encode(emoji);
+  ASSERT_TRUE(ids.ok()) << ids.error();
+  ASSERT_EQ(ids.value().size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    auto piece = tok.value().decode(ids.value()[i]);
+    ASSERT_TRUE(piece.ok());
+    EXPECT_EQ(piece.value(), emoji.substr(i, 1));
+  }
+}
+
+TEST(HfTokenizer, LongWhitespaceRunsMatchThePackage) {
+  // The Llama 3 pattern's \s*[\r\n]+ backtracks over a whole whitespace run
+  // before \s+(?!\S) matches it; the regex budget grows with the text. The ids
+  // are from the tokenizers package: 274 is "ĠĠ", 223 "Ġ", 90 "x", 91 "y".
+  auto tok = HfTokenizer::load(data_path("llama3_style/tokenizer.json"));
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  auto spaces = tok.value().encode(std::string(1000000, ' '));
+  ASSERT_TRUE(spaces.ok()) << spaces.error();
+  EXPECT_EQ(spaces.value(), std::vector<int32_t>(500000, 274));
+  auto framed = tok.value().encode("x" + std::string(1000000, ' ') + "y");
+  ASSERT_TRUE(framed.ok()) << framed.error();
+  std::vector<int32_t> want{90};
+  want.insert(want.end(), 499999, 274);
+  want.insert(want.end(), {223, 223, 91});
+  EXPECT_EQ(framed.value(), want);
+}
+
+TEST(HfTokenizer, NfcNormalizerChecksText) {
+  auto tok = HfTokenizer::load(data_path("qwen_style/tokenizer.json"));
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  // Precomposed "Caf\u00e9" is NFC; "Cafe" + U+0301 (combining acute) is not.
+  EXPECT_TRUE(tok.value().encode("Caf\xC3\xA9").ok());
+  auto decomposed = tok.value().encode("Cafe\xCC\x81");
+  ASSERT_FALSE(decomposed.ok());
+  EXPECT_NE(decomposed.error().find("not in NFC form at byte 4"), std::string::npos)
+      << decomposed.error();
+  // A singleton decomposition (U+212B ANGSTROM SIGN -> U+00C5) is not NFC either.
+  EXPECT_FALSE(tok.value().encode("x \xE2\x84\xAB").ok());
+  // Combining marks out of canonical order: U+0592 (class 230) after U+0316
+  // (class 220) is NFC, U+0316 after U+0592 is not.
+  EXPECT_TRUE(tok.value().encode("x\xCC\x96\xD6\x92").ok());
+  EXPECT_FALSE(tok.value().encode("x\xD6\x92\xCC\x96").ok());
+}
+
+TEST(HfTokenizer, RejectsBadTextAndIds) {
+  auto tok = HfTokenizer::load(data_path("gpt2_style/tokenizer.json"));
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  auto bad = tok.value().encode(std::string("ok \xC3\x28 no"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("not valid UTF-8 at byte 3"), std::string::npos) << bad.error();
+  auto far = tok.value().decode(300);
+  ASSERT_FALSE(far.ok());
+  EXPECT_NE(far.error().find("token id 300 is outside the vocab [0, 300)"), std::string::npos)
+      << far.error();
+  EXPECT_FALSE(tok.value().decode(-1).ok());
+  EXPECT_FALSE(tok.value().decode(std::vector<int32_t>{5, 1000}).ok());
+}
+
+// Loads `text` as tokenizer.json and returns the error (empty when it loaded).
+std::string load_error(const std::string& text) {
+  auto tok = HfTokenizer::load_from_string(text, "bad.json");
+  return tok.ok() ? std::string() : tok.error();
+}
+
+#define EXPECT_ERROR_HAS(text, needle)                                    \
+  do {                                                                    \
+    const std::string err_ = load_error(text);                            \
+    EXPECT_NE(err_.find(needle), std::string::npos) << "error: " << err_; \
+  } while (0)
+
+TEST(HfTokenizer, BadFilesGiveClearErrors) {
+  auto missing = HfTokenizer::load("/nonexistent/dir/tokenizer.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error(), "/nonexistent/dir/tokenizer.json: cannot open the file");
+
+  const std::string good = read_text(data_path("gpt2_style/tokenizer.json"));
+  ASSERT_TRUE(load_error(good).empty()) << load_error(good);
+  EXPECT_ERROR_HAS(good.substr(0, good.size() / 2), "bad.json: not valid JSON");
+  EXPECT_ERROR_HAS("[1, 2, 3]", "bad.json: not a tokenizer.json");
+  EXPECT_ERROR_HAS(R"({"name": "not a tokenizer"})", "bad.json: no \"model\" object");
+
+  json j = json::parse(good);
+  json unknown_merge = j;
+  unknown_merge["model"]["merges"][0] = json::array({"h", "zz_unknown"});
+  EXPECT_ERROR_HAS(unknown_merge.dump(), "merge 0 names unknown token 'zz_unknown'");
+  json no_vocab = j;
+  no_vocab["model"].erase("vocab");
+  EXPECT_ERROR_HAS(no_vocab.dump(), "model has no \"vocab\" object");
+  json no_merges = j;
+  no_merges["model"].erase("merges");
+  EXPECT_ERROR_HAS(no_merges.dump(), "model has no \"merges\" list");
+  json big_id = j;
+  big_id["model"]["vocab"]["huge"] = 1 << 30;
+  EXPECT_ERROR_HAS(big_id.dump(), "vocab entry 'huge' has id 1073741824 outside");
+  json neg_added = j;
+  neg_added["added_tokens"][0]["id"] = -4;
+  EXPECT_ERROR_HAS(neg_added.dump(), "added token '<|begin_of_text|>' has id -4 outside");
+  json wordpiece = j;
+  wordpiece["model"]["type"] = "WordPiece";
+  EXPECT_ERROR_HAS(wordpiece.dump(), "model type 'WordPiece' is not supported");
+  json bad_regex = j;
+  bad_regex["pre_tokenizer"] = json::parse(R"({"type": "Sequence", "pretokenizers": [
+      {"type": "Split", "pattern": {"Regex": "(unclosed"}, "behavior": "Isolated", "invert": false},
+      {"type": "ByteLevel", "add_prefix_space": false, "use_regex": false}]})");
+  EXPECT_ERROR_HAS(bad_regex.dump(), "Split pre_tokenizer regex /(unclosed/ does not compile");
+  json wrong_type = j;
+  wrong_type["model"]["vocab"] = json::array();
+  EXPECT_ERROR_HAS(wrong_type.dump(), "model has no \"vocab\" object");
+  json str_merge = j;
+  str_merge["model"]["merges"][0] = 17;
+  EXPECT_ERROR_HAS(str_merge.dump(), "merge 0 is neither");
+}
+
+TEST(HfTokenizer, AcceptsStringMerges) {
+  // Older files write merges as "a b" strings; the ids must not change.
+  const std::string good = read_text(data_path("gpt2_style/tokenizer.json"));
+  json j = json::parse(good);
+  for (json& m : j["model"]["merges"]) m = m[0].get<std::string>() + " " + m[1].get<std::string>();
+  auto a = HfTokenizer::load_from_string(good);
+  auto b = HfTokenizer::load_from_string(j.dump());
+  ASSERT_TRUE(a.ok()) << a.error();
+  ASSERT_TRUE(b.ok()) << b.error();
+  const std::string text = "The quick brown fox, caf\xC3\xA9 42";
+  EXPECT_EQ(a.value().encode(text).value(), b.value().encode(text).value());
+}
+
+}  // namespace
+}  // namespace etr
