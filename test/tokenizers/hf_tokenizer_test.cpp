@@ -217,6 +217,38 @@ TEST(HfTokenizer, BadFilesGiveClearErrors) {
   EXPECT_ERROR_HAS(str_merge.dump(), "merge 0 is neither");
 }
 
+// The malformed sweep, as test/runtime's for .pte files: every prefix of a
+// real file at a stride, and the file with one byte overwritten at a stride,
+// either loads or fails with a message; one that loads encodes and decodes
+// text without reading out of bounds (ASan runs this in CI).
+TEST(HfTokenizer, MalformedSweepLoadsOrFailsWithAMessage) {
+  const std::string good = read_text(data_path("llama3_style/tokenizer.json"));
+  ASSERT_GT(good.size(), 1000u) << "committed fixture missing";
+  const std::string text = "Hello, w\xC3\xB6rld! 123 \xF0\x9F\x98\x80  <|begin_of_text|>";
+  size_t loaded = 0, refused = 0;
+  auto exercise = [&](const std::string& bytes) {
+    auto tok = HfTokenizer::load_from_string(bytes, "swept.json");
+    if (!tok.ok()) {
+      EXPECT_FALSE(tok.error().empty());
+      ++refused;
+      return;
+    }
+    ++loaded;
+    auto ids = tok.value().encode(text);
+    if (ids.ok()) (void)tok.value().decode(ids.value());
+  };
+  const size_t stride = good.size() / 97 + 1;
+  for (size_t n = 0; n < good.size(); n += stride) exercise(good.substr(0, n));
+  const char junk[] = {'\0', '"', '}', '9', '\xFF'};
+  for (size_t i = 0, k = 0; i < good.size(); i += stride / 3 + 1, ++k) {
+    std::string bad = good;
+    bad[i] = junk[k % sizeof(junk)];
+    exercise(bad);
+  }
+  EXPECT_GT(refused, 90u);  // every strict prefix is truncated JSON
+  EXPECT_GT(loaded, 0u);    // some overwrites land in strings and still load
+}
+
 TEST(HfTokenizer, AcceptsStringMerges) {
   // Older files write merges as "a b" strings; the ids must not change.
   const std::string good = read_text(data_path("gpt2_style/tokenizer.json"));

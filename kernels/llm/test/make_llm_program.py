@@ -12,81 +12,19 @@ The operators get Python definitions here (schemas from ExecuTorch's
 custom_ops.py, plain torch math for the values) when ExecuTorch's AOT
 library does not load, as with torch 2.11.
 """
-import math
 import os
 import subprocess
+import sys
 
 import numpy as np
 import torch
-from torch.library import Library, impl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def attention(q, k, v, start_pos, attn_mask=None, drpout_p=0.0, is_causal=False, scale=None):
-    s = q.shape[1]
-    kv_len = start_pos + s
-    reps = q.shape[2] // k.shape[2]
-    kk = k[:, :kv_len].repeat_interleave(reps, dim=2).transpose(1, 2)
-    vv = v[:, :kv_len].repeat_interleave(reps, dim=2).transpose(1, 2)
-    sc = scale if scale is not None else 1.0 / math.sqrt(q.shape[3])
-    scores = (q.transpose(1, 2) @ kk.transpose(-1, -2)) * sc
-    if attn_mask is not None:
-        scores = scores + attn_mask
-    if is_causal:
-        rows = torch.arange(s).unsqueeze(1) + start_pos
-        scores = scores.masked_fill(torch.arange(kv_len).unsqueeze(0) > rows, float("-inf"))
-    return (torch.softmax(scores, dim=-1) @ vv).transpose(1, 2).contiguous()
-
-
-def define_ops():
-    try:
-        import executorch.extension.llm.custom_ops.custom_ops  # noqa: F401
-
-        return "ExecuTorch's AOT library"
-    except Exception:
-        pass
-    lib = Library("llama", "FRAGMENT")
-    define_ops.lib = lib  # kept alive with the definitions
-    lib.define("update_cache(Tensor value, Tensor(a!) cache, SymInt start_pos) -> Tensor")
-    lib.define("update_cache.out(Tensor value, Tensor(a!) cache, SymInt start_pos, *, "
-               "Tensor(b!) out) -> Tensor(b!)")
-    lib.define("custom_sdpa(Tensor query, Tensor key, Tensor value, SymInt start_pos, "
-               "Tensor? attn_mask=None, float drpout_p=0.0, bool is_causal=False, "
-               "float? scale=None) -> Tensor")
-    lib.define("custom_sdpa.out(Tensor query, Tensor key, Tensor value, SymInt start_pos, "
-               "Tensor? attn_mask=None, float drpout_p=0.0, bool is_causal=False, "
-               "float? scale=None, *, Tensor(a!) out) -> Tensor(a!)")
-
-    @impl(lib, "update_cache", "CompositeExplicitAutograd")
-    def _update(value, cache, start_pos):
-        cache[:, start_pos:start_pos + value.shape[1]] = value
-        return torch.empty((1,), dtype=value.dtype)
-
-    @impl(lib, "update_cache", "Meta")
-    def _update_meta(value, cache, start_pos):
-        return torch.empty((1,), dtype=value.dtype, device="meta")
-
-    @impl(lib, "update_cache.out", "CompositeExplicitAutograd")
-    def _update_out(value, cache, start_pos, *, out):
-        cache[:, start_pos:start_pos + value.shape[1]] = value
-        return out
-
-    @impl(lib, "custom_sdpa", "CompositeExplicitAutograd")
-    def _sdpa(q, k, v, start_pos, attn_mask=None, drpout_p=0.0, is_causal=False, scale=None):
-        return attention(q, k, v, start_pos, attn_mask, drpout_p, is_causal, scale)
-
-    @impl(lib, "custom_sdpa", "Meta")
-    def _sdpa_meta(q, k, v, start_pos, attn_mask=None, drpout_p=0.0, is_causal=False, scale=None):
-        return torch.empty_like(q)
-
-    @impl(lib, "custom_sdpa.out", "CompositeExplicitAutograd")
-    def _sdpa_out(q, k, v, start_pos, attn_mask=None, drpout_p=0.0, is_causal=False, scale=None,
-                  *, out):
-        out.copy_(attention(q, k, v, start_pos, attn_mask, drpout_p, is_causal, scale))
-        return out
-
-    return "Python definitions (plain torch math)"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+# The llama:: operators' Python definitions (used when ExecuTorch's AOT
+# library does not load) are shared with the tiny-Llama export script.
+sys.path.insert(0, os.path.join(ROOT, "test", "models", "llm"))
+from export_tiny_llama import define_llama_ops  # noqa: E402
 
 
 MAX_SEQ, HQ, HKV, D = 16, 4, 2, 8
@@ -109,7 +47,7 @@ class KvAttention(torch.nn.Module):
 
 
 def main():
-    source = define_ops()
+    source = define_llama_ops()
     from executorch.exir import EdgeCompileConfig, to_edge
 
     torch.manual_seed(20261128)
