@@ -83,13 +83,24 @@ Error parse_1x1(const ParseContext& ctx, const void* table, Node* n) {
   return ctx.output(n, "output_id", p->output_id());
 }
 
-Error parse_fully_connected(const ParseContext& ctx, const void* table, Node* n) {
-  const auto* p = static_cast<const fb::XNNFullyConnected*>(table);
+namespace {
+
+// The flags and operands of a node with weights (fully connected and the
+// convolutions): input, filter, optional bias, output.
+template <typename Table>
+Error parse_weighted_io(const ParseContext& ctx, const Table* p, Node* n) {
   n->flags = p->flags();
   ETR_RETURN_IF_ERROR(ctx.input(n, "input1_id", p->input1_id()));
   ETR_RETURN_IF_ERROR(ctx.input(n, "filter_id", p->filter_id()));
   ETR_RETURN_IF_ERROR(ctx.input(n, "bias_id", p->bias_id(), true));
   return ctx.output(n, "output_id", p->output_id());
+}
+
+}  // namespace
+
+Error parse_fully_connected(const ParseContext& ctx, const void* table, Node* n) {
+  const auto* p = static_cast<const fb::XNNFullyConnected*>(table);
+  return parse_weighted_io(ctx, p, n);
 }
 
 Error parse_conv(const ParseContext& ctx, const void* table, Node* n) {
@@ -110,11 +121,7 @@ Error parse_conv(const ParseContext& ctx, const void* table, Node* n) {
   c.groups = p->groups();
   c.adjustment_height = p->adjustment_height();
   c.adjustment_width = p->adjustment_width();
-  n->flags = p->flags();
-  ETR_RETURN_IF_ERROR(ctx.input(n, "input1_id", p->input1_id()));
-  ETR_RETURN_IF_ERROR(ctx.input(n, "filter_id", p->filter_id()));
-  ETR_RETURN_IF_ERROR(ctx.input(n, "bias_id", p->bias_id(), true));
-  return ctx.output(n, "output_id", p->output_id());
+  return parse_weighted_io(ctx, p, n);
 }
 
 Error parse_pool(const ParseContext& ctx, const void* table, Node* n) {
