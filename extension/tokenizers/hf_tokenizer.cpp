@@ -608,8 +608,8 @@ TokenizerResult<HfTokenizer> HfTokenizer::load_from_string(const std::string& js
   return TokenizerResult<HfTokenizer>(std::move(tok));
 }
 
-TokenizerResult<std::vector<int32_t>> HfTokenizer::encode(const std::string& text, bool bos,
-                                                          bool eos) const {
+TokenizerResult<std::vector<int32_t>> HfTokenizer::encode(const std::string& text, int bos,
+                                                          int eos) const {
   using R = TokenizerResult<std::vector<int32_t>>;
   const Impl& im = *impl_;
   const size_t bad = find_invalid_utf8(text);
@@ -625,10 +625,10 @@ TokenizerResult<std::vector<int32_t>> HfTokenizer::encode(const std::string& tex
                         " (the NFC normalizer is checked, not applied: normalize first)");
     }
   }
-  if (bos && im.bos < 0) return R::failure(im.name + ": the tokenizer names no BOS token");
-  if (eos && im.eos < 0) return R::failure(im.name + ": the tokenizer names no EOS token");
-  std::vector<int32_t> ids;
-  if (bos) ids.push_back(im.bos);
+  if (bos < 0 || eos < 0) return R::failure(im.name + ": negative BOS/EOS count");
+  if (bos > 0 && im.bos < 0) return R::failure(im.name + ": the tokenizer names no BOS token");
+  if (eos > 0 && im.eos < 0) return R::failure(im.name + ": the tokenizer names no EOS token");
+  std::vector<int32_t> ids(static_cast<size_t>(bos), im.bos);
   // Added tokens first: the text between them goes through the pre-tokenizer and BPE.
   size_t seg_start = 0;
   std::string err;
@@ -666,7 +666,7 @@ TokenizerResult<std::vector<int32_t>> HfTokenizer::encode(const std::string& tex
   }
   if (seg_start < text.size()) err = im.encode_segment(text.substr(seg_start), &ids);
   if (!err.empty()) return R::failure(im.name + ": " + err);
-  if (eos) ids.push_back(im.eos);
+  ids.insert(ids.end(), static_cast<size_t>(eos), im.eos);
   return R(std::move(ids));
 }
 
@@ -699,6 +699,10 @@ TokenizerResult<std::string> HfTokenizer::decode(int32_t id) const {
     i += len;
   }
   return R(std::move(out));
+}
+
+TokenizerResult<std::string> HfTokenizer::decode(int32_t /*prev_id*/, int32_t id) const {
+  return decode(id);
 }
 
 TokenizerResult<std::string> HfTokenizer::decode(const std::vector<int32_t>& ids) const {

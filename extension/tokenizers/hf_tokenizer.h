@@ -28,34 +28,14 @@
 #include <utility>
 #include <vector>
 
+#include "extension/tokenizers/tokenizer.h"
+
 namespace etr {
 
-// A value or an error message.
-template <typename T>
-class TokenizerResult {
- public:
-  TokenizerResult(T value) : ok_(true), value_(std::move(value)) {}  // NOLINT: implicit on purpose
-  static TokenizerResult failure(std::string message) {
-    TokenizerResult r;
-    r.error_ = std::move(message);
-    return r;
-  }
-  bool ok() const { return ok_; }
-  const T& value() const { return value_; }
-  T& value() { return value_; }
-  const std::string& error() const { return error_; }
-
- private:
-  TokenizerResult() = default;
-  bool ok_ = false;
-  T value_{};
-  std::string error_;
-};
-
-class HfTokenizer {
+class HfTokenizer final : public Tokenizer {
  public:
   HfTokenizer();
-  ~HfTokenizer();
+  ~HfTokenizer() override;
   HfTokenizer(HfTokenizer&&) noexcept;
   HfTokenizer& operator=(HfTokenizer&&) noexcept;
 
@@ -68,8 +48,11 @@ class HfTokenizer {
   // Token ids for UTF-8 `text`, with the BOS id first and/or the EOS id last
   // when asked (an error if the file names no such token). Fails on text that
   // is not valid UTF-8.
-  TokenizerResult<std::vector<int32_t>> encode(const std::string& text, bool bos = false,
-                                               bool eos = false) const;
+  TokenizerResult<std::vector<int32_t>> encode(const std::string& text, int bos = 0,
+                                               int eos = 0) const override;
+  const char* kind() const override { return "hf"; }
+  // decode(id): byte-level BPE pieces do not depend on the previous token.
+  TokenizerResult<std::string> decode(int32_t prev_id, int32_t id) const override;
   // The bytes of one token. A multi-byte UTF-8 character may be split over
   // several tokens: a streaming caller concatenates the pieces.
   TokenizerResult<std::string> decode(int32_t id) const;
@@ -77,12 +60,12 @@ class HfTokenizer {
   TokenizerResult<std::string> decode(const std::vector<int32_t>& ids) const;
 
   // One past the largest id of the vocabulary and the added tokens.
-  int32_t vocab_size() const;
+  int32_t vocab_size() const override;
   // The BOS/EOS ids, -1 when the file names none: taken from the
   // post-processor's template, else from well-known special token names
   // (<|begin_of_text|>, <s>, <|end_of_text|>, </s>, <|endoftext|>, ...).
-  int32_t bos_id() const;
-  int32_t eos_id() const;
+  int32_t bos_id() const override;
+  int32_t eos_id() const override;
   // The id of a vocabulary or added token, -1 when absent.
   int32_t token_to_id(const std::string& token) const;
 
