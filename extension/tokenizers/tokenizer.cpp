@@ -26,7 +26,8 @@ bool read_head(const std::string& path, size_t n, std::string* out) {
 bool looks_like_json(const std::string& head) {
   size_t i = 0;
   if (head.compare(0, 3, "\xEF\xBB\xBF") == 0) i = 3;
-  while (i < head.size() && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r')) {
+  while (i < head.size() &&
+         (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r')) {
     ++i;
   }
   return i < head.size() && head[i] == '{';

@@ -269,7 +269,7 @@ class PyModule {
       if (py::isinstance<py::str>(v)) return etr::Value(v.cast<std::string>());
       if (v.is_none()) return etr::Value();
       raise(etr::Error::InvalidType,
-            where + "got a " + py::cast<std::string>(py::str(v.get_type().attr("__name__"))) +
+            where + "got a " + py::cast<std::string>(py::str(py::type::of(v).attr("__name__"))) +
                 ", expected a " + tag);
     }
     etr::ScalarType dtype = etr::ScalarType::Float;
@@ -285,7 +285,8 @@ class PyModule {
     }
     if (!py::isinstance<py::array>(arr_obj)) {
       raise(etr::Error::InvalidType,
-            where + "got a " + py::cast<std::string>(py::str(arr_obj.get_type().attr("__name__"))) +
+            where + "got a " +
+                py::cast<std::string>(py::str(py::type::of(arr_obj).attr("__name__"))) +
                 ", expected a numpy array");
     }
     py::array arr = py::reinterpret_borrow<py::array>(arr_obj);

@@ -1,11 +1,11 @@
 // load_tokenizer(): format detection from the file's contents, and the
 // messages for files it cannot use.
-#include "extension/tokenizers/tokenizer.h"
-
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <string>
+
+#include "extension/tokenizers/tokenizer.h"
 
 namespace etr {
 namespace {
