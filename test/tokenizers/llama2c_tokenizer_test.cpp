@@ -111,6 +111,18 @@ TEST(Llama2cTokenizer, MergesByScoreAndFallsBackToBytes) {
   EXPECT_FALSE(tok.value().decode(1, -3).ok());
 }
 
+TEST(Llama2cTokenizer, EqualScoresMergeTheLeftmostPairFirst) {
+  std::string b = i32(6) + i32(1) + i32(2) + i32(4);
+  const char* pieces[] = {"<u>", "<s>", "</s>", " ", "a", "aa"};
+  for (int i = 0; i < 6; ++i) {
+    b += f32(i == 5 ? 1.0f : 0.0f) + i32(static_cast<int32_t>(std::strlen(pieces[i]))) + pieces[i];
+  }
+  auto tok = Llama2cTokenizer::load_from_string(b, "ties");
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  // " aaa": the pairs (a, a) at 1 and 2 tie; the official reader merges the first.
+  EXPECT_EQ(tok.value().encode("aaa", 0, 0).value(), (std::vector<int32_t>{3, 5, 4}));
+}
+
 TEST(Llama2cTokenizer, AFileEndingAtATokenBoundaryIsPaddedLikeTheOfficialReader) {
   auto tok = Llama2cTokenizer::load_from_string(small_file(10), "padded");
   ASSERT_TRUE(tok.ok()) << tok.error();

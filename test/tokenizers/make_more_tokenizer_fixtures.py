@@ -83,6 +83,7 @@ EXTRA_CORPUS = [
 MORE_TEST_STRINGS = [
     "a    b",
     "   x",
+    "aaaaaaa lllll eeeeee ttttt",  # equal pairs side by side: the leftmost merges first
     "x\n\n\ny",
     "<s>Hello</s>",
     "<0x41> literal",
