@@ -2,9 +2,9 @@
 // picks the format from the file's contents the way the official runner
 // does: a Hugging Face tokenizer.json first, then tiktoken (Llama 3
 // tokenizer.model), SentencePiece (when built with libsentencepiece) and the
-// llama2.c tokenizer.bin. Every implementation reports bad files and bad ids through
-// TokenizerResult's message (it names the file and what is wrong), never by
-// crashing.
+// llama2.c tokenizer.bin. Every implementation reports bad files and bad ids
+// through TokenizerResult's message (it names the file and what is wrong),
+// never by crashing.
 //
 //   auto tok = etr::load_tokenizer("tokenizer.json");
 //   if (!tok.ok()) { std::fprintf(stderr, "%s\n", tok.error().c_str()); return 1; }
