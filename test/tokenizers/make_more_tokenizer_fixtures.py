@@ -16,8 +16,10 @@ reference ids and text for a multilingual set of test strings, in test/tokenizer
     py_ids: the Python packages' ids (tiktoken with allowed_special="all"; sentencepiece's
       encode; for llama2c the sentencepiece ids of the source model), to show divergences;
     decoded: the Python package's decode of py_ids (tiktoken / sentencepiece bytes as text);
-    pieces: the official C++ decode of each id as the first token after BOS, where its
-      binding can return it (valid UTF-8), else null.
+    pieces: the official C++ decode of each id alone (the binding's decode(token), which
+      does not treat the previous token as BOS), where the binding can return it (valid
+      UTF-8), else null. The official SentencePiece reader prints byte tokens other than
+      <0x0A> as their "<0xNN>" text; the tests skip those.
 
 Run: /opt/tv/bin/python test/tokenizers/make_more_tokenizer_fixtures.py
 """
