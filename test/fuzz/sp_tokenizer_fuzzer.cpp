@@ -54,15 +54,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return new etr::SpTokenizer(std::move(t.value()));
   }();
   const std::string input(reinterpret_cast<const char*>(data), size);
+  // As text, only the first 8 KiB: libsentencepiece's encode is slow under the sanitizers and
+  // long text adds little.
+  const std::string text = input.substr(0, 8192);
 
   // The input as a model.
   auto tok = etr::SpTokenizer::load_from_string(input, "input");
   if (tok.ok()) {
     const etr::SpTokenizer& t = tok.value();
-    for (const std::string& text :
+    for (const std::string& sample :
          {std::string("Hello world, it's 2024!\n  caf\xC3\xA9 \xCE\xB1\xCE\xB2 \xE4\xBD\xA0"),
-          input}) {
-      auto ids = t.encode(text, t.bos_id() >= 0, t.eos_id() >= 0);
+          text}) {
+      auto ids = t.encode(sample, t.bos_id() >= 0, t.eos_id() >= 0);
       if (!ids.ok()) continue;
       for (int32_t id : ids.value()) {
         if (!t.decode(t.bos_id(), id).ok()) abort();  // every id encode gives must decode
@@ -72,7 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   // The input as text.
-  auto ids = fixed->encode(input, 1, 0);
+  auto ids = fixed->encode(text, 1, 0);
   if (ids.ok()) {
     std::string back;
     for (size_t i = 1; i < ids.value().size(); ++i) {
@@ -80,8 +83,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!piece.ok()) abort();
       back += piece.value();
     }
-    if (valid_utf8(input) && input.find('\0') == std::string::npos &&
-        input.find("\xE2\x96\x81") == std::string::npos && back != input) {
+    if (valid_utf8(text) && text.find('\0') == std::string::npos &&
+        text.find("\xE2\x96\x81") == std::string::npos && back != text) {
       abort();
     }
   }
