@@ -26,6 +26,14 @@ etr_add_fuzzer(bundled_program_fuzzer
 if(TARGET etr_tokenizers)
   etr_add_fuzzer(hf_tokenizer_fuzzer
     ${PROJECT_SOURCE_DIR}/test/fuzz/hf_tokenizer_fuzzer.cpp etr_tokenizers)
+  etr_add_fuzzer(tiktoken_tokenizer_fuzzer
+    ${PROJECT_SOURCE_DIR}/test/fuzz/tiktoken_tokenizer_fuzzer.cpp etr_tokenizers)
+  etr_add_fuzzer(llama2c_tokenizer_fuzzer
+    ${PROJECT_SOURCE_DIR}/test/fuzz/llama2c_tokenizer_fuzzer.cpp etr_tokenizers)
+  if(ETR_HAS_SENTENCEPIECE)
+    etr_add_fuzzer(sp_tokenizer_fuzzer
+      ${PROJECT_SOURCE_DIR}/test/fuzz/sp_tokenizer_fuzzer.cpp etr_tokenizers)
+  endif()
 endif()
 if(TARGET etr_xnnpack_backend)
   etr_add_fuzzer(xnnpack_payload_fuzzer

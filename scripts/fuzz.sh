@@ -10,14 +10,16 @@ SECONDS_PER=${1:-${FUZZ_SECONDS:-60}}
 if [ ! -x build-fuzz/program_fuzzer ] || [ ! -x build-fuzz/npy_fuzzer ] ||
    [ ! -x build-fuzz/flat_tensor_fuzzer ] || [ ! -x build-fuzz/xnnpack_payload_fuzzer ] ||
    [ ! -x build-fuzz/bundled_program_fuzzer ] || [ ! -x build-fuzz/mmap_loader_fuzzer ] ||
-   [ ! -x build-fuzz/hf_tokenizer_fuzzer ]; then
+   [ ! -x build-fuzz/hf_tokenizer_fuzzer ] || [ ! -x build-fuzz/tiktoken_tokenizer_fuzzer ] ||
+   [ ! -x build-fuzz/sp_tokenizer_fuzzer ] || [ ! -x build-fuzz/llama2c_tokenizer_fuzzer ]; then
   bash scripts/install_deps.sh
   CXX=clang++ CC=clang BUILD_DIR=build-fuzz BUILD_TYPE=Debug bash scripts/build.sh \
     -DCMAKE_CXX_FLAGS_DEBUG=-O1 -DETR_SANITIZE=ON -DETR_BUILD_FUZZERS=ON
 fi
 mkdir -p build-fuzz/corpus/program build-fuzz/corpus/npy build-fuzz/corpus/flat_tensor \
   build-fuzz/corpus/xnnpack_payload build-fuzz/corpus/bundled_program \
-  build-fuzz/corpus/mmap_loader build-fuzz/corpus/hf_tokenizer build-fuzz/artifacts
+  build-fuzz/corpus/mmap_loader build-fuzz/corpus/hf_tokenizer build-fuzz/corpus/tiktoken_tokenizer \
+  build-fuzz/corpus/sp_tokenizer build-fuzz/corpus/llama2c_tokenizer build-fuzz/artifacts
 # XNNPACK payloads: the harness starts at the first XH00 header, so whole
 # XNNPACK-lowered programs (small ones) seed it.
 find test/models -name '*.pte' -size -100k -exec cp {} build-fuzz/corpus/xnnpack_payload/ \;
@@ -37,15 +39,27 @@ cp test/models/bundled/*.bpte build-fuzz/corpus/bundled_program/
 # tokenizer.json seeds: the fixtures the `tokenizers` package trained; their reference
 # files (UTF-8 text) seed the text side.
 for d in test/tokenizers/data/*/; do
+  [ -f "${d}tokenizer.json" ] || continue
   cp "${d}tokenizer.json" "build-fuzz/corpus/hf_tokenizer/$(basename "$d").json"
   cp "${d}reference.json" "build-fuzz/corpus/hf_tokenizer/$(basename "$d")_reference.json"
 done
+# tiktoken, SentencePiece and llama2.c seeds: the fixtures make_more_tokenizer_fixtures.py
+# wrote, and their reference files as text.
+cp test/tokenizers/data/tiktoken/tokenizer.model build-fuzz/corpus/tiktoken_tokenizer/ranks.model
+cp test/tokenizers/data/tiktoken/reference.json build-fuzz/corpus/tiktoken_tokenizer/
+for m in sp_bpe sp_unigram; do
+  cp "test/tokenizers/data/$m/tokenizer.model" "build-fuzz/corpus/sp_tokenizer/$m.model"
+  cp "test/tokenizers/data/$m/reference.json" "build-fuzz/corpus/sp_tokenizer/${m}_reference.json"
+done
+cp test/tokenizers/data/llama2c/tokenizer.bin build-fuzz/corpus/llama2c_tokenizer/
+cp test/tokenizers/data/llama2c/reference.json build-fuzz/corpus/llama2c_tokenizer/
 if [ -x build-fuzz/test/etr_flat_tensor_tests ]; then
   ETR_PTD_SEED_DIR=build-fuzz/corpus/flat_tensor build-fuzz/test/etr_flat_tensor_tests \
     --gtest_filter='FlatTensorTest.ReadsThroughFileDataLoaderAndWritesFuzzSeed' > /dev/null
 fi
 status=0
-for f in program mmap_loader npy flat_tensor xnnpack_payload bundled_program hf_tokenizer; do
+for f in program mmap_loader npy flat_tensor xnnpack_payload bundled_program hf_tokenizer \
+         tiktoken_tokenizer sp_tokenizer llama2c_tokenizer; do
   echo "== ${f}_fuzzer for ${SECONDS_PER}s"
   log=build-fuzz/${f}_fuzzer.log
   if ./build-fuzz/${f}_fuzzer -max_total_time="$SECONDS_PER" -max_len=65536 -timeout=25 \

@@ -3,6 +3,12 @@
 #include <cstdio>
 
 #include "extension/tokenizers/hf_tokenizer.h"
+#include "extension/tokenizers/llama2c_tokenizer.h"
+#include "extension/tokenizers/tiktoken_tokenizer.h"
+#include "extension/tokenizers/tokenizer_util.h"
+#ifdef ETR_HAS_SENTENCEPIECE
+#include "extension/tokenizers/sp_tokenizer.h"
+#endif
 
 namespace etr {
 
@@ -45,8 +51,28 @@ TokenizerResult<std::unique_ptr<Tokenizer>> load_tokenizer(const std::string& pa
     if (!hf.ok()) return R::failure(hf.error());
     return R(std::unique_ptr<Tokenizer>(new HfTokenizer(std::move(hf.value()))));
   }
-  return R::failure(path +
-                    ": not a tokenizer this build reads (expected a Hugging Face tokenizer.json)");
+  // The other formats in the official runner's order; the first that accepts the file wins.
+  std::string bytes, error;
+  if (!tokenizer_util::read_file(path, size_t{1} << 30, &bytes, &error)) return R::failure(error);
+  std::string tried = "tokenizer.json: does not start with '{'";
+  auto tiktoken = TiktokenTokenizer::load_from_string(bytes, path);
+  if (tiktoken.ok()) {
+    return R(std::unique_ptr<Tokenizer>(new TiktokenTokenizer(std::move(tiktoken.value()))));
+  }
+  tried += "; tiktoken: " + tiktoken.error();
+#ifdef ETR_HAS_SENTENCEPIECE
+  auto sp = SpTokenizer::load_from_string(bytes, path);
+  if (sp.ok()) return R(std::unique_ptr<Tokenizer>(new SpTokenizer(std::move(sp.value()))));
+  tried += "; SentencePiece: " + sp.error();
+#else
+  tried += "; SentencePiece: not built in (libsentencepiece-dev was not found)";
+#endif
+  auto llama2c = Llama2cTokenizer::load_from_string(bytes, path);
+  if (llama2c.ok()) {
+    return R(std::unique_ptr<Tokenizer>(new Llama2cTokenizer(std::move(llama2c.value()))));
+  }
+  tried += "; llama2.c: " + llama2c.error();
+  return R::failure(path + ": not a tokenizer this build reads (tried " + tried + ")");
 }
 
 }  // namespace etr

@@ -1,9 +1,10 @@
 // The tokenizer interface an LLM runner uses, and load_tokenizer(), which
 // picks the format from the file's contents the way the official runner
-// does: a Hugging Face tokenizer.json first, then the other formats this
-// library reads. Every implementation reports bad files and bad ids through
-// TokenizerResult's message (it names the file and what is wrong), never by
-// crashing.
+// does: a Hugging Face tokenizer.json first, then tiktoken (Llama 3
+// tokenizer.model), SentencePiece (when built with libsentencepiece) and the
+// llama2.c tokenizer.bin. Every implementation reports bad files and bad ids
+// through TokenizerResult's message (it names the file and what is wrong),
+// never by crashing.
 //
 //   auto tok = etr::load_tokenizer("tokenizer.json");
 //   if (!tok.ok()) { std::fprintf(stderr, "%s\n", tok.error().c_str()); return 1; }
@@ -44,8 +45,8 @@ class Tokenizer {
  public:
   virtual ~Tokenizer();
 
-  // The format's short name: "hf" (tokenizer.json), and the names the other
-  // readers give themselves.
+  // The format's short name: "hf" (tokenizer.json), "tiktoken",
+  // "sentencepiece" or "llama2c".
   virtual const char* kind() const = 0;
 
   // Token ids for UTF-8 `text`: `bos` copies of the BOS id first, `eos`
@@ -67,7 +68,8 @@ class Tokenizer {
 
 // Reads `path` and returns the tokenizer its contents describe. The message
 // of a failure names the file and, for a file that looks like one format but
-// is broken, that format's complaint.
+// is broken, that format's complaint; a file no reader accepts gets one
+// message with each format's complaint.
 TokenizerResult<std::unique_ptr<Tokenizer>> load_tokenizer(const std::string& path);
 
 }  // namespace etr

@@ -4,6 +4,9 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
+
+#include "extension/tokenizers/tokenizer.h"
 
 #include "extension/tokenizers/tokenizer.h"
 
@@ -60,6 +63,49 @@ TEST(LoadTokenizer, NamesTheFileItCannotUse) {
   auto broken = load_tokenizer(write_temp("etr_broken_tokenizer.json", "{\"model\": "));
   ASSERT_FALSE(broken.ok());
   EXPECT_NE(broken.error().find("etr_broken_tokenizer.json"), std::string::npos) << broken.error();
+}
+
+TEST(LoadTokenizer, DetectsEachFormatInTheOfficialOrder) {
+  struct Case {
+    const char* file;
+    const char* kind;
+    int32_t vocab, bos, eos;
+  };
+  std::vector<Case> cases = {{"tiktoken/tokenizer.model", "tiktoken", 712, 456, 457},
+                             {"llama2c/tokenizer.bin", "llama2c", 520, 1, 2}};
+#ifdef ETR_HAS_SENTENCEPIECE
+  cases.push_back({"sp_bpe/tokenizer.model", "sentencepiece", 520, 1, 2});
+  cases.push_back({"sp_unigram/tokenizer.model", "sentencepiece", 432, 1, 2});
+#endif
+  for (const Case& c : cases) {
+    auto tok = load_tokenizer(data_path(c.file));
+    ASSERT_TRUE(tok.ok()) << c.file << ": " << tok.error();
+    const Tokenizer& t = *tok.value();
+    EXPECT_STREQ(t.kind(), c.kind) << c.file;
+    EXPECT_EQ(t.vocab_size(), c.vocab) << c.file;
+    EXPECT_EQ(t.bos_id(), c.bos) << c.file;
+    EXPECT_EQ(t.eos_id(), c.eos) << c.file;
+    auto ids = t.encode("Hello world", 1, 1);
+    ASSERT_TRUE(ids.ok()) << ids.error();
+    EXPECT_EQ(ids.value().front(), c.bos);
+    EXPECT_EQ(ids.value().back(), c.eos);
+    EXPECT_FALSE(t.decode(c.bos, t.vocab_size()).ok());
+  }
+}
+
+TEST(LoadTokenizer, AFileOfNoFormatGetsOneMessageNamingTheFormatsTried) {
+  const std::string path = write_temp("etr_not_a_tokenizer.txt", "just some text\nand more\n");
+  auto tok = load_tokenizer(path);
+  ASSERT_FALSE(tok.ok());
+  const std::string& e = tok.error();
+  EXPECT_EQ(e.find(path + ": not a tokenizer this build reads"), 0u) << e;
+  for (const char* format : {"tokenizer.json", "tiktoken", "SentencePiece", "llama2.c"}) {
+    EXPECT_NE(e.find(format), std::string::npos) << format << " in " << e;
+  }
+  // A truncated tiktoken file fails as tiktoken and as everything else.
+  auto cut = load_tokenizer(write_temp("etr_cut_tiktoken.model", "YQ== 0\nYg"));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.error().find("line 2"), std::string::npos) << cut.error();
 }
 
 }  // namespace

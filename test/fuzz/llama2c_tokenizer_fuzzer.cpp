@@ -1,0 +1,92 @@
+// libFuzzer harness for the llama2.c tokenizer.bin reader
+// (extension/tokenizers). Each input is used twice:
+//   - as a tokenizer.bin: loaded and, when accepted, made to encode a fixed
+//     sample and the input itself, and to decode what it got;
+//   - as text for the test fixture's tokenizer (byte tokens for every byte,
+//     read from test/tokenizers/data/llama2c; run from the repository root,
+//     as scripts/fuzz.sh does): every id must decode, and text up to its
+//     first NUL, when it is valid UTF-8 and not empty, must decode back to
+//     itself exactly, streaming after BOS. (Invalid UTF-8 need not: a stray
+//     continuation byte at the start joins the dummy-prefix space, which then
+//     falls back to a byte token and decodes as a space, as in the official
+//     reader.)
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "extension/tokenizers/llama2c_tokenizer.h"
+
+namespace {
+
+bool valid_utf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<uint8_t>(s[i]);
+    size_t len = c < 0x80                   ? 1
+                 : (c >= 0xC2 && c <= 0xDF) ? 2
+                 : (c >= 0xE0 && c <= 0xEF) ? 3
+                 : (c >= 0xF0 && c <= 0xF4) ? 4
+                                            : 0;
+    if (len == 0 || s.size() - i < len) return false;
+    uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
+    for (size_t k = 1; k < len; ++k) {
+      const auto d = static_cast<uint8_t>(s[i + k]);
+      if ((d & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) {
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const etr::Llama2cTokenizer* fixed = [] {
+    auto t = etr::Llama2cTokenizer::load("test/tokenizers/data/llama2c/tokenizer.bin");
+    if (!t.ok()) {
+      std::fprintf(stderr, "run from the repository root: %s\n", t.error().c_str());
+      abort();
+    }
+    return new etr::Llama2cTokenizer(std::move(t.value()));
+  }();
+  const std::string input(reinterpret_cast<const char*>(data), size);
+
+  // The input as a tokenizer.bin.
+  auto tok = etr::Llama2cTokenizer::load_from_string(input, "input");
+  if (tok.ok()) {
+    const etr::Llama2cTokenizer& t = tok.value();
+    for (const std::string& text :
+         {std::string("Hello world, it's 2024!\n  caf\xC3\xA9 \xCE\xB1\xCE\xB2 \xE4\xBD\xA0"),
+          input}) {
+      auto ids = t.encode(text, 1, 1);
+      if (!ids.ok()) continue;
+      int32_t prev = t.bos_id();
+      for (int32_t id : ids.value()) {
+        if (!t.decode(prev, id).ok()) abort();  // every id encode gives must decode
+        prev = id;
+      }
+    }
+    if (t.decode(0, t.vocab_size()).ok()) abort();
+  }
+
+  // The input as text.
+  const std::string text = input.substr(0, input.find('\0'));
+  auto ids = fixed->encode(input, 1, 0);
+  if (ids.ok() == text.empty()) abort();
+  if (ids.ok()) {
+    std::string back;
+    for (size_t i = 1; i < ids.value().size(); ++i) {
+      auto piece = fixed->decode(ids.value()[i - 1], ids.value()[i]);
+      if (!piece.ok()) abort();
+      back += piece.value();
+    }
+    if (valid_utf8(text) && back != text) abort();
+  }
+  return 0;
+}
