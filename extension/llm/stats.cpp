@@ -11,7 +11,7 @@ namespace llm {
 
 int64_t time_in_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
+             std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
@@ -77,8 +77,8 @@ std::string RunnerStats::to_json() const {
 std::string RunnerStats::summary() const {
   char buf[512];
   std::snprintf(buf, sizeof(buf),
-                "prompt tokens %" PRId64 ", generated tokens %" PRId64 ", load %" PRId64
-                " ms, first token %" PRId64
+                "prompt tokens %" PRId64 ", tokens decoded after the first %" PRId64
+                ", load %" PRId64 " ms, first token %" PRId64
                 " ms, prefill %.1f tokens/s, decode %.1f tokens/s, sampling %" PRId64
                 " ms, peak RSS %.1f MiB",
                 num_prompt_tokens, num_generated_tokens, model_load_end_ms - model_load_start_ms,

@@ -7,8 +7,8 @@
 //   ...
 //   std::printf("PyTorchObserver %s\n", s.to_json().c_str());
 //
-// Timestamps are milliseconds of the steady clock (only their differences
-// mean something); SCALING_FACTOR_UNITS_PER_SECOND converts them to seconds.
+// Timestamps are milliseconds since the Unix epoch, as the official runner
+// writes them; SCALING_FACTOR_UNITS_PER_SECOND converts them to seconds.
 //
 // Desktop extension: heap and standard library, no exceptions.
 #pragma once
@@ -19,7 +19,7 @@
 namespace etr {
 namespace llm {
 
-// Milliseconds of the steady clock.
+// Milliseconds since the Unix epoch (the system clock, as the official runner).
 int64_t time_in_ms();
 // The process's peak resident set size in bytes (getrusage), 0 where unknown.
 int64_t peak_rss_bytes();
@@ -42,8 +42,9 @@ struct RunnerStats {
   int64_t inference_end_ms = 0;
   int64_t aggregate_sampling_time_ms = 0;
   int64_t aggregate_model_execution_time_ms = 0;
-  // Tokens fed as the prompt (with one carried from the last call) and
-  // tokens generated (every one passed to the callback).
+  // Tokens fed as the prompt (with one carried from the last call), and
+  // tokens generated after the first one (the decode steps: the first token
+  // comes out of the prefill), as the official runner counts them.
   int64_t num_prompt_tokens = 0;
   int64_t num_generated_tokens = 0;
   // Peak RSS of the process at the end of the generation (ours, not in the
@@ -65,7 +66,7 @@ struct RunnerStats {
   // aggregate_sampling_time_ms, aggregate_model_execution_time_ms,
   // SCALING_FACTOR_UNITS_PER_SECOND.
   std::string to_json() const;
-  // Our one-line summary: load, time to first token, prefill and decode
+  // Our one-line summary: token counts, load, time to first token, prefill and decode
   // rates, sampling time, peak RSS.
   std::string summary() const;
 };

@@ -181,7 +181,8 @@ Error TextLLMRunner::generate(const std::string& prompt, const GenerationConfig&
 
   const Stats& g = generator_.stats();
   stats_.num_prompt_tokens = num_prompt;
-  stats_.num_generated_tokens = static_cast<int64_t>(generated_.size());
+  // As the official runner: the tokens after the first (the decode steps).
+  stats_.num_generated_tokens = std::max<int64_t>(0, static_cast<int64_t>(generated_.size()) - 1);
   stats_.model_execution_start_ms = stats_.token_encode_end_ms;
   stats_.model_execution_end_ms = stats_.inference_end_ms;
   stats_.aggregate_sampling_time_ms = round_ms(g.sampling_ms);

@@ -24,7 +24,8 @@
 // is lowered to what fits, as the official runner does, and logged), then
 // generates. Each generated token's text goes to token_callback as soon as
 // it completes a UTF-8 character; with config.echo the prompt text goes
-// first. The stats (RunnerStats) go to stats_callback at the end.
+// first. The stats (RunnerStats) go to stats_callback at the end (counted
+// as the official runner counts them: generated tokens after the first).
 //
 // Chat: the position carries over between generate() calls, and unlike the
 // official runner the last generated token is fed in front of the next

@@ -126,7 +126,8 @@ TEST(TextLLMRunnerTest, GreedyTextMatchesEager) {
         EXPECT_EQ(out.text, text);
         EXPECT_EQ(out.stats_calls, 1);
         EXPECT_EQ(out.stats.num_prompt_tokens, static_cast<int64_t>(prompt.size()));
-        EXPECT_EQ(out.stats.num_generated_tokens, static_cast<int64_t>(n));
+        // The official count: the tokens after the first (the decode steps).
+        EXPECT_EQ(out.stats.num_generated_tokens, static_cast<int64_t>(n) - 1);
         EXPECT_EQ(r.position(), kContext - 1);  // the last token is never fed
       }
     }
@@ -219,7 +220,7 @@ TEST(TextLLMRunnerTest, StopAndReset) {
   });
   ASSERT_EQ(e, Error::Ok);
   EXPECT_EQ(r.generated_ids(), head(bos1, 3));
-  EXPECT_EQ(r.stats().num_generated_tokens, 3);
+  EXPECT_EQ(r.stats().num_generated_tokens, 2);
   // reset(): position 0, the next generation is the first one again.
   r.reset();
   EXPECT_EQ(r.position(), 0);
@@ -240,7 +241,7 @@ TEST(TextLLMRunnerTest, StatsAreSane) {
   const RunnerStats& s = out.stats;
   nlohmann::json j = nlohmann::json::parse(s.to_json());
   EXPECT_EQ(j["prompt_tokens"], 13);
-  EXPECT_EQ(j["generated_tokens"], kContext - 13);
+  EXPECT_EQ(j["generated_tokens"], kContext - 13 - 1);
   EXPECT_EQ(j["SCALING_FACTOR_UNITS_PER_SECOND"], 1000);
   const int64_t load_start = j["model_load_start_ms"];
   const int64_t load_end = j["model_load_end_ms"];
