@@ -19,6 +19,13 @@ namespace {
 
 const std::string kDir = std::string(ETR_SOURCE_DIR) + "/test/models/llm/";
 
+// A scratch file name no other test process uses (ctest runs them in parallel).
+std::string scratch(const std::string& name) {
+  static int counter = 0;
+  return ::testing::TempDir() + "/etr_llm_cli_" + std::to_string(getpid()) + "_" +
+         std::to_string(counter++) + "_" + name;
+}
+
 std::string read_text(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::stringstream ss;
@@ -34,7 +41,7 @@ struct Cli {
 
 // Runs llm_runner with `args` (already shell-quoted).
 Cli run_cli(const std::string& args) {
-  const std::string err_path = ::testing::TempDir() + "/etr_llm_runner_cli.err";
+  const std::string err_path = scratch("stderr");
   const std::string cmd =
       std::string(ETR_TEST_EMULATOR) + " " + ETR_LLM_RUNNER_BIN + " " + args + " 2>" + err_path;
   Cli r;
@@ -66,7 +73,7 @@ std::string line_starting(const std::string& text, const std::string& prefix) {
 TEST(LlmRunnerCliTest, GreedyTextMatchesEager) {
   const std::string want = read_text(kDir + "text_bos0.txt");
   ASSERT_FALSE(want.empty());
-  const std::string stats_path = ::testing::TempDir() + "/etr_llm_runner_stats.json";
+  const std::string stats_path = scratch("stats.json");
   for (const char* pte : {
          "tiny_llama_portable.pte"
 #if ETR_LLM_TEST_HAS_XNNPACK

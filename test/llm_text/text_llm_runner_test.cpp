@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -355,7 +357,8 @@ TEST(TextLLMRunnerTest, TokenizerLargerThanTheModel) {
                                {"rstrip", false},
                                {"normalized", false},
                                {"special", true}});
-  const std::string path = ::testing::TempDir() + "/etr_big_tokenizer.json";
+  const std::string path =
+      ::testing::TempDir() + "/etr_big_tokenizer_" + std::to_string(getpid()) + ".json";
   {
     std::ofstream f(path);
     f << j.dump();
