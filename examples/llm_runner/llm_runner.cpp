@@ -218,6 +218,9 @@ int parse_args(int argc, char** argv, Args* a) {
   if (!a->prompt_tokens.empty() && a->has_prompt) {
     return fail(kExitUsage, "give --prompt or --prompt_tokens, not both");
   }
+  if (!a->prompt_tokens.empty() && (!a->stats_json.empty() || a->warmup)) {
+    return fail(kExitUsage, "--stats_json and --warmup need a text --prompt, not --prompt_tokens");
+  }
   if (a->prompt_tokens.empty()) {
     if (!a->has_prompt) return fail(kExitUsage, "--prompt (or --prompt_tokens) is required");
     if (a->tokenizer_path.empty()) return fail(kExitUsage, "--prompt needs --tokenizer_path");
@@ -261,6 +264,7 @@ int run_ids(const Args& a, const etr::ModuleOptions& options) {
 
 int run_text(const Args& a, const etr::ModuleOptions& options) {
 #if !ETR_LLM_RUNNER_HAS_TEXT
+  (void)a;
   (void)options;
   (void)write_stats_json;
   return fail(kExitFailed,

@@ -149,6 +149,9 @@ TEST(LlmRunnerCliTest, BadInputGivesOneLineNamingIt) {
        "max_context_len"},
       {model_args() + " --prompt=x --stats_json=/nonexistent/dir/s.json", 1, "/nonexistent/dir"},
       {"--model_path=" + kDir + "tiny_llama_portable.pte --prompt_tokens=1,500", 1, "500"},
+      {"--model_path=" + kDir + "tiny_llama_portable.pte --prompt_tokens=1 --stats_json=x", 2,
+       "--stats_json"},
+      {model_args() + " --prompt=x --prompt_tokens=1", 2, "--prompt_tokens"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.args);
