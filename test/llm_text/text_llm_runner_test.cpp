@@ -347,6 +347,47 @@ TEST(TextLLMRunnerTest, BadPromptsAndLimits) {
   EXPECT_EQ(run(r, kPrompt, greedy(3)).error, Error::Ok);
 }
 
+// A split UTF-8 character reaches the callback only once it is whole: the
+// tokenizer with the first two tokens the model generates after "Once upon a
+// time" (ids 7 '.' and 14 '?') renamed to the byte-level symbols of the bytes
+// C3 and A9 ("\xC3\xA9" is "e acute"; the prompt's ids do not change).
+TEST(TextLLMRunnerTest, StreamsWholeUtf8Characters) {
+  const std::vector<int64_t> tokens = load_ids("text_bos0_tokens.npy");
+  const std::string text = read_text(kDir + "text_bos0.txt");
+  ASSERT_EQ(head(tokens, 2), (std::vector<int64_t>{7, 14}));
+  ASSERT_EQ(text.substr(0, 2), ".?");
+  nlohmann::json j = nlohmann::json::parse(read_text(kTokenizer));
+  nlohmann::json& vocab = j["model"]["vocab"];
+  ASSERT_EQ(vocab["."], 7);
+  ASSERT_EQ(vocab["?"], 14);
+  vocab.erase(".");
+  vocab.erase("?");
+  vocab["\u00C3"] = 7;   // GPT-2 byte-level symbol of byte C3
+  vocab["\u00A9"] = 14;  // ... of byte A9
+  // Drop the merges that use the renamed symbols (none applies to the prompt).
+  nlohmann::json merges = nlohmann::json::array();
+  for (const nlohmann::json& m : j["model"]["merges"]) {
+    if (m[0] != "." && m[1] != "." && m[0] != "?" && m[1] != "?") merges.push_back(m);
+  }
+  j["model"]["merges"] = merges;
+  const std::string path =
+      ::testing::TempDir() + "/etr_utf8_tokenizer_" + std::to_string(getpid()) + ".json";
+  {
+    std::ofstream f(path);
+    f << j.dump();
+  }
+  TextLLMRunner r(kDir + "tiny_llama_portable.pte", path);
+  TextRun out = run(r, kPrompt, greedy());
+  std::remove(path.c_str());
+  ASSERT_EQ(out.error, Error::Ok);
+  EXPECT_EQ(r.generated_ids(), head(tokens, kContext - 12));
+  ASSERT_FALSE(out.pieces.empty());
+  // Token 7 alone gives no piece; token 14 completes the character.
+  EXPECT_EQ(out.pieces[0], "\xC3\xA9");
+  EXPECT_EQ(out.pieces.size(), r.generated_ids().size() - 1);
+  EXPECT_EQ(out.text, "\xC3\xA9" + text.substr(2));
+}
+
 TEST(TextLLMRunnerTest, TokenizerLargerThanTheModel) {
   // tokenizer.json plus an added token with id 200 (the model has 128 rows).
   nlohmann::json j = nlohmann::json::parse(read_text(kTokenizer));
