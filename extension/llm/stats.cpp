@@ -27,21 +27,20 @@ int64_t peak_rss_bytes() {
 
 namespace {
 
-double rate(int64_t tokens, int64_t start_ms, int64_t end_ms) {
-  const int64_t span = end_ms - start_ms;
+double rate(int64_t tokens, double precise_ms, int64_t start_ms, int64_t end_ms) {
+  const double span = precise_ms > 0 ? precise_ms : static_cast<double>(end_ms - start_ms);
   if (span <= 0 || tokens <= 0) return 0;
-  return static_cast<double>(tokens) * RunnerStats::SCALING_FACTOR_UNITS_PER_SECOND /
-         static_cast<double>(span);
+  return static_cast<double>(tokens) * RunnerStats::SCALING_FACTOR_UNITS_PER_SECOND / span;
 }
 
 }  // namespace
 
 double RunnerStats::prefill_tokens_per_s() const {
-  return rate(num_prompt_tokens, inference_start_ms, prompt_eval_end_ms);
+  return rate(num_prompt_tokens, prefill_time_ms, inference_start_ms, prompt_eval_end_ms);
 }
 
 double RunnerStats::decode_tokens_per_s() const {
-  return rate(num_generated_tokens, prompt_eval_end_ms, inference_end_ms);
+  return rate(num_generated_tokens, decode_time_ms, prompt_eval_end_ms, inference_end_ms);
 }
 
 void RunnerStats::reset(bool all_stats) {
@@ -75,15 +74,17 @@ std::string RunnerStats::to_json() const {
 }
 
 std::string RunnerStats::summary() const {
+  const double first_ms = prefill_time_ms > 0
+                              ? prefill_time_ms
+                              : static_cast<double>(first_token_ms - inference_start_ms);
   char buf[512];
   std::snprintf(buf, sizeof(buf),
                 "prompt tokens %" PRId64 ", tokens decoded after the first %" PRId64
-                ", load %" PRId64 " ms, first token %" PRId64
-                " ms, prefill %.1f tokens/s, decode %.1f tokens/s, sampling %" PRId64
-                " ms, peak RSS %.1f MiB",
+                ", load %" PRId64
+                " ms, first token %.2f ms, prefill %.1f tokens/s, decode %.1f tokens/s, "
+                "sampling %" PRId64 " ms, peak RSS %.1f MiB",
                 num_prompt_tokens, num_generated_tokens, model_load_end_ms - model_load_start_ms,
-                first_token_ms - inference_start_ms, prefill_tokens_per_s(), decode_tokens_per_s(),
-                aggregate_sampling_time_ms,
+                first_ms, prefill_tokens_per_s(), decode_tokens_per_s(), aggregate_sampling_time_ms,
                 static_cast<double>(peak_rss_bytes) / (1024.0 * 1024.0));
   return buf;
 }

@@ -50,9 +50,16 @@ struct RunnerStats {
   // Peak RSS of the process at the end of the generation (ours, not in the
   // official JSON).
   int64_t peak_rss_bytes = 0;
+  // The prefill (inference start to the first token) and the decode (first
+  // token to inference end) timed by the steady clock in fractional
+  // milliseconds (ours): the rates use them, the millisecond stamps above
+  // being too coarse for short runs. 0: not measured (the stamps are used).
+  double prefill_time_ms = 0;
+  double decode_time_ms = 0;
 
   // Prompt tokens per second of the prefill (inference start to prompt eval
-  // end) and generated tokens per second after it; 0 for an empty interval.
+  // end) and generated tokens per second after it (from prefill_time_ms /
+  // decode_time_ms when measured); 0 for an empty interval.
   double prefill_tokens_per_s() const;
   double decode_tokens_per_s() const;
 

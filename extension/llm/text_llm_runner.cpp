@@ -1,6 +1,7 @@
 #include "extension/llm/text_llm_runner.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -29,6 +30,12 @@ Error check_readable(const char* what, const std::string& path) {
 }
 
 int64_t round_ms(double ms) { return static_cast<int64_t>(std::llround(ms)); }
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
 
 }  // namespace
 
@@ -115,6 +122,8 @@ Error TextLLMRunner::generate(const std::string& prompt, const GenerationConfig&
   stats_.reset(false);
   generated_.clear();
   stats_.inference_start_ms = time_in_ms();
+  const Clock::time_point start = Clock::now();
+  Clock::time_point first_token = start;
   ETR_RETURN_IF_ERROR(encode(prompt, config));
   stats_.token_encode_end_ms = time_in_ms();
 
@@ -155,6 +164,7 @@ Error TextLLMRunner::generate(const std::string& prompt, const GenerationConfig&
   Error e = generator_.generate(prompt_ids_, gen_config, [&](int64_t id) {
     const bool first = generated_.empty();
     if (first) {
+      first_token = Clock::now();
       stats_.first_token_ms = time_in_ms();
       stats_.prompt_eval_end_ms = stats_.first_token_ms;
     }
@@ -175,6 +185,7 @@ Error TextLLMRunner::generate(const std::string& prompt, const GenerationConfig&
   const std::string rest = stream.flush();
   if (pass_on && !rest.empty()) token_callback(rest);
   stats_.inference_end_ms = time_in_ms();
+  const Clock::time_point end = Clock::now();
   if (e != Error::Ok) return e;
   ETR_CHECK_OR_FAIL(decode_error.empty(), Error::InvalidArgument,
                     "llm: cannot decode a generated token: %s", decode_error.c_str());
@@ -188,6 +199,10 @@ Error TextLLMRunner::generate(const std::string& prompt, const GenerationConfig&
   stats_.aggregate_sampling_time_ms = round_ms(g.sampling_ms);
   stats_.aggregate_model_execution_time_ms = round_ms(g.execution_ms);
   stats_.peak_rss_bytes = peak_rss_bytes();
+  if (!generated_.empty()) {
+    stats_.prefill_time_ms = ms_between(start, first_token);
+    stats_.decode_time_ms = ms_between(first_token, end);
+  }
   if (stats_callback) stats_callback(stats_);
   return Error::Ok;
 }

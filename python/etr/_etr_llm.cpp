@@ -231,6 +231,8 @@ void etr_bind_llm(py::module_& m, py::handle error_type) {
       .def_readwrite("num_prompt_tokens", &RunnerStats::num_prompt_tokens)
       .def_readwrite("num_generated_tokens", &RunnerStats::num_generated_tokens)
       .def_readwrite("peak_rss_bytes", &RunnerStats::peak_rss_bytes)
+      .def_readwrite("prefill_time_ms", &RunnerStats::prefill_time_ms)
+      .def_readwrite("decode_time_ms", &RunnerStats::decode_time_ms)
       .def("reset", &RunnerStats::reset, py::arg("all_stats") = false)
       .def("to_json_string", &RunnerStats::to_json)
       .def("summary", &RunnerStats::summary)

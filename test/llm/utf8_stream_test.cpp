@@ -92,6 +92,11 @@ TEST(RunnerStatsTest, JsonHasTheOfficialFields) {
     EXPECT_NE(json.find(field), std::string::npos) << field << " in " << json;
   }
   EXPECT_EQ(json.front(), '{');
+  // Measured fractional times take over from the millisecond stamps.
+  s.prefill_time_ms = 25;
+  s.decode_time_ms = 400;
+  EXPECT_DOUBLE_EQ(s.prefill_tokens_per_s(), 400.0);
+  EXPECT_DOUBLE_EQ(s.decode_tokens_per_s(), 50.0);
   s.reset();
   EXPECT_EQ(s.model_load_end_ms, 150);  // load times stay
   EXPECT_EQ(s.num_prompt_tokens, 0);

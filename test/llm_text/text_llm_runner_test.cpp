@@ -262,6 +262,13 @@ TEST(TextLLMRunnerTest, StatsAreSane) {
   EXPECT_GE(j["prefill_token_per_sec"].get<double>(), 0.0);
   EXPECT_GE(j["decode_token_per_sec"].get<double>(), 0.0);
   EXPECT_GT(s.peak_rss_bytes, 1 << 20);
+  // The fractional times fit in the millisecond stamps (1 ms rounding each side).
+  EXPECT_GT(s.prefill_time_ms, 0);
+  EXPECT_GT(s.decode_time_ms, 0);
+  EXPECT_LE(s.prefill_time_ms, static_cast<double>(first - start) + 1);
+  EXPECT_LE(s.decode_time_ms, static_cast<double>(end - first) + 1);
+  EXPECT_GT(j["prefill_token_per_sec"].get<double>(), 0.0);
+  EXPECT_GT(j["decode_token_per_sec"].get<double>(), 0.0);
   EXPECT_NE(s.summary().find("peak RSS"), std::string::npos);
 }
 
