@@ -54,9 +54,10 @@ check test/fuzz '^(runtime/|kernels/|backends/|extension/|test/support/)'
 if [ -d extension/module ]; then
   check extension/module '^(runtime/(platform|core|kernel|backend|executor)/|extension/|kernels/(portable/portable_kernels|prim_ops/prim_ops|quantized/quantized_kernels|llm/llm_kernels|optimized/optimized_kernels)\.h$|backends/xnnpack/xnnpack_backend\.h$)'
 fi
-# The LLM runner sits on the Module API: platform, core and the extensions it uses.
+# The LLM runner sits on the Module API: platform, core and the extensions it
+# uses (the text runner: the tokenizers' interface too).
 if [ -d extension/llm ]; then
-  check extension/llm '^(runtime/(platform|core)/|extension/(llm|module|tensor)/)'
+  check extension/llm '^(runtime/(platform|core)/|extension/(llm|module|tensor|tokenizers)/)'
 fi
 # The official-API compatibility layer maps onto the Module API only.
 if [ -d extension/compat ]; then

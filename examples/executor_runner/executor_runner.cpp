@@ -324,6 +324,47 @@ int run(const Options& options) {
   return kExitOk;
 }
 
+// The metadata methods ExecuTorch's LLM exporter adds (constant methods
+// without inputs); printed as one "llm:" block when the program has any.
+void print_llm_metadata(const Options& options, const std::vector<std::string>& methods) {
+  static const char* const kNames[] = {
+      "get_bos_id",          "get_eos_ids",  "get_max_seq_len", "get_max_context_len",
+      "get_vocab_size",      "get_n_layers", "use_kv_cache",    "use_sdpa_with_kv_cache",
+      "enable_dynamic_shape"};
+  std::vector<std::string> present;
+  for (const char* name : kNames) {
+    if (std::find(methods.begin(), methods.end(), name) != methods.end()) present.push_back(name);
+  }
+  if (present.empty() || options.model_path.empty()) return;
+  Module module(options.model_path, options.data_paths);
+  std::printf("llm:\n");
+  for (const std::string& name : present) {
+    Result<std::vector<Value>> out = module.execute(name, {});
+    std::string text;
+    if (!out.ok()) {
+      text = std::string("FAILED: ") + to_string(out.error());
+    } else {
+      for (const Value& v : *out) {
+        if (!text.empty()) text += ", ";
+        if (v.is_int()) {
+          text += std::to_string(v.to_int());
+        } else if (v.is_bool()) {
+          text += v.to_bool() ? "true" : "false";
+        } else if (v.is_double()) {
+          text += std::to_string(v.to_double());
+        } else {
+          text += "(not a scalar)";
+        }
+      }
+      if (name == "get_eos_ids") text = "[" + text + "]";
+    }
+    std::printf("  %s: %s\n", name.c_str(), text.c_str());
+  }
+  if (std::find(present.begin(), present.end(), "get_max_seq_len") == present.end()) {
+    std::printf("  (no get_max_seq_len: llm_runner refuses this program)\n");
+  }
+}
+
 // --info: prints what the file needs and tries to load every method (or
 // --method) with this build's kernels and backends. Exit 0 when all load.
 int info(const Options& options) {
@@ -370,6 +411,12 @@ int info(const Options& options) {
       first_failure = "method '" + name + "' needs an operator or backend this build lacks";
     }
   }
+  std::vector<std::string> all_names;
+  for (size_t i = 0; i < program->num_methods(); ++i) {
+    Result<const char*> n = program->get_method_name(i);
+    if (n.ok()) all_names.emplace_back(*n);
+  }
+  print_llm_metadata(options, all_names);
   if (!first_failure.empty()) {
     std::printf("verdict: this build cannot run '%s'\n", path.c_str());
     return fail(kExitMethodLoad, "cannot run '" + path + "'", Error::NotSupported, first_failure);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <utility>
@@ -43,6 +44,14 @@ Result<std::vector<int64_t>> read_ints(Module& m, const std::vector<std::string>
 
 }  // namespace
 
+int32_t GenerationConfig::resolve_max_new_tokens(int64_t max_context_len,
+                                                 int64_t num_prompt_tokens) const {
+  int64_t limit = max_context_len - num_prompt_tokens;
+  if (seq_len >= 0) limit = std::min<int64_t>(seq_len, max_context_len) - num_prompt_tokens;
+  if (max_new_tokens >= 0) limit = std::min<int64_t>(limit, max_new_tokens);
+  return static_cast<int32_t>(std::max<int64_t>(0, std::min<int64_t>(limit, INT32_MAX)));
+}
+
 double Stats::decode_tokens_per_s() const {
   if (generated_tokens < 2 || decode_ms <= 0) return 0;
   return static_cast<double>(generated_tokens - 1) * 1000.0 / decode_ms;
@@ -58,8 +67,9 @@ std::string Stats::to_string() const {
   return buf;
 }
 
-TextGenerator::TextGenerator(std::string model_path, ModuleOptions options)
-    : module_(std::move(model_path), {}, options) {}
+TextGenerator::TextGenerator(std::string model_path, ModuleOptions options,
+                             std::vector<std::string> data_paths)
+    : module_(std::move(model_path), std::move(data_paths), options) {}
 
 Error TextGenerator::load() {
   if (loaded_) return Error::Ok;
@@ -90,11 +100,13 @@ Error TextGenerator::load() {
     int64_t* value;
   };
   int64_t kv = 1;
+  int64_t sdpa = 0;
   int64_t dynamic = tokens_info->is_dynamic ? 1 : 0;
-  for (Field f : {Field{"get_bos_id", &meta.bos_id}, Field{"get_max_seq_len", &meta.max_seq_len},
-                  Field{"get_max_context_len", &meta.max_context_len},
-                  Field{"get_vocab_size", &meta.vocab_size}, Field{"use_kv_cache", &kv},
-                  Field{"enable_dynamic_shape", &dynamic}}) {
+  for (Field f :
+       {Field{"get_bos_id", &meta.bos_id}, Field{"get_max_seq_len", &meta.max_seq_len},
+        Field{"get_max_context_len", &meta.max_context_len},
+        Field{"get_vocab_size", &meta.vocab_size}, Field{"use_kv_cache", &kv},
+        Field{"use_sdpa_with_kv_cache", &sdpa}, Field{"enable_dynamic_shape", &dynamic}}) {
     Result<std::vector<int64_t>> v = read_ints(module_, *names, f.name);
     if (!v.ok()) return v.error();
     if (v->empty()) continue;
@@ -107,6 +119,8 @@ Error TextGenerator::load() {
   if (!eos.ok()) return eos.error();
   meta.eos_ids = std::move(*eos);
   meta.use_kv_cache = kv != 0;
+  meta.use_sdpa_with_kv_cache = sdpa != 0;
+  meta.has_max_seq_len = std::find(names->begin(), names->end(), "get_max_seq_len") != names->end();
   meta.enable_dynamic_shape = dynamic != 0;
   ETR_CHECK_OR_FAIL(meta.use_kv_cache, Error::NotSupported,
                     "llm: programs without a KV cache (use_kv_cache false) are not supported");
@@ -144,6 +158,8 @@ Error TextGenerator::set_eos_ids(std::vector<int64_t> ids) {
 void TextGenerator::reset() {
   pos_ = 0;
   pending_ = -1;
+  logits_.clear();
+  has_logits_ = false;
   stop_requested_.store(false);
 }
 
@@ -175,6 +191,49 @@ Result<std::vector<float>> TextGenerator::forward(const int64_t* tokens, size_t 
   return std::vector<float>(all.end() - static_cast<std::ptrdiff_t>(vocab), all.end());
 }
 
+Result<std::vector<int64_t>> TextGenerator::take_input(const std::vector<int64_t>& prompt) {
+  for (size_t i = 0; i < prompt.size(); ++i) {
+    ETR_CHECK_OR_FAIL(prompt[i] >= 0 && (meta_.vocab_size <= 0 || prompt[i] < meta_.vocab_size),
+                      Error::InvalidArgument,
+                      "llm: prompt token %zu is %" PRId64 ", outside the vocabulary of %" PRId64, i,
+                      prompt[i], meta_.vocab_size);
+  }
+  std::vector<int64_t> input;
+  if (pending_ >= 0) input.push_back(pending_);
+  input.insert(input.end(), prompt.begin(), prompt.end());
+  ETR_CHECK_OR_FAIL(
+      static_cast<int64_t>(input.size()) <= meta_.max_context_len - pos_, Error::InvalidArgument,
+      "llm: a prompt of %zu tokens (with the one carried from the last call) at position %" PRId64
+      " does not fit the context of %" PRId64 " tokens",
+      input.size(), pos_, meta_.max_context_len);
+  return input;
+}
+
+Error TextGenerator::feed(const std::vector<int64_t>& input) {
+  pending_ = -1;
+  has_logits_ = false;
+  for (size_t done = 0; done < input.size();) {
+    const size_t n = std::min(input.size() - done, static_cast<size_t>(meta_.max_prefill_chunk));
+    const Clock::time_point start = Clock::now();
+    Result<std::vector<float>> out = forward(input.data() + done, n);
+    stats_.execution_ms += ms_since(start);
+    if (!out.ok()) return out.error();
+    logits_ = std::move(*out);
+    done += n;
+  }
+  has_logits_ = !input.empty();
+  return Error::Ok;
+}
+
+Error TextGenerator::prefill(const std::vector<int64_t>& prompt) {
+  Error e = load();
+  if (e != Error::Ok) return e;
+  Result<std::vector<int64_t>> input = take_input(prompt);
+  if (!input.ok()) return input.error();
+  if (prompt.empty()) return Error::Ok;
+  return feed(*input);
+}
+
 Error TextGenerator::generate(const std::vector<int64_t>& prompt, const GenerationConfig& config,
                               const std::function<void(int64_t)>& token_callback) {
   Error e = load();
@@ -185,23 +244,12 @@ Error TextGenerator::generate(const std::vector<int64_t>& prompt, const Generati
   stats_.model_load_ms = load_ms;
 
   // The sequence to prefill: the token sampled last time (not yet in the
-  // cache), then the prompt.
-  std::vector<int64_t> input;
-  if (pending_ >= 0) input.push_back(pending_);
-  input.insert(input.end(), prompt.begin(), prompt.end());
-  ETR_CHECK_OR_FAIL(!input.empty(), Error::InvalidArgument,
+  // cache), then the prompt. Empty after prefill(): its logits are sampled.
+  Result<std::vector<int64_t>> taken = take_input(prompt);
+  if (!taken.ok()) return taken.error();
+  const std::vector<int64_t>& input = *taken;
+  ETR_CHECK_OR_FAIL(!input.empty() || has_logits_, Error::InvalidArgument,
                     "llm: generate needs at least one prompt token at position 0");
-  for (size_t i = 0; i < prompt.size(); ++i) {
-    ETR_CHECK_OR_FAIL(prompt[i] >= 0 && (meta_.vocab_size <= 0 || prompt[i] < meta_.vocab_size),
-                      Error::InvalidArgument,
-                      "llm: prompt token %zu is %" PRId64 ", outside the vocabulary of %" PRId64, i,
-                      prompt[i], meta_.vocab_size);
-  }
-  ETR_CHECK_OR_FAIL(
-      static_cast<int64_t>(input.size()) <= meta_.max_context_len - pos_, Error::InvalidArgument,
-      "llm: a prompt of %zu tokens (with the one carried from the last call) at position %" PRId64
-      " does not fit the context of %" PRId64 " tokens",
-      input.size(), pos_, meta_.max_context_len);
   Sampler sampler(config.temperature, config.top_p, config.seed);
   ETR_CHECK_OR_FAIL(std::isfinite(config.temperature) && config.temperature >= 0 &&
                         (config.temperature == 0 || (config.top_p > 0 && config.top_p <= 1)),
@@ -215,20 +263,20 @@ Error TextGenerator::generate(const std::vector<int64_t>& prompt, const Generati
 
   // Prefill: whole chunks when the input is dynamic, else one token per call.
   const Clock::time_point prefill_start = Clock::now();
-  pending_ = -1;
-  std::vector<float> logits;
-  for (size_t done = 0; done < input.size();) {
-    const size_t n = std::min(input.size() - done, static_cast<size_t>(meta_.max_prefill_chunk));
-    Result<std::vector<float>> out = forward(input.data() + done, n);
-    if (!out.ok()) return out.error();
-    logits = std::move(*out);
-    done += n;
+  if (!input.empty()) {
+    e = feed(input);
+    if (e != Error::Ok) return e;
   }
+  std::vector<float> logits = std::move(logits_);
+  logits_.clear();
+  has_logits_ = false;
 
   // Decode: sample, pass on, feed back.
   Clock::time_point decode_start = prefill_start;
   while (true) {
+    const Clock::time_point sample_start = Clock::now();
     Result<int64_t> next = sampler.sample(logits.data(), logits.size());
+    stats_.sampling_ms += ms_since(sample_start);
     if (!next.ok()) return next.error();
     pending_ = *next;
     ++stats_.generated_tokens;
@@ -243,7 +291,9 @@ Error TextGenerator::generate(const std::vector<int64_t>& prompt, const Generati
     }
     if (config.max_new_tokens > 0 && stats_.generated_tokens >= config.max_new_tokens) break;
     if (pos_ >= meta_.max_context_len) break;  // no room to feed it back
+    const Clock::time_point exec_start = Clock::now();
     Result<std::vector<float>> out = forward(&pending_, 1);
+    stats_.execution_ms += ms_since(exec_start);
     if (!out.ok()) return out.error();
     pending_ = -1;
     logits = std::move(*out);

@@ -39,6 +39,11 @@
 
 namespace py = pybind11;
 
+#if ETR_PYTHON_HAS_LLM
+// python/etr/_etr_llm.cpp: the submodule _etr.llm.
+void etr_bind_llm(py::module_& m, py::handle error_type);
+#endif
+
 namespace {
 
 struct EtrError {
@@ -386,4 +391,7 @@ PYBIND11_MODULE(_etr, m) {
     }
     raise(etr::Error::InvalidArgument, "unknown ScalarType " + name);
   });
+#if ETR_PYTHON_HAS_LLM
+  etr_bind_llm(m, error_type);
+#endif
 }

@@ -478,6 +478,28 @@ TEST(RunnerInfoTest, DescribesARunnableProgram) {
   EXPECT_EQ(r.out.find("MISSING"), std::string::npos) << r.out;
 }
 
+// --info on the LLM exporter's tiny Llama: one "llm:" block with the values
+// its metadata methods return (manifest.txt: bos 1, eos [2], context 32,
+// vocab 128, 2 layers); none for a program without them.
+TEST(RunnerInfoTest, PrintsTheLlmMetadata) {
+  RunResult r =
+      run_runner("--model_path " + quote(model("llm/tiny_llama_portable.pte")) + " --info");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t at = r.out.find("\nllm:\n");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string block = r.out.substr(at);
+  for (const char* line : {"  get_bos_id: 1\n", "  get_eos_ids: [2]\n", "  get_max_seq_len: 32\n",
+                           "  get_max_context_len: 32\n", "  get_vocab_size: 128\n",
+                           "  get_n_layers: 2\n", "  use_kv_cache: true\n",
+                           "  use_sdpa_with_kv_cache: true\n", "  enable_dynamic_shape: true\n"}) {
+    EXPECT_NE(block.find(line), std::string::npos) << line << " in " << block;
+  }
+  EXPECT_EQ(r.out.find("llm:", at + 2), std::string::npos) << "one block";
+  r = run_runner("--model_path " + quote(model("cnn.pte")) + " --info");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("\nllm:\n"), std::string::npos) << r.out;
+}
+
 // The same file with its relu operator renamed (same length, so the
 // flatbuffer stays valid): --info names the missing operator and fails.
 TEST(RunnerInfoTest, NamesAMissingOperatorAndFails) {
