@@ -8,8 +8,6 @@
 
 #include "extension/tokenizers/tokenizer.h"
 
-#include "extension/tokenizers/tokenizer.h"
-
 namespace etr {
 namespace {
 
