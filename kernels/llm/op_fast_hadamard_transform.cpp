@@ -83,16 +83,18 @@ void transform_rows(ThreadPool* pool, const Tensor& mat, Tensor& out, int64_t n)
 Error fast_hadamard_transform_prepare(KernelPrepareContext& ctx, const Tensor& mat, Tensor& out) {
   const char* op = ctx.op_name();
   ETR_CHECK_OR_FAIL(mat.dtype() == ScalarType::Float || mat.dtype() == ScalarType::Double,
-                    Error::NotSupported, "%s: mat has dtype %s; Float and Double are supported",
-                    op, to_string(mat.dtype()));
+                    Error::NotSupported, "%s: mat has dtype %s; Float and Double are supported", op,
+                    to_string(mat.dtype()));
   ETR_RETURN_IF_ERROR(llm::check_dtype(op, "out", out, mat.dtype()));
-  ETR_RETURN_IF_ERROR(llm::check_contiguous(op, "mat", mat));
-  return llm::check_contiguous(op, "out", out);
+  ETR_RETURN_IF_ERROR(llm::check_dense(op, "mat", mat));
+  return llm::check_dense(op, "out", out);
 }
 
 void fast_hadamard_transform_out(KernelContext& ctx, const Tensor& mat, Tensor& out) {
   const char* op = ctx.op_name();
   ETR_KERNEL_TRY(ctx, resize_tensor(out, mat.sizes()));
+  ETR_KERNEL_TRY(ctx, llm::check_dense(op, "mat", mat));
+  ETR_KERNEL_TRY(ctx, llm::check_dense(op, "out", out));
   if (mat.numel() == 0) return;
   // A 0-dim tensor is one row of one value (the transform of size 1 is the
   // identity).

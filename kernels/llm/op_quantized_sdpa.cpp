@@ -101,8 +101,8 @@ SlotLayout slot_layout(int64_t head_dim) {
 }
 
 // Query rows m0 .. m0 + rows - 1 of batch b and query head h.
-void attend(const QuantizedAttention& a, const SlotLayout& layout, int64_t b, int64_t h,
-            int64_t m0, int64_t rows, uint8_t* slot) {
+void attend(const QuantizedAttention& a, const SlotLayout& layout, int64_t b, int64_t h, int64_t m0,
+            int64_t rows, uint8_t* slot) {
   const int64_t d = a.head_dim;
   float* scores = reinterpret_cast<float*>(slot);
   float* row_max = scores + kKeyBlock;
@@ -155,7 +155,8 @@ void attend(const QuantizedAttention& a, const SlotLayout& layout, int64_t b, in
       if (new_max == neg_inf) continue;  // everything so far masked out
       // Earlier terms were taken against the old maximum: scale them down.
       const float correction = std::exp(row_max[r] - new_max);
-      const float block_sum = opt::exp_shift_sum(scores, new_max, scores, static_cast<size_t>(count));
+      const float block_sum =
+          opt::exp_shift_sum(scores, new_max, scores, static_cast<size_t>(count));
       row_sum[r] = row_sum[r] * correction + block_sum;
       row_max[r] = new_max;
       float* ar = acc + r * d;
@@ -231,12 +232,13 @@ constexpr QuantizedNames kKeyNames{"key", "k_zero_points", "k_scales"};
 constexpr QuantizedNames kValueNames{"value", "v_zero_points", "v_scales"};
 
 // Load-time checks of one quantized operand: int8 data, its zero points
-// (Char) and scales (Float) present, all rank 4 and contiguous.
+// (Char) and scales (Float) present, all rank 4 and laid out in the default
+// order (llm::check_dense; again at run, where sizes may have changed).
 Error check_quantized_args(const char* op, const QuantizedNames& n, const Tensor& t,
                            const Tensor* zero_points, const Tensor* scales) {
   ETR_RETURN_IF_ERROR(llm::check_dtype(op, n.data, t, ScalarType::Char));
   ETR_RETURN_IF_ERROR(llm::check_rank(op, n.data, t, 4));
-  ETR_RETURN_IF_ERROR(llm::check_contiguous(op, n.data, t));
+  ETR_RETURN_IF_ERROR(llm::check_dense(op, n.data, t));
   ETR_CHECK_OR_FAIL(zero_points != nullptr, Error::InvalidArgument,
                     "%s: %s is required (None given)", op, n.zero_points);
   ETR_CHECK_OR_FAIL(scales != nullptr, Error::InvalidArgument, "%s: %s is required (None given)",
@@ -245,22 +247,25 @@ Error check_quantized_args(const char* op, const QuantizedNames& n, const Tensor
   ETR_RETURN_IF_ERROR(llm::check_dtype(op, n.scales, *scales, ScalarType::Float));
   ETR_RETURN_IF_ERROR(llm::check_rank(op, n.zero_points, *zero_points, 4));
   ETR_RETURN_IF_ERROR(llm::check_rank(op, n.scales, *scales, 4));
-  ETR_RETURN_IF_ERROR(llm::check_contiguous(op, n.zero_points, *zero_points));
-  return llm::check_contiguous(op, n.scales, *scales);
+  ETR_RETURN_IF_ERROR(llm::check_dense(op, n.zero_points, *zero_points));
+  return llm::check_dense(op, n.scales, *scales);
 }
 
 // Run-time checks of one quantized operand's parameter shapes; fills `q`.
 Error bind_quantized(const char* op, const QuantizedNames& n, const Tensor& t,
                      const Tensor& zero_points, const Tensor& scales, bool seq_at_dim_2,
                      QuantizedRows* q) {
+  ETR_RETURN_IF_ERROR(llm::check_dense(op, n.data, t));
+  ETR_RETURN_IF_ERROR(llm::check_dense(op, n.zero_points, zero_points));
+  ETR_RETURN_IF_ERROR(llm::check_dense(op, n.scales, scales));
   ETR_CHECK_OR_FAIL(same_shape(zero_points, scales), Error::InvalidArgument,
                     "%s: %s %s and %s %s differ", op, n.zero_points,
                     llm::ShapeText(zero_points).c_str(), n.scales, llm::ShapeText(scales).c_str());
   ETR_CHECK_OR_FAIL(scales.size(0) == t.size(0) && scales.size(1) == t.size(1) &&
                         scales.size(2) == t.size(2) && scales.size(3) >= 1,
                     Error::InvalidArgument,
-                    "%s: %s %s must match %s %s in dims 0-2 and have a last dim >= 1", op,
-                    n.scales, llm::ShapeText(scales).c_str(), n.data, llm::ShapeText(t).c_str());
+                    "%s: %s %s must match %s %s in dims 0-2 and have a last dim >= 1", op, n.scales,
+                    llm::ShapeText(scales).c_str(), n.data, llm::ShapeText(t).c_str());
   q->data = t.const_data_ptr<int8_t>();
   q->zero_points = zero_points.const_data_ptr<int8_t>();
   q->scales = scales.const_data_ptr<float>();
@@ -275,9 +280,8 @@ Error check_call(const char* op, const Tensor& q, const Tensor& k, const Tensor&
                  const Tensor* const params[6], QuantizedAttention* a) {
   const int seq_dim = seq_at_dim_2 ? 2 : 1;
   const int head_dim_index = seq_at_dim_2 ? 1 : 2;
-  ETR_CHECK_OR_FAIL(same_shape(k, v), Error::InvalidArgument,
-                    "%s: key %s and value %s differ", op, llm::ShapeText(k).c_str(),
-                    llm::ShapeText(v).c_str());
+  ETR_CHECK_OR_FAIL(same_shape(k, v), Error::InvalidArgument, "%s: key %s and value %s differ", op,
+                    llm::ShapeText(k).c_str(), llm::ShapeText(v).c_str());
   ETR_CHECK_OR_FAIL(q.size(0) == k.size(0) && q.size(3) == k.size(3), Error::InvalidArgument,
                     "%s: query %s and key %s differ in batch or head_dim (dims 0, 3)", op,
                     llm::ShapeText(q).c_str(), llm::ShapeText(k).c_str());
@@ -309,9 +313,9 @@ Error check_call(const char* op, const Tensor& q, const Tensor& k, const Tensor&
   } else {
     // With a mask every cache position takes part (ExecuTorch's kernel).
     a->kv_len = max_seq;
+    ETR_RETURN_IF_ERROR(llm::check_dense(op, "attn_mask", *mask));
     if (mask->numel() > 0) {
-      ETR_CHECK_OR_FAIL(mask->size(0) == q_len && mask->size(1) == max_seq,
-                        Error::InvalidArgument,
+      ETR_CHECK_OR_FAIL(mask->size(0) == q_len && mask->size(1) == max_seq, Error::InvalidArgument,
                         "%s: attn_mask %s must be [query length %lld, max_seq %lld]", op,
                         llm::ShapeText(*mask).c_str(), static_cast<long long>(q_len),
                         static_cast<long long>(max_seq));
@@ -341,13 +345,13 @@ Error custom_quantized_sdpa_prepare(KernelPrepareContext& ctx, const Tensor& que
   ETR_RETURN_IF_ERROR(check_quantized_args(op, kValueNames, value, v_zero_points, v_scales));
   ETR_RETURN_IF_ERROR(llm::check_dtype(op, "out", out, ScalarType::Float));
   ETR_RETURN_IF_ERROR(llm::check_rank(op, "out", out, 4));
-  ETR_RETURN_IF_ERROR(llm::check_contiguous(op, "out", out));
+  ETR_RETURN_IF_ERROR(llm::check_dense(op, "out", out));
   if (attn_mask != nullptr) {
     ETR_CHECK_OR_FAIL(!is_causal, Error::InvalidArgument,
                       "%s: attn_mask and is_causal cannot be set at the same time", op);
     ETR_RETURN_IF_ERROR(llm::check_dtype(op, "attn_mask", *attn_mask, ScalarType::Float));
     ETR_RETURN_IF_ERROR(llm::check_rank(op, "attn_mask", *attn_mask, 2));
-    ETR_RETURN_IF_ERROR(llm::check_contiguous(op, "attn_mask", *attn_mask));
+    ETR_RETURN_IF_ERROR(llm::check_dense(op, "attn_mask", *attn_mask));
   }
   return Error::Ok;
 }
@@ -360,14 +364,15 @@ void custom_quantized_sdpa_out(KernelContext& ctx, const Tensor& query, const Te
                                const Tensor* v_zero_points, const Tensor* v_scales,
                                bool is_seq_at_dim_2, Tensor& out) {
   const char* op = ctx.op_name();
-  const Tensor* const params[6] = {q_zero_points, q_scales, k_zero_points,
+  const Tensor* const params[6] = {q_zero_points, q_scales,      k_zero_points,
                                    k_scales,      v_zero_points, v_scales};
   QuantizedAttention a;
-  ETR_KERNEL_TRY(ctx, check_call(op, query, key, value, start_pos, attn_mask, is_seq_at_dim_2,
-                                 params, &a));
+  ETR_KERNEL_TRY(
+      ctx, check_call(op, query, key, value, start_pos, attn_mask, is_seq_at_dim_2, params, &a));
   ETR_KERNEL_TRY(ctx, resize_tensor(out, query.sizes()));
-  a.mask = attn_mask != nullptr && attn_mask->numel() > 0 ? attn_mask->const_data_ptr<float>()
-                                                          : nullptr;
+  ETR_KERNEL_TRY(ctx, llm::check_dense(op, "out", out));
+  a.mask =
+      attn_mask != nullptr && attn_mask->numel() > 0 ? attn_mask->const_data_ptr<float>() : nullptr;
   a.out = out.data_ptr<float>();
   a.causal = is_causal;
   const double s = scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(a.head_dim));

@@ -89,12 +89,17 @@ struct QTensors {
 
 // custom_quantized_sdpa(...) with the case's arguments; `mask` and the six
 // parameters can be left out (None) by the flags.
-Error run_qsdpa(ThreadPool* pool, QTensors& t, const QCase& c, int64_t start_pos,
-                bool with_mask, bool causal, int none_param = -1) {
+Error run_qsdpa(ThreadPool* pool, QTensors& t, const QCase& c, int64_t start_pos, bool with_mask,
+                bool causal, int none_param = -1) {
   KernelRunner r(llm_registry(), pool);
   HostTensor* params[6] = {&t.qz, &t.qs, &t.kz, &t.ks, &t.vz, &t.vs};
-  std::vector<EValue*> args = {r.tensor(t.q),  r.tensor(t.k), r.tensor(t.v), r.i(start_pos),
-                               with_mask ? r.tensor(t.mask) : r.none(), r.d(0.0), r.b(causal),
+  std::vector<EValue*> args = {r.tensor(t.q),
+                               r.tensor(t.k),
+                               r.tensor(t.v),
+                               r.i(start_pos),
+                               with_mask ? r.tensor(t.mask) : r.none(),
+                               r.d(0.0),
+                               r.b(causal),
                                c.scale.has_value() ? r.d(*c.scale) : r.none()};
   for (int p = 0; p < 6; ++p) args.push_back(p == none_param ? r.none() : r.tensor(*params[p]));
   args.push_back(r.b(c.seq_at_dim_2));
@@ -155,6 +160,24 @@ TEST(LlmQuantizedSdpaTest, MaskCoversTheWholeCacheAndStartPosIsUnused) {
   QTensors t(c);
   ASSERT_EQ(run_qsdpa(nullptr, t, c, 5, true, false), Error::Ok);
   expect_close(t.out.values<float>(), c.expected, 2e-5, 2e-5);
+}
+
+TEST(LlmQuantizedSdpaTest, SizeOneDimsMaySitAnywhereInTheDimOrder) {
+  // Exporters give tensors with tied strides (size-1 dims) such dim orders;
+  // the memory is the default layout's, so the result is the same.
+  QCase c{{1, 1, 4, 20}, {1, 12, 1, 20}, QREFS(kQDecode), 9, true, false, {}};
+  QTensors t(c);
+  t.q = make_tensor<int8_t>({1, 1, 4, 20}, c.q, {1, 0, 2, 3});
+  t.qs = make_tensor<float>({1, 1, 4, 1}, c.qs, {1, 0, 3, 2});
+  t.k = make_tensor<int8_t>({1, 12, 1, 20}, c.k, {0, 2, 1, 3});
+  t.out = make_tensor<float>({1, 1, 4, 20}, std::vector<float>(80, 0.0f), {1, 0, 2, 3});
+  ASSERT_EQ(run_qsdpa(nullptr, t, c, 9, false, true), Error::Ok);
+  expect_close(t.out.values<float>(), c.expected, 2e-5, 2e-5);
+  // A dim of size above 1 out of place is a different memory layout: refused.
+  const QCase& p = prefill_case();
+  QTensors u(p);
+  u.q = make_tensor<int8_t>({1, 5, 4, 8}, p.q, {0, 2, 1, 3});
+  EXPECT_EQ(run_qsdpa(nullptr, u, p, 0, false, true), Error::NotSupported);
 }
 
 TEST(LlmQuantizedSdpaTest, RefusesBadCalls) {
@@ -323,6 +346,14 @@ TEST(LlmFastHadamardTransformTest, LargeSizesAreTheirOwnInverse) {
       expect_close(run_fht(pool, {3, n}, once), x, 1e-4, 1e-5);
     }
   }
+}
+
+TEST(LlmFastHadamardTransformTest, RefusesATransposedLayout) {
+  HostTensor x = make_tensor<float>({4, 8}, std::vector<float>(32, 1.0f), {1, 0});
+  HostTensor out = zeros_tensor(ScalarType::Float, {4, 8});
+  KernelRunner r(llm_registry(), nullptr);
+  EXPECT_EQ(r.run("llama::fast_hadamard_transform.out", {r.tensor(x), r.tensor(out)}),
+            Error::NotSupported);
 }
 
 TEST(LlmFastHadamardTransformTest, RefusesSizesItDoesNotTake) {

@@ -13,9 +13,9 @@
 namespace etr {
 namespace llm {
 
-#define ETR_LLM_QUANTIZED_MATH_DECLARE(ns)                                           \
-  namespace ns {                                                                     \
-  int32_t dot_i16_i8(const int16_t* a, const int8_t* b, int64_t n);                  \
+#define ETR_LLM_QUANTIZED_MATH_DECLARE(ns)                                         \
+  namespace ns {                                                                   \
+  int32_t dot_i16_i8(const int16_t* a, const int8_t* b, int64_t n);                \
   void axpy_i8(float w, const int8_t* x, int32_t zero_point, float* y, int64_t n); \
   }
 

@@ -50,8 +50,7 @@ void axpy_i8(float w, const int8_t* x, int32_t zero_point, float* y, int64_t n) 
     const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i));
     const __m256i lo = _mm256_sub_epi32(_mm256_cvtepi8_epi32(raw), zv);
     const __m256i hi = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_srli_si128(raw, 8)), zv);
-    _mm256_storeu_ps(y + i,
-                     _mm256_fmadd_ps(wv, _mm256_cvtepi32_ps(lo), _mm256_loadu_ps(y + i)));
+    _mm256_storeu_ps(y + i, _mm256_fmadd_ps(wv, _mm256_cvtepi32_ps(lo), _mm256_loadu_ps(y + i)));
     _mm256_storeu_ps(y + i + 8,
                      _mm256_fmadd_ps(wv, _mm256_cvtepi32_ps(hi), _mm256_loadu_ps(y + i + 8)));
   }
