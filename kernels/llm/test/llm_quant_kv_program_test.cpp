@@ -1,0 +1,80 @@
+// A Llama exported by ExecuTorch's own LLM exporter with the quantized KV
+// cache (llm_quant_kv_llama.pte, written by make_llm_quant_kv_program.py:
+// per-token int8 quantization of keys, values and query, llama::update_cache
+// into int8 / scale / zero-point buffers, llama::custom_quantized_sdpa), run
+// through etr::Module: three forward calls in a row against the eager
+// model's logits (the exporter's own source transforms in PyTorch), each
+// depending on the cache the earlier calls filled; a start_pos past the cache
+// refused at execute without disturbing the cache.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "extension/module/module.h"
+#include "kernels/llm/test/llm_quant_kv_refs.h"
+
+namespace etr {
+namespace {
+
+using testing::llm_quant_kv_refs::kSteps;
+using testing::llm_quant_kv_refs::Step;
+
+const std::string kProgram =
+    std::string(ETR_SOURCE_DIR) + "/kernels/llm/test/llm_quant_kv_llama.pte";
+
+Result<std::vector<Value>> run_step(Module& m, const std::vector<int64_t>& tokens,
+                                    int64_t input_pos) {
+  return m.forward({make_tensor({1, static_cast<int32_t>(tokens.size())}, tokens),
+                    make_tensor({1}, std::vector<int64_t>{input_pos})});
+}
+
+void expect_step(Module& m, const Step& s) {
+  SCOPED_TRACE("input_pos " + std::to_string(s.input_pos));
+  Result<std::vector<Value>> outs = run_step(m, s.tokens, s.input_pos);
+  ASSERT_TRUE(outs.ok()) << to_string(outs.error());
+  ASSERT_EQ(outs->size(), 1u);
+  const std::vector<float> got = (*outs)[0].values<float>();
+  ASSERT_EQ(got.size(), s.logits.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_LE(std::abs(got[i] - s.logits[i]), 1e-5 + 1e-5 * std::abs(s.logits[i]))
+        << "logit " << i;
+  }
+}
+
+TEST(LlmQuantizedKvProgramTest, PrefillThenDecodeMatchesEager) {
+  ASSERT_EQ(kSteps.size(), 3u);
+  for (size_t threads : {size_t{1}, size_t{2}}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    ModuleOptions options;
+    options.num_threads = threads;
+    Module m(kProgram, {}, options);
+    for (const Step& s : kSteps) expect_step(m, s);
+  }
+}
+
+TEST(LlmQuantizedKvProgramTest, DecodeWithoutTheCachedPrefillDiffers) {
+  // The expected decode logits depend on the cache the prefill filled.
+  Module m(kProgram);
+  Result<std::vector<Value>> outs = run_step(m, kSteps[1].tokens, kSteps[1].input_pos);
+  ASSERT_TRUE(outs.ok()) << to_string(outs.error());
+  const std::vector<float> got = (*outs)[0].values<float>();
+  float diff = 0;
+  for (size_t i = 0; i < got.size(); ++i) diff = std::max(diff, std::abs(got[i] - kSteps[1].logits[i]));
+  EXPECT_GT(diff, 1e-3f);
+}
+
+TEST(LlmQuantizedKvProgramTest, StartPosPastTheCacheFailsAndLeavesTheCache) {
+  Module m(kProgram);
+  expect_step(m, kSteps[0]);
+  // 5 tokens at position 12 of a 16-position cache, then a position far out.
+  EXPECT_FALSE(run_step(m, kSteps[0].tokens, 12).ok());
+  EXPECT_FALSE(run_step(m, kSteps[1].tokens, int64_t{1} << 40).ok());
+  // The refused calls wrote nothing the next steps read.
+  expect_step(m, kSteps[1]);
+  expect_step(m, kSteps[2]);
+}
+
+}  // namespace
+}  // namespace etr
