@@ -38,8 +38,7 @@ void expect_step(Module& m, const Step& s) {
   const std::vector<float> got = (*outs)[0].values<float>();
   ASSERT_EQ(got.size(), s.logits.size());
   for (size_t i = 0; i < got.size(); ++i) {
-    EXPECT_LE(std::abs(got[i] - s.logits[i]), 1e-5 + 1e-5 * std::abs(s.logits[i]))
-        << "logit " << i;
+    EXPECT_LE(std::abs(got[i] - s.logits[i]), 1e-5 + 1e-5 * std::abs(s.logits[i])) << "logit " << i;
   }
 }
 
@@ -61,7 +60,8 @@ TEST(LlmQuantizedKvProgramTest, DecodeWithoutTheCachedPrefillDiffers) {
   ASSERT_TRUE(outs.ok()) << to_string(outs.error());
   const std::vector<float> got = (*outs)[0].values<float>();
   float diff = 0;
-  for (size_t i = 0; i < got.size(); ++i) diff = std::max(diff, std::abs(got[i] - kSteps[1].logits[i]));
+  for (size_t i = 0; i < got.size(); ++i)
+    diff = std::max(diff, std::abs(got[i] - kSteps[1].logits[i]));
   EXPECT_GT(diff, 1e-3f);
 }
 
