@@ -1,5 +1,5 @@
 // A Llama exported by ExecuTorch's own LLM exporter with the quantized KV
-// cache (llm_quant_kv_llama.pte, written by make_llm_quant_kv_program.py:
+// cache (llm_quant_kv_llama.pte, written by make_llm_quant_programs.py:
 // per-token int8 quantization of keys, values and query, llama::update_cache
 // into int8 / scale / zero-point buffers, llama::custom_quantized_sdpa), run
 // through etr::Module: three forward calls in a row against the eager
@@ -13,13 +13,13 @@
 #include <vector>
 
 #include "extension/module/module.h"
-#include "kernels/llm/test/llm_quant_kv_refs.h"
+#include "kernels/llm/test/llm_quant_program_refs.h"
 
 namespace etr {
 namespace {
 
-using testing::llm_quant_kv_refs::kSteps;
-using testing::llm_quant_kv_refs::Step;
+using testing::llm_quant_program_refs::kQuantKvSteps;
+using testing::llm_quant_program_refs::Step;
 
 const std::string kProgram =
     std::string(ETR_SOURCE_DIR) + "/kernels/llm/test/llm_quant_kv_llama.pte";
@@ -43,37 +43,38 @@ void expect_step(Module& m, const Step& s) {
 }
 
 TEST(LlmQuantizedKvProgramTest, PrefillThenDecodeMatchesEager) {
-  ASSERT_EQ(kSteps.size(), 3u);
+  ASSERT_EQ(kQuantKvSteps.size(), 3u);
   for (size_t threads : {size_t{1}, size_t{2}}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
     ModuleOptions options;
     options.num_threads = threads;
     Module m(kProgram, {}, options);
-    for (const Step& s : kSteps) expect_step(m, s);
+    for (const Step& s : kQuantKvSteps) expect_step(m, s);
   }
 }
 
 TEST(LlmQuantizedKvProgramTest, DecodeWithoutTheCachedPrefillDiffers) {
   // The expected decode logits depend on the cache the prefill filled.
   Module m(kProgram);
-  Result<std::vector<Value>> outs = run_step(m, kSteps[1].tokens, kSteps[1].input_pos);
+  Result<std::vector<Value>> outs =
+      run_step(m, kQuantKvSteps[1].tokens, kQuantKvSteps[1].input_pos);
   ASSERT_TRUE(outs.ok()) << to_string(outs.error());
   const std::vector<float> got = (*outs)[0].values<float>();
   float diff = 0;
   for (size_t i = 0; i < got.size(); ++i)
-    diff = std::max(diff, std::abs(got[i] - kSteps[1].logits[i]));
+    diff = std::max(diff, std::abs(got[i] - kQuantKvSteps[1].logits[i]));
   EXPECT_GT(diff, 1e-3f);
 }
 
 TEST(LlmQuantizedKvProgramTest, StartPosPastTheCacheFailsAndLeavesTheCache) {
   Module m(kProgram);
-  expect_step(m, kSteps[0]);
+  expect_step(m, kQuantKvSteps[0]);
   // 5 tokens at position 12 of a 16-position cache, then a position far out.
-  EXPECT_FALSE(run_step(m, kSteps[0].tokens, 12).ok());
-  EXPECT_FALSE(run_step(m, kSteps[1].tokens, int64_t{1} << 40).ok());
+  EXPECT_FALSE(run_step(m, kQuantKvSteps[0].tokens, 12).ok());
+  EXPECT_FALSE(run_step(m, kQuantKvSteps[1].tokens, int64_t{1} << 40).ok());
   // The refused calls wrote nothing the next steps read.
-  expect_step(m, kSteps[1]);
-  expect_step(m, kSteps[2]);
+  expect_step(m, kQuantKvSteps[1]);
+  expect_step(m, kQuantKvSteps[2]);
 }
 
 }  // namespace
