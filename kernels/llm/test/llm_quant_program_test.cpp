@@ -18,11 +18,23 @@
 namespace etr {
 namespace {
 
+using testing::llm_quant_program_refs::kQuantKvNoSdpaSteps;
 using testing::llm_quant_program_refs::kQuantKvSteps;
 using testing::llm_quant_program_refs::Step;
 
-const std::string kProgram =
-    std::string(ETR_SOURCE_DIR) + "/kernels/llm/test/llm_quant_kv_llama.pte";
+struct Flavour {
+  const char* file;
+  const std::vector<Step>* steps;
+};
+
+const Flavour kFlavours[] = {
+    {"llm_quant_kv_llama.pte", &kQuantKvSteps},
+    {"llm_quant_kv_no_sdpa_llama.pte", &kQuantKvNoSdpaSteps},
+};
+
+std::string program(const Flavour& f) {
+  return std::string(ETR_SOURCE_DIR) + "/kernels/llm/test/" + f.file;
+}
 
 Result<std::vector<Value>> run_step(Module& m, const std::vector<int64_t>& tokens,
                                     int64_t input_pos) {
@@ -43,38 +55,47 @@ void expect_step(Module& m, const Step& s) {
 }
 
 TEST(LlmQuantizedKvProgramTest, PrefillThenDecodeMatchesEager) {
-  ASSERT_EQ(kQuantKvSteps.size(), 3u);
-  for (size_t threads : {size_t{1}, size_t{2}}) {
-    SCOPED_TRACE("threads " + std::to_string(threads));
-    ModuleOptions options;
-    options.num_threads = threads;
-    Module m(kProgram, {}, options);
-    for (const Step& s : kQuantKvSteps) expect_step(m, s);
+  for (const Flavour& f : kFlavours) {
+    SCOPED_TRACE(f.file);
+    ASSERT_EQ(f.steps->size(), 3u);
+    for (size_t threads : {size_t{1}, size_t{2}}) {
+      SCOPED_TRACE("threads " + std::to_string(threads));
+      ModuleOptions options;
+      options.num_threads = threads;
+      Module m(program(f), {}, options);
+      for (const Step& s : *f.steps) expect_step(m, s);
+    }
   }
 }
 
 TEST(LlmQuantizedKvProgramTest, DecodeWithoutTheCachedPrefillDiffers) {
   // The expected decode logits depend on the cache the prefill filled.
-  Module m(kProgram);
-  Result<std::vector<Value>> outs =
-      run_step(m, kQuantKvSteps[1].tokens, kQuantKvSteps[1].input_pos);
-  ASSERT_TRUE(outs.ok()) << to_string(outs.error());
-  const std::vector<float> got = (*outs)[0].values<float>();
-  float diff = 0;
-  for (size_t i = 0; i < got.size(); ++i)
-    diff = std::max(diff, std::abs(got[i] - kQuantKvSteps[1].logits[i]));
-  EXPECT_GT(diff, 1e-3f);
+  for (const Flavour& f : kFlavours) {
+    SCOPED_TRACE(f.file);
+    Module m(program(f));
+    const Step& s = (*f.steps)[1];
+    Result<std::vector<Value>> outs = run_step(m, s.tokens, s.input_pos);
+    ASSERT_TRUE(outs.ok()) << to_string(outs.error());
+    const std::vector<float> got = (*outs)[0].values<float>();
+    float diff = 0;
+    for (size_t i = 0; i < got.size(); ++i) diff = std::max(diff, std::abs(got[i] - s.logits[i]));
+    EXPECT_GT(diff, 1e-3f);
+  }
 }
 
 TEST(LlmQuantizedKvProgramTest, StartPosPastTheCacheFailsAndLeavesTheCache) {
-  Module m(kProgram);
-  expect_step(m, kQuantKvSteps[0]);
-  // 5 tokens at position 12 of a 16-position cache, then a position far out.
-  EXPECT_FALSE(run_step(m, kQuantKvSteps[0].tokens, 12).ok());
-  EXPECT_FALSE(run_step(m, kQuantKvSteps[1].tokens, int64_t{1} << 40).ok());
-  // The refused calls wrote nothing the next steps read.
-  expect_step(m, kQuantKvSteps[1]);
-  expect_step(m, kQuantKvSteps[2]);
+  for (const Flavour& f : kFlavours) {
+    SCOPED_TRACE(f.file);
+    const std::vector<Step>& steps = *f.steps;
+    Module m(program(f));
+    expect_step(m, steps[0]);
+    // 5 tokens at position 12 of a 16-position cache, then a position far out.
+    EXPECT_FALSE(run_step(m, steps[0].tokens, 12).ok());
+    EXPECT_FALSE(run_step(m, steps[1].tokens, int64_t{1} << 40).ok());
+    // The refused calls wrote nothing the next steps read.
+    expect_step(m, steps[1]);
+    expect_step(m, steps[2]);
+  }
 }
 
 }  // namespace

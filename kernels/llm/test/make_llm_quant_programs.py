@@ -10,6 +10,10 @@ kernels/llm/test/llm_quant_program_refs.h:
       keys, values and the query, llama::update_cache of the int8
       keys/values, their float32 scales and int8 zero points into six mutable
       buffers per layer, and llama::custom_quantized_sdpa over the int8 caches.
+  llm_quant_kv_no_sdpa_llama.pte   the same without use_sdpa_with_kv_cache: the
+      caches are updated the same way, then dequantized whole
+      (quantized_decomposed::dequantize_per_token, scale 0 at the positions not
+      written yet) for the exporter's plain attention.
 
 SpinQuant (quantization.use_spin_quant=native, whose feed-forward calls
 llama::fast_hadamard_transform) is not among them: the exporter accepts it
@@ -24,9 +28,9 @@ checkpoint with dim 32, 1 layer, 4 heads, 2 KV heads, vocab 128, max_seq_len
 16; the exporter gets base.checkpoint, so
 the weights are the checkpoint's. The eager references are that ModelArgs'
 Transformer with the exporter's own source transforms, in its order
-(replace_sdpa_with_custom_op, replace_kv_cache_with_custom_kv_cache; then for
-the quantized KV cache replace_kv_cache_with_quantized_kv_cache,
-replace_sdpa_with_quantized_sdpa), run in PyTorch with the llama:: operators
+(replace_sdpa_with_custom_op, replace_kv_cache_with_custom_kv_cache,
+replace_kv_cache_with_quantized_kv_cache, replace_sdpa_with_quantized_sdpa; without
+use_sdpa_with_kv_cache only replace_kv_cache_with_quantized_kv_cache), run in PyTorch with the llama:: operators
 defined in Python: export_tiny_llama.py's update_cache and custom_sdpa, and
 test/conformance/llama_specs.py's custom_quantized_sdpa (ExecuTorch's test
 reference: dequantize per token, float64 attention). ExecuTorch's AOT libraries
@@ -50,9 +54,13 @@ import llama_specs  # noqa: E402
 tiny.PARAMS = {"dim": 32, "n_layers": 1, "n_heads": 4, "n_kv_heads": 2, "vocab_size": 128}
 tiny.MAX_SEQ = 16
 REFS = os.path.join(HERE, "llm_quant_program_refs.h")
-# name: (file, exporter options, C++ array)
+# name: (file, exporter options, C++ array); "-option" drops one of
+# export_tiny_llama.exporter_args'.
 FLAVOURS = {
     "quant_kv": ("llm_quant_kv_llama.pte", ["model.quantize_kv_cache=True"], "kQuantKvSteps"),
+    "quant_kv_no_sdpa": ("llm_quant_kv_no_sdpa_llama.pte",
+                         ["model.quantize_kv_cache=True", "-model.use_sdpa_with_kv_cache"],
+                         "kQuantKvNoSdpaSteps"),
 }
 
 _LIBS = []
@@ -99,9 +107,11 @@ def eager_logits(state, flavour):
     m = construct_transformer(tiny.model_args(use_kv_cache=True, enable_dynamic_shape=True))
     m.load_state_dict(state, strict=False)
     m.eval()
-    transforms = [replace_sdpa_with_custom_op, replace_kv_cache_with_custom_kv_cache]
     if flavour == "quant_kv":
-        transforms += [replace_kv_cache_with_quantized_kv_cache, replace_sdpa_with_quantized_sdpa]
+        transforms = [replace_sdpa_with_custom_op, replace_kv_cache_with_custom_kv_cache,
+                      replace_kv_cache_with_quantized_kv_cache, replace_sdpa_with_quantized_sdpa]
+    else:
+        transforms = [replace_kv_cache_with_quantized_kv_cache]
     for transform in transforms:
         m = transform(m)
     steps = []
@@ -139,7 +149,10 @@ def main():
         ckpt, params, state = tiny.write_checkpoint(tmp)
         for flavour, (name, options, array) in FLAVOURS.items():
             pte = os.path.join(HERE, name)
-            args = tiny.exporter_args(ckpt, params, pte, False) + options
+            drop = [o[1:] for o in options if o.startswith("-")]
+            args = [a for a in tiny.exporter_args(ckpt, params, pte, False)
+                    if not any(a.startswith(d + "=") for d in drop)]
+            args += [o for o in options if not o.startswith("-")]
             subprocess.run([sys.executable, os.path.abspath(__file__), "--run-exporter"] + args,
                            check=True, cwd=tmp)
             print("wrote", pte, os.path.getsize(pte), "bytes")
