@@ -1,7 +1,7 @@
 """Writes very small Llamas exported by ExecuTorch 1.5.1's own LLM exporter
 (use_kv_cache, use_sdpa_with_kv_cache, fp32) and the last-token logits of the
-same models run eagerly for three calls in a row (prefill of 5 tokens at
-input_pos 0, then one token at 5, one at 6), into
+same models run eagerly for calls in a row (a prefill of 5 tokens at input_pos
+0, then decode steps), into
 kernels/llm/test/llm_quant_program_refs.h:
 
   llm_quant_kv_llama.pte    model.quantize_kv_cache=True: the exporter's
@@ -14,6 +14,11 @@ kernels/llm/test/llm_quant_program_refs.h:
       caches are updated the same way, then dequantized whole
       (quantized_decomposed::dequantize_per_token, scale 0 at the positions not
       written yet) for the exporter's plain attention.
+  llm_quant_kv_ring_llama.pte   model.quantize_kv_cache=True with
+      model.local_global_attention=[8] (a sliding window of 8 over a 32-token
+      context): the caches are ring buffers of 16 slots filled by
+      llama::update_cache_with_indices, and custom_quantized_sdpa runs with a
+      [S, 16] mask over the whole cache; 22 calls, wrapping around.
 
 SpinQuant (quantization.use_spin_quant=native, whose feed-forward calls
 llama::fast_hadamard_transform) is not among them: the exporter accepts it
@@ -29,9 +34,11 @@ checkpoint with dim 32, 1 layer, 4 heads, 2 KV heads, vocab 128, max_seq_len
 the weights are the checkpoint's. The eager references are that ModelArgs'
 Transformer with the exporter's own source transforms, in its order
 (replace_sdpa_with_custom_op, replace_kv_cache_with_custom_kv_cache,
-replace_kv_cache_with_quantized_kv_cache, replace_sdpa_with_quantized_sdpa; without
+replace_kv_cache_with_quantized_kv_cache, replace_sdpa_with_quantized_sdpa, then
+replace_kv_cache_with_ring_kv_cache for the sliding window; without
 use_sdpa_with_kv_cache only replace_kv_cache_with_quantized_kv_cache), run in PyTorch with the llama:: operators
-defined in Python: export_tiny_llama.py's update_cache and custom_sdpa, and
+defined in Python: export_tiny_llama.py's update_cache and custom_sdpa,
+update_cache_with_indices as an index assignment, and
 test/conformance/llama_specs.py's custom_quantized_sdpa (ExecuTorch's test
 reference: dequantize per token, float64 attention). ExecuTorch's AOT libraries
 (custom ops, quantized ops) do not load with torch 2.11, hence the Python
@@ -54,14 +61,25 @@ import llama_specs  # noqa: E402
 tiny.PARAMS = {"dim": 32, "n_layers": 1, "n_heads": 4, "n_kv_heads": 2, "vocab_size": 128}
 tiny.MAX_SEQ = 16
 REFS = os.path.join(HERE, "llm_quant_program_refs.h")
-# name: (file, exporter options, C++ array); "-option" drops one of
-# export_tiny_llama.exporter_args'.
-FLAVOURS = {
-    "quant_kv": ("llm_quant_kv_llama.pte", ["model.quantize_kv_cache=True"], "kQuantKvSteps"),
-    "quant_kv_no_sdpa": ("llm_quant_kv_no_sdpa_llama.pte",
-                         ["model.quantize_kv_cache=True", "-model.use_sdpa_with_kv_cache"],
-                         "kQuantKvNoSdpaSteps"),
-}
+# Three calls: prefill of 5 tokens, then one token at 5 and one at 6.
+SHORT = tiny.STEPS
+# 22 calls up to position 27 of a 32-position context: a ring buffer of 16
+# slots (twice the window of 8) wraps around.
+LONG = [([1, 5, 9, 17, 33], 0)] + [([40 + i], 5 + i) for i in range(20)] + [([3, 4, 6], 25)]
+# Each flavour: the exporter options on top of export_tiny_llama.exporter_args'
+# ("key=value" replaces that key's value there, "-key" drops it), the
+# context length, the calls and the C++ array.
+FLAVOURS = [
+    dict(name="quant_kv", file="llm_quant_kv_llama.pte", options=["model.quantize_kv_cache=True"],
+         context=16, steps=SHORT, array="kQuantKvSteps"),
+    dict(name="quant_kv_no_sdpa", file="llm_quant_kv_no_sdpa_llama.pte",
+         options=["model.quantize_kv_cache=True", "-model.use_sdpa_with_kv_cache"],
+         context=16, steps=SHORT, array="kQuantKvNoSdpaSteps"),
+    dict(name="quant_kv_ring", file="llm_quant_kv_ring_llama.pte",
+         options=["model.quantize_kv_cache=True", "model.local_global_attention=[8]",
+                  "export.max_context_length=32"],
+         context=32, steps=LONG, array="kQuantKvRingSteps"),
+]
 
 _LIBS = []
 
@@ -73,6 +91,17 @@ def define_ops():
     variants."""
     source = tiny.define_llama_ops()
     llama_specs._define_per_token_out()
+    if not torch._C._dispatch_has_kernel_for_dispatch_key(
+            "llama::update_cache_with_indices", "CompositeExplicitAutograd"):
+        lib = torch.library.Library("llama", "FRAGMENT")
+        _LIBS.append(lib)
+
+        def update_with_indices(value, cache, start_pos, indices):
+            for b in range(value.shape[0]):
+                cache[b, indices[b]] = value[b]
+            return torch.empty((1,), dtype=value.dtype)
+
+        lib.impl("update_cache_with_indices", update_with_indices, "CompositeExplicitAutograd")
     refs = {"custom_quantized_sdpa": llama_specs.quantized_sdpa_ref,
             "fast_hadamard_transform": llama_specs.hadamard_ref}
     for name, ref in refs.items():
@@ -95,33 +124,50 @@ def run_exporter(args):
 
 def eager_logits(state, flavour):
     from executorch.examples.models.llama.llama_transformer import construct_transformer
+    from executorch.examples.models.llama.model_args import ModelArgs
     from executorch.examples.models.llama.source_transformation.custom_kv_cache import (
         replace_kv_cache_with_custom_kv_cache,
         replace_kv_cache_with_quantized_kv_cache,
+        replace_kv_cache_with_ring_kv_cache,
     )
     from executorch.examples.models.llama.source_transformation.sdpa import (
         replace_sdpa_with_custom_op,
         replace_sdpa_with_quantized_sdpa,
     )
 
-    m = construct_transformer(tiny.model_args(use_kv_cache=True, enable_dynamic_shape=True))
+    m = construct_transformer(
+        ModelArgs(max_seq_len=tiny.MAX_SEQ, max_context_len=flavour["context"], use_kv_cache=True,
+                  enable_dynamic_shape=True, **tiny.PARAMS))
     m.load_state_dict(state, strict=False)
     m.eval()
-    if flavour == "quant_kv":
+    if flavour["name"] == "quant_kv_no_sdpa":
+        transforms = [replace_kv_cache_with_quantized_kv_cache]
+    else:
         transforms = [replace_sdpa_with_custom_op, replace_kv_cache_with_custom_kv_cache,
                       replace_kv_cache_with_quantized_kv_cache, replace_sdpa_with_quantized_sdpa]
-    else:
-        transforms = [replace_kv_cache_with_quantized_kv_cache]
+    if flavour["name"] == "quant_kv_ring":
+        transforms.append(lambda model: replace_kv_cache_with_ring_kv_cache(model, [8]))
     for transform in transforms:
         m = transform(m)
     steps = []
     with torch.no_grad():
-        for tokens, pos in tiny.STEPS:
+        for tokens, pos in flavour["steps"]:
             logits = m(torch.tensor([tokens]), {"input_pos": torch.tensor([pos])})
             if isinstance(logits, tuple):
                 logits = logits[0]
             steps.append((tokens, pos, logits.reshape(-1, tiny.PARAMS["vocab_size"])[-1]))
     return steps
+
+
+def exporter_args(ckpt, params, pte, options):
+    """export_tiny_llama.exporter_args' with `options` applied (see FLAVOURS)."""
+    args = tiny.exporter_args(ckpt, params, pte, False)
+    for o in options:
+        key = o[1:] if o.startswith("-") else o.split("=", 1)[0]
+        args = [a for a in args if a.split("=", 1)[0] != key]
+        if not o.startswith("-"):
+            args.append(o)
+    return args
 
 
 def c_float(x):
@@ -147,17 +193,15 @@ def main():
     ]
     with tempfile.TemporaryDirectory() as tmp:
         ckpt, params, state = tiny.write_checkpoint(tmp)
-        for flavour, (name, options, array) in FLAVOURS.items():
-            pte = os.path.join(HERE, name)
-            drop = [o[1:] for o in options if o.startswith("-")]
-            args = [a for a in tiny.exporter_args(ckpt, params, pte, False)
-                    if not any(a.startswith(d + "=") for d in drop)]
-            args += [o for o in options if not o.startswith("-")]
+        for flavour in FLAVOURS:
+            pte = os.path.join(HERE, flavour["file"])
+            args = exporter_args(ckpt, params, pte, flavour["options"])
             subprocess.run([sys.executable, os.path.abspath(__file__), "--run-exporter"] + args,
                            check=True, cwd=tmp)
             print("wrote", pte, os.path.getsize(pte), "bytes")
-            lines += ["", "// %s: export_llm ... %s" % (name, " ".join(options)),
-                      "inline const std::vector<Step> %s = {" % array]
+            lines += ["", "// %s: export_llm ... %s" % (flavour["file"],
+                                                        " ".join(flavour["options"])),
+                      "inline const std::vector<Step> %s = {" % flavour["array"]]
             for tokens, pos, logits in eager_logits(state, flavour):
                 lines.append("    {{%s}, %d, {%s}}," % (
                     ", ".join(map(str, tokens)), pos,
