@@ -3,8 +3,9 @@
 // make_llm_quant_op_refs.py), and their refusals: positions past the cache,
 // missing or mismatched quantization parameters, masks of the wrong shape,
 // sizes the transform does not take. Every attention case runs
-// single-threaded and on a 3-thread pool, and with the generic and (where
-// the CPU has it) the AVX2 inner loops.
+// single-threaded and on a 3-thread pool (with the inner loops this CPU
+// picks); the generic and AVX2 inner loops are also checked on their own
+// against exact sums.
 #include <cmath>
 #include <memory>
 #include <optional>
