@@ -69,9 +69,53 @@ Error sdpa_with_kv_cache_prepare(KernelPrepareContext& ctx, const Tensor& query,
                                  double dropout_p, bool is_causal, std::optional<double> scale,
                                  Tensor& out);
 
+// ---- op_quantized_sdpa.cpp: attention over an int8 KV cache (the exporter's
+// quantize_kv_cache path). Output is Float.
+// custom_quantized_sdpa.out(Tensor query, Tensor key, Tensor value, SymInt start_pos,
+//   Tensor? attn_mask=None, float drpout_p=0.0, bool is_causal=False, float? scale=None,
+//   Tensor? q_zero_points=None, Tensor? q_scales=None, Tensor? k_zero_points=None,
+//   Tensor? k_scales=None, Tensor? v_zero_points=None, Tensor? v_scales=None,
+//   bool is_seq_at_dim_2=False, *, Tensor(a!) out)
+//   query, key, value are Char; each row of D values has its own zero point
+//   (Char) and scale (Float): x = (q - zero_point) * scale, one per (batch,
+//   position, head): the six tensors (all required) are shaped like their
+//   tensor in dims 0-2, zero points and scales alike; of their last dim (1 in
+//   exports) the first element is used, as in ExecuTorch. Layout: [B, S, H, D] (query) and
+//   [B, max_S, Hkv, D] (caches), or with is_seq_at_dim_2 [B, H, S, D] and
+//   [B, Hkv, max_S, D]. Without attn_mask, query row i sees cache positions
+//   0 .. start_pos + S - 1, or 0 .. start_pos + i when is_causal; with one (2-D
+//   Float [S, max_S], added to the scaled scores; exclusive with is_causal)
+//   every cache position is seen and start_pos is not used, as in ExecuTorch.
+//   GQA as custom_sdpa. out (Float) has query's shape and layout.
+void custom_quantized_sdpa_out(KernelContext& ctx, const Tensor& query, const Tensor& key,
+                               const Tensor& value, int64_t start_pos, const Tensor* attn_mask,
+                               double dropout_p, bool is_causal, std::optional<double> scale,
+                               const Tensor* q_zero_points, const Tensor* q_scales,
+                               const Tensor* k_zero_points, const Tensor* k_scales,
+                               const Tensor* v_zero_points, const Tensor* v_scales,
+                               bool is_seq_at_dim_2, Tensor& out);
+Error custom_quantized_sdpa_prepare(KernelPrepareContext& ctx, const Tensor& query,
+                                    const Tensor& key, const Tensor& value, int64_t start_pos,
+                                    const Tensor* attn_mask, double dropout_p, bool is_causal,
+                                    std::optional<double> scale, const Tensor* q_zero_points,
+                                    const Tensor* q_scales, const Tensor* k_zero_points,
+                                    const Tensor* k_scales, const Tensor* v_zero_points,
+                                    const Tensor* v_scales, bool is_seq_at_dim_2, Tensor& out);
+
+// ---- op_fast_hadamard_transform.cpp: SpinQuant's rotation.
+// fast_hadamard_transform.out(Tensor mat, *, Tensor(a!) out)
+//   Each row of the last dim (n values, n a power of two) becomes
+//   H_n x / sqrt(n), H_n the Sylvester Hadamard matrix (H_n[i][j] =
+//   (-1)^popcount(i & j)). Float or Double; out has mat's shape and dtype.
+//   ExecuTorch also takes n = 28 * 2^k (with a fixed 28x28 Hadamard matrix):
+//   refused here with NotSupported; any other n is InvalidArgument.
+void fast_hadamard_transform_out(KernelContext& ctx, const Tensor& mat, Tensor& out);
+Error fast_hadamard_transform_prepare(KernelPrepareContext& ctx, const Tensor& mat, Tensor& out);
+
 // The library's table (see kernel_table.cpp). The cache updates move bytes
-// of any dtype; the attention kernels take Float and Double (their prepare
-// steps check each argument's dtype exactly).
+// of any dtype; the float attention kernels take Float and Double, the
+// quantized one Char and Float, the Hadamard transform Float and Double
+// (their prepare steps check each argument's dtype exactly).
 inline constexpr KernelEntry kLlmKernels[] = {
     make_kernel<&update_cache_out, &update_cache_prepare>("llama::update_cache.out", kAllTypes),
     make_kernel<&update_cache_with_indices_out, &update_cache_with_indices_prepare>(
@@ -79,6 +123,10 @@ inline constexpr KernelEntry kLlmKernels[] = {
     make_kernel<&custom_sdpa_out, &custom_sdpa_prepare>("llama::custom_sdpa.out", kFloatingTypes),
     make_kernel<&sdpa_with_kv_cache_out, &sdpa_with_kv_cache_prepare>(
         "llama::sdpa_with_kv_cache.out", kFloatingTypes),
+    make_kernel<&custom_quantized_sdpa_out, &custom_quantized_sdpa_prepare>(
+        "llama::custom_quantized_sdpa.out", DtypeSet::of(ScalarType::Char, ScalarType::Float)),
+    make_kernel<&fast_hadamard_transform_out, &fast_hadamard_transform_prepare>(
+        "llama::fast_hadamard_transform.out", kFloatingTypes),
 };
 
 }  // namespace etr

@@ -1,6 +1,7 @@
 // The LLM kernel library: the `llama::` custom operators an ExecuTorch LLM
 // export calls (update_cache, update_cache_with_indices, custom_sdpa,
-// sdpa_with_kv_cache; see kernels/llm/llm.h).
+// sdpa_with_kv_cache, custom_quantized_sdpa, fast_hadamard_transform; see
+// kernels/llm/llm.h).
 #pragma once
 
 #include "runtime/core/span.h"

@@ -188,7 +188,12 @@ void dequantize_per_token_out(KernelContext& ctx, const Tensor& input, const Ten
   const int64_t row = rank == 0 ? 1 : input.size(rank - 1);
   int64_t tokens = 1;
   for (size_t k = 0; k + 1 < rank; ++k) tokens *= input.size(k);
-  ETR_KERNEL_TRY(ctx, check_scale_values(op, "scales", scales, tokens));
+  // Any scale value is taken (0 gives 0), as torch's dequantize_per_token and
+  // ExecuTorch's kernel do: a quantized KV cache is dequantized whole, and
+  // its scale buffer holds 0 at the positions not written yet.
+  ETR_KERNEL_CHECK(ctx, scales.numel() == tokens, Error::InvalidArgument,
+                   "%s: scales has %lld elements, expected %lld (one per token)", op,
+                   static_cast<long long>(scales.numel()), static_cast<long long>(tokens));
   ETR_KERNEL_TRY(
       ctx, check_zero_point_values(op, "zero_points", zero_points, tokens, quant_min, quant_max));
   dequantize_grouped(ctx, input, scales, &zero_points, row, tokens, out);

@@ -1974,6 +1974,12 @@ runs the reinplace pass (`ExecutorchBackendConfig(run_reinplace_pass=True)`).
 `quantized_decomposed::add`, `mixed_mm` and `mixed_linear` have no eager kernel
 in PyTorch: the script registers a reference made of eager PyTorch ops
 (dequantize -> float op -> quantize; the int8 weight times its scales, then mm).
+The `llama::` custom operators of ExecuTorch's LLM exports (family `llm`,
+`llama_specs.py`) have no schema in this torch when ExecuTorch's AOT library
+does not load: that file defines them (functional and `.out`, as the library
+registers them) with references made of eager PyTorch ops (ExecuTorch's own
+test reference for `custom_quantized_sdpa`: dequantize per token, then float64
+attention; x @ H_n / sqrt(n) for `fast_hadamard_transform`).
 
 Operators the exporter never emits are reached by editing the emitted program
 (`REWRITE` in the script; the program is serialized again before bundling):
@@ -2104,7 +2110,7 @@ def main():
     if args.skip_existing:
         todo = [n for n in todo if n not in results]
     # Small families first, so a partial run covers the most operators.
-    order = ["quantized", "prim", "creation", "nn", "index", "shape", "reduction", "binary",
+    order = ["quantized", "llm", "prim", "creation", "nn", "index", "shape", "reduction", "binary",
              "unary", "scalar", "misc"]
     todo.sort(key=lambda n: order.index(by_name[n].family))
     with ctx.Pool(args.jobs, initializer=_init_worker, initargs=(False,)) as pool:
@@ -2149,6 +2155,20 @@ def main():
 
 
 register_quantized_specs()
+
+
+def register_llama_specs():
+    """The llama:: custom operators (llama_specs.py)."""
+    sys.path.insert(0, HERE)
+    try:
+        import llama_specs
+    except Exception as e:  # pragma: no cover
+        print(f"llama specs unavailable: {e}")
+        return
+    llama_specs.register(spec, Method)
+
+
+register_llama_specs()
 for _s in SPECS:
     if _s.name in KEEP:
         _s.keep = list(KEEP[_s.name])

@@ -38,6 +38,19 @@ Error check_contiguous(const char* op, const char* name, const Tensor& t) {
   return Error::Ok;
 }
 
+Error check_dense(const char* op, const char* name, const Tensor& t) {
+  int64_t expected = 1;
+  for (size_t d = t.dim(); d-- > 0;) {
+    ETR_CHECK_OR_FAIL(t.size(d) <= 1 || t.stride(d) == expected, Error::NotSupported,
+                      "%s: %s %s is not laid out in the default dim order (dim %zu has stride "
+                      "%lld, expected %lld)",
+                      op, name, ShapeText(t).c_str(), d, static_cast<long long>(t.stride(d)),
+                      static_cast<long long>(expected));
+    expected *= t.size(d);
+  }
+  return Error::Ok;
+}
+
 Error check_cache_update_args(const char* op, const char* value_name, const Tensor& value,
                               const char* cache_name, const Tensor& cache) {
   ETR_RETURN_IF_ERROR(check_rank(op, value_name, value, 4));

@@ -24,6 +24,11 @@ Error check_dtype(const char* op, const char* name, const Tensor& t, ScalarType 
 Error check_rank(const char* op, const char* name, const Tensor& t, size_t rank);
 // `t` is in the default (contiguous) dim order; NotSupported otherwise.
 Error check_contiguous(const char* op, const char* name, const Tensor& t);
+// `t`'s memory is laid out as in the default dim order: every dim of size
+// above 1 has the default stride (a size-1 dim may sit anywhere in the dim
+// order, as exporters put it when strides tie); NotSupported otherwise. Sizes
+// can change between executes: check at load and at run.
+Error check_dense(const char* op, const char* name, const Tensor& t);
 
 // The load-time checks of a cache update: value and cache rank 4, the same
 // dtype, contiguous.

@@ -123,6 +123,31 @@ TEST(DequantizePerTokenTest, DoubleScalesPerRow) {
                                 25.600000381469727f, -25.399999618530273f, 0.20000000298023224f}));
 }
 
+TEST(DequantizePerTokenTest, ZeroScaleRowsGiveZeroAsInAnUnwrittenKvCache) {
+  // A quantized KV cache [B, max_S, H, D] is dequantized whole; the rows not
+  // written yet have scale 0 (the exporter's QuantizedKVCache without the
+  // custom SDPA). torch accepts them (and so does ExecuTorch's kernel).
+  HostTensor q = make_tensor<int8_t>({2, 2, 3}, {-100, 5, 27, 127, -128, 0, 7, -7, 1, 0, 0, 0});
+  HostTensor s = make_tensor<double>({2, 2, 1}, {0.013, 0.0, 0.25, 0.0});
+  HostTensor z = make_tensor<int64_t>({2, 2, 1}, {3, 0, -1, 0});
+  HostTensor out = zeros_tensor(ScalarType::Float, {2, 2, 3});
+  KernelRunner r(quantized_test_registry());
+  // dequantize_per_token(q, s, z, -128, 127, torch.int8, torch.float32)
+  ASSERT_EQ(r.run(kPerToken, {r.tensor(q), r.tensor(s), r.tensor(z), r.i(-128), r.i(127),
+                              r.i(kChar), r.i(kFloat), r.tensor(out)}),
+            Error::Ok);
+  EXPECT_EQ(out.values<float>(),
+            (std::vector<float>{-1.3389999866485596f, 0.026000000536441803f, 0.31200000643730164f,
+                                0.0f, -0.0f, 0.0f, 2.0f, -1.5f, 0.5f, 0.0f, 0.0f, 0.0f}));
+  // A scale count that does not match the tokens is still refused.
+  HostTensor s3 = make_tensor<double>({3, 1}, {0.1, 0.1, 0.1});
+  HostTensor z3 = make_tensor<int64_t>({3, 1}, {0, 0, 0});
+  KernelRunner r2(quantized_test_registry());
+  EXPECT_EQ(r2.run(kPerToken, {r2.tensor(q), r2.tensor(s3), r2.tensor(z3), r2.i(-128), r2.i(127),
+                               r2.i(kChar), r2.i(kFloat), r2.tensor(out)}),
+            Error::InvalidArgument);
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace etr
