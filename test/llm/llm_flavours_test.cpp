@@ -1,15 +1,16 @@
 // Every flavour of ExecuTorch 1.5.1's LLM exporter (test/models/llm, written
 // by export_llm_flavours.py from one seeded tiny Llama: dim 64, 2 layers, 4
-// heads, 2 KV heads, vocab 128, context 32) against the OFFICIAL runtime on
-// the same file (refs/, also written by that script):
+// heads, 2 KV heads, vocab 128, context 32; dim 128 for 4-bit group 128)
+// against the OFFICIAL runtime on the same file (refs/, also written by that
+// script):
 //  - logits: prefill of [1, 5, 9, 17, 33] at input_pos 0, then token 60 at 5
 //    and 61 at 6 on one Module (the KV cache stays in the method's memory;
 //    without a cache each call runs the whole prefix), each step's last-token
 //    logits within the flavour's tolerance of executorch.runtime's;
 //  - greedy: the official TextLLMRunner's continuation of "Once upon a time"
 //    (refs/prompt_ids.npy, tokenizer.json's ids with BOS first; temperature 0,
-//    16 tokens at most), exactly, through TextGenerator (and through a plain
-//    Module loop where TextGenerator cannot take the program).
+//    16 tokens at most), exactly, through a plain Module loop and, where it
+//    takes the program, through TextGenerator, twice with reset() between.
 // On one thread and on a pool of two.
 #include <gtest/gtest.h>
 
@@ -219,6 +220,7 @@ const Flavour kExternal{"external", kFp32Tol, true, true};
 const Flavour k8da4wG32{"8da4w_g32_emb4", k8da4wTol, true, false};
 const Flavour k8da4wG128{"8da4w_g128_emb8", k8da4wTol, true, false};
 const Flavour kBf16{"bf16", kBf16Tol, true, false};
+const Flavour kBf16Xnnpack{"bf16_xnnpack", kBf16Tol, true, false};
 const Flavour kQuantizedKv{"quantized_kv", kQuantizedKvTol, true, false};
 
 TEST(LlmFlavoursTest, PortableSdpaWithKvCache) { expect_all(kPortable, true); }
@@ -287,6 +289,16 @@ TEST(LlmFlavoursTest, Xnnpack8da4wGroup128EmbeddingByte) {
 // Float and Double only today, so loading fails with InvalidType; enabled
 // once it takes BFloat16.
 TEST(LlmFlavoursTest, DISABLED_Bf16) { expect_all(kBf16, true); }
+
+// bf16 with XNNPACK (extended_ops, enable_bf16: the linear layers are
+// delegated in bf16, the attention stays llama::custom_sdpa.out in bf16).
+TEST(LlmFlavoursTest, DISABLED_Bf16Xnnpack) {
+#if ETR_LLM_TEST_HAS_XNNPACK
+  expect_all(kBf16Xnnpack, true);
+#else
+  GTEST_SKIP() << "built without the XNNPACK backend";
+#endif
+}
 
 // model.quantize_kv_cache=True: an int8 cache with per-token scales and zero
 // points, read by llama::custom_quantized_sdpa.out (being added to

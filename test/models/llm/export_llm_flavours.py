@@ -63,6 +63,10 @@ FLAVOURS = {
         "quantization.qmode=8da4w", "quantization.group_size=128",
         "quantization.embedding_quantize='8,0'"], True),
     "bf16": ("dim64", KV_SDPA + ["model.dtype_override=bf16"], True),
+    # bf16 with XNNPACK: delegated only with extended_ops and enable_bf16 (with
+    # backend.xnnpack.enabled alone the exporter delegates nothing).
+    "bf16_xnnpack": ("dim64", KV_SDPA + ["model.dtype_override=bf16"] + XNN + [
+        "backend.xnnpack.extended_ops=True", "backend.xnnpack.enable_bf16=True"], True),
     "xnnpack_extended": ("dim64", KV_SDPA + FP32 + XNN + ["backend.xnnpack.extended_ops=True"],
                          True),
     "quantized_kv": ("dim64", KV_SDPA + FP32 + ["model.quantize_kv_cache=True"], True),
@@ -103,8 +107,8 @@ def flavour_args(name, ckpts):
 
 
 def command(name):
-    """The export command as the manifest shows it ($TMP: the checkpoints'
-    temporary folder)."""
+    """The export command as the manifest shows it, run from the repository
+    root ($TMP: the checkpoints' temporary folder)."""
     if not FLAVOURS[name][2]:
         return "export_tiny_llama.py (see manifest.txt)"
     ckpts = {"dim64": ("$TMP/tiny_llama.pth", "$TMP/params.json"),
@@ -112,7 +116,7 @@ def command(name):
     args = flavour_args(name, ckpts)
     text = "python -m executorch.extension.llm.export.export_llm " + " ".join(
         a if "'" not in a else '"' + a.replace('"', '\\"') + '"' for a in args)
-    return text.replace(HERE + "/", "")
+    return text.replace(HERE, "test/models/llm")
 
 
 def export(names, failed):
