@@ -26,6 +26,14 @@ find test/models -name '*.pte' -size -100k -exec cp {} build-fuzz/corpus/xnnpack
 cp test/models/*.pte build-fuzz/corpus/program/
 # The mmap loader harness runs whole programs through a file mapping.
 cp test/models/*.pte build-fuzz/corpus/mmap_loader/
+# The LLM exporter's flavours (test/models/llm: llama:: custom operators, KV
+# cache buffers, 4-bit embeddings, XNNPACK 8da4w, mutable-buffer data) and the
+# llama:: kernels' own KV-attention program. They are 0.4 to 1 MB, so these
+# two harnesses take inputs up to PROGRAM_MAX_LEN (below).
+for f in test/models/llm/*.pte kernels/llm/test/*.pte; do
+  cp "$f" build-fuzz/corpus/program/
+  cp "$f" build-fuzz/corpus/mmap_loader/
+done
 # Inputs that once crashed a harness stay in its seed corpus: libFuzzer runs
 # every seed first, so a regression fails the run at once.
 for d in test/fuzz/regressions/*/; do
@@ -58,11 +66,14 @@ if [ -x build-fuzz/test/etr_flat_tensor_tests ]; then
     --gtest_filter='FlatTensorTest.ReadsThroughFileDataLoaderAndWritesFuzzSeed' > /dev/null
 fi
 status=0
+PROGRAM_MAX_LEN=1048576
 for f in program mmap_loader npy flat_tensor xnnpack_payload bundled_program hf_tokenizer \
          tiktoken_tokenizer sp_tokenizer llama2c_tokenizer; do
   echo "== ${f}_fuzzer for ${SECONDS_PER}s"
   log=build-fuzz/${f}_fuzzer.log
-  if ./build-fuzz/${f}_fuzzer -max_total_time="$SECONDS_PER" -max_len=65536 -timeout=25 \
+  max_len=65536
+  case $f in program | mmap_loader) max_len=$PROGRAM_MAX_LEN ;; esac
+  if ./build-fuzz/${f}_fuzzer -max_total_time="$SECONDS_PER" -max_len="$max_len" -timeout=25 \
        -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/ \
        build-fuzz/corpus/$f > "$log" 2>&1; then
     grep -E "stat::number_of_executed_units|stat::new_units_added|Done" "$log" || true

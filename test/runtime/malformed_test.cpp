@@ -104,5 +104,21 @@ std::string fixture_name(const ::testing::TestParamInfo<const char*>& param_info
 INSTANTIATE_TEST_SUITE_P(Fixtures, MalformedTest, ::testing::ValuesIn(testing::kFixtureFiles),
                          fixture_name);
 
+// Programs from ExecuTorch's LLM exporter (test/models/llm): llama::
+// custom_sdpa / update_cache on the KV-cache buffers, the mutable data of an
+// attention-sink ring buffer (update_cache_with_indices), 4-bit embeddings
+// with XNNPACK 8da4w linear layers.
+constexpr const char* kLlmFixtures[] = {"llm/tiny_llama_portable.pte",
+                                        "llm/tiny_llama_attention_sink.pte",
+                                        "llm/tiny_llama_8da4w_g32_emb4.pte"};
+
+std::string llm_fixture_name(const ::testing::TestParamInfo<const char*>& param_info) {
+  const std::string n = param_info.param;
+  return n.substr(4, n.size() - 8);  // without "llm/" and ".pte"
+}
+
+INSTANTIATE_TEST_SUITE_P(LlmFixtures, MalformedTest, ::testing::ValuesIn(kLlmFixtures),
+                         llm_fixture_name);
+
 }  // namespace
 }  // namespace etr

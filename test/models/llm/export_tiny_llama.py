@@ -167,16 +167,19 @@ def define_llama_ops():
     return "Python definitions (the AOT library failed: " + failure + ")"
 
 
-def model_args(**extra):
+def model_args(params=None, **extra):
     from executorch.examples.models.llama.model_args import ModelArgs
 
-    return ModelArgs(max_seq_len=MAX_SEQ, max_context_len=MAX_SEQ, **PARAMS, **extra)
+    return ModelArgs(max_seq_len=MAX_SEQ, max_context_len=MAX_SEQ, **(params or PARAMS), **extra)
 
 
-def write_checkpoint(folder):
+def write_checkpoint(folder, params=None, stem="tiny_llama"):
+    """Seeded weights for PARAMS (or `params`): `stem`.pth and params.json in
+    `folder` (params_`stem`.json for another stem)."""
     from executorch.examples.models.llama.llama_transformer import construct_transformer
 
-    model = construct_transformer(model_args())
+    params = params or PARAMS
+    model = construct_transformer(model_args(params))
     gen = torch.Generator().manual_seed(SEED)
     state = {}
     for name, t in model.state_dict().items():
@@ -186,12 +189,12 @@ def write_checkpoint(folder):
             state[name] = torch.randn(t.shape, generator=gen)
         else:  # [out, in] linear weights
             state[name] = torch.randn(t.shape, generator=gen) / math.sqrt(t.shape[1])
-    ckpt = os.path.join(folder, "tiny_llama.pth")
-    params = os.path.join(folder, "params.json")
+    ckpt = os.path.join(folder, f"{stem}.pth")
+    path = os.path.join(folder, "params.json" if stem == "tiny_llama" else f"params_{stem}.json")
     torch.save(state, ckpt)
-    with open(params, "w") as f:
-        json.dump(PARAMS, f)
-    return ckpt, params, state
+    with open(path, "w") as f:
+        json.dump(params, f)
+    return ckpt, path, state
 
 
 def exporter_args(ckpt, params, output, xnnpack):
@@ -279,6 +282,7 @@ def main():
         "defined: ExecuTorch's AOT library when it loads, else Python definitions (with torch",
         "2.11 it fails: undefined symbol torch::Library::_def, and the plain command stops there).",
         "Checkpoint and params.json are written to a temporary folder ($TMP) and removed.",
+        "The other exporter flavours and the official runtime's references: manifest_flavours.txt.",
     ]
     for flavour, shown, size in commands:
         lines.append(f"tiny_llama_{flavour}.pte ({size} bytes): {shown}")
