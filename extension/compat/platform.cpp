@@ -1,5 +1,7 @@
 // The official platform layer (PAL, ET_LOG, runtime_abort, runtime_init),
 // device allocators and TensorLayout, over etr's platform hooks.
+#include "runtime/platform/platform.h"
+
 #include <executorch/runtime/core/device_allocator.h>
 #include <executorch/runtime/core/device_memory_buffer.h>
 #include <executorch/runtime/core/exec_aten/util/tensor_util.h>
@@ -15,7 +17,6 @@
 
 #include "runtime/core/checked_math.h"
 #include "runtime/core/error.h"
-#include "runtime/platform/platform.h"
 
 // ---- Default PAL: etr's platform hooks -------------------------------------
 
@@ -53,8 +54,7 @@ PalImpl g_pal;
 
 }  // namespace
 
-PalImpl PalImpl::create(pal_emit_log_message_method emit_log_message,
-                        const char* source_filename) {
+PalImpl PalImpl::create(pal_emit_log_message_method emit_log_message, const char* source_filename) {
   PalImpl impl;
   impl.emit_log_message = emit_log_message;
   impl.source_filename = source_filename;
@@ -64,9 +64,8 @@ PalImpl PalImpl::create(pal_emit_log_message_method emit_log_message,
 PalImpl PalImpl::create(pal_init_method init, pal_abort_method abort,
                         pal_current_ticks_method current_ticks,
                         pal_ticks_to_ns_multiplier_method ticks_to_ns_multiplier,
-                        pal_emit_log_message_method emit_log_message,
-                        pal_allocate_method allocate, pal_free_method free,
-                        const char* source_filename) {
+                        pal_emit_log_message_method emit_log_message, pal_allocate_method allocate,
+                        pal_free_method free, const char* source_filename) {
   PalImpl impl;
   impl.init = init;
   impl.abort = abort;
@@ -102,9 +101,8 @@ et_tick_ratio_t pal_ticks_to_ns_multiplier() {
                                                  : et_pal_ticks_to_ns_multiplier();
 }
 
-void pal_emit_log_message(et_timestamp_t timestamp, et_pal_log_level_t level,
-                          const char* filename, const char* function, size_t line,
-                          const char* message, size_t length) {
+void pal_emit_log_message(et_timestamp_t timestamp, et_pal_log_level_t level, const char* filename,
+                          const char* function, size_t line, const char* message, size_t length) {
   if (g_pal.emit_log_message != nullptr) {
     g_pal.emit_log_message(timestamp, level, filename, function, line, message, length);
   } else {
@@ -133,9 +131,9 @@ void vlogf(LogLevel level, et_timestamp_t timestamp, const char* filename, const
            size_t line, const char* format, va_list args) {
   char buffer[512];
   const int n = std::vsnprintf(buffer, sizeof(buffer), format, args);
-  const size_t length =
-      n < 0 ? 0 : (static_cast<size_t>(n) < sizeof(buffer) ? static_cast<size_t>(n)
-                                                            : sizeof(buffer) - 1);
+  const size_t length = n < 0 ? 0
+                              : (static_cast<size_t>(n) < sizeof(buffer) ? static_cast<size_t>(n)
+                                                                         : sizeof(buffer) - 1);
   const et_pal_log_level_t pal_level = level == LogLevel::Debug   ? kDebug
                                        : level == LogLevel::Info  ? kInfo
                                        : level == LogLevel::Error ? kError
@@ -204,8 +202,7 @@ Result<const TensorLayout> TensorLayout::create(Span<const int32_t> sizes,
                            "TensorLayout: invalid dtype %d", static_cast<int>(scalar_type));
   bool seen[::etr::kTensorMaxDim] = {};
   ET_CHECK_OR_RETURN_ERROR(sizes.size() <= ::etr::kTensorMaxDim, InvalidArgument,
-                           "TensorLayout: rank %zu above %zu", sizes.size(),
-                           ::etr::kTensorMaxDim);
+                           "TensorLayout: rank %zu above %zu", sizes.size(), ::etr::kTensorMaxDim);
   size_t nbytes = ::etr::element_size(scalar_type);
   for (size_t i = 0; i < sizes.size(); ++i) {
     ET_CHECK_OR_RETURN_ERROR(sizes[i] >= 0, InvalidArgument, "TensorLayout: size %zu is %d", i,
@@ -213,9 +210,8 @@ Result<const TensorLayout> TensorLayout::create(Span<const int32_t> sizes,
     ET_CHECK_OR_RETURN_ERROR(dim_order[i] < sizes.size() && !seen[dim_order[i]], InvalidArgument,
                              "TensorLayout: dim order is not a permutation (entry %zu)", i);
     seen[dim_order[i]] = true;
-    ET_CHECK_OR_RETURN_ERROR(
-        ::etr::checked_mul(nbytes, static_cast<size_t>(sizes[i]), &nbytes), InvalidArgument,
-        "TensorLayout: byte size overflows");
+    ET_CHECK_OR_RETURN_ERROR(::etr::checked_mul(nbytes, static_cast<size_t>(sizes[i]), &nbytes),
+                             InvalidArgument, "TensorLayout: byte size overflows");
   }
   return TensorLayout(sizes, dim_order, scalar_type, nbytes);
 }

@@ -2,6 +2,8 @@
 // over etr::Program, etr::Method, etr's loaders and etr::FlatTensorDataMap.
 // Official loaders and maps that do not wrap an etr one are bridged (etr
 // reads them through their official virtual functions).
+#include "runtime/executor/program.h"
+
 #include <executorch/extension/data_loader/file_data_loader.h>
 #include <executorch/extension/flat_tensor/flat_tensor_data_map.h>
 #include <executorch/runtime/core/exec_aten/util/tensor_util.h>
@@ -18,7 +20,6 @@
 #include "extension/flat_tensor/flat_tensor_data_map.h"
 #include "extension/module/module.h"
 #include "runtime/executor/method.h"
-#include "runtime/executor/program.h"
 
 namespace executorch {
 namespace runtime {
@@ -91,8 +92,7 @@ class LoaderBridge final : public ::etr::DataLoader {
     return out;
   }
 
-  ::etr::Error load_into(size_t offset, size_t size, ::etr::SegmentKind kind,
-                         void* dst) override {
+  ::etr::Error load_into(size_t offset, size_t size, ::etr::SegmentKind kind, void* dst) override {
     const Error err =
         loader_->load_into(offset, size, runtime::DataLoader::SegmentInfo(to_official(kind)), dst);
     // A loader without load_into: copy from load(), as etr's loaders do.
@@ -243,16 +243,14 @@ struct Method::State {
 };
 
 Result<Method> Program::load_method(const char* method_name, MemoryManager* memory_manager,
-                                    EventTracer* event_tracer,
-                                    const NamedDataMap* named_data_map,
+                                    EventTracer* event_tracer, const NamedDataMap* named_data_map,
                                     const LoadBackendOptionsMap* backend_options,
                                     Span<const Kernel> kernel_registry) const {
   ET_CHECK_OR_RETURN_ERROR(method_name != nullptr, InvalidArgument, "load_method: null name");
   ET_CHECK_OR_RETURN_ERROR(memory_manager != nullptr, InvalidArgument,
                            "load_method: null memory manager");
   ET_CHECK_OR_RETURN_ERROR(backend_options == nullptr, NotSupported,
-                           "load_method('%s'): backend options are not supported yet",
-                           method_name);
+                           "load_method('%s'): backend options are not supported yet", method_name);
   ET_CHECK_OR_RETURN_ERROR(kernel_registry.size() == 0, NotSupported,
                            "load_method('%s'): a method-local kernel registry is not supported yet",
                            method_name);

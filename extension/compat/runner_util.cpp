@@ -104,8 +104,8 @@ Error fill_and_set_input(Method& method, TensorInfo& tensor_meta, size_t input_i
     sizes_copy[d] = sizes[d];
     dim_order_copy[d] = dim_order.size() == sizes.size() ? dim_order[d] : static_cast<uint8_t>(d);
   }
-  ::etr::Tensor tensor(tensor_meta.scalar_type(), sizes.size(), sizes_copy, dim_order_copy,
-                       strides, data_ptr);
+  ::etr::Tensor tensor(tensor_meta.scalar_type(), sizes.size(), sizes_copy, dim_order_copy, strides,
+                       data_ptr);
   if (fill_tensor) {
     ET_CHECK_OR_RETURN_ERROR(
         fill_ones(data_ptr, static_cast<size_t>(tensor.numel()), tensor_meta.scalar_type()),
@@ -189,8 +189,7 @@ Result<BufferCleanup> prepare_input_tensors(
     auto* strides = reinterpret_cast<int64_t*>(base + layout.strides_offset);
     for (size_t d = 0; d < sizes.size(); ++d) {
       sizes_copy[d] = sizes[d];
-      dim_order_copy[d] =
-          dim_order.size() == sizes.size() ? dim_order[d] : static_cast<uint8_t>(d);
+      dim_order_copy[d] = dim_order.size() == sizes.size() ? dim_order[d] : static_cast<uint8_t>(d);
     }
     auto* tensor = new (base + layout.tensor_offset)::etr::Tensor(
         info->scalar_type(), sizes.size(), sizes_copy, dim_order_copy, strides, block);
@@ -242,8 +241,7 @@ void print_double(std::ostream& os, double value) {
 // Prints `count` items with `item(i)`: "[a, b, c]", eliding the middle of a
 // long list ("..., ") and wrapping at kItemsPerLine items per line.
 template <typename PrintItem>
-void print_list(std::ostream& os, size_t count, bool print_length, bool elide,
-                PrintItem&& item) {
+void print_list(std::ostream& os, size_t count, bool print_length, bool elide, PrintItem&& item) {
   const size_t edge = elide ? edge_items_of(os) : std::numeric_limits<size_t>::max() / 4;
   if (print_length) os << "(len=" << count << ")";
   const size_t shown = elide ? std::min(count, edge * 2) : count;

@@ -2,15 +2,15 @@
 // loader over bytes already in memory (loads are views, never copies).
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-
 #include <executorch/runtime/core/data_loader.h>
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/freeable_buffer.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/platform/compiler.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
 
 namespace executorch {
 namespace extension {
@@ -28,10 +28,9 @@ class BufferDataLoader final : public executorch::runtime::DataLoader {
       size_t offset, size_t size,
       ET_UNUSED const DataLoader::SegmentInfo& segment_info) const override {
     size_t end = 0;
-    ET_CHECK_OR_RETURN_ERROR(!__builtin_add_overflow(offset, size, &end) && end <= size_,
-                             InvalidArgument,
-                             "offset %zu + size %zu > size_ %zu, or overflow detected", offset,
-                             size, size_);
+    ET_CHECK_OR_RETURN_ERROR(
+        !__builtin_add_overflow(offset, size, &end) && end <= size_, InvalidArgument,
+        "offset %zu + size %zu > size_ %zu, or overflow detected", offset, size, size_);
     return executorch::runtime::FreeableBuffer(data_ + offset, size, nullptr);
   }
 

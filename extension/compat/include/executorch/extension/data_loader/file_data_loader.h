@@ -3,14 +3,14 @@
 // runtime reads through that one directly).
 #pragma once
 
-#include <cstddef>
-#include <memory>
-
 #include <executorch/runtime/core/data_loader.h>
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/freeable_buffer.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/platform/compiler.h>
+
+#include <cstddef>
+#include <memory>
 
 namespace executorch {
 namespace extension {

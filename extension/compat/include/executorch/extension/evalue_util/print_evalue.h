@@ -9,9 +9,9 @@
 #include <ostream>
 // String streams too: the official headers bring them in transitively, and
 // official apps (executor_runner.cpp) rely on that.
-#include <sstream>
-
 #include <executorch/runtime/core/evalue.h>
+
+#include <sstream>
 
 namespace executorch {
 namespace runtime {

@@ -3,11 +3,6 @@
 // Program::load_method then reads directly).
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-#include <memory>
-#include <string_view>
-
 #include <executorch/runtime/core/data_loader.h>
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/freeable_buffer.h>
@@ -15,6 +10,11 @@
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/core/tensor_layout.h>
 #include <executorch/runtime/platform/compiler.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
 
 namespace executorch {
 namespace extension {

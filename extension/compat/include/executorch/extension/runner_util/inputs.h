@@ -3,13 +3,13 @@
 // or with the caller's bytes) and sets it; BufferCleanup frees the memory.
 #pragma once
 
-#include <cstdlib>
-#include <utility>
-#include <vector>
-
 #include <executorch/runtime/core/span.h>
 #include <executorch/runtime/executor/method.h>
 #include <executorch/runtime/executor/method_meta.h>
+
+#include <cstdlib>
+#include <utility>
+#include <vector>
 
 namespace executorch {
 namespace extension {

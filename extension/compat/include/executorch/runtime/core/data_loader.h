@@ -3,11 +3,11 @@
 // user's own included); the loaders of extension/data_loader wrap etr's.
 #pragma once
 
-#include <cstddef>
-
 #include <executorch/runtime/core/freeable_buffer.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/platform/compiler.h>
+
+#include <cstddef>
 
 namespace etr {
 class DataLoader;
@@ -46,8 +46,8 @@ class DataLoader {
                                                    const SegmentInfo& segment_info) const = 0;
 
   // Copies bytes [offset, offset + size) into `buffer`.
-  ET_NODISCARD virtual Error load_into(size_t offset, size_t size,
-                                       const SegmentInfo& segment_info, void* buffer) const {
+  ET_NODISCARD virtual Error load_into(size_t offset, size_t size, const SegmentInfo& segment_info,
+                                       void* buffer) const {
     (void)offset, (void)size, (void)segment_info, (void)buffer;
     ET_LOG(Error, "load_into() not implemented for this data loader.");
     return Error::NotImplemented;

@@ -4,12 +4,12 @@
 // may still register its own.
 #pragma once
 
-#include <cstddef>
-
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/memory_allocator.h>
 #include <executorch/runtime/core/portable_type/device.h>
 #include <executorch/runtime/core/result.h>
+
+#include <cstddef>
 
 namespace executorch {
 namespace runtime {

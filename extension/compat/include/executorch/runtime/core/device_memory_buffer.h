@@ -3,13 +3,13 @@
 // destruction). Move-only.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-
 #include <executorch/runtime/core/device_allocator.h>
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/core/span.h>
+
+#include <cstddef>
+#include <cstdint>
 
 namespace executorch {
 namespace runtime {

@@ -4,13 +4,13 @@
 // runtime/executor/execute_observer.h), and says so once in the log.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/platform/platform.h>
+
+#include <cstddef>
+#include <cstdint>
 
 namespace executorch {
 namespace runtime {
@@ -75,9 +75,9 @@ class EventTracer {
   virtual void track_allocation(AllocatorID id, size_t size) = 0;
   virtual AllocatorID track_allocator(const char* name) = 0;
   virtual Result<bool> log_evalue(const EValue& evalue, LoggedEValueType evalue_type) = 0;
-  virtual Result<bool> log_intermediate_output_delegate(
-      const char* name, DelegateDebugIntId delegate_debug_index,
-      const executorch::aten::Tensor& output) = 0;
+  virtual Result<bool> log_intermediate_output_delegate(const char* name,
+                                                        DelegateDebugIntId delegate_debug_index,
+                                                        const executorch::aten::Tensor& output) = 0;
   virtual Result<bool> log_intermediate_output_delegate(
       const char* name, DelegateDebugIntId delegate_debug_index,
       const executorch::aten::ArrayRef<executorch::aten::Tensor> output) = 0;
@@ -108,9 +108,7 @@ class EventTracer {
   void set_event_tracer_profiling_level(EventTracerProfilingLevel profiling_level) {
     event_tracer_profiling_level_ = profiling_level;
   }
-  EventTracerProfilingLevel event_tracer_profiling_level() {
-    return event_tracer_profiling_level_;
-  }
+  EventTracerProfilingLevel event_tracer_profiling_level() { return event_tracer_profiling_level_; }
   bool intermediate_outputs_logging_status() { return log_intermediate_tensors_; }
   ChainID current_chain_id() { return chain_id_; }
   DebugHandle current_debug_handle() { return debug_handle_; }

@@ -4,12 +4,12 @@
 // destructor calls the function once.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/platform/assert.h>
+
+#include <cstddef>
+#include <cstdint>
 
 namespace executorch {
 namespace runtime {

@@ -3,14 +3,14 @@
 // etr::HierarchicalAllocator over the same span array, which the runtime uses.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-
 #include <executorch/runtime/core/memory_allocator.h>
 #include <executorch/runtime/core/portable_type/device.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/core/span.h>
 #include <executorch/runtime/platform/assert.h>
+
+#include <cstddef>
+#include <cstdint>
 
 namespace executorch {
 namespace runtime {
@@ -35,10 +35,9 @@ class HierarchicalAllocator final {
   ET_NODISCARD Result<void*> get_offset_address(uint32_t memory_id, size_t offset_bytes,
                                                 size_t size_bytes) {
     size_t end_bytes = 0;
-    ET_CHECK_OR_RETURN_ERROR(!__builtin_add_overflow(offset_bytes, size_bytes, &end_bytes),
-                             InvalidArgument,
-                             "Integer overflow in offset_bytes (%zu) + size_bytes (%zu)",
-                             offset_bytes, size_bytes);
+    ET_CHECK_OR_RETURN_ERROR(
+        !__builtin_add_overflow(offset_bytes, size_bytes, &end_bytes), InvalidArgument,
+        "Integer overflow in offset_bytes (%zu) + size_bytes (%zu)", offset_bytes, size_bytes);
     ET_CHECK_OR_RETURN_ERROR(memory_id < buffers_.size(), InvalidArgument, "id %" PRIu32 " >= %zu",
                              memory_id, buffers_.size());
     const Span<uint8_t> buffer = buffers_[memory_id];

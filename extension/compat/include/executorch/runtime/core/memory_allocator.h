@@ -5,12 +5,12 @@
 // malloc-backed allocator) is called by the runtime too.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-
 #include <executorch/runtime/platform/assert.h>
 #include <executorch/runtime/platform/compiler.h>
 #include <executorch/runtime/platform/log.h>
+
+#include <cstddef>
+#include <cstdint>
 
 #include "runtime/core/memory_allocator.h"
 
@@ -42,8 +42,7 @@ class MemoryAllocator : public ::etr::MemoryAllocator {
     }
     void* p = ::etr::MemoryAllocator::allocate(size, alignment);
     if (p == nullptr) {
-      ET_LOG(Error, "Memory allocation failed: %zuB requested, %zuB available", size,
-             free_size());
+      ET_LOG(Error, "Memory allocation failed: %zuB requested, %zuB available", size, free_size());
     }
     return p;
   }

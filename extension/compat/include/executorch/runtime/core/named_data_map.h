@@ -3,15 +3,15 @@
 // .ptd file). Program::load_method takes any implementation.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-#include <string_view>
-
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/freeable_buffer.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/core/tensor_layout.h>
 #include <executorch/runtime/platform/compiler.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
 
 namespace etr {
 class NamedDataMap;
@@ -24,8 +24,7 @@ class NamedDataMap {
  public:
   virtual ~NamedDataMap() = default;
   // The layout of the tensor stored under `key`; NotFound when absent.
-  ET_NODISCARD virtual Result<const TensorLayout> get_tensor_layout(
-      std::string_view key) const = 0;
+  ET_NODISCARD virtual Result<const TensorLayout> get_tensor_layout(std::string_view key) const = 0;
   // The bytes stored under `key`; NotFound when absent.
   ET_NODISCARD virtual Result<FreeableBuffer> get_data(std::string_view key) const = 0;
   // Copies the bytes stored under `key` (exactly `size` of them) into `buffer`.

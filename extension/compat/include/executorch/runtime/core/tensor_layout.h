@@ -2,12 +2,12 @@
 // dim order, dtype and byte size of a tensor stored in named data).
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/core/span.h>
+
+#include <cstddef>
+#include <cstdint>
 
 namespace executorch {
 namespace runtime {

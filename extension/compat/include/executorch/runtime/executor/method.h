@@ -6,10 +6,6 @@
 // (an output or input index out of range) abort the same way.
 #pragma once
 
-#include <cstddef>
-#include <memory>
-#include <string_view>
-
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/core/event_tracer.h>
@@ -20,6 +16,10 @@
 #include <executorch/runtime/executor/memory_manager.h>
 #include <executorch/runtime/executor/method_meta.h>
 #include <executorch/runtime/platform/compiler.h>
+
+#include <cstddef>
+#include <memory>
+#include <string_view>
 
 namespace executorch {
 namespace runtime {

@@ -5,10 +5,6 @@
 // MemoryManager, whose allocators etr uses as they are.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-#include <memory>
-
 #include <executorch/runtime/core/data_loader.h>
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/event_tracer.h>
@@ -20,6 +16,10 @@
 #include <executorch/runtime/executor/method.h>
 #include <executorch/runtime/executor/method_meta.h>
 #include <executorch/runtime/platform/compiler.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
 
 namespace executorch {
 namespace runtime {

@@ -13,20 +13,20 @@
 #define ET_ASSERT_MESSAGE_EMIT(_format, ...) \
   ET_LOG(Fatal, "In function %s(), assert failed" _format, ET_FUNCTION, ##__VA_ARGS__)
 
-#define ET_CHECK_MSG(_cond, _format, ...)                                 \
-  do {                                                                    \
-    if ET_UNLIKELY (!(_cond)) {                                           \
-      ET_ASSERT_MESSAGE_EMIT(" (%s): " _format, #_cond, ##__VA_ARGS__);   \
-      ::executorch::runtime::runtime_abort();                             \
-    }                                                                     \
+#define ET_CHECK_MSG(_cond, _format, ...)                               \
+  do {                                                                  \
+    if ET_UNLIKELY (!(_cond)) {                                         \
+      ET_ASSERT_MESSAGE_EMIT(" (%s): " _format, #_cond, ##__VA_ARGS__); \
+      ::executorch::runtime::runtime_abort();                           \
+    }                                                                   \
   } while (0)
 
-#define ET_CHECK(_cond)                          \
-  do {                                           \
-    if ET_UNLIKELY (!(_cond)) {                  \
-      ET_ASSERT_MESSAGE_EMIT(": %s", #_cond);    \
-      ::executorch::runtime::runtime_abort();    \
-    }                                            \
+#define ET_CHECK(_cond)                       \
+  do {                                        \
+    if ET_UNLIKELY (!(_cond)) {               \
+      ET_ASSERT_MESSAGE_EMIT(": %s", #_cond); \
+      ::executorch::runtime::runtime_abort(); \
+    }                                         \
   } while (0)
 
 #ifdef NDEBUG
@@ -39,10 +39,10 @@
 #define ET_DEBUG_ONLY
 #endif
 
-#define ET_ASSERT_UNREACHABLE()                                    \
-  do {                                                             \
+#define ET_ASSERT_UNREACHABLE()                                   \
+  do {                                                            \
     ET_CHECK_MSG(false, "Execution should not reach this point"); \
-    ET_UNREACHABLE();                                              \
+    ET_UNREACHABLE();                                             \
   } while (0)
 
 #define ET_ASSERT_UNREACHABLE_MSG(_format, ...)                                            \

@@ -6,8 +6,7 @@
 
 #define ET_NODISCARD [[nodiscard]]
 #define ET_DEPRECATED [[deprecated]]
-#define ET_EXPERIMENTAL \
-  [[deprecated("This API is experimental and may change without notice.")]]
+#define ET_EXPERIMENTAL [[deprecated("This API is experimental and may change without notice.")]]
 #define ET_FALLTHROUGH [[fallthrough]]
 #define ET_UNUSED [[maybe_unused]]
 #define ET_NORETURN [[noreturn]]
@@ -16,8 +15,7 @@
 #define ET_INLINE_ATTRIBUTE __attribute__((always_inline))
 #define ET_WEAK __attribute__((weak))
 #define ET_UNREACHABLE() __builtin_unreachable()
-#define ET_PRINTFLIKE(fmt_index, args_index) \
-  __attribute__((format(printf, fmt_index, args_index)))
+#define ET_PRINTFLIKE(fmt_index, args_index) __attribute__((format(printf, fmt_index, args_index)))
 // Used as `if ET_UNLIKELY (cond)`: the expansion carries its own parentheses.
 #define ET_LIKELY(expr) (__builtin_expect(static_cast<bool>(expr), 1))
 #define ET_UNLIKELY(expr) (__builtin_expect(static_cast<bool>(expr), 0))

@@ -5,14 +5,14 @@
 // compiles every message away.
 #pragma once
 
+#include <executorch/runtime/platform/compiler.h>
+#include <executorch/runtime/platform/types.h>
+
 #include <cinttypes>
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-
-#include <executorch/runtime/platform/compiler.h>
-#include <executorch/runtime/platform/types.h>
 
 #ifndef ET_MIN_LOG_LEVEL
 #define ET_MIN_LOG_LEVEL Info
@@ -64,15 +64,15 @@ using ::executorch::runtime::LogLevel;
 }  // namespace torch
 
 #if ET_LOG_ENABLED
-#define ET_LOG(_level, _format, ...)                                                       \
-  do {                                                                                     \
-    const auto et_log_level_ = ::executorch::runtime::LogLevel::_level;                    \
-    if (static_cast<uint32_t>(et_log_level_) >=                                            \
-        static_cast<uint32_t>(::executorch::runtime::LogLevel::ET_MIN_LOG_LEVEL)) {        \
-      ::executorch::runtime::internal::logf(                                               \
-          et_log_level_, ::executorch::runtime::internal::get_log_timestamp(),             \
-          ET_SHORT_FILENAME, ET_FUNCTION, ET_LINE, _format, ##__VA_ARGS__);                \
-    }                                                                                      \
+#define ET_LOG(_level, _format, ...)                                                              \
+  do {                                                                                            \
+    const auto et_log_level_ = ::executorch::runtime::LogLevel::_level;                           \
+    if (static_cast<uint32_t>(et_log_level_) >=                                                   \
+        static_cast<uint32_t>(::executorch::runtime::LogLevel::ET_MIN_LOG_LEVEL)) {               \
+      ::executorch::runtime::internal::logf(                                                      \
+          et_log_level_, ::executorch::runtime::internal::get_log_timestamp(), ET_SHORT_FILENAME, \
+          ET_FUNCTION, ET_LINE, _format, ##__VA_ARGS__);                                          \
+    }                                                                                             \
   } while (0)
 #define ET_CHECK_OR_LOG_ERROR(_condition, _format, ...) \
   do {                                                  \

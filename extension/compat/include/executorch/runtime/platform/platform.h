@@ -6,11 +6,10 @@
 // runtime; etr code keeps using set_platform_hooks().
 #pragma once
 
-#include <stddef.h>
-#include <stdint.h>
-
 #include <executorch/runtime/platform/compiler.h>
 #include <executorch/runtime/platform/types.h>
+#include <stddef.h>
+#include <stdint.h>
 
 extern "C" {
 
@@ -56,14 +55,12 @@ namespace runtime {
 
 // A set of PAL functions; null members fall back to the et_pal_* ones.
 struct PalImpl {
-  static PalImpl create(pal_emit_log_message_method emit_log_message,
-                        const char* source_filename);
+  static PalImpl create(pal_emit_log_message_method emit_log_message, const char* source_filename);
   static PalImpl create(pal_init_method init, pal_abort_method abort,
                         pal_current_ticks_method current_ticks,
                         pal_ticks_to_ns_multiplier_method ticks_to_ns_multiplier,
-                        pal_emit_log_message_method emit_log_message,
-                        pal_allocate_method allocate, pal_free_method free,
-                        const char* source_filename);
+                        pal_emit_log_message_method emit_log_message, pal_allocate_method allocate,
+                        pal_free_method free, const char* source_filename);
   pal_init_method init = nullptr;
   pal_abort_method abort = nullptr;
   pal_current_ticks_method current_ticks = nullptr;
@@ -83,9 +80,8 @@ void pal_init();
 ET_NORETURN void pal_abort();
 et_timestamp_t pal_current_ticks();
 et_tick_ratio_t pal_ticks_to_ns_multiplier();
-void pal_emit_log_message(et_timestamp_t timestamp, et_pal_log_level_t level,
-                          const char* filename, const char* function, size_t line,
-                          const char* message, size_t length);
+void pal_emit_log_message(et_timestamp_t timestamp, et_pal_log_level_t level, const char* filename,
+                          const char* function, size_t line, const char* message, size_t length);
 void* pal_allocate(size_t size);
 void pal_free(void* ptr);
 

@@ -3,17 +3,16 @@
 // contiguity). Each works on the etr tensor behind the official Tensor.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-#include <type_traits>
-
-#include <sys/types.h>
-
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
 #include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
 #include <executorch/runtime/platform/assert.h>
 #include <executorch/runtime/platform/compiler.h>
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
 
 namespace executorch {
 namespace runtime {
@@ -31,8 +30,7 @@ ET_NODISCARD inline Error resize_tensor(
   ET_CHECK_OR_RETURN_ERROR(t.unsafeGetTensorImpl() != nullptr, InvalidArgument,
                            "resize_tensor: the tensor is empty");
   const ::etr::Error err = ::etr::resize_tensor(*t.unsafeGetTensorImpl(), new_sizes);
-  return err == ::etr::Error::Ok ? Error::Ok
-                                 : internal::to_official_error(static_cast<int>(err));
+  return err == ::etr::Error::Ok ? Error::Ok : internal::to_official_error(static_cast<int>(err));
 }
 
 // The same with sizes of another integer type (e.g. int64_t).
@@ -47,16 +45,15 @@ ET_NODISCARD inline Error resize_tensor(executorch::aten::Tensor t,
                            ::etr::kTensorMaxDim);
   int64_t sizes[::etr::kTensorMaxDim];
   for (size_t i = 0; i < new_sizes.size(); ++i) sizes[i] = static_cast<int64_t>(new_sizes[i]);
-  const ::etr::Error err = ::etr::resize_tensor(*t.unsafeGetTensorImpl(),
-                                                ::etr::Span<const int64_t>(sizes, new_sizes.size()));
-  return err == ::etr::Error::Ok ? Error::Ok
-                                 : internal::to_official_error(static_cast<int>(err));
+  const ::etr::Error err = ::etr::resize_tensor(
+      *t.unsafeGetTensorImpl(), ::etr::Span<const int64_t>(sizes, new_sizes.size()));
+  return err == ::etr::Error::Ok ? Error::Ok : internal::to_official_error(static_cast<int>(err));
 }
 
 inline bool tensor_has_dim(executorch::aten::Tensor t, int64_t d) {
   if (t.dim() == 0) {
-    ET_CHECK_OR_RETURN_FALSE(d == 0 || d == -1, "dim must be 0 or -1 for 0-dim tensor, got %" PRId64,
-                             d);
+    ET_CHECK_OR_RETURN_FALSE(d == 0 || d == -1,
+                             "dim must be 0 or -1 for 0-dim tensor, got %" PRId64, d);
   } else {
     ET_CHECK_OR_RETURN_FALSE(d > 0 ? d < t.dim() : t.dim() + d >= 0,
                              "%zd-dim tensor does not have dim at index %zu",
@@ -68,8 +65,8 @@ inline bool tensor_has_dim(executorch::aten::Tensor t, int64_t d) {
 inline bool tensors_have_same_shape(executorch::aten::Tensor a, executorch::aten::Tensor b) {
   if (a.numel() == 1 && b.numel() == 1) return true;  // scalars of any rank
   if (a.dim() != b.dim()) {
-    ET_LOG(Error, "Tensors do not have same shape: ranks %zd and %zd", static_cast<ssize_t>(a.dim()),
-           static_cast<ssize_t>(b.dim()));
+    ET_LOG(Error, "Tensors do not have same shape: ranks %zd and %zd",
+           static_cast<ssize_t>(a.dim()), static_cast<ssize_t>(b.dim()));
     return false;
   }
   for (ptrdiff_t i = 0; i < a.dim(); ++i) {
@@ -110,17 +107,17 @@ inline bool tensor_is_contiguous(executorch::aten::Tensor t) {
 
 // Product of the sizes before / after dim `dim`.
 inline size_t getLeadingDims(const executorch::aten::Tensor& tensor, int64_t dim) {
-  ET_CHECK_MSG(dim >= 0 && dim <= tensor.dim(), "Ending dimension %" PRId64
-               " should be in the range [0, tensor.dim() %zd].", dim,
+  ET_CHECK_MSG(dim >= 0 && dim <= tensor.dim(),
+               "Ending dimension %" PRId64 " should be in the range [0, tensor.dim() %zd].", dim,
                static_cast<ssize_t>(tensor.dim()));
   size_t dims = 1;
   for (int64_t i = 0; i < dim; ++i) dims *= static_cast<size_t>(tensor.size(i));
   return dims;
 }
 inline size_t getTrailingDims(const executorch::aten::Tensor& tensor, int64_t dim) {
-  ET_CHECK_MSG(dim >= -1 && dim < tensor.dim(), "Starting dimension %" PRId64
-               " should be in the range [-1, tensor.dim() -1 %zd).", dim,
-               static_cast<ssize_t>(tensor.dim()));
+  ET_CHECK_MSG(dim >= -1 && dim < tensor.dim(),
+               "Starting dimension %" PRId64 " should be in the range [-1, tensor.dim() -1 %zd).",
+               dim, static_cast<ssize_t>(tensor.dim()));
   size_t dims = 1;
   for (int64_t i = dim + 1; i < tensor.dim(); ++i) dims *= static_cast<size_t>(tensor.size(i));
   return dims;
