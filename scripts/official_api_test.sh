@@ -7,7 +7,9 @@
 #     COMPONENTS, the EXECUTORCH_* variables, the source-build target names),
 #   - through pkg-config,
 # and runs each on test/models/mlp.pte and on the XNNPACK model with external
-# weights (.ptd), checked against PyTorch's outputs (exit status = result).
+# weights (.ptd), and examples/official_runner/custom_op.cpp (a custom
+# operator registered with EXECUTORCH_LIBRARY) on test/models/custom_op.pte,
+# checked against PyTorch's outputs (exit status = result).
 # It also checks that a missing required component fails find_package with a
 # message naming it. With OFFICIAL_EXECUTOR_RUNNER=path/to/executor_runner.cpp
 # (the official examples/portable/executor_runner/executor_runner.cpp, not
@@ -28,13 +30,15 @@ mlp=(test/models/mlp.pte test/models/mlp/a_in0.npy test/models/mlp/a_out0.npy)
 xp=test/models/xnnpack
 ptd=($xp/external_weights.pte $xp/external_weights/a_in0.npy $xp/external_weights/a_out0.npy
      $xp/external_weights.ptd)
+custom=(test/models/custom_op.pte test/models/custom_op/a_in0.npy test/models/custom_op/a_out0.npy)
 for style in targets variables names; do
   cmake -S examples/official_runner -B "$tmp/build_$style" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DSTYLE=$style -DCMAKE_PREFIX_PATH="$tmp/prefix" > /dev/null
   cmake --build "$tmp/build_$style" -j"$JOBS" > /dev/null
   "$tmp/build_$style/official_runner" "${mlp[@]}" > /dev/null
   "$tmp/build_$style/official_runner" "${ptd[@]}" > /dev/null
-  echo "official runner ($style): ok"
+  "$tmp/build_$style/official_custom_op" "${custom[@]}" > /dev/null
+  echo "official runner and custom operator ($style): ok"
 done
 PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" \
   g++ -std=c++17 -fno-rtti examples/official_runner/main.cpp -o "$tmp/official_runner_pc" \

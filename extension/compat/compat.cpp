@@ -6,6 +6,7 @@
 #include <cstring>
 #include <utility>
 
+#include "extension/compat/internal.h"
 #include "extension/module/module.h"
 #include "extension/tensor/host_tensor.h"
 #include "runtime/core/error.h"
@@ -312,7 +313,12 @@ Module::Module(const std::string& file_path, std::vector<std::string> data_files
 
 Module::~Module() = default;
 
-runtime::Error Module::load(const Program::Verification) { return to_official(module_->load()); }
+runtime::Error Module::load(const Program::Verification) {
+  // Kernels registered through the official API join etr's registry first.
+  const runtime::Error flushed = runtime::internal::flush_official_kernels();
+  if (flushed != runtime::Error::Ok) return flushed;
+  return to_official(module_->load());
+}
 
 bool Module::is_loaded() const { return module_->is_loaded(); }
 
@@ -329,6 +335,8 @@ runtime::Result<std::unordered_set<std::string>> Module::method_names() {
 }
 
 runtime::Error Module::load_method(const std::string& method_name) {
+  const runtime::Error flushed = runtime::internal::flush_official_kernels();
+  if (flushed != runtime::Error::Ok) return flushed;
   return to_official(module_->load_method(method_name));
 }
 
@@ -347,6 +355,8 @@ runtime::Result<std::vector<runtime::EValue>> Module::execute(
   std::vector<::etr::Value> inputs;
   inputs.reserve(input_values.size());
   for (const runtime::EValue& v : input_values) inputs.push_back(v.to_etr());
+  const runtime::Error flushed = runtime::internal::flush_official_kernels();
+  if (flushed != runtime::Error::Ok) return flushed;
   auto outputs = module_->execute(method_name, inputs);
   if (!outputs.ok()) return to_official(outputs.error());
   std::vector<runtime::EValue> result;

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "extension/compat/internal.h"
 #include "extension/data_loader/file_data_loader.h"
 #include "extension/flat_tensor/flat_tensor_data_map.h"
 #include "extension/module/module.h"
@@ -141,7 +142,10 @@ class DataMapBridge final : public ::etr::NamedDataMap {
   const runtime::NamedDataMap* map_;
 };
 
-// The official EValue viewing an etr value (a tensor: the etr tensor itself).
+}  // namespace
+
+namespace internal {
+
 EValue face_of(const ::etr::EValue& v) {
   switch (v.tag()) {
     case ::etr::Tag::None: return EValue();
@@ -157,7 +161,7 @@ EValue face_of(const ::etr::EValue& v) {
   return EValue();
 }
 
-}  // namespace
+}  // namespace internal
 
 // ---- Program ---------------------------------------------------------------
 
@@ -259,6 +263,9 @@ Result<Method> Program::load_method(const char* method_name, MemoryManager* memo
   // The kernels and backends linked into this build (once per process).
   const ::etr::Error registered = ::etr::register_builtins();
   if (registered != ::etr::Error::Ok) return official(registered);
+  // Kernels registered through the official API (register_kernels).
+  const Error flushed = internal::flush_official_kernels();
+  if (flushed != Error::Ok) return flushed;
   if (event_tracer != nullptr) {
     static bool warned = false;
     if (!warned) {
@@ -358,7 +365,7 @@ Error Method::get_inputs(EValue* input_evalues, size_t length) {
   ET_CHECK_OR_RETURN_ERROR(input_evalues != nullptr || inputs_size() == 0, InvalidArgument,
                            "get_inputs: null array");
   for (size_t i = 0; i < inputs_size(); ++i) {
-    input_evalues[i] = face_of(state_->method->get_input(i));
+    input_evalues[i] = internal::face_of(state_->method->get_input(i));
   }
   for (size_t i = inputs_size(); i < length; ++i) input_evalues[i] = EValue();
   return Error::Ok;
@@ -378,7 +385,7 @@ size_t Method::outputs_size() const { return state_->method->outputs_size(); }
 
 const EValue& Method::get_output(size_t i) const {
   ET_CHECK_MSG(i < outputs_size(), "%zu >= %zu", i, outputs_size());
-  state_->outputs[i] = face_of(state_->method->get_output(i));
+  state_->outputs[i] = internal::face_of(state_->method->get_output(i));
   return state_->outputs[i];
 }
 
@@ -386,19 +393,19 @@ EventTracer* Method::get_event_tracer() { return state_->tracer; }
 
 const EValue& Method::get_input(size_t i) const {
   ET_CHECK_MSG(i < inputs_size(), "%zu >= %zu", i, inputs_size());
-  state_->inputs[i] = face_of(state_->method->get_input(i));
+  state_->inputs[i] = internal::face_of(state_->method->get_input(i));
   return state_->inputs[i];
 }
 
 EValue& Method::mutable_input(size_t i) {
   ET_CHECK_MSG(i < inputs_size(), "%zu >= %zu", i, inputs_size());
-  state_->inputs[i] = face_of(state_->method->get_input(i));
+  state_->inputs[i] = internal::face_of(state_->method->get_input(i));
   return state_->inputs[i];
 }
 
 EValue& Method::mutable_output(size_t i) {
   ET_CHECK_MSG(i < outputs_size(), "%zu >= %zu", i, outputs_size());
-  state_->outputs[i] = face_of(state_->method->get_output(i));
+  state_->outputs[i] = internal::face_of(state_->method->get_output(i));
   return state_->outputs[i];
 }
 

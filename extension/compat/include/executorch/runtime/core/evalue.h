@@ -7,10 +7,12 @@
 
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
 #include <executorch/runtime/core/tag.h>
+#include <executorch/runtime/platform/assert.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -57,14 +59,65 @@ class EValue {
   bool isTensor() const { return tag == Tag::Tensor; }
   bool isScalar() const { return isInt() || isDouble() || isBool(); }
 
-  // Accessors: precondition is the matching tag.
-  int64_t toInt() const { return int_; }
-  double toDouble() const { return double_; }
-  bool toBool() const { return bool_; }
-  std::string_view toString() const { return string_; }
-  executorch::aten::Tensor& toTensor() & { return tensor_; }
-  const executorch::aten::Tensor& toTensor() const& { return tensor_; }
-  executorch::aten::Tensor toTensor() && { return tensor_; }
+  // Accessors: a value of another kind aborts (ET_CHECK), as in the
+  // official runtime.
+  int64_t toInt() const {
+    ET_CHECK_MSG(isInt(), "EValue is not an int.");
+    return int_;
+  }
+  double toDouble() const {
+    ET_CHECK_MSG(isDouble(), "EValue is not a Double.");
+    return double_;
+  }
+  bool toBool() const {
+    ET_CHECK_MSG(isBool(), "EValue is not a Bool.");
+    return bool_;
+  }
+  std::string_view toString() const {
+    ET_CHECK_MSG(isString(), "EValue is not a String.");
+    return string_;
+  }
+  executorch::aten::Tensor& toTensor() & {
+    ET_CHECK_MSG(isTensor(), "EValue is not a Tensor.");
+    return tensor_;
+  }
+  const executorch::aten::Tensor& toTensor() const& {
+    ET_CHECK_MSG(isTensor(), "EValue is not a Tensor.");
+    return tensor_;
+  }
+  executorch::aten::Tensor toTensor() && {
+    ET_CHECK_MSG(isTensor(), "EValue is not a Tensor.");
+    return tensor_;
+  }
+  executorch::aten::ScalarType toScalarType() const {
+    return static_cast<executorch::aten::ScalarType>(toInt());
+  }
+
+  // The value as a T (int64_t, double, bool, Tensor, std::string_view,
+  // ScalarType, or a narrower integer); the wrong kind aborts.
+  template <typename T>
+  T to() const {
+    if constexpr (std::is_same<T, executorch::aten::Tensor>::value) {
+      return toTensor();
+    } else if constexpr (std::is_same<T, bool>::value) {
+      return toBool();
+    } else if constexpr (std::is_same<T, double>::value || std::is_same<T, float>::value) {
+      return static_cast<T>(toDouble());
+    } else if constexpr (std::is_same<T, executorch::aten::ScalarType>::value) {
+      return toScalarType();
+    } else if constexpr (std::is_same<T, std::string_view>::value) {
+      return toString();
+    } else {
+      static_assert(std::is_integral<T>::value, "EValue::to<T>: unsupported type");
+      return static_cast<T>(toInt());
+    }
+  }
+  // None as std::nullopt, else to<T>().
+  template <typename T>
+  std::optional<T> toOptional() const {
+    if (isNone()) return std::nullopt;
+    return to<T>();
+  }
 
   // Internal (extension/compat): conversions to and from etr::Value.
   static EValue from_etr(::etr::Value value);
