@@ -61,7 +61,7 @@ fi
 # The official-API compatibility layer: faces over the Module API, the
 # public executor headers, the data loaders and the .ptd map.
 if [ -d extension/compat ]; then
-  check extension/compat '^(runtime/(platform|core|kernel)/|runtime/executor/(method_meta|method|program)\.h$|extension/(module|tensor|compat|data_loader|flat_tensor)/)'
+  check extension/compat '^(runtime/(platform|core|kernel|backend)/|runtime/executor/(method_meta|method|program)\.h$|extension/(module|tensor|compat|data_loader|flat_tensor)/)'
 fi
 # Tokenizers: plain C++17 on their own folder (no runtime dependency).
 if [ -d extension/tokenizers ]; then

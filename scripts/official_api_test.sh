@@ -8,8 +8,9 @@
 #   - through pkg-config,
 # and runs each on test/models/mlp.pte and on the XNNPACK model with external
 # weights (.ptd), and examples/official_runner/custom_op.cpp (a custom
-# operator registered with EXECUTORCH_LIBRARY) on test/models/custom_op.pte,
-# checked against PyTorch's outputs (exit status = result).
+# operator registered with EXECUTORCH_LIBRARY) on test/models/custom_op.pte
+# and custom_backend.cpp (a BackendInterface registered with
+# register_backend) on test/models/custom_backend.pte, checked against PyTorch's outputs (exit status = result).
 # It also checks that a missing required component fails find_package with a
 # message naming it. With OFFICIAL_EXECUTOR_RUNNER=path/to/executor_runner.cpp
 # (the official examples/portable/executor_runner/executor_runner.cpp, not
@@ -31,6 +32,8 @@ xp=test/models/xnnpack
 ptd=($xp/external_weights.pte $xp/external_weights/a_in0.npy $xp/external_weights/a_out0.npy
      $xp/external_weights.ptd)
 custom=(test/models/custom_op.pte test/models/custom_op/a_in0.npy test/models/custom_op/a_out0.npy)
+backend=(test/models/custom_backend.pte test/models/custom_backend/a_in0.npy
+         test/models/custom_backend/a_out0.npy)
 for style in targets variables names; do
   cmake -S examples/official_runner -B "$tmp/build_$style" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DSTYLE=$style -DCMAKE_PREFIX_PATH="$tmp/prefix" > /dev/null
@@ -38,7 +41,8 @@ for style in targets variables names; do
   "$tmp/build_$style/official_runner" "${mlp[@]}" > /dev/null
   "$tmp/build_$style/official_runner" "${ptd[@]}" > /dev/null
   "$tmp/build_$style/official_custom_op" "${custom[@]}" > /dev/null
-  echo "official runner and custom operator ($style): ok"
+  "$tmp/build_$style/official_custom_backend" "${backend[@]}" > /dev/null
+  echo "official runner, custom operator and custom backend ($style): ok"
 done
 PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" \
   g++ -std=c++17 -fno-rtti examples/official_runner/main.cpp -o "$tmp/official_runner_pc" \

@@ -3,9 +3,11 @@
 
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/freeable_buffer.h>
 
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
+#include "runtime/core/freeable_buffer.h"
 
 namespace executorch {
 namespace runtime {
@@ -13,6 +15,9 @@ namespace internal {
 
 // The official EValue viewing an etr value (a tensor: the etr tensor itself).
 EValue face_of(const ::etr::EValue& v);
+
+// An etr buffer handed out as an official one (released with it).
+FreeableBuffer to_official_buffer(::etr::FreeableBuffer&& buffer);
 
 // The official code of an etr::Error value (the same value for every
 // official code; etr-only codes mapped).

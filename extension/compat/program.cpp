@@ -146,6 +146,10 @@ class DataMapBridge final : public ::etr::NamedDataMap {
 
 namespace internal {
 
+FreeableBuffer to_official_buffer(::etr::FreeableBuffer&& buffer) {
+  return to_official(std::move(buffer));
+}
+
 EValue face_of(const ::etr::EValue& v) {
   switch (v.tag()) {
     case ::etr::Tag::None: return EValue();
