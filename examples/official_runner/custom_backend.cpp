@@ -46,12 +46,12 @@ namespace {
 
 int g_failures = 0;
 
-#define EXPECT(cond)                                                                 \
-  do {                                                                               \
-    if (!(cond)) {                                                                   \
+#define EXPECT(cond)                                                                \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
       std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++g_failures;                                                                  \
-    }                                                                                \
+      ++g_failures;                                                                 \
+    }                                                                               \
   } while (0)
 
 struct Affine {
@@ -133,7 +133,8 @@ class OfficialTestBackend final : public BackendInterface {
 };
 
 OfficialTestBackend g_backend;
-const auto g_registered = executorch::runtime::register_backend({"OfficialTestBackend", &g_backend});
+const auto g_registered =
+    executorch::runtime::register_backend({"OfficialTestBackend", &g_backend});
 
 std::vector<char> npy_data(const char* path) {
   std::ifstream f(path, std::ios::binary);

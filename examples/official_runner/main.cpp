@@ -5,12 +5,17 @@
 //   official_runner MODEL.pte IN.npy EXPECTED.npy [DATA.ptd]
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/extension/data_loader/file_data_loader.h>
+#include <executorch/extension/data_loader/mmap_data_loader.h>
+#include <executorch/extension/data_loader/shared_ptr_data_loader.h>
 #include <executorch/extension/evalue_util/print_evalue.h>
 #include <executorch/extension/flat_tensor/flat_tensor_data_map.h>
+#include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
 #include <executorch/extension/runner_util/inputs.h>
 #include <executorch/runtime/core/device_memory_buffer.h>
 #include <executorch/runtime/core/event_tracer.h>
+#include <executorch/runtime/core/exec_aten/util/tensor_dimension_limit.h>
 #include <executorch/runtime/core/exec_aten/util/tensor_util.h>
+#include <executorch/runtime/core/function_ref.h>
 #include <executorch/runtime/executor/method.h>
 #include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/platform/log.h>
@@ -22,6 +27,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -313,6 +319,45 @@ int main(int argc, char** argv) {
     EXPECT(method2.ok());
     if (method2.ok()) EXPECT(run(*method2, input, expected) <= 1e-5f);
   }
+
+  // Memory-mapped program, malloc-backed method allocator.
+  auto mmap_loader = executorch::extension::MmapDataLoader::from(
+      model_path, executorch::extension::MmapDataLoader::MlockConfig::NoMlock);
+  EXPECT(mmap_loader.ok());
+  EXPECT(executorch::extension::MmapDataLoader::from("/nonexistent/m.pte").error() ==
+         Error::AccessFailed);
+  if (mmap_loader.ok()) {
+    Result<Program> program3 = Program::load(&mmap_loader.get());
+    EXPECT(program3.ok());
+    if (program3.ok()) {
+      executorch::extension::MallocMemoryAllocator malloc_allocator;
+      Planned planned3;
+      plan(*program3->method_meta("forward"), planned3);
+      MemoryManager memory_manager3(&malloc_allocator, &*planned3.allocator, &temp_allocator);
+      Result<Method> method3 =
+          program3->load_method("forward", &memory_manager3, nullptr, ptd.get());
+      EXPECT(method3.ok());
+      if (method3.ok()) EXPECT(run(*method3, input, expected) <= 1e-5f);
+    }
+  }
+  // A program in memory owned through a shared_ptr.
+  std::shared_ptr<void> shared(std::aligned_alloc(16, (model_bytes.size() + 15) / 16 * 16),
+                               std::free);
+  std::memcpy(shared.get(), model_bytes.data(), model_bytes.size());
+  executorch::extension::SharedPtrDataLoader shared_loader(shared, model_bytes.size());
+  EXPECT(Program::load(&shared_loader).ok());
+  EXPECT(shared_loader.load(model_bytes.size(), 1, DataLoader::SegmentInfo()).error() ==
+         Error::InvalidArgument);
+
+  // Small utilities.
+  int calls = 0;
+  auto add = [&calls](int a, int b) {
+    ++calls;
+    return a + b;
+  };
+  executorch::runtime::FunctionRef<int(int, int)> ref(add);
+  EXPECT(ref(2, 3) == 5 && calls == 1);
+  EXPECT(executorch::runtime::kTensorDimensionLimit == 16);
 
   // Contract violations abort, as in the official runtime.
   EXPECT(aborts([&] { (void)method->get_output(method->outputs_size()); }));

@@ -27,7 +27,8 @@ namespace {
 // or the temp allocator), for the contexts official backends receive.
 class AllocatorFace final : public MemoryAllocator {
  public:
-  explicit AllocatorFace(::etr::MemoryAllocator* target) : MemoryAllocator(0, nullptr), target_(target) {}
+  explicit AllocatorFace(::etr::MemoryAllocator* target)
+      : MemoryAllocator(0, nullptr), target_(target) {}
   void* allocate(size_t size, size_t alignment = kDefaultAlignment) override {
     void* p = target_ == nullptr ? nullptr : target_->allocate(size, alignment);
     if (p == nullptr) ET_LOG(Error, "Memory allocation failed: %zuB requested", size);
@@ -67,9 +68,7 @@ class MapFace final : public NamedDataMap {
     if (size != 0) std::memcpy(buffer, data->data(), size);
     return Error::Ok;
   }
-  Result<uint32_t> get_num_keys() const override {
-    return static_cast<uint32_t>(map_->num_keys());
-  }
+  Result<uint32_t> get_num_keys() const override { return static_cast<uint32_t>(map_->num_keys()); }
   Result<const char*> get_key(uint32_t index) const override {
     ::etr::Result<const char*> key = map_->key_at(index);
     if (!key.ok()) return internal::to_official_error(static_cast<int>(key.error()));
@@ -122,10 +121,9 @@ class BackendBridge final : public ::etr::BackendInterface {
 
   bool is_available() const override { return official_->is_available(); }
 
-  ::etr::Result<::etr::DelegateHandle*> init(::etr::BackendInitContext& ctx,
-                                             ::etr::FreeableBuffer* processed,
-                                             ::etr::Span<const ::etr::CompileSpec> specs)
-      const override {
+  ::etr::Result<::etr::DelegateHandle*> init(
+      ::etr::BackendInitContext& ctx, ::etr::FreeableBuffer* processed,
+      ::etr::Span<const ::etr::CompileSpec> specs) const override {
     auto handle = std::make_unique<BridgeHandle>();
     handle->allocator = std::make_unique<AllocatorFace>(ctx.method_allocator);
     if (ctx.named_data != nullptr) handle->map = std::make_unique<MapFace>(ctx.named_data);
@@ -142,8 +140,9 @@ class BackendBridge final : public ::etr::BackendInterface {
     // The payload as an official buffer viewing etr's; a backend that frees
     // it releases etr's.
     FreeableBuffer payload(processed->data(), processed->size(), nullptr);
-    Result<DelegateHandle*> official_handle = official_->init(
-        official_ctx, &payload, ArrayRef<CompileSpec>(official_specs.data(), official_specs.size()));
+    Result<DelegateHandle*> official_handle =
+        official_->init(official_ctx, &payload,
+                        ArrayRef<CompileSpec>(official_specs.data(), official_specs.size()));
     if (payload.size() == 0 && processed->size() != 0) processed->release();
     if (!official_handle.ok()) {
       ETR_FAIL(to_etr(official_handle.error()), "backend '%s': init of delegate %zu failed: %s",
@@ -277,8 +276,7 @@ Error set_option(const char* backend_name, const Span<BackendOption> backend_opt
     }
   }
   return internal::to_official_error(static_cast<int>(::etr::set_backend_option(
-      backend_name,
-      ::etr::Span<const ::etr::BackendOption>(converted.data(), converted.size()))));
+      backend_name, ::etr::Span<const ::etr::BackendOption>(converted.data(), converted.size()))));
 }
 
 Error get_option(const char* backend_name, Span<BackendOption> backend_options) {

@@ -5,6 +5,7 @@
 #include "runtime/executor/program.h"
 
 #include <executorch/extension/data_loader/file_data_loader.h>
+#include <executorch/extension/data_loader/mmap_data_loader.h>
 #include <executorch/extension/flat_tensor/flat_tensor_data_map.h>
 #include <executorch/runtime/core/exec_aten/util/tensor_util.h>
 #include <executorch/runtime/executor/method.h>
@@ -18,6 +19,7 @@
 
 #include "extension/compat/internal.h"
 #include "extension/data_loader/file_data_loader.h"
+#include "extension/data_loader/mmap_data_loader.h"
 #include "extension/flat_tensor/flat_tensor_data_map.h"
 #include "extension/module/module.h"
 #include "runtime/executor/method.h"
@@ -483,6 +485,56 @@ Error FileDataLoader::load_into(size_t offset, size_t size, const SegmentInfo& s
 }
 
 ::etr::DataLoader* FileDataLoader::etr_loader() const {
+  return state_ != nullptr ? &*state_->loader : nullptr;
+}
+
+struct MmapDataLoader::State {
+  std::optional<::etr::MmapDataLoader> loader;
+};
+
+MmapDataLoader::MmapDataLoader(std::unique_ptr<State> state) : state_(std::move(state)) {}
+MmapDataLoader::MmapDataLoader(MmapDataLoader&& rhs) noexcept = default;
+MmapDataLoader::~MmapDataLoader() = default;
+
+Result<MmapDataLoader> MmapDataLoader::from(const char* file_name, MlockConfig mlock_config) {
+  ET_CHECK_OR_RETURN_ERROR(file_name != nullptr, InvalidArgument, "null file name");
+  const ::etr::MmapDataLoader::Mlock mlock = mlock_config == MlockConfig::UseMlock
+                                                 ? ::etr::MmapDataLoader::Mlock::Lock
+                                             : mlock_config == MlockConfig::UseMlockIgnoreErrors
+                                                 ? ::etr::MmapDataLoader::Mlock::LockIgnoreErrors
+                                                 : ::etr::MmapDataLoader::Mlock::None;
+  ::etr::Result<::etr::MmapDataLoader> loader = ::etr::MmapDataLoader::from(file_name, mlock);
+  if (!loader.ok()) {
+    return runtime::internal::to_official_error(static_cast<int>(loader.error()));
+  }
+  auto state = std::make_unique<State>();
+  state->loader.emplace(std::move(*loader));
+  return MmapDataLoader(std::move(state));
+}
+
+Result<FreeableBuffer> MmapDataLoader::load(size_t offset, size_t size,
+                                            const DataLoader::SegmentInfo& segment_info) const {
+  ET_CHECK_OR_RETURN_ERROR(state_ != nullptr, InvalidState, "MmapDataLoader was moved from");
+  ::etr::Result<::etr::FreeableBuffer> buffer =
+      state_->loader->load(offset, size, runtime::to_etr(segment_info.segment_type));
+  if (!buffer.ok()) return runtime::internal::to_official_error(static_cast<int>(buffer.error()));
+  return runtime::to_official(std::move(*buffer));
+}
+
+Result<size_t> MmapDataLoader::size() const {
+  ET_CHECK_OR_RETURN_ERROR(state_ != nullptr, InvalidState, "MmapDataLoader was moved from");
+  return *state_->loader->size();
+}
+
+Error MmapDataLoader::load_into(size_t offset, size_t size, const SegmentInfo& segment_info,
+                                void* buffer) const {
+  ET_CHECK_OR_RETURN_ERROR(state_ != nullptr, InvalidState, "MmapDataLoader was moved from");
+  ET_CHECK_OR_RETURN_ERROR(buffer != nullptr, InvalidArgument, "Destination buffer cannot be null");
+  return runtime::internal::to_official_error(static_cast<int>(
+      state_->loader->load_into(offset, size, runtime::to_etr(segment_info.segment_type), buffer)));
+}
+
+::etr::DataLoader* MmapDataLoader::etr_loader() const {
   return state_ != nullptr ? &*state_->loader : nullptr;
 }
 

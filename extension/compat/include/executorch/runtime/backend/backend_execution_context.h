@@ -2,10 +2,10 @@
 // receives: temporary memory (reset after the call) and the method name.
 #pragma once
 
-#include <cstddef>
-
 #include <executorch/runtime/core/event_tracer.h>
 #include <executorch/runtime/core/memory_allocator.h>
+
+#include <cstddef>
 
 namespace executorch {
 namespace runtime {

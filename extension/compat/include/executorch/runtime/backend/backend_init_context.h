@@ -4,17 +4,17 @@
 // options given for this backend.
 #pragma once
 
-#include <cstddef>
-#include <cstring>
-#include <type_traits>
-#include <variant>
-
 #include <executorch/runtime/backend/options.h>
 #include <executorch/runtime/core/event_tracer.h>
 #include <executorch/runtime/core/memory_allocator.h>
 #include <executorch/runtime/core/named_data_map.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/core/span.h>
+
+#include <cstddef>
+#include <cstring>
+#include <type_traits>
+#include <variant>
 
 namespace executorch {
 namespace runtime {
@@ -42,9 +42,9 @@ class BackendInitContext final {
   // when absent, InvalidArgument when it has another type.
   template <typename T>
   Result<T> get_runtime_spec(const char* key) const {
-    static_assert(std::is_same_v<T, bool> || std::is_same_v<T, int> ||
-                      std::is_same_v<T, const char*>,
-                  "get_runtime_spec<T> only supports bool, int, and const char*");
+    static_assert(
+        std::is_same_v<T, bool> || std::is_same_v<T, int> || std::is_same_v<T, const char*>,
+        "get_runtime_spec<T> only supports bool, int, and const char*");
     for (size_t i = 0; i < runtime_specs_.size(); ++i) {
       const BackendOption& opt = runtime_specs_[i];
       if (std::strcmp(opt.key, key) != 0) continue;

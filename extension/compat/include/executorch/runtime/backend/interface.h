@@ -7,8 +7,6 @@
 // copied), and destroy() when the method is destroyed.
 #pragma once
 
-#include <cstddef>
-
 #include <executorch/runtime/backend/backend_execution_context.h>
 #include <executorch/runtime/backend/backend_init_context.h>
 #include <executorch/runtime/backend/backend_option_context.h>
@@ -21,6 +19,8 @@
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/core/span.h>
 #include <executorch/runtime/platform/compiler.h>
+
+#include <cstddef>
 
 namespace executorch {
 namespace runtime {
@@ -87,8 +87,9 @@ size_t get_num_registered_backends();
 Result<const char*> get_backend_name(size_t index);
 
 // Runtime options for a backend: NotFound for an unknown name.
-Error set_option(const char* backend_name,
-                 const executorch::runtime::Span<executorch::runtime::BackendOption> backend_options);
+Error set_option(
+    const char* backend_name,
+    const executorch::runtime::Span<executorch::runtime::BackendOption> backend_options);
 Error get_option(const char* backend_name,
                  executorch::runtime::Span<executorch::runtime::BackendOption> backend_options);
 

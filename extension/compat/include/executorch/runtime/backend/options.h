@@ -2,15 +2,15 @@
 // bool, int or string value) and a fixed-capacity set of them.
 #pragma once
 
+#include <executorch/runtime/core/error.h>
+#include <executorch/runtime/core/span.h>
+
 #include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
 #include <variant>
-
-#include <executorch/runtime/core/error.h>
-#include <executorch/runtime/core/span.h>
 
 namespace executorch {
 namespace runtime {
