@@ -10,6 +10,7 @@
 #include <executorch/extension/module/module.h>
 #include <executorch/extension/runner_util/inputs.h>
 #include <executorch/extension/tensor/tensor.h>
+#include <executorch/runtime/backend/backend_options_map.h>
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/core/exec_aten/util/tensor_util.h>
 #include <executorch/runtime/executor/method.h>
@@ -24,6 +25,7 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 using executorch::aten::ScalarType;
@@ -66,6 +68,12 @@ class OfficialTestBackend final : public BackendInterface {
   Result<DelegateHandle*> init(BackendInitContext& context, FreeableBuffer* processed,
                                ArrayRef<CompileSpec> compile_specs) const override {
     ++inits;
+    auto threads_spec = context.get_runtime_spec<int>("threads");
+    spec_threads = threads_spec.ok() ? *threads_spec : -1;
+    auto mode_spec = context.get_runtime_spec<const char*>("mode");
+    spec_mode = mode_spec.ok() ? *mode_spec : "";
+    spec_wrong_type = context.get_runtime_spec<bool>("threads").error() == Error::InvalidArgument &&
+                      context.get_runtime_spec<int>("absent").error() == Error::NotFound;
     method_name_seen = context.get_method_name() != nullptr &&
                        std::strcmp(context.get_method_name(), "forward") == 0;
     if (processed->size() != 14 || std::memcmp(processed->data(), "AFFINE", 6) != 0) {
@@ -129,6 +137,9 @@ class OfficialTestBackend final : public BackendInterface {
   mutable int destroys = 0;
   mutable bool spec_matches = false;
   mutable bool method_name_seen = false;
+  mutable int spec_threads = -1;
+  mutable std::string spec_mode;
+  mutable bool spec_wrong_type = false;
   int threads = 0;
 };
 
@@ -212,10 +223,19 @@ int main(int argc, char** argv) {
     executorch::runtime::HierarchicalAllocator planned({spans.data(), spans.size()});
     executorch::runtime::MemoryAllocator method_allocator(sizeof(method_pool), method_pool);
     executorch::runtime::MemoryManager memory(&method_allocator, &planned);
-    auto method = program->load_method("forward", &memory);
+    // Load-time options for the backend.
+    executorch::runtime::BackendOptions<2> load_options;
+    EXPECT(load_options.set_option("threads", 2) == Error::Ok);
+    EXPECT(load_options.set_option("mode", "fast") == Error::Ok);
+    executorch::runtime::LoadBackendOptionsMap options_map;
+    EXPECT(options_map.set_options("OfficialTestBackend", load_options.view()) == Error::Ok);
+    EXPECT(options_map.set_options("", load_options.view()) == Error::InvalidArgument);
+    auto method = program->load_method("forward", &memory, nullptr, nullptr, &options_map);
     EXPECT(method.ok());
     if (!method.ok()) return 1;
     EXPECT(g_backend.inits == 1 && g_backend.spec_matches && g_backend.method_name_seen);
+    EXPECT(g_backend.spec_threads == 2 && g_backend.spec_mode == "fast" &&
+           g_backend.spec_wrong_type);
     std::vector<std::pair<char*, size_t>> inputs = {{input.data(), input.size()}};
     auto prepared = executorch::extension::prepare_input_tensors(*method, {}, inputs);
     EXPECT(prepared.ok());

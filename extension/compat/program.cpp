@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "extension/compat/internal.h"
@@ -247,6 +248,9 @@ struct Method::State {
   const ::etr::NamedDataMap* maps[1] = {nullptr};
   std::optional<::etr::Method> method;
   EventTracer* tracer = nullptr;
+  // Load-time backend options as etr options (kept for the method's life).
+  std::vector<::etr::BackendOption> backend_options;
+  std::vector<::etr::DelegateOptions> delegate_options;
   // The faces handed out by get_input/get_output (refreshed on each call).
   std::vector<EValue> inputs;
   std::vector<EValue> outputs;
@@ -259,8 +263,6 @@ Result<Method> Program::load_method(const char* method_name, MemoryManager* memo
   ET_CHECK_OR_RETURN_ERROR(method_name != nullptr, InvalidArgument, "load_method: null name");
   ET_CHECK_OR_RETURN_ERROR(memory_manager != nullptr, InvalidArgument,
                            "load_method: null memory manager");
-  ET_CHECK_OR_RETURN_ERROR(backend_options == nullptr, NotSupported,
-                           "load_method('%s'): backend options are not supported yet", method_name);
   ET_CHECK_OR_RETURN_ERROR(kernel_registry.size() == 0, NotSupported,
                            "load_method('%s'): a method-local kernel registry is not supported yet",
                            method_name);
@@ -294,6 +296,33 @@ Result<Method> Program::load_method(const char* method_name, MemoryManager* memo
     }
     state->maps[0] = map;
     options.external_data = ::etr::Span<const ::etr::NamedDataMap* const>(state->maps, 1);
+  }
+  if (backend_options != nullptr) {
+    // Each backend's options as etr options (string values point into the
+    // caller's arrays, which outlive the load).
+    std::vector<size_t> begins;
+    for (size_t b = 0; b < backend_options->size(); ++b) {
+      begins.push_back(state->backend_options.size());
+      for (const BackendOption& o : backend_options->entry_at(b).options) {
+        if (const bool* v = std::get_if<bool>(&o.value)) {
+          state->backend_options.push_back(::etr::BackendOption::of(o.key, *v));
+        } else if (const int* i = std::get_if<int>(&o.value)) {
+          state->backend_options.push_back(::etr::BackendOption::of(o.key, *i));
+        } else if (auto* text = std::get_if<std::array<char, kMaxOptionValueLength>>(&o.value)) {
+          state->backend_options.push_back(
+              ::etr::BackendOption::of(o.key, static_cast<const char*>(text->data())));
+        }
+      }
+    }
+    begins.push_back(state->backend_options.size());
+    for (size_t b = 0; b < backend_options->size(); ++b) {
+      state->delegate_options.push_back(::etr::DelegateOptions{
+          backend_options->entry_at(b).backend_id,
+          ::etr::Span<const ::etr::BackendOption>(state->backend_options.data() + begins[b],
+                                                  begins[b + 1] - begins[b])});
+    }
+    options.delegate_options = ::etr::Span<const ::etr::DelegateOptions>(
+        state->delegate_options.data(), state->delegate_options.size());
   }
   ::etr::Result<::etr::Method> method =
       state_->program->load_method(method_name, &*state->memory, options);

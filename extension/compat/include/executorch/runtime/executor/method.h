@@ -6,6 +6,7 @@
 // (an output or input index out of range) abort the same way.
 #pragma once
 
+#include <executorch/runtime/backend/backend_options_map.h>
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/core/event_tracer.h>
@@ -25,7 +26,6 @@ namespace executorch {
 namespace runtime {
 
 class Program;
-class LoadBackendOptionsMap;
 struct Kernel;
 class KernelRuntimeContext;
 

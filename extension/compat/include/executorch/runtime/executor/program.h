@@ -5,6 +5,7 @@
 // MemoryManager, whose allocators etr uses as they are.
 #pragma once
 
+#include <executorch/runtime/backend/backend_options_map.h>
 #include <executorch/runtime/core/data_loader.h>
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/event_tracer.h>
@@ -53,9 +54,10 @@ class Program final {
   // InvalidArgument when `method_index` >= num_methods().
   Result<const char*> get_method_name(size_t method_index) const;
   // Loads a method. `named_data_map` (a .ptd file) is searched after the
-  // program's own named data. Not yet wired here (NotSupported when given):
-  // `backend_options` and a method-local `kernel_registry`; an
-  // `event_tracer` is accepted and not called.
+  // program's own named data; `backend_options` go to each delegate's init
+  // (BackendInitContext::runtime_specs). Not yet wired (NotSupported when
+  // given): a method-local `kernel_registry`; an `event_tracer` is accepted
+  // and not called.
   Result<Method> load_method(const char* method_name, MemoryManager* memory_manager,
                              EventTracer* event_tracer = nullptr,
                              const NamedDataMap* named_data_map = nullptr,
