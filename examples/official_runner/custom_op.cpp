@@ -1,9 +1,10 @@
-// A custom operator registered through the official API and run by etr:
-// my_ops::mul3.out (x * 3) registered with EXECUTORCH_LIBRARY, a second
-// kernel with register_kernels and a hand-boxed OpFunction, and
-// test/models/custom_op.pte (which calls my_ops::mul3.out between two ATen
-// ops) run through Program/Method and through Module, compared with
-// PyTorch's output. Exit 0 when every check passes.
+// Custom operators registered through the official API and run by etr:
+// my_ops::mul3.out (x * 3) and my_ops::affine.out (int list, Double and Bool
+// arguments) registered with EXECUTORCH_LIBRARY, a third kernel with
+// register_kernels and a hand-boxed OpFunction, and test/models/custom_op.pte
+// (which calls both custom operators between ATen ops) run through
+// Program/Method and through Module, compared with PyTorch's output. Exit 0
+// when every check passes.
 //   official_custom_op MODEL.pte IN.npy EXPECTED.npy
 #include <executorch/extension/data_loader/file_data_loader.h>
 #include <executorch/extension/kernel_util/make_boxed_from_unboxed_functor.h>
@@ -39,6 +40,8 @@ namespace {
 
 int g_failures = 0;
 int g_mul3_calls = 0;
+int g_affine_calls = 0;
+size_t g_affine_shifts = 0;
 
 #define EXPECT(cond)                                                                \
   do {                                                                              \
@@ -62,6 +65,28 @@ Tensor& mul3_out(KernelRuntimeContext& ctx, const Tensor& in, Tensor& out) {
   const float* x = in.const_data_ptr<float>();
   float* y = out.mutable_data_ptr<float>();
   for (ptrdiff_t i = 0; i < in.numel(); ++i) y[i] = 3.0f * x[i];
+  return out;
+}
+
+// (x * factor + sum(shifts)), negated when `negate`.
+Tensor& affine_out(KernelRuntimeContext& ctx, const Tensor& in,
+                   executorch::aten::ArrayRef<int64_t> shifts, double factor, bool negate,
+                   Tensor& out) {
+  ++g_affine_calls;
+  g_affine_shifts = shifts.size();
+  if (in.scalar_type() != ScalarType::Float ||
+      executorch::runtime::resize_tensor(out, in.sizes()) != Error::Ok) {
+    ctx.fail(Error::InvalidArgument);
+    return out;
+  }
+  double shift = 0;
+  for (int64_t s : shifts) shift += static_cast<double>(s);
+  const float* x = in.const_data_ptr<float>();
+  float* y = out.mutable_data_ptr<float>();
+  for (ptrdiff_t i = 0; i < in.numel(); ++i) {
+    const double v = x[i] * factor + shift;
+    y[i] = static_cast<float>(negate ? -v : v);
+  }
   return out;
 }
 
@@ -114,6 +139,7 @@ bool aborts(F fn) {
 }  // namespace
 
 EXECUTORCH_LIBRARY(my_ops, "mul3.out", mul3_out);
+EXECUTORCH_LIBRARY(my_ops, "affine.out", affine_out);
 
 static uint8_t method_pool[1024 * 1024];
 
@@ -136,7 +162,7 @@ int main(int argc, char** argv) {
          Error::OperatorMissing);
   auto add_fn = executorch::runtime::get_op_function_from_registry("my_ops::add_int.out");
   EXPECT(add_fn.ok() && *add_fn == &add_int_boxed);
-  EXPECT(executorch::runtime::get_registered_kernels().size() == 2);
+  EXPECT(executorch::runtime::get_registered_kernels().size() == 3);
   // Registering the same operator twice aborts, as in the official runtime.
   EXPECT(aborts([] { (void)executorch::runtime::register_kernels({extra, 1}); }));
 
@@ -166,6 +192,7 @@ int main(int argc, char** argv) {
   EXPECT(prepared.ok());
   EXPECT(method->execute() == Error::Ok);
   EXPECT(g_mul3_calls == 1);
+  EXPECT(g_affine_calls == 1 && g_affine_shifts == 2);
   const float worst = max_diff(method->get_output(0).toTensor(), expected);
   std::printf("custom op (Program/Method): max abs error %g\n", static_cast<double>(worst));
   EXPECT(worst <= 1e-5f);
@@ -185,7 +212,7 @@ int main(int argc, char** argv) {
     if (outputs.ok()) {
       EXPECT(max_diff(outputs->at(0).toTensor(), expected) <= 1e-5f);
     }
-    EXPECT(g_mul3_calls == 2);
+    EXPECT(g_mul3_calls == 2 && g_affine_calls == 2);
   }
 
   if (g_failures != 0) {

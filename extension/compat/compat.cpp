@@ -153,7 +153,8 @@ EValue::EValue(const EValue& other)
       string_(other.string_),
       value_(other.value_),
       owner_(other.owner_),
-      tensor_(other.tensor_) {
+      tensor_(other.tensor_),
+      lists_(other.lists_) {
   rebind();
 }
 
@@ -165,7 +166,8 @@ EValue::EValue(EValue&& other) noexcept
       string_(std::move(other.string_)),
       value_(std::move(other.value_)),
       owner_(std::move(other.owner_)),
-      tensor_(other.tensor_) {
+      tensor_(other.tensor_),
+      lists_(std::move(other.lists_)) {
   rebind();
 }
 
@@ -187,9 +189,45 @@ EValue& EValue::operator=(EValue&& other) noexcept {
     value_ = std::move(other.value_);
     owner_ = std::move(other.owner_);
     tensor_ = other.tensor_;
+    lists_ = std::move(other.lists_);
     rebind();
   }
   return *this;
+}
+
+EValue EValue::int_list(std::vector<int64_t> items) {
+  EValue v;
+  v.tag = Tag::ListInt;
+  v.lists_.ints = std::move(items);
+  return v;
+}
+
+EValue EValue::double_list(executorch::aten::ArrayRef<double> items) {
+  EValue v;
+  v.tag = Tag::ListDouble;
+  v.lists_.doubles = items;
+  return v;
+}
+
+EValue EValue::bool_list(executorch::aten::ArrayRef<bool> items) {
+  EValue v;
+  v.tag = Tag::ListBool;
+  v.lists_.bools = items;
+  return v;
+}
+
+EValue EValue::tensor_list(std::vector<executorch::aten::Tensor> items) {
+  EValue v;
+  v.tag = Tag::ListTensor;
+  v.lists_.tensors = std::move(items);
+  return v;
+}
+
+EValue EValue::optional_tensor_list(std::vector<std::optional<executorch::aten::Tensor>> items) {
+  EValue v;
+  v.tag = Tag::ListOptionalTensor;
+  v.lists_.optional_tensors = std::move(items);
+  return v;
 }
 
 void EValue::rebind() {

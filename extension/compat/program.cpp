@@ -161,10 +161,30 @@ EValue face_of(const ::etr::EValue& v) {
     case ::etr::Tag::Bool: return EValue(v.to_bool());
     case ::etr::Tag::String: return EValue(v.to_string().data(), v.to_string().size());
     case ::etr::Tag::Tensor: return EValue(executorch::aten::Tensor(v.tensor_ptr()));
-    default: break;
+    case ::etr::Tag::IntList: {
+      const ::etr::Span<const int64_t> items = v.to_int_list();
+      return EValue::int_list(std::vector<int64_t>(items.begin(), items.end()));
+    }
+    case ::etr::Tag::DoubleList: return EValue::double_list(v.to_double_list());
+    case ::etr::Tag::BoolList: return EValue::bool_list(v.to_bool_list());
+    case ::etr::Tag::TensorList: {
+      const ::etr::BoxedTensorList& list = v.to_tensor_list();
+      std::vector<executorch::aten::Tensor> items;
+      for (size_t i = 0; i < list.size(); ++i) items.emplace_back(list.at(i));
+      return EValue::tensor_list(std::move(items));
+    }
+    case ::etr::Tag::OptionalTensorList: {
+      const ::etr::BoxedTensorList& list = v.to_tensor_list();
+      std::vector<std::optional<executorch::aten::Tensor>> items;
+      for (size_t i = 0; i < list.size(); ++i) {
+        ::etr::Tensor* t = list.at(i);
+        items.push_back(t == nullptr
+                            ? std::nullopt
+                            : std::optional<executorch::aten::Tensor>(executorch::aten::Tensor(t)));
+      }
+      return EValue::optional_tensor_list(std::move(items));
+    }
   }
-  // Lists have no official face here yet: seen as None.
-  ET_LOG(Debug, "a %s value is seen as None through the official API", ::etr::to_string(v.tag()));
   return EValue();
 }
 

@@ -310,6 +310,19 @@ void print_tensor(std::ostream& os, const executorch::aten::Tensor& t) {
   os << ")";
 }
 
+// "(len=N)[...]" with each item on its own "[i]: " line when there are several.
+template <typename PrintItem>
+void print_tensor_list(std::ostream& os, size_t count, PrintItem&& item) {
+  os << "(len=" << count << ")[";
+  for (size_t i = 0; i < count; ++i) {
+    if (count > 1) os << "\n  [" << i << "]: ";
+    item(i);
+    if (count > 1) os << ",";
+  }
+  if (count > 1) os << "\n";
+  os << "]";
+}
+
 }  // namespace
 
 }  // namespace extension
@@ -328,6 +341,38 @@ std::ostream& operator<<(std::ostream& os, const EValue& value) {
       break;
     }
     case Tag::Tensor: extension::print_tensor(os, value.toTensor()); break;
+    case Tag::ListInt: {
+      const auto list = value.toIntList();
+      extension::print_numbers(os, list.data(), list.size(), true);
+      break;
+    }
+    case Tag::ListDouble: {
+      const auto list = value.toDoubleList();
+      extension::print_numbers(os, list.data(), list.size(), true);
+      break;
+    }
+    case Tag::ListBool: {
+      const auto list = value.toBoolList();
+      extension::print_numbers(os, list.data(), list.size(), true);
+      break;
+    }
+    case Tag::ListTensor: {
+      const auto list = value.toTensorList();
+      extension::print_tensor_list(os, list.size(),
+                                   [&](size_t i) { extension::print_tensor(os, list[i]); });
+      break;
+    }
+    case Tag::ListOptionalTensor: {
+      const auto list = value.toListOptionalTensor();
+      extension::print_tensor_list(os, list.size(), [&](size_t i) {
+        if (list[i].has_value()) {
+          extension::print_tensor(os, *list[i]);
+        } else {
+          os << "None";
+        }
+      });
+      break;
+    }
     default: os << "<Unknown EValue tag " << static_cast<int>(value.tag) << ">"; break;
   }
   return os;

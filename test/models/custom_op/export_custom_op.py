@@ -1,7 +1,10 @@
-"""Exports test/models/custom_op.pte: a program that calls a custom operator,
-my_ops::mul3.out (x * 3), between two ATen ops, for the official custom-op
-registration path (EXECUTORCH_LIBRARY / register_kernels). Also writes the
-input and PyTorch's output (custom_op/a_in0.npy, a_out0.npy).
+"""Exports test/models/custom_op.pte: a program that calls two custom
+operators between ATen ops, for the official custom-op registration path
+(EXECUTORCH_LIBRARY / register_kernels): my_ops::mul3.out (x * 3) and
+my_ops::affine.out(x, int[] shifts, float factor, bool negate), which
+computes (x * factor + sum(shifts)), negated when `negate` (list, Double and
+Bool arguments). Also writes the input and PyTorch's output
+(custom_op/a_in0.npy, a_out0.npy).
     /opt/tv/bin/python test/models/custom_op/export_custom_op.py
 """
 import os
@@ -25,10 +28,29 @@ def mul3_out(x, *, output):
 
 lib.impl("mul3.out", mul3_out, "CompositeExplicitAutograd")
 
+lib.define("affine(Tensor input, int[] shifts, float factor, bool negate) -> Tensor")
+lib.define("affine.out(Tensor input, int[] shifts, float factor, bool negate, *, "
+           "Tensor(a!) output) -> Tensor(a!)")
+
+
+def affine(x, shifts, factor, negate):
+    y = x * factor + sum(shifts)
+    return -y if negate else y
+
+
+def affine_out(x, shifts, factor, negate, *, output):
+    output.copy_(affine(x, shifts, factor, negate))
+    return output
+
+
+lib.impl("affine", affine, "CompositeExplicitAutograd")
+lib.impl("affine.out", affine_out, "CompositeExplicitAutograd")
+
 
 class Model(torch.nn.Module):
     def forward(self, x):
-        return torch.ops.my_ops.mul3.default(x + 1.0) - x
+        y = torch.ops.my_ops.mul3.default(x + 1.0) - x
+        return torch.ops.my_ops.affine.default(y, [1, 2], 0.5, True)
 
 
 def main():

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "extension/module/value.h"
 
@@ -58,6 +59,40 @@ class EValue {
   bool isString() const { return tag == Tag::String; }
   bool isTensor() const { return tag == Tag::Tensor; }
   bool isScalar() const { return isInt() || isDouble() || isBool(); }
+  bool isIntList() const { return tag == Tag::ListInt; }
+  bool isDoubleList() const { return tag == Tag::ListDouble; }
+  bool isBoolList() const { return tag == Tag::ListBool; }
+  bool isTensorList() const { return tag == Tag::ListTensor; }
+  bool isListOptionalTensor() const { return tag == Tag::ListOptionalTensor; }
+
+  // List accessors (views, valid while this EValue is); the wrong kind aborts.
+  executorch::aten::ArrayRef<int64_t> toIntList() const {
+    ET_CHECK_MSG(isIntList(), "EValue is not an int list.");
+    return {lists_.ints.data(), lists_.ints.size()};
+  }
+  executorch::aten::ArrayRef<double> toDoubleList() const {
+    ET_CHECK_MSG(isDoubleList(), "EValue is not a Double list.");
+    return lists_.doubles;
+  }
+  executorch::aten::ArrayRef<bool> toBoolList() const {
+    ET_CHECK_MSG(isBoolList(), "EValue is not a Bool list.");
+    return lists_.bools;
+  }
+  executorch::aten::ArrayRef<executorch::aten::Tensor> toTensorList() const {
+    ET_CHECK_MSG(isTensorList(), "EValue is not a Tensor list.");
+    return {lists_.tensors.data(), lists_.tensors.size()};
+  }
+  executorch::aten::ArrayRef<std::optional<executorch::aten::Tensor>> toListOptionalTensor() const {
+    ET_CHECK_MSG(isListOptionalTensor(), "EValue is not a list of optional Tensors.");
+    return {lists_.optional_tensors.data(), lists_.optional_tensors.size()};
+  }
+
+  // Internal (extension/compat): list values viewing a method's values.
+  static EValue int_list(std::vector<int64_t> items);
+  static EValue double_list(executorch::aten::ArrayRef<double> items);
+  static EValue bool_list(executorch::aten::ArrayRef<bool> items);
+  static EValue tensor_list(std::vector<executorch::aten::Tensor> items);
+  static EValue optional_tensor_list(std::vector<std::optional<executorch::aten::Tensor>> items);
 
   // Accessors: a value of another kind aborts (ET_CHECK), as in the
   // official runtime.
@@ -107,6 +142,18 @@ class EValue {
       return toScalarType();
     } else if constexpr (std::is_same<T, std::string_view>::value) {
       return toString();
+    } else if constexpr (std::is_same<T, executorch::aten::ArrayRef<int64_t>>::value) {
+      return toIntList();
+    } else if constexpr (std::is_same<T, executorch::aten::ArrayRef<double>>::value) {
+      return toDoubleList();
+    } else if constexpr (std::is_same<T, executorch::aten::ArrayRef<bool>>::value) {
+      return toBoolList();
+    } else if constexpr (std::is_same<
+                             T, executorch::aten::ArrayRef<executorch::aten::Tensor>>::value) {
+      return toTensorList();
+    } else if constexpr (std::is_same<T, executorch::aten::ArrayRef<
+                                             std::optional<executorch::aten::Tensor>>>::value) {
+      return toListOptionalTensor();
     } else {
       static_assert(std::is_integral<T>::value, "EValue::to<T>: unsupported type");
       return static_cast<T>(toInt());
@@ -135,6 +182,15 @@ class EValue {
   // Keeps a TensorPtr (and so its data or deleter) alive.
   std::shared_ptr<const void> owner_;
   executorch::aten::Tensor tensor_;
+  // List payloads (only the one matching the tag is used).
+  struct Lists {
+    std::vector<int64_t> ints;
+    executorch::aten::ArrayRef<double> doubles;
+    executorch::aten::ArrayRef<bool> bools;
+    std::vector<executorch::aten::Tensor> tensors;
+    std::vector<std::optional<executorch::aten::Tensor>> optional_tensors;
+  };
+  Lists lists_;
 };
 
 }  // namespace runtime
