@@ -14,10 +14,12 @@
 #include <executorch/runtime/core/device_memory_buffer.h>
 #include <executorch/runtime/core/event_tracer.h>
 #include <executorch/runtime/core/exec_aten/util/tensor_dimension_limit.h>
+#include <executorch/runtime/core/exec_aten/util/tensor_shape_to_c_string.h>
 #include <executorch/runtime/core/exec_aten/util/tensor_util.h>
 #include <executorch/runtime/core/function_ref.h>
 #include <executorch/runtime/executor/method.h>
 #include <executorch/runtime/executor/program.h>
+#include <executorch/runtime/kernel/thread_parallel_interface.h>
 #include <executorch/runtime/platform/log.h>
 #include <executorch/runtime/platform/platform.h>
 #include <executorch/runtime/platform/runtime.h>
@@ -358,6 +360,15 @@ int main(int argc, char** argv) {
   executorch::runtime::FunctionRef<int(int, int)> ref(add);
   EXPECT(ref(2, 3) == 5 && calls == 1);
   EXPECT(executorch::runtime::kTensorDimensionLimit == 16);
+  const int32_t shape[] = {2, 8};
+  EXPECT(std::string(
+             executorch::runtime::tensor_shape_to_c_string(Span<const int32_t>(shape, 2)).data()) ==
+         "(2, 8)");
+  int64_t covered = 0;
+  EXPECT(executorch::extension::parallel_for(0, 100, 8,
+                                             [&](int64_t b, int64_t e) { covered += e - b; }));
+  EXPECT(covered == 100);
+  EXPECT(!executorch::extension::parallel_for(5, 1, 8, [](int64_t, int64_t) {}));
 
   // Contract violations abort, as in the official runtime.
   EXPECT(aborts([&] { (void)method->get_output(method->outputs_size()); }));
