@@ -13,6 +13,7 @@
 #include <executorch/extension/runner_util/inputs.h>
 #include <executorch/runtime/core/device_memory_buffer.h>
 #include <executorch/runtime/core/event_tracer.h>
+#include <executorch/runtime/core/exec_aten/util/dim_order_util.h>
 #include <executorch/runtime/core/exec_aten/util/tensor_dimension_limit.h>
 #include <executorch/runtime/core/exec_aten/util/tensor_shape_to_c_string.h>
 #include <executorch/runtime/core/exec_aten/util/tensor_util.h>
@@ -369,6 +370,20 @@ int main(int argc, char** argv) {
                                              [&](int64_t b, int64_t e) { covered += e - b; }));
   EXPECT(covered == 100);
   EXPECT(!executorch::extension::parallel_for(5, 1, 8, [](int64_t, int64_t) {}));
+  // Dim orders: a channels-last [2, 3, 4, 5] tensor.
+  const int32_t nchw[] = {2, 3, 4, 5};
+  const uint8_t channels_last[] = {0, 2, 3, 1};
+  int64_t strides[4] = {};
+  EXPECT(executorch::runtime::dim_order_to_stride(nchw, channels_last, 4, strides) == Error::Ok);
+  EXPECT(strides[0] == 60 && strides[1] == 1 && strides[2] == 15 && strides[3] == 3);
+  uint8_t order[4] = {};
+  EXPECT(executorch::runtime::stride_to_dim_order(strides, 4, order) == Error::Ok);
+  EXPECT(std::memcmp(order, channels_last, 4) == 0);
+  EXPECT(executorch::runtime::is_channels_last_dim_order(order, 4));
+  EXPECT(!executorch::runtime::is_contiguous_dim_order(order, 4));
+  const uint8_t bad_order[] = {0, 0, 1, 2};
+  EXPECT(executorch::runtime::dim_order_to_stride(nchw, bad_order, 4, strides) ==
+         Error::InvalidArgument);
 
   // Contract violations abort, as in the official runtime.
   EXPECT(aborts([&] { (void)method->get_output(method->outputs_size()); }));
