@@ -11,6 +11,7 @@
 #include <executorch/extension/module/module.h>
 #include <executorch/extension/runner_util/inputs.h>
 #include <executorch/extension/tensor/tensor.h>
+#include <executorch/extension/tensor/tensor_accessor.h>
 #include <executorch/runtime/executor/method.h>
 #include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/kernel/kernel_includes.h>
@@ -81,11 +82,18 @@ Tensor& affine_out(KernelRuntimeContext& ctx, const Tensor& in,
   }
   double shift = 0;
   for (int64_t s : shifts) shift += static_cast<double>(s);
-  const float* x = in.const_data_ptr<float>();
-  float* y = out.mutable_data_ptr<float>();
-  for (ptrdiff_t i = 0; i < in.numel(); ++i) {
-    const double v = x[i] * factor + shift;
-    y[i] = static_cast<float>(negate ? -v : v);
+  // Rows and columns through tensor accessors (the input is [rows, cols]).
+  auto x = executorch::extension::make_tensor_accessor<const float, 2>(in);
+  auto y = executorch::extension::make_tensor_accessor<float, 2>(out);
+  if (!x.ok() || !y.ok()) {
+    ctx.fail(Error::InvalidArgument);
+    return out;
+  }
+  for (ssize_t r = 0; r < x->size(0); ++r) {
+    for (ssize_t c = 0; c < x->size(1); ++c) {
+      const double v = (*x)[r][c] * factor + shift;
+      (*y)[r][c] = static_cast<float>(negate ? -v : v);
+    }
   }
   return out;
 }
@@ -151,6 +159,22 @@ int main(int argc, char** argv) {
   executorch::runtime::runtime_init();
   std::vector<char> input = npy_data(argv[2]);
   const std::vector<char> expected = npy_data(argv[3]);
+
+  // make_tensor_accessor refuses a rank or element size that does not match.
+  {
+    std::vector<float> data(6, 0.f);
+    auto t = executorch::extension::from_blob(data.data(), {2, 3});  // wraps data
+    EXPECT((executorch::extension::make_tensor_accessor<float, 3>(*t).error() ==
+            Error::InvalidArgument));
+    EXPECT((executorch::extension::make_tensor_accessor<double, 2>(*t).error() ==
+            Error::InvalidArgument));
+    auto acc = executorch::extension::make_tensor_accessor<float, 2>(*t);
+    EXPECT(acc.ok());
+    if (acc.ok()) {
+      (*acc)[1][2] = 7.f;
+      EXPECT(data[5] == 7.f && acc->size(1) == 3 && acc->stride(0) == 3);
+    }
+  }
 
   // The registry as the official API shows it.
   static const Kernel extra[] = {Kernel("my_ops::add_int.out", add_int_boxed)};
