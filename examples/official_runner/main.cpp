@@ -9,6 +9,7 @@
 #include <executorch/extension/data_loader/shared_ptr_data_loader.h>
 #include <executorch/extension/evalue_util/print_evalue.h>
 #include <executorch/extension/flat_tensor/flat_tensor_data_map.h>
+#include <executorch/extension/flat_tensor/serialize/flat_tensor_header.h>
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
 #include <executorch/extension/runner_util/inputs.h>
 #include <executorch/runtime/core/device_memory_buffer.h>
@@ -250,6 +251,16 @@ int main(int argc, char** argv) {
     EXPECT(map.ok());
     if (!map.ok()) return 1;
     ptd = std::make_unique<FlatTensorDataMap>(std::move(map.get()));
+    // The header, read by hand: the segment data lies inside the file.
+    const std::vector<char> ptd_bytes = read_file(argv[4]);
+    auto header =
+        executorch::extension::FlatTensorHeader::Parse(ptd_bytes.data(), ptd_bytes.size());
+    EXPECT(header.ok() &&
+           header->segment_base_offset + header->segment_data_size <= ptd_bytes.size());
+    EXPECT(executorch::extension::FlatTensorHeader::Parse(model_bytes.data(), model_bytes.size())
+               .error() == Error::NotFound);
+    EXPECT(executorch::extension::FlatTensorHeader::Parse(ptd_bytes.data(), 16).error() ==
+           Error::InvalidArgument);
     EXPECT(ptd->get_num_keys().ok() && *ptd->get_num_keys() >= 1);
     Result<const char*> key = ptd->get_key(0);
     EXPECT(key.ok());
