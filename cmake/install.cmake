@@ -79,7 +79,7 @@ install(TARGETS ${ETR_INSTALL_TARGETS} executorch EXPORT executorchTargets
 # (P/include/executorch/extension/module/module.h, ...).
 if(TARGET etr_compat)
   install(TARGETS etr_compat_extension_module etr_compat_extension_module_static
-    etr_compat_extension_tensor EXPORT executorchTargets)
+    etr_compat_extension_tensor ${ETR_OFFICIAL_TARGETS} EXPORT executorchTargets)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/extension/compat/include/
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 endif()
@@ -99,7 +99,16 @@ if(TARGET etr_xnnpack_backend)
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/backends/xnnpack)
 endif()
 
-# Package config + version.
+# Package config + version. The config also sets the official package's
+# variables (EXECUTORCH_LIBRARIES, EXECUTORCH_COMPILE_DEFINITIONS, ...): the
+# compile definitions are those the libraries were built with.
+set(ETR_CONFIG_COMPILE_DEFINITIONS ETR_MAX_KERNEL_TABLES=${ETR_MAX_KERNEL_TABLES}
+  ETR_MAX_BACKENDS=${ETR_MAX_BACKENDS})
+if(ETR_STRIP_LOGS)
+  list(APPEND ETR_CONFIG_COMPILE_DEFINITIONS ETR_STRIP_LOGS=1)
+else()
+  list(APPEND ETR_CONFIG_COMPILE_DEFINITIONS ETR_STRIP_LOGS=0)
+endif()
 set(ETR_CONFIG_NEEDS_CPUINFO OFF)
 if(TARGET etr_threadpool)
   set(ETR_CONFIG_NEEDS_CPUINFO ON)

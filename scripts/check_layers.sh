@@ -59,9 +59,10 @@ fi
 if [ -d extension/llm ]; then
   check extension/llm '^(runtime/(platform|core)/|extension/(llm|module|tensor|tokenizers)/)'
 fi
-# The official-API compatibility layer maps onto the Module API only.
+# The official-API compatibility layer: faces over the Module API, the
+# public executor headers, the data loaders and the .ptd map.
 if [ -d extension/compat ]; then
-  check extension/compat '^(runtime/(platform|core)/|runtime/executor/method_meta\.h$|extension/(module|tensor|compat)/)'
+  check extension/compat '^(runtime/(platform|core|kernel|backend)/|runtime/executor/(method_meta|method|program)\.h$|extension/(module|tensor|compat|data_loader|flat_tensor)/)'
 fi
 # Tokenizers: plain C++17 on their own folder (no runtime dependency).
 if [ -d extension/tokenizers ]; then

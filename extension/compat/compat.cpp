@@ -6,6 +6,7 @@
 #include <cstring>
 #include <utility>
 
+#include "extension/compat/internal.h"
 #include "extension/module/module.h"
 #include "extension/tensor/host_tensor.h"
 #include "runtime/core/error.h"
@@ -152,7 +153,8 @@ EValue::EValue(const EValue& other)
       string_(other.string_),
       value_(other.value_),
       owner_(other.owner_),
-      tensor_(other.tensor_) {
+      tensor_(other.tensor_),
+      lists_(other.lists_) {
   rebind();
 }
 
@@ -164,7 +166,8 @@ EValue::EValue(EValue&& other) noexcept
       string_(std::move(other.string_)),
       value_(std::move(other.value_)),
       owner_(std::move(other.owner_)),
-      tensor_(other.tensor_) {
+      tensor_(other.tensor_),
+      lists_(std::move(other.lists_)) {
   rebind();
 }
 
@@ -186,9 +189,45 @@ EValue& EValue::operator=(EValue&& other) noexcept {
     value_ = std::move(other.value_);
     owner_ = std::move(other.owner_);
     tensor_ = other.tensor_;
+    lists_ = std::move(other.lists_);
     rebind();
   }
   return *this;
+}
+
+EValue EValue::int_list(std::vector<int64_t> items) {
+  EValue v;
+  v.tag = Tag::ListInt;
+  v.lists_.ints = std::move(items);
+  return v;
+}
+
+EValue EValue::double_list(executorch::aten::ArrayRef<double> items) {
+  EValue v;
+  v.tag = Tag::ListDouble;
+  v.lists_.doubles = items;
+  return v;
+}
+
+EValue EValue::bool_list(executorch::aten::ArrayRef<bool> items) {
+  EValue v;
+  v.tag = Tag::ListBool;
+  v.lists_.bools = items;
+  return v;
+}
+
+EValue EValue::tensor_list(std::vector<executorch::aten::Tensor> items) {
+  EValue v;
+  v.tag = Tag::ListTensor;
+  v.lists_.tensors = std::move(items);
+  return v;
+}
+
+EValue EValue::optional_tensor_list(std::vector<std::optional<executorch::aten::Tensor>> items) {
+  EValue v;
+  v.tag = Tag::ListOptionalTensor;
+  v.lists_.optional_tensors = std::move(items);
+  return v;
 }
 
 void EValue::rebind() {
@@ -312,7 +351,12 @@ Module::Module(const std::string& file_path, std::vector<std::string> data_files
 
 Module::~Module() = default;
 
-runtime::Error Module::load(const Program::Verification) { return to_official(module_->load()); }
+runtime::Error Module::load(const Program::Verification) {
+  // Kernels registered through the official API join etr's registry first.
+  const runtime::Error flushed = runtime::internal::flush_official_kernels();
+  if (flushed != runtime::Error::Ok) return flushed;
+  return to_official(module_->load());
+}
 
 bool Module::is_loaded() const { return module_->is_loaded(); }
 
@@ -329,6 +373,8 @@ runtime::Result<std::unordered_set<std::string>> Module::method_names() {
 }
 
 runtime::Error Module::load_method(const std::string& method_name) {
+  const runtime::Error flushed = runtime::internal::flush_official_kernels();
+  if (flushed != runtime::Error::Ok) return flushed;
   return to_official(module_->load_method(method_name));
 }
 
@@ -347,6 +393,8 @@ runtime::Result<std::vector<runtime::EValue>> Module::execute(
   std::vector<::etr::Value> inputs;
   inputs.reserve(input_values.size());
   for (const runtime::EValue& v : input_values) inputs.push_back(v.to_etr());
+  const runtime::Error flushed = runtime::internal::flush_official_kernels();
+  if (flushed != runtime::Error::Ok) return flushed;
   auto outputs = module_->execute(method_name, inputs);
   if (!outputs.ok()) return to_official(outputs.error());
   std::vector<runtime::EValue> result;

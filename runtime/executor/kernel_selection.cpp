@@ -253,7 +253,7 @@ Error MethodLoader::check_kernel_args(size_t pc, const char* op_name, const Kern
   for (uint32_t a = 0; a < k->num_args; ++a) {
     const EValue* v = k->args[a];
     const size_t vi = static_cast<size_t>(v - method_->s_.values);
-    if (entry.arg_kinds[a] == ArgKind::MutableTensor && is_constant_value(vi)) {
+    if (arg_kind_of(entry, a) == ArgKind::MutableTensor && is_constant_value(vi)) {
       ETR_FAIL(Error::InvalidProgram,
                "method '%s': instruction %zu (%s) writes argument %" PRIu32
                " (value %zu), a program constant",
@@ -273,7 +273,7 @@ Error MethodLoader::check_kernel_args(size_t pc, const char* op_name, const Kern
 Error MethodLoader::check_output_overlap(size_t pc, const char* op_name, const KernelEntry& entry,
                                          const internal::KernelInstr* in) {
   for (uint32_t k = 0; k < in->num_args; ++k) {
-    if (entry.arg_kinds[k] != ArgKind::MutableTensor) continue;
+    if (arg_kind_of(entry, k) != ArgKind::MutableTensor) continue;
     const Tensor& written = in->args[k]->to_tensor();
     for (uint32_t j = 0; j < in->num_args; ++j) {
       if (j == k || !in->args[j]->is_tensor() || in->args[j] == in->args[k]) continue;

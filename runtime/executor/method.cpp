@@ -302,7 +302,7 @@ Error Method::execute() {
             const Error err = k.reprepare(check, k.args);
             if (err != Error::Ok) return report_failure(c, pc, err);
           }
-          ctx.bind_instruction(s_.op_names[k.op_index], k.state);
+          ctx.bind_instruction(s_.op_names[k.op_index], k.state, k.num_args);
           if (s_.observer == nullptr) {
             k.fn(ctx, k.args);
           } else {

@@ -230,6 +230,19 @@ constexpr uint32_t op_name_hash(const char* name) {
   return h;
 }
 
+// KernelEntry::num_args of a kernel that takes any number of values of any
+// kind (arg_kinds may then be null): it checks its arguments itself, finding
+// their count in KernelContext::num_args(). For kernels registered through an
+// API that declares no arity (the official ExecuTorch registration,
+// extension/compat); etr's own kernels declare their parameters.
+constexpr uint16_t kVariadicArgs = 0xFFFF;
+
+// The kind `entry` expects for argument `a` (Any for a variadic entry).
+inline ArgKind arg_kind_of(const KernelEntry& entry, size_t a) {
+  return entry.num_args == kVariadicArgs || entry.arg_kinds == nullptr ? ArgKind::Any
+                                                                       : entry.arg_kinds[a];
+}
+
 enum KernelFlags : uint8_t {
   // The kernel makes its output tensors point at existing memory (e.g. a
   // view) instead of writing into memory they already own, so those outputs

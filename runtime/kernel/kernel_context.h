@@ -48,9 +48,14 @@ class KernelContext final {
   }
 
   // Executor use: sets the per-instruction fields before each call.
-  void bind_instruction(const char* op_name, void* state) {
+  // The number of values the current call passes (return slot included),
+  // for kernels registered with kVariadicArgs (kernel.h); 0 when unknown.
+  size_t num_args() const { return num_args_; }
+
+  void bind_instruction(const char* op_name, void* state, size_t num_args = 0) {
     op_name_ = op_name;
     state_ = state;
+    num_args_ = num_args;
   }
 
  private:
@@ -58,6 +63,7 @@ class KernelContext final {
   ThreadPool* pool_;
   const char* op_name_ = "";
   void* state_ = nullptr;
+  size_t num_args_ = 0;
   Error failure_ = Error::Ok;
 };
 

@@ -86,7 +86,8 @@ Error KernelRegistry::add(const KernelLibrary& lib) {
     sorted = table[i - 1].name_hash <= table[i].name_hash;
   for (size_t i = 0; i < table.size(); ++i) {
     const KernelEntry& e = table[i];
-    if (e.name == nullptr || e.fn == nullptr || (e.num_args > 0 && e.arg_kinds == nullptr) ||
+    if (e.name == nullptr || e.fn == nullptr ||
+        (e.num_args > 0 && e.num_args != kVariadicArgs && e.arg_kinds == nullptr) ||
         e.name_hash != op_name_hash(e.name)) {
       ETR_FAIL(Error::InvalidArgument, "kernel registry: library '%s' entry %zu is incomplete",
                lib.name, i);
@@ -224,6 +225,13 @@ bool find_unsupported_dtype(DtypeSet set, EValue* const* args, size_t n, size_t*
 Error accept_call(const KernelEntry& entry, EValue* const* args, size_t n,
                   KernelPrepareContext& ctx, CallMismatch* mismatch) {
   *mismatch = CallMismatch{};
+  if (entry.num_args == kVariadicArgs) {  // the kernel checks its own arguments
+    if (find_unsupported_dtype(entry.dtypes, args, n, &mismatch->arg, &mismatch->dtype)) {
+      mismatch->kind = CallMismatch::Kind::Dtype;
+      return Error::InvalidType;
+    }
+    return entry.prepare == nullptr ? Error::Ok : entry.prepare(ctx, args);
+  }
   if (entry.num_args != n) {
     mismatch->kind = CallMismatch::Kind::ArgCount;
     return Error::InvalidProgram;

@@ -119,6 +119,60 @@ TEST(KernelRegistryTest, DuplicatesAreErrorsAndAddIsAtomic) {
   EXPECT_EQ(reg.find("test::x.out"), nullptr);
 }
 
+// A variadic entry (kVariadicArgs): any count and kinds of values; the
+// kernel finds the count in its context.
+size_t g_variadic_seen = 0;
+void variadic_kernel(KernelContext& ctx, EValue* const* args) {
+  g_variadic_seen = ctx.num_args();
+  if (ctx.num_args() < 2 || !args[0]->is_int()) ctx.fail(Error::InvalidArgument);
+}
+constexpr KernelEntry kVariadic[] = {{"test::any.out", op_name_hash("test::any.out"),
+                                      variadic_kernel, nullptr, nullptr, kVariadicArgs, 0,
+                                      kFloatingTypes}};
+
+TEST(KernelRegistryTest, VariadicEntriesTakeAnyCallWithTheirDtypes) {
+  KernelRegistry reg;
+  ASSERT_EQ(reg.add({"variadic", kCustomPriority, Span<const KernelEntry>(kVariadic)}), Error::Ok);
+  EXPECT_EQ(arg_kind_of(kVariadic[0], 3), ArgKind::Any);
+  EXPECT_EQ(arg_kind_of(kTable[0], 3), ArgKind::MutableTensor);
+  int32_t sizes[] = {2};
+  uint8_t order[] = {0};
+  int64_t strides[1];
+  float x[2] = {1.f, 2.f};
+  int32_t xi[2] = {1, 2};
+  Tensor t(ScalarType::Float, 1, sizes, order, strides, x);
+  Tensor ti(ScalarType::Int, 1, sizes, order, strides, xi);
+  EValue tv(&t);
+  EValue tiv(&ti);
+  EValue three(int64_t{3});
+  EValue none;
+  // Three values and four: both accepted (no count or kind check).
+  for (size_t n : {size_t{3}, size_t{4}}) {
+    EValue* args[] = {&three, &tv, &none, &tv};
+    KernelPrepareContext pctx("test::any.out", nullptr, nullptr);
+    CallMismatch mismatch;
+    EXPECT_EQ(accept_call(kVariadic[0], args, n, pctx, &mismatch), Error::Ok) << n;
+    KernelContext ctx;
+    ctx.bind_instruction("test::any.out", nullptr, n);
+    kVariadic[0].fn(ctx, args);
+    EXPECT_EQ(ctx.failure_state(), Error::Ok);
+    EXPECT_EQ(g_variadic_seen, n);
+  }
+  // The declared dtypes still hold.
+  EValue* int_args[] = {&three, &tiv, &tiv};
+  KernelPrepareContext pctx("test::any.out", nullptr, nullptr);
+  CallMismatch mismatch;
+  EXPECT_EQ(accept_call(kVariadic[0], int_args, 3, pctx, &mismatch), Error::InvalidType);
+  EXPECT_EQ(mismatch.kind, CallMismatch::Kind::Dtype);
+  EXPECT_EQ(mismatch.arg, 1u);
+  // The kernel checks its own arguments at run time.
+  EValue* bad[] = {&tv, &tv, &tv};
+  KernelContext ctx;
+  ctx.bind_instruction("test::any.out", nullptr, 3);
+  kVariadic[0].fn(ctx, bad);
+  EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument);
+}
+
 TEST(KernelRegistryTest, DtypeSetsFormatAndContain) {
   EXPECT_TRUE(kFloatingTypes.contains(ScalarType::Float));
   EXPECT_FALSE(kFloatingTypes.contains(ScalarType::Half));

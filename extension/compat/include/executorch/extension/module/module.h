@@ -13,6 +13,7 @@
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/executor/method_meta.h>
+#include <executorch/runtime/executor/program.h>
 
 #include <cstddef>
 #include <memory>
@@ -25,18 +26,6 @@ class Module;
 }  // namespace etr
 
 namespace executorch {
-namespace runtime {
-
-// Only the verification levels of the official Program (etr always verifies
-// the whole program on load).
-class Program final {
- public:
-  enum class Verification : uint8_t { Minimal, InternalConsistency };
-  Program() = delete;
-};
-
-}  // namespace runtime
-
 namespace extension {
 
 using ::executorch::runtime::MethodMeta;

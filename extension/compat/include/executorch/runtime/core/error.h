@@ -3,6 +3,8 @@
 // code listed here; etr-only codes are mapped (BackendMissing -> NotFound).
 #pragma once
 
+#include <executorch/runtime/platform/log.h>
+
 #include <cstdint>
 
 namespace executorch {
@@ -69,3 +71,49 @@ using ::executorch::runtime::Error;
 using ::executorch::runtime::error_code_t;
 }  // namespace executor
 }  // namespace torch
+
+// Logs `message__` and returns Error::error__ (e.g. InvalidArgument) from the
+// enclosing function when `cond__` is false.
+#define ET_CHECK_OR_RETURN_ERROR(cond__, error__, message__, ...) \
+  {                                                               \
+    if (!(cond__)) {                                              \
+      ET_LOG(Error, message__, ##__VA_ARGS__);                    \
+      return ::executorch::runtime::Error::error__;               \
+    }                                                             \
+  }
+
+// Logs "Check failed (cond): message" and returns false when `cond__` is false.
+#define ET_CHECK_OR_RETURN_FALSE(cond__, message__, ...)                      \
+  {                                                                           \
+    if (!(cond__)) {                                                          \
+      ET_LOG(Error, "Check failed (%s): " message__, #cond__, ##__VA_ARGS__); \
+      return false;                                                           \
+    }                                                                         \
+  }
+
+// ET_CHECK_OK_OR_RETURN_ERROR(error [, format, ...]): returns `error` from the
+// enclosing function when it is not Error::Ok, logging the message if given.
+#define ET_CHECK_OK_OR_RETURN_ERROR(...)                                                 \
+  ET_COMPAT_PICK_(__VA_ARGS__, ET_COMPAT_OK_OR_RETURN_MSG_, ET_COMPAT_OK_OR_RETURN_MSG_, \
+                  ET_COMPAT_OK_OR_RETURN_MSG_, ET_COMPAT_OK_OR_RETURN_MSG_,              \
+                  ET_COMPAT_OK_OR_RETURN_MSG_, ET_COMPAT_OK_OR_RETURN_MSG_,              \
+                  ET_COMPAT_OK_OR_RETURN_MSG_, ET_COMPAT_OK_OR_RETURN_MSG_,              \
+                  ET_COMPAT_OK_OR_RETURN_MSG_, ET_COMPAT_OK_OR_RETURN_)                  \
+  (__VA_ARGS__)
+// Internal: the 11th argument (used to pick a macro by argument count).
+#define ET_COMPAT_PICK_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, name, ...) name
+#define ET_COMPAT_OK_OR_RETURN_(error__)                  \
+  do {                                                    \
+    const auto et_error__ = (error__);                    \
+    if (et_error__ != ::executorch::runtime::Error::Ok) { \
+      return et_error__;                                  \
+    }                                                     \
+  } while (0)
+#define ET_COMPAT_OK_OR_RETURN_MSG_(error__, message__, ...) \
+  do {                                                       \
+    const auto et_error__ = (error__);                       \
+    if (et_error__ != ::executorch::runtime::Error::Ok) {    \
+      ET_LOG(Error, message__, ##__VA_ARGS__);               \
+      return et_error__;                                     \
+    }                                                        \
+  } while (0)

@@ -7,14 +7,17 @@
 
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
 #include <executorch/runtime/core/tag.h>
+#include <executorch/runtime/platform/assert.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "extension/module/value.h"
 
@@ -56,15 +59,112 @@ class EValue {
   bool isString() const { return tag == Tag::String; }
   bool isTensor() const { return tag == Tag::Tensor; }
   bool isScalar() const { return isInt() || isDouble() || isBool(); }
+  bool isIntList() const { return tag == Tag::ListInt; }
+  bool isDoubleList() const { return tag == Tag::ListDouble; }
+  bool isBoolList() const { return tag == Tag::ListBool; }
+  bool isTensorList() const { return tag == Tag::ListTensor; }
+  bool isListOptionalTensor() const { return tag == Tag::ListOptionalTensor; }
 
-  // Accessors: precondition is the matching tag.
-  int64_t toInt() const { return int_; }
-  double toDouble() const { return double_; }
-  bool toBool() const { return bool_; }
-  std::string_view toString() const { return string_; }
-  executorch::aten::Tensor& toTensor() & { return tensor_; }
-  const executorch::aten::Tensor& toTensor() const& { return tensor_; }
-  executorch::aten::Tensor toTensor() && { return tensor_; }
+  // List accessors (views, valid while this EValue is); the wrong kind aborts.
+  executorch::aten::ArrayRef<int64_t> toIntList() const {
+    ET_CHECK_MSG(isIntList(), "EValue is not an int list.");
+    return {lists_.ints.data(), lists_.ints.size()};
+  }
+  executorch::aten::ArrayRef<double> toDoubleList() const {
+    ET_CHECK_MSG(isDoubleList(), "EValue is not a Double list.");
+    return lists_.doubles;
+  }
+  executorch::aten::ArrayRef<bool> toBoolList() const {
+    ET_CHECK_MSG(isBoolList(), "EValue is not a Bool list.");
+    return lists_.bools;
+  }
+  executorch::aten::ArrayRef<executorch::aten::Tensor> toTensorList() const {
+    ET_CHECK_MSG(isTensorList(), "EValue is not a Tensor list.");
+    return {lists_.tensors.data(), lists_.tensors.size()};
+  }
+  executorch::aten::ArrayRef<std::optional<executorch::aten::Tensor>> toListOptionalTensor() const {
+    ET_CHECK_MSG(isListOptionalTensor(), "EValue is not a list of optional Tensors.");
+    return {lists_.optional_tensors.data(), lists_.optional_tensors.size()};
+  }
+
+  // Internal (extension/compat): list values viewing a method's values.
+  static EValue int_list(std::vector<int64_t> items);
+  static EValue double_list(executorch::aten::ArrayRef<double> items);
+  static EValue bool_list(executorch::aten::ArrayRef<bool> items);
+  static EValue tensor_list(std::vector<executorch::aten::Tensor> items);
+  static EValue optional_tensor_list(std::vector<std::optional<executorch::aten::Tensor>> items);
+
+  // Accessors: a value of another kind aborts (ET_CHECK), as in the
+  // official runtime.
+  int64_t toInt() const {
+    ET_CHECK_MSG(isInt(), "EValue is not an int.");
+    return int_;
+  }
+  double toDouble() const {
+    ET_CHECK_MSG(isDouble(), "EValue is not a Double.");
+    return double_;
+  }
+  bool toBool() const {
+    ET_CHECK_MSG(isBool(), "EValue is not a Bool.");
+    return bool_;
+  }
+  std::string_view toString() const {
+    ET_CHECK_MSG(isString(), "EValue is not a String.");
+    return string_;
+  }
+  executorch::aten::Tensor& toTensor() & {
+    ET_CHECK_MSG(isTensor(), "EValue is not a Tensor.");
+    return tensor_;
+  }
+  const executorch::aten::Tensor& toTensor() const& {
+    ET_CHECK_MSG(isTensor(), "EValue is not a Tensor.");
+    return tensor_;
+  }
+  executorch::aten::Tensor toTensor() && {
+    ET_CHECK_MSG(isTensor(), "EValue is not a Tensor.");
+    return tensor_;
+  }
+  executorch::aten::ScalarType toScalarType() const {
+    return static_cast<executorch::aten::ScalarType>(toInt());
+  }
+
+  // The value as a T (int64_t, double, bool, Tensor, std::string_view,
+  // ScalarType, or a narrower integer); the wrong kind aborts.
+  template <typename T>
+  T to() const {
+    if constexpr (std::is_same<T, executorch::aten::Tensor>::value) {
+      return toTensor();
+    } else if constexpr (std::is_same<T, bool>::value) {
+      return toBool();
+    } else if constexpr (std::is_same<T, double>::value || std::is_same<T, float>::value) {
+      return static_cast<T>(toDouble());
+    } else if constexpr (std::is_same<T, executorch::aten::ScalarType>::value) {
+      return toScalarType();
+    } else if constexpr (std::is_same<T, std::string_view>::value) {
+      return toString();
+    } else if constexpr (std::is_same<T, executorch::aten::ArrayRef<int64_t>>::value) {
+      return toIntList();
+    } else if constexpr (std::is_same<T, executorch::aten::ArrayRef<double>>::value) {
+      return toDoubleList();
+    } else if constexpr (std::is_same<T, executorch::aten::ArrayRef<bool>>::value) {
+      return toBoolList();
+    } else if constexpr (std::is_same<
+                             T, executorch::aten::ArrayRef<executorch::aten::Tensor>>::value) {
+      return toTensorList();
+    } else if constexpr (std::is_same<T, executorch::aten::ArrayRef<
+                                             std::optional<executorch::aten::Tensor>>>::value) {
+      return toListOptionalTensor();
+    } else {
+      static_assert(std::is_integral<T>::value, "EValue::to<T>: unsupported type");
+      return static_cast<T>(toInt());
+    }
+  }
+  // None as std::nullopt, else to<T>().
+  template <typename T>
+  std::optional<T> toOptional() const {
+    if (isNone()) return std::nullopt;
+    return to<T>();
+  }
 
   // Internal (extension/compat): conversions to and from etr::Value.
   static EValue from_etr(::etr::Value value);
@@ -82,6 +182,15 @@ class EValue {
   // Keeps a TensorPtr (and so its data or deleter) alive.
   std::shared_ptr<const void> owner_;
   executorch::aten::Tensor tensor_;
+  // List payloads (only the one matching the tag is used).
+  struct Lists {
+    std::vector<int64_t> ints;
+    executorch::aten::ArrayRef<double> doubles;
+    executorch::aten::ArrayRef<bool> bools;
+    std::vector<executorch::aten::Tensor> tensors;
+    std::vector<std::optional<executorch::aten::Tensor>> optional_tensors;
+  };
+  Lists lists_;
 };
 
 }  // namespace runtime

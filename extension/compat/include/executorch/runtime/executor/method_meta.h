@@ -3,6 +3,7 @@
 #pragma once
 
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
+#include <executorch/runtime/core/portable_type/device.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/core/span.h>
 #include <executorch/runtime/core/tag.h>
@@ -45,6 +46,16 @@ class MethodMeta final {
   Result<TensorInfo> output_tensor_meta(size_t index) const;
   size_t num_memory_planned_buffers() const { return meta_.num_memory_planned_buffers(); }
   Result<int64_t> memory_planned_buffer_size(size_t index) const;
+  // etr plans CPU memory only: Device(CPU) for every valid index,
+  // InvalidArgument otherwise.
+  Result<etensor::Device> memory_planned_buffer_device(size_t index) const;
+  // etr programs expose no attribute tensors: 0, and NotFound.
+  size_t num_attributes() const { return 0; }
+  Result<TensorInfo> attribute_tensor_meta(size_t index) const;
+  ET_DEPRECATED size_t num_non_const_buffers() const { return num_memory_planned_buffers(); }
+  Result<int64_t> non_const_buffer_size(size_t index) const {
+    return memory_planned_buffer_size(index);
+  }
   size_t num_instructions() const { return meta_.num_instructions(); }
   size_t num_backends() const { return meta_.num_backends(); }
   Result<const char*> get_backend_name(size_t index) const;

@@ -2,7 +2,15 @@
 // (the portable, non-ATen build).
 #pragma once
 
+#include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/portable_type/tensor.h>
+#include <executorch/runtime/core/result.h>
+
+// The namespace of the runtime types (Method, Program, ...): `runtime` in the
+// portable build, the only one etr provides.
+#ifndef ET_RUNTIME_NAMESPACE
+#define ET_RUNTIME_NAMESPACE runtime
+#endif
 
 namespace executorch {
 namespace aten {

@@ -4,6 +4,8 @@
 // TensorPtr or EValue it came from must outlive it.
 #pragma once
 
+#include <executorch/runtime/core/tensor_shape_dynamism.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -24,11 +26,7 @@ namespace etensor {
 using ScalarType = ::etr::ScalarType;
 using TensorImpl = ::etr::Tensor;
 
-enum class TensorShapeDynamism : uint8_t {
-  STATIC = 0,
-  DYNAMIC_BOUND = 1,
-  DYNAMIC_UNBOUND = 2,
-};
+using TensorShapeDynamism = ::executorch::runtime::TensorShapeDynamism;
 
 template <typename T>
 using ArrayRef = ::etr::Span<const T>;

@@ -1,0 +1,32 @@
+// Internal to extension/compat (not installed): what its sources share.
+#pragma once
+
+#include <executorch/runtime/core/error.h>
+#include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/freeable_buffer.h>
+
+#include "runtime/core/error.h"
+#include "runtime/core/evalue.h"
+#include "runtime/core/freeable_buffer.h"
+
+namespace executorch {
+namespace runtime {
+namespace internal {
+
+// The official EValue viewing an etr value (a tensor: the etr tensor itself).
+EValue face_of(const ::etr::EValue& v);
+
+// An etr buffer handed out as an official one (released with it).
+FreeableBuffer to_official_buffer(::etr::FreeableBuffer&& buffer);
+
+// The official code of an etr::Error value (the same value for every
+// official code; etr-only codes mapped).
+Error to_official_error(int etr_error);
+
+// Hands the kernels registered through the official API since the last call
+// to etr's kernel registry (one library). Called before a method loads.
+Error flush_official_kernels();
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace executorch

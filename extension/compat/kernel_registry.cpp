@@ -1,0 +1,218 @@
+// The official operator registry (runtime/kernel/operator_registry.h) over
+// etr's kernel registry. Official kernels are kept in a fixed table; at the
+// next method load they join etr's registry as a library of variadic entries
+// (kVariadicArgs) whose one run function calls the official OpFunction with
+// official EValues viewing the call's values (tensors shared, not copied).
+#include <executorch/runtime/kernel/operator_registry.h>
+
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "extension/compat/internal.h"
+#include "runtime/kernel/kernel.h"
+#include "runtime/kernel/registry.h"
+
+namespace executorch {
+namespace runtime {
+namespace {
+
+constexpr size_t kMaxKernels = ET_MAX_REGISTERED_KERNELS;
+constexpr size_t kMaxFlushes = 8;
+
+void run_official(::etr::KernelContext& ctx, ::etr::EValue* const* args);
+
+struct OfficialRegistry {
+  std::mutex mutex;
+  Kernel kernels[kMaxKernels];
+  size_t num_kernels = 0;
+  // One etr entry per distinct name (the first kernel registered for it).
+  ::etr::KernelEntry entries[kMaxKernels];
+  size_t num_entries = 0;
+  size_t num_flushed = 0;
+  char library_names[kMaxFlushes][32];
+  size_t num_libraries = 0;
+};
+
+OfficialRegistry& registry() {
+  static OfficialRegistry r;  // built on first use: safe from static initializers
+  return r;
+}
+
+// The function registered first under `name` (null when none). Callers hold
+// the mutex or run after registration ended (method execution).
+OpFunction find_function(const OfficialRegistry& r, const char* name) {
+  for (size_t i = 0; i < r.num_kernels; ++i) {
+    if (std::strcmp(r.kernels[i].name_, name) == 0) return r.kernels[i].op_;
+  }
+  return nullptr;
+}
+
+bool key_matches(const Kernel& k, Span<const TensorMeta> meta_list) {
+  if (meta_list.size() == 0) return true;
+  char key[internal::kKernelKeyBufSize];
+  if (internal::make_kernel_key_string(meta_list, key, sizeof(key)) != Error::Ok) return false;
+  return k.kernel_key_.is_fallback() || std::strcmp(k.kernel_key_.data(), key) == 0;
+}
+
+// The values of one call seen as official EValues; reused by the thread.
+struct CallFrame {
+  std::vector<EValue> values;
+  std::vector<EValue*> pointers;
+};
+
+void run_official(::etr::KernelContext& ctx, ::etr::EValue* const* args) {
+  const char* op = ctx.op_name();
+  const OpFunction fn = find_function(registry(), op);
+  if (fn == nullptr) {
+    ETR_LOG(Error, "official kernel '%s': not registered", op);
+    ctx.fail(::etr::Error::OperatorMissing);
+    return;
+  }
+  const size_t n = ctx.num_args();
+  thread_local CallFrame frame;
+  frame.values.resize(n);
+  frame.pointers.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    frame.values[i] = internal::face_of(*args[i]);
+    frame.pointers[i] = &frame.values[i];
+  }
+  KernelRuntimeContext official_ctx(KernelRuntimeContext::FromEtr{}, ctx.temp_allocator());
+  fn(official_ctx, Span<EValue*>(frame.pointers.data(), n));
+  // Scalars the kernel stored go back to the method's values (tensors are
+  // shared already).
+  for (size_t i = 0; i < n; ++i) {
+    const EValue& v = frame.values[i];
+    if (v.isInt() && args[i]->is_int()) args[i]->set_int(v.toInt());
+    if (v.isDouble() && args[i]->is_double()) args[i]->set_double(v.toDouble());
+    if (v.isBool() && args[i]->is_bool()) args[i]->set_bool(v.toBool());
+  }
+  const Error err = official_ctx.failure_state();
+  if (err != Error::Ok) {
+    ETR_LOG(Error, "official kernel '%s' failed: %s", op, to_string(err));
+    ctx.fail(static_cast<::etr::Error>(static_cast<uint8_t>(err)));
+  }
+}
+
+}  // namespace
+
+namespace internal {
+
+Error make_kernel_key_string(Span<const TensorMeta> key, char* buf, size_t buf_size) {
+  size_t used = 0;
+  auto put = [&](const char* s) {
+    const size_t len = std::strlen(s);
+    if (used + len + 1 > buf_size) return false;
+    std::memcpy(buf + used, s, len + 1);
+    used += len;
+    return true;
+  };
+  if (buf == nullptr || !put("v1/")) return Error::InvalidArgument;
+  for (size_t t = 0; t < key.size(); ++t) {
+    char num[8];
+    std::snprintf(num, sizeof(num), "%d;", static_cast<int>(key[t].dtype_));
+    if (!put(num)) return Error::InvalidArgument;
+    for (size_t d = 0; d < key[t].dim_order_.size(); ++d) {
+      std::snprintf(num, sizeof(num), d + 1 < key[t].dim_order_.size() ? "%d," : "%d",
+                    static_cast<int>(key[t].dim_order_[d]));
+      if (!put(num)) return Error::InvalidArgument;
+    }
+    if (t + 1 < key.size() && !put("|")) return Error::InvalidArgument;
+  }
+  return Error::Ok;
+}
+
+Error flush_official_kernels() {
+  OfficialRegistry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (r.num_flushed == r.num_entries) return Error::Ok;
+  ET_CHECK_OR_RETURN_ERROR(r.num_libraries < kMaxFlushes, RegistrationExceedingMaxKernels,
+                           "official kernels: registered in more than %zu batches between method "
+                           "loads",
+                           kMaxFlushes);
+  char* name = r.library_names[r.num_libraries];
+  std::snprintf(name, sizeof(r.library_names[0]),
+                r.num_libraries == 0 ? "executorch_official" : "executorch_official_%zu",
+                r.num_libraries + 1);
+  ::etr::KernelLibrary library;
+  library.name = name;
+  library.priority = ::etr::kCustomPriority;
+  library.kernels = ::etr::Span<const ::etr::KernelEntry>(r.entries + r.num_flushed,
+                                                          r.num_entries - r.num_flushed);
+  const ::etr::Error err = ::etr::register_kernels(library);
+  if (err != ::etr::Error::Ok) return to_official_error(static_cast<int>(err));
+  ++r.num_libraries;
+  r.num_flushed = r.num_entries;
+  return Error::Ok;
+}
+
+}  // namespace internal
+
+Error register_kernels(const Span<const Kernel> kernels) {
+  OfficialRegistry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  ET_CHECK_MSG(kernels.size() <= kMaxKernels - r.num_kernels,
+               "Kernel registration failed with error %" PRIu32
+               ": %zu kernels registered, %zu more exceed the limit of %zu",
+               static_cast<uint32_t>(Error::RegistrationExceedingMaxKernels), r.num_kernels,
+               kernels.size(), kMaxKernels);
+  for (const Kernel& k : kernels) {
+    ET_CHECK_MSG(k.name_ != nullptr && k.op_ != nullptr, "Kernel registration: incomplete kernel");
+    for (size_t i = 0; i < r.num_kernels; ++i) {
+      ET_CHECK_MSG(std::strcmp(k.name_, r.kernels[i].name_) != 0 ||
+                       !(k.kernel_key_ == r.kernels[i].kernel_key_),
+                   "Kernel registration failed with error %" PRIu32 ": re-registering %s",
+                   static_cast<uint32_t>(Error::RegistrationAlreadyRegistered), k.name_);
+    }
+    if (find_function(r, k.name_) == nullptr) {
+      r.entries[r.num_entries++] = ::etr::KernelEntry{k.name_,
+                                                      ::etr::op_name_hash(k.name_),
+                                                      run_official,
+                                                      nullptr,
+                                                      nullptr,
+                                                      ::etr::kVariadicArgs,
+                                                      0,
+                                                      ::etr::kAllTypes};
+    }
+    r.kernels[r.num_kernels++] = k;
+  }
+  return Error::Ok;
+}
+
+bool registry_has_op_function(const char* name, Span<const TensorMeta> meta_list) {
+  return get_op_function_from_registry(name, meta_list).ok();
+}
+
+Result<OpFunction> get_op_function_from_registry(const char* name,
+                                                 Span<const TensorMeta> meta_list) {
+  return get_op_function_from_registry(name, meta_list, get_registered_kernels());
+}
+
+Result<OpFunction> get_op_function_from_registry(const char* name, Span<const TensorMeta> meta_list,
+                                                 Span<const Kernel> kernel_list) {
+  ET_CHECK_OR_RETURN_ERROR(name != nullptr, InvalidArgument, "null operator name");
+  // An exact key first, then the operator's fallback kernel.
+  for (const Kernel& k : kernel_list) {
+    if (std::strcmp(k.name_, name) == 0 && !k.kernel_key_.is_fallback() && meta_list.size() != 0 &&
+        key_matches(k, meta_list)) {
+      return k.op_;
+    }
+  }
+  for (const Kernel& k : kernel_list) {
+    if (std::strcmp(k.name_, name) == 0 && (k.kernel_key_.is_fallback() || meta_list.size() == 0)) {
+      return k.op_;
+    }
+  }
+  ET_LOG(Error, "kernel '%s' not found", name);
+  return Error::OperatorMissing;
+}
+
+Span<const Kernel> get_registered_kernels() {
+  OfficialRegistry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return Span<const Kernel>(r.kernels, r.num_kernels);
+}
+
+}  // namespace runtime
+}  // namespace executorch

@@ -1,0 +1,654 @@
+// The official Program, Method, data loaders and FlatTensorDataMap as faces
+// over etr::Program, etr::Method, etr's loaders and etr::FlatTensorDataMap.
+// Official loaders and maps that do not wrap an etr one are bridged (etr
+// reads them through their official virtual functions).
+#include "runtime/executor/program.h"
+
+#include <executorch/extension/data_loader/file_data_loader.h>
+#include <executorch/extension/data_loader/mmap_data_loader.h>
+#include <executorch/extension/flat_tensor/flat_tensor_data_map.h>
+#include <executorch/runtime/core/exec_aten/util/tensor_util.h>
+#include <executorch/runtime/executor/method.h>
+#include <executorch/runtime/executor/program.h>
+
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "extension/compat/internal.h"
+#include "extension/data_loader/file_data_loader.h"
+#include "extension/data_loader/mmap_data_loader.h"
+#include "extension/flat_tensor/flat_tensor_data_map.h"
+#include "extension/module/module.h"
+#include "runtime/executor/method.h"
+
+namespace executorch {
+namespace runtime {
+namespace {
+
+Error official(::etr::Error e) { return internal::to_official_error(static_cast<int>(e)); }
+
+// Every official code has the same value in etr::Error.
+::etr::Error to_etr(Error e) { return static_cast<::etr::Error>(static_cast<uint8_t>(e)); }
+
+::etr::SegmentKind to_etr(DataLoader::SegmentInfo::Type t) {
+  switch (t) {
+    case DataLoader::SegmentInfo::Type::Program: return ::etr::SegmentKind::Program;
+    case DataLoader::SegmentInfo::Type::Constant: return ::etr::SegmentKind::Constant;
+    case DataLoader::SegmentInfo::Type::Backend: return ::etr::SegmentKind::Backend;
+    case DataLoader::SegmentInfo::Type::Mutable: return ::etr::SegmentKind::Mutable;
+    case DataLoader::SegmentInfo::Type::External: return ::etr::SegmentKind::External;
+  }
+  return ::etr::SegmentKind::Program;
+}
+
+DataLoader::SegmentInfo::Type to_official(::etr::SegmentKind k) {
+  switch (k) {
+    case ::etr::SegmentKind::Program: return DataLoader::SegmentInfo::Type::Program;
+    case ::etr::SegmentKind::Constant: return DataLoader::SegmentInfo::Type::Constant;
+    case ::etr::SegmentKind::Backend: return DataLoader::SegmentInfo::Type::Backend;
+    case ::etr::SegmentKind::Mutable: return DataLoader::SegmentInfo::Type::Mutable;
+    case ::etr::SegmentKind::External: return DataLoader::SegmentInfo::Type::External;
+  }
+  return DataLoader::SegmentInfo::Type::Program;
+}
+
+// An etr buffer handed out as an official one: the etr buffer moves to the
+// heap and is released with the official one.
+FreeableBuffer to_official(::etr::FreeableBuffer&& buffer) {
+  if (buffer.data() == nullptr) return FreeableBuffer();
+  auto* box = new ::etr::FreeableBuffer(std::move(buffer));
+  return FreeableBuffer(
+      box->data(), box->size(),
+      [](void* context, void*, size_t) { delete static_cast<::etr::FreeableBuffer*>(context); },
+      box);
+}
+
+// An official buffer handed to etr, the same way round.
+::etr::FreeableBuffer to_etr(FreeableBuffer&& buffer) {
+  auto* box = new FreeableBuffer(std::move(buffer));
+  Result<const void*> data = box->data_safe();
+  return ::etr::FreeableBuffer(
+      data.ok() ? *data : nullptr, box->size(),
+      [](void* context, const void*, size_t) { delete static_cast<FreeableBuffer*>(context); },
+      box);
+}
+
+// An official DataLoader that wraps no etr loader, seen by etr.
+class LoaderBridge final : public ::etr::DataLoader {
+ public:
+  explicit LoaderBridge(const runtime::DataLoader* loader) : loader_(loader) {}
+
+  ::etr::Result<::etr::FreeableBuffer> load(size_t offset, size_t size,
+                                            ::etr::SegmentKind kind) override {
+    Result<FreeableBuffer> buffer =
+        loader_->load(offset, size, runtime::DataLoader::SegmentInfo(to_official(kind)));
+    if (!buffer.ok()) return to_etr(buffer.error());
+    ::etr::FreeableBuffer out = to_etr(std::move(*buffer));
+    if (out.data() == nullptr && size != 0) {
+      ETR_FAIL(::etr::Error::InvalidType,
+               "data loader: load(%zu, %zu) returned a buffer without a data pointer", offset,
+               size);
+    }
+    return out;
+  }
+
+  ::etr::Error load_into(size_t offset, size_t size, ::etr::SegmentKind kind, void* dst) override {
+    const Error err =
+        loader_->load_into(offset, size, runtime::DataLoader::SegmentInfo(to_official(kind)), dst);
+    // A loader without load_into: copy from load(), as etr's loaders do.
+    if (err == Error::NotImplemented) return ::etr::DataLoader::load_into(offset, size, kind, dst);
+    return to_etr(err);
+  }
+
+  ::etr::Result<size_t> size() const override {
+    Result<size_t> size = loader_->size();
+    if (!size.ok()) return to_etr(size.error());
+    return *size;
+  }
+
+ private:
+  const runtime::DataLoader* loader_;
+};
+
+// An official NamedDataMap that wraps no etr map, seen by etr.
+class DataMapBridge final : public ::etr::NamedDataMap {
+ public:
+  explicit DataMapBridge(const runtime::NamedDataMap* map) : map_(map) {}
+
+  ::etr::Result<::etr::FreeableBuffer> get_data(::etr::StringView key) const override {
+    Result<FreeableBuffer> data = map_->get_data(std::string_view(key.data(), key.size()));
+    if (!data.ok()) return to_etr(data.error());
+    return to_etr(std::move(*data));
+  }
+  ::etr::Result<::etr::TensorLayout> get_layout(::etr::StringView key) const override {
+    Result<const TensorLayout> layout =
+        map_->get_tensor_layout(std::string_view(key.data(), key.size()));
+    if (!layout.ok()) return to_etr(layout.error());
+    return ::etr::TensorLayout{layout->scalar_type(), layout->sizes(), layout->dim_order()};
+  }
+  size_t num_keys() const override {
+    Result<uint32_t> n = map_->get_num_keys();
+    return n.ok() ? *n : 0;
+  }
+  ::etr::Result<const char*> key_at(size_t index) const override {
+    if (index > UINT32_MAX) return ::etr::Error::InvalidArgument;
+    Result<const char*> key = map_->get_key(static_cast<uint32_t>(index));
+    if (!key.ok()) return to_etr(key.error());
+    return *key;
+  }
+
+ private:
+  const runtime::NamedDataMap* map_;
+};
+
+}  // namespace
+
+namespace internal {
+
+FreeableBuffer to_official_buffer(::etr::FreeableBuffer&& buffer) {
+  return to_official(std::move(buffer));
+}
+
+EValue face_of(const ::etr::EValue& v) {
+  switch (v.tag()) {
+    case ::etr::Tag::None: return EValue();
+    case ::etr::Tag::Int: return EValue(v.to_int());
+    case ::etr::Tag::Double: return EValue(v.to_double());
+    case ::etr::Tag::Bool: return EValue(v.to_bool());
+    case ::etr::Tag::String: return EValue(v.to_string().data(), v.to_string().size());
+    case ::etr::Tag::Tensor: return EValue(executorch::aten::Tensor(v.tensor_ptr()));
+    case ::etr::Tag::IntList: {
+      const ::etr::Span<const int64_t> items = v.to_int_list();
+      return EValue::int_list(std::vector<int64_t>(items.begin(), items.end()));
+    }
+    case ::etr::Tag::DoubleList: return EValue::double_list(v.to_double_list());
+    case ::etr::Tag::BoolList: return EValue::bool_list(v.to_bool_list());
+    case ::etr::Tag::TensorList: {
+      const ::etr::BoxedTensorList& list = v.to_tensor_list();
+      std::vector<executorch::aten::Tensor> items;
+      for (size_t i = 0; i < list.size(); ++i) items.emplace_back(list.at(i));
+      return EValue::tensor_list(std::move(items));
+    }
+    case ::etr::Tag::OptionalTensorList: {
+      const ::etr::BoxedTensorList& list = v.to_tensor_list();
+      std::vector<std::optional<executorch::aten::Tensor>> items;
+      for (size_t i = 0; i < list.size(); ++i) {
+        ::etr::Tensor* t = list.at(i);
+        items.push_back(t == nullptr
+                            ? std::nullopt
+                            : std::optional<executorch::aten::Tensor>(executorch::aten::Tensor(t)));
+      }
+      return EValue::optional_tensor_list(std::move(items));
+    }
+  }
+  return EValue();
+}
+
+}  // namespace internal
+
+// ---- Program ---------------------------------------------------------------
+
+struct Program::State {
+  std::unique_ptr<LoaderBridge> bridge;
+  std::optional<::etr::Program> program;
+
+  // True when the program has a method of that name.
+  bool has_method(const char* name) const {
+    for (size_t i = 0; i < program->num_methods(); ++i) {
+      ::etr::Result<const char*> n = program->get_method_name(i);
+      if (n.ok() && std::strcmp(*n, name) == 0) return true;
+    }
+    return false;
+  }
+};
+
+Program::Program(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Program::Program(Program&&) noexcept = default;
+Program::~Program() = default;
+
+Result<Program> Program::load(DataLoader* loader, Verification verification) {
+  (void)verification;
+  ET_CHECK_OR_RETURN_ERROR(loader != nullptr, InvalidArgument, "Program::load: null loader");
+  auto state = std::make_unique<State>();
+  ::etr::DataLoader* etr_loader = loader->etr_loader();
+  if (etr_loader == nullptr) {
+    state->bridge = std::make_unique<LoaderBridge>(loader);
+    etr_loader = state->bridge.get();
+  }
+  ::etr::Result<::etr::Program> program =
+      ::etr::Program::load(etr_loader, ::etr::Program::Verification::Full);
+  if (!program.ok()) return official(program.error());
+  state->program.emplace(std::move(*program));
+  return Program(std::move(state));
+}
+
+Result<const void*> Program::get_constant_buffer_data(size_t buffer_idx, size_t nbytes) const {
+  ET_CHECK_OR_RETURN_ERROR(buffer_idx <= UINT32_MAX, InvalidArgument,
+                           "constant buffer %zu out of range", buffer_idx);
+  ::etr::Result<const void*> data =
+      state_->program->constant_data(static_cast<uint32_t>(buffer_idx), nbytes);
+  if (!data.ok()) return official(data.error());
+  return *data;
+}
+
+size_t Program::num_methods() const { return state_->program->num_methods(); }
+
+Result<const char*> Program::get_method_name(size_t method_index) const {
+  ::etr::Result<const char*> name = state_->program->get_method_name(method_index);
+  if (!name.ok()) return official(name.error());
+  return *name;
+}
+
+Result<MethodMeta> Program::method_meta(const char* method_name) const {
+  ET_CHECK_OR_RETURN_ERROR(method_name != nullptr, InvalidArgument, "method_meta: null name");
+  ::etr::Result<::etr::MethodMeta> meta = state_->program->method_meta(method_name);
+  if (!meta.ok()) {
+    // The official runtime reports an unknown method as InvalidArgument.
+    return meta.error() == ::etr::Error::NotFound ? Error::InvalidArgument : official(meta.error());
+  }
+  return MethodMeta(*meta);
+}
+
+Program::HeaderStatus Program::check_header(const void* data, size_t size) {
+  if (data == nullptr || size < kMinHeadBytes) return ShortData;
+  const char* id = static_cast<const char*>(data) + 4;
+  if (std::memcmp(id, "ET12", 4) == 0) return CompatibleVersion;
+  const bool digits = id[2] >= '0' && id[2] <= '9' && id[3] >= '0' && id[3] <= '9';
+  if (id[0] == 'E' && id[1] == 'T' && digits) return IncompatibleVersion;
+  return NotPresent;
+}
+
+struct Method::State {
+  std::optional<::etr::MemoryManager> memory;
+  std::unique_ptr<DataMapBridge> map_bridge;
+  const ::etr::NamedDataMap* maps[1] = {nullptr};
+  std::optional<::etr::Method> method;
+  EventTracer* tracer = nullptr;
+  // Load-time backend options as etr options (kept for the method's life).
+  std::vector<::etr::BackendOption> backend_options;
+  std::vector<::etr::DelegateOptions> delegate_options;
+  // The faces handed out by get_input/get_output (refreshed on each call).
+  std::vector<EValue> inputs;
+  std::vector<EValue> outputs;
+};
+
+Result<Method> Program::load_method(const char* method_name, MemoryManager* memory_manager,
+                                    EventTracer* event_tracer, const NamedDataMap* named_data_map,
+                                    const LoadBackendOptionsMap* backend_options,
+                                    Span<const Kernel> kernel_registry) const {
+  ET_CHECK_OR_RETURN_ERROR(method_name != nullptr, InvalidArgument, "load_method: null name");
+  ET_CHECK_OR_RETURN_ERROR(memory_manager != nullptr, InvalidArgument,
+                           "load_method: null memory manager");
+  ET_CHECK_OR_RETURN_ERROR(kernel_registry.size() == 0, NotSupported,
+                           "load_method('%s'): a method-local kernel registry is not supported yet",
+                           method_name);
+  ET_CHECK_OR_RETURN_ERROR(state_->has_method(method_name), InvalidArgument,
+                           "No method named '%s' in program", method_name);
+  // The kernels and backends linked into this build (once per process).
+  const ::etr::Error registered = ::etr::register_builtins();
+  if (registered != ::etr::Error::Ok) return official(registered);
+  // Kernels registered through the official API (register_kernels).
+  const Error flushed = internal::flush_official_kernels();
+  if (flushed != Error::Ok) return flushed;
+  if (event_tracer != nullptr) {
+    static bool warned = false;
+    if (!warned) {
+      warned = true;
+      ET_LOG(Info, "load_method: the EventTracer is not called by this runtime yet");
+    }
+  }
+
+  auto state = std::make_unique<Method::State>();
+  HierarchicalAllocator* planned = memory_manager->planned_memory();
+  state->memory.emplace(memory_manager->method_allocator(),
+                        planned != nullptr ? planned->etr_allocator() : nullptr,
+                        memory_manager->temp_allocator());
+  ::etr::MethodLoadOptions options;
+  if (named_data_map != nullptr) {
+    const ::etr::NamedDataMap* map = named_data_map->etr_map();
+    if (map == nullptr) {
+      state->map_bridge = std::make_unique<DataMapBridge>(named_data_map);
+      map = state->map_bridge.get();
+    }
+    state->maps[0] = map;
+    options.external_data = ::etr::Span<const ::etr::NamedDataMap* const>(state->maps, 1);
+  }
+  if (backend_options != nullptr) {
+    // Each backend's options as etr options (string values point into the
+    // caller's arrays, which outlive the load).
+    std::vector<size_t> begins;
+    for (size_t b = 0; b < backend_options->size(); ++b) {
+      begins.push_back(state->backend_options.size());
+      for (const BackendOption& o : backend_options->entry_at(b).options) {
+        if (const bool* v = std::get_if<bool>(&o.value)) {
+          state->backend_options.push_back(::etr::BackendOption::of(o.key, *v));
+        } else if (const int* i = std::get_if<int>(&o.value)) {
+          state->backend_options.push_back(::etr::BackendOption::of(o.key, *i));
+        } else if (auto* text = std::get_if<std::array<char, kMaxOptionValueLength>>(&o.value)) {
+          state->backend_options.push_back(
+              ::etr::BackendOption::of(o.key, static_cast<const char*>(text->data())));
+        }
+      }
+    }
+    begins.push_back(state->backend_options.size());
+    for (size_t b = 0; b < backend_options->size(); ++b) {
+      state->delegate_options.push_back(::etr::DelegateOptions{
+          backend_options->entry_at(b).backend_id,
+          ::etr::Span<const ::etr::BackendOption>(state->backend_options.data() + begins[b],
+                                                  begins[b + 1] - begins[b])});
+    }
+    options.delegate_options = ::etr::Span<const ::etr::DelegateOptions>(
+        state->delegate_options.data(), state->delegate_options.size());
+  }
+  ::etr::Result<::etr::Method> method =
+      state_->program->load_method(method_name, &*state->memory, options);
+  if (!method.ok()) return official(method.error());
+  state->method.emplace(std::move(*method));
+  state->tracer = event_tracer;
+  state->inputs.resize(state->method->inputs_size());
+  state->outputs.resize(state->method->outputs_size());
+  return Method(std::move(state));
+}
+
+// ---- Method ----------------------------------------------------------------
+
+Method::Method(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Method::Method(Method&& rhs) noexcept = default;
+Method::~Method() = default;
+
+Error Method::set_input(const EValue& input_evalue, size_t input_idx) {
+  ET_CHECK_OR_RETURN_ERROR(input_idx < inputs_size(), InvalidArgument,
+                           "Input index (%zu) must be less than the number of inputs in method "
+                           "(%zu).",
+                           input_idx, inputs_size());
+  ::etr::Method& m = *state_->method;
+  switch (input_evalue.tag) {
+    case Tag::Tensor: {
+      const executorch::aten::Tensor& t = input_evalue.toTensor();
+      ET_CHECK_OR_RETURN_ERROR(t.unsafeGetTensorImpl() != nullptr, InvalidArgument,
+                               "set_input(%zu): the tensor is empty", input_idx);
+      return official(m.set_input(*t.unsafeGetTensorImpl(), input_idx));
+    }
+    case Tag::None: return official(m.set_input(::etr::EValue(), input_idx));
+    case Tag::Int: return official(m.set_input(::etr::EValue(input_evalue.toInt()), input_idx));
+    case Tag::Double:
+      return official(m.set_input(::etr::EValue(input_evalue.toDouble()), input_idx));
+    case Tag::Bool: return official(m.set_input(::etr::EValue(input_evalue.toBool()), input_idx));
+    case Tag::String: {
+      const std::string_view s = input_evalue.toString();
+      return official(m.set_input(::etr::EValue(::etr::StringView(s.data(), s.size())), input_idx));
+    }
+    default: break;
+  }
+  ET_LOG(Error, "set_input(%zu): unsupported input tag %u", input_idx,
+         static_cast<unsigned>(input_evalue.tag));
+  return Error::InvalidArgument;
+}
+
+Error Method::set_inputs(const executorch::aten::ArrayRef<EValue>& input_evalues) {
+  ET_CHECK_OR_RETURN_ERROR(input_evalues.size() == inputs_size(), InvalidArgument,
+                           "The number of inputs (%zu) does not match the method's (%zu).",
+                           input_evalues.size(), inputs_size());
+  for (size_t i = 0; i < input_evalues.size(); ++i) {
+    const Error err = set_input(input_evalues[i], i);
+    if (err != Error::Ok) return err;
+  }
+  return Error::Ok;
+}
+
+Error Method::set_output_data_ptr(void* buffer, size_t size, size_t output_idx) {
+  return official(state_->method->set_output_data_ptr(buffer, size, output_idx));
+}
+
+Error Method::get_outputs(EValue* output_evalues, size_t length) {
+  ET_CHECK_OR_RETURN_ERROR(length >= outputs_size(), InvalidArgument,
+                           "The given array is not large enough to hold all outputs.");
+  ET_CHECK_OR_RETURN_ERROR(output_evalues != nullptr || outputs_size() == 0, InvalidArgument,
+                           "get_outputs: null array");
+  for (size_t i = 0; i < outputs_size(); ++i) output_evalues[i] = get_output(i);
+  for (size_t i = outputs_size(); i < length; ++i) output_evalues[i] = EValue();
+  return Error::Ok;
+}
+
+Error Method::get_inputs(EValue* input_evalues, size_t length) {
+  ET_CHECK_OR_RETURN_ERROR(length >= inputs_size(), InvalidArgument,
+                           "The given array is not large enough to hold all inputs.");
+  ET_CHECK_OR_RETURN_ERROR(input_evalues != nullptr || inputs_size() == 0, InvalidArgument,
+                           "get_inputs: null array");
+  for (size_t i = 0; i < inputs_size(); ++i) {
+    input_evalues[i] = internal::face_of(state_->method->get_input(i));
+  }
+  for (size_t i = inputs_size(); i < length; ++i) input_evalues[i] = EValue();
+  return Error::Ok;
+}
+
+Result<executorch::aten::Tensor> Method::get_attribute(std::string_view name) {
+  ET_LOG(Error, "Method::get_attribute('%.*s'): the method has no such attribute",
+         static_cast<int>(name.size()), name.data());
+  return Error::NotFound;
+}
+
+Error Method::execute() { return official(state_->method->execute()); }
+
+MethodMeta Method::method_meta() const { return MethodMeta(state_->method->method_meta()); }
+size_t Method::inputs_size() const { return state_->method->inputs_size(); }
+size_t Method::outputs_size() const { return state_->method->outputs_size(); }
+
+const EValue& Method::get_output(size_t i) const {
+  ET_CHECK_MSG(i < outputs_size(), "%zu >= %zu", i, outputs_size());
+  state_->outputs[i] = internal::face_of(state_->method->get_output(i));
+  return state_->outputs[i];
+}
+
+EventTracer* Method::get_event_tracer() { return state_->tracer; }
+
+const EValue& Method::get_input(size_t i) const {
+  ET_CHECK_MSG(i < inputs_size(), "%zu >= %zu", i, inputs_size());
+  state_->inputs[i] = internal::face_of(state_->method->get_input(i));
+  return state_->inputs[i];
+}
+
+EValue& Method::mutable_input(size_t i) {
+  ET_CHECK_MSG(i < inputs_size(), "%zu >= %zu", i, inputs_size());
+  state_->inputs[i] = internal::face_of(state_->method->get_input(i));
+  return state_->inputs[i];
+}
+
+EValue& Method::mutable_output(size_t i) {
+  ET_CHECK_MSG(i < outputs_size(), "%zu >= %zu", i, outputs_size());
+  state_->outputs[i] = internal::face_of(state_->method->get_output(i));
+  return state_->outputs[i];
+}
+
+// ---- MethodMeta (the parts the Module layer did not need) ------------------
+
+Result<etensor::Device> MethodMeta::memory_planned_buffer_device(size_t index) const {
+  ET_CHECK_OR_RETURN_ERROR(index < num_memory_planned_buffers(), InvalidArgument,
+                           "index %zu out of range. num_memory_planned_buffers: %zu", index,
+                           num_memory_planned_buffers());
+  return etensor::Device(etensor::DeviceType::CPU, 0);
+}
+
+Result<TensorInfo> MethodMeta::attribute_tensor_meta(size_t index) const {
+  ET_LOG(Error, "attribute_tensor_meta(%zu): the method has no attributes", index);
+  return Error::NotFound;
+}
+
+}  // namespace runtime
+
+// ---- extension/data_loader, extension/flat_tensor --------------------------
+
+namespace extension {
+
+using runtime::Error;
+using runtime::FreeableBuffer;
+using runtime::Result;
+
+struct FileDataLoader::State {
+  std::optional<::etr::FileDataLoader> loader;
+};
+
+FileDataLoader::FileDataLoader(std::unique_ptr<State> state) : state_(std::move(state)) {}
+FileDataLoader::FileDataLoader(FileDataLoader&& rhs) noexcept = default;
+FileDataLoader::~FileDataLoader() = default;
+
+Result<FileDataLoader> FileDataLoader::from(const char* file_name, size_t alignment) {
+  ET_CHECK_OR_RETURN_ERROR(alignment != 0 && (alignment & (alignment - 1)) == 0, InvalidArgument,
+                           "Alignment %zu is not a power of 2", alignment);
+  ET_CHECK_OR_RETURN_ERROR(file_name != nullptr, InvalidArgument, "null file name");
+  // etr needs 16-byte aligned program bytes; a stricter alignment is still valid.
+  ::etr::Result<::etr::FileDataLoader> loader =
+      ::etr::FileDataLoader::from(file_name, alignment < 16 ? 16 : alignment);
+  if (!loader.ok()) {
+    return runtime::internal::to_official_error(static_cast<int>(loader.error()));
+  }
+  auto state = std::make_unique<State>();
+  state->loader.emplace(std::move(*loader));
+  return FileDataLoader(std::move(state));
+}
+
+Result<FreeableBuffer> FileDataLoader::load(size_t offset, size_t size,
+                                            const DataLoader::SegmentInfo& segment_info) const {
+  ET_CHECK_OR_RETURN_ERROR(state_ != nullptr, InvalidState, "FileDataLoader was moved from");
+  ::etr::Result<::etr::FreeableBuffer> buffer =
+      state_->loader->load(offset, size, runtime::to_etr(segment_info.segment_type));
+  if (!buffer.ok()) return runtime::internal::to_official_error(static_cast<int>(buffer.error()));
+  return runtime::to_official(std::move(*buffer));
+}
+
+Result<size_t> FileDataLoader::size() const {
+  ET_CHECK_OR_RETURN_ERROR(state_ != nullptr, InvalidState, "FileDataLoader was moved from");
+  return *state_->loader->size();
+}
+
+Error FileDataLoader::load_into(size_t offset, size_t size, const SegmentInfo& segment_info,
+                                void* buffer) const {
+  ET_CHECK_OR_RETURN_ERROR(state_ != nullptr, InvalidState, "FileDataLoader was moved from");
+  ET_CHECK_OR_RETURN_ERROR(buffer != nullptr, InvalidArgument, "Destination buffer cannot be null");
+  return runtime::internal::to_official_error(static_cast<int>(
+      state_->loader->load_into(offset, size, runtime::to_etr(segment_info.segment_type), buffer)));
+}
+
+::etr::DataLoader* FileDataLoader::etr_loader() const {
+  return state_ != nullptr ? &*state_->loader : nullptr;
+}
+
+struct MmapDataLoader::State {
+  std::optional<::etr::MmapDataLoader> loader;
+};
+
+MmapDataLoader::MmapDataLoader(std::unique_ptr<State> state) : state_(std::move(state)) {}
+MmapDataLoader::MmapDataLoader(MmapDataLoader&& rhs) noexcept = default;
+MmapDataLoader::~MmapDataLoader() = default;
+
+Result<MmapDataLoader> MmapDataLoader::from(const char* file_name, MlockConfig mlock_config) {
+  ET_CHECK_OR_RETURN_ERROR(file_name != nullptr, InvalidArgument, "null file name");
+  const ::etr::MmapDataLoader::Mlock mlock = mlock_config == MlockConfig::UseMlock
+                                                 ? ::etr::MmapDataLoader::Mlock::Lock
+                                             : mlock_config == MlockConfig::UseMlockIgnoreErrors
+                                                 ? ::etr::MmapDataLoader::Mlock::LockIgnoreErrors
+                                                 : ::etr::MmapDataLoader::Mlock::None;
+  ::etr::Result<::etr::MmapDataLoader> loader = ::etr::MmapDataLoader::from(file_name, mlock);
+  if (!loader.ok()) {
+    return runtime::internal::to_official_error(static_cast<int>(loader.error()));
+  }
+  auto state = std::make_unique<State>();
+  state->loader.emplace(std::move(*loader));
+  return MmapDataLoader(std::move(state));
+}
+
+Result<FreeableBuffer> MmapDataLoader::load(size_t offset, size_t size,
+                                            const DataLoader::SegmentInfo& segment_info) const {
+  ET_CHECK_OR_RETURN_ERROR(state_ != nullptr, InvalidState, "MmapDataLoader was moved from");
+  ::etr::Result<::etr::FreeableBuffer> buffer =
+      state_->loader->load(offset, size, runtime::to_etr(segment_info.segment_type));
+  if (!buffer.ok()) return runtime::internal::to_official_error(static_cast<int>(buffer.error()));
+  return runtime::to_official(std::move(*buffer));
+}
+
+Result<size_t> MmapDataLoader::size() const {
+  ET_CHECK_OR_RETURN_ERROR(state_ != nullptr, InvalidState, "MmapDataLoader was moved from");
+  return *state_->loader->size();
+}
+
+Error MmapDataLoader::load_into(size_t offset, size_t size, const SegmentInfo& segment_info,
+                                void* buffer) const {
+  ET_CHECK_OR_RETURN_ERROR(state_ != nullptr, InvalidState, "MmapDataLoader was moved from");
+  ET_CHECK_OR_RETURN_ERROR(buffer != nullptr, InvalidArgument, "Destination buffer cannot be null");
+  return runtime::internal::to_official_error(static_cast<int>(
+      state_->loader->load_into(offset, size, runtime::to_etr(segment_info.segment_type), buffer)));
+}
+
+::etr::DataLoader* MmapDataLoader::etr_loader() const {
+  return state_ != nullptr ? &*state_->loader : nullptr;
+}
+
+struct FlatTensorDataMap::State {
+  std::unique_ptr<runtime::LoaderBridge> bridge;
+  std::optional<::etr::FlatTensorDataMap> map;
+};
+
+FlatTensorDataMap::FlatTensorDataMap(std::unique_ptr<State> state) : state_(std::move(state)) {}
+FlatTensorDataMap::FlatTensorDataMap(FlatTensorDataMap&&) noexcept = default;
+FlatTensorDataMap::~FlatTensorDataMap() = default;
+
+Result<FlatTensorDataMap> FlatTensorDataMap::load(runtime::DataLoader* loader) {
+  ET_CHECK_OR_RETURN_ERROR(loader != nullptr, InvalidArgument, "FlatTensorDataMap: null loader");
+  auto state = std::make_unique<State>();
+  ::etr::DataLoader* etr_loader = loader->etr_loader();
+  if (etr_loader == nullptr) {
+    state->bridge = std::make_unique<runtime::LoaderBridge>(loader);
+    etr_loader = state->bridge.get();
+  }
+  ::etr::Result<::etr::FlatTensorDataMap> map = ::etr::FlatTensorDataMap::load(etr_loader);
+  if (!map.ok()) return runtime::internal::to_official_error(static_cast<int>(map.error()));
+  state->map.emplace(std::move(*map));
+  return FlatTensorDataMap(std::move(state));
+}
+
+Result<const runtime::TensorLayout> FlatTensorDataMap::get_tensor_layout(
+    std::string_view key) const {
+  ::etr::Result<::etr::TensorLayout> layout =
+      state_->map->get_layout(::etr::StringView(key.data(), key.size()));
+  if (!layout.ok()) return runtime::internal::to_official_error(static_cast<int>(layout.error()));
+  return runtime::TensorLayout::create(layout->sizes, layout->dim_order, layout->dtype);
+}
+
+Result<FreeableBuffer> FlatTensorDataMap::get_data(std::string_view key) const {
+  ::etr::Result<::etr::FreeableBuffer> data =
+      state_->map->get_data(::etr::StringView(key.data(), key.size()));
+  if (!data.ok()) return runtime::internal::to_official_error(static_cast<int>(data.error()));
+  return runtime::to_official(std::move(*data));
+}
+
+Error FlatTensorDataMap::load_data_into(std::string_view key, void* buffer, size_t size) const {
+  ET_CHECK_OR_RETURN_ERROR(buffer != nullptr || size == 0, InvalidArgument,
+                           "load_data_into: null buffer");
+  ::etr::Result<::etr::FreeableBuffer> data =
+      state_->map->get_data(::etr::StringView(key.data(), key.size()));
+  if (!data.ok()) return runtime::internal::to_official_error(static_cast<int>(data.error()));
+  ET_CHECK_OR_RETURN_ERROR(size <= data->size(), InvalidArgument,
+                           "load_data_into('%.*s'): %zu bytes asked, %zu stored",
+                           static_cast<int>(key.size()), key.data(), size, data->size());
+  if (size != 0) std::memcpy(buffer, data->data(), size);
+  return Error::Ok;
+}
+
+Result<uint32_t> FlatTensorDataMap::get_num_keys() const {
+  return static_cast<uint32_t>(state_->map->num_keys());
+}
+
+Result<const char*> FlatTensorDataMap::get_key(uint32_t index) const {
+  ::etr::Result<const char*> key = state_->map->key_at(index);
+  if (!key.ok()) return runtime::internal::to_official_error(static_cast<int>(key.error()));
+  return *key;
+}
+
+const ::etr::NamedDataMap* FlatTensorDataMap::etr_map() const { return &*state_->map; }
+
+}  // namespace extension
+}  // namespace executorch
