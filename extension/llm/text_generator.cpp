@@ -83,9 +83,11 @@ Error TextGenerator::load() {
   }
   Result<MethodMeta> fmeta = module_.method_meta("forward");
   if (!fmeta.ok()) return fmeta.error();
-  ETR_CHECK_OR_FAIL(fmeta->num_inputs() == 2, Error::InvalidProgram,
-                    "llm: forward takes %zu inputs, expected 2 (tokens, input_pos)",
+  ETR_CHECK_OR_FAIL(fmeta->num_inputs() == 1 || fmeta->num_inputs() == 2, Error::InvalidProgram,
+                    "llm: forward takes %zu inputs, expected 2 (tokens, input_pos) or 1 (tokens, "
+                    "a program without a KV cache)",
                     fmeta->num_inputs());
+  const bool takes_pos = fmeta->num_inputs() == 2;
   Result<TensorInfo> tokens_info = fmeta->input_tensor_meta(0);
   if (!tokens_info.ok()) ETR_FAIL(tokens_info.error(), "llm: forward input 0 is not a tensor");
   ETR_CHECK_OR_FAIL(tokens_info->dtype == ScalarType::Long && tokens_info->sizes.size() == 2,
@@ -99,7 +101,7 @@ Error TextGenerator::load() {
     const char* name;
     int64_t* value;
   };
-  int64_t kv = 1;
+  int64_t kv = takes_pos ? 1 : 0;
   int64_t sdpa = 0;
   int64_t dynamic = tokens_info->is_dynamic ? 1 : 0;
   for (Field f :
@@ -122,10 +124,20 @@ Error TextGenerator::load() {
   meta.use_sdpa_with_kv_cache = sdpa != 0;
   meta.has_max_seq_len = std::find(names->begin(), names->end(), "get_max_seq_len") != names->end();
   meta.enable_dynamic_shape = dynamic != 0;
-  ETR_CHECK_OR_FAIL(meta.use_kv_cache, Error::NotSupported,
-                    "llm: programs without a KV cache (use_kv_cache false) are not supported");
+  ETR_CHECK_OR_FAIL(meta.use_kv_cache == takes_pos, Error::InvalidProgram,
+                    "llm: use_kv_cache says %s, but forward takes %zu inputs",
+                    meta.use_kv_cache ? "true" : "false", fmeta->num_inputs());
   if (meta.max_seq_len <= 0) meta.max_seq_len = input_len;
   if (meta.max_context_len <= 0) meta.max_context_len = meta.max_seq_len;
+  if (!meta.use_kv_cache) {
+    // Every call carries the whole sequence: it must fit the token input,
+    // whose length must follow the sequence (a dynamic dimension).
+    ETR_CHECK_OR_FAIL(meta.enable_dynamic_shape, Error::NotSupported,
+                      "llm: a program without a KV cache needs a dynamic token input (forward's "
+                      "input 0 has a static length of %" PRId64 ")",
+                      input_len);
+    meta.max_context_len = std::min({meta.max_context_len, meta.max_seq_len, input_len});
+  }
   // A dynamic token input takes up to its declared (upper-bound) length per call.
   meta.max_prefill_chunk =
       meta.enable_dynamic_shape ? std::min<int64_t>(meta.max_seq_len, input_len) : 1;
@@ -157,6 +169,7 @@ Error TextGenerator::set_eos_ids(std::vector<int64_t> ids) {
 
 void TextGenerator::reset() {
   pos_ = 0;
+  history_.clear();
   pending_ = -1;
   logits_.clear();
   has_logits_ = false;
@@ -164,10 +177,16 @@ void TextGenerator::reset() {
 }
 
 Result<std::vector<float>> TextGenerator::forward(const int64_t* tokens, size_t count) {
-  std::vector<int64_t> ids(tokens, tokens + count);
-  Result<std::vector<Value>> outs =
-      module_.forward({make_tensor({1, static_cast<int32_t>(count)}, ids),
-                       make_tensor({1}, std::vector<int64_t>{pos_})});
+  Result<std::vector<Value>> outs = [&]() {
+    if (!meta_.use_kv_cache) {
+      // take_input() keeps the sequence within max_context_len, which fits the input.
+      history_.insert(history_.end(), tokens, tokens + count);
+      return module_.forward({make_tensor({1, static_cast<int32_t>(history_.size())}, history_)});
+    }
+    std::vector<int64_t> ids(tokens, tokens + count);
+    return module_.forward({make_tensor({1, static_cast<int32_t>(count)}, ids),
+                            make_tensor({1}, std::vector<int64_t>{pos_})});
+  }();
   if (!outs.ok()) {
     ETR_FAIL(outs.error(), "llm: forward of %zu tokens at position %" PRId64 " failed", count,
              pos_);

@@ -9,7 +9,10 @@
 //   });
 //
 // The program's `forward(tokens Long[1, S], input_pos Long[1]) -> logits`
-// keeps its KV cache in the method's memory between calls. load() reads the
+// keeps its KV cache in the method's memory between calls. A program exported
+// without a KV cache (`forward(tokens Long[1, S])`, use_kv_cache false) gets
+// the whole sequence so far on every call instead, as the official runner
+// does; its context is then at most the token input's length. load() reads the
 // metadata methods the exporter writes (get_bos_id, get_eos_ids,
 // get_max_seq_len, get_max_context_len, get_vocab_size, use_kv_cache,
 // enable_dynamic_shape); a missing one gets a default (see LlmMetadata).
@@ -104,7 +107,8 @@ class TextGenerator final {
 
   // Loads the program and `forward`, reads the metadata. Fails with the
   // Module's error, NotFound without `forward`, NotSupported for a program
-  // without a KV cache, InvalidProgram for metadata out of range.
+  // without a KV cache whose token input has a static length, InvalidProgram
+  // for metadata out of range or that disagrees with forward's inputs.
   [[nodiscard]] Error load();
   bool is_loaded() const { return loaded_; }
   const LlmMetadata& metadata() const { return meta_; }
@@ -135,7 +139,8 @@ class TextGenerator final {
   // Starts the next generate() at position 0 (the cache is overwritten as it goes).
   void reset();
 
-  // Tokens in the cache (the next forward call's input_pos).
+  // Tokens in the cache (the next forward call's input_pos); without a KV
+  // cache, the tokens the next call repeats.
   int64_t position() const { return pos_; }
   // Whether the last sampled token waits to be fed in front of the next prompt.
   bool has_pending_token() const { return pending_ >= 0; }
@@ -159,6 +164,8 @@ class TextGenerator final {
   // Runs `input` through forward in chunks; the last chunk's logits stay in logits_.
   Error feed(const std::vector<int64_t>& input);
 
+  // Without a KV cache: every token fed so far (each call runs all of them).
+  std::vector<int64_t> history_;
   // The last sampled token, not yet fed to the model (-1: none).
   int64_t pending_ = -1;
   // The logits of the last token fed by prefill(), not yet sampled.

@@ -167,7 +167,7 @@ void expect_generator_greedy(const Flavour& f, size_t threads) {
   const std::vector<int64_t> prompt = load_ids("refs/prompt_ids.npy");
   const std::vector<int64_t> want = official_tokens(f);
   ASSERT_FALSE(want.empty());
-  TextGenerator gen(pte_path(f), with_threads(threads));
+  TextGenerator gen(pte_path(f), with_threads(threads), data_paths(f));
   ASSERT_EQ(gen.load(), Error::Ok);
   for (int round = 0; round < 2; ++round) {
     SCOPED_TRACE(round == 0 ? "first generate" : "after reset()");
@@ -235,19 +235,10 @@ TEST(LlmFlavoursTest, XnnpackSdpaWithKvCache) {
 
 TEST(LlmFlavoursTest, KvCacheThroughIndexPut) { expect_all(kKvIndexPut, true); }
 
-TEST(LlmFlavoursTest, NoKvCache) {
-  // TextGenerator refuses a program without a KV cache (its forward has no
-  // input_pos), so the greedy check runs the whole sequence per token with a
-  // Module here (through TextGenerator: DISABLED_ test below).
-  expect_all(kNoKv, false);
-}
-
-// The same program through TextGenerator, as the official runner generates
-// from it (the whole sequence per token); enabled once TextGenerator takes
-// programs without a KV cache.
-TEST(LlmFlavoursTest, DISABLED_NoKvCacheThroughTextGenerator) {
-  for (size_t threads : {size_t{1}, size_t{2}}) expect_generator_greedy(kNoKv, threads);
-}
+// Without a KV cache (forward has no input_pos): the Module loop and
+// TextGenerator both run the whole sequence per token, as the official
+// runner does.
+TEST(LlmFlavoursTest, NoKvCache) { expect_all(kNoKv, true); }
 
 TEST(LlmFlavoursTest, XnnpackExtendedOps) {
 #if ETR_LLM_TEST_HAS_XNNPACK
@@ -270,8 +261,7 @@ TEST(LlmFlavoursTest, DISABLED_AttentionSinkWithInitializedMutableBuffer) {
 
 TEST(LlmFlavoursTest, ExternalWeightsInPtd) {
 #if ETR_LLM_TEST_HAS_XNNPACK
-  // TextGenerator takes no .ptd paths: the greedy check runs on a Module.
-  expect_all(kExternal, false);
+  expect_all(kExternal, true);
 #else
   GTEST_SKIP() << "built without the XNNPACK backend";
 #endif
@@ -311,7 +301,7 @@ TEST(LlmFlavoursTest, DISABLED_Bf16Xnnpack) {
 // model.quantize_kv_cache=True: an int8 cache with per-token scales and zero
 // points, read by llama::custom_quantized_sdpa.out (being added to
 // kernels/llm); enabled with it.
-TEST(LlmFlavoursTest, DISABLED_QuantizedKvCache) { expect_all(kQuantizedKv, true); }
+TEST(LlmFlavoursTest, QuantizedKvCache) { expect_all(kQuantizedKv, true); }
 
 // The KV cache lives in the method's memory between execute calls: decode
 // step 1 on a fresh Module (positions 0..4 never written) is far from the
