@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """Writes extension/tokenizers/nfc_tables.inc from Python's unicodedata: the
-tables of the Unicode NFC quick check (UAX #15) that HfTokenizer uses for
-files with an NFC normalizer.
+tables of Unicode normalization (UAX #15) that HfTokenizer uses for files
+with an NFC or NFD normalizer.
 
   kNfcCheckRanges: code points whose NFC_Quick_Check is No or Maybe.
   kCombiningRanges: code points with a nonzero canonical combining class.
+  kCanonicalDecompositions: {code point, first, second}: the one-level
+    canonical decomposition (second 0 for a singleton), sorted; applied
+    recursively. Hangul syllables are left out (they decompose by formula).
+  kCompositions: {first, second, composite}: the primary composites (pairs
+    whose composition NFC keeps), sorted by (first, second).
 
 Run: python3 extension/tokenizers/make_nfc_tables.py
 """
@@ -20,6 +25,13 @@ def ranges(points):
         else:
             out.append([c, c, points[c]])
     return out
+
+
+# Decompositions the reference lacks: the `tokenizers` package's normalizer
+# data (Rust unicode-normalization-alignments) predates U+11938 DIVES AKURU
+# VOWEL SIGN O's decomposition (Unicode 13), and it is the only code point
+# where its NFC and NFD differ from Python's Unicode 14 data.
+REFERENCE_LACKS = {0x11938}
 
 
 def main():
@@ -39,6 +51,20 @@ def main():
             # The second of a primary composite's pair can combine with what precedes: Maybe.
             if len(parts) == 2 and unicodedata.normalize("NFC", chr(parts[0]) + chr(parts[1])) == ch:
                 check[parts[1]] = 1
+    decomp = []
+    comp = []
+    for c in range(0x110000):
+        if 0xD800 <= c <= 0xDFFF or 0xAC00 <= c <= 0xD7A3 or c in REFERENCE_LACKS:
+            continue
+        d = unicodedata.decomposition(chr(c))
+        if not d or d.startswith("<"):
+            continue
+        parts = [int(p, 16) for p in d.split()]
+        assert len(parts) in (1, 2)
+        decomp.append((c, parts[0], parts[1] if len(parts) == 2 else 0))
+        if len(parts) == 2 and unicodedata.normalize("NFC", chr(parts[0]) + chr(parts[1])) == chr(c):
+            comp.append((parts[0], parts[1], c))
+    comp.sort()
     for c in list(range(0x1161, 0x1176)) + list(range(0x11A8, 0x11C3)):  # Hangul V and T jamo
         check[c] = 1
     assert min(check) >= 0x300 and min(ccc) >= 0x300, "the encoder skips code points below U+0300"
@@ -54,6 +80,14 @@ def main():
         f.write("constexpr uint32_t kCombiningRanges[][3] = {\n")
         for lo, hi, v in ranges(ccc):
             f.write("  {0x%X, 0x%X, %d},\n" % (lo, hi, v))
+        f.write("};\n")
+        f.write("constexpr uint32_t kCanonicalDecompositions[][3] = {\n")
+        for c, a, b in decomp:
+            f.write("  {0x%X, 0x%X, 0x%X},\n" % (c, a, b))
+        f.write("};\n")
+        f.write("constexpr uint32_t kCompositions[][3] = {\n")
+        for a, b, c in comp:
+            f.write("  {0x%X, 0x%X, 0x%X},\n" % (a, b, c))
         f.write("};\n// clang-format on\n")
 
 
