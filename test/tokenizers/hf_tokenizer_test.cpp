@@ -236,18 +236,21 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, HfSpStyleReference,
                                            "metaspace_nfc_style"));
 
 TEST(HfTokenizer, SpStyleLeadingSpaceAfterBosOnly) {
-  // llama2_style: "Hello" is the one piece "▁Hello"; the Strip decoder
+  // llama2_style: "Hello" starts with a "▁" piece; the Strip decoder
   // drops the text's first space, so a stream drops it after BOS (the official
   // SentencePiece rule) and at the start, and keeps it elsewhere.
   auto tok = HfTokenizer::load(data_path("llama2_style/tokenizer.json"));
   ASSERT_TRUE(tok.ok()) << tok.error();
   const HfTokenizer& t = tok.value();
-  const int32_t hello = t.token_to_id("\xE2\x96\x81Hello");  // "▁Hello", what "Hello" encodes to
-  ASSERT_GE(hello, 0);
-  EXPECT_EQ(t.encode("Hello").value(), std::vector<int32_t>{hello});
-  EXPECT_EQ(t.decode(t.bos_id(), hello).value(), "Hello");
-  EXPECT_EQ(t.decode(-1, hello).value(), "Hello");
-  EXPECT_EQ(t.decode(hello, hello).value(), " Hello");
+  auto hello = t.encode("Hello");
+  ASSERT_TRUE(hello.ok()) << hello.error();
+  const int32_t first = hello.value()[0];  // "▁" or a piece starting with it
+  const std::string whole = t.decode(hello.value()).value();
+  ASSERT_EQ(whole, "Hello");  // the package's decode (reference.json has it too)
+  const std::string after_bos = t.decode(t.bos_id(), first).value();
+  EXPECT_EQ(whole.compare(0, after_bos.size(), after_bos), 0) << after_bos;
+  EXPECT_EQ(t.decode(-1, first).value(), after_bos);
+  EXPECT_EQ(t.decode(first, first).value(), " " + after_bos);
   // Byte-fallback pieces are raw bytes: U+1F600 is four of them.
   auto ids = t.encode("\xF0\x9F\x98\x80");
   ASSERT_TRUE(ids.ok()) << ids.error();
@@ -327,6 +330,86 @@ TEST(HfTokenizer, BadFilesGiveClearErrors) {
   EXPECT_ERROR_HAS(str_merge.dump(), "merge 0 is neither");
 }
 
+TEST(HfTokenizer, UnfusedUnkMatchesThePackage) {
+  // metaspace_nfc_style has no byte_fallback; with fuse_unk false each unknown
+  // character is its own <unk> (id 0). Ids from the package on the same edit.
+  json j = json::parse(read_text(data_path("metaspace_nfc_style/tokenizer.json")));
+  j["model"]["fuse_unk"] = false;
+  auto tok = HfTokenizer::load_from_string(j.dump());
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  const json ref = json::parse(read_text(data_path("metaspace_nfc_style/unfused_reference.json")));
+  ASSERT_EQ(ref.size(), 3u);
+  for (const json& entry : ref) {
+    auto ids = tok.value().encode(entry["text"].get<std::string>());
+    ASSERT_TRUE(ids.ok()) << ids.error();
+    EXPECT_EQ(ids.value(), entry["ids"].get<std::vector<int32_t>>());
+  }
+}
+
+TEST(HfTokenizer, BadSpStyleFilesGiveClearErrors) {
+  const json j = json::parse(read_text(data_path("llama2_style/tokenizer.json")));
+  ASSERT_TRUE(load_error(j.dump()).empty()) << load_error(j.dump());
+  auto with = [&](const char* key, const char* value) {
+    json k = j;
+    k[key] = json::parse(value);
+    return k.dump();
+  };
+  EXPECT_ERROR_HAS(with("normalizer", R"({"type": "Lowercase"})"),
+                   "bad.json: normalizer 'Lowercase' is not supported");
+  EXPECT_ERROR_HAS(with("normalizer", R"({"type": "Sequence", "normalizers": [{"type": "NFKC"}]})"),
+                   "normalizer 'NFKC' is not supported (the compatibility mappings");
+  EXPECT_ERROR_HAS(with("normalizer", R"({"type": "Prepend"})"),
+                   "Prepend normalizer has no prepend string");
+  EXPECT_ERROR_HAS(
+      with("normalizer", R"({"type": "Replace", "pattern": {"Regex": "("}, "content": "x"})"),
+      "Replace normalizer regex /(/ does not compile");
+  EXPECT_ERROR_HAS(
+      with("normalizer", R"({"type": "Replace", "pattern": {"String": ""}, "content": ""})"),
+      "Replace normalizer pattern is empty");
+  std::string nested = R"({"type": "NFC"})";
+  for (int i = 0; i < 12; ++i) nested = R"({"type": "Sequence", "normalizers": [)" + nested + "]}";
+  EXPECT_ERROR_HAS(with("normalizer", nested.c_str()), "normalizer Sequences nest too deep");
+  EXPECT_ERROR_HAS(with("decoder", R"({"type": "CTC"})"),
+                   "bad.json: decoder 'CTC' is not supported");
+  EXPECT_ERROR_HAS(with("decoder", R"({"type": "Sequence", "decoders": [{"type": "Fuse"},
+                   {"type": "WordPiece", "prefix": "##"}]})"),
+                   "decoder 'WordPiece' is not supported");
+  EXPECT_ERROR_HAS(with("decoder", R"({"type": "ByteLevel"})"),
+                   "decoder ByteLevel needs a ByteLevel pre_tokenizer");
+  EXPECT_ERROR_HAS(with("decoder", R"({"type": "Strip", "content": "", "start": 1, "stop": 0})"),
+                   "Strip decoder content is not one character");
+  EXPECT_ERROR_HAS(with("decoder", R"({"type": "Strip", "content": " ", "start": -1, "stop": 0})"),
+                   "Strip decoder start is not a small non-negative integer");
+  EXPECT_ERROR_HAS(with("pre_tokenizer", R"({"type": "Metaspace", "replacement": "ab",
+                   "prepend_scheme": "first", "split": false})"),
+                   "Metaspace pre_tokenizer replacement is not one character");
+  EXPECT_ERROR_HAS(with("pre_tokenizer", R"({"type": "Metaspace", "replacement": "_",
+                   "prepend_scheme": "sometimes", "split": false})"),
+                   "Metaspace pre_tokenizer prepend_scheme 'sometimes' is not one of");
+  EXPECT_ERROR_HAS(with("pre_tokenizer", R"({"type": "Sequence", "pretokenizers": [
+                   {"type": "ByteLevel"}, {"type": "Metaspace", "replacement": "_"}]})"),
+                   "pre_tokenizer step after ByteLevel is not supported");
+  EXPECT_ERROR_HAS(with("pre_tokenizer", R"({"type": "Whitespace"})"),
+                   "pre_tokenizer type 'Whitespace' is not supported");
+  json no_bytes = j;
+  json& vocab = no_bytes["model"]["vocab"];
+  for (int b = 0; b < 256; ++b) {
+    char name[8];
+    std::snprintf(name, sizeof(name), "<0x%02X>", b);
+    ASSERT_EQ(vocab.erase(name), 1u) << name;
+  }
+  EXPECT_ERROR_HAS(no_bytes.dump(),
+                   "BPE byte_fallback is set but the vocab has no <0x00>..<0xFF> byte tokens");
+  json bad_unk = j;
+  bad_unk["model"]["unk_token"] = "<nope>";
+  EXPECT_ERROR_HAS(bad_unk.dump(), "BPE unk_token '<nope>' is not in the vocab");
+  // A byte-level file keeps its ByteLevel decoder only.
+  json gpt2 = json::parse(read_text(data_path("gpt2_style/tokenizer.json")));
+  gpt2["decoder"] = j["decoder"];
+  EXPECT_ERROR_HAS(gpt2.dump(),
+                   "decoder 'Sequence' is not supported with a ByteLevel pre_tokenizer");
+}
+
 // The malformed sweep, as test/runtime's for .pte files: every prefix of a
 // real file at a stride, and the file with one byte overwritten at a stride,
 // either loads or fails with a message; one that loads encodes and decodes
@@ -357,6 +440,42 @@ TEST(HfTokenizer, MalformedSweepLoadsOrFailsWithAMessage) {
   }
   EXPECT_GT(refused, 90u);  // every strict prefix is truncated JSON
   EXPECT_GT(loaded, 0u);    // some overwrites land in strings and still load
+}
+
+// The same sweep over a SentencePiece-style file (normalizers, byte_fallback,
+// decoder chain); prefixes at a stride and single-byte overwrites.
+TEST(HfTokenizer, MalformedSpStyleSweepLoadsOrFailsWithAMessage) {
+  const std::string good = read_text(data_path("llama2_style/tokenizer.json"));
+  ASSERT_GT(good.size(), 1000u) << "committed fixture missing";
+  const std::string text = "Hello, w\xC3\xB6rld! 123 \xF0\x9F\x98\x80  <s>e\xCC\x81<|end|> x";
+  size_t loaded = 0, refused = 0;
+  auto exercise = [&](const std::string& bytes) {
+    auto tok = HfTokenizer::load_from_string(bytes, "swept.json");
+    if (!tok.ok()) {
+      EXPECT_FALSE(tok.error().empty());
+      ++refused;
+      return;
+    }
+    ++loaded;
+    auto ids = tok.value().encode(text, tok.value().bos_id() >= 0 ? 1 : 0);
+    if (!ids.ok()) return;
+    (void)tok.value().decode(ids.value());
+    int32_t prev = -1;
+    for (int32_t id : ids.value()) {
+      (void)tok.value().decode(prev, id);
+      prev = id;
+    }
+  };
+  const size_t stride = good.size() / 97 + 1;
+  for (size_t n = 0; n < good.size(); n += stride) exercise(good.substr(0, n));
+  const char junk[] = {'\0', '"', '}', '9', '\xFF', '-'};
+  for (size_t i = 0, k = 0; i < good.size(); i += stride / 3 + 1, ++k) {
+    std::string bad = good;
+    bad[i] = junk[k % sizeof(junk)];
+    exercise(bad);
+  }
+  EXPECT_GT(refused, 90u);
+  EXPECT_GT(loaded, 0u);
 }
 
 TEST(HfTokenizer, AcceptsStringMerges) {

@@ -29,6 +29,8 @@ token; the merges are trained here on make_tokenizer_fixtures.py's corpus.
     qwen_style tokenizer (NFC normalizer, byte-level: every normalization
     difference shows in the ids) for NFC-sensitive strings, including every
     primary composite of Python's Unicode data in decomposed form.
+  metaspace_nfc_style/unfused_reference.json: ids for a few strings with that
+    file's fuse_unk set to false (each unknown character its own <unk>).
   <name>/reference.json: [{"text", "ids", "decoded", "decoded_after_bos"}]:
     Tokenizer.encode(text, add_special_tokens=False).ids,
     Tokenizer.decode(ids, skip_special_tokens=False) and
@@ -209,6 +211,20 @@ def main():
         byte_fallback=False,
         train_normalizer=normalizers.NFC(),
     )
+    unfused_reference()
+
+
+def unfused_reference():
+    d = os.path.join(OUT, "metaspace_nfc_style")
+    with open(os.path.join(d, "tokenizer.json"), encoding="utf-8") as f:
+        j = json.load(f)
+    j["model"]["fuse_unk"] = False
+    tok = Tokenizer.from_str(json.dumps(j))
+    strings = ["\u4f60\u597d\uff0c\u4e16\u754c", "x\U0001F600\U0001F680y z", "Caf\u00e9 \u3053\u3093"]
+    ref = [{"text": s, "ids": tok.encode(s, add_special_tokens=False).ids} for s in strings]
+    with open(os.path.join(d, "unfused_reference.json"), "w", encoding="utf-8") as f:
+        json.dump(ref, f, ensure_ascii=False)
+        f.write("\n")
 
 
 if __name__ == "__main__":
