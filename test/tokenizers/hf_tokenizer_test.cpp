@@ -1,6 +1,8 @@
 // HfTokenizer against the Hugging Face `tokenizers` package: four byte-level
 // BPE tokenizers it trained and the ids its encode() gave for each test
-// string (test/tokenizers/data, written by make_tokenizer_fixtures.py).
+// string (test/tokenizers/data, written by make_tokenizer_fixtures.py), and
+// four SentencePiece-style ones (Llama 2 / Phi-3, Gemma, Metaspace layouts)
+// with the ids and decoded text it gave (make_sp_style_fixtures.py).
 #include "extension/tokenizers/hf_tokenizer.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +14,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "extension/tokenizers/tokenizer.h"
 
 namespace etr {
 namespace {
@@ -344,6 +348,43 @@ TEST(HfTokenizer, UnfusedUnkMatchesThePackage) {
     ASSERT_TRUE(ids.ok()) << ids.error();
     EXPECT_EQ(ids.value(), entry["ids"].get<std::vector<int32_t>>());
   }
+}
+
+TEST(HfTokenizer, RegexReplaceMatchesThePackage) {
+  // llama2_style with Regex patterns in its Replace normalizer (" +" -> "▁")
+  // and Replace decoder ("▁+" -> " "): REGEX_EDIT in make_sp_style_fixtures.py.
+  json j = json::parse(read_text(data_path("llama2_style/tokenizer.json")));
+  j["normalizer"] = json::parse(R"({"type": "Sequence", "normalizers": [
+      {"type": "Prepend", "prepend": "\u2581"},
+      {"type": "Replace", "pattern": {"Regex": " +"}, "content": "\u2581"}]})");
+  j["decoder"]["decoders"][0] =
+      json::parse(R"({"type": "Replace", "pattern": {"Regex": "\u2581+"}, "content": " "})");
+  auto tok = HfTokenizer::load_from_string(j.dump());
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  const json ref = json::parse(read_text(data_path("llama2_style/regex_reference.json")));
+  ASSERT_EQ(ref.size(), 22u);
+  for (const json& entry : ref) {
+    const std::string text = entry["text"].get<std::string>();
+    auto ids = tok.value().encode(text);
+    ASSERT_TRUE(ids.ok()) << ids.error();
+    EXPECT_EQ(ids.value(), entry["ids"].get<std::vector<int32_t>>()) << "text: '" << text << "'";
+    auto back = tok.value().decode(ids.value());
+    ASSERT_TRUE(back.ok()) << back.error();
+    EXPECT_EQ(back.value(), entry["decoded"].get<std::string>()) << "text: '" << text << "'";
+  }
+}
+
+TEST(HfTokenizer, LoadTokenizerReadsSpStyleFiles) {
+  auto tok = load_tokenizer(data_path("gemma_style/tokenizer.json"));
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  EXPECT_STREQ(tok.value()->kind(), "hf");
+  // Gemma's special tokens: <pad> 0, <eos> 1, <bos> 2.
+  EXPECT_EQ(tok.value()->bos_id(), 2);
+  EXPECT_EQ(tok.value()->eos_id(), 1);
+  auto ids = tok.value()->encode("Hi", 1, 1);
+  ASSERT_TRUE(ids.ok()) << ids.error();
+  EXPECT_EQ(ids.value().front(), 2);
+  EXPECT_EQ(ids.value().back(), 1);
 }
 
 TEST(HfTokenizer, BadSpStyleFilesGiveClearErrors) {

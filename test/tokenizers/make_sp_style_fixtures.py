@@ -31,12 +31,19 @@ token; the merges are trained here on make_tokenizer_fixtures.py's corpus.
     primary composite of Python's Unicode data in decomposed form.
   metaspace_nfc_style/unfused_reference.json: ids for a few strings with that
     file's fuse_unk set to false (each unknown character its own <unk>).
+  llama2_style/regex_reference.json: ids and decoded text with that file's
+    Replace normalizer and decoder given Regex patterns (REGEX_EDIT).
   <name>/reference.json: [{"text", "ids", "decoded", "decoded_after_bos"}]:
     Tokenizer.encode(text, add_special_tokens=False).ids,
     Tokenizer.decode(ids, skip_special_tokens=False) and
     Tokenizer.decode([bos] + ids, skip_special_tokens=True).
 
-Run: /opt/tv/bin/python test/tokenizers/make_sp_style_fixtures.py
+Training is not deterministic (the package's trainer breaks ties in hash
+order), so a rerun writes different, equally valid files; --references-only
+keeps the committed tokenizer.json files and rewrites only the extra
+reference files derived from them.
+
+Run: /opt/tv/bin/python test/tokenizers/make_sp_style_fixtures.py [--references-only]
 """
 import json
 import os
@@ -166,6 +173,10 @@ def nfc_reference():
 
 def main():
     nfc_reference()
+    if "--references-only" in sys.argv:  # keep the trained files, redo the extra references
+        unfused_reference()
+        regex_reference()
+        return
     sp_decoder = [decoders.Replace(SPM, " "), decoders.ByteFallback(), decoders.Fuse()]
     build(
         "llama2_style",
@@ -212,6 +223,33 @@ def main():
         train_normalizer=normalizers.NFC(),
     )
     unfused_reference()
+    regex_reference()
+
+
+# Applied to llama2_style's file for regex_reference.json (and by the C++ test):
+# runs of spaces become one "▁", and runs of "▁" decode to one space.
+REGEX_EDIT = {
+    "normalizer": {"type": "Sequence", "normalizers": [
+        {"type": "Prepend", "prepend": SPM},
+        {"type": "Replace", "pattern": {"Regex": " +"}, "content": SPM}]},
+    "decoder_replace": {"type": "Replace", "pattern": {"Regex": SPM + "+"}, "content": " "},
+}
+
+
+def regex_reference():
+    d = os.path.join(OUT, "llama2_style")
+    with open(os.path.join(d, "tokenizer.json"), encoding="utf-8") as f:
+        j = json.load(f)
+    j["normalizer"] = REGEX_EDIT["normalizer"]
+    j["decoder"]["decoders"][0] = REGEX_EDIT["decoder_replace"]
+    tok = Tokenizer.from_str(json.dumps(j))
+    ref = []
+    for s in TEST_STRINGS[:22]:
+        ids = tok.encode(s, add_special_tokens=False).ids
+        ref.append({"text": s, "ids": ids, "decoded": tok.decode(ids, skip_special_tokens=False)})
+    with open(os.path.join(d, "regex_reference.json"), "w", encoding="utf-8") as f:
+        json.dump(ref, f, ensure_ascii=False)
+        f.write("\n")
 
 
 def unfused_reference():
