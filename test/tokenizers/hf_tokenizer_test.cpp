@@ -350,6 +350,29 @@ TEST(HfTokenizer, UnfusedUnkMatchesThePackage) {
   }
 }
 
+TEST(HfTokenizer, NormalizedAddedTokensMatchThePackage) {
+  // llama2_style with <|user|> and <|end|> made normalized: the package matches
+  // them in the normalized text as their normalized content ("▁<|user|>"), so
+  // "<|end|>" right after a letter stays text.
+  json j = json::parse(read_text(data_path("llama2_style/tokenizer.json")));
+  for (json& t : j["added_tokens"]) {
+    if (t["content"] == "<|user|>" || t["content"] == "<|end|>") t["normalized"] = true;
+  }
+  auto tok = HfTokenizer::load_from_string(j.dump());
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  const json ref = json::parse(read_text(data_path("llama2_style/normalized_reference.json")));
+  ASSERT_EQ(ref.size(), 7u);
+  for (const json& entry : ref) {
+    const std::string text = entry["text"].get<std::string>();
+    auto ids = tok.value().encode(text);
+    ASSERT_TRUE(ids.ok()) << ids.error();
+    EXPECT_EQ(ids.value(), entry["ids"].get<std::vector<int32_t>>()) << "text: '" << text << "'";
+  }
+  // Decoding gives the token's own content, not the normalized one.
+  EXPECT_EQ(tok.value().decode(std::vector<int32_t>{tok.value().token_to_id("<|user|>")}).value(),
+            "<|user|>");
+}
+
 TEST(HfTokenizer, RegexReplaceMatchesThePackage) {
   // llama2_style with Regex patterns in its Replace normalizer (" +" -> "▁")
   // and Replace decoder ("▁+" -> " "): REGEX_EDIT in make_sp_style_fixtures.py.

@@ -31,6 +31,9 @@ token; the merges are trained here on make_tokenizer_fixtures.py's corpus.
     primary composite of Python's Unicode data in decomposed form.
   metaspace_nfc_style/unfused_reference.json: ids for a few strings with that
     file's fuse_unk set to false (each unknown character its own <unk>).
+  llama2_style/normalized_reference.json: ids with that file's <|user|> and
+    <|end|> added tokens made normalized (matched in the normalized text, as
+    their normalized content "▁<|user|>", ...).
   llama2_style/regex_reference.json: ids and decoded text with that file's
     Replace normalizer and decoder given Regex patterns (REGEX_EDIT).
   <name>/reference.json: [{"text", "ids", "decoded", "decoded_after_bos"}]:
@@ -176,6 +179,7 @@ def main():
     if "--references-only" in sys.argv:  # keep the trained files, redo the extra references
         unfused_reference()
         regex_reference()
+        normalized_reference()
         return
     sp_decoder = [decoders.Replace(SPM, " "), decoders.ByteFallback(), decoders.Fuse()]
     build(
@@ -224,6 +228,7 @@ def main():
     )
     unfused_reference()
     regex_reference()
+    normalized_reference()
 
 
 # Applied to llama2_style's file for regex_reference.json (and by the C++ test):
@@ -248,6 +253,24 @@ def regex_reference():
         ids = tok.encode(s, add_special_tokens=False).ids
         ref.append({"text": s, "ids": ids, "decoded": tok.decode(ids, skip_special_tokens=False)})
     with open(os.path.join(d, "regex_reference.json"), "w", encoding="utf-8") as f:
+        json.dump(ref, f, ensure_ascii=False)
+        f.write("\n")
+
+
+NORMALIZED_STRINGS = ["<|user|>\nHi<|end|>", "a <|user|> b", "<|user|>", "x<|end|>  y", " <|end|>",
+                      "a<|user|>b", "<|end|><|end|>"]
+
+
+def normalized_reference():
+    d = os.path.join(OUT, "llama2_style")
+    with open(os.path.join(d, "tokenizer.json"), encoding="utf-8") as f:
+        j = json.load(f)
+    for t in j["added_tokens"]:
+        if t["content"] in ("<|user|>", "<|end|>"):
+            t["normalized"] = True
+    tok = Tokenizer.from_str(json.dumps(j))
+    ref = [{"text": s, "ids": tok.encode(s, add_special_tokens=False).ids} for s in NORMALIZED_STRINGS]
+    with open(os.path.join(d, "normalized_reference.json"), "w", encoding="utf-8") as f:
         json.dump(ref, f, ensure_ascii=False)
         f.write("\n")
 
