@@ -138,8 +138,9 @@ constexpr uint32_t kHangulS = 0xAC00, kHangulL = 0x1100, kHangulV = 0x1161, kHan
 constexpr uint32_t kHangulLCount = 19, kHangulVCount = 21, kHangulTCount = 28;
 constexpr uint32_t kHangulSCount = kHangulLCount * kHangulVCount * kHangulTCount;
 
-// Appends the full canonical decomposition of `cp` to `out`.
-void decompose(uint32_t cp, std::vector<uint32_t>* out, int depth = 0) {
+// Appends the full canonical (or, with `compat`, compatibility) decomposition
+// of `cp` to `out`.
+void decompose(uint32_t cp, bool compat, std::vector<uint32_t>* out, int depth = 0) {
   if (cp >= kHangulS && cp < kHangulS + kHangulSCount) {
     const uint32_t s = cp - kHangulS;
     out->push_back(kHangulL + s / (kHangulVCount * kHangulTCount));
@@ -147,15 +148,27 @@ void decompose(uint32_t cp, std::vector<uint32_t>* out, int depth = 0) {
     if (s % kHangulTCount != 0) out->push_back(kHangulT + s % kHangulTCount);
     return;
   }
-  if (cp >= 0xC0 && depth < 8) {  // the table starts at U+00C0; real chains are at most 4 deep
-    auto it =
-        std::lower_bound(std::begin(kCanonicalDecompositions), std::end(kCanonicalDecompositions),
-                         cp, [](const uint32_t(&r)[3], uint32_t c) { return r[0] < c; });
-    if (it != std::end(kCanonicalDecompositions) && (*it)[0] == cp) {
-      decompose((*it)[1], out, depth + 1);
-      if ((*it)[2] != 0) decompose((*it)[2], out, depth + 1);
+  if (cp < 0xA0 || depth >= 8) {  // nothing below U+00A0 decomposes; real chains are short
+    out->push_back(cp);
+    return;
+  }
+  if (compat) {
+    auto it = std::lower_bound(std::begin(kCompatDecompositions), std::end(kCompatDecompositions),
+                               cp, [](const uint32_t(&r)[3], uint32_t c) { return r[0] < c; });
+    if (it != std::end(kCompatDecompositions) && (*it)[0] == cp) {
+      for (uint32_t k = 0; k < (*it)[2]; ++k) {
+        decompose(kCompatPool[(*it)[1] + k], compat, out, depth + 1);
+      }
       return;
     }
+  }
+  auto it =
+      std::lower_bound(std::begin(kCanonicalDecompositions), std::end(kCanonicalDecompositions), cp,
+                       [](const uint32_t(&r)[3], uint32_t c) { return r[0] < c; });
+  if (it != std::end(kCanonicalDecompositions) && (*it)[0] == cp) {
+    decompose((*it)[1], compat, out, depth + 1);
+    if ((*it)[2] != 0) decompose((*it)[2], compat, out, depth + 1);
+    return;
   }
   out->push_back(cp);
 }
@@ -178,11 +191,15 @@ uint32_t compose_pair(uint32_t a, uint32_t b) {
   return (it != std::end(kCompositions) && (*it)[0] == a && (*it)[1] == b) ? (*it)[2] : 0;
 }
 
-// NFD (`compose` false) or NFC of valid UTF-8 `s` (UAX #15: canonical
-// decomposition, canonical ordering of combining marks, then canonical
-// composition). NFC text comes back unchanged without being rebuilt.
-std::string normalize_canonical(const std::string& s, bool compose) {
-  if (compose && find_non_nfc(s) == std::string::npos) return s;
+// NFD, NFC, NFKD or NFKC of valid UTF-8 `s` (UAX #15: canonical or
+// compatibility decomposition, canonical ordering of combining marks, then
+// for NFC/NFKC canonical composition). ASCII text, and text the NFC quick
+// check confirms for NFC, come back unchanged without being rebuilt.
+std::string normalize_unicode(const std::string& s, bool compose, bool compat) {
+  bool ascii = true;
+  for (char c : s) ascii = ascii && static_cast<uint8_t>(c) < 0x80;
+  if (ascii) return s;
+  if (compose && !compat && find_non_nfc(s) == std::string::npos) return s;
   std::vector<uint32_t> cps;
   cps.reserve(s.size());
   uint32_t cp;
@@ -194,7 +211,7 @@ std::string normalize_canonical(const std::string& s, bool compose) {
     } else {
       i += len;
     }
-    decompose(cp, &cps);
+    decompose(cp, compat, &cps);
   }
   // Canonical ordering: a stable sort of each run of nonzero classes by class.
   for (size_t i = 0; i < cps.size();) {
@@ -280,7 +297,7 @@ struct PreTokenizerStep {
   bool split = true;  // Metaspace: cut before each replacement character
 };
 
-enum class NormKind { kPrepend, kReplace, kNfc, kNfd };
+enum class NormKind { kPrepend, kReplace, kNfc, kNfd, kNfkc, kNfkd };
 
 struct NormStep {
   NormKind kind;
@@ -508,11 +525,14 @@ struct HfTokenizer::Impl {
         if (!err.empty()) return err;
       }
       return "";
-    } else if (type == "NFC" || type == "NFD") {
-      step.kind = type == "NFC" ? NormKind::kNfc : NormKind::kNfd;
-    } else if (type == "NFKC" || type == "NFKD") {
-      return "normalizer '" + type +
-             "' is not supported (the compatibility mappings are not built in; NFC and NFD are)";
+    } else if (type == "NFC") {
+      step.kind = NormKind::kNfc;
+    } else if (type == "NFD") {
+      step.kind = NormKind::kNfd;
+    } else if (type == "NFKC") {
+      step.kind = NormKind::kNfkc;
+    } else if (type == "NFKD") {
+      step.kind = NormKind::kNfkd;
     } else if (type == "Prepend") {
       auto it = j.find("prepend");
       if (it == j.end() || !it->is_string()) return "Prepend normalizer has no prepend string";
@@ -526,7 +546,8 @@ struct HfTokenizer::Impl {
       if (c == j.end() || !c->is_string()) return "Replace normalizer has no content string";
       step.content = c->get<std::string>();
     } else {
-      return "normalizer '" + type + "' is not supported (NFC, NFD, Prepend, Replace, Sequence)";
+      return "normalizer '" + type +
+             "' is not supported (NFC, NFD, NFKC, NFKD, Prepend, Replace, Sequence)";
     }
     if (find_invalid_utf8(step.text) != std::string::npos ||
         find_invalid_utf8(step.content) != std::string::npos) {
@@ -901,7 +922,12 @@ struct HfTokenizer::Impl {
     for (const NormStep& n : norms) {
       switch (n.kind) {
         case NormKind::kNfc:
-        case NormKind::kNfd: *s = normalize_canonical(*s, n.kind == NormKind::kNfc); break;
+        case NormKind::kNfd:
+        case NormKind::kNfkc:
+        case NormKind::kNfkd:
+          *s = normalize_unicode(*s, n.kind == NormKind::kNfc || n.kind == NormKind::kNfkc,
+                                 n.kind == NormKind::kNfkc || n.kind == NormKind::kNfkd);
+          break;
         case NormKind::kPrepend:
           if (!s->empty()) s->insert(0, n.text);
           break;

@@ -29,6 +29,9 @@ token; the merges are trained here on make_tokenizer_fixtures.py's corpus.
     qwen_style tokenizer (NFC normalizer, byte-level: every normalization
     difference shows in the ids) for NFC-sensitive strings, including every
     primary composite of Python's Unicode data in decomposed form.
+  qwen_style/nfkc_reference.json: the same with that file's normalizer made
+    NFKC, and NFKD (the "form" field), for compatibility-sensitive strings
+    and every fifth code point with a compatibility decomposition.
   metaspace_nfc_style/unfused_reference.json: ids for a few strings with that
     file's fuse_unk set to false (each unknown character its own <unk>).
   llama2_style/normalized_reference.json: ids with that file's <|user|> and
@@ -174,8 +177,36 @@ def nfc_reference():
     print("qwen_style nfc_reference", len(strings), "strings")
 
 
+NFKC_STRINGS = [
+    "\ufb01 \ufb00 \u2460 \u337f \u00bd \uff48\uff45\uff4c\uff4c\uff4f \uff37\uff4f\uff52\uff4c\uff44",
+    "\u2122 \u210c \u3300 \uff8a\uff9f \uff76\uff9e \u02da \u2025 \u2026 x\u00b2 H\u2082O",
+    "\u00a0non-breaking\u2003em space \u3000ideographic",
+    "\u1e9b\u0323 \u00a8\u0301 \u2126 \u212b \u017f\u0307",
+    "Caf\u00e9 Cafe\u0301 \ud55c\uad6d\uc5b4 \u1100\u1161\u11a8 \u3131\u314f",
+]
+
+
+def nfkc_reference():
+    with open(os.path.join(OUT, "qwen_style", "tokenizer.json"), encoding="utf-8") as f:
+        j = json.load(f)
+    compat = [chr(c) for c in range(0x110000)
+              if not 0xD800 <= c <= 0xDFFF and unicodedata.decomposition(chr(c)).startswith("<")]
+    sample = compat[::5]
+    strings = NFKC_STRINGS + [" ".join(sample[i:i + 64]) for i in range(0, len(sample), 64)]
+    ref = []
+    for form in ("NFKC", "NFKD"):
+        j["normalizer"] = {"type": form}
+        tok = Tokenizer.from_str(json.dumps(j))
+        for s in (strings if form == "NFKC" else NFKC_STRINGS):
+            ref.append({"form": form, "text": s, "ids": tok.encode(s, add_special_tokens=False).ids})
+    with open(os.path.join(OUT, "qwen_style", "nfkc_reference.json"), "w", encoding="utf-8") as f:
+        json.dump(ref, f, ensure_ascii=False)
+        f.write("\n")
+
+
 def main():
     nfc_reference()
+    nfkc_reference()
     if "--references-only" in sys.argv:  # keep the trained files, redo the extra references
         unfused_reference()
         regex_reference()
