@@ -205,7 +205,7 @@ std::string normalize_unicode(const std::string& s, bool compose, bool compat) {
   uint32_t cp;
   for (size_t i = 0; i < s.size();) {
     const size_t len = utf8_char_len(s, i, &cp);
-    if (len == 0) {  // not reached for valid UTF-8; keep the byte's value as a code point
+    if (len == 0) {  // not reached for valid UTF-8; a bad byte becomes U+FFFD
       cp = 0xFFFD;
       ++i;
     } else {
