@@ -44,12 +44,15 @@ find test/models -name '*.npy' -exec cp {} build-fuzz/corpus/npy/ \;
 find test/models -name '*.ptd' -exec cp {} build-fuzz/corpus/flat_tensor/ \;
 # .bpte seeds: the official fixtures (export_bundled.py).
 cp test/models/bundled/*.bpte build-fuzz/corpus/bundled_program/
-# tokenizer.json seeds: the fixtures the `tokenizers` package trained; their reference
-# files (UTF-8 text) seed the text side.
+# tokenizer.json seeds: the fixtures the `tokenizers` package trained (byte-level and
+# SentencePiece-style); their reference files (UTF-8 text, with the NFC-sensitive
+# strings) seed the text side.
 for d in test/tokenizers/data/*/; do
   [ -f "${d}tokenizer.json" ] || continue
   cp "${d}tokenizer.json" "build-fuzz/corpus/hf_tokenizer/$(basename "$d").json"
-  cp "${d}reference.json" "build-fuzz/corpus/hf_tokenizer/$(basename "$d")_reference.json"
+  for r in "${d}"*reference.json; do
+    cp "$r" "build-fuzz/corpus/hf_tokenizer/$(basename "$d")_$(basename "$r")"
+  done
 done
 # tiktoken, SentencePiece and llama2.c seeds: the fixtures make_more_tokenizer_fixtures.py
 # wrote, and their reference files as text.

@@ -1,10 +1,18 @@
 #!/usr/bin/env python3
 """Writes extension/tokenizers/nfc_tables.inc from Python's unicodedata: the
-tables of the Unicode NFC quick check (UAX #15) that HfTokenizer uses for
-files with an NFC normalizer.
+tables of Unicode normalization (UAX #15) that HfTokenizer uses for files
+with an NFC, NFD, NFKC or NFKD normalizer.
 
   kNfcCheckRanges: code points whose NFC_Quick_Check is No or Maybe.
   kCombiningRanges: code points with a nonzero canonical combining class.
+  kCanonicalDecompositions: {code point, first, second}: the one-level
+    canonical decomposition (second 0 for a singleton), sorted; applied
+    recursively. Hangul syllables are left out (they decompose by formula).
+  kCompositions: {first, second, composite}: the primary composites (pairs
+    whose composition NFC keeps), sorted by (first, second).
+  kCompatDecompositions: {code point, offset, length}: the one-level
+    compatibility decomposition (NFKD/NFKC) as kCompatPool[offset..+length],
+    sorted; applied recursively, with the canonical ones.
 
 Run: python3 extension/tokenizers/make_nfc_tables.py
 """
@@ -20,6 +28,18 @@ def ranges(points):
         else:
             out.append([c, c, points[c]])
     return out
+
+
+# Decompositions the reference lacks: the `tokenizers` package's normalizer
+# data (Rust unicode-normalization-alignments) predates these code points'
+# decompositions (Unicode 12.1 to 14: U+32FF, Latin and Unicode 14 modifier
+# letters, U+11938 DIVES AKURU VOWEL SIGN O, ...); they are the only code
+# points where its NFC, NFD, NFKC and NFKD differ from Python's Unicode 14
+# data (the package leaves them unchanged), so the tables leave them out.
+REFERENCE_LACKS_RANGES = [(0x32FF, 0x32FF), (0xA7F2, 0xA7F4), (0xAB69, 0xAB69), (0x10781, 0x10785),
+                          (0x10787, 0x107B0), (0x107B2, 0x107BA), (0x11938, 0x11938),
+                          (0x1F16C, 0x1F16C), (0x1FBF0, 0x1FBF9)]
+REFERENCE_LACKS = {c for lo, hi in REFERENCE_LACKS_RANGES for c in range(lo, hi + 1)}
 
 
 def main():
@@ -39,6 +59,27 @@ def main():
             # The second of a primary composite's pair can combine with what precedes: Maybe.
             if len(parts) == 2 and unicodedata.normalize("NFC", chr(parts[0]) + chr(parts[1])) == ch:
                 check[parts[1]] = 1
+    decomp = []
+    comp = []
+    compat = []
+    pool = []
+    for c in range(0x110000):
+        if 0xD800 <= c <= 0xDFFF or 0xAC00 <= c <= 0xD7A3 or c in REFERENCE_LACKS:
+            continue
+        d = unicodedata.decomposition(chr(c))
+        if d.startswith("<"):
+            parts = [int(p, 16) for p in d.split()[1:]]
+            compat.append((c, len(pool), len(parts)))
+            pool.extend(parts)
+            continue
+        if not d:
+            continue
+        parts = [int(p, 16) for p in d.split()]
+        assert len(parts) in (1, 2)
+        decomp.append((c, parts[0], parts[1] if len(parts) == 2 else 0))
+        if len(parts) == 2 and unicodedata.normalize("NFC", chr(parts[0]) + chr(parts[1])) == chr(c):
+            comp.append((parts[0], parts[1], c))
+    comp.sort()
     for c in list(range(0x1161, 0x1176)) + list(range(0x11A8, 0x11C3)):  # Hangul V and T jamo
         check[c] = 1
     assert min(check) >= 0x300 and min(ccc) >= 0x300, "the encoder skips code points below U+0300"
@@ -54,6 +95,22 @@ def main():
         f.write("constexpr uint32_t kCombiningRanges[][3] = {\n")
         for lo, hi, v in ranges(ccc):
             f.write("  {0x%X, 0x%X, %d},\n" % (lo, hi, v))
+        f.write("};\n")
+        f.write("constexpr uint32_t kCanonicalDecompositions[][3] = {\n")
+        for c, a, b in decomp:
+            f.write("  {0x%X, 0x%X, 0x%X},\n" % (c, a, b))
+        f.write("};\n")
+        f.write("constexpr uint32_t kCompositions[][3] = {\n")
+        for a, b, c in comp:
+            f.write("  {0x%X, 0x%X, 0x%X},\n" % (a, b, c))
+        f.write("};\n")
+        f.write("constexpr uint32_t kCompatDecompositions[][3] = {\n")
+        for c, off, n in compat:
+            f.write("  {0x%X, %d, %d},\n" % (c, off, n))
+        f.write("};\n")
+        f.write("constexpr uint32_t kCompatPool[] = {\n")
+        for i in range(0, len(pool), 12):
+            f.write("  " + " ".join("0x%X," % p for p in pool[i:i + 12]) + "\n")
         f.write("};\n// clang-format on\n")
 
 

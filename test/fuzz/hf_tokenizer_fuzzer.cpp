@@ -4,7 +4,10 @@
 //     multilingual sample and the input itself, and to decode what it got;
 //   - as text for a fixed byte-level tokenizer built here (all 256 byte
 //     tokens, a few merges, an added token, the Llama 3 Split regex): valid
-//     UTF-8 must decode back to itself exactly, invalid UTF-8 must be refused.
+//     UTF-8 must decode back to itself exactly, invalid UTF-8 must be refused;
+//   - as text for a fixed Llama 2 style tokenizer (byte_fallback, Prepend and
+//     Replace normalizers, Replace/ByteFallback/Fuse/Strip decoders): valid
+//     UTF-8 without U+2581 must decode back to itself, whole and streamed.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -54,6 +57,31 @@ std::string fixed_tokenizer_json() {
          vocab + R"(}, "merges": [["h", "e"], ["he", "l"], [")" + sp + R"(", "t"]]}})";
 }
 
+// Llama 2's layout: <unk> <s> </s>, the 256 byte tokens, then a few pieces.
+std::string fixed_sp_tokenizer_json() {
+  std::string vocab = R"("<unk>": 0, "<s>": 1, "</s>": 2, )";
+  static const char kHex[] = "0123456789ABCDEF";
+  for (int b = 0; b < 256; ++b) {
+    vocab +=
+        std::string("\"<0x") + kHex[b >> 4] + kHex[b & 15] + ">\": " + std::to_string(3 + b) + ", ";
+  }
+  vocab +=
+      "\"\u2581\": 259, \"h\": 260, \"e\": 261, \"he\": 262, \"\u2581he\": 263, \"\u00e9\": 264";
+  return R"({"added_tokens": [{"id": 0, "content": "<unk>", "special": true, "normalized": false},
+      {"id": 1, "content": "<s>", "special": true, "normalized": false},
+      {"id": 2, "content": "</s>", "special": true, "normalized": false}],
+    "normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"},
+      {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]},
+    "pre_tokenizer": null,
+    "decoder": {"type": "Sequence", "decoders": [
+      {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+      {"type": "ByteFallback"}, {"type": "Fuse"},
+      {"type": "Strip", "content": " ", "start": 1, "stop": 0}]},
+    "model": {"type": "BPE", "unk_token": "<unk>", "fuse_unk": true, "byte_fallback": true,
+      "vocab": {)" +
+         vocab + R"(}, "merges": [["h", "e"], ["\u2581", "he"]]}})";
+}
+
 bool valid_utf8(const std::string& s) {
   for (size_t i = 0; i < s.size();) {
     const auto c = static_cast<uint8_t>(s[i]);
@@ -86,6 +114,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!t.ok()) abort();  // the harness's own tokenizer must load
     return new etr::HfTokenizer(std::move(t.value()));
   }();
+  static const etr::HfTokenizer* fixed_sp = [] {
+    auto t = etr::HfTokenizer::load_from_string(fixed_sp_tokenizer_json(), "fixed_sp");
+    if (!t.ok()) abort();
+    return new etr::HfTokenizer(std::move(t.value()));
+  }();
   const std::string input(reinterpret_cast<const char*>(data), size);
 
   // The input as a tokenizer.json.
@@ -106,6 +139,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (ids.ok()) {
     auto back = fixed->decode(ids.value());
     if (!back.ok() || back.value() != input) abort();
+  }
+
+  // The input as text for the Llama 2 style tokenizer. Text holding U+2581 or
+  // the special tokens' names does not round-trip (in the package either).
+  auto sp_ids = fixed_sp->encode(input);
+  if (sp_ids.ok() != valid_utf8(input)) abort();
+  if (sp_ids.ok() && input.find("\xE2\x96\x81") == std::string::npos &&
+      input.find("<unk>") == std::string::npos && input.find("<s>") == std::string::npos &&
+      input.find("</s>") == std::string::npos) {
+    auto back = fixed_sp->decode(sp_ids.value());
+    if (!back.ok() || back.value() != input) abort();
+    std::string streamed;
+    int32_t prev = fixed_sp->bos_id();
+    for (int32_t id : sp_ids.value()) {
+      auto piece = fixed_sp->decode(prev, id);
+      if (!piece.ok()) abort();
+      streamed += piece.value();
+      prev = id;
+    }
+    if (streamed != input) abort();
   }
   return 0;
 }

@@ -1,16 +1,21 @@
 // HfTokenizer against the Hugging Face `tokenizers` package: four byte-level
 // BPE tokenizers it trained and the ids its encode() gave for each test
-// string (test/tokenizers/data, written by make_tokenizer_fixtures.py).
+// string (test/tokenizers/data, written by make_tokenizer_fixtures.py), and
+// four SentencePiece-style ones (Llama 2 / Phi-3, Gemma, Metaspace layouts)
+// with the ids and decoded text it gave (make_sp_style_fixtures.py).
 #include "extension/tokenizers/hf_tokenizer.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "extension/tokenizers/tokenizer.h"
 
 namespace etr {
 namespace {
@@ -131,21 +136,158 @@ TEST(HfTokenizer, LongWhitespaceRunsMatchThePackage) {
   EXPECT_EQ(framed.value(), want);
 }
 
-TEST(HfTokenizer, NfcNormalizerChecksText) {
+TEST(HfTokenizer, NfcNormalizerIsApplied) {
+  // qwen_style has an NFC normalizer and a byte-level vocabulary, so every
+  // normalization difference shows in the ids. The references are the
+  // package's ids for decomposed text (make_sp_style_fixtures.py): every
+  // primary composite decomposed, Hangul jamo, singletons (U+212B -> U+00C5),
+  // marks out of canonical order, blocked compositions.
   auto tok = HfTokenizer::load(data_path("qwen_style/tokenizer.json"));
   ASSERT_TRUE(tok.ok()) << tok.error();
-  // Precomposed "Caf\u00e9" is NFC; "Cafe" + U+0301 (combining acute) is not.
-  EXPECT_TRUE(tok.value().encode("Caf\xC3\xA9").ok());
-  auto decomposed = tok.value().encode("Cafe\xCC\x81");
-  ASSERT_FALSE(decomposed.ok());
-  EXPECT_NE(decomposed.error().find("not in NFC form at byte 4"), std::string::npos)
-      << decomposed.error();
-  // A singleton decomposition (U+212B ANGSTROM SIGN -> U+00C5) is not NFC either.
-  EXPECT_FALSE(tok.value().encode("x \xE2\x84\xAB").ok());
-  // Combining marks out of canonical order: U+0592 (class 230) after U+0316
-  // (class 220) is NFC, U+0316 after U+0592 is not.
-  EXPECT_TRUE(tok.value().encode("x\xCC\x96\xD6\x92").ok());
-  EXPECT_FALSE(tok.value().encode("x\xD6\x92\xCC\x96").ok());
+  const json ref = json::parse(read_text(data_path("qwen_style/nfc_reference.json")));
+  ASSERT_GE(ref.size(), 20u);
+  for (const json& entry : ref) {
+    const std::string text = entry["text"].get<std::string>();
+    auto ids = tok.value().encode(text);
+    ASSERT_TRUE(ids.ok()) << ids.error();
+    EXPECT_EQ(ids.value(), entry["ids"].get<std::vector<int32_t>>()) << "text: '" << text << "'";
+  }
+  // "Cafe" + U+0301 encodes as the package encodes precomposed "Caf\u00e9".
+  const json plain = json::parse(read_text(data_path("qwen_style/reference.json")));
+  auto decomposed = tok.value().encode(
+      "Cafe\xCC\x81 cre\xCC\x80me bru\xCC\x82le\xCC\x81"
+      "e");
+  ASSERT_TRUE(decomposed.ok()) << decomposed.error();
+  bool found = false;
+  for (const json& entry : plain) {
+    if (entry["text"] != "Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e") continue;
+    found = true;
+    EXPECT_EQ(decomposed.value(), entry["ids"].get<std::vector<int32_t>>());
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(HfTokenizer, NfkcAndNfkdNormalizersAreApplied) {
+  // qwen_style with its normalizer made NFKC or NFKD (the entry's "form"):
+  // ligatures, fullwidth and circled forms, superscripts, compatibility
+  // spaces, and every fifth code point with a compatibility decomposition.
+  json j = json::parse(read_text(data_path("qwen_style/tokenizer.json")));
+  const json ref = json::parse(read_text(data_path("qwen_style/nfkc_reference.json")));
+  ASSERT_GE(ref.size(), 15u);
+  for (const char* form : {"NFKC", "NFKD"}) {
+    j["normalizer"] = json{{"type", form}};
+    auto tok = HfTokenizer::load_from_string(j.dump());
+    ASSERT_TRUE(tok.ok()) << tok.error();
+    size_t checked = 0;
+    for (const json& entry : ref) {
+      if (entry["form"] != form) continue;
+      const std::string text = entry["text"].get<std::string>();
+      auto ids = tok.value().encode(text);
+      ASSERT_TRUE(ids.ok()) << ids.error();
+      EXPECT_EQ(ids.value(), entry["ids"].get<std::vector<int32_t>>())
+          << form << " text: '" << text << "'";
+      ++checked;
+    }
+    EXPECT_GE(checked, 5u);
+  }
+}
+
+// SentencePiece-style files (Llama 2, TinyLlama, Mistral, Phi-3, Gemma
+// layouts; make_sp_style_fixtures.py): ids and decoded text against the
+// package, and the streaming pieces against the package's decode of the
+// whole sequence.
+class HfSpStyleReference : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(HfSpStyleReference, MatchesPythonIdsAndText) {
+  const std::string dir = GetParam();
+  const std::string path = data_path(dir + "/tokenizer.json");
+  auto tok = HfTokenizer::load(path);
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  const HfTokenizer& t = tok.value();
+  const json file = json::parse(read_text(path));
+  int32_t max_id = -1;
+  std::vector<int32_t> special;
+  for (const json& a : file["added_tokens"]) {
+    max_id = std::max(max_id, a["id"].get<int32_t>());
+    if (a["special"].get<bool>()) special.push_back(a["id"].get<int32_t>());
+  }
+  for (const auto& kv : file["model"]["vocab"].items()) {
+    max_id = std::max(max_id, kv.value().get<int32_t>());
+  }
+  EXPECT_EQ(t.vocab_size(), max_id + 1);
+  // The BOS the post-processor's template names.
+  const std::string bos_name =
+      file["post_processor"]["single"][0]["SpecialToken"]["id"].get<std::string>();
+  EXPECT_EQ(t.bos_id(), file["model"]["vocab"][bos_name].get<int32_t>());
+  const json ref = json::parse(read_text(data_path(dir + "/reference.json")));
+  ASSERT_GE(ref.size(), 50u);
+  size_t streamed_checked = 0;
+  for (const json& entry : ref) {
+    const std::string text = entry["text"].get<std::string>();
+    const std::vector<int32_t> want = entry["ids"].get<std::vector<int32_t>>();
+    auto ids = t.encode(text);
+    ASSERT_TRUE(ids.ok()) << ids.error();
+    EXPECT_EQ(ids.value(), want) << "text: '" << text << "'";
+    auto back = t.decode(want);
+    ASSERT_TRUE(back.ok()) << back.error();
+    EXPECT_EQ(back.value(), entry["decoded"].get<std::string>()) << "text: '" << text << "'";
+    // Streaming: decode(prev, id) pieces concatenate to the package's decode of
+    // the whole sequence: from the start of the text (unless the text holds the
+    // BOS, after which a stream drops a leading space), and after BOS, where the
+    // package skips the BOS and other special tokens (a stream prints their
+    // content, so sequences with them are left out there).
+    bool has_special = false, has_bos = false;
+    for (int32_t id : want) {
+      has_special = has_special || std::count(special.begin(), special.end(), id) > 0;
+      has_bos = has_bos || id == t.bos_id();
+    }
+    for (int32_t first_prev : {-1, t.bos_id()}) {
+      if (first_prev < 0 ? has_bos : has_special) continue;
+      std::string streamed;
+      int32_t prev = first_prev;
+      for (int32_t id : want) {
+        auto piece = t.decode(prev, id);
+        ASSERT_TRUE(piece.ok()) << piece.error();
+        streamed += piece.value();
+        prev = id;
+      }
+      EXPECT_EQ(streamed,
+                entry[first_prev < 0 ? "decoded" : "decoded_after_bos"].get<std::string>())
+          << "text: '" << text << "', first prev " << first_prev;
+      ++streamed_checked;
+    }
+  }
+  EXPECT_GT(streamed_checked, 60u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, HfSpStyleReference,
+                         ::testing::Values("llama2_style", "gemma_style", "metaspace_style",
+                                           "metaspace_nfc_style"));
+
+TEST(HfTokenizer, SpStyleLeadingSpaceAfterBosOnly) {
+  // llama2_style: "Hello" starts with a "▁" piece; the Strip decoder
+  // drops the text's first space, so a stream drops it after BOS (the official
+  // SentencePiece rule) and at the start, and keeps it elsewhere.
+  auto tok = HfTokenizer::load(data_path("llama2_style/tokenizer.json"));
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  const HfTokenizer& t = tok.value();
+  auto hello = t.encode("Hello");
+  ASSERT_TRUE(hello.ok()) << hello.error();
+  const int32_t first = hello.value()[0];  // "▁" or a piece starting with it
+  const std::string whole = t.decode(hello.value()).value();
+  ASSERT_EQ(whole, "Hello");  // the package's decode (reference.json has it too)
+  const std::string after_bos = t.decode(t.bos_id(), first).value();
+  EXPECT_EQ(whole.compare(0, after_bos.size(), after_bos), 0) << after_bos;
+  EXPECT_EQ(t.decode(-1, first).value(), after_bos);
+  EXPECT_EQ(t.decode(first, first).value(), " " + after_bos);
+  // Byte-fallback pieces are raw bytes: U+1F600 is four of them.
+  auto ids = t.encode("\xF0\x9F\x98\x80");
+  ASSERT_TRUE(ids.ok()) << ids.error();
+  ASSERT_EQ(ids.value().size(), 5u);  // "▁" then <0xF0> <0x9F> <0x98> <0x80>
+  EXPECT_EQ(t.decode(ids.value()[0], ids.value()[1]).value(), "\xF0");
+  EXPECT_EQ(t.decode(ids.value()[3], ids.value()[4]).value(), "\x80");
+  // A lone byte token that is not UTF-8 is U+FFFD in a whole-sequence decode, as in the package.
+  EXPECT_EQ(t.decode(std::vector<int32_t>{ids.value()[1]}).value(), "\xEF\xBF\xBD");
 }
 
 TEST(HfTokenizer, RejectsBadTextAndIds) {
@@ -217,6 +359,147 @@ TEST(HfTokenizer, BadFilesGiveClearErrors) {
   EXPECT_ERROR_HAS(str_merge.dump(), "merge 0 is neither");
 }
 
+TEST(HfTokenizer, UnfusedUnkMatchesThePackage) {
+  // metaspace_nfc_style has no byte_fallback; with fuse_unk false each unknown
+  // character is its own <unk> (id 0). Ids from the package on the same edit.
+  json j = json::parse(read_text(data_path("metaspace_nfc_style/tokenizer.json")));
+  j["model"]["fuse_unk"] = false;
+  auto tok = HfTokenizer::load_from_string(j.dump());
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  const json ref = json::parse(read_text(data_path("metaspace_nfc_style/unfused_reference.json")));
+  ASSERT_EQ(ref.size(), 3u);
+  for (const json& entry : ref) {
+    auto ids = tok.value().encode(entry["text"].get<std::string>());
+    ASSERT_TRUE(ids.ok()) << ids.error();
+    EXPECT_EQ(ids.value(), entry["ids"].get<std::vector<int32_t>>());
+  }
+}
+
+TEST(HfTokenizer, NormalizedAddedTokensMatchThePackage) {
+  // llama2_style with <|user|> and <|end|> made normalized: the package matches
+  // them in the normalized text as their normalized content ("▁<|user|>"), so
+  // "<|end|>" right after a letter stays text.
+  json j = json::parse(read_text(data_path("llama2_style/tokenizer.json")));
+  for (json& t : j["added_tokens"]) {
+    if (t["content"] == "<|user|>" || t["content"] == "<|end|>") t["normalized"] = true;
+  }
+  auto tok = HfTokenizer::load_from_string(j.dump());
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  const json ref = json::parse(read_text(data_path("llama2_style/normalized_reference.json")));
+  ASSERT_EQ(ref.size(), 7u);
+  for (const json& entry : ref) {
+    const std::string text = entry["text"].get<std::string>();
+    auto ids = tok.value().encode(text);
+    ASSERT_TRUE(ids.ok()) << ids.error();
+    EXPECT_EQ(ids.value(), entry["ids"].get<std::vector<int32_t>>()) << "text: '" << text << "'";
+  }
+  // Decoding gives the token's own content, not the normalized one.
+  EXPECT_EQ(tok.value().decode(std::vector<int32_t>{tok.value().token_to_id("<|user|>")}).value(),
+            "<|user|>");
+}
+
+TEST(HfTokenizer, RegexReplaceMatchesThePackage) {
+  // llama2_style with Regex patterns in its Replace normalizer (" +" -> "▁")
+  // and Replace decoder ("▁+" -> " "): REGEX_EDIT in make_sp_style_fixtures.py.
+  json j = json::parse(read_text(data_path("llama2_style/tokenizer.json")));
+  j["normalizer"] = json::parse(R"({"type": "Sequence", "normalizers": [
+      {"type": "Prepend", "prepend": "\u2581"},
+      {"type": "Replace", "pattern": {"Regex": " +"}, "content": "\u2581"}]})");
+  j["decoder"]["decoders"][0] =
+      json::parse(R"({"type": "Replace", "pattern": {"Regex": "\u2581+"}, "content": " "})");
+  auto tok = HfTokenizer::load_from_string(j.dump());
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  const json ref = json::parse(read_text(data_path("llama2_style/regex_reference.json")));
+  ASSERT_EQ(ref.size(), 22u);
+  for (const json& entry : ref) {
+    const std::string text = entry["text"].get<std::string>();
+    auto ids = tok.value().encode(text);
+    ASSERT_TRUE(ids.ok()) << ids.error();
+    EXPECT_EQ(ids.value(), entry["ids"].get<std::vector<int32_t>>()) << "text: '" << text << "'";
+    auto back = tok.value().decode(ids.value());
+    ASSERT_TRUE(back.ok()) << back.error();
+    EXPECT_EQ(back.value(), entry["decoded"].get<std::string>()) << "text: '" << text << "'";
+  }
+}
+
+TEST(HfTokenizer, LoadTokenizerReadsSpStyleFiles) {
+  auto tok = load_tokenizer(data_path("gemma_style/tokenizer.json"));
+  ASSERT_TRUE(tok.ok()) << tok.error();
+  EXPECT_STREQ(tok.value()->kind(), "hf");
+  // Gemma's special tokens: <pad> 0, <eos> 1, <bos> 2.
+  EXPECT_EQ(tok.value()->bos_id(), 2);
+  EXPECT_EQ(tok.value()->eos_id(), 1);
+  auto ids = tok.value()->encode("Hi", 1, 1);
+  ASSERT_TRUE(ids.ok()) << ids.error();
+  EXPECT_EQ(ids.value().front(), 2);
+  EXPECT_EQ(ids.value().back(), 1);
+}
+
+TEST(HfTokenizer, BadSpStyleFilesGiveClearErrors) {
+  const json j = json::parse(read_text(data_path("llama2_style/tokenizer.json")));
+  ASSERT_TRUE(load_error(j.dump()).empty()) << load_error(j.dump());
+  auto with = [&](const char* key, const char* value) {
+    json k = j;
+    k[key] = json::parse(value);
+    return k.dump();
+  };
+  EXPECT_ERROR_HAS(with("normalizer", R"({"type": "Lowercase"})"),
+                   "bad.json: normalizer 'Lowercase' is not supported");
+  EXPECT_ERROR_HAS(
+      with("normalizer", R"({"type": "Sequence", "normalizers": [{"type": "NFKCF"}]})"),
+      "normalizer 'NFKCF' is not supported");
+  EXPECT_ERROR_HAS(with("normalizer", R"({"type": "Prepend"})"),
+                   "Prepend normalizer has no prepend string");
+  EXPECT_ERROR_HAS(
+      with("normalizer", R"({"type": "Replace", "pattern": {"Regex": "("}, "content": "x"})"),
+      "Replace normalizer regex /(/ does not compile");
+  EXPECT_ERROR_HAS(
+      with("normalizer", R"({"type": "Replace", "pattern": {"String": ""}, "content": ""})"),
+      "Replace normalizer pattern is empty");
+  std::string nested = R"({"type": "NFC"})";
+  for (int i = 0; i < 12; ++i) nested = R"({"type": "Sequence", "normalizers": [)" + nested + "]}";
+  EXPECT_ERROR_HAS(with("normalizer", nested.c_str()), "normalizer Sequences nest too deep");
+  EXPECT_ERROR_HAS(with("decoder", R"({"type": "CTC"})"),
+                   "bad.json: decoder 'CTC' is not supported");
+  EXPECT_ERROR_HAS(with("decoder", R"({"type": "Sequence", "decoders": [{"type": "Fuse"},
+                   {"type": "WordPiece", "prefix": "##"}]})"),
+                   "decoder 'WordPiece' is not supported");
+  EXPECT_ERROR_HAS(with("decoder", R"({"type": "ByteLevel"})"),
+                   "decoder ByteLevel needs a ByteLevel pre_tokenizer");
+  EXPECT_ERROR_HAS(with("decoder", R"({"type": "Strip", "content": "", "start": 1, "stop": 0})"),
+                   "Strip decoder content is not one character");
+  EXPECT_ERROR_HAS(with("decoder", R"({"type": "Strip", "content": " ", "start": -1, "stop": 0})"),
+                   "Strip decoder start is not a small non-negative integer");
+  EXPECT_ERROR_HAS(with("pre_tokenizer", R"({"type": "Metaspace", "replacement": "ab",
+                   "prepend_scheme": "first", "split": false})"),
+                   "Metaspace pre_tokenizer replacement is not one character");
+  EXPECT_ERROR_HAS(with("pre_tokenizer", R"({"type": "Metaspace", "replacement": "_",
+                   "prepend_scheme": "sometimes", "split": false})"),
+                   "Metaspace pre_tokenizer prepend_scheme 'sometimes' is not one of");
+  EXPECT_ERROR_HAS(with("pre_tokenizer", R"({"type": "Sequence", "pretokenizers": [
+                   {"type": "ByteLevel"}, {"type": "Metaspace", "replacement": "_"}]})"),
+                   "pre_tokenizer step after ByteLevel is not supported");
+  EXPECT_ERROR_HAS(with("pre_tokenizer", R"({"type": "Whitespace"})"),
+                   "pre_tokenizer type 'Whitespace' is not supported");
+  json no_bytes = j;
+  json& vocab = no_bytes["model"]["vocab"];
+  for (int b = 0; b < 256; ++b) {
+    char name[8];
+    std::snprintf(name, sizeof(name), "<0x%02X>", b);
+    ASSERT_EQ(vocab.erase(name), 1u) << name;
+  }
+  EXPECT_ERROR_HAS(no_bytes.dump(),
+                   "BPE byte_fallback is set but the vocab has no <0x00>..<0xFF> byte tokens");
+  json bad_unk = j;
+  bad_unk["model"]["unk_token"] = "<nope>";
+  EXPECT_ERROR_HAS(bad_unk.dump(), "BPE unk_token '<nope>' is not in the vocab");
+  // A byte-level file keeps its ByteLevel decoder only.
+  json gpt2 = json::parse(read_text(data_path("gpt2_style/tokenizer.json")));
+  gpt2["decoder"] = j["decoder"];
+  EXPECT_ERROR_HAS(gpt2.dump(),
+                   "decoder 'Sequence' is not supported with a ByteLevel pre_tokenizer");
+}
+
 // The malformed sweep, as test/runtime's for .pte files: every prefix of a
 // real file at a stride, and the file with one byte overwritten at a stride,
 // either loads or fails with a message; one that loads encodes and decodes
@@ -247,6 +530,42 @@ TEST(HfTokenizer, MalformedSweepLoadsOrFailsWithAMessage) {
   }
   EXPECT_GT(refused, 90u);  // every strict prefix is truncated JSON
   EXPECT_GT(loaded, 0u);    // some overwrites land in strings and still load
+}
+
+// The same sweep over a SentencePiece-style file (normalizers, byte_fallback,
+// decoder chain); prefixes at a stride and single-byte overwrites.
+TEST(HfTokenizer, MalformedSpStyleSweepLoadsOrFailsWithAMessage) {
+  const std::string good = read_text(data_path("llama2_style/tokenizer.json"));
+  ASSERT_GT(good.size(), 1000u) << "committed fixture missing";
+  const std::string text = "Hello, w\xC3\xB6rld! 123 \xF0\x9F\x98\x80  <s>e\xCC\x81<|end|> x";
+  size_t loaded = 0, refused = 0;
+  auto exercise = [&](const std::string& bytes) {
+    auto tok = HfTokenizer::load_from_string(bytes, "swept.json");
+    if (!tok.ok()) {
+      EXPECT_FALSE(tok.error().empty());
+      ++refused;
+      return;
+    }
+    ++loaded;
+    auto ids = tok.value().encode(text, tok.value().bos_id() >= 0 ? 1 : 0);
+    if (!ids.ok()) return;
+    (void)tok.value().decode(ids.value());
+    int32_t prev = -1;
+    for (int32_t id : ids.value()) {
+      (void)tok.value().decode(prev, id);
+      prev = id;
+    }
+  };
+  const size_t stride = good.size() / 97 + 1;
+  for (size_t n = 0; n < good.size(); n += stride) exercise(good.substr(0, n));
+  const char junk[] = {'\0', '"', '}', '9', '\xFF', '-'};
+  for (size_t i = 0, k = 0; i < good.size(); i += stride / 3 + 1, ++k) {
+    std::string bad = good;
+    bad[i] = junk[k % sizeof(junk)];
+    exercise(bad);
+  }
+  EXPECT_GT(refused, 90u);
+  EXPECT_GT(loaded, 0u);
 }
 
 TEST(HfTokenizer, AcceptsStringMerges) {
