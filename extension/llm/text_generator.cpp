@@ -6,9 +6,11 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <utility>
 
 #include "extension/llm/sampler.h"
+#include "runtime/core/half.h"
 #include "runtime/platform/log.h"
 
 namespace etr {
@@ -194,12 +196,18 @@ Result<std::vector<float>> TextGenerator::forward(const int64_t* tokens, size_t 
   ETR_CHECK_OR_FAIL(!outs->empty() && (*outs)[0].is_tensor(), Error::InvalidProgram,
                     "llm: forward returned no logits tensor");
   const Tensor& t = (*outs)[0].tensor();
-  ETR_CHECK_OR_FAIL(t.dtype() == ScalarType::Float && t.dim() >= 1, Error::NotSupported,
-                    "llm: logits must be a Float tensor");
-  std::vector<float> all = (*outs)[0].values<float>();
+  const ScalarType dtype = t.dtype();
+  ETR_CHECK_OR_FAIL(
+      (dtype == ScalarType::Float || dtype == ScalarType::BFloat16 || dtype == ScalarType::Half) &&
+          t.dim() >= 1,
+      Error::NotSupported,
+      "llm: logits have dtype %s and %zu dims; a Float, BFloat16 or Half tensor "
+      "is expected",
+      to_string(dtype), t.dim());
   // The last row: the last token's logits (the exporter returns only that row).
   const size_t vocab = static_cast<size_t>(t.size(t.dim() - 1));
-  ETR_CHECK_OR_FAIL(vocab > 0 && all.size() >= vocab, Error::InvalidProgram,
+  const size_t total = static_cast<size_t>(t.numel());
+  ETR_CHECK_OR_FAIL(vocab > 0 && total >= vocab, Error::InvalidProgram,
                     "llm: forward returned empty logits");
   if (meta_.vocab_size > 0) {
     ETR_CHECK_OR_FAIL(static_cast<int64_t>(vocab) == meta_.vocab_size, Error::InvalidProgram,
@@ -207,7 +215,25 @@ Result<std::vector<float>> TextGenerator::forward(const int64_t* tokens, size_t 
                       meta_.vocab_size);
   }
   pos_ += static_cast<int64_t>(count);
-  return std::vector<float>(all.end() - static_cast<std::ptrdiff_t>(vocab), all.end());
+  // Module hands outputs back contiguous; 16-bit logits are widened to float.
+  std::vector<float> last(vocab);
+  const uint8_t* row =
+      static_cast<const uint8_t*>(t.const_data()) + (total - vocab) * t.element_size();
+  for (size_t i = 0; i < vocab; ++i) {
+    uint16_t bits = 0;
+    switch (dtype) {
+      case ScalarType::Float: std::memcpy(&last[i], row + i * sizeof(float), sizeof(float)); break;
+      case ScalarType::BFloat16:
+        std::memcpy(&bits, row + i * 2, 2);
+        last[i] = static_cast<float>(BFloat16::from_bits(bits));
+        break;
+      default:  // Half
+        std::memcpy(&bits, row + i * 2, 2);
+        last[i] = static_cast<float>(Half::from_bits(bits));
+        break;
+    }
+  }
+  return last;
 }
 
 Result<std::vector<int64_t>> TextGenerator::take_input(const std::vector<int64_t>& prompt) {

@@ -113,16 +113,20 @@ void fast_hadamard_transform_out(KernelContext& ctx, const Tensor& mat, Tensor& 
 Error fast_hadamard_transform_prepare(KernelPrepareContext& ctx, const Tensor& mat, Tensor& out);
 
 // The library's table (see kernel_table.cpp). The cache updates move bytes
-// of any dtype; the float attention kernels take Float and Double, the
+// of any dtype; the float attention kernels take Float, Double, BFloat16 and
+// Half (the 16-bit ones computed in float), the
 // quantized one Char and Float, the Hadamard transform Float and Double
 // (their prepare steps check each argument's dtype exactly).
 inline constexpr KernelEntry kLlmKernels[] = {
     make_kernel<&update_cache_out, &update_cache_prepare>("llama::update_cache.out", kAllTypes),
     make_kernel<&update_cache_with_indices_out, &update_cache_with_indices_prepare>(
         "llama::update_cache_with_indices.out", kAllTypes),
-    make_kernel<&custom_sdpa_out, &custom_sdpa_prepare>("llama::custom_sdpa.out", kFloatingTypes),
+    make_kernel<&custom_sdpa_out, &custom_sdpa_prepare>(
+        "llama::custom_sdpa.out",
+        kFloatingTypes | DtypeSet::of(ScalarType::BFloat16, ScalarType::Half)),
     make_kernel<&sdpa_with_kv_cache_out, &sdpa_with_kv_cache_prepare>(
-        "llama::sdpa_with_kv_cache.out", kFloatingTypes),
+        "llama::sdpa_with_kv_cache.out",
+        kFloatingTypes | DtypeSet::of(ScalarType::BFloat16, ScalarType::Half)),
     make_kernel<&custom_quantized_sdpa_out, &custom_quantized_sdpa_prepare>(
         "llama::custom_quantized_sdpa.out", DtypeSet::of(ScalarType::Char, ScalarType::Float)),
     make_kernel<&fast_hadamard_transform_out, &fast_hadamard_transform_prepare>(

@@ -1,6 +1,8 @@
 // custom_sdpa.out and sdpa_with_kv_cache.out: softmax(q k^T * scale [+ mask]) v
 // for each query row over the first start_pos + S cache positions, with
-// causal masking relative to start_pos when asked.
+// causal masking relative to start_pos when asked; with a mask ([S, max_S])
+// over every cache position. Float and Double natively; BFloat16 and Half
+// in float (sdpa_16bit).
 //
 // The scores are never materialized as a whole: one work item is a batch,
 // a query head and a block of up to kQueryBlock query rows; it walks the
@@ -26,6 +28,7 @@
 #include "kernels/llm/llm.h"
 #include "kernels/llm/util/attention_math.h"
 #include "kernels/llm/util/llm_util.h"
+#include "runtime/core/half.h"
 #include "runtime/core/thread_pool.h"
 
 namespace etr {
@@ -209,9 +212,11 @@ void run_attention(KernelContext& ctx, const Attention<T>& a) {
 // Load-time checks shared by both operators.
 Error check_sdpa_args(const char* op, const Tensor& q, const Tensor& k, const Tensor& v,
                       const Tensor* mask, bool is_causal, const Tensor& out) {
-  ETR_CHECK_OR_FAIL(q.dtype() == ScalarType::Float || q.dtype() == ScalarType::Double,
-                    Error::NotSupported, "%s: query has dtype %s; Float and Double are supported",
-                    op, to_string(q.dtype()));
+  ETR_CHECK_OR_FAIL(q.dtype() == ScalarType::Float || q.dtype() == ScalarType::Double ||
+                        q.dtype() == ScalarType::BFloat16 || q.dtype() == ScalarType::Half,
+                    Error::NotSupported,
+                    "%s: query has dtype %s; Float, Double, BFloat16 and Half are supported", op,
+                    to_string(q.dtype()));
   ETR_RETURN_IF_ERROR(llm::check_dtype(op, "key", k, q.dtype()));
   ETR_RETURN_IF_ERROR(llm::check_dtype(op, "value", v, q.dtype()));
   ETR_RETURN_IF_ERROR(llm::check_dtype(op, "out", out, q.dtype()));
@@ -249,7 +254,10 @@ Error check_sdpa_call(const char* op, const Tensor& q, const Tensor& k, const Te
                     op, static_cast<long long>(q.size(2)), static_cast<long long>(k.size(2)),
                     llm::ShapeText(q).c_str(), llm::ShapeText(k).c_str());
   const int64_t q_len = q.size(1);
-  ETR_CHECK_OR_FAIL(start_pos >= 0 && start_pos <= k.size(1) - q_len, Error::InvalidArgument,
+  const bool has_mask = mask != nullptr && mask->numel() > 0;
+  // With a mask start_pos plays no part (the mask covers the whole cache).
+  ETR_CHECK_OR_FAIL(has_mask || (start_pos >= 0 && start_pos <= k.size(1) - q_len),
+                    Error::InvalidArgument,
                     "%s: start_pos %lld + query length %lld exceeds key cache %s (max_seq %lld)",
                     op, static_cast<long long>(start_pos), static_cast<long long>(q_len),
                     llm::ShapeText(k).c_str(), static_cast<long long>(k.size(1)));
@@ -261,12 +269,15 @@ Error check_sdpa_call(const char* op, const Tensor& q, const Tensor& k, const Te
   a->max_seq = k.size(1);
   a->start_pos = start_pos;
   a->kv_len = start_pos + q_len;
-  if (mask != nullptr && mask->numel() > 0) {
-    ETR_CHECK_OR_FAIL(mask->size(0) == q_len && mask->size(1) == a->kv_len, Error::InvalidArgument,
-                      "%s: attn_mask %s must be [query length %lld, start_pos + query length "
-                      "%lld]",
-                      op, llm::ShapeText(*mask).c_str(), static_cast<long long>(q_len),
-                      static_cast<long long>(a->kv_len));
+  if (has_mask) {
+    // With a mask every cache position takes part, as in ExecuTorch's kernel:
+    // the mask says which (ring-buffer caches of attention-sink and sliding
+    // window exports keep valid rows anywhere in the cache).
+    a->kv_len = a->max_seq;
+    ETR_CHECK_OR_FAIL(mask->size(0) == q_len && mask->size(1) == a->max_seq, Error::InvalidArgument,
+                      "%s: attn_mask %s must be [query length %lld, key cache length %lld]", op,
+                      llm::ShapeText(*mask).c_str(), static_cast<long long>(q_len),
+                      static_cast<long long>(a->max_seq));
   }
   return Error::Ok;
 }
@@ -306,6 +317,102 @@ void sdpa(KernelContext& ctx, const Tensor& q, const Tensor& k, const Tensor& v,
   run_attention(ctx, a);
 }
 
+// Widens n 16-bit values (Half or BFloat16 storage) to float.
+template <typename H>
+void widen(const void* src, float* dst, int64_t n) {
+  const H* in = static_cast<const H*>(src);
+  for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(in[i]);
+}
+
+template <typename H>
+void narrow(const float* src, void* dst, int64_t n) {
+  H* out = static_cast<H*>(dst);
+  for (int64_t i = 0; i < n; ++i) out[i] = H(src[i]);
+}
+
+// BFloat16 and Half (H): the same attention computed in float. The query,
+// the cache rows the attention reads (the first kv_len of each batch) and
+// the mask are widened into temp memory, and the float result is rounded
+// into out once, as ExecuTorch's kernel accumulates in float too.
+template <typename H>
+void sdpa_16bit(KernelContext& ctx, const Tensor& q, const Tensor& k, const Tensor& v,
+                int64_t start_pos, const Tensor* mask, bool is_causal, std::optional<double> scale,
+                Tensor& out, const CacheUpdate* update) {
+  const char* op = ctx.op_name();
+  Attention<float> a;
+  ETR_KERNEL_TRY(ctx, check_sdpa_call(op, q, k, v, start_pos, mask, &a));
+  ETR_KERNEL_TRY(ctx, resize_tensor(out, q.sizes()));
+  if (update != nullptr) {
+    llm::copy_into_cache(*update->key, *update->key_cache, start_pos);
+    llm::copy_into_cache(*update->value, *update->value_cache, start_pos);
+  }
+  const int64_t rows = a.kv_len;
+  const int64_t row_elems = a.kv_heads * a.head_dim;
+  const int64_t q_elems = q.numel();
+  const int64_t cache_elems = a.batch * rows * row_elems;
+  const int64_t mask_elems = mask != nullptr ? mask->numel() : 0;
+  // All sizes come from tensors that exist, so they fit; the sum is bounded likewise.
+  float* qf =
+      static_cast<float*>(ctx.allocate_temp(static_cast<size_t>(q_elems) * sizeof(float), 64));
+  float* kf =
+      static_cast<float*>(ctx.allocate_temp(static_cast<size_t>(cache_elems) * sizeof(float), 64));
+  float* vf =
+      static_cast<float*>(ctx.allocate_temp(static_cast<size_t>(cache_elems) * sizeof(float), 64));
+  float* of =
+      static_cast<float*>(ctx.allocate_temp(static_cast<size_t>(q_elems) * sizeof(float), 64));
+  float* mf = mask_elems > 0 ? static_cast<float*>(ctx.allocate_temp(
+                                   static_cast<size_t>(mask_elems) * sizeof(float), 64))
+                             : nullptr;
+  if (qf == nullptr || kf == nullptr || vf == nullptr || of == nullptr ||
+      (mask_elems > 0 && mf == nullptr)) {
+    ETR_LOG(Error, "%s: %s attention needs %lld float values of temp memory, not available", op,
+            to_string(q.dtype()),
+            static_cast<long long>(2 * q_elems + 2 * cache_elems + mask_elems));
+    ctx.fail(Error::MemoryAllocationFailed);
+    return;
+  }
+  widen<H>(q.const_data(), qf, q_elems);
+  const size_t esize = sizeof(H);
+  for (int64_t b = 0; b < a.batch; ++b) {
+    const size_t from = static_cast<size_t>(b * a.max_seq * row_elems) * esize;
+    widen<H>(static_cast<const uint8_t*>(k.const_data()) + from, kf + b * rows * row_elems,
+             rows * row_elems);
+    widen<H>(static_cast<const uint8_t*>(v.const_data()) + from, vf + b * rows * row_elems,
+             rows * row_elems);
+  }
+  if (mf != nullptr) widen<H>(mask->const_data(), mf, mask_elems);
+  a.max_seq = rows;  // the widened caches hold only the rows read
+  a.q = qf;
+  a.k = kf;
+  a.v = vf;
+  a.mask = mf;
+  a.out = of;
+  a.causal = is_causal;
+  const double s = scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(a.head_dim));
+  a.scale = static_cast<float>(s);
+  pick_inner_loops(&a);
+  run_attention(ctx, a);
+  narrow<H>(of, out.mutable_data(), q_elems);
+}
+
+// Runs the attention in the query's dtype (checked at load).
+void sdpa_any(KernelContext& ctx, const Tensor& q, const Tensor& k, const Tensor& v,
+              int64_t start_pos, const Tensor* mask, bool is_causal, std::optional<double> scale,
+              Tensor& out, const CacheUpdate* update) {
+  switch (q.dtype()) {
+    case ScalarType::Double:
+      sdpa<double>(ctx, q, k, v, start_pos, mask, is_causal, scale, out, update);
+      return;
+    case ScalarType::BFloat16:
+      sdpa_16bit<BFloat16>(ctx, q, k, v, start_pos, mask, is_causal, scale, out, update);
+      return;
+    case ScalarType::Half:
+      sdpa_16bit<Half>(ctx, q, k, v, start_pos, mask, is_causal, scale, out, update);
+      return;
+    default: sdpa<float>(ctx, q, k, v, start_pos, mask, is_causal, scale, out, update); return;
+  }
+}
+
 }  // namespace
 
 Error custom_sdpa_prepare(KernelPrepareContext& ctx, const Tensor& query, const Tensor& key,
@@ -317,11 +424,7 @@ Error custom_sdpa_prepare(KernelPrepareContext& ctx, const Tensor& query, const 
 void custom_sdpa_out(KernelContext& ctx, const Tensor& query, const Tensor& key,
                      const Tensor& value, int64_t start_pos, const Tensor* attn_mask, double,
                      bool is_causal, std::optional<double> scale, Tensor& out) {
-  if (query.dtype() == ScalarType::Double) {
-    sdpa<double>(ctx, query, key, value, start_pos, attn_mask, is_causal, scale, out, nullptr);
-  } else {
-    sdpa<float>(ctx, query, key, value, start_pos, attn_mask, is_causal, scale, out, nullptr);
-  }
+  sdpa_any(ctx, query, key, value, start_pos, attn_mask, is_causal, scale, out, nullptr);
 }
 
 Error sdpa_with_kv_cache_prepare(KernelPrepareContext& ctx, const Tensor& query, const Tensor& key,
@@ -351,13 +454,8 @@ void sdpa_with_kv_cache_out(KernelContext& ctx, const Tensor& query, const Tenso
                    "%s: key %s and query %s differ in length (dim 1)", op,
                    llm::ShapeText(key).c_str(), llm::ShapeText(query).c_str());
   const CacheUpdate update{&key, &key_cache, &value, &value_cache};
-  if (query.dtype() == ScalarType::Double) {
-    sdpa<double>(ctx, query, key_cache, value_cache, start_pos, attn_mask, is_causal, scale, out,
-                 &update);
-  } else {
-    sdpa<float>(ctx, query, key_cache, value_cache, start_pos, attn_mask, is_causal, scale, out,
-                &update);
-  }
+  sdpa_any(ctx, query, key_cache, value_cache, start_pos, attn_mask, is_causal, scale, out,
+           &update);
 }
 
 }  // namespace etr

@@ -220,3 +220,20 @@ def test_bad_prompts_raise():
     assert r.position == 0
     generate(r, PROMPT, greedy(max_new_tokens=2))
     assert len(r.generated_ids) == 2
+
+
+# Every exporter flavour (test/models/llm/export_llm_flavours.py): exactly the
+# text the OFFICIAL TextLLMRunner streamed for the same file and settings.
+FLAVOURS = ["portable", "kv_index_put", "no_kv", "quantized_kv", "xnnpack", "xnnpack_extended",
+            "external", "8da4w_g32_emb4", "8da4w_g128_emb8", "attention_sink", "bf16"]
+# (bf16_xnnpack: Debian's XNNPACK has no bf16; see test/llm/llm_flavours_test.cpp.)
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_every_flavour_streams_the_official_runners_text(flavour):
+    want = (DIR / "refs" / f"{flavour}_greedy_text.txt").read_bytes().decode("utf-8")
+    ptd = DIR / f"tiny_llama_{flavour}.ptd"
+    r = TextLLMRunner(str(DIR / f"tiny_llama_{flavour}.pte"), TOKENIZER,
+                      data_path=str(ptd) if ptd.exists() else None)
+    pieces, _ = generate(r, PROMPT, greedy(max_new_tokens=16, num_bos=1))
+    assert "".join(pieces) == want

@@ -70,6 +70,43 @@ std::string line_starting(const std::string& text, const std::string& prefix) {
   return "";
 }
 
+// Every exporter flavour (test/models/llm/export_llm_flavours.py): llm_runner
+// prints exactly the text the OFFICIAL TextLLMRunner streamed for the same
+// file, prompt and settings (refs/<flavour>_greedy_text.txt: one BOS, greedy,
+// 16 new tokens at most).
+TEST(LlmRunnerCliTest, EveryFlavourPrintsTheOfficialRunnersText) {
+  struct Case {
+    const char* flavour;
+    bool xnnpack;
+    bool ptd;
+  };
+  const Case cases[] = {
+      {"portable", false, false},       {"kv_index_put", false, false},
+      {"no_kv", false, false},          {"quantized_kv", false, false},
+      {"xnnpack", true, false},         {"xnnpack_extended", true, false},
+      {"external", true, true},         {"8da4w_g32_emb4", true, false},
+      {"8da4w_g128_emb8", true, false}, {"attention_sink", false, false},
+      {"bf16", false, false},
+      // bf16_xnnpack: Debian's XNNPACK has no bf16 (see test/llm/llm_flavours_test.cpp).
+  };
+  for (const Case& c : cases) {
+#if !ETR_LLM_TEST_HAS_XNNPACK
+    if (c.xnnpack) continue;
+#endif
+    SCOPED_TRACE(c.flavour);
+    const std::string name = std::string("tiny_llama_") + c.flavour;
+    const std::string want = read_text(kDir + "refs/" + c.flavour + "_greedy_text.txt");
+    ASSERT_FALSE(want.empty());
+    std::string args = model_args(name + ".pte") +
+                       " --prompt='Once upon a time' --num_bos=1 --max_new_tokens=16"
+                       " --temperature=0 --threads=2";
+    if (c.ptd) args += " --data_path=" + kDir + name + ".ptd";
+    Cli r = run_cli(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.substr(0, want.size() + 1), want + "\n");
+  }
+}
+
 TEST(LlmRunnerCliTest, GreedyTextMatchesEager) {
   const std::string want = read_text(kDir + "text_bos0.txt");
   ASSERT_FALSE(want.empty());

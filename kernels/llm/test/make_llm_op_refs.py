@@ -27,7 +27,8 @@ def sdpa_ref(q, k_cache, v_cache, start_pos, mask=None, causal=False, scale=None
     """q [B, S, Hq, D], caches [B, max_S, Hkv, D] -> [B, S, Hq, D] (float64)."""
     q = q.double()
     b, s, hq, d = q.shape
-    kv_len = start_pos + s
+    # With a mask every cache position takes part (the mask is [S, max_S]).
+    kv_len = k_cache.shape[1] if mask is not None else start_pos + s
     k = k_cache[:, :kv_len].double()
     v = v_cache[:, :kv_len].double()
     reps = hq // k.shape[2]
@@ -130,13 +131,15 @@ emit("kIdxExpected", expected)
 
 
 def sdpa_case(prefix, b, s, hq, hkv, d, max_s, start_pos, causal, scale=None, mask=None,
-              dtype=torch.float32):
+              dtype=torch.float32, unread_from=None):
     q = torch.randn(b, s, hq, d, dtype=dtype)
     k = torch.randn(b, max_s, hkv, d, dtype=dtype)
     v = torch.randn(b, max_s, hkv, d, dtype=dtype)
-    # Positions past start_pos + S hold huge values: reading them would show.
-    k[:, start_pos + s:] = 1e4
-    v[:, start_pos + s:] = -1e4
+    # Positions the attention must not read (past start_pos + S, or from
+    # unread_from on) hold huge values: reading them would show.
+    first = start_pos + s if unread_from is None else unread_from
+    k[:, first:] = 1e4
+    v[:, first:] = -1e4
     ref = sdpa_ref(q, k, v, start_pos, mask, causal, scale)
     if dtype == torch.float32:
         check_official(q, k, v, start_pos, mask, causal, scale, ref)
@@ -153,12 +156,15 @@ def sdpa_case(prefix, b, s, hq, hkv, d, max_s, start_pos, causal, scale=None, ma
 sdpa_case("kPrefill", 1, 5, 4, 2, 8, 16, 0, True)
 # Decode: S = 1 at start_pos 7, causal, GQA.
 sdpa_case("kDecode", 1, 1, 4, 2, 8, 16, 7, True)
-# An explicit additive mask [S, start_pos + S] (finite values and -inf), not causal.
-mask = torch.randn(3, 5)
-mask[0, 3:] = float("-inf")
+# An explicit additive mask [S, max_S] over the whole cache (finite values and
+# -inf), not causal: every cache position takes part, start_pos (2) none. Rows
+# 7 and 8 lie past start_pos + S and are read; row 9 is masked for every query.
+mask = torch.randn(3, 10)
+mask[0, 3:5] = float("-inf")
 mask[1, 0] = float("-inf")
 mask[2, 1] = float("-inf")
-sdpa_case("kMask", 1, 3, 4, 2, 8, 10, 2, False, mask=mask)
+mask[:, 9] = float("-inf")
+sdpa_case("kMask", 1, 3, 4, 2, 8, 10, 2, False, mask=mask, unread_from=9)
 # A non-default scale, batch 2, S = 5 at start_pos 3, causal, Hq = Hkv = 2.
 sdpa_case("kScale", 2, 5, 2, 2, 8, 12, 3, True, scale=0.3)
 # Not causal, no mask: every row sees all start_pos + S keys.

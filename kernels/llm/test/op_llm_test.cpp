@@ -205,7 +205,7 @@ TEST(LlmCustomSdpaTest, DecodeAtStartPos7) {
 TEST(LlmCustomSdpaTest, ExplicitAdditiveMask) {
   for (ThreadPool* pool : pools()) {
     expect_attention(run_custom_sdpa(pool, {1, 3, 4, 8}, kMaskQ, {1, 10, 2, 8}, kMaskK, kMaskV, 2,
-                                     &kMaskMask, {3, 5}, false, std::nullopt),
+                                     &kMaskMask, {3, 10}, false, std::nullopt),
                      kMaskExpected);
   }
 }
@@ -272,10 +272,13 @@ TEST(LlmCustomSdpaTest, RefusesBadCalls) {
   EXPECT_EQ(run(q, k4, k4, 0, nullptr, true), Error::InvalidArgument);
   HostTensor v_short = zeros_tensor(ScalarType::Float, {1, 15, 2, 8});
   EXPECT_EQ(run(q, k, v_short, 0, nullptr, true), Error::InvalidArgument);
-  // A mask of the wrong shape ([5, 5] at start_pos 1 needs [5, 6]); a mask with is_causal.
-  HostTensor mask = zeros_tensor(ScalarType::Float, {5, 5});
-  EXPECT_EQ(run(q, k, v, 1, &mask, false), Error::InvalidArgument);
+  // A mask covers the whole cache ([5, 16]; [5, 5] is refused whatever start_pos),
+  // and start_pos plays no part with one; a mask with is_causal is refused.
+  HostTensor short_mask = zeros_tensor(ScalarType::Float, {5, 5});
+  EXPECT_EQ(run(q, k, v, 0, &short_mask, false), Error::InvalidArgument);
+  HostTensor mask = zeros_tensor(ScalarType::Float, {5, 16});
   EXPECT_EQ(run(q, k, v, 0, &mask, false), Error::Ok);
+  EXPECT_EQ(run(q, k, v, 14, &mask, false), Error::Ok);
   EXPECT_EQ(run(q, k, v, 0, &mask, true), Error::InvalidArgument);
   // A Double key with a Float query: refused at load.
   HostTensor kd = zeros_tensor(ScalarType::Double, {1, 16, 2, 8});

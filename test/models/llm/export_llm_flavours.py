@@ -22,6 +22,7 @@ Writes next to this file:
   refs/prompt_ids.npy       Long[n]: PROMPT as the official runner encodes it (BOS first)
   refs/<flavour>_logits.npy Float[3, 128]: the official runtime's last-token logits of
                             STEPS (prefill, then two decode steps on one Method)
+  refs/<flavour>_greedy_text.txt: the text that runner streamed for it (token_callback pieces).
   refs/<flavour>_greedy.npy Long[k]: the official TextLLMRunner's greedy continuation of
                             PROMPT (temperature 0, NEW_TOKENS at most)
   manifest_flavours.txt     every flavour's command, operators and reference facts
@@ -234,6 +235,10 @@ def references(name, tokenizer, prompt_ids):
     assert len(pieces) == len(ids), (pieces, ids)
     np.save(os.path.join(REFS, f"{name}_logits.npy"), logits)
     np.save(os.path.join(REFS, f"{name}_greedy.npy"), np.array(ids, dtype=np.int64))
+    # The runner's streamed text, byte for byte (what llm_runner and etr.llm must print).
+    with open(os.path.join(REFS, f"{name}_greedy_text.txt"), "w", encoding="utf-8",
+              newline="") as f:
+        f.write("".join(pieces))
     return logits, ids, "".join(pieces)
 
 
