@@ -9,6 +9,7 @@ exporter (export_llm) and writes a tokenizer for them:
 
     /opt/tv/bin/python bench/export_llm_bench_models.py            # both models
     /opt/tv/bin/python bench/export_llm_bench_models.py fp32       # one of them
+    /opt/tv/bin/python bench/export_llm_bench_models.py tokenizer  # the tokenizer only
 
 Files go to bench/models/ (git-ignored, like bench/export_bench_models.py's).
 
@@ -96,7 +97,7 @@ def exporter_args(ckpt, params, output, extra):
 
 
 def write_tokenizer(path):
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors
 
     vocab = {"<unk>": 0, "<s>": 1, "</s>": 2}
     for sym in sorted(pre_tokenizers.ByteLevel.alphabet()):
@@ -108,6 +109,9 @@ def write_tokenizer(path):
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
     tok.decoder = decoders.ByteLevel()
     tok.add_special_tokens(["<unk>", "<s>", "</s>"])
+    # Names <s> as the BOS token the official runner adds (as the tiny fixtures' tokenizer does).
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A",
+                                                       special_tokens=[("<s>", BOS_ID)])
     assert tok.token_to_id("<s>") == BOS_ID and tok.token_to_id("</s>") == EOS_IDS[0]
     assert tok.get_vocab_size() == PARAMS["vocab_size"], tok.get_vocab_size()
     tok.save(path)
@@ -125,6 +129,9 @@ def main(names):
     write_tokenizer(tok_path)
     lines.append("stories110m_tokenizer.json: byte-level, one token per prompt byte, vocab "
                  f"{PARAMS['vocab_size']}")
+    if not names:
+        print("\n".join(lines))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         ckpt, params = write_checkpoint(tmp)
         for name in names:
@@ -136,13 +143,15 @@ def main(names):
                 a if "'" not in a else '"' + a.replace('"', '\\"') + '"' for a in args)
             lines.append(f"stories110m_{name}.pte ({os.path.getsize(out)} bytes): " +
                          shown.replace(tmp, "$TMP").replace(OUT + "/", ""))
-    with open(os.path.join(OUT, "stories110m.txt"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    if names:
+        with open(os.path.join(OUT, "stories110m.txt"), "w") as f:
+            f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(FLAVOURS)
+    chosen = [n for n in chosen if n != "tokenizer"]
     for n in chosen:
         if n not in FLAVOURS:
             raise SystemExit("unknown flavour %s (one of %s)" % (n, ", ".join(FLAVOURS)))
