@@ -294,8 +294,12 @@ def main():
             o, p = best.get("ours"), best.get("official")
             same = (o is not None and p is not None and o["text"] == p["text"])
             if o is not None and p is not None and not same:
-                print("%s t=%d: the generated text differs\n  ours:     %r\n  official: %r" %
-                      (name, t, o["text"][:120], p["text"][:120]), file=sys.stderr)
+                a, b = o["text"] or "", p["text"] or ""
+                at = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]),
+                          min(len(a), len(b)))
+                print("%s t=%d: the generated text differs from character %d\n  ours:     %r\n"
+                      "  official: %r" % (name, t, at, a[max(0, at - 40):at + 80],
+                                          b[max(0, at - 40):at + 80]), file=sys.stderr)
             rows.append((name, t, o, p, same))
 
     def cell(f, key, fmt):
