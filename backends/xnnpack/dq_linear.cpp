@@ -90,18 +90,37 @@ const char* qb4w_layout_problem(size_t n, size_t k, size_t block, size_t data_by
   return nullptr;
 }
 
+float qb4w_row_kfsum(const int8_t* b, size_t k, size_t bl, const float* row_scales) {
+  float acc = 0.0f;
+  for (size_t c = 0; c < k; c += 16) {  // the packer's chunks: 2 x kr (8) inputs
+    int32_t s = 0;
+    for (size_t i = c; i < c + 16 && i < k; ++i) s += b[i];
+    const float term = static_cast<float>(s) * row_scales[c / bl];
+    acc = acc - term;
+  }
+  return acc;
+}
+
 void qb4w_prepare_sums(const DqLinearWeights& w, float* kfsum) {
   const size_t k = w.k, bl = w.block, nb = k / bl;
-  for (size_t o = 0; o < w.n; ++o) {
-    const int8_t* b = w.w + o * k;
-    float acc = 0.0f;
-    for (size_t c = 0; c < k; c += 16) {  // the packer's chunks: 2 x kr (8) inputs
-      int32_t s = 0;
-      for (size_t i = c; i < c + 16 && i < k; ++i) s += b[i];
-      const float term = static_cast<float>(s) * w.block_scales[o * nb + c / bl];
-      acc = acc - term;
-    }
-    kfsum[o] = acc;
+  for (size_t o = 0; o < w.n; ++o)
+    kfsum[o] = qb4w_row_kfsum(w.w + o * k, k, bl, w.block_scales + o * nb);
+}
+
+bool qb4w_packed_supported(size_t k, size_t block) {
+  return opt::cpu_features().avx2_fma && dq::qb4w_packed_built() && block != 0 && block % 64 == 0 &&
+         k % block == 0 && k / block <= kQb4wMaxPackedBlocks;
+}
+
+void qb4w_pack_row(const uint8_t* src, size_t o, size_t k, uint8_t* dst) {
+  auto nibble = [&](size_t i) {  // element i of row o in the exporter's layout
+    const size_t e = o * k + i;
+    const uint8_t byte = src[e >> 1];
+    return static_cast<uint8_t>((e & 1) != 0 ? byte >> 4 : byte & 0x0F);
+  };
+  for (size_t c = 0; c < k; c += 64) {
+    for (size_t b = 0; b < 32; ++b)
+      dst[c / 2 + b] = static_cast<uint8_t>(nibble(c + b) | nibble(c + 32 + b) << 4);
   }
 }
 
@@ -159,6 +178,10 @@ void dq_linear(const int8_t* q, const Qd8Params* params, size_t rows, const DqLi
   parallel_for(pool, pairs, grain, [&](size_t begin, size_t end) {
     const size_t o0 = begin * kPair;
     const size_t o1 = end * kPair < w.n ? end * kPair : w.n;
+    if (w.w4 != nullptr) {  // set only where qb4w_packed_supported
+      dq::qb4w_packed_block_avx2(q, params, rows, w, o0, o1, y);
+      return;
+    }
     if (opt::cpu_features().avx2_fma &&
         (w.block != 0 ? dq::qb4w_block_avx2(q, params, rows, w, o0, o1, y)
                       : dq::dq_block_avx2(q, params, rows, w, o0, o1, y)))

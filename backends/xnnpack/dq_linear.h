@@ -104,6 +104,9 @@ struct DqLinearWeights {
   size_t block = 0;
   const float* block_scales = nullptr;
   const float* kfsum = nullptr;
+  // qbint4 alternatively as nibbles in qb4w_pack's layout (w is then null):
+  // the AVX2 kernel reads half the bytes. Set only where qb4w_packed_supported.
+  const uint8_t* w4 = nullptr;
   const float* bias = nullptr;  // [n]; may be null
   float output_min = -__builtin_inff();
   float output_max = __builtin_inff();
@@ -114,6 +117,19 @@ constexpr size_t kDqMaxInputChannels = 65536;
 
 // Fills kfsum[n] from w.w, w.block and w.block_scales (qbint4).
 void qb4w_prepare_sums(const DqLinearWeights& w, float* kfsum);
+// kfsum of one output row: its k int8 weights and its k / block scales.
+float qb4w_row_kfsum(const int8_t* row, size_t k, size_t block, const float* row_scales);
+
+// Whether qbint4 weights of k inputs in blocks of `block` can run from the
+// packed nibbles (DqLinearWeights::w4) on this CPU and build: AVX2 + FMA,
+// block a multiple of 64, at most kQb4wMaxPackedBlocks blocks per row.
+constexpr size_t kQb4wMaxPackedBlocks = 256;
+bool qb4w_packed_supported(size_t k, size_t block);
+// Repacks the exporter's nibbles of output row `o` (layout above; k a
+// multiple of 64) into k / 2 bytes at `dst`: per 64 inputs 32 bytes, byte b
+// holding input b in its low nibble and input 32 + b in its high nibble,
+// values kept as stored (q + 8).
+void qb4w_pack_row(const uint8_t* src, size_t o, size_t k, uint8_t* dst);
 
 // y[rows, n] = dequantized (q[rows, k] x w^T) + bias, clamped; per-channel
 // or block-wise by w.block.

@@ -157,6 +157,145 @@ void qb4w_block(const int8_t* q, const Qd8Params* params, size_t rows, const DqL
     }
   }
 }
+
+// ---- qd8 x qb4w from packed nibbles (qb4w_pack_row's layout)
+//
+// vpmaddubsw multiplies the unsigned nibbles (q + 8, 0..15) by the signed
+// activations and adds adjacent pairs into int16: element e of a 32-input
+// half holds inputs 2e and 2e + 1, which belong to the kernel's lane e mod 4.
+// A pair is at most 2 * 15 * 128 = 3840 in magnitude, so int16 sums over 256
+// inputs (8 products per element) stay exact; every 256 inputs they widen
+// into two int32 vectors, the even int16 elements (lanes 0 and 2) and the odd
+// ones (lanes 1 and 3). After each block the +8 of the nibbles comes out per
+// lane with the activations' sums: d_j = sum x * (q + 8) - 8 * sum x. The
+// integer d_j are the int8 kernel's exactly, so the float steps and the
+// result are unchanged.
+
+// Sums of each row's activations per block and lane (input i is in lane
+// (i / 2) mod 4): xs[(r * nb + blk) * 4 + j].
+template <size_t MR>
+void qb4w_activation_sums(const int8_t* const* a, size_t k, size_t bl, int32_t* xs) {
+  const size_t nb = k / bl;
+  for (size_t r = 0; r < MR; ++r) {
+    for (size_t blk = 0; blk < nb; ++blk) {
+      int32_t lane[4] = {0, 0, 0, 0};
+      for (size_t i = blk * bl; i < (blk + 1) * bl; ++i) lane[(i >> 1) & 3] += a[r][i];
+      for (size_t j = 0; j < 4; ++j) xs[(r * nb + blk) * 4 + j] = lane[j];
+    }
+  }
+}
+
+template <size_t MR>
+void qb4w_packed_rows(const int8_t* const* a, const Qd8Params* p, const int32_t* xs,
+                      const DqLinearWeights& w, size_t ob, size_t oe, float* const* yrow) {
+  const size_t k = w.k, bl = w.block, nb = k / bl, half = k / 2;
+  const __m256i low4 = _mm256_set1_epi8(0x0F);
+  const __m256i even16 = _mm256_set1_epi32(0x00000001);  // int16 pairs (1, 0)
+  const __m256i odd16 = _mm256_set1_epi32(0x00010000);   // int16 pairs (0, 1)
+  for (size_t o = ob; o < oe; o += kPair) {
+    const size_t nr = oe - o < kPair ? oe - o : kPair;
+    const size_t o1 = nr > 1 ? o + 1 : o;
+    const uint8_t* b[2] = {w.w4 + o * half, w.w4 + o1 * half};
+    const float* s[2] = {w.block_scales + o * nb, w.block_scales + o1 * nb};
+    __m128 lane[MR][2];
+    for (size_t r = 0; r < MR; ++r) {
+      const float zp = static_cast<float>(p[r].zero_point);
+      lane[r][0] = _mm_set_ss(w.kfsum[o] * zp);
+      lane[r][1] = _mm_set_ss(w.kfsum[o1] * zp);
+    }
+    for (size_t blk = 0; blk < nb; ++blk) {
+      __m256i ev[MR][2], od[MR][2];
+      for (size_t r = 0; r < MR; ++r)
+        ev[r][0] = ev[r][1] = od[r][0] = od[r][1] = _mm256_setzero_si256();
+      const size_t block_end = (blk + 1) * bl;
+      for (size_t i0 = blk * bl; i0 < block_end; i0 += 256) {
+        const size_t i1 = i0 + 256 < block_end ? i0 + 256 : block_end;
+        __m256i acc[MR][2];
+        for (size_t r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+        for (size_t i = i0; i < i1; i += 64) {
+          __m256i lo[2], hi[2];
+          for (size_t c = 0; c < 2; ++c) {
+            // The next output pair's bytes at this offset, fetched ahead:
+            // the weights stream from memory once and dominate the time.
+            _mm_prefetch(reinterpret_cast<const char*>(b[c] + i / 2 + 8 * half), _MM_HINT_T0);
+            const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b[c] + i / 2));
+            lo[c] = _mm256_and_si256(v, low4);
+            hi[c] = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
+          }
+          for (size_t r = 0; r < MR; ++r) {
+            const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a[r] + i));
+            const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a[r] + i + 32));
+            for (size_t c = 0; c < 2; ++c) {
+              const __m256i pairs = _mm256_add_epi16(_mm256_maddubs_epi16(lo[c], x0),
+                                                     _mm256_maddubs_epi16(hi[c], x1));
+              acc[r][c] = _mm256_add_epi16(acc[r][c], pairs);
+            }
+          }
+        }
+        for (size_t r = 0; r < MR; ++r) {
+          for (size_t c = 0; c < 2; ++c) {
+            ev[r][c] = _mm256_add_epi32(ev[r][c], _mm256_madd_epi16(acc[r][c], even16));
+            od[r][c] = _mm256_add_epi32(od[r][c], _mm256_madd_epi16(acc[r][c], odd16));
+          }
+        }
+      }
+      for (size_t r = 0; r < MR; ++r) {
+        const __m128i x8 = _mm_slli_epi32(
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(xs + (r * nb + blk) * 4)), 3);
+        for (size_t c = 0; c < 2; ++c) {
+          // e4 lanes (0, 2, 0, 2), o4 lanes (1, 3, 1, 3): interleaved and added -> (0, 1, 2, 3).
+          const __m128i e4 = _mm_add_epi32(_mm256_castsi256_si128(ev[r][c]),
+                                           _mm256_extracti128_si256(ev[r][c], 1));
+          const __m128i o4 = _mm_add_epi32(_mm256_castsi256_si128(od[r][c]),
+                                           _mm256_extracti128_si256(od[r][c], 1));
+          const __m128i d = _mm_sub_epi32(
+              _mm_add_epi32(_mm_unpacklo_epi32(e4, o4), _mm_unpackhi_epi32(e4, o4)), x8);
+          lane[r][c] = _mm_fmadd_ps(_mm_cvtepi32_ps(d), _mm_set1_ps(s[c][blk]), lane[r][c]);
+        }
+      }
+    }
+    for (size_t r = 0; r < MR; ++r) {
+      const float scale = p[r].scale;
+      float* yr = yrow[r] + o;
+      for (size_t c = 0; c < nr; ++c) {
+        const __m128 h = _mm_hadd_ps(lane[r][c], lane[r][c]);  // l0+l1, l2+l3
+        const float total = _mm_cvtss_f32(_mm_hadd_ps(h, h));  // (l0+l1)+(l2+l3)
+        const float v = std::fma(total, scale, w.bias != nullptr ? w.bias[o + c] : 0.0f);
+        yr[c] = xmin(xmax(v, w.output_min), w.output_max);
+      }
+    }
+  }
+}
+
+// MR rows at a time: their activation sums once, then every output block.
+template <size_t MR>
+void qb4w_packed_group(const int8_t* q, const Qd8Params* params, size_t r0,
+                       const DqLinearWeights& w, size_t o0, size_t o1, float* y) {
+  int32_t xs[MR * kQb4wMaxPackedBlocks * 4];
+  const int8_t* a[MR];
+  float* yrow[MR];
+  for (size_t r = 0; r < MR; ++r) {
+    a[r] = q + (r0 + r) * w.k;
+    yrow[r] = y + (r0 + r) * w.n;
+  }
+  qb4w_activation_sums<MR>(a, w.k, w.block, xs);
+  for (size_t ob = o0; ob < o1; ob += kBlockPairs * kPair) {
+    const size_t oe = ob + kBlockPairs * kPair < o1 ? ob + kBlockPairs * kPair : o1;
+    qb4w_packed_rows<MR>(a, params + r0, xs, w, ob, oe, yrow);
+  }
+}
+
+void qb4w_packed_block(const int8_t* q, const Qd8Params* params, size_t rows,
+                       const DqLinearWeights& w, size_t o0, size_t o1, float* y) {
+  size_t r0 = 0;
+  for (; r0 + 4 <= rows; r0 += 4) qb4w_packed_group<4>(q, params, r0, w, o0, o1, y);
+  switch (rows - r0) {
+    case 3: qb4w_packed_group<3>(q, params, r0, w, o0, o1, y); break;
+    case 2: qb4w_packed_group<2>(q, params, r0, w, o0, o1, y); break;
+    case 1: qb4w_packed_group<1>(q, params, r0, w, o0, o1, y); break;
+    default: break;
+  }
+}
 }  // namespace
 
 bool dq_block_avx2(const int8_t* q, const Qd8Params* params, size_t rows, const DqLinearWeights& w,
@@ -170,7 +309,19 @@ bool qb4w_block_avx2(const int8_t* q, const Qd8Params* params, size_t rows,
   qb4w_block(q, params, rows, w, o0, o1, y);
   return true;
 }
+bool qb4w_packed_block_avx2(const int8_t* q, const Qd8Params* params, size_t rows,
+                            const DqLinearWeights& w, size_t o0, size_t o1, float* y) {
+  qb4w_packed_block(q, params, rows, w, o0, o1, y);
+  return true;
+}
+
+bool qb4w_packed_built() { return true; }
 #else
+bool qb4w_packed_block_avx2(const int8_t*, const Qd8Params*, size_t, const DqLinearWeights&, size_t,
+                            size_t, float*) {
+  return false;
+}
+bool qb4w_packed_built() { return false; }
 bool dq_block_avx2(const int8_t*, const Qd8Params*, size_t, const DqLinearWeights&, size_t, size_t,
                    float*) {
   return false;

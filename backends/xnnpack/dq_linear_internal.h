@@ -41,6 +41,11 @@ bool dq_block_avx2(const int8_t* q, const Qd8Params* params, size_t rows, const 
                    size_t o0, size_t o1, float* y);
 bool qb4w_block_avx2(const int8_t* q, const Qd8Params* params, size_t rows,
                      const DqLinearWeights& w, size_t o0, size_t o1, float* y);
+// The same for qbint4 weights in qb4w_pack_row's layout (w.w4); true when
+// this build compiled it (qb4w_packed_built()).
+bool qb4w_packed_block_avx2(const int8_t* q, const Qd8Params* params, size_t rows,
+                            const DqLinearWeights& w, size_t o0, size_t o1, float* y);
+bool qb4w_packed_built();
 
 }  // namespace dq
 }  // namespace xnnpack

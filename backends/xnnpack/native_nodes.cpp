@@ -830,6 +830,59 @@ Error check_dq_linear(const Values& g, const Node& n, size_t d) {
   return Error::Ok;
 }
 
+// The parts of a prepared dq linear layer after its weights: bias, bounds.
+Error prepare_dq_linear_tail(const PrepareContext& ctx, const Node& n, DqLinearWeights* p) {
+  const Values& g = ctx.values;
+  if (n.num_inputs > 2 && n.inputs[2] != kInvalidId) {
+    float* bias = take<float>(ctx, n, p->n, "the copied bias");
+    if (bias == nullptr) return Error::DelegateMemoryAllocationFailed;
+    std::memcpy(bias, in(g, n, 2).data, p->n * sizeof(float));
+    p->bias = bias;
+  }
+  p->output_min = n.output_min;
+  p->output_max = n.output_max;
+  if (!(p->output_min <= p->output_max))
+    return refuse(ctx.delegate, n, "output_min exceeds output_max");
+  return Error::Ok;
+}
+
+// qbint4 weights (never transposed: check_dq_linear) in qb4w_pack_row's
+// layout, with their int32 and float row sums and a copy of the block scales.
+Error prepare_qb4w_packed(const PrepareContext& ctx, const Node& n, DqLinearWeights* p) {
+  const Value& w = in(ctx.values, n, 1);
+  const size_t k = p->k, nb = k / w.group_size;
+  const uint8_t* src = reinterpret_cast<const uint8_t*>(w.data);
+  uint8_t* packed = take<uint8_t>(ctx, n, p->n * (k / 2), "the repacked 4-bit weights", 64);
+  int8_t* row = take<int8_t>(ctx, n, k, "one unpacked 4-bit weight row");
+  int32_t* ksum = take<int32_t>(ctx, n, p->n, "the weight row sums");
+  float* scales = take<float>(ctx, n, w.num_block_scales, "the block scales");
+  float* kfsum = take<float>(ctx, n, p->n, "the block row sums");
+  if (packed == nullptr || row == nullptr || ksum == nullptr || scales == nullptr ||
+      kfsum == nullptr)
+    return Error::DelegateMemoryAllocationFailed;
+  std::memcpy(scales, w.block_scales, w.num_block_scales * sizeof(float));
+  for (size_t o = 0; o < p->n; ++o) {
+    qb4w_pack_row(src, o, k, packed + o * (k / 2));
+    int32_t s = 0;
+    for (size_t i = 0; i < k; ++i) {
+      const size_t e = o * k + i;
+      const uint8_t byte = src[e >> 1];
+      row[i] = static_cast<int8_t>(((e & 1) != 0 ? byte >> 4 : byte & 0x0F) - 8);
+      s += row[i];
+    }
+    ksum[o] = s;
+    kfsum[o] = qb4w_row_kfsum(row, k, w.group_size, scales + o * nb);
+  }
+  p->w = nullptr;
+  p->w4 = packed;
+  p->ksum = ksum;
+  p->scales = nullptr;
+  p->block = w.group_size;
+  p->block_scales = scales;
+  p->kfsum = kfsum;
+  return prepare_dq_linear_tail(ctx, n, p);
+}
+
 Error prepare_dq_linear(const PrepareContext& ctx, const Node& n, DqLinearWeights* p) {
   const Values& g = ctx.values;
   const size_t d = ctx.delegate;
@@ -838,6 +891,11 @@ Error prepare_dq_linear(const PrepareContext& ctx, const Node& n, DqLinearWeight
   p->k = transposed ? w.dims[0] : w.dims[1];
   p->n = transposed ? w.dims[1] : w.dims[0];
   const int8_t* src = reinterpret_cast<const int8_t*>(w.data);
+  if (w.dtype == Dtype::QBInt4 && qb4w_packed_supported(p->k, w.group_size)) {
+    // Kept as nibbles in the AVX2 kernel's layout; the row sums come from
+    // one row at a time unpacked to int8.
+    return prepare_qb4w_packed(ctx, n, p);
+  }
   if (w.dtype == Dtype::QCInt4 || w.dtype == Dtype::QBInt4) {
     // 4-bit weights (never transposed: check_dq_linear) unpacked to int8.
     int8_t* owned = take<int8_t>(ctx, n, p->k * p->n, "the unpacked 4-bit weights");
@@ -874,16 +932,7 @@ Error prepare_dq_linear(const PrepareContext& ctx, const Node& n, DqLinearWeight
     qb4w_prepare_sums(*p, kfsum);
     p->kfsum = kfsum;
   }
-  if (n.num_inputs > 2 && n.inputs[2] != kInvalidId) {
-    float* bias = take<float>(ctx, n, p->n, "the copied bias");
-    if (bias == nullptr) return Error::DelegateMemoryAllocationFailed;
-    std::memcpy(bias, in(g, n, 2).data, p->n * sizeof(float));
-    p->bias = bias;
-  }
-  p->output_min = n.output_min;
-  p->output_max = n.output_max;
-  if (!(p->output_min <= p->output_max)) return refuse(d, n, "output_min exceeds output_max");
-  return Error::Ok;
+  return prepare_dq_linear_tail(ctx, n, p);
 }
 
 void run_dq_convert(const Values& g, const Node& n, uint8_t* const* buf, ThreadPool* pool) {

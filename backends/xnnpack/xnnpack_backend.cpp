@@ -231,8 +231,11 @@ class Builder {
         xnn_delete_runtime(x.runtime);
         x.runtime = nullptr;
       }
-      xnn_status s =
-          xnn_create_runtime_v2(x.subgraph, static_cast<pthreadpool_t>(pool_handle), 0, &x.runtime);
+      // XNN_FLAG_YIELD_WORKERS: the pool's workers sleep when the run ends
+      // instead of spinning, so they leave the cores to the kernels and
+      // native nodes that run between delegate calls.
+      xnn_status s = xnn_create_runtime_v2(x.subgraph, static_cast<pthreadpool_t>(pool_handle),
+                                           XNN_FLAG_YIELD_WORKERS, &x.runtime);
       if (s == xnn_status_success)
         s = xnn_setup_runtime(x.runtime, x.externals.size(), x.externals.data());
       if (s != xnn_status_success) {

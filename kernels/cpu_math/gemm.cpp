@@ -75,6 +75,11 @@ struct Plan {
   // element then feeds one micro-tile row per B panel anyway, and packing
   // it would cost a full copy of the activations per call.
   bool a_in_place = false;
+  // Few rows against packed weights (a decode step's matrix-vector product):
+  // each 16-column panel runs through every K block before the next panel,
+  // so the packed B streams once, front to back, instead of in K-block
+  // slices. Each output still sums its K blocks in the same order.
+  bool panel_major = false;
 };
 
 bool reads_a_in_place(const GemmArgs& g) {
@@ -116,8 +121,11 @@ Plan make_plan(const GemmArgs& g, size_t threads, int shrink = 0) {
   // Buffers sized before the split for threads, so a worker's scratch does
   // not depend on the thread count.
   p.a_in_place = reads_a_in_place(g);
+  p.panel_major = g.packed_b != nullptr && g.m <= kGemmMr && p.kblocks > 1;
   if (g.packed_a == nullptr && !p.a_in_place) {
-    p.a_floats = static_cast<size_t>(round_up(p.mc * p.kc, 16));
+    // panel_major packs the (single) A panel for the whole K once.
+    p.a_floats = static_cast<size_t>(p.panel_major ? round_up(kGemmMr * g.k, 16)
+                                                   : round_up(p.mc * p.kc, 16));
   }
   if (g.packed_b == nullptr) p.b_floats = static_cast<size_t>(round_up(p.nc * p.kc, 16));
   const int64_t t = work_of(g) < kMinParallelWork ? 1 : static_cast<int64_t>(threads);
@@ -216,6 +224,11 @@ struct Worker {
       const int64_t i0 = ib * p.mc, mc = std::min(p.mc, g.m - i0);
       const int64_t j0 = jb * p.nc, nc = std::min(p.nc, g.n - j0);
       float* c = g.c + bi * g.batch_stride_c;
+      if (p.panel_major) {
+        run_panel_major(t, bi, i0, mc, j0, nc, c, abuf);
+        apply_silu(c, i0, mc, j0, nc);
+        continue;
+      }
       for (int64_t kb = 0; kb < p.kblocks; ++kb) {
         const int64_t p0 = kb * p.kc, kc = std::min(p.kc, g.k - p0);
         const bool reuse = p.kblocks == 1;
@@ -264,13 +277,58 @@ struct Worker {
         t.last = kb + 1 == p.kblocks;
         macro_tile(g, t, a, b, c, i0, mc, j0, nc, uk);
       }
-      if (g.epilogue.silu) {
-        UnaryParams silu;
-        silu.kind = UnaryKind::kSilu;
-        for (int64_t i = i0; i < i0 + mc; ++i) {
-          float* row = c + i * g.ldc + j0;
-          unary(silu, row, row, static_cast<size_t>(nc));
-        }
+      apply_silu(c, i0, mc, j0, nc);
+    }
+  }
+
+  void apply_silu(float* c, int64_t i0, int64_t mc, int64_t j0, int64_t nc) const {
+    if (!args->epilogue.silu) return;
+    UnaryParams silu;
+    silu.kind = UnaryKind::kSilu;
+    for (int64_t i = i0; i < i0 + mc; ++i) {
+      float* row = c + i * args->ldc + j0;
+      unary(silu, row, row, static_cast<size_t>(nc));
+    }
+  }
+
+  // Plan::panel_major: rows i0 .. i0 + mc (one A panel) against columns
+  // j0 .. j0 + nc of the packed B, panel by panel, each through all K blocks.
+  void run_panel_major(MicroTile t, int64_t bi, int64_t i0, int64_t mc, int64_t j0, int64_t nc,
+                       float* c, float* abuf) const {
+    const GemmArgs& g = *args;
+    const Plan& p = *plan;
+    const float* a0 = nullptr;
+    int64_t a_k_step = kGemmMr;  // floats between K positions of the A panel
+    t.lda = 0;
+    if (g.packed_a != nullptr) {
+      a0 = g.packed_a->data + i0 * g.k;
+    } else if (p.a_in_place) {
+      a0 = g.a.data + bi * g.batch_stride_a + i0 * g.a.row_stride;
+      a_k_step = 1;
+      t.lda = g.a.row_stride;
+    } else {
+      MatrixView av = g.a;
+      av.data += bi * g.batch_stride_a;
+      internal::pack_a_panels(av, i0, mc, 0, g.k, abuf);
+      a0 = abuf;
+    }
+    const GemmEpilogue& e = g.epilogue;
+    t.mr = static_cast<int>(mc);
+    t.row_bias = e.row_bias == nullptr ? nullptr : e.row_bias + i0;
+    t.ldb = kGemmNr;
+    for (int64_t jr = 0; jr < nc; jr += kGemmNr) {
+      t.nr = static_cast<int>(std::min<int64_t>(kGemmNr, nc - jr));
+      t.col_bias = e.col_bias == nullptr ? nullptr : e.col_bias + j0 + jr;
+      t.c = c + i0 * g.ldc + j0 + jr;
+      const float* panel = g.packed_b->data + (j0 + jr) * g.k;
+      for (int64_t kb = 0; kb < p.kblocks; ++kb) {
+        const int64_t p0 = kb * p.kc;
+        t.kc = std::min(p.kc, g.k - p0);
+        t.a = a0 + p0 * a_k_step;
+        t.b = panel + p0 * kGemmNr;
+        t.first = kb == 0;
+        t.last = kb + 1 == p.kblocks;
+        uk(t);
       }
     }
   }

@@ -55,6 +55,16 @@ void axpy_any(T a, const T* x, T* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] += a * x[i];
 }
 
+template <typename T>
+void dot_rows_any(const T* q, const T* k, int64_t stride, int64_t count, int64_t n, T* out) {
+  for (int64_t j = 0; j < count; ++j) out[j] = dot_any(q, k + j * stride, n);
+}
+
+template <typename T>
+void axpy_rows_any(const T* p, const T* x, int64_t stride, int64_t count, T* y, int64_t n) {
+  for (int64_t j = 0; j < count; ++j) axpy_any(p[j], x + j * stride, y, n);
+}
+
 // Everything one call needs, checked (check_sdpa_call) before any write.
 template <typename T>
 struct Attention {
@@ -67,9 +77,10 @@ struct Attention {
   int64_t max_seq = 0, start_pos = 0, kv_len = 0;
   bool causal = false;
   T scale = 0;
-  // The inner loops: dot(q row, k row), and acc += p * v row.
-  T (*dot)(const T*, const T*, int64_t) = nullptr;
-  void (*axpy)(T, const T*, T*, int64_t) = nullptr;
+  // The inner loops over a block of cache rows (attention_math.h): the
+  // scores dot(q row, k row), and acc += p * v row for each row in order.
+  void (*dot_rows)(const T*, const T*, int64_t, int64_t, int64_t, T*) = nullptr;
+  void (*axpy_rows)(const T*, const T*, int64_t, int64_t, T*, int64_t) = nullptr;
 };
 
 // The inner loops for T on this CPU.
@@ -77,11 +88,11 @@ template <typename T>
 void pick_inner_loops(Attention<T>* a) {
   if constexpr (std::is_same<T, float>::value) {
     const bool avx2 = opt::cpu_features().avx2_fma;
-    a->dot = avx2 ? &llm::avx2::dot : &llm::generic::dot;
-    a->axpy = avx2 ? &llm::avx2::axpy : &llm::generic::axpy;
+    a->dot_rows = avx2 ? &llm::avx2::dot_rows : &llm::generic::dot_rows;
+    a->axpy_rows = avx2 ? &llm::avx2::axpy_rows : &llm::generic::axpy_rows;
   } else {
-    a->dot = &dot_any<T>;
-    a->axpy = &axpy_any<T>;
+    a->dot_rows = &dot_rows_any<T>;
+    a->axpy_rows = &axpy_rows_any<T>;
   }
 }
 
@@ -136,8 +147,9 @@ void attend(const Attention<T>& a, int64_t b, int64_t h, int64_t m0, int64_t row
       if (count <= 0) continue;
       const T* qr = q_base + r * q_row;
       T block_max = neg_inf;
+      a.dot_rows(qr, k_base + n0 * kv_row, kv_row, count, d, scores);
       for (int64_t j = 0; j < count; ++j) {
-        T s = a.dot(qr, k_base + (n0 + j) * kv_row, d) * a.scale;
+        T s = scores[j] * a.scale;
         if (a.mask != nullptr) s += a.mask[(m0 + r) * a.kv_len + n0 + j];
         scores[j] = s;
         block_max = s > block_max ? s : block_max;
@@ -153,7 +165,7 @@ void attend(const Attention<T>& a, int64_t b, int64_t h, int64_t m0, int64_t row
       if (correction != 1) {
         for (int64_t x = 0; x < d; ++x) ar[x] *= correction;
       }
-      for (int64_t j = 0; j < count; ++j) a.axpy(scores[j], v_base + (n0 + j) * kv_row, ar, d);
+      a.axpy_rows(scores, v_base + n0 * kv_row, kv_row, count, ar, d);
     }
   }
   T* out_base = a.out + ((b * a.q_len + m0) * a.q_heads + h) * d;

@@ -253,9 +253,10 @@ TEST(DqLinearTest, BlockwiseGemmMatchesTheKernelOrderForEveryRemainder) {
   std::unique_ptr<PthreadPool> pool = PthreadPool::create(2);
   ASSERT_NE(pool, nullptr);
   // rows, inputs, outputs, block
-  const size_t shapes[][4] = {{1, 32, 1, 32},   {3, 64, 3, 32},    {4, 96, 8, 32},
-                              {5, 128, 33, 64}, {7, 64, 5, 64},    {9, 256, 64, 128},
-                              {0, 32, 4, 32},   {13, 160, 31, 32}, {2, 2048, 7, 32}};
+  const size_t shapes[][4] = {
+      {1, 32, 1, 32},    {3, 64, 3, 32},    {4, 96, 8, 32},    {5, 128, 33, 64}, {7, 64, 5, 64},
+      {9, 256, 64, 128}, {0, 32, 4, 32},    {13, 160, 31, 32}, {2, 2048, 7, 32}, {1, 768, 65, 128},
+      {6, 1024, 3, 256}, {3, 1024, 5, 512}, {1, 192, 4, 192}};
   for (const auto& s : shapes) {
     for (ThreadPool* tp :
          {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(pool.get())}) {
@@ -298,6 +299,42 @@ TEST(DqLinearTest, BlockwiseGemmMatchesTheKernelOrderForEveryRemainder) {
           ASSERT_EQ(y[r * n + o], qb4w_reference(q, p[r], r, w, o)) << "row " << r << " out " << o;
         }
       }
+      // The same weights repacked for the AVX2 nibble kernel (block a
+      // multiple of 64): the same values, bit for bit.
+      if (!xnnpack::qb4w_packed_supported(k, bl)) continue;
+      std::vector<uint8_t> w4(n * k / 2 + 1);
+      for (size_t o = 0; o < n; ++o)
+        xnnpack::qb4w_pack_row(packed.data(), o, k, w4.data() + o * k / 2);
+      xnnpack::DqLinearWeights wp = w;
+      wp.w = nullptr;
+      wp.w4 = w4.data();
+      std::vector<float> yp(rows * n, -7.0f);
+      xnnpack::dq_linear(q.data(), p.data(), rows, wp, yp.data(), tp);
+      for (size_t r = 0; r < rows; ++r) {
+        for (size_t o = 0; o < n; ++o) {
+          ASSERT_EQ(yp[r * n + o], qb4w_reference(q, p[r], r, w, o))
+              << "packed: row " << r << " out " << o;
+        }
+      }
+    }
+  }
+}
+
+TEST(DqLinearTest, PackedNibblesKeepEveryWeight) {
+  // qb4w_pack_row: per 64 inputs, byte b holds input b (low nibble) and 32 + b (high).
+  const size_t n = 3, k = 128;
+  std::vector<uint8_t> src(n * k / 2);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 37 + 11);
+  std::vector<int8_t> unpacked(n * k);
+  ASSERT_TRUE(xnnpack::unpack_int4(src.data(), src.size(), n, k, unpacked.data()));
+  for (size_t o = 0; o < n; ++o) {
+    std::vector<uint8_t> row(k / 2);
+    xnnpack::qb4w_pack_row(src.data(), o, k, row.data());
+    for (size_t i = 0; i < k; ++i) {
+      const size_t c = i / 64 * 64, j = i % 64;
+      const uint8_t byte = row[c / 2 + j % 32];
+      const int nib = j < 32 ? byte & 0x0F : byte >> 4;
+      ASSERT_EQ(nib - 8, unpacked[o * k + i]) << "row " << o << " input " << i;
     }
   }
 }

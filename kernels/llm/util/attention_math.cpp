@@ -23,6 +23,15 @@ void axpy(float a, const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] += a * x[i];
 }
 
+void dot_rows(const float* q, const float* k, int64_t stride, int64_t count, int64_t n,
+              float* out) {
+  for (int64_t j = 0; j < count; ++j) out[j] = dot(q, k + j * stride, n);
+}
+
+void axpy_rows(const float* p, const float* x, int64_t stride, int64_t count, float* y, int64_t n) {
+  for (int64_t j = 0; j < count; ++j) axpy(p[j], x + j * stride, y, n);
+}
+
 }  // namespace generic
 }  // namespace llm
 }  // namespace etr

@@ -12,10 +12,18 @@
 namespace etr {
 namespace llm {
 
-#define ETR_LLM_ATTENTION_MATH_DECLARE(ns)                 \
-  namespace ns {                                           \
-  float dot(const float* a, const float* b, int64_t n);    \
-  void axpy(float a, const float* x, float* y, int64_t n); \
+// dot_rows: out[j] = dot(q, k + j * stride, n) for j < count, each value
+// exactly dot's. axpy_rows: axpy(p[j], x + j * stride, y, n) for j = 0, 1, ..
+// count - 1 in order, with exactly axpy's result (the AVX2 body keeps y in
+// registers across the rows).
+#define ETR_LLM_ATTENTION_MATH_DECLARE(ns)                                                \
+  namespace ns {                                                                          \
+  float dot(const float* a, const float* b, int64_t n);                                   \
+  void axpy(float a, const float* x, float* y, int64_t n);                                \
+  void dot_rows(const float* q, const float* k, int64_t stride, int64_t count, int64_t n, \
+                float* out);                                                              \
+  void axpy_rows(const float* p, const float* x, int64_t stride, int64_t count, float* y, \
+                 int64_t n);                                                              \
   }
 
 ETR_LLM_ATTENTION_MATH_DECLARE(generic)

@@ -223,6 +223,10 @@ TEST(GemmTest, LargeShapesEveryPathOnTwoThreads) {
       {96, 196, 160, 1, 0, 0, true, false, false, true, false, true, 1.0f, 0.0f},
       {64, 49, 1152, 1, 0, 0, true, false, true, false, false, false, 1.0f, 1.0f},
       {1, 700, 300, 1, 0, 1, false, true, false, false, true, false, 1.0f, 0.0f},
+      // A few rows against packed B with several K blocks (panel by panel).
+      {1, 300, 1100, 1, 0, 0, false, true, true, false, true, true, 1.0f, 0.5f},
+      {5, 70, 1300, 2, 0, 0, true, true, false, true, false, false, -0.75f, 0.0f},
+      {3, 40, 1000, 1, 0, 1, false, true, false, false, true, false, 1.0f, 0.0f},
   };
   for (const Case& c : cases) {
     check_case(c, true, rng);
