@@ -1,0 +1,645 @@
+#include "backends/vulkan/vk_ops.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "backends/vulkan/spirv/binary.h"
+#include "backends/vulkan/spirv/copy_strided.h"
+#include "backends/vulkan/spirv/matmul.h"
+#include "backends/vulkan/spirv/softmax.h"
+#include "backends/vulkan/spirv/unary.h"
+#include "runtime/platform/log.h"
+
+namespace etr {
+namespace vulkan {
+namespace {
+
+const ShaderInfo kShaders[kNumShaders] = {
+    {"binary", kSpirv_binary, kSpirv_binary_words, 3, 88, 64},
+    {"unary", kSpirv_unary, kSpirv_unary_words, 2, 16, 64},
+    {"matmul", kSpirv_matmul, kSpirv_matmul_words, 4, 56, 8},
+    {"softmax", kSpirv_softmax, kSpirv_softmax_words, 2, 16, 64},
+    {"copy_strided", kSpirv_copy_strided, kSpirv_copy_strided_words, 2, 72, 64},
+};
+
+// What a descriptor needs to name the place of a refusal.
+struct Ctx {
+  const Graph& g;
+  const Operator& op;
+  const DispatchLimits& limits;
+  std::vector<Step>* steps;
+  std::vector<uint32_t>* alias;
+  size_t d() const { return g.delegate_index; }
+  const char* name() const { return op.name.c_str(); }
+};
+
+#define OP_FAIL(c, err, fmt, ...)                                                             \
+  ETR_FAIL(err, "VulkanBackend: delegate %zu: operator %u (%s): " fmt, (c).d(), (c).op.index, \
+           (c).name(), ##__VA_ARGS__)
+
+Error expect_args(const Ctx& c, size_t n) {
+  if (c.op.args.size() != n) {
+    OP_FAIL(c, Error::InvalidProgram, "%zu arguments, expected %zu", c.op.args.size(), n);
+  }
+  return Error::Ok;
+}
+
+// Argument `a` as a tensor; `float_only` also requires float32.
+Error tensor_arg(const Ctx& c, size_t a, const char* field, bool float_only,
+                 const TensorInfo** out) {
+  const uint32_t id = c.op.args[a];
+  const Value& v = c.g.values[id];
+  if (v.kind != Kind::Tensor) {
+    OP_FAIL(c, Error::InvalidProgram, "argument %zu (%s): value %u is a %s, not a tensor", a, field,
+            id, to_string(v.kind));
+  }
+  if (float_only && v.tensor.dtype != Dtype::Float32) {
+    OP_FAIL(c, Error::NotSupported, "argument %zu (%s): value %u is %s; only float32 runs here", a,
+            field, id, to_string(v.tensor.dtype));
+  }
+  *out = &v.tensor;
+  return Error::Ok;
+}
+
+// Argument `a` as a number (Int, Double, Bool); Null gives `fallback`.
+Error scalar_arg(const Ctx& c, size_t a, const char* field, double fallback, double* out) {
+  const Value& v = c.g.values[c.op.args[a]];
+  switch (v.kind) {
+    case Kind::Null: *out = fallback; return Error::Ok;
+    case Kind::Int: *out = static_cast<double>(v.int_value); return Error::Ok;
+    case Kind::Double: *out = v.double_value; return Error::Ok;
+    case Kind::Bool: *out = v.bool_value ? 1.0 : 0.0; return Error::Ok;
+    default: break;
+  }
+  OP_FAIL(c, Error::InvalidProgram, "argument %zu (%s): value %u is a %s, not a number", a, field,
+          c.op.args[a], to_string(v.kind));
+}
+
+bool same_dims(const TensorInfo& a, const TensorInfo& b) {
+  if (a.ndim != b.ndim) return false;
+  for (uint32_t i = 0; i < a.ndim; ++i) {
+    if (a.dims[i] != b.dims[i]) return false;
+  }
+  return true;
+}
+
+// Splits `n` workgroups over x and y so neither exceeds the device limit.
+Error groups_1d(const Ctx& c, uint64_t invocations, uint32_t local, Step* s) {
+  const uint64_t n = (invocations + local - 1) / local;
+  const uint64_t max_x = c.limits.max_groups[0];
+  const uint64_t x = n < max_x ? n : max_x;
+  const uint64_t y = x == 0 ? 0 : (n + x - 1) / x;
+  if (y > c.limits.max_groups[1]) {
+    OP_FAIL(c, Error::NotSupported,
+            "dispatch of %llu workgroups exceeds the device's limits (%u x %u)",
+            static_cast<unsigned long long>(n), c.limits.max_groups[0], c.limits.max_groups[1]);
+  }
+  s->groups[0] = static_cast<uint32_t>(x == 0 ? 1 : x);
+  s->groups[1] = static_cast<uint32_t>(y == 0 ? 1 : y);
+  s->groups[2] = 1;
+  return Error::Ok;
+}
+
+Step dispatch(const Ctx& c, Shader shader, uint32_t out, uint32_t in0, uint32_t in1 = kNoId,
+              uint32_t in2 = kNoId) {
+  Step s;
+  s.kind = Step::Kind::Dispatch;
+  s.shader = shader;
+  s.op_index = c.op.index;
+  s.buffers[0] = out;
+  s.buffers[1] = in0;
+  s.num_buffers = 2;
+  if (in1 != kNoId) s.buffers[s.num_buffers++] = in1;
+  if (in2 != kNoId) s.buffers[s.num_buffers++] = in2;
+  return s;
+}
+
+uint32_t f2u(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+// ---- elementwise binary ----------------------------------------------------
+
+constexpr size_t kBinaryDims = 6;
+
+// Element strides of `t` read as the output's dims (right-aligned; 0 where
+// t broadcasts). False when t does not broadcast to `out`.
+bool broadcast_strides(const TensorInfo& t, const TensorInfo& out, uint32_t* strides) {
+  if (t.ndim > out.ndim) return false;
+  uint32_t stride = 1;
+  for (uint32_t i = 0; i < out.ndim; ++i) {
+    const uint32_t od = out.ndim - 1 - i;
+    if (i >= t.ndim) {
+      strides[od] = 0;
+      continue;
+    }
+    const uint32_t td = t.ndim - 1 - i;
+    if (t.dims[td] == out.dims[od]) {
+      strides[od] = t.dims[td] == 1 ? 0 : stride;
+    } else if (t.dims[td] == 1) {
+      strides[od] = 0;
+    } else {
+      return false;
+    }
+    stride *= t.dims[td];
+  }
+  return true;
+}
+
+// Whether `out` has exactly the broadcast shape of a and b.
+bool is_broadcast_of(const TensorInfo& a, const TensorInfo& b, const TensorInfo& out) {
+  const uint32_t n = a.ndim > b.ndim ? a.ndim : b.ndim;
+  if (out.ndim != n) return false;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t da = i < a.ndim ? a.dims[a.ndim - 1 - i] : 1;
+    const uint32_t db = i < b.ndim ? b.dims[b.ndim - 1 - i] : 1;
+    if (da != db && da != 1 && db != 1) return false;
+    const uint32_t want = da == 1 ? db : da;
+    if (out.dims[n - 1 - i] != want) return false;
+  }
+  return true;
+}
+
+// `opcode` selects binary.comp's operation.
+Error plan_binary(const Ctx& c, uint32_t opcode, bool has_alpha) {
+  ETR_RETURN_IF_ERROR(expect_args(c, has_alpha ? 4 : 3));
+  const TensorInfo* a;
+  const TensorInfo* b;
+  const TensorInfo* out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", true, &a));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 1, "other", true, &b));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, c.op.args.size() - 1, "out", true, &out));
+  double alpha = 1.0;
+  if (has_alpha) ETR_RETURN_IF_ERROR(scalar_arg(c, 2, "alpha", 1.0, &alpha));
+  if (out->ndim > kBinaryDims) {
+    OP_FAIL(c, Error::NotSupported, "output has %u dims (at most %zu here)", out->ndim,
+            kBinaryDims);
+  }
+  Step s = dispatch(c, Shader::Binary, c.op.args.back(), c.op.args[0], c.op.args[1]);
+  uint32_t* p = s.push;
+  p[0] = static_cast<uint32_t>(out->numel);
+  p[1] = out->ndim;
+  p[2] = opcode;
+  p[3] = f2u(static_cast<float>(alpha));
+  for (uint32_t i = 0; i < out->ndim; ++i) p[4 + i] = out->dims[i];
+  if (!broadcast_strides(*a, *out, p + 4 + kBinaryDims)) {
+    OP_FAIL(c, Error::InvalidProgram, "argument 0 (self) does not broadcast to the output's shape");
+  }
+  if (!broadcast_strides(*b, *out, p + 4 + 2 * kBinaryDims)) {
+    OP_FAIL(c, Error::InvalidProgram,
+            "argument 1 (other) does not broadcast to the output's shape");
+  }
+  if (!is_broadcast_of(*a, *b, *out)) {
+    OP_FAIL(c, Error::InvalidProgram, "output shape is not the broadcast of the inputs' shapes");
+  }
+  ETR_RETURN_IF_ERROR(groups_1d(c, out->numel, 64, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
+}
+
+// ---- elementwise unary -----------------------------------------------------
+
+enum UnaryOp : uint32_t {
+  kRelu = 0,
+  kClamp = 1,
+  kSigmoid = 2,
+  kTanh = 3,
+  kSilu = 4,
+  kGelu = 5,
+  kGeluTanh = 6,
+  kHardswish = 7,
+  kHardsigmoid = 8,
+  kAbs = 9,
+  kNeg = 10,
+  kExp = 11,
+  kSqrt = 12,
+  kRsqrt = 13,
+};
+
+Error emit_unary(const Ctx& c, uint32_t opcode, float p0, float p1) {
+  const TensorInfo* in;
+  const TensorInfo* out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", true, &in));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, c.op.args.size() - 1, "out", true, &out));
+  if (!same_dims(*in, *out)) {
+    OP_FAIL(c, Error::InvalidProgram, "output shape differs from the input's");
+  }
+  Step s = dispatch(c, Shader::Unary, c.op.args.back(), c.op.args[0]);
+  s.push[0] = static_cast<uint32_t>(out->numel);
+  s.push[1] = opcode;
+  s.push[2] = f2u(p0);
+  s.push[3] = f2u(p1);
+  ETR_RETURN_IF_ERROR(groups_1d(c, out->numel, 64, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
+}
+
+Error plan_unary(const Ctx& c, uint32_t opcode) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 2));
+  return emit_unary(c, opcode, 0.0f, 0.0f);
+}
+
+Error plan_hardtanh(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 4));
+  double lo, hi;
+  ETR_RETURN_IF_ERROR(scalar_arg(c, 1, "min_val", -1.0, &lo));
+  ETR_RETURN_IF_ERROR(scalar_arg(c, 2, "max_val", 1.0, &hi));
+  return emit_unary(c, kClamp, static_cast<float>(lo), static_cast<float>(hi));
+}
+
+Error plan_clamp(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 4));
+  const double inf = std::numeric_limits<double>::infinity();
+  double lo, hi;
+  ETR_RETURN_IF_ERROR(scalar_arg(c, 1, "min", -inf, &lo));
+  ETR_RETURN_IF_ERROR(scalar_arg(c, 2, "max", inf, &hi));
+  return emit_unary(c, kClamp, static_cast<float>(lo), static_cast<float>(hi));
+}
+
+Error plan_gelu(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 3));
+  const Value& v = c.g.values[c.op.args[1]];
+  uint32_t opcode = kGelu;
+  if (v.kind == Kind::String) {
+    if (v.string == "tanh") {
+      opcode = kGeluTanh;
+    } else if (v.string != "none") {
+      OP_FAIL(c, Error::InvalidProgram,
+              "argument 1 (approximate): '%s' is neither 'none' nor 'tanh'", v.string.c_str());
+    }
+  } else if (v.kind != Kind::Null) {
+    OP_FAIL(c, Error::InvalidProgram, "argument 1 (approximate): value %u is a %s, not a String",
+            c.op.args[1], to_string(v.kind));
+  }
+  return emit_unary(c, opcode, 0.0f, 0.0f);
+}
+
+// ---- matrix products -------------------------------------------------------
+
+struct MatmulParams {
+  uint32_t M, N, K, batch;
+  uint32_t a_batch, a_m, a_k, b_batch, b_k, b_n, c_m, c_n;
+  bool has_bias;
+  float alpha, beta;
+};
+
+Error emit_matmul(const Ctx& c, const MatmulParams& mp, const TensorInfo& out, uint32_t a,
+                  uint32_t b, uint32_t bias) {
+  if (out.numel != uint64_t{mp.M} * mp.N * mp.batch) {
+    OP_FAIL(c, Error::InvalidProgram, "output has %llu elements, expected %u x %u x %u",
+            static_cast<unsigned long long>(out.numel), mp.batch, mp.M, mp.N);
+  }
+  Step s = dispatch(c, Shader::Matmul, c.op.args.back(), a, b, mp.has_bias ? bias : a);
+  const uint32_t v[14] = {mp.M,          mp.N,        mp.K,   mp.has_bias ? 1u : 0u,
+                          mp.a_batch,    mp.a_m,      mp.a_k, mp.b_batch,
+                          mp.b_k,        mp.b_n,      mp.c_m, mp.c_n,
+                          f2u(mp.alpha), f2u(mp.beta)};
+  std::memcpy(s.push, v, sizeof(v));
+  s.groups[0] = (mp.N + 7) / 8;
+  s.groups[1] = (mp.M + 7) / 8;
+  s.groups[2] = mp.batch;
+  for (int i = 0; i < 3; ++i) {
+    if (s.groups[i] > c.limits.max_groups[i] || s.groups[i] == 0) {
+      if (s.groups[i] == 0) {
+        s.groups[i] = 1;
+        continue;
+      }
+      OP_FAIL(c, Error::NotSupported,
+              "dispatch of %u workgroups along axis %d exceeds the device's limit (%u)",
+              s.groups[i], i, c.limits.max_groups[i]);
+    }
+  }
+  if (mp.M == 0 || mp.N == 0 || mp.batch == 0) return Error::Ok;  // nothing to compute
+  c.steps->push_back(s);
+  return Error::Ok;
+}
+
+// Bias of an [M, N] product: 1-D [N], or 2-D [M|1, N|1]; sets its strides.
+Error bias_strides(const Ctx& c, const TensorInfo& bias, uint32_t M, uint32_t N, MatmulParams* mp) {
+  uint32_t bm = 1, bn = 1;
+  if (bias.ndim == 1) {
+    bn = bias.dims[0];
+  } else if (bias.ndim == 2) {
+    bm = bias.dims[0];
+    bn = bias.dims[1];
+  } else if (bias.ndim != 0) {
+    OP_FAIL(c, Error::InvalidProgram, "bias has %u dims (0, 1 or 2 expected)", bias.ndim);
+  }
+  if ((bm != 1 && bm != M) || (bn != 1 && bn != N)) {
+    OP_FAIL(c, Error::InvalidProgram, "bias [%u, %u] does not broadcast to [%u, %u]", bm, bn, M, N);
+  }
+  mp->c_n = bn == 1 ? 0 : 1;
+  mp->c_m = bm == 1 ? 0 : bn;
+  mp->has_bias = true;
+  return Error::Ok;
+}
+
+// aten.linear.default(input [..., K], weight [N, K], bias [N]?, out [..., N])
+Error plan_linear(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 4));
+  const TensorInfo *in, *w, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "input", true, &in));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 1, "weight", true, &w));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 3, "out", true, &out));
+  if (in->ndim < 1 || w->ndim != 2 || w->dims[1] != in->dims[in->ndim - 1]) {
+    OP_FAIL(c, Error::InvalidProgram, "weight must be [N, K] with K the input's last dim");
+  }
+  MatmulParams mp = {};
+  mp.K = w->dims[1];
+  mp.N = w->dims[0];
+  mp.M = mp.K == 0 ? 0 : static_cast<uint32_t>(in->numel / mp.K);
+  mp.batch = 1;
+  mp.a_m = mp.K;
+  mp.a_k = 1;
+  mp.b_k = 1;
+  mp.b_n = mp.K;
+  mp.alpha = 1.0f;
+  mp.beta = 1.0f;
+  if (out->ndim != in->ndim || out->dims[out->ndim - 1] != mp.N) {
+    OP_FAIL(c, Error::InvalidProgram, "output must be the input's shape with last dim %u", mp.N);
+  }
+  uint32_t bias_id = kNoId;
+  if (c.g.values[c.op.args[2]].kind != Kind::Null) {
+    const TensorInfo* bias;
+    ETR_RETURN_IF_ERROR(tensor_arg(c, 2, "bias", true, &bias));
+    ETR_RETURN_IF_ERROR(bias_strides(c, *bias, mp.M, mp.N, &mp));
+    bias_id = c.op.args[2];
+  }
+  return emit_matmul(c, mp, *out, c.op.args[0], c.op.args[1], bias_id);
+}
+
+// aten.mm.default(self [M, K], mat2 [K, N], out) and
+// aten.addmm.default(bias, mat1, mat2, beta, alpha, out)
+Error plan_mm(const Ctx& c, bool addmm) {
+  ETR_RETURN_IF_ERROR(expect_args(c, addmm ? 6 : 3));
+  const size_t ia = addmm ? 1 : 0;
+  const TensorInfo *a, *b, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, ia, "mat1", true, &a));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, ia + 1, "mat2", true, &b));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, c.op.args.size() - 1, "out", true, &out));
+  if (a->ndim != 2 || b->ndim != 2 || a->dims[1] != b->dims[0] || out->ndim != 2 ||
+      out->dims[0] != a->dims[0] || out->dims[1] != b->dims[1]) {
+    OP_FAIL(c, Error::InvalidProgram, "shapes disagree: [M, K] @ [K, N] -> [M, N] expected");
+  }
+  MatmulParams mp = {};
+  mp.M = a->dims[0];
+  mp.K = a->dims[1];
+  mp.N = b->dims[1];
+  mp.batch = 1;
+  mp.a_m = mp.K;
+  mp.a_k = 1;
+  mp.b_k = mp.N;
+  mp.b_n = 1;
+  mp.alpha = 1.0f;
+  mp.beta = 1.0f;
+  uint32_t bias_id = kNoId;
+  if (addmm) {
+    const TensorInfo* bias;
+    ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", true, &bias));
+    ETR_RETURN_IF_ERROR(bias_strides(c, *bias, mp.M, mp.N, &mp));
+    double beta, alpha;
+    ETR_RETURN_IF_ERROR(scalar_arg(c, 3, "beta", 1.0, &beta));
+    ETR_RETURN_IF_ERROR(scalar_arg(c, 4, "alpha", 1.0, &alpha));
+    mp.beta = static_cast<float>(beta);
+    mp.alpha = static_cast<float>(alpha);
+    bias_id = c.op.args[0];
+  }
+  return emit_matmul(c, mp, *out, c.op.args[ia], c.op.args[ia + 1], bias_id);
+}
+
+// aten.bmm.default(self [B, M, K], mat2 [B, K, N], out [B, M, N])
+Error plan_bmm(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 3));
+  const TensorInfo *a, *b, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", true, &a));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 1, "mat2", true, &b));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 2, "out", true, &out));
+  if (a->ndim != 3 || b->ndim != 3 || a->dims[0] != b->dims[0] || a->dims[2] != b->dims[1] ||
+      out->ndim != 3 || out->dims[0] != a->dims[0] || out->dims[1] != a->dims[1] ||
+      out->dims[2] != b->dims[2]) {
+    OP_FAIL(c, Error::InvalidProgram,
+            "shapes disagree: [B, M, K] @ [B, K, N] -> [B, M, N] expected");
+  }
+  MatmulParams mp = {};
+  mp.batch = a->dims[0];
+  mp.M = a->dims[1];
+  mp.K = a->dims[2];
+  mp.N = b->dims[2];
+  mp.a_batch = mp.M * mp.K;
+  mp.a_m = mp.K;
+  mp.a_k = 1;
+  mp.b_batch = mp.K * mp.N;
+  mp.b_k = mp.N;
+  mp.b_n = 1;
+  mp.alpha = 1.0f;
+  mp.beta = 1.0f;
+  return emit_matmul(c, mp, *out, c.op.args[0], c.op.args[1], kNoId);
+}
+
+// ---- softmax ---------------------------------------------------------------
+
+// aten._softmax.default / aten._log_softmax.default(self, dim, half_to_float, out)
+Error plan_softmax(const Ctx& c, bool log) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 4));
+  const TensorInfo *in, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", true, &in));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 3, "out", true, &out));
+  if (!same_dims(*in, *out)) {
+    OP_FAIL(c, Error::InvalidProgram, "output shape differs from the input's");
+  }
+  const Value& dv = c.g.values[c.op.args[1]];
+  if (dv.kind != Kind::Int) {
+    OP_FAIL(c, Error::InvalidProgram, "argument 1 (dim): value %u is a %s, not an Int",
+            c.op.args[1], to_string(dv.kind));
+  }
+  const int64_t nd = in->ndim == 0 ? 1 : in->ndim;
+  int64_t dim = dv.int_value < 0 ? dv.int_value + nd : dv.int_value;
+  if (dim < 0 || dim >= nd) {
+    OP_FAIL(c, Error::InvalidProgram, "argument 1 (dim): %lld out of range for %u dims",
+            static_cast<long long>(dv.int_value), in->ndim);
+  }
+  uint64_t outer = 1, inner = 1;
+  const uint32_t size = in->ndim == 0 ? 1 : in->dims[dim];
+  for (int64_t i = 0; i < dim; ++i) outer *= in->dims[i];
+  for (int64_t i = dim + 1; i < static_cast<int64_t>(in->ndim); ++i) inner *= in->dims[i];
+  Step s = dispatch(c, Shader::Softmax, c.op.args[3], c.op.args[0]);
+  s.push[0] = static_cast<uint32_t>(outer);
+  s.push[1] = size;
+  s.push[2] = static_cast<uint32_t>(inner);
+  s.push[3] = log ? 1u : 0u;
+  if (in->numel == 0) return Error::Ok;
+  ETR_RETURN_IF_ERROR(groups_1d(c, outer * inner, 64, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
+}
+
+// ---- data movement ---------------------------------------------------------
+
+// Operators whose output holds the input's bytes unchanged (same element
+// count and dtype): views and copies of a contiguous buffer.
+Error plan_byte_copy(const Ctx& c) {
+  const TensorInfo *in, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", false, &in));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, c.op.args.size() - 1, "out", false, &out));
+  if (in->numel != out->numel || in->dtype != out->dtype) {
+    OP_FAIL(c, Error::InvalidProgram,
+            "output (%s, %llu elements) does not hold the input's data (%s, %llu elements)",
+            to_string(out->dtype), static_cast<unsigned long long>(out->numel),
+            to_string(in->dtype), static_cast<unsigned long long>(in->numel));
+  }
+  Step s;
+  s.kind = Step::Kind::Copy;
+  s.op_index = c.op.index;
+  s.buffers[0] = c.op.args.back();
+  s.buffers[1] = c.op.args[0];
+  s.num_buffers = 2;
+  s.copy_bytes = in->nbytes();
+  if (s.copy_bytes > 0) c.steps->push_back(s);
+  return Error::Ok;
+}
+
+// et_vk.prepack.default(constant, out): the output is the constant itself
+// (uploaded once at init), so no step runs.
+Error plan_prepack(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 2));
+  const TensorInfo *in, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", false, &in));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 1, "out", false, &out));
+  if (in->constant_id < 0) return plan_byte_copy(c);
+  if (in->numel != out->numel || in->dtype != out->dtype) {
+    OP_FAIL(c, Error::InvalidProgram, "output does not match the constant's dtype and size");
+  }
+  if (out->constant_id >= 0) {
+    OP_FAIL(c, Error::InvalidProgram, "output value %u is itself a constant", c.op.args[1]);
+  }
+  (*c.alias)[c.op.args[1]] = c.op.args[0];
+  return Error::Ok;
+}
+
+// aten.permute_copy.default(self, dims, out)
+Error plan_permute(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 3));
+  const TensorInfo *in, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", false, &in));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 2, "out", false, &out));
+  if (element_size(in->dtype) != 4 || in->dtype != out->dtype) {
+    OP_FAIL(c, Error::NotSupported, "only 32-bit elements are permuted here (%s)",
+            to_string(in->dtype));
+  }
+  const Value& dv = c.g.values[c.op.args[1]];
+  if (dv.kind != Kind::IntList || dv.ints.size() != in->ndim || out->ndim != in->ndim) {
+    OP_FAIL(c, Error::InvalidProgram, "argument 1 (dims) must list each of the %u dims", in->ndim);
+  }
+  uint32_t in_strides[kMaxDims];
+  uint32_t stride = 1;
+  for (uint32_t i = in->ndim; i-- > 0;) {
+    in_strides[i] = stride;
+    stride *= in->dims[i];
+  }
+  Step s = dispatch(c, Shader::CopyStrided, c.op.args[2], c.op.args[0]);
+  s.push[0] = static_cast<uint32_t>(out->numel);
+  s.push[1] = out->ndim;
+  bool seen[kMaxDims] = {};
+  for (uint32_t i = 0; i < in->ndim; ++i) {
+    int64_t p = dv.ints[i];
+    if (p < 0) p += in->ndim;
+    if (p < 0 || p >= static_cast<int64_t>(in->ndim) || seen[p]) {
+      OP_FAIL(c, Error::InvalidProgram, "argument 1 (dims): entry %u (%lld) is not a permutation",
+              i, static_cast<long long>(dv.ints[i]));
+    }
+    seen[p] = true;
+    if (out->dims[i] != in->dims[p]) {
+      OP_FAIL(c, Error::InvalidProgram, "output dim %u is %u, the permuted input has %u", i,
+              out->dims[i], in->dims[p]);
+    }
+    s.push[2 + i] = out->dims[i];
+    s.push[2 + kMaxDims + i] = in_strides[p];
+  }
+  if (out->numel == 0) return Error::Ok;
+  ETR_RETURN_IF_ERROR(groups_1d(c, out->numel, 64, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
+}
+
+// ---- the table -------------------------------------------------------------
+
+using PlanFn = Error (*)(const Ctx&);
+
+struct OpKind {
+  const char* name;
+  PlanFn plan;
+};
+
+const OpKind kOps[] = {
+    {"aten.add.Tensor", [](const Ctx& c) { return plan_binary(c, 0, true); }},
+    {"aten.sub.Tensor", [](const Ctx& c) { return plan_binary(c, 1, true); }},
+    {"aten.mul.Tensor", [](const Ctx& c) { return plan_binary(c, 2, false); }},
+    {"aten.div.Tensor", [](const Ctx& c) { return plan_binary(c, 3, false); }},
+    {"aten.maximum.default", [](const Ctx& c) { return plan_binary(c, 4, false); }},
+    {"aten.minimum.default", [](const Ctx& c) { return plan_binary(c, 5, false); }},
+    {"aten.pow.Tensor_Tensor", [](const Ctx& c) { return plan_binary(c, 6, false); }},
+    {"aten.relu.default", [](const Ctx& c) { return plan_unary(c, kRelu); }},
+    {"aten.sigmoid.default", [](const Ctx& c) { return plan_unary(c, kSigmoid); }},
+    {"aten.tanh.default", [](const Ctx& c) { return plan_unary(c, kTanh); }},
+    {"aten.silu.default", [](const Ctx& c) { return plan_unary(c, kSilu); }},
+    {"aten.hardswish.default", [](const Ctx& c) { return plan_unary(c, kHardswish); }},
+    {"aten.hardsigmoid.default", [](const Ctx& c) { return plan_unary(c, kHardsigmoid); }},
+    {"aten.abs.default", [](const Ctx& c) { return plan_unary(c, kAbs); }},
+    {"aten.neg.default", [](const Ctx& c) { return plan_unary(c, kNeg); }},
+    {"aten.exp.default", [](const Ctx& c) { return plan_unary(c, kExp); }},
+    {"aten.sqrt.default", [](const Ctx& c) { return plan_unary(c, kSqrt); }},
+    {"aten.rsqrt.default", [](const Ctx& c) { return plan_unary(c, kRsqrt); }},
+    {"aten.hardtanh.default", plan_hardtanh},
+    {"aten.clamp.default", plan_clamp},
+    {"aten.gelu.default", plan_gelu},
+    {"aten.linear.default", plan_linear},
+    {"aten.mm.default", [](const Ctx& c) { return plan_mm(c, false); }},
+    {"aten.addmm.default", [](const Ctx& c) { return plan_mm(c, true); }},
+    {"aten.bmm.default", plan_bmm},
+    {"aten._softmax.default", [](const Ctx& c) { return plan_softmax(c, false); }},
+    {"aten._log_softmax.default", [](const Ctx& c) { return plan_softmax(c, true); }},
+    {"aten.view_copy.default", plan_byte_copy},
+    {"aten._unsafe_view.default", plan_byte_copy},
+    {"aten.squeeze_copy.dims", plan_byte_copy},
+    {"aten.squeeze_copy.dim", plan_byte_copy},
+    {"aten.squeeze_copy.default", plan_byte_copy},
+    {"aten.unsqueeze_copy.default", plan_byte_copy},
+    {"aten.clone.default", plan_byte_copy},
+    {"aten.alias_copy.default", plan_byte_copy},
+    {"et_vk.prepack.default", plan_prepack},
+    {"aten.permute_copy.default", plan_permute},
+};
+
+const OpKind* find_op(const char* name) {
+  for (const OpKind& k : kOps) {
+    if (std::strcmp(k.name, name) == 0) return &k;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const ShaderInfo& shader_info(Shader s) { return kShaders[static_cast<size_t>(s)]; }
+
+bool is_supported_operator(const char* name) { return find_op(name) != nullptr; }
+
+Error plan_operator(const Graph& g, const Operator& op, const DispatchLimits& limits,
+                    std::vector<Step>* steps, std::vector<uint32_t>* alias) {
+  const OpKind* k = find_op(op.name.c_str());
+  ETR_CHECK_OR_FAIL(k != nullptr, Error::NotSupported,
+                    "VulkanBackend: delegate %zu: operator %u (%s) is not supported",
+                    g.delegate_index, op.index, op.name.c_str());
+  const Ctx c{g, op, limits, steps, alias};
+  // Every output must be a non-constant tensor: nothing writes a constant.
+  const uint32_t out = op.args.back();
+  if (g.values[out].kind == Kind::Tensor && g.values[out].tensor.constant_id >= 0) {
+    OP_FAIL(c, Error::InvalidProgram, "output value %u is a constant", out);
+  }
+  return k->plan(c);
+}
+
+}  // namespace vulkan
+}  // namespace etr

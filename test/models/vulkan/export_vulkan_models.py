@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Export Vulkan-delegated test fixtures with the OFFICIAL ExecuTorch toolchain.
+
+Every program is lowered with the official flow::
+
+    ep  = torch.export.export(model, example_inputs)
+    pte = to_edge_transform_and_lower(ep, partitioner=[VulkanPartitioner()])
+              .to_executorch().buffer
+
+The pip wheel registers no Vulkan backend, so there is no official run to
+compare with: the expected outputs are PyTorch eager (fp32).
+
+Run (from the repository root; writes next to this file)::
+
+    /opt/tv213/bin/python test/models/vulkan/export_vulkan_models.py          # all cases
+    /opt/tv213/bin/python test/models/vulkan/export_vulkan_models.py mlp      # a subset
+
+Outputs (relative to test/models/vulkan/):
+
+* `<case>.pte`
+* `<case>/a_in<i>.npy`, `<case>/a_out<i>.npy` (inputs, eager outputs)
+* `manifest.txt`  same line format as test/models/manifest.txt; tolerance
+  atol = 2e-3 * max|eager output| (rounded up to two digits), rtol = 0
+* `OPS.md`        per case, the operator names each Vulkan payload calls, in
+  chain order (read back from the payload with the official schema)
+
+Every case seeds torch's RNG itself, so re-running gives the same files.
+"""
+import math
+import os
+import sys
+from typing import Callable, Dict, List, Tuple
+
+import numpy as np
+import torch
+from executorch.backends.vulkan.partitioner.vulkan_partitioner import VulkanPartitioner
+from executorch.exir import to_edge_transform_and_lower
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Mlp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l1 = torch.nn.Linear(16, 32)
+        self.l2 = torch.nn.Linear(32, 24)
+        self.l3 = torch.nn.Linear(24, 10)
+
+    def forward(self, x):
+        return self.l3(torch.relu(self.l2(torch.relu(self.l1(x)))))
+
+
+class Elementwise(torch.nn.Module):
+    """Binary ops with broadcasting and alpha, and the unary activations."""
+
+    def forward(self, x, y, z):
+        a = torch.add(x, y, alpha=2.5)  # [2,3,4] + [4]
+        b = torch.sub(a, z, alpha=0.5)  # [2,3,4] - [2,1,4]
+        c = b * torch.sigmoid(x)
+        d = c / (torch.abs(y) + 1.5)
+        e = torch.relu(d) + torch.tanh(c)
+        f = torch.nn.functional.hardtanh(e, -0.75, 0.8) + torch.clamp(d, -1.0, 0.5)
+        g = torch.nn.functional.silu(f) + torch.nn.functional.gelu(e)
+        h = torch.nn.functional.hardswish(g)
+        return h, e
+
+
+class Softmax(torch.nn.Module):
+    def forward(self, x):
+        return torch.softmax(x * 3.0, dim=-1)
+
+
+class Matmul(torch.nn.Module):
+    """bmm, mm and a reshape around them."""
+
+    def forward(self, a, b, w):
+        c = torch.bmm(a, b)  # [2,5,6] @ [2,6,7]
+        d = c.reshape(10, 7)
+        return torch.mm(d, w)  # [10,7] @ [7,3]
+
+
+class Partial(torch.nn.Module):
+    """A linear layer (Vulkan), cumsum (not taken: CPU kernel), another linear (Vulkan)."""
+
+    def __init__(self):
+        super().__init__()
+        self.l1 = torch.nn.Linear(8, 12)
+        self.l2 = torch.nn.Linear(12, 5)
+
+    def forward(self, x):
+        h = torch.relu(self.l1(x))
+        h = torch.cumsum(h, dim=-1)
+        return torch.sigmoid(self.l2(h))
+
+
+def cases() -> Dict[str, Tuple[Callable[[], torch.nn.Module], Callable[[], Tuple[torch.Tensor, ...]]]]:
+    return {
+        "mlp": (Mlp, lambda: (torch.randn(4, 16),)),
+        "elementwise": (
+            Elementwise,
+            lambda: (torch.randn(2, 3, 4), torch.randn(4), torch.randn(2, 1, 4)),
+        ),
+        "softmax": (Softmax, lambda: (torch.randn(3, 4, 9),)),
+        "matmul": (
+            Matmul,
+            lambda: (torch.randn(2, 5, 6), torch.randn(2, 6, 7), torch.randn(7, 3)),
+        ),
+        "partial": (Partial, lambda: (torch.randn(3, 8),)),
+    }
+
+
+def round_up2(x: float) -> float:
+    """x rounded UP to two significant digits (stable manifest numbers)."""
+    if x <= 0:
+        return 1e-6
+    e = math.floor(math.log10(x)) - 1
+    return math.ceil(x / 10**e) * 10**e
+
+
+def save_npy(path: str, t: torch.Tensor) -> None:
+    np.save(path, np.ascontiguousarray(t.detach().contiguous().numpy()), allow_pickle=False)
+
+
+def vulkan_ops(pte: bytes) -> List[List[str]]:
+    """Operator names of every Vulkan payload in the program, in chain order."""
+    from executorch.backends.vulkan.serialization.vulkan_graph_serialize import (
+        extract_vk_flatbuffer,
+        flatbuffer_to_vk_graph,
+    )
+    from executorch.exir._serialize._program import deserialize_pte_binary
+
+    prog = deserialize_pte_binary(pte)
+    prog = getattr(prog, "program", prog)
+    out = []
+    for plan in prog.execution_plan:
+        for d in plan.delegates:
+            if d.id != "VulkanBackend":
+                continue
+            loc = d.processed
+            data = prog.backend_delegate_data[loc.index].data
+            g = flatbuffer_to_vk_graph(extract_vk_flatbuffer(data))
+            out.append([c.name for c in g.chain])
+    return out
+
+
+def export_case(name: str, make_model, make_inputs) -> Tuple[str, List[str]]:
+    torch.manual_seed(0)
+    model = make_model().eval()
+    inputs = make_inputs()
+    with torch.no_grad():
+        expected = model(*inputs)
+    if isinstance(expected, torch.Tensor):
+        expected = (expected,)
+    ep = torch.export.export(model, inputs)
+    et = to_edge_transform_and_lower(ep, partitioner=[VulkanPartitioner()]).to_executorch()
+    pte = et.buffer
+    with open(os.path.join(HERE, f"{name}.pte"), "wb") as f:
+        f.write(pte)
+    d = os.path.join(HERE, name)
+    os.makedirs(d, exist_ok=True)
+    ins, outs = [], []
+    for i, t in enumerate(inputs):
+        save_npy(os.path.join(d, f"a_in{i}.npy"), t)
+        ins.append(f"{name}/a_in{i}.npy")
+    scale = 0.0
+    for i, t in enumerate(expected):
+        save_npy(os.path.join(d, f"a_out{i}.npy"), t)
+        outs.append(f"{name}/a_out{i}.npy")
+        scale = max(scale, float(t.abs().max()))
+    atol = round_up2(2e-3 * scale)
+    line = (
+        f"# {name}/forward/a: output scale max|eager| = {scale:.3g}; atol = 2e-3*scale = {atol:.2g}\n"
+        f"pte={name}.pte method=forward inputs={','.join(ins)} expected={','.join(outs)} "
+        f"executions=2 rtol=0 atol={atol:.2g}"
+    )
+    ops = vulkan_ops(pte)
+    md = [f"## {name}", ""]
+    for k, chain in enumerate(ops):
+        md.append(f"delegate {k}: " + ", ".join(chain))
+    md.append("")
+    return line, md
+
+
+HEADER = """# Test manifest for the Vulkan-delegated fixtures in this directory (generated by export_vulkan_models.py).
+# One check per line: whitespace-separated key=value tokens
+#   pte=<file> method=<name> inputs=<paths|-> expected=<paths|-> executions=<N> rtol=<r> atol=<a>
+# Load the method fresh, set the inputs, execute it N times with the same inputs,
+# then compare the outputs of the LAST execution with the expected files (PyTorch eager).
+# Tolerance: fp32 within 2e-3 of the output's scale (atol = 2e-3 * max|expected|, rtol = 0).
+"""
+
+
+def main(argv: List[str]) -> None:
+    all_cases = cases()
+    names = argv or list(all_cases)
+    lines: Dict[str, str] = {}
+    mds: Dict[str, List[str]] = {}
+    for n in names:
+        line, md = export_case(n, *all_cases[n])
+        lines[n] = line
+        mds[n] = md
+        print(line)
+        print("\n".join(md))
+    # Keep other cases' lines when only a subset was exported.
+    manifest = os.path.join(HERE, "manifest.txt")
+    old: Dict[str, str] = {}
+    if os.path.exists(manifest):
+        cur = None
+        for l in open(manifest).read().split("\n## case ")[1:]:
+            cur = l.split("\n", 1)
+            old[cur[0].strip()] = cur[1].strip()
+    with open(manifest, "w") as f:
+        f.write(HEADER)
+        for n in all_cases:
+            body = lines.get(n) or old.get(n)
+            if body:
+                f.write(f"\n## case {n}\n{body}\n")
+    ops_md = os.path.join(HERE, "OPS.md")
+    old_md: Dict[str, str] = {}
+    if os.path.exists(ops_md):
+        for part in open(ops_md).read().split("\n## ")[1:]:
+            old_md[part.split("\n", 1)[0].strip()] = "## " + part.strip() + "\n"
+    with open(ops_md, "w") as f:
+        f.write("# Operators in each Vulkan payload (generated by export_vulkan_models.py)\n\n")
+        for n in all_cases:
+            if n in mds:
+                f.write("\n".join(mds[n]) + "\n")
+            elif n in old_md:
+                f.write(old_md[n] + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
