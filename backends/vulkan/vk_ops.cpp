@@ -5,8 +5,11 @@
 #include <limits>
 
 #include "backends/vulkan/spirv/binary.h"
+#include "backends/vulkan/spirv/conv2d.h"
 #include "backends/vulkan/spirv/copy_strided.h"
 #include "backends/vulkan/spirv/matmul.h"
+#include "backends/vulkan/spirv/pool2d.h"
+#include "backends/vulkan/spirv/reduce.h"
 #include "backends/vulkan/spirv/softmax.h"
 #include "backends/vulkan/spirv/unary.h"
 #include "runtime/platform/log.h"
@@ -21,6 +24,9 @@ const ShaderInfo kShaders[kNumShaders] = {
     {"matmul", kSpirv_matmul, kSpirv_matmul_words, 4, 56, 8},
     {"softmax", kSpirv_softmax, kSpirv_softmax_words, 2, 16, 64},
     {"copy_strided", kSpirv_copy_strided, kSpirv_copy_strided_words, 2, 72, 64},
+    {"conv2d", kSpirv_conv2d, kSpirv_conv2d_words, 4, 76, 64},
+    {"pool2d", kSpirv_pool2d, kSpirv_pool2d_words, 2, 64, 64},
+    {"reduce", kSpirv_reduce, kSpirv_reduce_words, 2, 16, 64},
 };
 
 // What a descriptor needs to name the place of a refusal.
@@ -564,6 +570,312 @@ Error plan_permute(const Ctx& c) {
   return Error::Ok;
 }
 
+// ---- convolution and pooling -----------------------------------------------
+
+// An IntList argument of 1 or 2 entries as (h, w); a single entry is both.
+// `empty_as` fills an empty list (pooling's stride defaults to the kernel).
+Error pair_arg(const Ctx& c, size_t a, const char* field, const uint32_t* empty_as,
+               int64_t min_value, int64_t out[2]) {
+  const Value& v = c.g.values[c.op.args[a]];
+  if (v.kind != Kind::IntList) {
+    OP_FAIL(c, Error::InvalidProgram, "argument %zu (%s): value %u is a %s, not an IntList", a,
+            field, c.op.args[a], to_string(v.kind));
+  }
+  if (v.ints.empty() && empty_as != nullptr) {
+    out[0] = empty_as[0];
+    out[1] = empty_as[1];
+    return Error::Ok;
+  }
+  if (v.ints.size() != 1 && v.ints.size() != 2) {
+    OP_FAIL(c, Error::InvalidProgram, "argument %zu (%s): %zu entries (1 or 2 expected)", a, field,
+            v.ints.size());
+  }
+  out[0] = v.ints[0];
+  out[1] = v.ints.size() == 2 ? v.ints[1] : v.ints[0];
+  for (int i = 0; i < 2; ++i) {
+    if (out[i] < min_value || out[i] > (int64_t{1} << 20)) {
+      OP_FAIL(c, Error::InvalidProgram, "argument %zu (%s): entry %d is %lld", a, field, i,
+              static_cast<long long>(out[i]));
+    }
+  }
+  return Error::Ok;
+}
+
+// Output size of a window sweep along one dim (PyTorch's rule; with
+// ceil_mode the last window must start inside the input or its left pad).
+int64_t window_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+  const int64_t span = in + 2 * p - d * (k - 1) - 1;
+  if (span < 0) return 0;
+  int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  if (ceil_mode && (out - 1) * s >= in + p) --out;
+  return out;
+}
+
+bool bool_arg(const Ctx& c, size_t a, bool* out) {
+  const Value& v = c.g.values[c.op.args[a]];
+  if (v.kind != Kind::Bool) return false;
+  *out = v.bool_value;
+  return true;
+}
+
+// aten.convolution.default(input, weight, bias, stride, padding, dilation,
+// transposed, output_padding, groups, out) and et_vk.conv_with_clamp.default
+// (the same, then output_min, output_max).
+Error plan_conv(const Ctx& c, bool with_clamp) {
+  ETR_RETURN_IF_ERROR(expect_args(c, with_clamp ? 12 : 10));
+  const TensorInfo *in, *w, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "input", true, &in));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 1, "weight", true, &w));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, c.op.args.size() - 1, "out", true, &out));
+  bool transposed = false;
+  if (!bool_arg(c, 6, &transposed)) {
+    OP_FAIL(c, Error::InvalidProgram, "argument 6 (transposed) is not a Bool");
+  }
+  if (transposed) OP_FAIL(c, Error::NotSupported, "transposed convolution is not supported yet");
+  if (in->ndim != 4 || w->ndim != 4 || out->ndim != 4) {
+    OP_FAIL(c, Error::NotSupported, "only 2-D convolutions (4-D input, weight, output) run here");
+  }
+  int64_t stride[2], pad[2], dil[2];
+  ETR_RETURN_IF_ERROR(pair_arg(c, 3, "stride", nullptr, 1, stride));
+  ETR_RETURN_IF_ERROR(pair_arg(c, 4, "padding", nullptr, 0, pad));
+  ETR_RETURN_IF_ERROR(pair_arg(c, 5, "dilation", nullptr, 1, dil));
+  const Value& gv = c.g.values[c.op.args[8]];
+  if (gv.kind != Kind::Int || gv.int_value < 1) {
+    OP_FAIL(c, Error::InvalidProgram, "argument 8 (groups) must be a positive Int");
+  }
+  const uint32_t groups = static_cast<uint32_t>(gv.int_value);
+  const uint32_t N = in->dims[0], C = in->dims[1], H = in->dims[2], W = in->dims[3];
+  const uint32_t OC = w->dims[0];
+  if (C % groups != 0 || OC % groups != 0 || w->dims[1] != C / groups) {
+    OP_FAIL(c, Error::InvalidProgram,
+            "weight [%u, %u, %u, %u] does not fit %u input channels in %u groups", w->dims[0],
+            w->dims[1], w->dims[2], w->dims[3], C, groups);
+  }
+  const int64_t OH = window_out(H, w->dims[2], stride[0], pad[0], dil[0], false);
+  const int64_t OW = window_out(W, w->dims[3], stride[1], pad[1], dil[1], false);
+  if (out->dims[0] != N || out->dims[1] != OC || out->dims[2] != OH || out->dims[3] != OW) {
+    OP_FAIL(c, Error::InvalidProgram, "output [%u, %u, %u, %u] should be [%u, %u, %lld, %lld]",
+            out->dims[0], out->dims[1], out->dims[2], out->dims[3], N, OC,
+            static_cast<long long>(OH), static_cast<long long>(OW));
+  }
+  uint32_t bias_id = kNoId;
+  if (c.g.values[c.op.args[2]].kind != Kind::Null) {
+    const TensorInfo* bias;
+    ETR_RETURN_IF_ERROR(tensor_arg(c, 2, "bias", true, &bias));
+    if (bias->numel != OC) {
+      OP_FAIL(c, Error::InvalidProgram, "bias has %llu elements, expected %u",
+              static_cast<unsigned long long>(bias->numel), OC);
+    }
+    bias_id = c.op.args[2];
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  double lo = -inf, hi = inf;
+  if (with_clamp) {
+    ETR_RETURN_IF_ERROR(scalar_arg(c, 9, "output_min", -inf, &lo));
+    ETR_RETURN_IF_ERROR(scalar_arg(c, 10, "output_max", inf, &hi));
+  }
+  Step s = dispatch(c, Shader::Conv2d, c.op.args.back(), c.op.args[0], c.op.args[1],
+                    bias_id == kNoId ? c.op.args[0] : bias_id);
+  const uint32_t v[19] = {static_cast<uint32_t>(out->numel),
+                          C,
+                          H,
+                          W,
+                          OC,
+                          static_cast<uint32_t>(OH),
+                          static_cast<uint32_t>(OW),
+                          w->dims[2],
+                          w->dims[3],
+                          static_cast<uint32_t>(stride[0]),
+                          static_cast<uint32_t>(stride[1]),
+                          static_cast<uint32_t>(pad[0]),
+                          static_cast<uint32_t>(pad[1]),
+                          static_cast<uint32_t>(dil[0]),
+                          static_cast<uint32_t>(dil[1]),
+                          groups,
+                          bias_id == kNoId ? 0u : 1u,
+                          f2u(static_cast<float>(lo)),
+                          f2u(static_cast<float>(hi))};
+  std::memcpy(s.push, v, sizeof(v));
+  if (out->numel == 0) return Error::Ok;
+  ETR_RETURN_IF_ERROR(groups_1d(c, out->numel, 64, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
+}
+
+// Pooling over a 3-D or 4-D input's last two dims.
+Error emit_pool(const Ctx& c, uint32_t out_id, const TensorInfo& in, const TensorInfo& out,
+                const int64_t k[2], const int64_t st[2], const int64_t pad[2], const int64_t dil[2],
+                bool ceil_mode, bool avg, bool include_pad, int64_t divisor) {
+  if (in.ndim != 3 && in.ndim != 4) {
+    OP_FAIL(c, Error::InvalidProgram, "input has %u dims (3 or 4 expected)", in.ndim);
+  }
+  if (pad[0] * 2 > k[0] || pad[1] * 2 > k[1]) {
+    OP_FAIL(c, Error::InvalidProgram, "padding (%lld, %lld) exceeds half the kernel",
+            static_cast<long long>(pad[0]), static_cast<long long>(pad[1]));
+  }
+  const uint32_t H = in.dims[in.ndim - 2], W = in.dims[in.ndim - 1];
+  const int64_t OH = window_out(H, k[0], st[0], pad[0], dil[0], ceil_mode);
+  const int64_t OW = window_out(W, k[1], st[1], pad[1], dil[1], ceil_mode);
+  bool ok = out.ndim == in.ndim && out.dims[in.ndim - 2] == OH && out.dims[in.ndim - 1] == OW;
+  for (uint32_t i = 0; ok && i + 2 < in.ndim; ++i) ok = out.dims[i] == in.dims[i];
+  if (!ok) {
+    OP_FAIL(c, Error::InvalidProgram,
+            "output shape disagrees with the pooling window (%lld x %lld)",
+            static_cast<long long>(OH), static_cast<long long>(OW));
+  }
+  Step s = dispatch(c, Shader::Pool2d, out_id, c.op.args[0]);
+  const uint32_t v[16] = {static_cast<uint32_t>(out.numel),
+                          H,
+                          W,
+                          static_cast<uint32_t>(OH),
+                          static_cast<uint32_t>(OW),
+                          static_cast<uint32_t>(k[0]),
+                          static_cast<uint32_t>(k[1]),
+                          static_cast<uint32_t>(st[0]),
+                          static_cast<uint32_t>(st[1]),
+                          static_cast<uint32_t>(pad[0]),
+                          static_cast<uint32_t>(pad[1]),
+                          static_cast<uint32_t>(dil[0]),
+                          static_cast<uint32_t>(dil[1]),
+                          avg ? 1u : 0u,
+                          include_pad ? 1u : 0u,
+                          static_cast<uint32_t>(divisor)};
+  std::memcpy(s.push, v, sizeof(v));
+  if (out.numel == 0) return Error::Ok;
+  ETR_RETURN_IF_ERROR(groups_1d(c, out.numel, 64, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
+}
+
+// aten.max_pool2d_with_indices.default(self, kernel_size, stride, padding,
+// dilation, ceil_mode, out: [values, indices]); the indices are not
+// computed, so they may not be read by anything.
+Error plan_max_pool(const Ctx& c, bool with_indices) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 7));
+  const TensorInfo *in, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", true, &in));
+  uint32_t out_id = c.op.args[6];
+  if (with_indices) {
+    const Value& list = c.g.values[out_id];
+    if (list.kind != Kind::ValueList || list.values.size() != 2) {
+      OP_FAIL(c, Error::InvalidProgram, "output %u is not a list of [values, indices]", out_id);
+    }
+    const uint32_t indices = list.values[1];
+    for (const Operator& other : c.g.ops) {
+      for (uint32_t a : other.args) {
+        if (a == indices) {
+          OP_FAIL(c, Error::NotSupported, "the indices (value %u) are read by operator %u", indices,
+                  other.index);
+        }
+      }
+    }
+    for (uint32_t o : c.g.outputs) {
+      if (o == indices) {
+        OP_FAIL(c, Error::NotSupported, "the indices (value %u) are a delegate output", indices);
+      }
+    }
+    out_id = list.values[0];
+  }
+  const Value& ov = c.g.values[out_id];
+  if (ov.kind != Kind::Tensor || ov.tensor.dtype != Dtype::Float32 || ov.tensor.constant_id >= 0) {
+    OP_FAIL(c, Error::InvalidProgram, "output value %u is not a float32 tensor", out_id);
+  }
+  out = &ov.tensor;
+  int64_t k[2], st[2], pad[2], dil[2];
+  ETR_RETURN_IF_ERROR(pair_arg(c, 1, "kernel_size", nullptr, 1, k));
+  const uint32_t kk[2] = {static_cast<uint32_t>(k[0]), static_cast<uint32_t>(k[1])};
+  ETR_RETURN_IF_ERROR(pair_arg(c, 2, "stride", kk, 1, st));
+  ETR_RETURN_IF_ERROR(pair_arg(c, 3, "padding", nullptr, 0, pad));
+  ETR_RETURN_IF_ERROR(pair_arg(c, 4, "dilation", nullptr, 1, dil));
+  bool ceil_mode = false;
+  if (!bool_arg(c, 5, &ceil_mode)) {
+    OP_FAIL(c, Error::InvalidProgram, "argument 5 (ceil_mode) is not a Bool");
+  }
+  return emit_pool(c, out_id, *in, *out, k, st, pad, dil, ceil_mode, false, false, 0);
+}
+
+// aten.avg_pool2d.default(self, kernel_size, stride, padding, ceil_mode,
+// count_include_pad, divisor_override, out)
+Error plan_avg_pool(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 8));
+  const TensorInfo *in, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", true, &in));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 7, "out", true, &out));
+  int64_t k[2], st[2], pad[2];
+  const int64_t dil[2] = {1, 1};
+  ETR_RETURN_IF_ERROR(pair_arg(c, 1, "kernel_size", nullptr, 1, k));
+  const uint32_t kk[2] = {static_cast<uint32_t>(k[0]), static_cast<uint32_t>(k[1])};
+  ETR_RETURN_IF_ERROR(pair_arg(c, 2, "stride", kk, 1, st));
+  ETR_RETURN_IF_ERROR(pair_arg(c, 3, "padding", nullptr, 0, pad));
+  bool ceil_mode = false, include_pad = true;
+  if (!bool_arg(c, 4, &ceil_mode) || !bool_arg(c, 5, &include_pad)) {
+    OP_FAIL(c, Error::InvalidProgram, "arguments 4, 5 (ceil_mode, count_include_pad) must be Bool");
+  }
+  double divisor = 0.0;
+  ETR_RETURN_IF_ERROR(scalar_arg(c, 6, "divisor_override", 0.0, &divisor));
+  if (divisor < 0.0 || divisor > 1e9) {
+    OP_FAIL(c, Error::InvalidProgram, "argument 6 (divisor_override) is %g", divisor);
+  }
+  return emit_pool(c, c.op.args[7], *in, *out, k, st, pad, dil, ceil_mode, true, include_pad,
+                   static_cast<int64_t>(divisor));
+}
+
+// aten.mean.dim / aten.sum.dim_IntList(self, dims, keepdim, dtype, out) and
+// aten.amax.default(self, dims, keepdim, out): the reduced dims must be one
+// consecutive run.
+Error plan_reduce(const Ctx& c, uint32_t opcode, size_t nargs) {
+  ETR_RETURN_IF_ERROR(expect_args(c, nargs));
+  const TensorInfo *in, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", true, &in));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, nargs - 1, "out", true, &out));
+  const Value& dv = c.g.values[c.op.args[1]];
+  bool reduced[kMaxDims] = {};
+  if (dv.kind == Kind::IntList && !dv.ints.empty()) {
+    for (int64_t d : dv.ints) {
+      const int64_t nd = in->ndim;
+      const int64_t dd = d < 0 ? d + nd : d;
+      if (dd < 0 || dd >= nd) {
+        OP_FAIL(c, Error::InvalidProgram, "argument 1 (dim): %lld out of range for %u dims",
+                static_cast<long long>(d), in->ndim);
+      }
+      reduced[dd] = true;
+    }
+  } else if (dv.kind == Kind::Null || dv.kind == Kind::IntList) {
+    for (uint32_t i = 0; i < in->ndim; ++i) reduced[i] = true;  // every dim
+  } else {
+    OP_FAIL(c, Error::InvalidProgram, "argument 1 (dim) is a %s", to_string(dv.kind));
+  }
+  int first = -1, last = -1;
+  for (uint32_t i = 0; i < in->ndim; ++i) {
+    if (!reduced[i]) continue;
+    if (first < 0) first = static_cast<int>(i);
+    if (last >= 0 && last != static_cast<int>(i) - 1) {
+      OP_FAIL(c, Error::NotSupported, "reduced dims are not consecutive");
+    }
+    last = static_cast<int>(i);
+  }
+  uint64_t outer = 1, size = 1, inner = 1;
+  for (uint32_t i = 0; i < in->ndim; ++i) {
+    const int ii = static_cast<int>(i);
+    (ii < first ? outer : (ii <= last && first >= 0 ? size : inner)) *= in->dims[i];
+  }
+  if (out->numel != outer * inner) {
+    OP_FAIL(c, Error::InvalidProgram, "output has %llu elements, expected %llu",
+            static_cast<unsigned long long>(out->numel),
+            static_cast<unsigned long long>(outer * inner));
+  }
+  if (size == 0 && opcode >= 2) OP_FAIL(c, Error::InvalidProgram, "reduction over zero elements");
+  Step s = dispatch(c, Shader::Reduce, c.op.args.back(), c.op.args[0]);
+  s.push[0] = static_cast<uint32_t>(outer);
+  s.push[1] = static_cast<uint32_t>(size);
+  s.push[2] = static_cast<uint32_t>(inner);
+  s.push[3] = opcode;
+  if (out->numel == 0) return Error::Ok;
+  ETR_RETURN_IF_ERROR(groups_1d(c, outer * inner, 64, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
+}
+
 // ---- the table -------------------------------------------------------------
 
 using PlanFn = Error (*)(const Ctx&);
@@ -611,6 +923,15 @@ const OpKind kOps[] = {
     {"aten.alias_copy.default", plan_byte_copy},
     {"et_vk.prepack.default", plan_prepack},
     {"aten.permute_copy.default", plan_permute},
+    {"aten.convolution.default", [](const Ctx& c) { return plan_conv(c, false); }},
+    {"et_vk.conv_with_clamp.default", [](const Ctx& c) { return plan_conv(c, true); }},
+    {"aten.max_pool2d_with_indices.default", [](const Ctx& c) { return plan_max_pool(c, true); }},
+    {"aten.max_pool2d.default", [](const Ctx& c) { return plan_max_pool(c, false); }},
+    {"aten.avg_pool2d.default", plan_avg_pool},
+    {"aten.mean.dim", [](const Ctx& c) { return plan_reduce(c, 1, 5); }},
+    {"aten.sum.dim_IntList", [](const Ctx& c) { return plan_reduce(c, 0, 5); }},
+    {"aten.amax.default", [](const Ctx& c) { return plan_reduce(c, 2, 4); }},
+    {"aten.amin.default", [](const Ctx& c) { return plan_reduce(c, 3, 4); }},
 };
 
 const OpKind* find_op(const char* name) {

@@ -19,7 +19,17 @@
 namespace etr {
 namespace vulkan {
 
-enum class Shader : uint8_t { Binary, Unary, Matmul, Softmax, CopyStrided, Count };
+enum class Shader : uint8_t {
+  Binary,
+  Unary,
+  Matmul,
+  Softmax,
+  CopyStrided,
+  Conv2d,
+  Pool2d,
+  Reduce,
+  Count
+};
 constexpr size_t kNumShaders = static_cast<size_t>(Shader::Count);
 
 struct ShaderInfo {

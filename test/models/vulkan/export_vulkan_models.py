@@ -93,6 +93,36 @@ class Partial(torch.nn.Module):
         return torch.sigmoid(self.l2(h))
 
 
+class Cnn(torch.nn.Module):
+    """Regular, depthwise and pointwise convolutions, pooling, a linear head."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.dw = torch.nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=8)
+        self.pw = torch.nn.Conv2d(8, 12, 1)
+        self.conv2 = torch.nn.Conv2d(12, 6, 3, padding=2, dilation=2, bias=False)
+        self.fc = torch.nn.Linear(6, 5)
+
+    def forward(self, x):
+        h = torch.relu(self.conv1(x))
+        h = torch.nn.functional.max_pool2d(h, 2)
+        h = torch.nn.functional.hardtanh(self.dw(h), 0.0, 6.0)
+        h = self.pw(h)
+        h = torch.nn.functional.avg_pool2d(h, 2, stride=1)
+        h = self.conv2(h)
+        h = h.mean(dim=(2, 3))
+        return self.fc(h)
+
+
+class Permute(torch.nn.Module):
+    """transpose/permute and log_softmax."""
+
+    def forward(self, x):
+        y = x.permute(2, 0, 1) * 2.0
+        return torch.log_softmax(y.transpose(0, 2), dim=1)
+
+
 def cases() -> Dict[str, Tuple[Callable[[], torch.nn.Module], Callable[[], Tuple[torch.Tensor, ...]]]]:
     return {
         "mlp": (Mlp, lambda: (torch.randn(4, 16),)),
@@ -106,6 +136,8 @@ def cases() -> Dict[str, Tuple[Callable[[], torch.nn.Module], Callable[[], Tuple
             lambda: (torch.randn(2, 5, 6), torch.randn(2, 6, 7), torch.randn(7, 3)),
         ),
         "partial": (Partial, lambda: (torch.randn(3, 8),)),
+        "cnn": (Cnn, lambda: (torch.randn(1, 3, 16, 16),)),
+        "permute": (Permute, lambda: (torch.randn(3, 4, 5),)),
     }
 
 
