@@ -90,6 +90,10 @@ Error parse_value(const fb::VkValue* v, uint32_t id, size_t num_constants, size_
   ETR_CHECK_OR_FAIL(type >= 1 && type <= 11, Error::InvalidProgram,
                     "VulkanBackend: delegate %zu: value %u: union type %u is unknown", d, id, type);
   out->kind = static_cast<Kind>(type);
+  // The verifier accepts a union type whose table is absent.
+  ETR_CHECK_OR_FAIL(v->value() != nullptr, Error::InvalidProgram,
+                    "VulkanBackend: delegate %zu: value %u: %s without its table", d, id,
+                    to_string(out->kind));
   switch (out->kind) {
     case Kind::Null: break;
     case Kind::Int: out->int_value = v->value_as_Int()->int_val(); break;
@@ -102,13 +106,21 @@ Error parse_value(const fb::VkValue* v, uint32_t id, size_t num_constants, size_
       break;
     }
     case Kind::IntList: {
+      // Copied bytewise: this flatbuffers' verifier checks a vector's
+      // length word for 4-byte alignment only, so 8-byte items may be misaligned.
       const flatbuffers::Vector<int64_t>* items = v->value_as_IntList()->items();
-      if (items != nullptr) out->ints.assign(items->begin(), items->end());
+      if (items != nullptr && items->size() > 0) {
+        out->ints.resize(items->size());
+        std::memcpy(out->ints.data(), items->Data(), items->size() * sizeof(int64_t));
+      }
       break;
     }
     case Kind::DoubleList: {
       const flatbuffers::Vector<double>* items = v->value_as_DoubleList()->items();
-      if (items != nullptr) out->doubles.assign(items->begin(), items->end());
+      if (items != nullptr && items->size() > 0) {
+        out->doubles.resize(items->size());
+        std::memcpy(out->doubles.data(), items->Data(), items->size() * sizeof(double));
+      }
       break;
     }
     case Kind::BoolList: {
