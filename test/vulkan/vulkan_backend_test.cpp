@@ -11,6 +11,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -20,6 +25,7 @@
 #include "backends/vulkan/schema_generated.h"
 #include "kernels/portable/portable_kernels.h"
 #include "runtime/platform/error_capture.h"
+#include "test/support/fixtures.h"
 #include "test/support/in_process.h"
 
 namespace etr {
@@ -117,6 +123,34 @@ TEST_F(VulkanTest, PipelinesAreCreatedAtInitAndReusedByEveryExecute) {
   }
   EXPECT_EQ(vulkan_pipeline_creations(), after_load);
   EXPECT_EQ(compare_outputs(mlp[0], *lm.method), "");
+}
+
+// Every fixture through executor_runner (a child process: it inherits the
+// lavapipe and validation settings); outputs compared with the same files.
+TEST_F(VulkanTest, FixturesMatchPyTorchThroughExecutorRunner) {
+  const std::vector<FixtureCase> cases = vulkan_cases();
+  ASSERT_GE(cases.size(), 7u);
+  for (const FixtureCase& c : cases) {
+    SCOPED_TRACE(c.line);
+    char dir[] = "/tmp/etr_vulkan_runnerXXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    std::string cmd = std::string(ETR_RUNNER_PATH) + " --model_path=" + c.pte;
+    for (const std::string& in : c.inputs) cmd += " --input=" + in;
+    const std::string log = std::string(dir) + "/log";
+    cmd += std::string(" --output_dir=") + dir + " > " + log + " 2>&1";
+    const int status = std::system(cmd.c_str());
+    Result<std::string> text = read_file(log);
+    const std::string out = text.ok() ? *text : "";
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+    EXPECT_EQ(out.find("VulkanBackend: validation"), std::string::npos) << out;
+    for (size_t i = 0; i < c.expected.size(); ++i) {
+      const std::string got = std::string(dir) + "/output_" + std::to_string(i) + ".npy";
+      EXPECT_EQ(compare_output_files(got, c.expected[i], c.rtol, c.atol), Error::Ok) << got;
+      std::remove(got.c_str());
+    }
+    std::remove(log.c_str());
+    ::rmdir(dir);
+  }
 }
 
 // ---- hand-built payloads ----------------------------------------------------
@@ -324,6 +358,50 @@ TEST_F(VulkanTest, EverySingleByteCorruptionIsHandled) {
       EXPECT_NE(msg.find("VulkanBackend: delegate 0:"), std::string::npos) << i << ": " << msg;
     }
   }
+}
+
+// Sets an environment variable for one scope, restoring the old value.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_) {
+      setenv(name_, old_.c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
+
+TEST_F(VulkanTest, AnOutOfRangeDeviceIndexFailsInitNamingIt) {
+  ScopedEnv env("ETR_VULKAN_DEVICE", "7");
+  std::string msg;
+  EXPECT_EQ(init_payload(make_payload(PayloadSpec{}), &msg), Error::NotSupported);
+  EXPECT_NE(msg.find("ETR_VULKAN_DEVICE='7' is not a device index"), std::string::npos) << msg;
+}
+
+TEST_F(VulkanTest, DeviceZeroCanBeChosenExplicitly) {
+  ScopedEnv env("ETR_VULKAN_DEVICE", "0");
+  std::string msg;
+  EXPECT_EQ(init_payload(make_payload(PayloadSpec{}), &msg), Error::Ok) << msg;
+}
+
+TEST_F(VulkanTest, NoDriverFailsInitNamingTheReason) {
+  ScopedEnv icd("VK_ICD_FILENAMES", "/nonexistent/no_such_icd.json");
+  ScopedEnv validation("ETR_VULKAN_VALIDATION", "0");
+  std::string msg;
+  EXPECT_EQ(init_payload(make_payload(PayloadSpec{}), &msg), Error::NotSupported);
+  EXPECT_NE(msg.find("VulkanBackend: delegate 0: no Vulkan"), std::string::npos) << msg;
 }
 
 }  // namespace
