@@ -390,6 +390,47 @@ Error build(Delegate* d, BackendInitContext& ctx, FreeableBuffer* processed) {
   return record(d);
 }
 
+// The exporter narrows 64-bit inputs and outputs to 32 bits on the device
+// (staging int32 for an int64 tensor, float32 for float64); the host side
+// converts while copying.
+bool widened(Dtype staging, ScalarType host) {
+  return (staging == Dtype::Int32 && host == ScalarType::Long) ||
+         (staging == Dtype::Float32 && host == ScalarType::Double);
+}
+
+// Copies n elements between a host tensor and a staging buffer, narrowing
+// (to_staging) or widening 64-bit host elements; a plain copy otherwise.
+void copy_staging(const Tensor& host, void* staging, bool to_staging) {
+  const size_t n = static_cast<size_t>(host.numel());
+  if (host.dtype() == ScalarType::Long) {
+    int64_t* h = static_cast<int64_t*>(host.mutable_data());
+    int32_t* g = static_cast<int32_t*>(staging);
+    for (size_t i = 0; i < n; ++i) {
+      if (to_staging) {
+        g[i] = static_cast<int32_t>(h[i]);
+      } else {
+        h[i] = g[i];
+      }
+    }
+  } else if (host.dtype() == ScalarType::Double) {
+    double* h = static_cast<double*>(host.mutable_data());
+    float* g = static_cast<float*>(staging);
+    for (size_t i = 0; i < n; ++i) {
+      if (to_staging) {
+        g[i] = static_cast<float>(h[i]);
+      } else {
+        h[i] = g[i];
+      }
+    }
+  } else if (host.nbytes() > 0) {
+    if (to_staging) {
+      std::memcpy(staging, host.const_data(), host.nbytes());
+    } else {
+      std::memcpy(host.mutable_data(), staging, host.nbytes());
+    }
+  }
+}
+
 // Checks an argument tensor against a graph input/output and returns it.
 Result<Tensor*> arg_tensor(const Delegate& d, Span<EValue*> args, size_t a, uint32_t id,
                            const char* what, size_t i) {
@@ -400,7 +441,7 @@ Result<Tensor*> arg_tensor(const Delegate& d, Span<EValue*> args, size_t a, uint
   }
   Tensor& t = v->to_tensor();
   const TensorInfo& info = *d.graph.tensor(id);
-  if (t.dtype() != staging_type(info.staging)) {
+  if (t.dtype() != staging_type(info.staging) && !widened(info.staging, t.dtype())) {
     ETR_FAIL(Error::InvalidArgument,
              "VulkanBackend: delegate %zu: %s %zu has dtype %d, the "
              "program says %s",
@@ -461,9 +502,7 @@ class VulkanBackend final : public BackendInterface {
     for (size_t i = 0; i < g.inputs.size(); ++i) {
       Result<Tensor*> t = arg_tensor(*d, args, i, g.inputs[i], "input", i);
       if (!t.ok()) return t.error();
-      if ((*t)->nbytes() > 0) {
-        std::memcpy(d->in_staging[i].mapped, (*t)->const_data(), (*t)->nbytes());
-      }
+      copy_staging(**t, d->in_staging[i].mapped, true);
     }
     std::vector<Tensor*>& outs = d->out_tensors;
     for (size_t i = 0; i < g.outputs.size(); ++i) {
@@ -472,11 +511,8 @@ class VulkanBackend final : public BackendInterface {
       outs[i] = *t;
     }
     ETR_RETURN_IF_ERROR(submit_and_wait(d));
-    for (size_t i = 0; i < outs.size(); ++i) {
-      if (outs[i]->nbytes() > 0) {
-        std::memcpy(outs[i]->mutable_data(), d->out_staging[i].mapped, outs[i]->nbytes());
-      }
-    }
+    for (size_t i = 0; i < outs.size(); ++i)
+      copy_staging(*outs[i], d->out_staging[i].mapped, false);
     return Error::Ok;
   }
 
