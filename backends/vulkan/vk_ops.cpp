@@ -7,6 +7,7 @@
 #include "backends/vulkan/spirv/binary.h"
 #include "backends/vulkan/spirv/conv2d.h"
 #include "backends/vulkan/spirv/copy_strided.h"
+#include "backends/vulkan/spirv/layer_norm.h"
 #include "backends/vulkan/spirv/matmul.h"
 #include "backends/vulkan/spirv/pool2d.h"
 #include "backends/vulkan/spirv/reduce.h"
@@ -23,10 +24,11 @@ const ShaderInfo kShaders[kNumShaders] = {
     {"unary", kSpirv_unary, kSpirv_unary_words, 2, 16, 64},
     {"matmul", kSpirv_matmul, kSpirv_matmul_words, 4, 56, 8},
     {"softmax", kSpirv_softmax, kSpirv_softmax_words, 2, 16, 64},
-    {"copy_strided", kSpirv_copy_strided, kSpirv_copy_strided_words, 2, 72, 64},
+    {"copy_strided", kSpirv_copy_strided, kSpirv_copy_strided_words, 2, 88, 64},
     {"conv2d", kSpirv_conv2d, kSpirv_conv2d_words, 4, 76, 64},
     {"pool2d", kSpirv_pool2d, kSpirv_pool2d_words, 2, 64, 64},
     {"reduce", kSpirv_reduce, kSpirv_reduce_words, 2, 16, 64},
+    {"layer_norm", kSpirv_layer_norm, kSpirv_layer_norm_words, 4, 20, 64},
 };
 
 // What a descriptor needs to name the place of a refusal.
@@ -525,29 +527,80 @@ Error plan_prepack(const Ctx& c) {
   return Error::Ok;
 }
 
+constexpr uint32_t kViewDims = 6;
+
+// Contiguous element strides of t.
+void contiguous_strides(const TensorInfo& t, uint32_t* strides) {
+  uint32_t stride = 1;
+  for (uint32_t i = t.ndim; i-- > 0;) {
+    strides[i] = stride;
+    stride *= t.dims[i];
+  }
+}
+
+// One copy_strided dispatch over a view of `ndim` dims.
+Error emit_strided(const Ctx& c, uint32_t out_id, uint32_t in_id, uint32_t ndim,
+                   const uint32_t* dims, const uint32_t* in_strides, const uint32_t* out_strides,
+                   uint32_t in_offset, uint32_t out_offset) {
+  if (ndim > kViewDims) {
+    OP_FAIL(c, Error::NotSupported, "%u dims (at most %u here)", ndim, kViewDims);
+  }
+  uint64_t numel = 1;
+  for (uint32_t i = 0; i < ndim; ++i) numel *= dims[i];
+  if (numel == 0) return Error::Ok;
+  Step s = dispatch(c, Shader::CopyStrided, out_id, in_id);
+  s.push[0] = static_cast<uint32_t>(numel);
+  s.push[1] = ndim;
+  s.push[2] = in_offset;
+  s.push[3] = out_offset;
+  for (uint32_t i = 0; i < ndim; ++i) {
+    s.push[4 + i] = dims[i];
+    s.push[4 + kViewDims + i] = in_strides[i];
+    s.push[4 + 2 * kViewDims + i] = out_strides[i];
+  }
+  ETR_RETURN_IF_ERROR(groups_1d(c, numel, 64, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
+}
+
+Error copyable(const Ctx& c, const TensorInfo& in, const TensorInfo& out) {
+  if (element_size(in.dtype) != 4 || in.dtype != out.dtype) {
+    OP_FAIL(c, Error::NotSupported, "only 32-bit elements of one dtype are copied here (%s, %s)",
+            to_string(in.dtype), to_string(out.dtype));
+  }
+  return Error::Ok;
+}
+
+// A dim argument (Int) normalized against `ndim` dims.
+Error dim_arg(const Ctx& c, size_t a, uint32_t ndim, uint32_t* out) {
+  const Value& v = c.g.values[c.op.args[a]];
+  if (v.kind != Kind::Int) {
+    OP_FAIL(c, Error::InvalidProgram, "argument %zu (dim): value %u is a %s, not an Int", a,
+            c.op.args[a], to_string(v.kind));
+  }
+  const int64_t d = v.int_value < 0 ? v.int_value + ndim : v.int_value;
+  if (d < 0 || d >= static_cast<int64_t>(ndim)) {
+    OP_FAIL(c, Error::InvalidProgram, "argument %zu (dim): %lld out of range for %u dims", a,
+            static_cast<long long>(v.int_value), ndim);
+  }
+  *out = static_cast<uint32_t>(d);
+  return Error::Ok;
+}
+
 // aten.permute_copy.default(self, dims, out)
 Error plan_permute(const Ctx& c) {
   ETR_RETURN_IF_ERROR(expect_args(c, 3));
   const TensorInfo *in, *out;
   ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", false, &in));
   ETR_RETURN_IF_ERROR(tensor_arg(c, 2, "out", false, &out));
-  if (element_size(in->dtype) != 4 || in->dtype != out->dtype) {
-    OP_FAIL(c, Error::NotSupported, "only 32-bit elements are permuted here (%s)",
-            to_string(in->dtype));
-  }
+  ETR_RETURN_IF_ERROR(copyable(c, *in, *out));
   const Value& dv = c.g.values[c.op.args[1]];
   if (dv.kind != Kind::IntList || dv.ints.size() != in->ndim || out->ndim != in->ndim) {
     OP_FAIL(c, Error::InvalidProgram, "argument 1 (dims) must list each of the %u dims", in->ndim);
   }
-  uint32_t in_strides[kMaxDims];
-  uint32_t stride = 1;
-  for (uint32_t i = in->ndim; i-- > 0;) {
-    in_strides[i] = stride;
-    stride *= in->dims[i];
-  }
-  Step s = dispatch(c, Shader::CopyStrided, c.op.args[2], c.op.args[0]);
-  s.push[0] = static_cast<uint32_t>(out->numel);
-  s.push[1] = out->ndim;
+  uint32_t in_strides[kMaxDims], view_in[kMaxDims], out_strides[kMaxDims];
+  contiguous_strides(*in, in_strides);
+  contiguous_strides(*out, out_strides);
   bool seen[kMaxDims] = {};
   for (uint32_t i = 0; i < in->ndim; ++i) {
     int64_t p = dv.ints[i];
@@ -561,11 +614,255 @@ Error plan_permute(const Ctx& c) {
       OP_FAIL(c, Error::InvalidProgram, "output dim %u is %u, the permuted input has %u", i,
               out->dims[i], in->dims[p]);
     }
-    s.push[2 + i] = out->dims[i];
-    s.push[2 + kMaxDims + i] = in_strides[p];
+    view_in[i] = in_strides[p];
   }
-  if (out->numel == 0) return Error::Ok;
-  ETR_RETURN_IF_ERROR(groups_1d(c, out->numel, 64, &s));
+  return emit_strided(c, c.op.args[2], c.op.args[0], out->ndim, out->dims, view_in, out_strides, 0,
+                      0);
+}
+
+// aten.slice_copy.Tensor(self, dim, start, end, step, out)
+Error plan_slice(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 6));
+  const TensorInfo *in, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", false, &in));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 5, "out", false, &out));
+  ETR_RETURN_IF_ERROR(copyable(c, *in, *out));
+  uint32_t dim;
+  ETR_RETURN_IF_ERROR(dim_arg(c, 1, in->ndim, &dim));
+  const int64_t size = in->dims[dim];
+  double start_d, end_d, step_d;
+  ETR_RETURN_IF_ERROR(scalar_arg(c, 2, "start", 0.0, &start_d));
+  ETR_RETURN_IF_ERROR(scalar_arg(c, 3, "end", static_cast<double>(size), &end_d));
+  ETR_RETURN_IF_ERROR(scalar_arg(c, 4, "step", 1.0, &step_d));
+  if (step_d < 1.0 || step_d > 1e9) OP_FAIL(c, Error::InvalidProgram, "step %g", step_d);
+  auto clampi = [&](double v) {
+    int64_t i = v > 9e18 ? size : (v < -9e18 ? 0 : static_cast<int64_t>(v));
+    if (i < 0) i += size;
+    return i < 0 ? 0 : (i > size ? size : i);
+  };
+  const int64_t start = clampi(start_d), end = clampi(end_d);
+  const int64_t step = static_cast<int64_t>(step_d);
+  const int64_t len = end > start ? (end - start + step - 1) / step : 0;
+  bool ok = out->ndim == in->ndim;
+  for (uint32_t i = 0; ok && i < in->ndim; ++i) {
+    ok = out->dims[i] == (i == dim ? static_cast<uint32_t>(len) : in->dims[i]);
+  }
+  if (!ok) OP_FAIL(c, Error::InvalidProgram, "output shape disagrees with the slice");
+  uint32_t in_strides[kMaxDims], out_strides[kMaxDims];
+  contiguous_strides(*in, in_strides);
+  contiguous_strides(*out, out_strides);
+  const uint32_t offset = static_cast<uint32_t>(start) * in_strides[dim];
+  in_strides[dim] *= static_cast<uint32_t>(step);
+  return emit_strided(c, c.op.args[5], c.op.args[0], out->ndim, out->dims, in_strides, out_strides,
+                      offset, 0);
+}
+
+// aten.select_copy.int(self, dim, index, out)
+Error plan_select(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 4));
+  const TensorInfo *in, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", false, &in));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 3, "out", false, &out));
+  ETR_RETURN_IF_ERROR(copyable(c, *in, *out));
+  uint32_t dim;
+  ETR_RETURN_IF_ERROR(dim_arg(c, 1, in->ndim, &dim));
+  const Value& iv = c.g.values[c.op.args[2]];
+  int64_t index = iv.kind == Kind::Int ? iv.int_value : -1 - static_cast<int64_t>(in->dims[dim]);
+  if (index < 0) index += in->dims[dim];
+  if (index < 0 || index >= in->dims[dim]) {
+    OP_FAIL(c, Error::InvalidProgram, "argument 2 (index) out of range for size %u", in->dims[dim]);
+  }
+  uint32_t in_strides[kMaxDims], view_in[kMaxDims], out_strides[kMaxDims];
+  contiguous_strides(*in, in_strides);
+  contiguous_strides(*out, out_strides);
+  bool ok = out->ndim + 1 == in->ndim;
+  for (uint32_t i = 0, j = 0; ok && i < in->ndim; ++i) {
+    if (i == dim) continue;
+    ok = out->dims[j] == in->dims[i];
+    view_in[j++] = in_strides[i];
+  }
+  if (!ok) OP_FAIL(c, Error::InvalidProgram, "output shape disagrees with the selection");
+  return emit_strided(c, c.op.args[3], c.op.args[0], out->ndim, out->dims, view_in, out_strides,
+                      static_cast<uint32_t>(index) * in_strides[dim], 0);
+}
+
+// aten.cat.default(tensors, dim, out): one strided copy per input.
+Error plan_cat(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 3));
+  const TensorInfo* out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 2, "out", false, &out));
+  const Value& list = c.g.values[c.op.args[0]];
+  if (list.kind != Kind::ValueList || list.values.empty()) {
+    OP_FAIL(c, Error::InvalidProgram, "argument 0 (tensors) is not a non-empty ValueList");
+  }
+  uint32_t dim;
+  ETR_RETURN_IF_ERROR(dim_arg(c, 1, out->ndim, &dim));
+  uint32_t out_strides[kMaxDims];
+  contiguous_strides(*out, out_strides);
+  uint64_t offset = 0;
+  for (size_t k = 0; k < list.values.size(); ++k) {
+    const uint32_t id = list.values[k];
+    const Value& v = c.g.values[id];
+    if (v.kind != Kind::Tensor) {
+      OP_FAIL(c, Error::InvalidProgram, "tensors[%zu] (value %u) is a %s", k, id,
+              to_string(v.kind));
+    }
+    const TensorInfo& in = v.tensor;
+    ETR_RETURN_IF_ERROR(copyable(c, in, *out));
+    if (in.ndim == 1 && in.dims[0] == 0) continue;  // PyTorch skips empty 1-D inputs
+    bool ok = in.ndim == out->ndim;
+    for (uint32_t i = 0; ok && i < in.ndim; ++i) ok = i == dim || in.dims[i] == out->dims[i];
+    if (!ok) OP_FAIL(c, Error::InvalidProgram, "tensors[%zu] does not fit the output", k);
+    uint32_t in_strides[kMaxDims];
+    contiguous_strides(in, in_strides);
+    ETR_RETURN_IF_ERROR(emit_strided(c, c.op.args[2], id, in.ndim, in.dims, in_strides, out_strides,
+                                     0, static_cast<uint32_t>(offset * out_strides[dim])));
+    offset += in.dims[dim];
+  }
+  if (offset != out->dims[dim]) {
+    OP_FAIL(c, Error::InvalidProgram, "inputs add up to %llu along dim %u, the output has %u",
+            static_cast<unsigned long long>(offset), dim, out->dims[dim]);
+  }
+  return Error::Ok;
+}
+
+// aten.split_with_sizes_copy.default(self, split_sizes, dim, out: list):
+// output k is the next split_sizes[k] entries along dim.
+Error plan_split(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 4));
+  const TensorInfo* in;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", false, &in));
+  uint32_t dim;
+  ETR_RETURN_IF_ERROR(dim_arg(c, 2, in->ndim, &dim));
+  const Value& sizes = c.g.values[c.op.args[1]];
+  const Value& list = c.g.values[c.op.args[3]];
+  if (sizes.kind != Kind::IntList || list.kind != Kind::ValueList ||
+      sizes.ints.size() != list.values.size()) {
+    OP_FAIL(c, Error::InvalidProgram, "split_sizes and the output list must have one entry each");
+  }
+  uint32_t in_strides[kMaxDims];
+  contiguous_strides(*in, in_strides);
+  uint64_t offset = 0;
+  for (size_t k = 0; k < list.values.size(); ++k) {
+    const uint32_t id = list.values[k];
+    const Value& v = c.g.values[id];
+    if (v.kind != Kind::Tensor || v.tensor.constant_id >= 0) {
+      OP_FAIL(c, Error::InvalidProgram, "out[%zu] (value %u) is not a computed tensor", k, id);
+    }
+    const TensorInfo& out = v.tensor;
+    ETR_RETURN_IF_ERROR(copyable(c, *in, out));
+    bool ok = out.ndim == in->ndim && sizes.ints[k] >= 0 &&
+              static_cast<uint64_t>(sizes.ints[k]) == out.dims[dim];
+    for (uint32_t i = 0; ok && i < in->ndim; ++i) ok = i == dim || out.dims[i] == in->dims[i];
+    if (!ok) OP_FAIL(c, Error::InvalidProgram, "out[%zu] does not match split_sizes[%zu]", k, k);
+    uint32_t out_strides[kMaxDims];
+    contiguous_strides(out, out_strides);
+    ETR_RETURN_IF_ERROR(emit_strided(c, id, c.op.args[0], out.ndim, out.dims, in_strides,
+                                     out_strides, static_cast<uint32_t>(offset * in_strides[dim]),
+                                     0));
+    offset += out.dims[dim];
+  }
+  if (offset != in->dims[dim]) {
+    OP_FAIL(c, Error::InvalidProgram, "split_sizes add up to %llu, the input has %u along dim %u",
+            static_cast<unsigned long long>(offset), in->dims[dim], dim);
+  }
+  return Error::Ok;
+}
+
+// aten.expand_copy.default(self, size, implicit, out)
+Error plan_expand(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 4));
+  const TensorInfo *in, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", false, &in));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 3, "out", false, &out));
+  ETR_RETURN_IF_ERROR(copyable(c, *in, *out));
+  uint32_t strides[kMaxDims], out_strides[kMaxDims];
+  if (!broadcast_strides(*in, *out, strides)) {
+    OP_FAIL(c, Error::InvalidProgram, "the input does not broadcast to the output's shape");
+  }
+  contiguous_strides(*out, out_strides);
+  return emit_strided(c, c.op.args[3], c.op.args[0], out->ndim, out->dims, strides, out_strides, 0,
+                      0);
+}
+
+// Extra outputs of a multi-output operator that are not computed (pool
+// indices, layer norm's mean and rstd): nothing may read them.
+Error unused_output(const Ctx& c, uint32_t id, const char* what) {
+  for (const Operator& other : c.g.ops) {
+    if (other.index == c.op.index) continue;
+    for (uint32_t a : other.args) {
+      if (a == id) {
+        OP_FAIL(c, Error::NotSupported, "the %s (value %u) are read by operator %u", what, id,
+                other.index);
+      }
+    }
+  }
+  for (uint32_t o : c.g.outputs) {
+    if (o == id)
+      OP_FAIL(c, Error::NotSupported, "the %s (value %u) are a delegate output", what, id);
+  }
+  return Error::Ok;
+}
+
+// aten.native_layer_norm.default(input, normalized_shape, weight, bias, eps,
+// out: [out, mean, rstd]); mean and rstd are not computed.
+Error plan_layer_norm(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 6));
+  const TensorInfo* in;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "input", true, &in));
+  const Value& list = c.g.values[c.op.args[5]];
+  if (list.kind != Kind::ValueList || list.values.size() != 3) {
+    OP_FAIL(c, Error::InvalidProgram, "output %u is not a list of [out, mean, rstd]", c.op.args[5]);
+  }
+  ETR_RETURN_IF_ERROR(unused_output(c, list.values[1], "mean"));
+  ETR_RETURN_IF_ERROR(unused_output(c, list.values[2], "rstd"));
+  const uint32_t out_id = list.values[0];
+  const Value& ov = c.g.values[out_id];
+  if (ov.kind != Kind::Tensor || ov.tensor.dtype != Dtype::Float32 || ov.tensor.constant_id >= 0 ||
+      !same_dims(ov.tensor, *in)) {
+    OP_FAIL(c, Error::InvalidProgram,
+            "output value %u is not a float32 tensor of the input's shape", out_id);
+  }
+  const Value& ns = c.g.values[c.op.args[1]];
+  if (ns.kind != Kind::IntList || ns.ints.empty() || ns.ints.size() > in->ndim) {
+    OP_FAIL(c, Error::InvalidProgram, "argument 1 (normalized_shape) is not a list of 1..%u dims",
+            in->ndim);
+  }
+  uint64_t size = 1;
+  for (size_t i = 0; i < ns.ints.size(); ++i) {
+    const uint32_t d = in->dims[in->ndim - ns.ints.size() + i];
+    if (ns.ints[i] != d) {
+      OP_FAIL(c, Error::InvalidProgram, "normalized_shape[%zu] is %lld, the input has %u", i,
+              static_cast<long long>(ns.ints[i]), d);
+    }
+    size *= d;
+  }
+  uint32_t ids[2] = {kNoId, kNoId};
+  for (int k = 0; k < 2; ++k) {
+    const size_t a = 2 + static_cast<size_t>(k);
+    if (c.g.values[c.op.args[a]].kind == Kind::Null) continue;
+    const TensorInfo* t;
+    ETR_RETURN_IF_ERROR(tensor_arg(c, a, k == 0 ? "weight" : "bias", true, &t));
+    if (t->numel != size) {
+      OP_FAIL(c, Error::InvalidProgram, "%s has %llu elements, expected %llu",
+              k == 0 ? "weight" : "bias", static_cast<unsigned long long>(t->numel),
+              static_cast<unsigned long long>(size));
+    }
+    ids[k] = c.op.args[a];
+  }
+  double eps;
+  ETR_RETURN_IF_ERROR(scalar_arg(c, 4, "eps", 1e-5, &eps));
+  if (size == 0 || in->numel == 0) return Error::Ok;
+  Step s =
+      dispatch(c, Shader::LayerNorm, out_id, c.op.args[0], ids[0] == kNoId ? c.op.args[0] : ids[0],
+               ids[1] == kNoId ? c.op.args[0] : ids[1]);
+  const uint64_t rows = in->numel / size;
+  s.push[0] = static_cast<uint32_t>(rows);
+  s.push[1] = static_cast<uint32_t>(size);
+  s.push[2] = ids[0] == kNoId ? 0u : 1u;
+  s.push[3] = ids[1] == kNoId ? 0u : 1u;
+  s.push[4] = f2u(static_cast<float>(eps));
+  ETR_RETURN_IF_ERROR(groups_1d(c, rows, 64, &s));
   c.steps->push_back(s);
   return Error::Ok;
 }
@@ -760,20 +1057,7 @@ Error plan_max_pool(const Ctx& c, bool with_indices) {
     if (list.kind != Kind::ValueList || list.values.size() != 2) {
       OP_FAIL(c, Error::InvalidProgram, "output %u is not a list of [values, indices]", out_id);
     }
-    const uint32_t indices = list.values[1];
-    for (const Operator& other : c.g.ops) {
-      for (uint32_t a : other.args) {
-        if (a == indices) {
-          OP_FAIL(c, Error::NotSupported, "the indices (value %u) are read by operator %u", indices,
-                  other.index);
-        }
-      }
-    }
-    for (uint32_t o : c.g.outputs) {
-      if (o == indices) {
-        OP_FAIL(c, Error::NotSupported, "the indices (value %u) are a delegate output", indices);
-      }
-    }
+    ETR_RETURN_IF_ERROR(unused_output(c, list.values[1], "indices"));
     out_id = list.values[0];
   }
   const Value& ov = c.g.values[out_id];
@@ -923,6 +1207,12 @@ const OpKind kOps[] = {
     {"aten.alias_copy.default", plan_byte_copy},
     {"et_vk.prepack.default", plan_prepack},
     {"aten.permute_copy.default", plan_permute},
+    {"aten.slice_copy.Tensor", plan_slice},
+    {"aten.select_copy.int", plan_select},
+    {"aten.cat.default", plan_cat},
+    {"aten.split_with_sizes_copy.default", plan_split},
+    {"aten.expand_copy.default", plan_expand},
+    {"aten.native_layer_norm.default", plan_layer_norm},
     {"aten.convolution.default", [](const Ctx& c) { return plan_conv(c, false); }},
     {"et_vk.conv_with_clamp.default", [](const Ctx& c) { return plan_conv(c, true); }},
     {"aten.max_pool2d_with_indices.default", [](const Ctx& c) { return plan_max_pool(c, true); }},

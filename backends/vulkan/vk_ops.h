@@ -28,6 +28,7 @@ enum class Shader : uint8_t {
   Conv2d,
   Pool2d,
   Reduce,
+  LayerNorm,
   Count
 };
 constexpr size_t kNumShaders = static_cast<size_t>(Shader::Count);

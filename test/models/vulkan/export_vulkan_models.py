@@ -123,6 +123,44 @@ class Permute(torch.nn.Module):
         return torch.log_softmax(y.transpose(0, 2), dim=1)
 
 
+class Encoder(torch.nn.Module):
+    """A pre-norm transformer encoder layer: layer norm, attention (linear,
+    view, transpose, bmm via matmul, softmax), GELU MLP, residual adds."""
+
+    def __init__(self, d=16, heads=2):
+        super().__init__()
+        self.heads = heads
+        self.ln1 = torch.nn.LayerNorm(d)
+        self.qkv = torch.nn.Linear(d, 3 * d)
+        self.proj = torch.nn.Linear(d, d)
+        self.ln2 = torch.nn.LayerNorm(d)
+        self.fc1 = torch.nn.Linear(d, 4 * d)
+        self.fc2 = torch.nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        h = self.ln1(x)
+        q, k, v = self.qkv(h).split(d, dim=-1)
+        q = q.reshape(b, t, self.heads, d // self.heads).transpose(1, 2)
+        k = k.reshape(b, t, self.heads, d // self.heads).transpose(1, 2)
+        v = v.reshape(b, t, self.heads, d // self.heads).transpose(1, 2)
+        att = torch.softmax(q @ k.transpose(-1, -2) * (d // self.heads) ** -0.5, dim=-1)
+        y = (att @ v).transpose(1, 2).reshape(b, t, d)
+        x = x + self.proj(y)
+        return x + self.fc2(torch.nn.functional.gelu(self.fc1(self.ln2(x))))
+
+
+class Slicing(torch.nn.Module):
+    """slice, select, cat and expand."""
+
+    def forward(self, x, y):
+        a = x[:, 1:4] * 2.0  # slice along dim 1
+        b = x[:, ::2]  # slice with a step
+        c = torch.cat([a, b, y], dim=1)
+        d = x.select(2, 1).unsqueeze(-1).expand(2, 6, 3)
+        return c + 1.0, d * 3.0
+
+
 def cases() -> Dict[str, Tuple[Callable[[], torch.nn.Module], Callable[[], Tuple[torch.Tensor, ...]]]]:
     return {
         "mlp": (Mlp, lambda: (torch.randn(4, 16),)),
@@ -138,6 +176,8 @@ def cases() -> Dict[str, Tuple[Callable[[], torch.nn.Module], Callable[[], Tuple
         "partial": (Partial, lambda: (torch.randn(3, 8),)),
         "cnn": (Cnn, lambda: (torch.randn(1, 3, 16, 16),)),
         "permute": (Permute, lambda: (torch.randn(3, 4, 5),)),
+        "encoder": (Encoder, lambda: (torch.randn(2, 5, 16),)),
+        "slicing": (Slicing, lambda: (torch.randn(2, 6, 3), torch.randn(2, 2, 3))),
     }
 
 
