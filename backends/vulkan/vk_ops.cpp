@@ -4,15 +4,19 @@
 #include <cstring>
 #include <limits>
 
+#include "backends/vulkan/spirv/batch_norm.h"
 #include "backends/vulkan/spirv/binary.h"
+#include "backends/vulkan/spirv/cast.h"
 #include "backends/vulkan/spirv/conv2d.h"
 #include "backends/vulkan/spirv/copy_strided.h"
+#include "backends/vulkan/spirv/embedding.h"
 #include "backends/vulkan/spirv/layer_norm.h"
 #include "backends/vulkan/spirv/matmul.h"
 #include "backends/vulkan/spirv/pool2d.h"
 #include "backends/vulkan/spirv/reduce.h"
 #include "backends/vulkan/spirv/softmax.h"
 #include "backends/vulkan/spirv/unary.h"
+#include "backends/vulkan/spirv/upsample.h"
 #include "runtime/platform/log.h"
 
 namespace etr {
@@ -29,6 +33,10 @@ const ShaderInfo kShaders[kNumShaders] = {
     {"pool2d", kSpirv_pool2d, kSpirv_pool2d_words, 2, 64, 64},
     {"reduce", kSpirv_reduce, kSpirv_reduce_words, 2, 16, 64},
     {"layer_norm", kSpirv_layer_norm, kSpirv_layer_norm_words, 4, 20, 64},
+    {"batch_norm", kSpirv_batch_norm, kSpirv_batch_norm_words, 6, 24, 64},
+    {"upsample", kSpirv_upsample, kSpirv_upsample_words, 2, 36, 64},
+    {"embedding", kSpirv_embedding, kSpirv_embedding_words, 3, 12, 64},
+    {"cast", kSpirv_cast, kSpirv_cast_words, 2, 8, 64},
 };
 
 // What a descriptor needs to name the place of a refusal.
@@ -1160,6 +1168,181 @@ Error plan_reduce(const Ctx& c, uint32_t opcode, size_t nargs) {
   return Error::Ok;
 }
 
+// ---- normalization, resampling, lookup -------------------------------------
+
+// aten._native_batch_norm_legit_no_training.default(input, weight, bias,
+// running_mean, running_var, momentum, eps, out: [out, mean, invstd]).
+Error plan_batch_norm(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 8));
+  const TensorInfo *in, *mean, *var;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "input", true, &in));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 3, "running_mean", true, &mean));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 4, "running_var", true, &var));
+  const Value& list = c.g.values[c.op.args[7]];
+  if (list.kind != Kind::ValueList || list.values.size() != 3) {
+    OP_FAIL(c, Error::InvalidProgram, "output %u is not a list of [out, mean, invstd]",
+            c.op.args[7]);
+  }
+  ETR_RETURN_IF_ERROR(unused_output(c, list.values[1], "saved mean"));
+  ETR_RETURN_IF_ERROR(unused_output(c, list.values[2], "saved invstd"));
+  const uint32_t out_id = list.values[0];
+  const Value& ov = c.g.values[out_id];
+  if (ov.kind != Kind::Tensor || ov.tensor.dtype != Dtype::Float32 || ov.tensor.constant_id >= 0 ||
+      !same_dims(ov.tensor, *in)) {
+    OP_FAIL(c, Error::InvalidProgram,
+            "output value %u is not a float32 tensor of the input's shape", out_id);
+  }
+  if (in->ndim < 2) OP_FAIL(c, Error::InvalidProgram, "input has %u dims (2 or more)", in->ndim);
+  const uint32_t C = in->dims[1];
+  if (mean->numel != C || var->numel != C) {
+    OP_FAIL(c, Error::InvalidProgram, "running_mean/var must have %u elements", C);
+  }
+  uint32_t wb[2] = {kNoId, kNoId};
+  for (int k = 0; k < 2; ++k) {
+    const size_t a = 1 + static_cast<size_t>(k);
+    if (c.g.values[c.op.args[a]].kind == Kind::Null) continue;
+    const TensorInfo* t;
+    ETR_RETURN_IF_ERROR(tensor_arg(c, a, k == 0 ? "weight" : "bias", true, &t));
+    if (t->numel != C) {
+      OP_FAIL(c, Error::InvalidProgram, "%s has %llu elements, expected %u",
+              k == 0 ? "weight" : "bias", static_cast<unsigned long long>(t->numel), C);
+    }
+    wb[k] = c.op.args[a];
+  }
+  double eps;
+  ETR_RETURN_IF_ERROR(scalar_arg(c, 6, "eps", 1e-5, &eps));
+  uint64_t inner = 1;
+  for (uint32_t i = 2; i < in->ndim; ++i) inner *= in->dims[i];
+  if (in->numel == 0) return Error::Ok;
+  Step s = dispatch(c, Shader::BatchNorm, out_id, c.op.args[0], c.op.args[3], c.op.args[4]);
+  s.buffers[4] = wb[0] == kNoId ? c.op.args[0] : wb[0];
+  s.buffers[5] = wb[1] == kNoId ? c.op.args[0] : wb[1];
+  s.num_buffers = 6;
+  s.push[0] = static_cast<uint32_t>(in->numel);
+  s.push[1] = C;
+  s.push[2] = static_cast<uint32_t>(inner);
+  s.push[3] = wb[0] == kNoId ? 0u : 1u;
+  s.push[4] = wb[1] == kNoId ? 0u : 1u;
+  s.push[5] = f2u(static_cast<float>(eps));
+  ETR_RETURN_IF_ERROR(groups_1d(c, in->numel, 64, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
+}
+
+// aten.upsample_nearest2d.vec(input, output_size, scale_factors, out) and
+// aten.upsample_bilinear2d.vec(input, output_size, align_corners,
+// scale_factors, out) on [N, C, H, W].
+Error plan_upsample(const Ctx& c, bool bilinear) {
+  ETR_RETURN_IF_ERROR(expect_args(c, bilinear ? 5 : 4));
+  const TensorInfo *in, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "input", true, &in));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, c.op.args.size() - 1, "out", true, &out));
+  if (in->ndim != 4 || out->ndim != 4 || out->dims[0] != in->dims[0] ||
+      out->dims[1] != in->dims[1] || in->dims[2] == 0 || in->dims[3] == 0 || out->dims[2] == 0 ||
+      out->dims[3] == 0) {
+    OP_FAIL(c, Error::InvalidProgram, "input and output must be non-empty [N, C, H, W] planes");
+  }
+  bool align = false;
+  if (bilinear && !bool_arg(c, 2, &align)) {
+    OP_FAIL(c, Error::InvalidProgram, "argument 2 (align_corners) is not a Bool");
+  }
+  const uint32_t H = in->dims[2], W = in->dims[3], OH = out->dims[2], OW = out->dims[3];
+  float rh = static_cast<float>(H) / static_cast<float>(OH);
+  float rw = static_cast<float>(W) / static_cast<float>(OW);
+  const Value& scales = c.g.values[c.op.args[bilinear ? 3 : 2]];
+  if (scales.kind == Kind::DoubleList) {
+    if (scales.doubles.size() != 2 || !(scales.doubles[0] > 0.0) || !(scales.doubles[1] > 0.0)) {
+      OP_FAIL(c, Error::InvalidProgram, "scale_factors must be two positive numbers");
+    }
+    rh = static_cast<float>(1.0 / scales.doubles[0]);
+    rw = static_cast<float>(1.0 / scales.doubles[1]);
+  }
+  if (align) {
+    rh = OH > 1 ? static_cast<float>(H - 1) / static_cast<float>(OH - 1) : 0.0f;
+    rw = OW > 1 ? static_cast<float>(W - 1) / static_cast<float>(OW - 1) : 0.0f;
+  }
+  Step s = dispatch(c, Shader::Upsample, c.op.args.back(), c.op.args[0]);
+  const uint32_t v[9] = {static_cast<uint32_t>(out->numel),
+                         H,
+                         W,
+                         OH,
+                         OW,
+                         bilinear ? 1u : 0u,
+                         align ? 1u : 0u,
+                         f2u(rh),
+                         f2u(rw)};
+  std::memcpy(s.push, v, sizeof(v));
+  ETR_RETURN_IF_ERROR(groups_1d(c, out->numel, 64, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
+}
+
+// aten.embedding.default(weight, indices, padding_idx, scale_grad_by_freq,
+// sparse, out): int32 indices (the exporter narrows int64).
+Error plan_embedding(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 6));
+  const TensorInfo *table, *idx, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "weight", true, &table));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 1, "indices", false, &idx));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 5, "out", true, &out));
+  if (idx->dtype != Dtype::Int32) {
+    OP_FAIL(c, Error::NotSupported, "indices are %s (int32 expected)", to_string(idx->dtype));
+  }
+  if (table->ndim != 2 || out->numel != idx->numel * table->dims[1] || table->dims[1] == 0) {
+    OP_FAIL(c, Error::InvalidProgram, "output must be the indices' shape times the row size");
+  }
+  if (out->numel == 0) return Error::Ok;
+  Step s = dispatch(c, Shader::Embedding, c.op.args[5], c.op.args[0], c.op.args[1]);
+  s.push[0] = static_cast<uint32_t>(out->numel);
+  s.push[1] = table->dims[1];
+  s.push[2] = table->dims[0];
+  ETR_RETURN_IF_ERROR(groups_1d(c, out->numel, 64, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
+}
+
+// dim_order_ops._to_dim_order_copy.default(self, dtype, layout, device,
+// pin_memory, non_blocking, dim_order, out): tensors are always contiguous
+// here, so only the default order is supported; int32 <-> float32 convert.
+Error plan_to_dim_order_copy(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 8));
+  const Value& order = c.g.values[c.op.args[6]];
+  if (order.kind == Kind::IntList) {
+    for (size_t i = 0; i < order.ints.size(); ++i) {
+      if (order.ints[i] != static_cast<int64_t>(i)) {
+        OP_FAIL(c, Error::NotSupported, "argument 6 (dim_order) is not the default order");
+      }
+    }
+  } else if (order.kind != Kind::Null) {
+    OP_FAIL(c, Error::InvalidProgram, "argument 6 (dim_order) is a %s", to_string(order.kind));
+  }
+  const TensorInfo *in, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", false, &in));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 7, "out", false, &out));
+  if (in->dtype == out->dtype) return plan_byte_copy(c);
+  uint32_t mode;
+  if (in->dtype == Dtype::Int32 && out->dtype == Dtype::Float32) {
+    mode = 0;
+  } else if (in->dtype == Dtype::Float32 && out->dtype == Dtype::Int32) {
+    mode = 1;
+  } else {
+    OP_FAIL(c, Error::NotSupported, "conversion from %s to %s", to_string(in->dtype),
+            to_string(out->dtype));
+  }
+  if (in->numel != out->numel) {
+    OP_FAIL(c, Error::InvalidProgram, "output has %llu elements, the input %llu",
+            static_cast<unsigned long long>(out->numel),
+            static_cast<unsigned long long>(in->numel));
+  }
+  if (out->numel == 0) return Error::Ok;
+  Step s = dispatch(c, Shader::Cast, c.op.args[7], c.op.args[0]);
+  s.push[0] = static_cast<uint32_t>(out->numel);
+  s.push[1] = mode;
+  ETR_RETURN_IF_ERROR(groups_1d(c, out->numel, 64, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
+}
+
 // ---- the table -------------------------------------------------------------
 
 using PlanFn = Error (*)(const Ctx&);
@@ -1213,6 +1396,11 @@ const OpKind kOps[] = {
     {"aten.split_with_sizes_copy.default", plan_split},
     {"aten.expand_copy.default", plan_expand},
     {"aten.native_layer_norm.default", plan_layer_norm},
+    {"aten._native_batch_norm_legit_no_training.default", plan_batch_norm},
+    {"aten.upsample_nearest2d.vec", [](const Ctx& c) { return plan_upsample(c, false); }},
+    {"aten.upsample_bilinear2d.vec", [](const Ctx& c) { return plan_upsample(c, true); }},
+    {"aten.embedding.default", plan_embedding},
+    {"dim_order_ops._to_dim_order_copy.default", plan_to_dim_order_copy},
     {"aten.convolution.default", [](const Ctx& c) { return plan_conv(c, false); }},
     {"et_vk.conv_with_clamp.default", [](const Ctx& c) { return plan_conv(c, true); }},
     {"aten.max_pool2d_with_indices.default", [](const Ctx& c) { return plan_max_pool(c, true); }},

@@ -29,6 +29,10 @@ enum class Shader : uint8_t {
   Pool2d,
   Reduce,
   LayerNorm,
+  BatchNorm,
+  Upsample,
+  Embedding,
+  Cast,
   Count
 };
 constexpr size_t kNumShaders = static_cast<size_t>(Shader::Count);
@@ -50,7 +54,7 @@ struct Step {
   uint32_t op_index = 0;
   // Dispatch: value ids bound to bindings 0..n-1 (output first).
   // Copy: buffers[0] is the destination and buffers[1] the source.
-  uint32_t buffers[4] = {};
+  uint32_t buffers[6] = {};
   uint32_t num_buffers = 0;
   uint32_t push[32] = {};
   uint32_t groups[3] = {1, 1, 1};

@@ -262,8 +262,8 @@ Error create_pipelines_and_sets(Delegate* d) {
     ETR_CHECK_OR_FAIL(r == VK_SUCCESS, Error::DelegateMemoryAllocationFailed,
                       "VulkanBackend: delegate %zu: vkAllocateDescriptorSets returned %d", d->index,
                       static_cast<int>(r));
-    VkDescriptorBufferInfo infos[4];
-    VkWriteDescriptorSet writes[4];
+    VkDescriptorBufferInfo infos[6];
+    VkWriteDescriptorSet writes[6];
     for (uint32_t b = 0; b < s.num_buffers; ++b) {
       infos[b] = {d->buffer(s.buffers[b]).buffer, 0, VK_WHOLE_SIZE};
       writes[b] = {};
@@ -483,8 +483,13 @@ class VulkanBackend final : public BackendInterface {
       destroy(d);
       return err;
     }
-    ETR_LOG(Info, "VulkanBackend: delegate %zu: %zu operators as %zu steps on '%s'", d->index,
-            d->graph.ops.size(), d->steps.size(), d->dev->name);
+    size_t tensors = 0;
+    for (int32_t b : d->buffer_of) tensors += b >= 0 ? 1 : 0;
+    ETR_LOG(Info,
+            "VulkanBackend: delegate %zu: %zu operators as %zu steps on '%s'; %zu tensors in %zu "
+            "buffers",
+            d->index, d->graph.ops.size(), d->steps.size(), d->dev->name, tensors,
+            d->buffers.size());
     return static_cast<DelegateHandle*>(d);
   }
 

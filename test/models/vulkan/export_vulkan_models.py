@@ -161,6 +161,42 @@ class Slicing(torch.nn.Module):
         return c + 1.0, d * 3.0
 
 
+class NormUpsample(torch.nn.Module):
+    """Batch norm (eval, calibrated statistics; one after a convolution, one
+    that cannot fold), nearest and bilinear upsampling, hardsigmoid."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(4, 6, 3, padding=1)
+        self.bn1 = torch.nn.BatchNorm2d(6)
+        self.bn2 = torch.nn.BatchNorm2d(4)
+        with torch.no_grad():
+            for bn in (self.bn1, self.bn2):
+                bn.running_mean.uniform_(-0.5, 0.5)
+                bn.running_var.uniform_(0.5, 2.0)
+                bn.weight.uniform_(0.5, 1.5)
+                bn.bias.uniform_(-0.2, 0.2)
+
+    def forward(self, x):
+        h = torch.nn.functional.hardswish(self.bn1(self.conv(x)))
+        g = self.bn2(x * 2.0 + 1.0)
+        up = torch.nn.functional.interpolate(h, scale_factor=2, mode="nearest")
+        bl = torch.nn.functional.interpolate(g, size=(10, 12), mode="bilinear", align_corners=False)
+        return torch.nn.functional.hardsigmoid(up), bl
+
+
+class Embed(torch.nn.Module):
+    """An embedding lookup (int64 indices) feeding a linear layer."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(20, 8)
+        self.fc = torch.nn.Linear(8, 4)
+
+    def forward(self, idx):
+        return self.fc(torch.tanh(self.emb(idx)))
+
+
 def cases() -> Dict[str, Tuple[Callable[[], torch.nn.Module], Callable[[], Tuple[torch.Tensor, ...]]]]:
     return {
         "mlp": (Mlp, lambda: (torch.randn(4, 16),)),
@@ -178,6 +214,8 @@ def cases() -> Dict[str, Tuple[Callable[[], torch.nn.Module], Callable[[], Tuple
         "permute": (Permute, lambda: (torch.randn(3, 4, 5),)),
         "encoder": (Encoder, lambda: (torch.randn(2, 5, 16),)),
         "slicing": (Slicing, lambda: (torch.randn(2, 6, 3), torch.randn(2, 2, 3))),
+        "norm_upsample": (NormUpsample, lambda: (torch.randn(1, 4, 5, 6),)),
+        "embed": (Embed, lambda: (torch.randint(0, 20, (2, 7)),)),
     }
 
 
