@@ -246,6 +246,38 @@ std::vector<uint8_t> make_clone_payload(fb::VkDataType dt) {
   return out;
 }
 
+// A payload with one operator `name` whose arguments are float tensors of
+// the given dims (the last one the output; the others the inputs).
+std::vector<uint8_t> make_op_payload(const char* name,
+                                     const std::vector<std::vector<uint32_t>>& dims) {
+  flatbuffers::FlatBufferBuilder b;
+  std::vector<flatbuffers::Offset<fb::VkValue>> values;
+  std::vector<int32_t> args;
+  std::vector<uint32_t> inputs, outputs;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    auto t = fb::CreateVkTensorDirect(b, fb::VkDataType::FLOAT32, &dims[i], -1, -1);
+    values.push_back(fb::CreateVkValue(b, fb::GraphTypes::VkTensor, t.Union()));
+    args.push_back(static_cast<int32_t>(i));
+    (i + 1 == dims.size() ? outputs : inputs).push_back(static_cast<uint32_t>(i));
+  }
+  std::vector<flatbuffers::Offset<fb::OperatorCall>> chain = {
+      fb::CreateOperatorCallDirect(b, 0, name, &args)};
+  b.Finish(fb::CreateVkGraphDirect(b, "0", &chain, &values, &inputs, &outputs),
+           fb::VkGraphIdentifier());
+  const size_t fb_size = b.GetSize();
+  std::vector<uint8_t> out(32 + fb_size, 0);
+  auto put = [&](size_t at, uint64_t v, size_t n) {
+    for (size_t i = 0; i < n; ++i) out[at + i] = static_cast<uint8_t>(v >> (8 * i));
+  };
+  std::memcpy(out.data() + 4, "VH00", 4);
+  put(8, 30, 2);
+  put(10, 32, 4);
+  put(14, fb_size, 4);
+  put(18, 32 + fb_size, 4);
+  std::memcpy(out.data() + 32, b.GetBufferPointer(), fb_size);
+  return out;
+}
+
 // Named data with no keys at all.
 class EmptyData final : public NamedDataMap {
  public:
@@ -402,6 +434,26 @@ TEST_F(VulkanTest, ShapesThatDisagreeFailInit) {
   std::string msg;
   EXPECT_EQ(init_payload(make_payload(s), &msg), Error::InvalidProgram);
   EXPECT_NE(msg.find("operator 1 (aten.add.Tensor):"), std::string::npos) << msg;
+}
+
+TEST_F(VulkanTest, ADispatchBeyondTheDeviceLimitsFailsInit) {
+  // 70000 batches of 1x1 products: 70000 workgroups along z, above the
+  // 65535 every device guarantees (and lavapipe's limit).
+  std::string msg;
+  EXPECT_EQ(
+      init_payload(
+          make_op_payload("aten.bmm.default", {{70000, 1, 1}, {70000, 1, 1}, {70000, 1, 1}}), &msg),
+      Error::NotSupported);
+  EXPECT_NE(msg.find("operator 0 (aten.bmm.default): dispatch of 70000 workgroups along axis 2 "
+                     "exceeds the device's limit"),
+            std::string::npos)
+      << msg;
+  // The same product within the limit initializes.
+  EXPECT_EQ(
+      init_payload(
+          make_op_payload("aten.bmm.default", {{60000, 1, 1}, {60000, 1, 1}, {60000, 1, 1}}), &msg),
+      Error::Ok)
+      << msg;
 }
 
 TEST_F(VulkanTest, EveryTruncationIsRefusedWithAMessage) {
