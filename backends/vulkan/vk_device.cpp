@@ -13,6 +13,7 @@ namespace vulkan {
 namespace {
 
 std::mutex g_mutex;
+std::mutex g_queue_mutex;  // held around every vkQueueSubmit on the shared queue
 Device g_device;
 size_t g_users = 0;
 std::atomic<size_t> g_pipelines{0};
@@ -195,6 +196,15 @@ void release_device() {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_users == 0) return;
   if (--g_users == 0) destroy_device_objects(&g_device);
+}
+
+VkResult submit(const Device& dev, VkCommandBuffer commands, VkFence fence) {
+  VkSubmitInfo si = {};
+  si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &commands;
+  std::lock_guard<std::mutex> lock(g_queue_mutex);
+  return vkQueueSubmit(dev.queue, 1, &si, fence);
 }
 
 Error create_buffer(const Device& dev, VkDeviceSize size, bool host_visible, size_t di,

@@ -42,6 +42,11 @@ struct Device {
 Error acquire_device(size_t delegate_index, Device** out);
 void release_device();
 
+// Submits one command buffer to the shared queue, signalling `fence`. The
+// queue is shared by every delegate in the process, so submissions are
+// serialized (Vulkan requires external synchronization of a queue).
+VkResult submit(const Device& dev, VkCommandBuffer commands, VkFence fence);
+
 // A buffer with its own memory. Host-visible buffers stay mapped.
 struct Buffer {
   VkBuffer buffer = VK_NULL_HANDLE;

@@ -161,11 +161,7 @@ void barrier(VkCommandBuffer cb, VkPipelineStageFlags src, VkAccessFlags src_acc
 }
 
 Error submit_and_wait(Delegate* d) {
-  VkSubmitInfo si = {};
-  si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  si.commandBufferCount = 1;
-  si.pCommandBuffers = &d->commands;
-  VkResult r = vkQueueSubmit(d->dev->queue, 1, &si, d->fence);
+  VkResult r = vulkan::submit(*d->dev, d->commands, d->fence);
   ETR_CHECK_OR_FAIL(r == VK_SUCCESS, Error::Internal,
                     "VulkanBackend: delegate %zu: vkQueueSubmit returned %d", d->index,
                     static_cast<int>(r));
