@@ -47,7 +47,10 @@ bool has_layer(const char* name) {
   return false;
 }
 
+void destroy_pipeline_objects(const Device& dev, Pipeline* p);
+
 void destroy_device_objects(Device* d) {
+  for (Pipeline& p : d->pipelines) destroy_pipeline_objects(*d, &p);
   if (d->device != VK_NULL_HANDLE) vkDestroyDevice(d->device, nullptr);
   if (d->messenger != VK_NULL_HANDLE) {
     auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
@@ -319,7 +322,24 @@ Error create_pipeline(const Device& dev, const uint32_t* code, size_t words, uin
   return Error::Ok;
 }
 
-void destroy_pipeline(const Device& dev, Pipeline* p) {
+void destroy_pipeline(const Device& dev, Pipeline* p) { destroy_pipeline_objects(dev, p); }
+
+Error pipeline(Device* dev, size_t slot, const uint32_t* code, size_t words, uint32_t bindings,
+               uint32_t push_bytes, size_t di, const char* name, const Pipeline** out) {
+  ETR_CHECK_OR_FAIL(slot < kMaxPipelines, Error::Internal,
+                    "VulkanBackend: delegate %zu: pipeline slot %zu out of range", di, slot);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  Pipeline& p = dev->pipelines[slot];
+  if (p.pipeline == VK_NULL_HANDLE) {
+    ETR_RETURN_IF_ERROR(create_pipeline(*dev, code, words, bindings, push_bytes, di, name, &p));
+  }
+  *out = &p;
+  return Error::Ok;
+}
+
+namespace {
+
+void destroy_pipeline_objects(const Device& dev, Pipeline* p) {
   if (p->pipeline != VK_NULL_HANDLE) vkDestroyPipeline(dev.device, p->pipeline, nullptr);
   if (p->layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(dev.device, p->layout, nullptr);
   if (p->set_layout != VK_NULL_HANDLE) {
@@ -328,6 +348,8 @@ void destroy_pipeline(const Device& dev, Pipeline* p) {
   if (p->module != VK_NULL_HANDLE) vkDestroyShaderModule(dev.device, p->module, nullptr);
   *p = Pipeline{};
 }
+
+}  // namespace
 
 size_t vulkan_pipeline_creations() { return g_pipelines.load(); }
 size_t vulkan_validation_messages() { return g_validation_messages.load(); }

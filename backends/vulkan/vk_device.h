@@ -21,6 +21,20 @@
 namespace etr {
 namespace vulkan {
 
+// A compute pipeline with `bindings` storage buffers (bindings 0..n-1) and
+// `push_bytes` of push constants.
+struct Pipeline {
+  VkShaderModule module = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  uint32_t bindings = 0;
+  uint32_t push_bytes = 0;
+};
+
+// Pipelines the device keeps for every delegate (one per shader slot).
+constexpr size_t kMaxPipelines = 32;
+
 struct Device {
   VkInstance instance = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
@@ -33,6 +47,8 @@ struct Device {
   char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE] = {};
   uint32_t index = 0;  // in vkEnumeratePhysicalDevices order
   bool validation = false;
+  // Pipelines shared by every delegate on this device (pipeline()).
+  Pipeline pipelines[kMaxPipelines];
 };
 
 // The process-wide device, created on first use; every successful acquire
@@ -60,19 +76,16 @@ Error create_buffer(const Device& dev, VkDeviceSize size, bool host_visible, siz
                     const char* what, Buffer* out);
 void destroy_buffer(const Device& dev, Buffer* b);
 
-// A compute pipeline with `bindings` storage buffers (bindings 0..n-1) and
-// `push_bytes` of push constants.
-struct Pipeline {
-  VkShaderModule module = VK_NULL_HANDLE;
-  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  uint32_t bindings = 0;
-  uint32_t push_bytes = 0;
-};
 Error create_pipeline(const Device& dev, const uint32_t* code, size_t words, uint32_t bindings,
                       uint32_t push_bytes, size_t delegate_index, const char* name, Pipeline* out);
 void destroy_pipeline(const Device& dev, Pipeline* p);
+
+// The device's pipeline in `slot` (< kMaxPipelines), created from the other
+// arguments on first use and kept until the device goes with its last
+// delegate: delegates of one program, and programs loaded again while
+// another delegate lives, create no pipeline.
+Error pipeline(Device* dev, size_t slot, const uint32_t* code, size_t words, uint32_t bindings,
+               uint32_t push_bytes, size_t delegate_index, const char* name, const Pipeline** out);
 
 // Pipelines created in this process so far (tests check that a second
 // execute creates none).

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "backends/vulkan/vk_device.h"
 #include "backends/vulkan/vk_graph.h"
 #include "runtime/core/error.h"
 
@@ -36,6 +37,7 @@ enum class Shader : uint8_t {
   Count
 };
 constexpr size_t kNumShaders = static_cast<size_t>(Shader::Count);
+static_assert(kNumShaders <= kMaxPipelines, "the device keeps one pipeline per shader");
 
 struct ShaderInfo {
   const char* name;

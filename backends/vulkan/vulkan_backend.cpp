@@ -37,7 +37,7 @@ struct Delegate {
   std::vector<Buffer> buffers;      // device storage buffers
   std::vector<Buffer> in_staging;   // per graph input, host-visible
   std::vector<Buffer> out_staging;  // per graph output, host-visible
-  Pipeline pipelines[vulkan::kNumShaders];
+  const Pipeline* pipelines[vulkan::kNumShaders] = {};  // the device's, shared
   VkDescriptorPool descriptor_pool = VK_NULL_HANDLE;
   std::vector<VkDescriptorSet> sets;  // per step (null for copies)
   VkCommandPool command_pool = VK_NULL_HANDLE;
@@ -51,7 +51,6 @@ struct Delegate {
       if (fence != VK_NULL_HANDLE) vkDestroyFence(vd, fence, nullptr);
       if (command_pool != VK_NULL_HANDLE) vkDestroyCommandPool(vd, command_pool, nullptr);
       if (descriptor_pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(vd, descriptor_pool, nullptr);
-      for (Pipeline& p : pipelines) vulkan::destroy_pipeline(*dev, &p);
       for (Buffer& b : buffers) vulkan::destroy_buffer(*dev, &b);
       for (Buffer& b : in_staging) vulkan::destroy_buffer(*dev, &b);
       for (Buffer& b : out_staging) vulkan::destroy_buffer(*dev, &b);
@@ -229,9 +228,8 @@ Error create_pipelines_and_sets(Delegate* d) {
                       "VulkanBackend: delegate %zu: shader '%s' needs %u bytes of push constants "
                       "(the device has %u)",
                       d->index, info.name, info.push_bytes, d->dev->limits.maxPushConstantsSize);
-    ETR_RETURN_IF_ERROR(vulkan::create_pipeline(*d->dev, info.code, info.words, info.bindings,
-                                                info.push_bytes, d->index, info.name,
-                                                &d->pipelines[i]));
+    ETR_RETURN_IF_ERROR(vulkan::pipeline(d->dev, i, info.code, info.words, info.bindings,
+                                         info.push_bytes, d->index, info.name, &d->pipelines[i]));
   }
   d->sets.assign(d->steps.size(), VK_NULL_HANDLE);
   if (num_sets == 0) return Error::Ok;
@@ -248,7 +246,7 @@ Error create_pipelines_and_sets(Delegate* d) {
   for (size_t i = 0; i < d->steps.size(); ++i) {
     const Step& s = d->steps[i];
     if (s.kind != Step::Kind::Dispatch) continue;
-    const Pipeline& p = d->pipelines[static_cast<size_t>(s.shader)];
+    const Pipeline& p = *d->pipelines[static_cast<size_t>(s.shader)];
     VkDescriptorSetAllocateInfo ai = {};
     ai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
     ai.descriptorPool = d->descriptor_pool;
@@ -345,7 +343,7 @@ Error record(Delegate* d) {
         vkCmdCopyBuffer(cb, src.buffer, dst.buffer, 1, &region);
       }
     } else {
-      const Pipeline& p = d->pipelines[static_cast<size_t>(s.shader)];
+      const Pipeline& p = *d->pipelines[static_cast<size_t>(s.shader)];
       vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
       vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &d->sets[i], 0,
                               nullptr);

@@ -103,7 +103,7 @@ TEST_F(VulkanTest, TheFixturesCoverEveryCase) {
   }
 }
 
-TEST_F(VulkanTest, PipelinesAreCreatedAtInitAndReusedByEveryExecute) {
+TEST_F(VulkanTest, PipelinesAreCreatedAtInitAndReusedByEveryExecuteAndLoad) {
   std::vector<FixtureCase> mlp;
   for (const FixtureCase& c : vulkan_cases()) {
     if (c.pte.find("/mlp.pte") != std::string::npos) mlp.push_back(c);
@@ -124,6 +124,13 @@ TEST_F(VulkanTest, PipelinesAreCreatedAtInitAndReusedByEveryExecute) {
   }
   EXPECT_EQ(vulkan_pipeline_creations(), after_load);
   EXPECT_EQ(compare_outputs(mlp[0], *lm.method), "");
+  // A second load while the first lives shares the device's pipelines.
+  LoadedMethod lm2;
+  ASSERT_TRUE(load_fixture_method(mlp[0], &lm2, &options)) << lm2.error;
+  ASSERT_TRUE(set_fixture_inputs(mlp[0], &lm2)) << lm2.error;
+  ASSERT_EQ(lm2.method->execute(), Error::Ok);
+  EXPECT_EQ(vulkan_pipeline_creations(), after_load);
+  EXPECT_EQ(compare_outputs(mlp[0], *lm2.method), "");
 }
 
 // Every fixture through executor_runner (a child process: it inherits the
