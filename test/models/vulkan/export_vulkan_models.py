@@ -14,6 +14,8 @@ Run (from the repository root; writes next to this file)::
 
     /opt/tv213/bin/python test/models/vulkan/export_vulkan_models.py          # all cases
     /opt/tv213/bin/python test/models/vulkan/export_vulkan_models.py mlp      # a subset
+    # the torchvision models (torchvision is in the torch 2.11 venv only):
+    /opt/tv/bin/python test/models/vulkan/export_vulkan_models.py mobilenet_v2 mobilenet_v3_small
 
 Outputs (relative to test/models/vulkan/):
 
@@ -197,6 +199,34 @@ class Embed(torch.nn.Module):
         return self.fc(torch.tanh(self.emb(idx)))
 
 
+def calibrated(model: torch.nn.Module, shape) -> torch.nn.Module:
+    """Random weights with batch-norm statistics measured on random inputs
+    (cumulative averages over a few batches), then eval mode."""
+    for m in model.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.reset_running_stats()
+            m.momentum = None
+    model.train()
+    with torch.no_grad():
+        for _ in range(4):
+            model(torch.randn(*shape))
+    return model.eval()
+
+
+def mobilenet_v2():
+    import torchvision  # only in the torch 2.11 venv (/opt/tv)
+
+    m = torchvision.models.mobilenet_v2(width_mult=0.35, num_classes=10)
+    return calibrated(m, (4, 3, 64, 64))
+
+
+def mobilenet_v3_small():
+    import torchvision
+
+    m = torchvision.models.mobilenet_v3_small(width_mult=0.5, num_classes=10)
+    return calibrated(m, (4, 3, 64, 64))
+
+
 def cases() -> Dict[str, Tuple[Callable[[], torch.nn.Module], Callable[[], Tuple[torch.Tensor, ...]]]]:
     return {
         "mlp": (Mlp, lambda: (torch.randn(4, 16),)),
@@ -216,6 +246,8 @@ def cases() -> Dict[str, Tuple[Callable[[], torch.nn.Module], Callable[[], Tuple
         "slicing": (Slicing, lambda: (torch.randn(2, 6, 3), torch.randn(2, 2, 3))),
         "norm_upsample": (NormUpsample, lambda: (torch.randn(1, 4, 5, 6),)),
         "embed": (Embed, lambda: (torch.randint(0, 20, (2, 7)),)),
+        "mobilenet_v2": (mobilenet_v2, lambda: (torch.randn(1, 3, 64, 64),)),
+        "mobilenet_v3_small": (mobilenet_v3_small, lambda: (torch.randn(1, 3, 64, 64),)),
     }
 
 
