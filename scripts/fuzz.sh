@@ -56,10 +56,8 @@ fuzzers=(program mmap_loader npy flat_tensor xnnpack_payload bundled_program hf_
 for f in "${fuzzers[@]}"; do
   echo "== ${f}_fuzzer for ${SECONDS_PER}s"
   log=build-fuzz/${f}_fuzzer.log
-  # Known leaks inside the lavapipe driver (not ours): test/fuzz/lsan_vulkan.supp.
-  supp=""
-  [ "$f" = vulkan_payload ] && supp="suppressions=$PWD/test/fuzz/lsan_vulkan.supp"
-  if LSAN_OPTIONS="$supp" ./build-fuzz/${f}_fuzzer -max_total_time="$SECONDS_PER" -max_len=65536 -timeout=25 \
+  # Known leaks inside the lavapipe driver (not ours): scripts/lsan_suppressions.txt.
+  if LSAN_OPTIONS="suppressions=$PWD/scripts/lsan_suppressions.txt" ./build-fuzz/${f}_fuzzer -max_total_time="$SECONDS_PER" -max_len=65536 -timeout=25 \
        -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/ \
        build-fuzz/corpus/$f > "$log" 2>&1; then
     grep -E "stat::number_of_executed_units|stat::new_units_added|Done" "$log" || true

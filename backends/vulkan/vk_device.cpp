@@ -183,7 +183,7 @@ bool find_memory_type(const Device& dev, uint32_t type_bits, VkMemoryPropertyFla
 
 Error acquire_device(size_t di, Device** out) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  if (g_users == 0) {
+  if (g_device.device == VK_NULL_HANDLE) {
     const Error e = create_device(di, &g_device);
     if (e != Error::Ok) {
       destroy_device_objects(&g_device);
@@ -197,8 +197,10 @@ Error acquire_device(size_t di, Device** out) {
 
 void release_device() {
   std::lock_guard<std::mutex> lock(g_mutex);
-  if (g_users == 0) return;
-  if (--g_users == 0) destroy_device_objects(&g_device);
+  // The device (and its pipelines) stays for the process once created:
+  // re-creating it would reload the driver, and drivers (Mesa's lavapipe
+  // among them) leak a little each time they are unloaded.
+  if (g_users > 0) --g_users;
 }
 
 VkResult submit(const Device& dev, VkCommandBuffer commands, VkFence fence) {

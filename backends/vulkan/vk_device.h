@@ -1,6 +1,6 @@
 // The Vulkan objects the delegate uses, behind small helpers: one
 // process-wide instance and logical device (created by the first delegate
-// that needs it, destroyed with the last one), buffers, and compute
+// that needs it, kept for the process), buffers, and compute
 // pipelines built from SPIR-V embedded in the library.
 //
 // Device choice: the first physical device with a compute queue, or the
@@ -51,10 +51,12 @@ struct Device {
   Pipeline pipelines[kMaxPipelines];
 };
 
-// The process-wide device, created on first use; every successful acquire
-// is paired with release_device(). Fails with NotSupported (naming the
-// reason: no loader/driver, no device, no compute queue, a bad
-// ETR_VULKAN_DEVICE) when there is nothing to run on.
+// The process-wide device, created on first use and kept until the process
+// exits (ETR_VULKAN_DEVICE and ETR_VULKAN_VALIDATION are read then); every
+// successful acquire is paired with release_device(). Fails with
+// NotSupported (naming the reason: no loader/driver, no device, no compute
+// queue, a bad ETR_VULKAN_DEVICE) when there is nothing to run on; a later
+// acquire tries again.
 Error acquire_device(size_t delegate_index, Device** out);
 void release_device();
 
@@ -81,9 +83,8 @@ Error create_pipeline(const Device& dev, const uint32_t* code, size_t words, uin
 void destroy_pipeline(const Device& dev, Pipeline* p);
 
 // The device's pipeline in `slot` (< kMaxPipelines), created from the other
-// arguments on first use and kept until the device goes with its last
-// delegate: delegates of one program, and programs loaded again while
-// another delegate lives, create no pipeline.
+// arguments on first use and kept with the device: delegates of one
+// program, and programs loaded again, create no pipeline.
 Error pipeline(Device* dev, size_t slot, const uint32_t* code, size_t words, uint32_t bindings,
                uint32_t push_bytes, size_t delegate_index, const char* name, const Pipeline** out);
 

@@ -10,15 +10,17 @@
 //     checked and planned into shader dispatches and buffer copies
 //     (vk_ops.h); an unknown operator fails with NotSupported naming it;
 //   - the process-wide Vulkan device is acquired (vk_device.h: first device
-//     with a compute queue, or ETR_VULKAN_DEVICE=N);
+//     with a compute queue, or ETR_VULKAN_DEVICE=N; created once and kept
+//     for the process, with the compute pipelines every delegate shares);
 //   - every tensor gets a device storage buffer, contiguous in the payload's
 //     dims (the payload's texture/layout requests are not followed); tensors
 //     with the same mem_obj_id share one buffer (the exporter's memory plan);
 //   - constants are uploaded once through a staging buffer (et_vk.prepack's
 //     output is the uploaded constant itself), after which the payload and
 //     the named-data buffers are released;
-//   - one compute pipeline per shader the delegate uses is created, the
-//     descriptor sets are written, and one command buffer is recorded:
+//   - the device's pipeline of each shader the delegate uses is created if
+//     no delegate made it yet, the descriptor sets are written, and one
+//     command buffer is recorded:
 //     input staging -> device, the dispatches with barriers between them,
 //     device -> output staging.
 // execute copies the inputs into their host-visible staging buffers,

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <vector>
 
-#include "backends/vulkan/vk_device.h"
 #include "backends/vulkan/vulkan_backend.h"
 #include "runtime/core/named_data_map.h"
 #include "runtime/platform/platform.h"
@@ -41,11 +40,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     etr::set_platform_hooks(hooks);
     // The same CPU driver the tests use, whatever GPU the machine has.
     setenv("VK_ICD_FILENAMES", "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json", 0);
-    // Hold the device for the whole run: the driver is loaded once, not per
-    // input (its unloading leaves allocations LeakSanitizer cannot
-    // attribute, from a module that is gone).
-    etr::vulkan::Device* dev = nullptr;
-    (void)etr::vulkan::acquire_device(0, &dev);
     return true;
   }();
   (void)init;
