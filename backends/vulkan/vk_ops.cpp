@@ -8,6 +8,7 @@
 #include "backends/vulkan/spirv/binary.h"
 #include "backends/vulkan/spirv/cast.h"
 #include "backends/vulkan/spirv/conv2d.h"
+#include "backends/vulkan/spirv/conv_transpose2d.h"
 #include "backends/vulkan/spirv/copy_strided.h"
 #include "backends/vulkan/spirv/embedding.h"
 #include "backends/vulkan/spirv/layer_norm.h"
@@ -37,6 +38,7 @@ const ShaderInfo kShaders[kNumShaders] = {
     {"upsample", kSpirv_upsample, kSpirv_upsample_words, 2, 36, 64},
     {"embedding", kSpirv_embedding, kSpirv_embedding_words, 3, 12, 64},
     {"cast", kSpirv_cast, kSpirv_cast_words, 2, 8, 64},
+    {"conv_transpose2d", kSpirv_conv_transpose2d, kSpirv_conv_transpose2d_words, 4, 76, 64},
 };
 
 // What a descriptor needs to name the place of a refusal.
@@ -936,7 +938,6 @@ Error plan_conv(const Ctx& c, bool with_clamp) {
   if (!bool_arg(c, 6, &transposed)) {
     OP_FAIL(c, Error::InvalidProgram, "argument 6 (transposed) is not a Bool");
   }
-  if (transposed) OP_FAIL(c, Error::NotSupported, "transposed convolution is not supported yet");
   if (in->ndim != 4 || w->ndim != 4 || out->ndim != 4) {
     OP_FAIL(c, Error::NotSupported, "only 2-D convolutions (4-D input, weight, output) run here");
   }
@@ -950,14 +951,28 @@ Error plan_conv(const Ctx& c, bool with_clamp) {
   }
   const uint32_t groups = static_cast<uint32_t>(gv.int_value);
   const uint32_t N = in->dims[0], C = in->dims[1], H = in->dims[2], W = in->dims[3];
-  const uint32_t OC = w->dims[0];
-  if (C % groups != 0 || OC % groups != 0 || w->dims[1] != C / groups) {
+  // Weight [C_out, C_in / groups, KH, KW], or [C_in, C_out / groups, KH, KW]
+  // when transposed.
+  const uint32_t OC = transposed ? w->dims[1] * groups : w->dims[0];
+  const bool fits = transposed ? w->dims[0] == C && C % groups == 0
+                               : C % groups == 0 && OC % groups == 0 && w->dims[1] == C / groups;
+  if (!fits) {
     OP_FAIL(c, Error::InvalidProgram,
             "weight [%u, %u, %u, %u] does not fit %u input channels in %u groups", w->dims[0],
             w->dims[1], w->dims[2], w->dims[3], C, groups);
   }
-  const int64_t OH = window_out(H, w->dims[2], stride[0], pad[0], dil[0], false);
-  const int64_t OW = window_out(W, w->dims[3], stride[1], pad[1], dil[1], false);
+  int64_t OH = window_out(H, w->dims[2], stride[0], pad[0], dil[0], false);
+  int64_t OW = window_out(W, w->dims[3], stride[1], pad[1], dil[1], false);
+  if (transposed) {
+    int64_t out_pad[2];
+    ETR_RETURN_IF_ERROR(pair_arg(c, 7, "output_padding", nullptr, 0, out_pad));
+    if ((out_pad[0] >= stride[0] && out_pad[0] >= dil[0]) ||
+        (out_pad[1] >= stride[1] && out_pad[1] >= dil[1])) {
+      OP_FAIL(c, Error::InvalidProgram, "argument 7 (output_padding) is too large");
+    }
+    OH = (int64_t{H} - 1) * stride[0] - 2 * pad[0] + dil[0] * (w->dims[2] - 1) + out_pad[0] + 1;
+    OW = (int64_t{W} - 1) * stride[1] - 2 * pad[1] + dil[1] * (w->dims[3] - 1) + out_pad[1] + 1;
+  }
   if (out->dims[0] != N || out->dims[1] != OC || out->dims[2] != OH || out->dims[3] != OW) {
     OP_FAIL(c, Error::InvalidProgram, "output [%u, %u, %u, %u] should be [%u, %u, %lld, %lld]",
             out->dims[0], out->dims[1], out->dims[2], out->dims[3], N, OC,
@@ -979,8 +994,8 @@ Error plan_conv(const Ctx& c, bool with_clamp) {
     ETR_RETURN_IF_ERROR(scalar_arg(c, 9, "output_min", -inf, &lo));
     ETR_RETURN_IF_ERROR(scalar_arg(c, 10, "output_max", inf, &hi));
   }
-  Step s = dispatch(c, Shader::Conv2d, c.op.args.back(), c.op.args[0], c.op.args[1],
-                    bias_id == kNoId ? c.op.args[0] : bias_id);
+  Step s = dispatch(c, transposed ? Shader::ConvTranspose2d : Shader::Conv2d, c.op.args.back(),
+                    c.op.args[0], c.op.args[1], bias_id == kNoId ? c.op.args[0] : bias_id);
   const uint32_t v[19] = {static_cast<uint32_t>(out->numel),
                           C,
                           H,

@@ -34,6 +34,7 @@ enum class Shader : uint8_t {
   Upsample,
   Embedding,
   Cast,
+  ConvTranspose2d,
   Count
 };
 constexpr size_t kNumShaders = static_cast<size_t>(Shader::Count);

@@ -199,6 +199,20 @@ class Embed(torch.nn.Module):
         return self.fc(torch.tanh(self.emb(idx)))
 
 
+class Deconv(torch.nn.Module):
+    """Transposed convolutions: stride 2 with output padding, and grouped
+    with dilation and padding."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = torch.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1)
+        self.grouped = torch.nn.ConvTranspose2d(6, 4, 3, padding=1, dilation=2, groups=2,
+                                                bias=False)
+
+    def forward(self, x):
+        return self.grouped(torch.relu(self.up(x)))
+
+
 def calibrated(model: torch.nn.Module, shape) -> torch.nn.Module:
     """Random weights with batch-norm statistics measured on random inputs
     (cumulative averages over a few batches), then eval mode."""
@@ -246,6 +260,7 @@ def cases() -> Dict[str, Tuple[Callable[[], torch.nn.Module], Callable[[], Tuple
         "slicing": (Slicing, lambda: (torch.randn(2, 6, 3), torch.randn(2, 2, 3))),
         "norm_upsample": (NormUpsample, lambda: (torch.randn(1, 4, 5, 6),)),
         "embed": (Embed, lambda: (torch.randint(0, 20, (2, 7)),)),
+        "deconv": (Deconv, lambda: (torch.randn(1, 4, 5, 6),)),
         "mobilenet_v2": (mobilenet_v2, lambda: (torch.randn(1, 3, 64, 64),)),
         "mobilenet_v3_small": (mobilenet_v3_small, lambda: (torch.randn(1, 3, 64, 64),)),
     }
