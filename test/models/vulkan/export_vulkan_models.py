@@ -213,6 +213,19 @@ class Deconv(torch.nn.Module):
         return self.grouped(torch.relu(self.up(x)))
 
 
+class MoreMath(torch.nn.Module):
+    """The remaining elementwise and reduction operators."""
+
+    def forward(self, x, y):
+        a = torch.exp(x * 0.5) + torch.sqrt(torch.abs(y)) - torch.rsqrt(torch.abs(x) + 1.0)
+        b = torch.maximum(-a, y) * torch.minimum(x, y)
+        c = torch.pow(torch.abs(x) + 0.5, y)
+        s = b.sum(dim=-1, keepdim=True)
+        m = torch.amax(c, dim=1)
+        n = torch.amin(a, dim=(0, 1))
+        return b + s, m, n
+
+
 def calibrated(model: torch.nn.Module, shape) -> torch.nn.Module:
     """Random weights with batch-norm statistics measured on random inputs
     (cumulative averages over a few batches), then eval mode."""
@@ -260,6 +273,7 @@ def cases() -> Dict[str, Tuple[Callable[[], torch.nn.Module], Callable[[], Tuple
         "slicing": (Slicing, lambda: (torch.randn(2, 6, 3), torch.randn(2, 2, 3))),
         "norm_upsample": (NormUpsample, lambda: (torch.randn(1, 4, 5, 6),)),
         "embed": (Embed, lambda: (torch.randint(0, 20, (2, 7)),)),
+        "more_math": (MoreMath, lambda: (torch.randn(2, 3, 4), torch.randn(2, 3, 4))),
         "deconv": (Deconv, lambda: (torch.randn(1, 4, 5, 6),)),
         "mobilenet_v2": (mobilenet_v2, lambda: (torch.randn(1, 3, 64, 64),)),
         "mobilenet_v3_small": (mobilenet_v3_small, lambda: (torch.randn(1, 3, 64, 64),)),
