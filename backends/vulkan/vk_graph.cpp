@@ -31,6 +31,7 @@ Error parse_tensor(const fb::VkTensor* t, uint32_t id, size_t num_constants, siz
                     "VulkanBackend: delegate %zu: value %u: tensor datatype %d is unknown", d, id,
                     dt);
   out->dtype = static_cast<Dtype>(dt);
+  out->device = out->dtype == Dtype::Float16 ? Dtype::Float32 : out->dtype;
   const int8_t st = static_cast<int8_t>(t->staging_datatype());
   ETR_CHECK_OR_FAIL(known_dtype(st), Error::InvalidProgram,
                     "VulkanBackend: delegate %zu: value %u: staging datatype %d is unknown", d, id,

@@ -63,6 +63,10 @@ const char* to_string(Kind k);
 struct TensorInfo {
   Dtype dtype = Dtype::Unset;
   Dtype staging = Dtype::Unset;  // host-side dtype of an input/output
+  // Element type of the tensor's buffer on the device: the dtype, except
+  // that float16 tensors (force_fp16 programs) are kept and computed in
+  // float32 (their constants widened at upload).
+  Dtype device = Dtype::Unset;
   uint32_t ndim = 0;
   uint32_t dims[kMaxDims] = {};
   int32_t constant_id = -1;  // index in Graph::constants, or -1
@@ -70,7 +74,8 @@ struct TensorInfo {
   uint8_t storage = 255;     // VkStorageType as written (we use buffers throughout)
   uint8_t layout = 255;      // VkMemoryLayout as written
   uint64_t numel = 1;
-  uint64_t nbytes() const { return numel * element_size(dtype); }
+  uint64_t nbytes() const { return numel * element_size(dtype); }  // as serialized
+  uint64_t device_nbytes() const { return numel * element_size(device); }
 };
 
 struct Value {

@@ -72,7 +72,7 @@ Error tensor_arg(const Ctx& c, size_t a, const char* field, bool float_only,
     OP_FAIL(c, Error::InvalidProgram, "argument %zu (%s): value %u is a %s, not a tensor", a, field,
             id, to_string(v.kind));
   }
-  if (float_only && v.tensor.dtype != Dtype::Float32) {
+  if (float_only && v.tensor.device != Dtype::Float32) {
     OP_FAIL(c, Error::NotSupported, "argument %zu (%s): value %u is %s; only float32 runs here", a,
             field, id, to_string(v.tensor.dtype));
   }
@@ -502,7 +502,7 @@ Error plan_byte_copy(const Ctx& c) {
   const TensorInfo *in, *out;
   ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", false, &in));
   ETR_RETURN_IF_ERROR(tensor_arg(c, c.op.args.size() - 1, "out", false, &out));
-  if (in->numel != out->numel || in->dtype != out->dtype) {
+  if (in->numel != out->numel || in->device != out->device) {
     OP_FAIL(c, Error::InvalidProgram,
             "output (%s, %llu elements) does not hold the input's data (%s, %llu elements)",
             to_string(out->dtype), static_cast<unsigned long long>(out->numel),
@@ -514,7 +514,7 @@ Error plan_byte_copy(const Ctx& c) {
   s.buffers[0] = c.op.args.back();
   s.buffers[1] = c.op.args[0];
   s.num_buffers = 2;
-  s.copy_bytes = in->nbytes();
+  s.copy_bytes = in->device_nbytes();
   if (s.copy_bytes > 0) c.steps->push_back(s);
   return Error::Ok;
 }
@@ -527,7 +527,7 @@ Error plan_prepack(const Ctx& c) {
   ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", false, &in));
   ETR_RETURN_IF_ERROR(tensor_arg(c, 1, "out", false, &out));
   if (in->constant_id < 0) return plan_byte_copy(c);
-  if (in->numel != out->numel || in->dtype != out->dtype) {
+  if (in->numel != out->numel || in->device != out->device) {
     OP_FAIL(c, Error::InvalidProgram, "output does not match the constant's dtype and size");
   }
   if (out->constant_id >= 0) {
@@ -574,7 +574,7 @@ Error emit_strided(const Ctx& c, uint32_t out_id, uint32_t in_id, uint32_t ndim,
 }
 
 Error copyable(const Ctx& c, const TensorInfo& in, const TensorInfo& out) {
-  if (element_size(in.dtype) != 4 || in.dtype != out.dtype) {
+  if (element_size(in.device) != 4 || in.device != out.device) {
     OP_FAIL(c, Error::NotSupported, "only 32-bit elements of one dtype are copied here (%s, %s)",
             to_string(in.dtype), to_string(out.dtype));
   }
@@ -828,7 +828,7 @@ Error plan_layer_norm(const Ctx& c) {
   ETR_RETURN_IF_ERROR(unused_output(c, list.values[2], "rstd"));
   const uint32_t out_id = list.values[0];
   const Value& ov = c.g.values[out_id];
-  if (ov.kind != Kind::Tensor || ov.tensor.dtype != Dtype::Float32 || ov.tensor.constant_id >= 0 ||
+  if (ov.kind != Kind::Tensor || ov.tensor.device != Dtype::Float32 || ov.tensor.constant_id >= 0 ||
       !same_dims(ov.tensor, *in)) {
     OP_FAIL(c, Error::InvalidProgram,
             "output value %u is not a float32 tensor of the input's shape", out_id);
@@ -1084,7 +1084,7 @@ Error plan_max_pool(const Ctx& c, bool with_indices) {
     out_id = list.values[0];
   }
   const Value& ov = c.g.values[out_id];
-  if (ov.kind != Kind::Tensor || ov.tensor.dtype != Dtype::Float32 || ov.tensor.constant_id >= 0) {
+  if (ov.kind != Kind::Tensor || ov.tensor.device != Dtype::Float32 || ov.tensor.constant_id >= 0) {
     OP_FAIL(c, Error::InvalidProgram, "output value %u is not a float32 tensor", out_id);
   }
   out = &ov.tensor;
@@ -1202,7 +1202,7 @@ Error plan_batch_norm(const Ctx& c) {
   ETR_RETURN_IF_ERROR(unused_output(c, list.values[2], "saved invstd"));
   const uint32_t out_id = list.values[0];
   const Value& ov = c.g.values[out_id];
-  if (ov.kind != Kind::Tensor || ov.tensor.dtype != Dtype::Float32 || ov.tensor.constant_id >= 0 ||
+  if (ov.kind != Kind::Tensor || ov.tensor.device != Dtype::Float32 || ov.tensor.constant_id >= 0 ||
       !same_dims(ov.tensor, *in)) {
     OP_FAIL(c, Error::InvalidProgram,
             "output value %u is not a float32 tensor of the input's shape", out_id);
@@ -1334,11 +1334,11 @@ Error plan_to_dim_order_copy(const Ctx& c) {
   const TensorInfo *in, *out;
   ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", false, &in));
   ETR_RETURN_IF_ERROR(tensor_arg(c, 7, "out", false, &out));
-  if (in->dtype == out->dtype) return plan_byte_copy(c);
+  if (in->device == out->device) return plan_byte_copy(c);
   uint32_t mode;
-  if (in->dtype == Dtype::Int32 && out->dtype == Dtype::Float32) {
+  if (in->device == Dtype::Int32 && out->device == Dtype::Float32) {
     mode = 0;
-  } else if (in->dtype == Dtype::Float32 && out->dtype == Dtype::Int32) {
+  } else if (in->device == Dtype::Float32 && out->device == Dtype::Int32) {
     mode = 1;
   } else {
     OP_FAIL(c, Error::NotSupported, "conversion from %s to %s", to_string(in->dtype),

@@ -7,6 +7,7 @@
 #include "backends/vulkan/vk_device.h"
 #include "backends/vulkan/vk_graph.h"
 #include "backends/vulkan/vk_ops.h"
+#include "runtime/core/half.h"
 #include "runtime/platform/log.h"
 #include "runtime/platform/platform.h"
 
@@ -98,7 +99,7 @@ Error place_buffers(Delegate* d) {
     const TensorInfo* t = g.tensor(static_cast<uint32_t>(id));
     if (!used[id] || t == nullptr || t->constant_id >= 0 || t->mem_obj_id < 0) continue;
     uint64_t& b = mem_obj_bytes[static_cast<size_t>(t->mem_obj_id)];
-    if (t->nbytes() > b) b = t->nbytes();
+    if (t->device_nbytes() > b) b = t->device_nbytes();
   }
   for (size_t id = 0; id < g.values.size(); ++id) {
     const TensorInfo* t = g.tensor(static_cast<uint32_t>(id));
@@ -114,7 +115,8 @@ Error place_buffers(Delegate* d) {
       d->buffer_of[id] = mem_obj_buffer[static_cast<size_t>(t->mem_obj_id)];
       continue;
     }
-    const uint64_t bytes = shared ? mem_obj_bytes[static_cast<size_t>(t->mem_obj_id)] : t->nbytes();
+    const uint64_t bytes =
+        shared ? mem_obj_bytes[static_cast<size_t>(t->mem_obj_id)] : t->device_nbytes();
     Buffer b;
     ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, bytes, false, d->index, "a tensor", &b));
     d->buffers.push_back(b);
@@ -183,7 +185,7 @@ Error upload_constants(Delegate* d) {
   for (size_t id = 0; id < g.values.size(); ++id) {
     const TensorInfo* t = g.tensor(static_cast<uint32_t>(id));
     if (t == nullptr || t->constant_id < 0 || d->buffer_of[id] < 0) continue;
-    total += (t->nbytes() + 15) / 16 * 16;
+    total += (t->device_nbytes() + 15) / 16 * 16;
   }
   if (total == 0) return Error::Ok;
   Buffer staging;
@@ -198,12 +200,23 @@ Error upload_constants(Delegate* d) {
     const TensorInfo* t = g.tensor(static_cast<uint32_t>(id));
     if (t == nullptr || t->constant_id < 0 || d->buffer_of[id] < 0) continue;
     const vulkan::Constant& c = g.constants[static_cast<size_t>(t->constant_id)];
-    if (t->nbytes() == 0) continue;
-    std::memcpy(static_cast<uint8_t*>(staging.mapped) + offset, c.data, t->nbytes());
-    VkBufferCopy region = {offset, 0, t->nbytes()};
+    const uint64_t n = t->device_nbytes();
+    if (n == 0) continue;
+    uint8_t* dst = static_cast<uint8_t*>(staging.mapped) + offset;
+    if (t->dtype == Dtype::Float16) {  // widened to the device's float32
+      for (uint64_t e = 0; e < t->numel; ++e) {
+        uint16_t h;
+        std::memcpy(&h, c.data + 2 * e, 2);
+        const float f = internal::half_bits_to_float(h);
+        std::memcpy(dst + 4 * e, &f, 4);
+      }
+    } else {
+      std::memcpy(dst, c.data, n);
+    }
+    VkBufferCopy region = {offset, 0, n};
     vkCmdCopyBuffer(d->commands, staging.buffer,
                     d->buffers[static_cast<size_t>(d->buffer_of[id])].buffer, 1, &region);
-    offset += (t->nbytes() + 15) / 16 * 16;
+    offset += (n + 15) / 16 * 16;
   }
   vkEndCommandBuffer(d->commands);
   const Error e = submit_and_wait(d);
@@ -291,26 +304,28 @@ Error record(Delegate* d) {
   const Graph& g = d->graph;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const TensorInfo& t = *g.tensor(g.inputs[i]);
-    ETR_CHECK_OR_FAIL(t.dtype == t.staging && staging_type(t.dtype) != static_cast<ScalarType>(-1),
-                      Error::NotSupported,
-                      "VulkanBackend: delegate %zu: input %zu: dtype %s staged as %s is not "
-                      "supported",
-                      d->index, i, vulkan::to_string(t.dtype), vulkan::to_string(t.staging));
+    ETR_CHECK_OR_FAIL(
+        t.device == t.staging && staging_type(t.device) != static_cast<ScalarType>(-1),
+        Error::NotSupported,
+        "VulkanBackend: delegate %zu: input %zu: dtype %s staged as %s is not "
+        "supported",
+        d->index, i, vulkan::to_string(t.dtype), vulkan::to_string(t.staging));
     Buffer b;
-    ETR_RETURN_IF_ERROR(
-        vulkan::create_buffer(*d->dev, t.nbytes(), true, d->index, "an input's staging", &b));
+    ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, t.device_nbytes(), true, d->index,
+                                              "an input's staging", &b));
     d->in_staging.push_back(b);
   }
   for (size_t i = 0; i < g.outputs.size(); ++i) {
     const TensorInfo& t = *g.tensor(g.outputs[i]);
-    ETR_CHECK_OR_FAIL(t.dtype == t.staging && staging_type(t.dtype) != static_cast<ScalarType>(-1),
-                      Error::NotSupported,
-                      "VulkanBackend: delegate %zu: output %zu: dtype %s staged as %s is not "
-                      "supported",
-                      d->index, i, vulkan::to_string(t.dtype), vulkan::to_string(t.staging));
+    ETR_CHECK_OR_FAIL(
+        t.device == t.staging && staging_type(t.device) != static_cast<ScalarType>(-1),
+        Error::NotSupported,
+        "VulkanBackend: delegate %zu: output %zu: dtype %s staged as %s is not "
+        "supported",
+        d->index, i, vulkan::to_string(t.dtype), vulkan::to_string(t.staging));
     Buffer b;
-    ETR_RETURN_IF_ERROR(
-        vulkan::create_buffer(*d->dev, t.nbytes(), true, d->index, "an output's staging", &b));
+    ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, t.device_nbytes(), true, d->index,
+                                              "an output's staging", &b));
     d->out_staging.push_back(b);
   }
   VkCommandBuffer cb = d->commands;
@@ -318,7 +333,7 @@ Error record(Delegate* d) {
   bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
   vkBeginCommandBuffer(cb, &bi);
   for (size_t i = 0; i < g.inputs.size(); ++i) {
-    const uint64_t n = g.tensor(g.inputs[i])->nbytes();
+    const uint64_t n = g.tensor(g.inputs[i])->device_nbytes();
     if (n == 0) continue;
     VkBufferCopy region = {0, 0, n};
     vkCmdCopyBuffer(cb, d->in_staging[i].buffer, d->buffer(g.inputs[i]).buffer, 1, &region);
@@ -353,7 +368,7 @@ Error record(Delegate* d) {
     barrier(cb, work, all, work, all);
   }
   for (size_t i = 0; i < g.outputs.size(); ++i) {
-    const uint64_t n = g.tensor(g.outputs[i])->nbytes();
+    const uint64_t n = g.tensor(g.outputs[i])->device_nbytes();
     if (n == 0) continue;
     VkBufferCopy region = {0, 0, n};
     vkCmdCopyBuffer(cb, d->buffer(g.outputs[i]).buffer, d->out_staging[i].buffer, 1, &region);

@@ -90,7 +90,7 @@ void run_case(const FixtureCase& c) {
 
 TEST_F(VulkanTest, FixturesMatchPyTorch) {
   const std::vector<FixtureCase> cases = vulkan_cases();
-  ASSERT_GE(cases.size(), 15u);
+  ASSERT_GE(cases.size(), 17u);
   for (const FixtureCase& c : cases) run_case(c);
 }
 
@@ -138,7 +138,7 @@ TEST_F(VulkanTest, PipelinesAreCreatedAtInitAndReusedByEveryExecuteAndLoad) {
 // lavapipe and validation settings); outputs compared with the same files.
 TEST_F(VulkanTest, FixturesMatchPyTorchThroughExecutorRunner) {
   const std::vector<FixtureCase> cases = vulkan_cases();
-  ASSERT_GE(cases.size(), 15u);
+  ASSERT_GE(cases.size(), 17u);
   for (const FixtureCase& c : cases) {
     SCOPED_TRACE(c.line);
     char dir[] = "/tmp/etr_vulkan_runnerXXXXXX";
