@@ -154,10 +154,18 @@ Error create_device(size_t di, Device* d) {
   qci.queueFamilyIndex = d->queue_family;
   qci.queueCount = 1;
   qci.pQueuePriorities = &priority;
+  // Robust buffer access (every Vulkan 1.0 device has it): a shader access
+  // outside its buffer reads zeros or is dropped instead of touching other
+  // memory. The planner keeps every access in range; this is the backstop.
+  VkPhysicalDeviceFeatures supported;
+  vkGetPhysicalDeviceFeatures(d->physical, &supported);
+  VkPhysicalDeviceFeatures features = {};
+  features.robustBufferAccess = supported.robustBufferAccess;
   VkDeviceCreateInfo dci = {};
   dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qci;
+  dci.pEnabledFeatures = &features;
   r = vkCreateDevice(d->physical, &dci, nullptr, &d->device);
   ETR_CHECK_OR_FAIL(r == VK_SUCCESS, Error::NotSupported,
                     "VulkanBackend: delegate %zu: vkCreateDevice on '%s' returned %d", di, d->name,

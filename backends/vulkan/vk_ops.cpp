@@ -946,14 +946,16 @@ Error plan_conv(const Ctx& c, bool with_clamp) {
   ETR_RETURN_IF_ERROR(pair_arg(c, 4, "padding", nullptr, 0, pad));
   ETR_RETURN_IF_ERROR(pair_arg(c, 5, "dilation", nullptr, 1, dil));
   const Value& gv = c.g.values[c.op.args[8]];
-  if (gv.kind != Kind::Int || gv.int_value < 1) {
-    OP_FAIL(c, Error::InvalidProgram, "argument 8 (groups) must be a positive Int");
+  if (gv.kind != Kind::Int || gv.int_value < 1 || gv.int_value > (int64_t{1} << 20)) {
+    OP_FAIL(c, Error::InvalidProgram, "argument 8 (groups) must be an Int in [1, 2^20]");
   }
   const uint32_t groups = static_cast<uint32_t>(gv.int_value);
   const uint32_t N = in->dims[0], C = in->dims[1], H = in->dims[2], W = in->dims[3];
   // Weight [C_out, C_in / groups, KH, KW], or [C_in, C_out / groups, KH, KW]
   // when transposed.
-  const uint32_t OC = transposed ? w->dims[1] * groups : w->dims[0];
+  const uint64_t OC64 = transposed ? uint64_t{w->dims[1]} * groups : w->dims[0];
+  if (OC64 > kMaxNumel) OP_FAIL(c, Error::InvalidProgram, "too many output channels");
+  const uint32_t OC = static_cast<uint32_t>(OC64);
   const bool fits = transposed ? w->dims[0] == C && C % groups == 0
                                : C % groups == 0 && OC % groups == 0 && w->dims[1] == C / groups;
   if (!fits) {
