@@ -11,7 +11,9 @@ if [ ! -x build-fuzz/program_fuzzer ] || [ ! -x build-fuzz/npy_fuzzer ] ||
    [ ! -x build-fuzz/flat_tensor_fuzzer ] || [ ! -x build-fuzz/xnnpack_payload_fuzzer ] ||
    [ ! -x build-fuzz/bundled_program_fuzzer ] || [ ! -x build-fuzz/mmap_loader_fuzzer ] ||
    [ ! -x build-fuzz/hf_tokenizer_fuzzer ] || [ ! -x build-fuzz/tiktoken_tokenizer_fuzzer ] ||
-   [ ! -x build-fuzz/sp_tokenizer_fuzzer ] || [ ! -x build-fuzz/llama2c_tokenizer_fuzzer ]; then
+   [ ! -x build-fuzz/sp_tokenizer_fuzzer ] || [ ! -x build-fuzz/llama2c_tokenizer_fuzzer ] ||
+   { pkg-config --exists vulkan 2>/dev/null && command -v glslc > /dev/null &&
+     [ ! -x build-fuzz/vulkan_payload_fuzzer ]; }; then
   bash scripts/install_deps.sh
   CXX=clang++ CC=clang BUILD_DIR=build-fuzz BUILD_TYPE=Debug bash scripts/build.sh \
     -DCMAKE_CXX_FLAGS_DEBUG=-O1 -DETR_SANITIZE=ON -DETR_BUILD_FUZZERS=ON
@@ -19,11 +21,14 @@ fi
 mkdir -p build-fuzz/corpus/program build-fuzz/corpus/npy build-fuzz/corpus/flat_tensor \
   build-fuzz/corpus/xnnpack_payload build-fuzz/corpus/bundled_program \
   build-fuzz/corpus/mmap_loader build-fuzz/corpus/hf_tokenizer build-fuzz/corpus/tiktoken_tokenizer \
-  build-fuzz/corpus/sp_tokenizer build-fuzz/corpus/llama2c_tokenizer build-fuzz/artifacts
+  build-fuzz/corpus/sp_tokenizer build-fuzz/corpus/llama2c_tokenizer build-fuzz/corpus/vulkan_payload \
+  build-fuzz/artifacts
 # XNNPACK payloads: the harness starts at the first XH00 header, so whole
 # XNNPACK-lowered programs (small ones) seed it.
 find test/models -name '*.pte' -size -100k -exec cp {} build-fuzz/corpus/xnnpack_payload/ \;
 cp test/models/*.pte build-fuzz/corpus/program/
+# Vulkan payloads: the same idea with VH00 (the official exporter's Vulkan programs).
+cp test/models/vulkan/*.pte build-fuzz/corpus/vulkan_payload/
 # The mmap loader harness runs whole programs through a file mapping.
 cp test/models/*.pte build-fuzz/corpus/mmap_loader/
 # The LLM exporter's flavours (test/models/llm: llama:: custom operators, KV
@@ -70,13 +75,18 @@ if [ -x build-fuzz/test/etr_flat_tensor_tests ]; then
 fi
 status=0
 PROGRAM_MAX_LEN=1048576
-for f in program mmap_loader npy flat_tensor xnnpack_payload bundled_program hf_tokenizer \
-         tiktoken_tokenizer sp_tokenizer llama2c_tokenizer; do
+fuzzers=(program mmap_loader npy flat_tensor xnnpack_payload bundled_program hf_tokenizer
+         tiktoken_tokenizer sp_tokenizer llama2c_tokenizer)
+# Built when the Vulkan headers, loader and glslc are installed.
+[ -x build-fuzz/vulkan_payload_fuzzer ] && fuzzers+=(vulkan_payload)
+for f in "${fuzzers[@]}"; do
   echo "== ${f}_fuzzer for ${SECONDS_PER}s"
   log=build-fuzz/${f}_fuzzer.log
   max_len=65536
   case $f in program | mmap_loader) max_len=$PROGRAM_MAX_LEN ;; esac
-  if ./build-fuzz/${f}_fuzzer -max_total_time="$SECONDS_PER" -max_len="$max_len" -timeout=25 \
+  # Known leaks inside the lavapipe driver (not ours): scripts/lsan_suppressions.txt.
+  if LSAN_OPTIONS="suppressions=$PWD/scripts/lsan_suppressions.txt" ./build-fuzz/${f}_fuzzer \
+       -max_total_time="$SECONDS_PER" -max_len="$max_len" -timeout=25 \
        -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/ \
        build-fuzz/corpus/$f > "$log" 2>&1; then
     grep -E "stat::number_of_executed_units|stat::new_units_added|Done" "$log" || true

@@ -9,4 +9,6 @@ CXX=clang++ CC=clang BUILD_DIR=build-fuzz BUILD_TYPE=Debug bash scripts/build.sh
   -DCMAKE_CXX_FLAGS_DEBUG=-O1 -DETR_SANITIZE=ON -DETR_BUILD_FUZZERS=ON
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# Leaks inside the lavapipe Vulkan driver (not ours) are suppressed.
+export LSAN_OPTIONS=suppressions=$PWD/scripts/lsan_suppressions.txt
 ctest --test-dir build-fuzz --output-on-failure -j"$(nproc)"

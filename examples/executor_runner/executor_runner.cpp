@@ -17,6 +17,9 @@
 #include <string>
 #include <vector>
 
+#if defined(ETR_HAVE_VULKAN)
+#include "backends/vulkan/vulkan_backend.h"
+#endif
 #include "examples/executor_runner/inspect.h"
 #include "examples/executor_runner/profile_trace.h"
 #include "examples/executor_runner/runner_io.h"
@@ -72,7 +75,10 @@ int load_external_data(const std::vector<std::string>& paths, ExternalData* data
 
 int register_all_kernels() {
   reset_first_error();
-  const Error err = register_builtins();
+  Error err = register_builtins();
+#if defined(ETR_HAVE_VULKAN)
+  if (err == Error::Ok && find_backend("VulkanBackend") == nullptr) err = register_vulkan_backend();
+#endif
   if (err != Error::Ok) return fail(kExitSetup, "cannot register kernels and backends", err);
   return kExitOk;
 }

@@ -1,0 +1,555 @@
+#include "backends/vulkan/vulkan_backend.h"
+
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "backends/vulkan/vk_device.h"
+#include "backends/vulkan/vk_graph.h"
+#include "backends/vulkan/vk_ops.h"
+#include "runtime/core/half.h"
+#include "runtime/platform/log.h"
+#include "runtime/platform/platform.h"
+
+namespace etr {
+namespace {
+
+using vulkan::Buffer;
+using vulkan::Device;
+using vulkan::Dtype;
+using vulkan::Graph;
+using vulkan::Kind;
+using vulkan::kNoId;
+using vulkan::Pipeline;
+using vulkan::Shader;
+using vulkan::Step;
+using vulkan::TensorInfo;
+
+// How long execute waits for the GPU before reporting a hang.
+constexpr uint64_t kFenceTimeoutNs = uint64_t{60} * 1000 * 1000 * 1000;
+
+struct Delegate {
+  size_t index = 0;
+  Device* dev = nullptr;
+  Graph graph;
+  std::vector<Step> steps;
+  std::vector<uint32_t> alias;      // value id -> the value whose buffer it uses
+  std::vector<int32_t> buffer_of;   // value id -> index in buffers, or -1
+  std::vector<Buffer> buffers;      // device storage buffers
+  std::vector<Buffer> in_staging;   // per graph input, host-visible
+  std::vector<Buffer> out_staging;  // per graph output, host-visible
+  const Pipeline* pipelines[vulkan::kNumShaders] = {};  // the device's, shared
+  VkDescriptorPool descriptor_pool = VK_NULL_HANDLE;
+  std::vector<VkDescriptorSet> sets;  // per step (null for copies)
+  VkCommandPool command_pool = VK_NULL_HANDLE;
+  VkCommandBuffer commands = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  std::vector<Tensor*> out_tensors;  // execute's scratch: the output arguments
+
+  ~Delegate() {
+    if (dev != nullptr) {
+      VkDevice vd = dev->device;
+      if (fence != VK_NULL_HANDLE) vkDestroyFence(vd, fence, nullptr);
+      if (command_pool != VK_NULL_HANDLE) vkDestroyCommandPool(vd, command_pool, nullptr);
+      if (descriptor_pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(vd, descriptor_pool, nullptr);
+      for (Buffer& b : buffers) vulkan::destroy_buffer(*dev, &b);
+      for (Buffer& b : in_staging) vulkan::destroy_buffer(*dev, &b);
+      for (Buffer& b : out_staging) vulkan::destroy_buffer(*dev, &b);
+      vulkan::release_device();
+    }
+  }
+
+  const Buffer& buffer(uint32_t value) const {
+    return buffers[static_cast<size_t>(buffer_of[alias[value]])];
+  }
+};
+
+uint32_t resolve(const std::vector<uint32_t>& alias, uint32_t id) {
+  // Aliases point at constants, which alias nothing: one hop.
+  return alias[id];
+}
+
+// Plans every operator; fills d->steps and d->alias.
+Error plan(Delegate* d) {
+  const Graph& g = d->graph;
+  d->alias.resize(g.values.size());
+  for (size_t i = 0; i < d->alias.size(); ++i) d->alias[i] = static_cast<uint32_t>(i);
+  vulkan::DispatchLimits limits;
+  for (int i = 0; i < 3; ++i) limits.max_groups[i] = d->dev->limits.maxComputeWorkGroupCount[i];
+  for (const vulkan::Operator& op : g.ops) {
+    ETR_RETURN_IF_ERROR(vulkan::plan_operator(g, op, limits, &d->steps, &d->alias));
+  }
+  return Error::Ok;
+}
+
+// Gives every tensor the steps, inputs and outputs touch a device buffer.
+Error place_buffers(Delegate* d) {
+  const Graph& g = d->graph;
+  d->buffer_of.assign(g.values.size(), -1);
+  std::vector<bool> used(g.values.size(), false);
+  for (const Step& s : d->steps) {
+    for (uint32_t i = 0; i < s.num_buffers; ++i) used[resolve(d->alias, s.buffers[i])] = true;
+  }
+  for (uint32_t id : g.inputs) used[id] = true;
+  for (uint32_t id : g.outputs) used[resolve(d->alias, id)] = true;
+  // Sizes first: a shared memory object is as large as its largest tensor.
+  std::vector<uint64_t> mem_obj_bytes(g.values.size(), 0);
+  std::vector<int32_t> mem_obj_buffer(g.values.size(), -1);
+  for (size_t id = 0; id < g.values.size(); ++id) {
+    const TensorInfo* t = g.tensor(static_cast<uint32_t>(id));
+    if (!used[id] || t == nullptr || t->constant_id >= 0 || t->mem_obj_id < 0) continue;
+    uint64_t& b = mem_obj_bytes[static_cast<size_t>(t->mem_obj_id)];
+    if (t->device_nbytes() > b) b = t->device_nbytes();
+  }
+  for (size_t id = 0; id < g.values.size(); ++id) {
+    const TensorInfo* t = g.tensor(static_cast<uint32_t>(id));
+    if (!used[id]) continue;
+    if (t == nullptr) {
+      ETR_FAIL(Error::InvalidProgram,
+               "VulkanBackend: delegate %zu: value %zu is bound as a tensor "
+               "but is a %s",
+               d->index, id, vulkan::to_string(g.values[id].kind));
+    }
+    const bool shared = t->constant_id < 0 && t->mem_obj_id >= 0;
+    if (shared && mem_obj_buffer[static_cast<size_t>(t->mem_obj_id)] >= 0) {
+      d->buffer_of[id] = mem_obj_buffer[static_cast<size_t>(t->mem_obj_id)];
+      continue;
+    }
+    const uint64_t bytes =
+        shared ? mem_obj_bytes[static_cast<size_t>(t->mem_obj_id)] : t->device_nbytes();
+    Buffer b;
+    ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, bytes, false, d->index, "a tensor", &b));
+    d->buffers.push_back(b);
+    d->buffer_of[id] = static_cast<int32_t>(d->buffers.size() - 1);
+    if (shared) mem_obj_buffer[static_cast<size_t>(t->mem_obj_id)] = d->buffer_of[id];
+  }
+  return Error::Ok;
+}
+
+Error create_commands(Delegate* d) {
+  VkDevice vd = d->dev->device;
+  VkCommandPoolCreateInfo cpi = {};
+  cpi.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  cpi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  cpi.queueFamilyIndex = d->dev->queue_family;
+  VkResult r = vkCreateCommandPool(vd, &cpi, nullptr, &d->command_pool);
+  if (r == VK_SUCCESS) {
+    VkCommandBufferAllocateInfo cai = {};
+    cai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+    cai.commandPool = d->command_pool;
+    cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    cai.commandBufferCount = 1;
+    r = vkAllocateCommandBuffers(vd, &cai, &d->commands);
+  }
+  if (r == VK_SUCCESS) {
+    VkFenceCreateInfo fci = {};
+    fci.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+    r = vkCreateFence(vd, &fci, nullptr, &d->fence);
+  }
+  ETR_CHECK_OR_FAIL(r == VK_SUCCESS, Error::DelegateMemoryAllocationFailed,
+                    "VulkanBackend: delegate %zu: creating the command buffer or fence returned %d",
+                    d->index, static_cast<int>(r));
+  return Error::Ok;
+}
+
+void barrier(VkCommandBuffer cb, VkPipelineStageFlags src, VkAccessFlags src_access,
+             VkPipelineStageFlags dst, VkAccessFlags dst_access) {
+  VkMemoryBarrier mb = {};
+  mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  mb.srcAccessMask = src_access;
+  mb.dstAccessMask = dst_access;
+  vkCmdPipelineBarrier(cb, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
+}
+
+Error submit_and_wait(Delegate* d) {
+  VkResult r = vulkan::submit(*d->dev, d->commands, d->fence);
+  ETR_CHECK_OR_FAIL(r == VK_SUCCESS, Error::Internal,
+                    "VulkanBackend: delegate %zu: vkQueueSubmit returned %d", d->index,
+                    static_cast<int>(r));
+  r = vkWaitForFences(d->dev->device, 1, &d->fence, VK_TRUE, kFenceTimeoutNs);
+  ETR_CHECK_OR_FAIL(r == VK_SUCCESS, Error::Internal,
+                    "VulkanBackend: delegate %zu: waiting for the GPU returned %d%s", d->index,
+                    static_cast<int>(r), r == VK_TIMEOUT ? " (timeout)" : "");
+  r = vkResetFences(d->dev->device, 1, &d->fence);
+  ETR_CHECK_OR_FAIL(r == VK_SUCCESS, Error::Internal,
+                    "VulkanBackend: delegate %zu: vkResetFences returned %d", d->index,
+                    static_cast<int>(r));
+  return Error::Ok;
+}
+
+// Uploads every constant that has a buffer through one staging buffer, with
+// a one-off recording of the command buffer.
+Error upload_constants(Delegate* d) {
+  const Graph& g = d->graph;
+  uint64_t total = 0;
+  for (size_t id = 0; id < g.values.size(); ++id) {
+    const TensorInfo* t = g.tensor(static_cast<uint32_t>(id));
+    if (t == nullptr || t->constant_id < 0 || d->buffer_of[id] < 0) continue;
+    total += (t->device_nbytes() + 15) / 16 * 16;
+  }
+  if (total == 0) return Error::Ok;
+  Buffer staging;
+  ETR_RETURN_IF_ERROR(
+      vulkan::create_buffer(*d->dev, total, true, d->index, "the constants' staging", &staging));
+  VkCommandBufferBeginInfo bi = {};
+  bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  vkBeginCommandBuffer(d->commands, &bi);
+  uint64_t offset = 0;
+  for (size_t id = 0; id < g.values.size(); ++id) {
+    const TensorInfo* t = g.tensor(static_cast<uint32_t>(id));
+    if (t == nullptr || t->constant_id < 0 || d->buffer_of[id] < 0) continue;
+    const vulkan::Constant& c = g.constants[static_cast<size_t>(t->constant_id)];
+    const uint64_t n = t->device_nbytes();
+    if (n == 0) continue;
+    uint8_t* dst = static_cast<uint8_t*>(staging.mapped) + offset;
+    if (t->dtype == Dtype::Float16) {  // widened to the device's float32
+      for (uint64_t e = 0; e < t->numel; ++e) {
+        uint16_t h;
+        std::memcpy(&h, c.data + 2 * e, 2);
+        const float f = internal::half_bits_to_float(h);
+        std::memcpy(dst + 4 * e, &f, 4);
+      }
+    } else {
+      std::memcpy(dst, c.data, n);
+    }
+    VkBufferCopy region = {offset, 0, n};
+    vkCmdCopyBuffer(d->commands, staging.buffer,
+                    d->buffers[static_cast<size_t>(d->buffer_of[id])].buffer, 1, &region);
+    offset += (n + 15) / 16 * 16;
+  }
+  vkEndCommandBuffer(d->commands);
+  const Error e = submit_and_wait(d);
+  vkResetCommandBuffer(d->commands, 0);
+  vulkan::destroy_buffer(*d->dev, &staging);
+  return e;
+}
+
+Error create_pipelines_and_sets(Delegate* d) {
+  bool used[vulkan::kNumShaders] = {};
+  uint32_t num_sets = 0, num_descriptors = 0;
+  for (const Step& s : d->steps) {
+    if (s.kind != Step::Kind::Dispatch) continue;
+    used[static_cast<size_t>(s.shader)] = true;
+    ++num_sets;
+    num_descriptors += s.num_buffers;
+  }
+  for (size_t i = 0; i < vulkan::kNumShaders; ++i) {
+    if (!used[i]) continue;
+    const vulkan::ShaderInfo& info = vulkan::shader_info(static_cast<Shader>(i));
+    ETR_CHECK_OR_FAIL(info.push_bytes <= d->dev->limits.maxPushConstantsSize, Error::NotSupported,
+                      "VulkanBackend: delegate %zu: shader '%s' needs %u bytes of push constants "
+                      "(the device has %u)",
+                      d->index, info.name, info.push_bytes, d->dev->limits.maxPushConstantsSize);
+    ETR_RETURN_IF_ERROR(vulkan::pipeline(d->dev, i, info.code, info.words, info.bindings,
+                                         info.push_bytes, d->index, info.name, &d->pipelines[i]));
+  }
+  d->sets.assign(d->steps.size(), VK_NULL_HANDLE);
+  if (num_sets == 0) return Error::Ok;
+  VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, num_descriptors};
+  VkDescriptorPoolCreateInfo dpi = {};
+  dpi.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+  dpi.maxSets = num_sets;
+  dpi.poolSizeCount = 1;
+  dpi.pPoolSizes = &size;
+  VkResult r = vkCreateDescriptorPool(d->dev->device, &dpi, nullptr, &d->descriptor_pool);
+  ETR_CHECK_OR_FAIL(r == VK_SUCCESS, Error::DelegateMemoryAllocationFailed,
+                    "VulkanBackend: delegate %zu: vkCreateDescriptorPool returned %d", d->index,
+                    static_cast<int>(r));
+  for (size_t i = 0; i < d->steps.size(); ++i) {
+    const Step& s = d->steps[i];
+    if (s.kind != Step::Kind::Dispatch) continue;
+    const Pipeline& p = *d->pipelines[static_cast<size_t>(s.shader)];
+    VkDescriptorSetAllocateInfo ai = {};
+    ai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+    ai.descriptorPool = d->descriptor_pool;
+    ai.descriptorSetCount = 1;
+    ai.pSetLayouts = &p.set_layout;
+    r = vkAllocateDescriptorSets(d->dev->device, &ai, &d->sets[i]);
+    ETR_CHECK_OR_FAIL(r == VK_SUCCESS, Error::DelegateMemoryAllocationFailed,
+                      "VulkanBackend: delegate %zu: vkAllocateDescriptorSets returned %d", d->index,
+                      static_cast<int>(r));
+    VkDescriptorBufferInfo infos[6];
+    VkWriteDescriptorSet writes[6];
+    for (uint32_t b = 0; b < s.num_buffers; ++b) {
+      infos[b] = {d->buffer(s.buffers[b]).buffer, 0, VK_WHOLE_SIZE};
+      writes[b] = {};
+      writes[b].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+      writes[b].dstSet = d->sets[i];
+      writes[b].dstBinding = b;
+      writes[b].descriptorCount = 1;
+      writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      writes[b].pBufferInfo = &infos[b];
+    }
+    vkUpdateDescriptorSets(d->dev->device, s.num_buffers, writes, 0, nullptr);
+  }
+  return Error::Ok;
+}
+
+// Host-side element type of an input/output's staging copy.
+ScalarType staging_type(Dtype d) {
+  switch (d) {
+    case Dtype::Float32: return ScalarType::Float;
+    case Dtype::Float16: return ScalarType::Half;
+    case Dtype::Int32: return ScalarType::Int;
+    case Dtype::Int8: return ScalarType::Char;
+    case Dtype::UInt8: return ScalarType::Byte;
+    case Dtype::Bool: return ScalarType::Bool;
+    default: return static_cast<ScalarType>(-1);
+  }
+}
+
+// Records the command buffer every execute submits.
+Error record(Delegate* d) {
+  const Graph& g = d->graph;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const TensorInfo& t = *g.tensor(g.inputs[i]);
+    ETR_CHECK_OR_FAIL(
+        t.device == t.staging && staging_type(t.device) != static_cast<ScalarType>(-1),
+        Error::NotSupported,
+        "VulkanBackend: delegate %zu: input %zu: dtype %s staged as %s is not "
+        "supported",
+        d->index, i, vulkan::to_string(t.dtype), vulkan::to_string(t.staging));
+    Buffer b;
+    ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, t.device_nbytes(), true, d->index,
+                                              "an input's staging", &b));
+    d->in_staging.push_back(b);
+  }
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    const TensorInfo& t = *g.tensor(g.outputs[i]);
+    ETR_CHECK_OR_FAIL(
+        t.device == t.staging && staging_type(t.device) != static_cast<ScalarType>(-1),
+        Error::NotSupported,
+        "VulkanBackend: delegate %zu: output %zu: dtype %s staged as %s is not "
+        "supported",
+        d->index, i, vulkan::to_string(t.dtype), vulkan::to_string(t.staging));
+    Buffer b;
+    ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, t.device_nbytes(), true, d->index,
+                                              "an output's staging", &b));
+    d->out_staging.push_back(b);
+  }
+  VkCommandBuffer cb = d->commands;
+  VkCommandBufferBeginInfo bi = {};
+  bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  vkBeginCommandBuffer(cb, &bi);
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const uint64_t n = g.tensor(g.inputs[i])->device_nbytes();
+    if (n == 0) continue;
+    VkBufferCopy region = {0, 0, n};
+    vkCmdCopyBuffer(cb, d->in_staging[i].buffer, d->buffer(g.inputs[i]).buffer, 1, &region);
+  }
+  barrier(cb, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+          VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+              VK_ACCESS_TRANSFER_WRITE_BIT);
+  const VkPipelineStageFlags work =
+      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  const VkAccessFlags all = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                            VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  for (size_t i = 0; i < d->steps.size(); ++i) {
+    const Step& s = d->steps[i];
+    if (s.kind == Step::Kind::Copy) {
+      const Buffer& dst = d->buffer(s.buffers[0]);
+      const Buffer& src = d->buffer(s.buffers[1]);
+      // A view whose input and output share one memory object is already in place.
+      if (dst.buffer != src.buffer) {
+        VkBufferCopy region = {0, 0, s.copy_bytes};
+        vkCmdCopyBuffer(cb, src.buffer, dst.buffer, 1, &region);
+      }
+    } else {
+      const Pipeline& p = *d->pipelines[static_cast<size_t>(s.shader)];
+      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &d->sets[i], 0,
+                              nullptr);
+      vkCmdPushConstants(cb, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p.push_bytes, s.push);
+      vkCmdDispatch(cb, s.groups[0], s.groups[1], s.groups[2]);
+    }
+    barrier(cb, work, all, work, all);
+  }
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    const uint64_t n = g.tensor(g.outputs[i])->device_nbytes();
+    if (n == 0) continue;
+    VkBufferCopy region = {0, 0, n};
+    vkCmdCopyBuffer(cb, d->buffer(g.outputs[i]).buffer, d->out_staging[i].buffer, 1, &region);
+  }
+  barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+          VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+  const VkResult r = vkEndCommandBuffer(cb);
+  ETR_CHECK_OR_FAIL(r == VK_SUCCESS, Error::Internal,
+                    "VulkanBackend: delegate %zu: recording the command buffer returned %d",
+                    d->index, static_cast<int>(r));
+  return Error::Ok;
+}
+
+Error build(Delegate* d, BackendInitContext& ctx, FreeableBuffer* processed) {
+  ETR_RETURN_IF_ERROR(vulkan::parse_graph(static_cast<const uint8_t*>(processed->data()),
+                                          processed->size(), ctx.named_data, d->index, &d->graph));
+  ETR_RETURN_IF_ERROR(vulkan::acquire_device(d->index, &d->dev));
+  ETR_RETURN_IF_ERROR(plan(d));
+  ETR_RETURN_IF_ERROR(place_buffers(d));
+  ETR_RETURN_IF_ERROR(create_commands(d));
+  ETR_RETURN_IF_ERROR(upload_constants(d));
+  // The constants live on the device now: the payload and the named data go.
+  for (vulkan::Constant& c : d->graph.constants) c = vulkan::Constant{};
+  d->graph.named_buffers.clear();
+  processed->release();
+  ETR_RETURN_IF_ERROR(create_pipelines_and_sets(d));
+  d->out_tensors.assign(d->graph.outputs.size(), nullptr);
+  return record(d);
+}
+
+// The exporter narrows 64-bit inputs and outputs to 32 bits on the device
+// (staging int32 for an int64 tensor, float32 for float64); the host side
+// converts while copying.
+bool widened(Dtype staging, ScalarType host) {
+  return (staging == Dtype::Int32 && host == ScalarType::Long) ||
+         (staging == Dtype::Float32 && host == ScalarType::Double);
+}
+
+// Copies n elements between a host tensor and a staging buffer, narrowing
+// (to_staging) or widening 64-bit host elements; a plain copy otherwise.
+void copy_staging(const Tensor& host, void* staging, bool to_staging) {
+  const size_t n = static_cast<size_t>(host.numel());
+  if (host.dtype() == ScalarType::Long) {
+    int64_t* h = static_cast<int64_t*>(host.mutable_data());
+    int32_t* g = static_cast<int32_t*>(staging);
+    for (size_t i = 0; i < n; ++i) {
+      if (to_staging) {
+        g[i] = static_cast<int32_t>(h[i]);
+      } else {
+        h[i] = g[i];
+      }
+    }
+  } else if (host.dtype() == ScalarType::Double) {
+    double* h = static_cast<double*>(host.mutable_data());
+    float* g = static_cast<float*>(staging);
+    for (size_t i = 0; i < n; ++i) {
+      if (to_staging) {
+        g[i] = static_cast<float>(h[i]);
+      } else {
+        h[i] = g[i];
+      }
+    }
+  } else if (host.nbytes() > 0) {
+    if (to_staging) {
+      std::memcpy(staging, host.const_data(), host.nbytes());
+    } else {
+      std::memcpy(host.mutable_data(), staging, host.nbytes());
+    }
+  }
+}
+
+// Checks an argument tensor against a graph input/output and returns it.
+Result<Tensor*> arg_tensor(const Delegate& d, Span<EValue*> args, size_t a, uint32_t id,
+                           const char* what, size_t i) {
+  EValue* v = args[a];
+  if (v == nullptr || !v->is_tensor()) {
+    ETR_FAIL(Error::InvalidArgument, "VulkanBackend: delegate %zu: %s %zu is not a tensor", d.index,
+             what, i);
+  }
+  Tensor& t = v->to_tensor();
+  const TensorInfo& info = *d.graph.tensor(id);
+  if (t.dtype() != staging_type(info.staging) && !widened(info.staging, t.dtype())) {
+    ETR_FAIL(Error::InvalidArgument,
+             "VulkanBackend: delegate %zu: %s %zu has dtype %d, the "
+             "program says %s",
+             d.index, what, i, static_cast<int>(t.dtype()), vulkan::to_string(info.staging));
+  }
+  if (static_cast<uint64_t>(t.numel()) != info.numel) {
+    ETR_FAIL(Error::InvalidArgument,
+             "VulkanBackend: delegate %zu: %s %zu has %lld elements, the program says %llu",
+             d.index, what, i, static_cast<long long>(t.numel()),
+             static_cast<unsigned long long>(info.numel));
+  }
+  return &t;
+}
+
+class VulkanBackend final : public BackendInterface {
+ public:
+  bool is_available() const override {
+    static const bool available = [] {
+      Device* dev = nullptr;
+      if (vulkan::acquire_device(0, &dev) != Error::Ok) return false;
+      vulkan::release_device();
+      return true;
+    }();
+    return available;
+  }
+
+  Result<DelegateHandle*> init(BackendInitContext& ctx, FreeableBuffer* processed,
+                               Span<const CompileSpec> specs) const override {
+    (void)specs;
+    void* mem = platform_allocate(sizeof(Delegate), alignof(Delegate));
+    if (mem == nullptr) {
+      ETR_FAIL(Error::DelegateMemoryAllocationFailed, "VulkanBackend: delegate %zu: out of memory",
+               ctx.delegate_index);
+    }
+    Delegate* d = new (mem) Delegate();
+    d->index = ctx.delegate_index;
+    const Error err = build(d, ctx, processed);
+    if (err != Error::Ok) {
+      destroy(d);
+      return err;
+    }
+    size_t tensors = 0;
+    for (int32_t b : d->buffer_of) tensors += b >= 0 ? 1 : 0;
+    ETR_LOG(Info,
+            "VulkanBackend: delegate %zu: %zu operators as %zu steps on '%s'; %zu tensors in %zu "
+            "buffers",
+            d->index, d->graph.ops.size(), d->steps.size(), d->dev->name, tensors,
+            d->buffers.size());
+    return static_cast<DelegateHandle*>(d);
+  }
+
+  Error execute(BackendExecutionContext& ctx, DelegateHandle* handle,
+                Span<EValue*> args) const override {
+    (void)ctx;
+    Delegate* d = static_cast<Delegate*>(handle);
+    if (d == nullptr) ETR_FAIL(Error::DelegateInvalidHandle, "VulkanBackend: null delegate");
+    const Graph& g = d->graph;
+    if (args.size() != g.inputs.size() + g.outputs.size()) {
+      ETR_FAIL(Error::InvalidArgument,
+               "VulkanBackend: delegate %zu: %zu arguments, expected %zu inputs and %zu outputs",
+               d->index, args.size(), g.inputs.size(), g.outputs.size());
+    }
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+      Result<Tensor*> t = arg_tensor(*d, args, i, g.inputs[i], "input", i);
+      if (!t.ok()) return t.error();
+      copy_staging(**t, d->in_staging[i].mapped, true);
+    }
+    std::vector<Tensor*>& outs = d->out_tensors;
+    for (size_t i = 0; i < g.outputs.size(); ++i) {
+      Result<Tensor*> t = arg_tensor(*d, args, g.inputs.size() + i, g.outputs[i], "output", i);
+      if (!t.ok()) return t.error();
+      outs[i] = *t;
+    }
+    ETR_RETURN_IF_ERROR(submit_and_wait(d));
+    for (size_t i = 0; i < outs.size(); ++i)
+      copy_staging(*outs[i], d->out_staging[i].mapped, false);
+    return Error::Ok;
+  }
+
+  void destroy(DelegateHandle* handle) const override {
+    Delegate* d = static_cast<Delegate*>(handle);
+    if (d == nullptr) return;
+    d->~Delegate();
+    platform_deallocate(d);
+  }
+};
+
+const VulkanBackend kBackend;
+
+}  // namespace
+
+const BackendInterface& vulkan_backend() { return kBackend; }
+
+Error register_vulkan_backend(BackendRegistry* registry) {
+  BackendRegistry& r = registry == nullptr ? default_backend_registry() : *registry;
+  return r.add(Backend{"VulkanBackend", &kBackend});
+}
+
+size_t vulkan_pipeline_creations() { return vulkan::vulkan_pipeline_creations(); }
+size_t vulkan_validation_messages() { return vulkan::vulkan_validation_messages(); }
+
+}  // namespace etr

@@ -1,0 +1,571 @@
+// The Vulkan delegate on Mesa's lavapipe (a CPU Vulkan driver), selected
+// explicitly so a machine with a GPU driver tests the same thing, with the
+// Khronos validation layer on when it is installed (any validation warning
+// or error fails the test). To run the suite on a real GPU instead:
+//   ETR_VULKAN_TEST_NATIVE=1 ETR_VULKAN_DEVICE=<index> build/test/etr_vulkan_tests
+//
+// Fixtures (test/models/vulkan, exported with the official VulkanPartitioner)
+// must match PyTorch eager within 2e-3 of the output's scale; hand-built
+// payloads check that bad input fails init with a message, never a crash.
+#include "backends/vulkan/vulkan_backend.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "backends/vulkan/schema_generated.h"
+#include "kernels/portable/portable_kernels.h"
+#include "runtime/platform/error_capture.h"
+#include "test/support/fixtures.h"
+#include "test/support/in_process.h"
+
+namespace etr {
+namespace testing {
+namespace {
+
+constexpr const char* kLavapipeIcd = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+
+// Runs before any Vulkan call: lavapipe and validation unless told otherwise.
+const bool kEnvironment = [] {
+  if (std::getenv("ETR_VULKAN_TEST_NATIVE") == nullptr) {
+    setenv("VK_ICD_FILENAMES", kLavapipeIcd, 1);
+  }
+  setenv("ETR_VULKAN_VALIDATION", "1", 0);
+  return true;
+}();
+
+class VulkanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    (void)kEnvironment;
+    if (std::getenv("ETR_VULKAN_TEST_NATIVE") == nullptr) {
+      ASSERT_TRUE(std::ifstream(kLavapipeIcd).good())
+          << kLavapipeIcd << " is missing: install mesa-vulkan-drivers (scripts/install_deps.sh)";
+    }
+    validation_before_ = vulkan_validation_messages();
+  }
+  void TearDown() override {
+    EXPECT_EQ(vulkan_validation_messages(), validation_before_)
+        << "the Vulkan validation layer reported problems (see the log above)";
+  }
+  size_t validation_before_ = 0;
+};
+
+const BackendRegistry& vulkan_registry() {
+  static const BackendRegistry registry = [] {
+    BackendRegistry r;
+    EXPECT_EQ(register_vulkan_backend(&r), Error::Ok);
+    return r;
+  }();
+  return registry;
+}
+
+std::vector<FixtureCase> vulkan_cases() { return load_manifest(models_dir() + "vulkan/"); }
+
+void run_case(const FixtureCase& c) {
+  SCOPED_TRACE(c.line);
+  register_all_kernels();
+  MethodLoadOptions options;
+  options.backends = &vulkan_registry();
+  LoadedMethod lm;
+  char message[2048];
+  ErrorCapture capture(message, sizeof(message));
+  ASSERT_TRUE(load_fixture_method(c, &lm, &options)) << lm.error << ": " << capture.message();
+  for (int i = 0; i < c.executions; ++i) {
+    ASSERT_TRUE(set_fixture_inputs(c, &lm)) << lm.error;
+    ASSERT_EQ(lm.method->execute(), Error::Ok) << capture.message();
+  }
+  EXPECT_EQ(compare_outputs(c, *lm.method), "");
+}
+
+TEST_F(VulkanTest, FixturesMatchPyTorch) {
+  const std::vector<FixtureCase> cases = vulkan_cases();
+  ASSERT_GE(cases.size(), 17u);
+  for (const FixtureCase& c : cases) run_case(c);
+}
+
+TEST_F(VulkanTest, TheFixturesCoverEveryCase) {
+  std::string names;
+  for (const FixtureCase& c : vulkan_cases()) names += c.pte + " ";
+  for (const char* want :
+       {"mlp.pte", "elementwise.pte", "softmax.pte", "matmul.pte", "partial.pte"}) {
+    EXPECT_NE(names.find(want), std::string::npos) << want;
+  }
+}
+
+TEST_F(VulkanTest, PipelinesAreCreatedAtInitAndReusedByEveryExecuteAndLoad) {
+  std::vector<FixtureCase> mlp;
+  for (const FixtureCase& c : vulkan_cases()) {
+    if (c.pte.find("/mlp.pte") != std::string::npos) mlp.push_back(c);
+  }
+  ASSERT_EQ(mlp.size(), 1u);
+  register_all_kernels();
+  MethodLoadOptions options;
+  options.backends = &vulkan_registry();
+  const size_t before_load = vulkan_pipeline_creations();
+  LoadedMethod lm;
+  ASSERT_TRUE(load_fixture_method(mlp[0], &lm, &options)) << lm.error;
+  // linear (matmul shader) and relu (unary shader): at most two pipelines,
+  // fewer when an earlier test's delegate made them (the device keeps them).
+  EXPECT_LE(vulkan_pipeline_creations() - before_load, 2u);
+  const size_t after_load = vulkan_pipeline_creations();
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(set_fixture_inputs(mlp[0], &lm)) << lm.error;
+    ASSERT_EQ(lm.method->execute(), Error::Ok);
+  }
+  EXPECT_EQ(vulkan_pipeline_creations(), after_load);
+  EXPECT_EQ(compare_outputs(mlp[0], *lm.method), "");
+  // A second load while the first lives shares the device's pipelines.
+  LoadedMethod lm2;
+  ASSERT_TRUE(load_fixture_method(mlp[0], &lm2, &options)) << lm2.error;
+  ASSERT_TRUE(set_fixture_inputs(mlp[0], &lm2)) << lm2.error;
+  ASSERT_EQ(lm2.method->execute(), Error::Ok);
+  EXPECT_EQ(vulkan_pipeline_creations(), after_load);
+  EXPECT_EQ(compare_outputs(mlp[0], *lm2.method), "");
+}
+
+// Every fixture through executor_runner (a child process: it inherits the
+// lavapipe and validation settings); outputs compared with the same files.
+TEST_F(VulkanTest, FixturesMatchPyTorchThroughExecutorRunner) {
+  const std::vector<FixtureCase> cases = vulkan_cases();
+  ASSERT_GE(cases.size(), 17u);
+  for (const FixtureCase& c : cases) {
+    SCOPED_TRACE(c.line);
+    char dir[] = "/tmp/etr_vulkan_runnerXXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    std::string cmd = std::string(ETR_RUNNER_PATH) + " --model_path=" + c.pte;
+    for (const std::string& in : c.inputs) cmd += " --input=" + in;
+    const std::string log = std::string(dir) + "/log";
+    cmd += std::string(" --output_dir=") + dir + " > " + log + " 2>&1";
+    const int status = std::system(cmd.c_str());
+    Result<std::string> text = read_file(log);
+    const std::string out = text.ok() ? *text : "";
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+    EXPECT_EQ(out.find("VulkanBackend: validation"), std::string::npos) << out;
+    for (size_t i = 0; i < c.expected.size(); ++i) {
+      const std::string got = std::string(dir) + "/output_" + std::to_string(i) + ".npy";
+      EXPECT_EQ(compare_output_files(got, c.expected[i], c.rtol, c.atol), Error::Ok) << got;
+      std::remove(got.c_str());
+    }
+    std::remove(log.c_str());
+    ::rmdir(dir);
+  }
+}
+
+// ---- hand-built payloads ----------------------------------------------------
+
+namespace fb = etr_vkgraph;
+
+// A payload computing out = relu(x) + c (x, c, out: float [2, 3]; c in the
+// payload's byte region), with knobs that break one thing at a time.
+struct PayloadSpec {
+  const char* relu_name = "aten.relu.default";
+  int32_t add_out_id = 4;
+  int32_t constant_id = 0;
+  uint64_t constant_offset = 0;
+  uint64_t constant_length = 24;
+  uint32_t out_dim1 = 3;
+  const char* named_key = nullptr;
+};
+
+std::vector<uint8_t> make_payload(const PayloadSpec& s) {
+  flatbuffers::FlatBufferBuilder b;
+  auto tensor = [&](int32_t constant_id, uint32_t d1) {
+    const std::vector<uint32_t> dims = {2, d1};
+    auto t = fb::CreateVkTensorDirect(b, fb::VkDataType::FLOAT32, &dims, constant_id, -1);
+    return fb::CreateVkValue(b, fb::GraphTypes::VkTensor, t.Union());
+  };
+  std::vector<flatbuffers::Offset<fb::VkValue>> values;
+  values.push_back(tensor(-1, 3));                               // 0: x
+  values.push_back(tensor(-1, 3));                               // 1: relu(x)
+  values.push_back(tensor(s.constant_id, 3));                    // 2: c
+  values.push_back(fb::CreateVkValue(b, fb::GraphTypes::Double,  // 3: alpha
+                                     fb::CreateDouble(b, 1.0).Union()));
+  values.push_back(tensor(-1, s.out_dim1));  // 4: out
+  const std::vector<int32_t> relu_args = {0, 1};
+  const std::vector<int32_t> add_args = {1, 2, 3, s.add_out_id};
+  std::vector<flatbuffers::Offset<fb::OperatorCall>> chain = {
+      fb::CreateOperatorCallDirect(b, 0, s.relu_name, &relu_args),
+      fb::CreateOperatorCallDirect(b, 1, "aten.add.Tensor", &add_args)};
+  std::vector<flatbuffers::Offset<fb::VkBytes>> constants = {
+      fb::CreateVkBytesDirect(b, s.constant_offset, s.constant_length, s.named_key)};
+  const std::vector<uint32_t> inputs = {0};
+  const std::vector<uint32_t> outputs = {4};
+  b.Finish(fb::CreateVkGraphDirect(b, "0", &chain, &values, &inputs, &outputs, &constants),
+           fb::VkGraphIdentifier());
+  // Header (30 bytes, padded to 32), flatbuffer (padded to 16), constant bytes.
+  const size_t fb_size = b.GetSize();
+  const size_t fb_padded = (fb_size + 15) / 16 * 16;
+  const float c[6] = {0.5f, -1.0f, 2.0f, 0.25f, 0.0f, -3.0f};
+  std::vector<uint8_t> out(32 + fb_padded + sizeof(c), 0);
+  auto put = [&](size_t at, uint64_t v, size_t n) {
+    for (size_t i = 0; i < n; ++i) out[at + i] = static_cast<uint8_t>(v >> (8 * i));
+  };
+  std::memcpy(out.data() + 4, "VH00", 4);
+  put(8, 30, 2);
+  put(10, 32, 4);
+  put(14, fb_size, 4);
+  put(18, 32 + fb_padded, 4);
+  put(22, sizeof(c), 8);
+  std::memcpy(out.data() + 32, b.GetBufferPointer(), fb_size);
+  std::memcpy(out.data() + 32 + fb_padded, c, sizeof(c));
+  return out;
+}
+
+// A payload whose one operator copies input [2, 3] to the output
+// (aten.clone.default(self, memory_format, out)), both of datatype `dt`.
+std::vector<uint8_t> make_clone_payload(fb::VkDataType dt) {
+  flatbuffers::FlatBufferBuilder b;
+  const std::vector<uint32_t> dims = {2, 3};
+  auto tensor = [&]() {
+    auto t = fb::CreateVkTensorDirect(b, dt, &dims, -1, -1, fb::VkStorageType::TEXTURE_3D,
+                                      fb::VkMemoryLayout::TENSOR_CHANNELS_PACKED, dt);
+    return fb::CreateVkValue(b, fb::GraphTypes::VkTensor, t.Union());
+  };
+  std::vector<flatbuffers::Offset<fb::VkValue>> values = {
+      tensor(), fb::CreateVkValue(b, fb::GraphTypes::Null, fb::CreateNull(b).Union()), tensor()};
+  const std::vector<int32_t> args = {0, 1, 2};
+  std::vector<flatbuffers::Offset<fb::OperatorCall>> chain = {
+      fb::CreateOperatorCallDirect(b, 0, "aten.clone.default", &args)};
+  const std::vector<uint32_t> inputs = {0};
+  const std::vector<uint32_t> outputs = {2};
+  b.Finish(fb::CreateVkGraphDirect(b, "0", &chain, &values, &inputs, &outputs),
+           fb::VkGraphIdentifier());
+  const size_t fb_size = b.GetSize();
+  std::vector<uint8_t> out(32 + fb_size, 0);
+  auto put = [&](size_t at, uint64_t v, size_t n) {
+    for (size_t i = 0; i < n; ++i) out[at + i] = static_cast<uint8_t>(v >> (8 * i));
+  };
+  std::memcpy(out.data() + 4, "VH00", 4);
+  put(8, 30, 2);
+  put(10, 32, 4);
+  put(14, fb_size, 4);
+  put(18, 32 + fb_size, 4);
+  std::memcpy(out.data() + 32, b.GetBufferPointer(), fb_size);
+  return out;
+}
+
+// A payload with one operator `name` whose arguments are float tensors of
+// the given dims (the last one the output; the others the inputs).
+std::vector<uint8_t> make_op_payload(const char* name,
+                                     const std::vector<std::vector<uint32_t>>& dims) {
+  flatbuffers::FlatBufferBuilder b;
+  std::vector<flatbuffers::Offset<fb::VkValue>> values;
+  std::vector<int32_t> args;
+  std::vector<uint32_t> inputs, outputs;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    auto t = fb::CreateVkTensorDirect(b, fb::VkDataType::FLOAT32, &dims[i], -1, -1);
+    values.push_back(fb::CreateVkValue(b, fb::GraphTypes::VkTensor, t.Union()));
+    args.push_back(static_cast<int32_t>(i));
+    (i + 1 == dims.size() ? outputs : inputs).push_back(static_cast<uint32_t>(i));
+  }
+  std::vector<flatbuffers::Offset<fb::OperatorCall>> chain = {
+      fb::CreateOperatorCallDirect(b, 0, name, &args)};
+  b.Finish(fb::CreateVkGraphDirect(b, "0", &chain, &values, &inputs, &outputs),
+           fb::VkGraphIdentifier());
+  const size_t fb_size = b.GetSize();
+  std::vector<uint8_t> out(32 + fb_size, 0);
+  auto put = [&](size_t at, uint64_t v, size_t n) {
+    for (size_t i = 0; i < n; ++i) out[at + i] = static_cast<uint8_t>(v >> (8 * i));
+  };
+  std::memcpy(out.data() + 4, "VH00", 4);
+  put(8, 30, 2);
+  put(10, 32, 4);
+  put(14, fb_size, 4);
+  put(18, 32 + fb_size, 4);
+  std::memcpy(out.data() + 32, b.GetBufferPointer(), fb_size);
+  return out;
+}
+
+// Named data with no keys at all.
+class EmptyData final : public NamedDataMap {
+ public:
+  Result<FreeableBuffer> get_data(StringView) const override { return Error::NotFound; }
+  Result<TensorLayout> get_layout(StringView) const override { return Error::NotFound; }
+  size_t num_keys() const override { return 0; }
+  Result<const char*> key_at(size_t) const override { return Error::NotFound; }
+};
+
+// Inits the payload (an aligned copy); returns the error and the message.
+Error init_payload(const std::vector<uint8_t>& bytes, std::string* message,
+                   DelegateHandle** handle = nullptr) {
+  std::vector<uint64_t> copy((bytes.size() + 7) / 8 + 1);
+  if (!bytes.empty()) std::memcpy(copy.data(), bytes.data(), bytes.size());
+  FreeableBuffer processed(copy.data(), bytes.size());
+  static EmptyData empty;
+  std::vector<uint8_t> pool(1 << 16);
+  MemoryAllocator alloc(pool.data(), pool.size());
+  BackendInitContext ctx{&alloc, &empty, "forward", 0, nullptr, {}};
+  char buf[2048];
+  ErrorCapture capture(buf, sizeof(buf));
+  Result<DelegateHandle*> h = vulkan_backend().init(ctx, &processed, {});
+  *message = capture.message();
+  if (!h.ok()) return h.error();
+  if (handle != nullptr) {
+    *handle = *h;
+  } else {
+    vulkan_backend().destroy(*h);
+  }
+  return Error::Ok;
+}
+
+TEST_F(VulkanTest, HandBuiltPayloadRunsWithConstantsFromThePayload) {
+  std::string msg;
+  DelegateHandle* h = nullptr;
+  ASSERT_EQ(init_payload(make_payload(PayloadSpec{}), &msg, &h), Error::Ok) << msg;
+  float x[6] = {1.0f, -2.0f, 3.0f, -0.5f, 0.75f, 4.0f};
+  float y[6] = {};
+  int32_t sizes[2] = {2, 3};
+  uint8_t order[2] = {0, 1};
+  int64_t strides[2] = {3, 1};
+  int32_t osizes[2] = {2, 3};
+  uint8_t oorder[2] = {0, 1};
+  int64_t ostrides[2] = {3, 1};
+  Tensor tx(ScalarType::Float, 2, sizes, order, strides, x);
+  Tensor ty(ScalarType::Float, 2, osizes, oorder, ostrides, y);
+  EValue ex(&tx), ey(&ty);
+  EValue* args[2] = {&ex, &ey};
+  BackendExecutionContext ctx{nullptr, "forward", nullptr};
+  for (int run = 0; run < 2; ++run) {
+    ASSERT_EQ(vulkan_backend().execute(ctx, h, Span<EValue*>(args, 2)), Error::Ok);
+    // relu(x) + c, exact in fp32.
+    const float want[6] = {1.5f, -1.0f, 5.0f, 0.25f, 0.75f, 1.0f};
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(y[i], want[i]) << i;
+  }
+  vulkan_backend().destroy(h);
+}
+
+// The exporter narrows int64 inputs/outputs to int32 on the device (and
+// asks for a 3-D texture here, which we store as a buffer): the host side
+// converts while staging.
+TEST_F(VulkanTest, Int64TensorsAreStagedAsInt32) {
+  std::string msg;
+  DelegateHandle* h = nullptr;
+  ASSERT_EQ(init_payload(make_clone_payload(fb::VkDataType::INT32), &msg, &h), Error::Ok) << msg;
+  int64_t x[6] = {1, -2, 300000, -4, 5, 2147483647};
+  int64_t y[6] = {};
+  int32_t sizes[2] = {2, 3};
+  uint8_t order[2] = {0, 1};
+  int64_t strides[2] = {3, 1};
+  int32_t osizes[2] = {2, 3};
+  uint8_t oorder[2] = {0, 1};
+  int64_t ostrides[2] = {3, 1};
+  Tensor tx(ScalarType::Long, 2, sizes, order, strides, x);
+  Tensor ty(ScalarType::Long, 2, osizes, oorder, ostrides, y);
+  EValue ex(&tx), ey(&ty);
+  EValue* args[2] = {&ex, &ey};
+  BackendExecutionContext ctx{nullptr, "forward", nullptr};
+  ASSERT_EQ(vulkan_backend().execute(ctx, h, Span<EValue*>(args, 2)), Error::Ok);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(y[i], x[i]) << i;
+  // A float tensor where the program says int32 is refused, naming the input.
+  float f[6] = {};
+  Tensor tf(ScalarType::Float, 2, sizes, order, strides, f);
+  EValue ef(&tf);
+  EValue* bad[2] = {&ef, &ey};
+  char buf[512];
+  ErrorCapture capture(buf, sizeof(buf));
+  EXPECT_EQ(vulkan_backend().execute(ctx, h, Span<EValue*>(bad, 2)), Error::InvalidArgument);
+  EXPECT_NE(std::string(capture.message()).find("input 0 has dtype"), std::string::npos)
+      << capture.message();
+  vulkan_backend().destroy(h);
+}
+
+// Two delegates executing at the same time on two threads share the one
+// queue (submissions are serialized by vk_device's queue lock): each gets
+// the right answer every time.
+TEST_F(VulkanTest, TwoDelegatesExecuteConcurrently) {
+  std::string msg;
+  DelegateHandle* h[2] = {};
+  for (DelegateHandle*& d : h) {
+    ASSERT_EQ(init_payload(make_payload(PayloadSpec{}), &msg, &d), Error::Ok) << msg;
+  }
+  Error errors[2] = {Error::Ok, Error::Ok};
+  auto worker = [&](int w) {
+    for (int run = 0; run < 50 && errors[w] == Error::Ok; ++run) {
+      float x[6] = {1.0f, -2.0f, 3.0f, -0.5f, 0.75f, static_cast<float>(run)};
+      float y[6] = {};
+      int32_t sizes[2] = {2, 3};
+      uint8_t order[2] = {0, 1};
+      int64_t strides[2] = {3, 1};
+      int32_t osizes[2] = {2, 3};
+      uint8_t oorder[2] = {0, 1};
+      int64_t ostrides[2] = {3, 1};
+      Tensor tx(ScalarType::Float, 2, sizes, order, strides, x);
+      Tensor ty(ScalarType::Float, 2, osizes, oorder, ostrides, y);
+      EValue ex(&tx), ey(&ty);
+      EValue* args[2] = {&ex, &ey};
+      BackendExecutionContext ctx{nullptr, "forward", nullptr};
+      errors[w] = vulkan_backend().execute(ctx, h[w], Span<EValue*>(args, 2));
+      // relu(x) + c with c = {0.5, -1, 2, 0.25, 0, -3}: exact in fp32.
+      const float want[6] = {1.5f, -1.0f, 5.0f, 0.25f, 0.75f, static_cast<float>(run) - 3.0f};
+      for (int i = 0; i < 6 && errors[w] == Error::Ok; ++i) {
+        if (y[i] != want[i]) errors[w] = Error::Internal;
+      }
+    }
+  };
+  std::thread t0(worker, 0), t1(worker, 1);
+  t0.join();
+  t1.join();
+  EXPECT_EQ(errors[0], Error::Ok);
+  EXPECT_EQ(errors[1], Error::Ok);
+  for (DelegateHandle* d : h) vulkan_backend().destroy(d);
+}
+
+TEST_F(VulkanTest, UnknownOperatorFailsInitNamingIt) {
+  PayloadSpec s;
+  s.relu_name = "aten.frobnicate.default";
+  std::string msg;
+  EXPECT_EQ(init_payload(make_payload(s), &msg), Error::NotSupported);
+  EXPECT_NE(msg.find("VulkanBackend: delegate 0: operator 0 (aten.frobnicate.default) is not "
+                     "supported"),
+            std::string::npos)
+      << msg;
+}
+
+TEST_F(VulkanTest, OutOfRangeValueIdFailsInitNamingOperatorAndArgument) {
+  PayloadSpec s;
+  s.add_out_id = 99;
+  std::string msg;
+  EXPECT_EQ(init_payload(make_payload(s), &msg), Error::InvalidProgram);
+  EXPECT_NE(msg.find("operator 1 (aten.add.Tensor): arg 3: value id 99 out of range (5 values)"),
+            std::string::npos)
+      << msg;
+}
+
+TEST_F(VulkanTest, ConstantOutsideThePayloadFailsInit) {
+  PayloadSpec s;
+  s.constant_offset = 8;  // 8 + 24 > the 24 bytes of the region
+  std::string msg;
+  EXPECT_EQ(init_payload(make_payload(s), &msg), Error::InvalidProgram);
+  EXPECT_NE(msg.find("constant 0: bytes [8, +24) outside the payload's constant region (24 bytes)"),
+            std::string::npos)
+      << msg;
+}
+
+TEST_F(VulkanTest, ConstantOfTheWrongSizeFailsInit) {
+  PayloadSpec s;
+  s.constant_length = 20;
+  std::string msg;
+  EXPECT_EQ(init_payload(make_payload(s), &msg), Error::InvalidProgram);
+  EXPECT_NE(msg.find("value 2: constant 0 holds 20 bytes"), std::string::npos) << msg;
+}
+
+TEST_F(VulkanTest, ConstantIdOutOfRangeFailsInit) {
+  PayloadSpec s;
+  s.constant_id = 3;
+  std::string msg;
+  EXPECT_EQ(init_payload(make_payload(s), &msg), Error::InvalidProgram);
+  EXPECT_NE(msg.find("value 2: constant_id 3 out of range (1 constants)"), std::string::npos)
+      << msg;
+}
+
+TEST_F(VulkanTest, MissingNamedDataKeyFailsInitNamingTheKey) {
+  PayloadSpec s;
+  s.constant_offset = ~uint64_t{0};
+  s.named_key = "abc123";
+  std::string msg;
+  EXPECT_EQ(init_payload(make_payload(s), &msg), Error::NotFound);
+  EXPECT_NE(msg.find("constant 0: named data key 'abc123' not found"), std::string::npos) << msg;
+}
+
+TEST_F(VulkanTest, ShapesThatDisagreeFailInit) {
+  PayloadSpec s;
+  s.out_dim1 = 4;  // [2, 3] + [2, 3] cannot give [2, 4]
+  std::string msg;
+  EXPECT_EQ(init_payload(make_payload(s), &msg), Error::InvalidProgram);
+  EXPECT_NE(msg.find("operator 1 (aten.add.Tensor):"), std::string::npos) << msg;
+}
+
+TEST_F(VulkanTest, ADispatchBeyondTheDeviceLimitsFailsInit) {
+  // 70000 batches of 1x1 products: 70000 workgroups along z, above the
+  // 65535 every device guarantees (and lavapipe's limit).
+  std::string msg;
+  EXPECT_EQ(
+      init_payload(
+          make_op_payload("aten.bmm.default", {{70000, 1, 1}, {70000, 1, 1}, {70000, 1, 1}}), &msg),
+      Error::NotSupported);
+  EXPECT_NE(msg.find("operator 0 (aten.bmm.default): dispatch of 70000 workgroups along axis 2 "
+                     "exceeds the device's limit"),
+            std::string::npos)
+      << msg;
+  // The same product within the limit initializes.
+  EXPECT_EQ(
+      init_payload(
+          make_op_payload("aten.bmm.default", {{60000, 1, 1}, {60000, 1, 1}, {60000, 1, 1}}), &msg),
+      Error::Ok)
+      << msg;
+}
+
+TEST_F(VulkanTest, EveryTruncationIsRefusedWithAMessage) {
+  const std::vector<uint8_t> full = make_payload(PayloadSpec{});
+  for (size_t n = 0; n < full.size(); n += 1) {
+    std::vector<uint8_t> cut(full.begin(), full.begin() + static_cast<long>(n));
+    std::string msg;
+    const Error e = init_payload(cut, &msg);
+    EXPECT_NE(e, Error::Ok) << "prefix of " << n << " bytes";
+    EXPECT_NE(msg.find("VulkanBackend: delegate 0:"), std::string::npos) << n << ": " << msg;
+  }
+}
+
+TEST_F(VulkanTest, EverySingleByteCorruptionIsHandled) {
+  const std::vector<uint8_t> full = make_payload(PayloadSpec{});
+  for (size_t i = 0; i < full.size(); ++i) {
+    std::vector<uint8_t> bad = full;
+    bad[i] ^= 0xA5;
+    std::string msg;
+    const Error e = init_payload(bad, &msg);  // must not crash; any error names the delegate
+    if (e != Error::Ok) {
+      EXPECT_NE(msg.find("VulkanBackend: delegate 0:"), std::string::npos) << i << ": " << msg;
+    }
+  }
+}
+
+// The device is created once per process, so the tests of its creation run
+// in a fresh copy of this binary (a "threadsafe" death test re-executes
+// it): `body` sets the environment, inits a payload and exits 0 when the
+// outcome is the expected one. _exit: the child checks nothing at exit.
+#define EXPECT_IN_FRESH_PROCESS(body)                         \
+  do {                                                        \
+    GTEST_FLAG_SET(death_test_style, "threadsafe");           \
+    EXPECT_EXIT({ body; }, ::testing::ExitedWithCode(0), ""); \
+  } while (0)
+
+// The child's verdict: 0 when init gave `want` with `text` in its message.
+void exit_with_verdict(const char* icd, const char* device, Error want, const char* text) {
+  if (icd != nullptr) setenv("VK_ICD_FILENAMES", icd, 1);
+  if (device != nullptr) setenv("ETR_VULKAN_DEVICE", device, 1);
+  std::string msg;
+  const Error e = init_payload(make_payload(PayloadSpec{}), &msg);
+  const bool ok = e == want && (text == nullptr || msg.find(text) != std::string::npos);
+  if (!ok) std::fprintf(stderr, "got error %d: %s\n", static_cast<int>(e), msg.c_str());
+  _exit(ok ? 0 : 1);
+}
+
+TEST(VulkanDeviceTest, AnOutOfRangeDeviceIndexFailsInitNamingIt) {
+  EXPECT_IN_FRESH_PROCESS(exit_with_verdict(nullptr, "7", Error::NotSupported,
+                                            "ETR_VULKAN_DEVICE='7' is not a device index"));
+}
+
+TEST(VulkanDeviceTest, DeviceZeroCanBeChosenExplicitly) {
+  EXPECT_IN_FRESH_PROCESS(exit_with_verdict(nullptr, "0", Error::Ok, nullptr));
+}
+
+TEST(VulkanDeviceTest, NoDriverFailsInitNamingTheReason) {
+  EXPECT_IN_FRESH_PROCESS(exit_with_verdict("/nonexistent/no_such_icd.json", nullptr,
+                                            Error::NotSupported,
+                                            "VulkanBackend: delegate 0: no Vulkan"));
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace etr
