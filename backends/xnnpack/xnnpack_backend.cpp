@@ -8,6 +8,7 @@
 #include <new>
 #include <vector>
 
+#include "backends/xnnpack/bf16.h"
 #include "backends/xnnpack/fusion.h"
 #include "backends/xnnpack/native_nodes.h"
 #include "backends/xnnpack/node_hooks.h"
@@ -123,6 +124,9 @@ struct Delegate {
   bool native_fp32 = true;
   // Bytes of named data released after init (release_copied_constants).
   size_t released_bytes = 0;
+  // By run: the bf16 values (held as fp32, bf16.h) the run writes into
+  // buffers of ours, rounded to bf16 in place after it.
+  std::vector<std::vector<uint32_t>> bf16_rounded;
   Instance shapes[kMaxShapes];
   uint64_t clock = 0;
 
@@ -152,6 +156,13 @@ ScalarType scalar_type_of(Dtype d) {
     default: return static_cast<ScalarType>(-1);  // no tensor dtype: never matches
   }
 }
+
+// The dtype and bytes of value `v`'s tensor argument: a bf16 value held as
+// fp32 (bf16.h) takes a bf16 tensor.
+ScalarType arg_dtype(const Value& v) {
+  return v.widened_bf16 ? ScalarType::BFloat16 : scalar_type_of(v.dtype);
+}
+size_t arg_nbytes(const Value& v) { return v.widened_bf16 ? v.numel() * 2 : v.nbytes(); }
 
 class Builder {
  public:
@@ -199,6 +210,26 @@ class Builder {
       if (keep[b] != 1) continue;
       d_->released_bytes += named[b].size();
       named[b].release();
+    }
+    // Widened bf16 constants (bf16.h) go the same way: the packed fp32
+    // copies replace them.
+    size_t widened_kept = 0, widened_freed = 0;
+    for (size_t v = 0; v < nv; ++v) {
+      const int32_t w = g_.values[v].widened_index;
+      if (w < 0 || static_cast<size_t>(w) >= d_->graph.widened.size()) continue;
+      std::vector<float>& copy = d_->graph.widened[static_cast<size_t>(w)];
+      if (use[v] == 1) {
+        widened_freed += copy.size() * sizeof(float);
+        std::vector<float>().swap(copy);
+      } else {
+        widened_kept += copy.size() * sizeof(float);
+      }
+    }
+    if (!d_->graph.widened.empty()) {
+      ETR_LOG(Info,
+              "XnnpackBackend: delegate %zu: widened bf16 constants: %zu bytes freed (packed "
+              "copies replace them), %zu bytes kept (read as they are)",
+              d_->index, widened_freed, widened_kept);
     }
     if (d_->released_bytes != 0) {
       ETR_LOG(Info, "XnnpackBackend: delegate %zu: released %zu bytes of named data held as copies",
@@ -276,6 +307,7 @@ class Builder {
     d_->native_state.resize(g_.nodes.size());
     natives_.assign(g_.nodes.size(), false);
     scratch_fits_.assign(g_.nodes.size(), false);
+    bool cut = false;
     for (const Node& n : g_.nodes) {
       const bool native = xnnpack::is_native_node(g_.values, n, d_->native_fp32);
       const xnnpack::NodeKindDesc* desc = xnnpack::find_node_kind(n.kind);
@@ -294,9 +326,14 @@ class Builder {
         if (scratch > d_->scratch_bytes) d_->scratch_bytes = scratch;
         scratch_fits_[n.index] = scratch <= kMaxScratchBytes;
       }
-      if (native || d_->runs.empty() || d_->runs.back().native) d_->runs.emplace_back();
+      if (native || d_->runs.empty() || d_->runs.back().native || cut) d_->runs.emplace_back();
       d_->runs.back().native = native;
       d_->runs.back().nodes.push_back(n.index);
+      // A bf16 result ends its XNNPACK run: it then has a buffer of ours
+      // and is rounded to bf16 before the next node reads it (bf16.h).
+      cut = false;
+      for (uint32_t k = 0; k < n.num_outputs; ++k)
+        cut = cut || g_.values[n.outputs[k]].widened_bf16;
     }
     const size_t silu = xnnpack::fuse_silu(g_.values, g_.nodes, natives_, &d_->native_state);
     if (silu != 0) {
@@ -422,6 +459,7 @@ class Builder {
       }
     }
     find_direct_groups(producer);
+    find_bf16_rounded();
     if (d_->scratch_bytes > 0) {
       // gemm() works with less (fewer threads, smaller blocks).
       if (d_->scratch_bytes > kMaxScratchBytes) d_->scratch_bytes = kMaxScratchBytes;
@@ -571,6 +609,27 @@ class Builder {
     d_->direct_used.assign(nv, 0);
   }
 
+  // Delegate::bf16_rounded: per run, the bf16 values its nodes write
+  // (a fused convolution's SiLU output too) that have a buffer of ours.
+  void find_bf16_rounded() {
+    d_->bf16_rounded.assign(d_->runs.size(), {});
+    for (size_t r = 0; r < d_->runs.size(); ++r) {
+      std::vector<uint32_t>& list = d_->bf16_rounded[r];
+      auto add = [&](uint32_t id) {
+        if (id == kInvalidId || id >= g_.values.size() || !g_.values[id].widened_bf16 ||
+            d_->buffers[id] == nullptr)
+          return;
+        if (std::find(list.begin(), list.end(), id) == list.end()) list.push_back(id);
+      };
+      for (uint32_t ni : d_->runs[r].nodes) {
+        const Node& n = g_.nodes[ni];
+        if (d_->native_state[n.index].view) continue;  // its input was rounded already
+        for (uint32_t k = 0; k < n.num_outputs; ++k) add(n.outputs[k]);
+        add(d_->native_state[n.index].write_to);
+      }
+    }
+  }
+
   Error define_value(XnnRun& r, uint32_t id, std::vector<uint32_t>* xids,
                      const std::vector<bool>& produced) {
     if (id == kInvalidId || (*xids)[id] != XNN_INVALID_VALUE_ID) return Error::Ok;
@@ -704,17 +763,17 @@ Error input_dims(const Delegate& d, uint32_t id, Span<EValue*> args, size_t* dim
   Result<Tensor*> t_or = arg_tensor(d, id, args, "input");
   if (!t_or.ok()) return t_or.error();
   const Tensor& t = **t_or;
-  if (t.dtype() != scalar_type_of(v.dtype)) {
+  if (t.dtype() != arg_dtype(v)) {
     ETR_FAIL(Error::InvalidArgument,
              "XnnpackBackend: delegate %zu: input argument %u is %s; the delegate expects %s",
-             d.index, v.external_id, to_string(t.dtype()), to_string(scalar_type_of(v.dtype)));
+             d.index, v.external_id, to_string(t.dtype()), to_string(arg_dtype(v)));
   }
   if (t.dim() != v.num_dims) {
-    if (t.nbytes() != v.nbytes()) {
+    if (t.nbytes() != arg_nbytes(v)) {
       ETR_FAIL(Error::InvalidArgument,
                "XnnpackBackend: delegate %zu: input argument %u has %zu dims and %zu bytes; the "
                "delegate expects %u dims (%zu bytes at most)",
-               d.index, v.external_id, t.dim(), t.nbytes(), v.num_dims, v.nbytes());
+               d.index, v.external_id, t.dim(), t.nbytes(), v.num_dims, arg_nbytes(v));
     }
     for (uint32_t i = 0; i < v.num_dims; ++i) dims[i] = v.dims[i];
   } else {
@@ -738,11 +797,18 @@ Error input_dims(const Delegate& d, uint32_t id, Span<EValue*> args, size_t* dim
 Error bind_input(const Delegate& d, const Instance& inst, uint32_t id, Span<EValue*> args) {
   const Value& v = inst.values[id];
   const Tensor& t = args[v.external_id]->to_tensor();
-  if (t.nbytes() != v.nbytes()) {
+  if (t.nbytes() != arg_nbytes(v)) {
     ETR_FAIL(Error::Internal, "XnnpackBackend: delegate %zu: argument %u has %zu bytes, not %zu",
-             d.index, v.external_id, t.nbytes(), v.nbytes());
+             d.index, v.external_id, t.nbytes(), arg_nbytes(v));
   }
-  if (t.nbytes() != 0 && !d.direct_used[id]) std::memcpy(d.buffers[id], t.const_data(), t.nbytes());
+  if (t.nbytes() == 0 || d.direct_used[id]) return Error::Ok;
+  if (v.widened_bf16) {
+    // Into the value's fp32 buffer (the tensor may be only 2-byte aligned).
+    xnnpack::bf16_to_fp32(static_cast<const uint16_t*>(t.const_data()),
+                          reinterpret_cast<float*>(d.buffers[id]), v.numel());
+  } else {
+    std::memcpy(d.buffers[id], t.const_data(), t.nbytes());
+  }
   return Error::Ok;
 }
 
@@ -769,14 +835,13 @@ Error write_output(const Delegate& d, const Instance& inst, uint32_t id, Span<EV
     }
   }
   const bool widen = v.dtype == Dtype::Int32 && t.dtype() == ScalarType::Long;
-  const size_t need = widen ? v.numel() * 8 : v.nbytes();
-  if ((!widen && t.dtype() != scalar_type_of(v.dtype)) ||
-      static_cast<size_t>(t.numel()) != v.numel() || t.nbytes() != need ||
-      (need != 0 && t.mutable_data() == nullptr)) {
+  const size_t need = widen ? v.numel() * 8 : arg_nbytes(v);
+  if ((!widen && t.dtype() != arg_dtype(v)) || static_cast<size_t>(t.numel()) != v.numel() ||
+      t.nbytes() != need || (need != 0 && t.mutable_data() == nullptr)) {
     ETR_FAIL(Error::InvalidArgument,
              "XnnpackBackend: delegate %zu: output argument %u is %s with %zu bytes; the delegate "
              "writes %s with %zu elements",
-             d.index, v.external_id, to_string(t.dtype()), t.nbytes(), xnnpack::to_string(v.dtype),
+             d.index, v.external_id, to_string(t.dtype()), t.nbytes(), to_string(arg_dtype(v)),
              v.numel());
   }
   if (!copy) return Error::Ok;
@@ -784,6 +849,9 @@ Error write_output(const Delegate& d, const Instance& inst, uint32_t id, Span<EV
     const int32_t* s = reinterpret_cast<const int32_t*>(d.buffers[id]);
     int64_t* o = static_cast<int64_t*>(t.mutable_data());
     for (size_t i = 0; i < v.numel(); ++i) o[i] = s[i];
+  } else if (v.widened_bf16) {
+    xnnpack::fp32_to_bf16(reinterpret_cast<const float*>(d.buffers[id]),
+                          static_cast<uint16_t*>(t.mutable_data()), v.numel());
   } else if (need != 0) {
     std::memcpy(t.mutable_data(), d.buffers[id], need);
   }
@@ -807,8 +875,8 @@ void choose_direct(Delegate* d, const Instance& inst, Span<EValue*> args) {
     const Tensor& t = args[v.external_id]->to_tensor();
     uintptr_t b = 0, e = 0;
     arg_range(*d, g.id, args, &b, &e);
-    bool ok = t.dtype() == scalar_type_of(v.dtype) && t.nbytes() == v.nbytes() && t.nbytes() != 0 &&
-              b != 0 && b % 16 == 0;
+    bool ok = !v.widened_bf16 && t.dtype() == scalar_type_of(v.dtype) && t.nbytes() == v.nbytes() &&
+              t.nbytes() != 0 && b != 0 && b % 16 == 0;
     auto clear_of = [&](uint32_t other) {
       if (other == g.id) return true;
       uintptr_t ob = 0, oe = 0;
@@ -898,6 +966,7 @@ class XnnpackBackend final : public BackendInterface {
     d->payload = std::move(*processed);
     Error err = xnnpack::parse_graph(d->payload.data(), d->payload.size(), ctx.named_data,
                                      ctx.delegate_index, &d->graph);
+    if (err == Error::Ok) err = xnnpack::widen_bf16_values(&d->graph, ctx.delegate_index);
     if (err == Error::Ok) {
       void* pool = ctx.thread_pool == nullptr ? nullptr : ctx.thread_pool->native_handle();
       err = Builder(d, &d->shapes[0]).build(pool);
@@ -935,13 +1004,16 @@ class XnnpackBackend final : public BackendInterface {
         ETR_RETURN_IF_ERROR(xnnpack::run_native_node(inst.values, n, d->native_state[n.index],
                                                      d->buffers.data(), ctx.thread_pool, d->scratch,
                                                      d->scratch_bytes, d->index));
-        continue;
+      } else {
+        const xnn_status s = xnn_invoke_runtime(inst.xruns[i].runtime);
+        if (s != xnn_status_success) {
+          ETR_FAIL(Error::Internal,
+                   "XnnpackBackend: delegate %zu: XNNPACK run of nodes %u..%u failed: %s", d->index,
+                   r.nodes.front(), r.nodes.back(), xnnpack::xnn_status_text(s));
+        }
       }
-      const xnn_status s = xnn_invoke_runtime(inst.xruns[i].runtime);
-      if (s != xnn_status_success) {
-        ETR_FAIL(Error::Internal,
-                 "XnnpackBackend: delegate %zu: XNNPACK run of nodes %u..%u failed: %s", d->index,
-                 r.nodes.front(), r.nodes.back(), xnnpack::xnn_status_text(s));
+      for (uint32_t id : d->bf16_rounded[i]) {
+        xnnpack::round_to_bf16(reinterpret_cast<float*>(d->buffers[id]), inst.values[id].numel());
       }
     }
     for (uint32_t id : d->outputs)

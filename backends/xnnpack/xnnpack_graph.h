@@ -77,6 +77,10 @@ struct Value {
   size_t group_size = 0;
   const float* block_scales = nullptr;
   size_t num_block_scales = 0;
+  // The payload named this value bf16; the delegate holds it as fp32
+  // (dtype Fp32, bf16.h). Its tensor argument, when external, is bf16.
+  bool widened_bf16 = false;
+  int32_t widened_index = -1;  // a constant's index in Graph::widened, or -1
 
   bool is_external_input() const { return (flags & kFlagExternalInput) != 0; }
   bool is_external_output() const { return (flags & kFlagExternalOutput) != 0; }
@@ -284,6 +288,9 @@ struct Graph {
   uint32_t num_externs = 0;
   std::vector<FreeableBuffer> named_buffers;
   std::vector<std::vector<float>> scale_copies;  // aligned copies of per-channel scales
+  // bf16 constants widened to fp32 (bf16.h); one released after init
+  // (emptied) when only native nodes read it and they packed a copy.
+  std::vector<std::vector<float>> widened;
 };
 
 // Parses and checks `payload` (the delegate's processed bytes). Constants

@@ -225,8 +225,8 @@ def test_bad_prompts_raise():
 # Every exporter flavour (test/models/llm/export_llm_flavours.py): exactly the
 # text the OFFICIAL TextLLMRunner streamed for the same file and settings.
 FLAVOURS = ["portable", "kv_index_put", "no_kv", "quantized_kv", "xnnpack", "xnnpack_extended",
-            "external", "8da4w_g32_emb4", "8da4w_g128_emb8", "attention_sink", "bf16"]
-# (bf16_xnnpack: Debian's XNNPACK has no bf16; see test/llm/llm_flavours_test.cpp.)
+            "external", "8da4w_g32_emb4", "8da4w_g128_emb8", "attention_sink", "bf16",
+            "bf16_xnnpack"]
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)

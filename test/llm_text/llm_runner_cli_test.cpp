@@ -86,8 +86,7 @@ TEST(LlmRunnerCliTest, EveryFlavourPrintsTheOfficialRunnersText) {
       {"xnnpack", true, false},         {"xnnpack_extended", true, false},
       {"external", true, true},         {"8da4w_g32_emb4", true, false},
       {"8da4w_g128_emb8", true, false}, {"attention_sink", false, false},
-      {"bf16", false, false},
-      // bf16_xnnpack: Debian's XNNPACK has no bf16 (see test/llm/llm_flavours_test.cpp).
+      {"bf16", false, false},           {"bf16_xnnpack", true, false},
   };
   for (const Case& c : cases) {
 #if !ETR_LLM_TEST_HAS_XNNPACK
