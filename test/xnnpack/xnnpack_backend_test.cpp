@@ -374,6 +374,45 @@ TEST(XnnpackBackendTest, SamplePayloadInitializes) {
   EXPECT_EQ(init_with(p, &msg), Error::Ok) << msg;
 }
 
+// The delegates initialized with one method allocator place their value
+// buffers and scratch in the same blocks (they run one after another): a
+// second delegate of the same payload takes only its own packed weights;
+// one given another allocator takes everything again, and once every
+// delegate of an allocator is gone, its blocks are no longer offered.
+TEST(XnnpackBackendTest, DelegatesOfOneMethodAllocatorShareTheirValueBuffers) {
+  const std::vector<uint8_t> p = sample_payload();
+  ASSERT_FALSE(p.empty());
+  // Both pools start 64-byte aligned, so equal requests take equal bytes.
+  std::vector<uint8_t> pool_a((1 << 16) + 64), pool_b((1 << 16) + 64);
+  auto aligned = [](std::vector<uint8_t>& v) {
+    return v.data() + (64 - reinterpret_cast<uintptr_t>(v.data()) % 64) % 64;
+  };
+  MemoryAllocator a(aligned(pool_a), 1 << 16), b(aligned(pool_b), 1 << 16);
+  auto init = [&](MemoryAllocator* alloc) -> DelegateHandle* {
+    std::vector<uint8_t> copy = p;
+    FreeableBuffer processed(copy.data(), copy.size());
+    BackendInitContext ctx{alloc, &sample_program().named_data(), "forward", 0, nullptr, {}};
+    Result<DelegateHandle*> h = xnnpack_backend().init(ctx, &processed, {});
+    EXPECT_TRUE(h.ok());
+    return h.ok() ? *h : nullptr;
+  };
+  DelegateHandle* first = init(&a);
+  const size_t alone = a.used();
+  DelegateHandle* second = init(&a);
+  const size_t shared = a.used() - alone;
+  DelegateHandle* other = init(&b);
+  EXPECT_EQ(b.used(), alone);
+  EXPECT_GT(shared, 0u);  // the packed filter is the delegate's own
+  EXPECT_LT(shared, alone);
+  xnnpack_backend().destroy(first);
+  xnnpack_backend().destroy(second);
+  a.reset();  // the same allocator, empty: nothing of the old blocks is reused
+  DelegateHandle* again = init(&a);
+  EXPECT_EQ(a.used(), alone);
+  xnnpack_backend().destroy(again);
+  xnnpack_backend().destroy(other);
+}
+
 // Value buffers, packed weights and copied biases come from the method
 // allocator: without one, or with less than init takes, init fails naming
 // the delegate and what it was allocating.
