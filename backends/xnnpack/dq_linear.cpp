@@ -14,6 +14,8 @@ namespace {
 
 using dq::epilogue;
 using dq::kPair;
+
+constexpr size_t kSerialMacs = size_t{1} << 22;
 using dq::xmax;
 using dq::xmin;
 
@@ -172,6 +174,11 @@ size_t qd8_buffer_bytes(size_t numel, size_t k) {
 void dq_linear(const int8_t* q, const Qd8Params* params, size_t rows, const DqLinearWeights& w,
                float* y, ThreadPool* pool) {
   if (rows == 0 || w.n == 0) return;
+  // A layer below kSerialMacs multiply-adds (a decode step's projections:
+  // tens of microseconds, bound by reading the weights) runs on the calling
+  // thread: waking a worker, and on a busy host waiting for one that was
+  // descheduled mid-chunk, costs more than the split saves.
+  if (rows * w.n * w.k < kSerialMacs) pool = nullptr;
   const size_t pairs = (w.n + kPair - 1) / kPair;
   const size_t per_pair = rows * w.k * kPair;
   const size_t grain = per_pair >= 65536 ? 1 : 65536 / (per_pair == 0 ? 1 : per_pair);
