@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "extension/data_loader/file_data_loader.h"
@@ -411,6 +412,44 @@ TEST(XnnpackBackendTest, DelegatesOfOneMethodAllocatorShareTheirValueBuffers) {
   EXPECT_EQ(a.used(), alone);
   xnnpack_backend().destroy(again);
   xnnpack_backend().destroy(other);
+}
+
+// Two methods given one delegate allocator share their delegates' value
+// buffers (one set of blocks); run at the same time on two threads, the
+// blocks' lock keeps their calls apart: every output still matches PyTorch.
+TEST(XnnpackBackendTest, MethodsSharingADelegateAllocatorRunOnTwoThreads) {
+  register_all_kernels();
+  std::vector<uint8_t> region(size_t{64} << 20);
+  MemoryAllocator shared(region.data(), region.size());
+  MethodLoadOptions options;
+  options.backends = &xnnpack_registry();
+  options.delegate_allocator = &shared;
+  size_t ran = 0;
+  for (const FixtureCase& c : xnnpack_cases()) {
+    const bool multi = c.pte.find("partial.pte") != std::string::npos ||
+                       c.pte.find("dq4_decoder.pte") != std::string::npos ||
+                       c.pte.find("transformer_encoder.pte") != std::string::npos;
+    if (!multi || !c.data.empty() || !c.expect_error.empty()) continue;
+    SCOPED_TRACE(c.line);
+    LoadedMethod a, b;
+    ASSERT_TRUE(load_fixture_method(c, &a, &options)) << a.error;
+    ASSERT_TRUE(load_fixture_method(c, &b, &options)) << b.error;
+    Error ea = Error::Ok, eb = Error::Ok;
+    auto loop = [&c](LoadedMethod* m, Error* e) {
+      for (int i = 0; i < 40 && *e == Error::Ok; ++i) {
+        *e = set_fixture_inputs(c, m) ? m->method->execute() : Error::InvalidArgument;
+      }
+    };
+    std::thread ta(loop, &a, &ea), tb(loop, &b, &eb);
+    ta.join();
+    tb.join();
+    EXPECT_EQ(ea, Error::Ok);
+    EXPECT_EQ(eb, Error::Ok);
+    EXPECT_EQ(compare_outputs(c, *a.method), "");
+    EXPECT_EQ(compare_outputs(c, *b.method), "");
+    ++ran;
+  }
+  EXPECT_GE(ran, 3u);
 }
 
 // Value buffers, packed weights and copied biases come from the method
