@@ -17,6 +17,9 @@ using dq::kPair;
 using dq::xmax;
 using dq::xmin;
 
+// Multiply-adds below which dq_linear runs on the calling thread.
+constexpr size_t kSerialMacs = size_t{1} << 22;
+
 void dq_block_generic(const int8_t* q, const Qd8Params* params, size_t rows,
                       const DqLinearWeights& w, size_t o0, size_t o1, float* y) {
   const size_t k = w.k;
@@ -172,6 +175,13 @@ size_t qd8_buffer_bytes(size_t numel, size_t k) {
 void dq_linear(const int8_t* q, const Qd8Params* params, size_t rows, const DqLinearWeights& w,
                float* y, ThreadPool* pool) {
   if (rows == 0 || w.n == 0) return;
+  // A layer below kSerialMacs multiply-adds (a decode step's projections:
+  // tens of microseconds, bound by reading the weights) runs on the calling
+  // thread: waking a worker, and on a busy host waiting for one that was
+  // descheduled mid-chunk, costs more than the split saves.
+  // (rows * n * k < kSerialMacs, written so that it cannot overflow.)
+  const size_t per_row = w.n * w.k;
+  if (per_row == 0 || rows <= (kSerialMacs - 1) / per_row) pool = nullptr;
   const size_t pairs = (w.n + kPair - 1) / kPair;
   const size_t per_pair = rows * w.k * kPair;
   const size_t grain = per_pair >= 65536 ? 1 : 65536 / (per_pair == 0 ? 1 : per_pair);

@@ -1268,7 +1268,15 @@ size_t conv2d_scratch_bytes(const Values& g, const Node& n) {
   return is_float_gemm_node(g, n) ? float_gemm_scratch_bytes(g, n, GemmSource::Convolution) : 0;
 }
 Error prepare_fully_connected(const PrepareContext& ctx, const Node& n, NativeState* st) {
-  if (is_dq_linear(ctx.values, n)) return prepare_dq_linear(ctx, n, &st->dq);
+  if (is_dq_linear(ctx.values, n)) {
+    ETR_RETURN_IF_ERROR(prepare_dq_linear(ctx, n, &st->dq));
+    // The layer reads its own copies from now on: the weights, unless int8
+    // weights are read in place, and the bias (prepare_dq_linear_tail).
+    if (st->dq.w != reinterpret_cast<const int8_t*>(in(ctx.values, n, 1).data))
+      st->copied_inputs |= 1u << 1;
+    if (st->dq.bias != nullptr) st->copied_inputs |= 1u << 2;
+    return Error::Ok;
+  }
   if (is_float_gemm_node(ctx.values, n))
     return prepare_float_gemm(ctx, n, GemmSource::FullyConnected, st);
   return Error::Ok;

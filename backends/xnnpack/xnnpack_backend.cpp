@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <vector>
 
@@ -95,6 +96,64 @@ class CountingAllocator final : public MemoryAllocator {
   size_t bytes = 0;
 };
 
+// Memory that the delegates initialized with one method allocator share
+// (the delegates of one method: they run one after another). A delegate's
+// value buffers and native scratch hold nothing between execute calls:
+// inputs are copied in, outputs copied out, and every other value is written
+// before it is read. So the buffers of different delegates may overlap, and
+// each delegate places its values into the blocks its predecessors already
+// took from the method allocator, taking a new block only for a value no
+// free block holds. An LLM's 49 delegates then need the blocks of about one
+// layer instead of one set each. Blocks never move or shrink, so pointers a
+// delegate bound at init stay valid. `run` is held for each execute (and
+// while a delegate places its values): delegates that share blocks never
+// run at the same time, even when two methods were given one allocator.
+struct Workspace {
+  struct Block {
+    uint8_t* data;
+    size_t bytes;  // usable bytes (XNN_EXTRA_BYTES of read-ahead follow)
+  };
+  MemoryAllocator* key = nullptr;  // the method allocator the blocks come from
+  size_t users = 0;                // delegates holding this workspace
+  std::mutex run;
+  std::vector<Block> blocks;
+  Workspace* next = nullptr;
+};
+
+// Workspaces in use, by method allocator; guarded by g_workspaces_mutex.
+std::mutex g_workspaces_mutex;
+Workspace* g_workspaces = nullptr;
+
+// The workspace of `key` (made when none exists), with one more user; null
+// for a null key or when the heap is exhausted.
+Workspace* acquire_workspace(MemoryAllocator* key) {
+  if (key == nullptr) return nullptr;
+  std::lock_guard<std::mutex> lock(g_workspaces_mutex);
+  Workspace* w = g_workspaces;
+  while (w != nullptr && w->key != key) w = w->next;
+  if (w == nullptr) {
+    w = new (std::nothrow) Workspace();
+    if (w == nullptr) return nullptr;
+    w->key = key;
+    w->next = g_workspaces;
+    g_workspaces = w;
+  }
+  ++w->users;
+  return w;
+}
+
+// Drops one user of `w`; the last one deletes it (its blocks belong to the
+// method allocator, which outlives the delegates).
+void release_workspace(Workspace* w) {
+  if (w == nullptr) return;
+  std::lock_guard<std::mutex> lock(g_workspaces_mutex);
+  if (--w->users != 0) return;
+  Workspace** link = &g_workspaces;
+  while (*link != w) link = &(*link)->next;
+  *link = w->next;
+  delete w;
+}
+
 struct Delegate {
   size_t index = 0;
   Graph graph;
@@ -108,6 +167,9 @@ struct Delegate {
   // scratch come from it.
   CountingAllocator counted;
   MemoryAllocator* allocator = nullptr;  // &counted, or null without a method allocator
+  // Where the value buffers and scratch live: blocks shared with the other
+  // delegates of the method allocator (null without one).
+  Workspace* workspace = nullptr;
   std::vector<Run> runs;
   std::vector<xnnpack::NativeState> native_state;  // by node index
   std::vector<uint32_t> inputs;                    // value ids of external inputs
@@ -133,6 +195,7 @@ struct Delegate {
   ~Delegate() {
     for (Instance& i : shapes) i.reset();
     payload.release();
+    release_workspace(workspace);
   }
 };
 
@@ -163,6 +226,24 @@ ScalarType arg_dtype(const Value& v) {
   return v.widened_bf16 ? ScalarType::BFloat16 : scalar_type_of(v.dtype);
 }
 size_t arg_nbytes(const Value& v) { return v.widened_bf16 ? v.numel() * 2 : v.nbytes(); }
+
+// The runs over which a buffer is in use (inclusive).
+constexpr size_t kNoRun = SIZE_MAX;
+struct Lifetime {
+  size_t first = kNoRun;
+  size_t last = kNoRun;
+};
+// The lifetime of a buffer in use from the start of a call to its end.
+constexpr Lifetime kWholeCall{0, kNoRun - 1};
+
+// A buffer Builder::place_in_workspace places: value `id`'s (kScratchItem:
+// the native scratch), of `bytes`, in use over the runs `life`.
+constexpr uint32_t kScratchItem = UINT32_MAX;
+struct Item {
+  uint32_t id;
+  size_t bytes;
+  Lifetime life;
+};
 
 class Builder {
  public:
@@ -401,7 +482,7 @@ class Builder {
       if (d_->native_state[n.index].view) aliased[n.outputs[0]] = true;
     }
     const std::vector<bool> shared = shareable_values(producer, needs, aliased);
-    std::vector<uint32_t> planned;  // values placed in shared blocks below
+    std::vector<Item> planned;  // buffers placed in the workspace below
     d_->buffers.assign(nv, nullptr);
     for (size_t id = 0; id < nv; ++id) {
       const Value& v = g_.values[id];
@@ -435,19 +516,17 @@ class Builder {
                  "runs",
                  d_->index, id, xnnpack::to_string(v.dtype));
       }
-      if (shared[id]) {
-        planned.push_back(static_cast<uint32_t>(id));
-        continue;
-      }
-      d_->buffers[id] = allocate(bytes);
-      if (d_->buffers[id] == nullptr) {
-        ETR_FAIL(Error::DelegateMemoryAllocationFailed,
-                 "XnnpackBackend: delegate %zu: the method allocator cannot give %zu bytes for "
-                 "value %zu",
-                 d_->index, bytes, id);
-      }
+      // A value that is not shareable (an input, an output, or seen
+      // through a view from outside) lives for the whole call.
+      planned.push_back(
+          Item{static_cast<uint32_t>(id), bytes, shared[id] ? live_[id] : kWholeCall});
     }
-    ETR_RETURN_IF_ERROR(place_shared(planned));
+    if (d_->scratch_bytes > 0) {
+      // gemm() works with less (fewer threads, smaller blocks).
+      if (d_->scratch_bytes > kMaxScratchBytes) d_->scratch_bytes = kMaxScratchBytes;
+      planned.push_back(Item{kScratchItem, d_->scratch_bytes, kWholeCall});
+    }
+    ETR_RETURN_IF_ERROR(place_in_workspace(planned));
     for (const Node& n : g_.nodes) {
       if (!d_->native_state[n.index].view) continue;
       d_->buffers[n.outputs[0]] = d_->buffers[n.inputs[0]];
@@ -460,17 +539,6 @@ class Builder {
     }
     find_direct_groups(producer);
     find_bf16_rounded();
-    if (d_->scratch_bytes > 0) {
-      // gemm() works with less (fewer threads, smaller blocks).
-      if (d_->scratch_bytes > kMaxScratchBytes) d_->scratch_bytes = kMaxScratchBytes;
-      d_->scratch = allocate(d_->scratch_bytes);
-      if (d_->scratch == nullptr) {
-        ETR_FAIL(Error::DelegateMemoryAllocationFailed,
-                 "XnnpackBackend: delegate %zu: the method allocator cannot give %zu bytes of "
-                 "native scratch",
-                 d_->index, d_->scratch_bytes);
-      }
-    }
     return Error::Ok;
   }
 
@@ -478,7 +546,7 @@ class Builder {
   // or constants, and not views of another value) can share memory with
   // values whose lifetimes do not overlap. Their lifetime, in runs, is from
   // the run that writes them to the last run that reads them or a view of
-  // them; fills live_ for place_shared.
+  // them; fills live_ for place_in_workspace.
   std::vector<bool> shareable_values(const std::vector<int>& producer,
                                      const std::vector<bool>& needs,
                                      const std::vector<bool>& aliased) {
@@ -520,42 +588,64 @@ class Builder {
     if (run > l.last || l.last == kNoRun) l.last = run;
   }
 
-  // Greedy placement: largest value first, into the first block already
-  // made whose values are all dead while this one lives, else a new block.
-  Error place_shared(std::vector<uint32_t>& planned) {
-    std::stable_sort(planned.begin(), planned.end(), [&](uint32_t a, uint32_t b) {
-      return xnnpack::value_buffer_bytes(g_.values[a]) > xnnpack::value_buffer_bytes(g_.values[b]);
-    });
-    struct Block {
-      uint8_t* data;
-      std::vector<Lifetime> users;
-    };
-    std::vector<Block> blocks;
-    for (uint32_t id : planned) {
-      const Lifetime me = live_[id];
-      Block* home = nullptr;
-      for (Block& b : blocks) {  // every block is at least this value's size
+  // Greedy placement, largest buffer first, into the workspace's blocks:
+  // the smallest block that holds the buffer and that none of this
+  // delegate's buffers live in at the same time (blocks other delegates
+  // placed values in are free: those delegates do not run during this
+  // one's call), else a new block from the method allocator.
+  Error place_in_workspace(std::vector<Item>& items) {
+    std::stable_sort(items.begin(), items.end(),
+                     [](const Item& a, const Item& b) { return a.bytes > b.bytes; });
+    Workspace* w = d_->workspace;
+    std::vector<Workspace::Block> own;  // without a workspace (no allocator: nothing is given)
+    std::unique_lock<std::mutex> lock;
+    if (w != nullptr) lock = std::unique_lock<std::mutex>(w->run);
+    std::vector<Workspace::Block>& blocks = w != nullptr ? w->blocks : own;
+    std::vector<std::vector<Lifetime>> users(blocks.size());  // this delegate's, by block
+    for (const Item& it : items) {
+      size_t home = SIZE_MAX;
+      for (size_t b = 0; b < blocks.size(); ++b) {
+        if (blocks[b].bytes < it.bytes) continue;
+        if (home != SIZE_MAX && blocks[home].bytes <= blocks[b].bytes) continue;
         bool free = true;
-        for (const Lifetime& u : b.users) free = free && (me.last < u.first || u.last < me.first);
-        if (free) {
-          home = &b;
-          break;
-        }
+        for (const Lifetime& u : users[b])
+          free = free && (it.life.last < u.first || u.last < it.life.first);
+        if (free) home = b;
       }
-      if (home == nullptr) {
-        const size_t bytes = xnnpack::value_buffer_bytes(g_.values[id]);
-        uint8_t* p = allocate(bytes);
+      if (home == SIZE_MAX) {
+        uint8_t* p = allocate(it.bytes);
         if (p == nullptr) {
+          if (it.id == kScratchItem) {
+            ETR_FAIL(Error::DelegateMemoryAllocationFailed,
+                     "XnnpackBackend: delegate %zu: the method allocator cannot give %zu bytes of "
+                     "native scratch",
+                     d_->index, it.bytes);
+          }
           ETR_FAIL(Error::DelegateMemoryAllocationFailed,
                    "XnnpackBackend: delegate %zu: the method allocator cannot give %zu bytes for "
                    "value %u",
-                   d_->index, bytes, id);
+                   d_->index, it.bytes, it.id);
         }
-        blocks.push_back(Block{p, {}});
-        home = &blocks.back();
+        blocks.push_back(Workspace::Block{p, it.bytes});
+        users.emplace_back();
+        home = blocks.size() - 1;
+        new_bytes_ += it.bytes;
       }
-      home->users.push_back(me);
-      d_->buffers[id] = home->data;
+      users[home].push_back(it.life);
+      placed_bytes_ += it.bytes;
+      if (it.id == kScratchItem) {
+        d_->scratch = blocks[home].data;
+      } else {
+        d_->buffers[it.id] = blocks[home].data;
+      }
+    }
+    if (w != nullptr) {
+      size_t total = 0;
+      for (const Workspace::Block& b : blocks) total += b.bytes;
+      ETR_LOG(Info,
+              "XnnpackBackend: delegate %zu: %zu bytes of value buffers and scratch placed in the "
+              "method's shared workspace (%zu bytes new, %zu bytes in %zu blocks in all)",
+              d_->index, placed_bytes_, new_bytes_, total, blocks.size());
     }
     return Error::Ok;
   }
@@ -734,12 +824,9 @@ class Builder {
   std::vector<bool> natives_;  // by node index (split_runs)
   // Native nodes whose scratch fits kMaxScratchBytes (never the fallback path).
   std::vector<bool> scratch_fits_;
-  static constexpr size_t kNoRun = SIZE_MAX;
-  struct Lifetime {
-    size_t first = kNoRun;  // runs, inclusive
-    size_t last = kNoRun;
-  };
   std::vector<Lifetime> live_;  // by value id (roots of views)
+  size_t placed_bytes_ = 0;     // bytes place_in_workspace placed
+  size_t new_bytes_ = 0;        // of which in blocks it took from the method allocator
 };
 
 // The tensor argument of external value `id`, or an error naming it.
@@ -953,6 +1040,7 @@ class XnnpackBackend final : public BackendInterface {
     d->index = ctx.delegate_index;
     d->counted.inner = ctx.method_allocator;
     d->allocator = ctx.method_allocator == nullptr ? nullptr : &d->counted;
+    d->workspace = acquire_workspace(ctx.method_allocator);
     for (const BackendOption& o : ctx.options) {
       if (StringView(o.key) != StringView("native_fp32")) continue;
       if (o.kind != BackendOption::Kind::Bool) {
@@ -988,6 +1076,9 @@ class XnnpackBackend final : public BackendInterface {
                 Span<EValue*> args) const override {
     Delegate* d = static_cast<Delegate*>(handle);
     if (d == nullptr) ETR_FAIL(Error::DelegateInvalidHandle, "XnnpackBackend: null delegate");
+    // The value buffers may be another delegate's too (Workspace).
+    std::unique_lock<std::mutex> lock;
+    if (d->workspace != nullptr) lock = std::unique_lock<std::mutex>(d->workspace->run);
     void* pool = ctx.thread_pool == nullptr ? nullptr : ctx.thread_pool->native_handle();
     Result<Instance*> inst_or = instance_for(d, args, pool);
     if (!inst_or.ok()) return inst_or.error();

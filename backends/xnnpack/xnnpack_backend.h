@@ -34,14 +34,19 @@
 //     1 GiB per delegate; values that pass between runs share buffers when
 //     their lifetimes, in runs, do not overlap), the native nodes' packed or
 //     copied weights and biases (NativeState, DqLinearWeights) and their
-//     scratch (at most 16 MiB). A null or exhausted allocator fails init
-//     with DelegateMemoryAllocationFailed naming the delegate and what it
-//     was allocating; init logs (Info) how many bytes it took.
+//     scratch (at most 16 MiB). Value buffers and scratch hold nothing
+//     between execute calls, so the delegates given one method allocator
+//     (one method's delegates) place them in the same blocks: the method
+//     needs about the largest delegate's buffers, not their sum, and those
+//     delegates' execute calls are serialized by a lock (two methods given
+//     one allocator never run them at once). A null or exhausted allocator
+//     fails init with DelegateMemoryAllocationFailed naming the delegate and
+//     what it was allocating; init logs (Info) how many bytes it took.
 //   - The platform allocate hook (runtime/platform/platform.h): the
 //     delegate object itself.
 //   - The heap (operator new): small parse-time bookkeeping (the parsed
 //     Graph's value and node lists, copies of per-channel scales, the run
-//     list), temporaries freed before init returns, and XNNPACK's own
+//     list, the shared blocks' record), temporaries freed before init returns, and XNNPACK's own
 //     allocations: its subgraphs and per-shape runtimes (packed weights,
 //     internal tensors), through XNNPACK's default allocator.
 // The payload and named-data buffers are kept while the delegate lives

@@ -4,6 +4,8 @@
 // payload. Its output must equal the official runtime's (which equals
 // PyTorch eager in bf16 there), with the linear layer on our GEMM and in
 // XNNPACK.
+#include "backends/xnnpack/bf16.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "backends/xnnpack/bf16.h"
 #include "backends/xnnpack/xnnpack_backend.h"
 #include "extension/tensor/host_tensor.h"
 #include "extension/tensor/npy.h"
@@ -41,8 +42,8 @@ HostTensor bf16_tensor(const std::vector<float>& values, std::vector<int32_t> si
     bits[i] = BFloat16(values[i]).bits;
     EXPECT_EQ(static_cast<float>(BFloat16::from_bits(bits[i])), values[i]) << "not bf16: " << i;
   }
-  Result<HostTensor> t = HostTensor::from_bytes(ScalarType::BFloat16, std::move(sizes),
-                                                bits.data(), bits.size() * 2);
+  Result<HostTensor> t =
+      HostTensor::from_bytes(ScalarType::BFloat16, std::move(sizes), bits.data(), bits.size() * 2);
   EXPECT_TRUE(t.ok());
   return std::move(*t);
 }
@@ -103,7 +104,8 @@ TEST(Bf16DelegateTest, LinearOnOurGemmEqualsTheOfficialRuntime) {
   // The official runtime matches eager in bf16 exactly here.
   EXPECT_EQ(official, npy_floats("eager.npy"));
   std::unique_ptr<PthreadPool> two = PthreadPool::create(2);
-  for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(two.get())}) {
+  for (ThreadPool* pool :
+       {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(two.get())}) {
     Loaded l;
     load(&l, true, pool);
     ASSERT_NE(l.lm.method, nullptr);
@@ -129,8 +131,8 @@ TEST(Bf16DelegateTest, LinearInXnnpackEqualsTheOfficialRuntime) {
 
 TEST(Bf16DelegateTest, ConversionsRoundToNearestEven) {
   const float in[] = {1.0f,
-                      1.0f + 1.0f / 256,      // a tie: to the even 1.0
-                      1.0f + 3.0f / 256,      // a tie: to the even 1 + 4/256
+                      1.0f + 1.0f / 256,                 // a tie: to the even 1.0
+                      1.0f + 3.0f / 256,                 // a tie: to the even 1 + 4/256
                       1.0f + 1.0f / 256 + 1.0f / 65536,  // above the tie: up
                       -2.5f,
                       std::ldexp(1.0f, -130)};  // subnormal, exact in bf16

@@ -105,6 +105,58 @@ TEST(Dq4PayloadTest, ExportedBlockwisePayloadInitializes) {
   EXPECT_EQ(init_with(p, &msg), Error::Ok) << msg;
 }
 
+// Hands out copies of another map's named data and adds up the bytes its
+// callers release.
+class ReleaseCountingMap final : public NamedDataMap {
+ public:
+  explicit ReleaseCountingMap(const NamedDataMap& inner) : inner_(inner) {}
+  Result<FreeableBuffer> get_data(StringView key) const override {
+    Result<FreeableBuffer> b = inner_.get_data(key);
+    if (!b.ok()) return b.error();
+    copies_.emplace_back(new std::vector<uint8_t>(b->size()));
+    std::memcpy(copies_.back()->data(), b->data(), b->size());
+    return FreeableBuffer(copies_.back()->data(), b->size(), count, &released_);
+  }
+  Result<TensorLayout> get_layout(StringView key) const override { return inner_.get_layout(key); }
+  size_t num_keys() const override { return inner_.num_keys(); }
+  Result<const char*> key_at(size_t index) const override { return inner_.key_at(index); }
+  size_t released() const { return released_; }
+
+ private:
+  static void count(void* context, const void*, size_t size) {
+    *static_cast<size_t*>(context) += size;
+  }
+  const NamedDataMap& inner_;
+  mutable std::vector<std::unique_ptr<std::vector<uint8_t>>> copies_;
+  mutable size_t released_ = 0;
+};
+
+// The 4-bit linear layers keep their own (repacked or unpacked) weights and
+// biases, so init gives the named data holding the originals back: the
+// mapped file's pages are not held next to the copies.
+TEST(Dq4PayloadTest, NamedDataOfCopiedWeightsIsReleasedAtInit) {
+  const std::vector<uint8_t> p = dq4_payload();
+  ASSERT_FALSE(p.empty());
+  ASSERT_NE(dq4_file().program, nullptr);
+  size_t weight_bytes = 0;  // the 4-bit weights: two per byte
+  for (const GroupFields& f : group_fields(p)) {
+    uint32_t dims[2];
+    std::memcpy(dims, &p[f.dims_at], sizeof dims);
+    weight_bytes += (size_t{dims[0]} * dims[1] + 1) / 2;
+  }
+  ASSERT_GT(weight_bytes, 0u);
+  ReleaseCountingMap named(dq4_file().program->named_data());
+  std::vector<uint8_t> copy = p;
+  FreeableBuffer processed(copy.data(), copy.size());
+  std::vector<uint8_t> pool(1 << 16);
+  MemoryAllocator alloc(pool.data(), pool.size());
+  BackendInitContext ctx{&alloc, &named, "forward", 0, nullptr, {}};
+  Result<DelegateHandle*> h = xnnpack_backend().init(ctx, &processed, {});
+  ASSERT_TRUE(h.ok());
+  EXPECT_GE(named.released(), weight_bytes);
+  xnnpack_backend().destroy(*h);
+}
+
 TEST(Dq4PayloadTest, GroupSizeNotDividingTheInputsIsRefused) {
   const std::vector<uint8_t> p = dq4_payload();
   ASSERT_FALSE(p.empty());

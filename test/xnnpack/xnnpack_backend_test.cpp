@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "extension/data_loader/file_data_loader.h"
@@ -372,6 +373,83 @@ TEST(XnnpackBackendTest, SamplePayloadInitializes) {
   ASSERT_FALSE(p.empty());
   std::string msg;
   EXPECT_EQ(init_with(p, &msg), Error::Ok) << msg;
+}
+
+// The delegates initialized with one method allocator place their value
+// buffers and scratch in the same blocks (they run one after another): a
+// second delegate of the same payload takes only its own packed weights;
+// one given another allocator takes everything again, and once every
+// delegate of an allocator is gone, its blocks are no longer offered.
+TEST(XnnpackBackendTest, DelegatesOfOneMethodAllocatorShareTheirValueBuffers) {
+  const std::vector<uint8_t> p = sample_payload();
+  ASSERT_FALSE(p.empty());
+  // Both pools start 64-byte aligned, so equal requests take equal bytes.
+  std::vector<uint8_t> pool_a((1 << 16) + 64), pool_b((1 << 16) + 64);
+  auto aligned = [](std::vector<uint8_t>& v) {
+    return v.data() + (64 - reinterpret_cast<uintptr_t>(v.data()) % 64) % 64;
+  };
+  MemoryAllocator a(aligned(pool_a), 1 << 16), b(aligned(pool_b), 1 << 16);
+  auto init = [&](MemoryAllocator* alloc) -> DelegateHandle* {
+    std::vector<uint8_t> copy = p;
+    FreeableBuffer processed(copy.data(), copy.size());
+    BackendInitContext ctx{alloc, &sample_program().named_data(), "forward", 0, nullptr, {}};
+    Result<DelegateHandle*> h = xnnpack_backend().init(ctx, &processed, {});
+    EXPECT_TRUE(h.ok());
+    return h.ok() ? *h : nullptr;
+  };
+  DelegateHandle* first = init(&a);
+  const size_t alone = a.used();
+  DelegateHandle* second = init(&a);
+  const size_t shared = a.used() - alone;
+  DelegateHandle* other = init(&b);
+  EXPECT_EQ(b.used(), alone);
+  EXPECT_GT(shared, 0u);  // the packed filter is the delegate's own
+  EXPECT_LT(shared, alone);
+  xnnpack_backend().destroy(first);
+  xnnpack_backend().destroy(second);
+  a.reset();  // the same allocator, empty: nothing of the old blocks is reused
+  DelegateHandle* again = init(&a);
+  EXPECT_EQ(a.used(), alone);
+  xnnpack_backend().destroy(again);
+  xnnpack_backend().destroy(other);
+}
+
+// Two methods given one delegate allocator share their delegates' value
+// buffers (one set of blocks); run at the same time on two threads, the
+// blocks' lock keeps their calls apart: every output still matches PyTorch.
+TEST(XnnpackBackendTest, MethodsSharingADelegateAllocatorRunOnTwoThreads) {
+  register_all_kernels();
+  std::vector<uint8_t> region(size_t{64} << 20);
+  MemoryAllocator shared(region.data(), region.size());
+  MethodLoadOptions options;
+  options.backends = &xnnpack_registry();
+  options.delegate_allocator = &shared;
+  size_t ran = 0;
+  for (const FixtureCase& c : xnnpack_cases()) {
+    const bool multi = c.pte.find("partial.pte") != std::string::npos ||
+                       c.pte.find("dq4_decoder.pte") != std::string::npos ||
+                       c.pte.find("transformer_encoder.pte") != std::string::npos;
+    if (!multi || !c.data.empty() || !c.expect_error.empty()) continue;
+    SCOPED_TRACE(c.line);
+    LoadedMethod a, b;
+    ASSERT_TRUE(load_fixture_method(c, &a, &options)) << a.error;
+    ASSERT_TRUE(load_fixture_method(c, &b, &options)) << b.error;
+    Error ea = Error::Ok, eb = Error::Ok;
+    auto loop = [&c](LoadedMethod* m, Error* e) {
+      for (int i = 0; i < 40 && *e == Error::Ok; ++i) {
+        *e = set_fixture_inputs(c, m) ? m->method->execute() : Error::InvalidArgument;
+      }
+    };
+    std::thread ta(loop, &a, &ea), tb(loop, &b, &eb);
+    ta.join();
+    tb.join();
+    EXPECT_EQ(ea, Error::Ok);
+    EXPECT_EQ(eb, Error::Ok);
+    EXPECT_EQ(compare_outputs(c, *a.method), "");
+    EXPECT_EQ(compare_outputs(c, *b.method), "");
+    ++ran;
+  }
+  EXPECT_GE(ran, 3u);
 }
 
 // Value buffers, packed weights and copied biases come from the method
