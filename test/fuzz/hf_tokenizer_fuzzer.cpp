@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "extension/tokenizers/hf_tokenizer.h"
+#include "test/fuzz/fuzz_utf8.h"
 
 namespace {
 
@@ -82,30 +83,6 @@ std::string fixed_sp_tokenizer_json() {
          vocab + R"(}, "merges": [["h", "e"], ["\u2581", "he"]]}})";
 }
 
-bool valid_utf8(const std::string& s) {
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<uint8_t>(s[i]);
-    size_t len = c < 0x80                   ? 1
-                 : (c >= 0xC2 && c <= 0xDF) ? 2
-                 : (c >= 0xE0 && c <= 0xEF) ? 3
-                 : (c >= 0xF0 && c <= 0xF4) ? 4
-                                            : 0;
-    if (len == 0 || s.size() - i < len) return false;
-    uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
-    for (size_t k = 1; k < len; ++k) {
-      const auto d = static_cast<uint8_t>(s[i + k]);
-      if ((d & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (d & 0x3F);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) {
-      return false;
-    }
-    i += len;
-  }
-  return true;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -135,7 +112,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // The input as text.
   auto ids = fixed->encode(input);
-  if (ids.ok() != valid_utf8(input)) abort();
+  if (ids.ok() != etr::fuzz::valid_utf8(input)) abort();
   if (ids.ok()) {
     auto back = fixed->decode(ids.value());
     if (!back.ok() || back.value() != input) abort();
@@ -144,7 +121,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The input as text for the Llama 2 style tokenizer. Text holding U+2581 or
   // the special tokens' names does not round-trip (in the package either).
   auto sp_ids = fixed_sp->encode(input);
-  if (sp_ids.ok() != valid_utf8(input)) abort();
+  if (sp_ids.ok() != etr::fuzz::valid_utf8(input)) abort();
   if (sp_ids.ok() && input.find("\xE2\x96\x81") == std::string::npos &&
       input.find("<unk>") == std::string::npos && input.find("<s>") == std::string::npos &&
       input.find("</s>") == std::string::npos) {

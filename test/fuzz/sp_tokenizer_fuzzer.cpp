@@ -15,34 +15,7 @@
 #include <vector>
 
 #include "extension/tokenizers/sp_tokenizer.h"
-
-namespace {
-
-bool valid_utf8(const std::string& s) {
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<uint8_t>(s[i]);
-    size_t len = c < 0x80                   ? 1
-                 : (c >= 0xC2 && c <= 0xDF) ? 2
-                 : (c >= 0xE0 && c <= 0xEF) ? 3
-                 : (c >= 0xF0 && c <= 0xF4) ? 4
-                                            : 0;
-    if (len == 0 || s.size() - i < len) return false;
-    uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
-    for (size_t k = 1; k < len; ++k) {
-      const auto d = static_cast<uint8_t>(s[i + k]);
-      if ((d & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (d & 0x3F);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) {
-      return false;
-    }
-    i += len;
-  }
-  return true;
-}
-
-}  // namespace
+#include "test/fuzz/fuzz_utf8.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const etr::SpTokenizer* fixed = [] {
@@ -83,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!piece.ok()) abort();
       back += piece.value();
     }
-    if (valid_utf8(text) && text.find('\0') == std::string::npos &&
+    if (etr::fuzz::valid_utf8(text) && text.find('\0') == std::string::npos &&
         text.find("\xE2\x96\x81") == std::string::npos && back != text) {
       abort();
     }
