@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "extension/tokenizers/hf_tokenizer.h"
-#include "test/fuzz/fuzz_utf8.h"
+#include "test/support/fuzz_utf8.h"
 
 namespace {
 

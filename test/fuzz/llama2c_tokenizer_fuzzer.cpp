@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "extension/tokenizers/llama2c_tokenizer.h"
-#include "test/fuzz/fuzz_utf8.h"
+#include "test/support/fuzz_utf8.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const etr::Llama2cTokenizer* fixed = [] {
