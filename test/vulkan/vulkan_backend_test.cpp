@@ -35,11 +35,17 @@ namespace {
 
 constexpr const char* kLavapipeIcd = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 
+// Selects the driver manifest: newer loaders read VK_DRIVER_FILES first, older
+// ones VK_ICD_FILENAMES, so both are set (a machine that sets either for its
+// GPU still runs the lavapipe suite, and a bogus path hides every driver).
+void select_icd(const char* manifest) {
+  setenv("VK_DRIVER_FILES", manifest, 1);
+  setenv("VK_ICD_FILENAMES", manifest, 1);
+}
+
 // Runs before any Vulkan call: lavapipe and validation unless told otherwise.
 const bool kEnvironment = [] {
-  if (std::getenv("ETR_VULKAN_TEST_NATIVE") == nullptr) {
-    setenv("VK_ICD_FILENAMES", kLavapipeIcd, 1);
-  }
+  if (std::getenv("ETR_VULKAN_TEST_NATIVE") == nullptr) select_icd(kLavapipeIcd);
   setenv("ETR_VULKAN_VALIDATION", "1", 0);
   return true;
 }();
@@ -542,7 +548,7 @@ TEST_F(VulkanTest, EverySingleByteCorruptionIsHandled) {
 
 // The child's verdict: 0 when init gave `want` with `text` in its message.
 void exit_with_verdict(const char* icd, const char* device, Error want, const char* text) {
-  if (icd != nullptr) setenv("VK_ICD_FILENAMES", icd, 1);
+  if (icd != nullptr) select_icd(icd);
   if (device != nullptr) setenv("ETR_VULKAN_DEVICE", device, 1);
   std::string msg;
   const Error e = init_payload(make_payload(PayloadSpec{}), &msg);
