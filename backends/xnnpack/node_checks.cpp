@@ -94,6 +94,16 @@ class Check {
     }
     if (y.dims[0] != x.dims[0] || y.dims[1] != oh || y.dims[2] != ow || y.dims[3] != channels_out)
       return fail("output dims differ from the window arithmetic");
+    // XNNPACK builds an indirection buffer of about one pointer per window
+    // element per output pixel at setup, on the heap: bound it (1 GiB of
+    // pointers is far beyond any real model: a 4K image under a 3x3 window
+    // needs 0.6 GiB) so a hostile payload cannot ask for gigabytes.
+    constexpr double kMaxWindowPointers = double{1 << 27};
+    const double pointers = static_cast<double>(x.dims[0]) * static_cast<double>(oh) *
+                            (static_cast<double>(ow) + 1) * static_cast<double>(kh) *
+                            static_cast<double>(kw);
+    if (pointers > kMaxWindowPointers)
+      return fail("window buffer too large (batch x output pixels x window elements > 2^27)");
     return Error::Ok;
   }
 
