@@ -3,60 +3,10 @@
 // is a payload, or any bytes containing one (so whole .pte fixtures seed it:
 // the harness starts at the first XH00 header it finds). Every named-data
 // key resolves to zero bytes, so constants never stop the fuzzer early.
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-#include <vector>
-
 #include "backends/xnnpack/xnnpack_backend.h"
-#include "runtime/core/named_data_map.h"
-#include "runtime/platform/platform.h"
-
-namespace {
-
-class ZeroData final : public etr::NamedDataMap {
- public:
-  etr::Result<etr::FreeableBuffer> get_data(etr::StringView) const override {
-    return etr::FreeableBuffer(zeros_.data(), zeros_.size());
-  }
-  etr::Result<etr::TensorLayout> get_layout(etr::StringView) const override {
-    return etr::Error::NotFound;
-  }
-  size_t num_keys() const override { return 0; }
-  etr::Result<const char*> key_at(size_t) const override { return etr::Error::NotFound; }
-
- private:
-  std::vector<uint8_t> zeros_ = std::vector<uint8_t>(1 << 20, 0);
-};
-
-}  // namespace
+#include "test/support/delegate_fuzz.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const bool init = [] {
-    etr::PlatformHooks hooks = etr::platform_hooks();
-    hooks.log = [](etr::LogLevel, const char*, int, const char*) {};
-    etr::set_platform_hooks(hooks);
-    return true;
-  }();
-  (void)init;
-  size_t start = 0;
-  for (size_t i = 0; i + 8 <= size; ++i) {
-    if (std::memcmp(data + i + 4, "XH00", 4) == 0) {
-      start = i;
-      break;
-    }
-  }
-  // An aligned copy, as a loader would hand it over.
-  std::vector<uint64_t> copy((size - start + 7) / 8 + 1);
-  std::memcpy(copy.data(), data + start, size - start);
-  static ZeroData zeros;
-  etr::FreeableBuffer processed(copy.data(), size - start);
-  // The method allocator the delegate takes its buffers and packed weights
-  // from: a fresh one over the same memory for every input.
-  static std::vector<uint8_t> pool(size_t{16} << 20);
-  etr::MemoryAllocator alloc(pool.data(), pool.size());
-  etr::BackendInitContext ctx{&alloc, &zeros, "forward", 0, nullptr, {}};
-  etr::Result<etr::DelegateHandle*> h = etr::xnnpack_backend().init(ctx, &processed, {});
-  if (h.ok()) etr::xnnpack_backend().destroy(*h);
-  return 0;
+  // 16 MiB of method allocator: buffers and packed weights.
+  return etr::fuzz::run_delegate_init<size_t{16} << 20>(etr::xnnpack_backend(), "XH00", data, size);
 }
