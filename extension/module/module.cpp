@@ -395,6 +395,13 @@ Result<std::vector<Value>> Module::execute(const std::string& name,
   for (size_t i = 0; i < inputs.size(); ++i) {
     ETR_RETURN_IF_ERROR(set_one_input(m, i, inputs[i]));
   }
+  return run(name);
+}
+
+Result<std::vector<Value>> Module::run(const std::string& name) {
+  ETR_RETURN_IF_ERROR(method_meta(name).error());
+  ETR_ASSIGN_OR_RETURN(MethodSlot* const s, impl_->slot(name));
+  Method& m = *s->method;
   const Error err = m.execute();
   if (err != Error::Ok) {
     ETR_FAIL(err, "method '%s': execution failed: %s", name.c_str(), to_string(err));

@@ -112,6 +112,11 @@ class Module final {
   [[nodiscard]] Result<std::vector<Value>> forward(const std::vector<Value>& inputs = {}) {
     return execute("forward", inputs);
   }
+  // Runs `name` with the inputs set on it since its last run (through
+  // method() and Method::set_input, e.g. a bundled program's test case) and
+  // returns copies of its outputs. An input whose planned memory the program
+  // reuses must be set again before every run (InvalidState otherwise).
+  [[nodiscard]] Result<std::vector<Value>> run(const std::string& name);
 
   // The loaded method (loading it if needed), for zero-copy use. Valid
   // while the Module lives.

@@ -22,6 +22,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -31,10 +32,13 @@
 #include <utility>
 #include <vector>
 
+#include "extension/bundled_program/bundled_program.h"
 #include "extension/module/module.h"
 #include "extension/module/value.h"
+#include "runtime/backend/backend.h"
 #include "runtime/core/error.h"
 #include "runtime/core/scalar_type.h"
+#include "runtime/kernel/registry.h"
 #include "runtime/platform/error_capture.h"
 
 namespace py = pybind11;
@@ -128,6 +132,56 @@ py::dict tensor_info_dict(const etr::TensorInfo& info) {
   return d;
 }
 
+// A verified .bpte file (BundledProgram) in 16-byte aligned memory of its own.
+// Methods whose inputs were loaded from it keep it alive (PyModule::kept_bundles_).
+class PyBundle {
+ public:
+  explicit PyBundle(const py::bytes& data) {
+    const std::string bytes = data;
+    // A multiple of 16 bytes, so the copy is 16-byte aligned like the file.
+    storage_.resize(bytes.size() / 16 + 1);
+    std::memcpy(storage_.data(), bytes.data(), bytes.size());
+    size_ = bytes.size();
+    char why[kCaptureBytes] = {};
+    etr::ErrorCapture capture(why, sizeof(why));
+    etr::Result<etr::BundledProgram> bp = etr::BundledProgram::load(storage_.data(), size_);
+    if (!bp.ok()) raise(bp.error(), std::string("bundled program: ") + why);
+    bundle_ = std::make_unique<etr::BundledProgram>(std::move(*bp));
+  }
+
+  py::bytes program_data() const {
+    etr::Span<const uint8_t> p = bundle_->program_data();
+    return py::bytes(reinterpret_cast<const char*>(p.data()), p.size());
+  }
+
+  std::vector<std::string> method_names() const {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < bundle_->num_suites(); ++i) {
+      etr::Result<const char*> n = bundle_->suite_method_name(i);
+      if (n.ok()) names.emplace_back(*n);
+    }
+    return names;
+  }
+
+  size_t num_test_cases(const std::string& method) const {
+    char why[kCaptureBytes] = {};
+    etr::ErrorCapture capture(why, sizeof(why));
+    etr::Result<size_t> n = bundle_->num_test_cases(method.c_str());
+    if (!n.ok()) raise(n.error(), why);
+    return *n;
+  }
+
+  const etr::BundledProgram& get() const { return *bundle_; }
+
+ private:
+  struct alignas(16) Block {
+    uint8_t bytes[16];
+  };
+  std::vector<Block> storage_;
+  size_t size_ = 0;
+  std::unique_ptr<etr::BundledProgram> bundle_;
+};
+
 class PyModule {
  public:
   PyModule(std::string path, std::vector<std::string> data_paths, size_t num_threads)
@@ -218,6 +272,65 @@ class PyModule {
     py::list result;
     for (size_t i = 0; i < outs->size(); ++i) result.append(to_python(name, i, (*outs)[i]));
     return result;
+  }
+
+  // Runs `name` with the inputs it holds (from the last execute or a bundled
+  // test case).
+  py::list run(const std::string& name) {
+    char why[kCaptureBytes] = {};
+    auto call = [&]() -> etr::Result<std::vector<etr::Value>> {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
+      etr::ErrorCapture capture(why, sizeof(why));
+      return module_.run(name);
+    };
+    etr::Result<std::vector<etr::Value>> outs = call();
+    if (!outs.ok()) raise(outs.error(), why);
+    py::list result;
+    for (size_t i = 0; i < outs->size(); ++i) result.append(to_python(name, i, (*outs)[i]));
+    return result;
+  }
+
+  // Sets every input of `name` from test case `test_case` of `bundle`; the
+  // method then reads the bundle's memory, so the bundle is kept alive.
+  void load_bundled_input(py::object bundle, const std::string& name, size_t test_case) {
+    const PyBundle& b = bundle.cast<const PyBundle&>();
+    char why[kCaptureBytes] = {};
+    etr::Error err;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      etr::ErrorCapture capture(why, sizeof(why));
+      etr::Result<etr::Method*> m = module_.method(name);
+      err = m.ok() ? b.get().load_inputs(**m, test_case) : m.error();
+    }
+    if (err != etr::Error::Ok) raise(err, why);
+    kept_bundles_.append(bundle);
+  }
+
+  // Compares the outputs of the last run of `name` with test case
+  // `test_case`'s expected outputs: a dict with the comparison's figures.
+  py::dict compare_bundled_outputs(const PyBundle& bundle, const std::string& name,
+                                   size_t test_case, double rtol, double atol) {
+    char why[kCaptureBytes] = {};
+    auto compare = [&]() -> etr::Result<etr::BundledComparison> {
+      std::lock_guard<std::mutex> lock(mu_);
+      etr::ErrorCapture capture(why, sizeof(why));
+      etr::Result<etr::Method*> m = module_.method(name);
+      if (!m.ok()) return m.error();
+      return bundle.get().compare_outputs(**m, test_case, rtol, atol);
+    };
+    etr::Result<etr::BundledComparison> cmp = compare();
+    if (!cmp.ok()) raise(cmp.error(), why);
+    py::dict d;
+    d["passed"] = cmp->passed;
+    d["mismatches"] = cmp->mismatches;
+    d["max_abs_error"] = cmp->max_abs_error;
+    d["max_rel_error"] = cmp->max_rel_error;
+    d["worst_output"] = cmp->worst_output;
+    d["worst_index"] = cmp->worst_index;
+    d["worst_actual"] = cmp->worst_actual;
+    d["worst_expected"] = cmp->worst_expected;
+    return d;
   }
 
  private:
@@ -360,6 +473,7 @@ class PyModule {
   std::mutex mu_;
   etr::Module module_;
   py::list kept_inputs_;
+  py::list kept_bundles_;
   std::map<std::string, std::vector<std::string>> input_tags_;
 };
 
@@ -384,7 +498,42 @@ PYBIND11_MODULE(_etr, m) {
       .def("method_names", &PyModule::method_names)
       .def("method_meta", &PyModule::method_meta, py::arg("name"))
       .def("load_method", &PyModule::load_method, py::arg("name"))
-      .def("execute", &PyModule::execute, py::arg("name"), py::arg("inputs"));
+      .def("execute", &PyModule::execute, py::arg("name"), py::arg("inputs"))
+      .def("run", &PyModule::run, py::arg("name"))
+      .def("load_bundled_input", &PyModule::load_bundled_input, py::arg("bundle"), py::arg("name"),
+           py::arg("test_case"))
+      .def("compare_bundled_outputs", &PyModule::compare_bundled_outputs, py::arg("bundle"),
+           py::arg("name"), py::arg("test_case"), py::arg("rtol"), py::arg("atol"));
+  py::class_<PyBundle>(m, "BundledProgram")
+      .def(py::init<py::bytes>(), py::arg("data"))
+      .def("program_data", &PyBundle::program_data)
+      .def("method_names", &PyBundle::method_names)
+      .def("num_test_cases", &PyBundle::num_test_cases, py::arg("method"));
+  // The operators of the built-in kernel libraries (registered on first use)
+  // and of any library registered since, each name once.
+  m.def("operator_names", []() {
+    char why[kCaptureBytes] = {};
+    etr::ErrorCapture capture(why, sizeof(why));
+    const etr::Error err = etr::register_builtins();
+    if (err != etr::Error::Ok) raise(err, why);
+    std::vector<std::string> names;
+    etr::default_kernel_registry().for_each(
+        [&](const etr::KernelEntry& e, const etr::KernelLibrary&) { names.emplace_back(e.name); });
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    return names;
+  });
+  m.def("backend_names", []() {
+    char why[kCaptureBytes] = {};
+    etr::ErrorCapture capture(why, sizeof(why));
+    const etr::Error err = etr::register_builtins();
+    if (err != etr::Error::Ok) raise(err, why);
+    std::vector<std::string> names;
+    for (size_t i = 0; i < etr::num_registered_backends(); ++i) {
+      names.emplace_back(etr::registered_backend_name(i));
+    }
+    return names;
+  });
   m.def("scalar_type_code", [](const std::string& name) {
     for (int i = 0; i < etr::kNumScalarTypes; ++i) {
       if (name == etr::to_string(static_cast<etr::ScalarType>(i))) return i;

@@ -184,6 +184,28 @@ TEST(ModuleTest, OutputsStayValidAfterNextCallAndModuleEnd) {
   EXPECT_EQ(compare(kept, c), "");
 }
 
+TEST(ModuleTest, RunReusesTheInputsTheMethodHolds) {
+  const std::string dir = model("mlp/");
+  Module m(model("mlp.pte"));
+  // Nothing set yet: the method refuses to run rather than read unset inputs.
+  EXPECT_FALSE(m.run("forward").ok());
+  Result<std::vector<Value>> a = m.forward({read_npy(dir + "a_in0.npy")});
+  ASSERT_TRUE(a.ok());
+  // mlp.pte plans its input into memory the program reuses: it must be set
+  // again before every run.
+  EXPECT_EQ(m.run("forward").error(), Error::InvalidState);
+  Result<HostTensor> x = read_npy(dir + "a_in0.npy");
+  Result<Method*> method = m.method("forward");
+  ASSERT_TRUE(x.ok() && method.ok());
+  ASSERT_EQ((*method)->set_input(EValue(&x->tensor()), 0), Error::Ok);
+  Result<std::vector<Value>> again = m.run("forward");
+  ASSERT_TRUE(again.ok());
+  testing::FixtureCase c;
+  c.expected = {dir + "a_out0.npy"};
+  EXPECT_EQ(compare(*again, c), "");
+  EXPECT_EQ(m.run("decode").error(), Error::NotFound);
+}
+
 TEST(ModuleTest, BorrowedAndOwnedInputsAgree) {
   const std::string dir = model("linear/");
   Result<HostTensor> x = read_npy(dir + "a_in0.npy");
