@@ -7,6 +7,8 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(ETR_VERSION 0.1.0)
+# The official ExecuTorch release whose C++ API and CMake package etr's face implements.
+set(ETR_OFFICIAL_API_VERSION 1.5.1)
 set(ETR_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/executorch)
 
 # Every etr_* static library and *_schema interface target outside test/ and
@@ -115,8 +117,11 @@ if(TARGET etr_threadpool)
 endif()
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/executorchConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/executorchConfig.cmake INSTALL_DESTINATION ${ETR_INSTALL_CMAKEDIR})
+# The package answers for the official API it implements (ETR_OFFICIAL_API_VERSION):
+# find_package(executorch 1.5) finds it, a request for another major version does not,
+# as the official wheel's package decides (ranges included).
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/executorchConfigVersion.cmake
-  VERSION ${ETR_VERSION} COMPATIBILITY SameMinorVersion)
+  VERSION ${ETR_OFFICIAL_API_VERSION} COMPATIBILITY SameMajorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/executorchConfig.cmake
   ${CMAKE_CURRENT_BINARY_DIR}/executorchConfigVersion.cmake DESTINATION ${ETR_INSTALL_CMAKEDIR})
 

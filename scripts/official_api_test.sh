@@ -64,6 +64,24 @@ fi
 grep -q "no_such_component" "$tmp/missing.log"
 echo "missing component: reported"
 
+# Versions: the package implements the official 1.5 API; another major is refused.
+for want in "1.5:found" "1.0...<2.0:found" "1.5.1:found" "2.0:missing" "1.9:missing"; do
+  mkdir -p "$tmp/version"
+  cat > "$tmp/version/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.20)
+project(version LANGUAGES CXX)
+find_package(executorch ${want%%:*} CONFIG REQUIRED)
+message(STATUS "EXECUTORCH_BUILD_VERSION=\${EXECUTORCH_BUILD_VERSION}")
+CMAKE
+  rm -rf "$tmp/version/build"
+  if cmake -S "$tmp/version" -B "$tmp/version/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+       > "$tmp/version.log" 2>&1; then got=found; else got=missing; fi
+  if [ "$got" != "${want##*:}" ]; then
+    echo "find_package(executorch ${want%%:*}): $got, expected ${want##*:}"; cat "$tmp/version.log"; exit 1
+  fi
+done
+echo "package version: 1.5 requests found, other majors refused"
+
 if [ -n "${OFFICIAL_EXECUTOR_RUNNER:-}" ]; then
   g++ -std=c++17 -fno-rtti "$OFFICIAL_EXECUTOR_RUNNER" -o "$tmp/executor_runner" \
     $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs etr) -lgflags
