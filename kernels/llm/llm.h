@@ -106,16 +106,17 @@ Error custom_quantized_sdpa_prepare(KernelPrepareContext& ctx, const Tensor& que
 // fast_hadamard_transform.out(Tensor mat, *, Tensor(a!) out)
 //   Each row of the last dim (n values, n a power of two) becomes
 //   H_n x / sqrt(n), H_n the Sylvester Hadamard matrix (H_n[i][j] =
-//   (-1)^popcount(i & j)). Float or Double; out has mat's shape and dtype.
-//   ExecuTorch also takes n = 28 * 2^k (with a fixed 28x28 Hadamard matrix):
-//   refused here with NotSupported; any other n is InvalidArgument.
+//   (-1)^popcount(i & j)); for n = 28 * m (m a power of two), as ExecuTorch's
+//   kernel: (H28 (x) H_m / sqrt(m)) x with its fixed 28x28 Hadamard matrix
+//   (not normalized by 1/sqrt(28)). Float, Double or Half; out has mat's
+//   shape and dtype. Any other n is InvalidArgument.
 void fast_hadamard_transform_out(KernelContext& ctx, const Tensor& mat, Tensor& out);
 Error fast_hadamard_transform_prepare(KernelPrepareContext& ctx, const Tensor& mat, Tensor& out);
 
 // The library's table (see kernel_table.cpp). The cache updates move bytes
 // of any dtype; the float attention kernels take Float, Double, BFloat16 and
 // Half (the 16-bit ones computed in float), the
-// quantized one Char and Float, the Hadamard transform Float and Double
+// quantized one Char and Float, the Hadamard transform Float, Double and Half
 // (their prepare steps check each argument's dtype exactly).
 inline constexpr KernelEntry kLlmKernels[] = {
     make_kernel<&update_cache_out, &update_cache_prepare>("llama::update_cache.out", kAllTypes),
@@ -130,7 +131,7 @@ inline constexpr KernelEntry kLlmKernels[] = {
     make_kernel<&custom_quantized_sdpa_out, &custom_quantized_sdpa_prepare>(
         "llama::custom_quantized_sdpa.out", DtypeSet::of(ScalarType::Char, ScalarType::Float)),
     make_kernel<&fast_hadamard_transform_out, &fast_hadamard_transform_prepare>(
-        "llama::fast_hadamard_transform.out", kFloatingTypes),
+        "llama::fast_hadamard_transform.out", kFloatingTypes | DtypeSet::of(ScalarType::Half)),
 };
 
 }  // namespace etr

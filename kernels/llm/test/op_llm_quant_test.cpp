@@ -13,11 +13,9 @@
 #include "kernels/cpu_math/cpu_features.h"
 #include "kernels/llm/llm_kernels.h"
 #include "kernels/llm/test/llm_quant_op_refs.h"
+#include "kernels/llm/test/llm_test_support.h"
 #include "kernels/llm/util/quantized_attention_math.h"
 #include "kernels/test/kernel_test_util.h"
-#if ETR_LLM_TEST_THREADS
-#include "extension/threadpool/pthread_pool.h"
-#endif
 
 namespace etr {
 namespace testing {
@@ -25,24 +23,7 @@ namespace {
 
 using namespace llm_quant_refs;
 
-const KernelRegistry& llm_registry() {
-  static const KernelRegistry registry = [] {
-    KernelRegistry r;
-    EXPECT_EQ(r.add(llm_kernel_library()), Error::Ok);
-    return r;
-  }();
-  return registry;
-}
-
-std::vector<ThreadPool*> pools() {
-#if ETR_LLM_TEST_THREADS
-  static std::unique_ptr<PthreadPool> pool = PthreadPool::create(3);
-  EXPECT_NE(pool, nullptr);
-  return {nullptr, pool.get()};
-#else
-  return {nullptr};
-#endif
-}
+std::vector<ThreadPool*> pools() { return llm_test_pools(); }
 
 // One quantized attention case: tensors in the case's layout.
 struct QCase {
@@ -363,12 +344,7 @@ TEST(LlmFastHadamardTransformTest, RefusesSizesItDoesNotTake) {
     run_fht(nullptr, {2, n}, std::vector<float>(static_cast<size_t>(2 * n), 1.0f), &e);
     EXPECT_EQ(e, Error::InvalidArgument) << n;
   }
-  // ExecuTorch's 28 * 2^k sizes (Llama 3's 14336 = 28 * 512): not supported.
-  for (int n : {28, 56, 14336}) {
-    Error e = Error::Ok;
-    run_fht(nullptr, {1, n}, std::vector<float>(static_cast<size_t>(n), 1.0f), &e);
-    EXPECT_EQ(e, Error::NotSupported) << n;
-  }
+  // ExecuTorch's 28 * 2^k sizes run: op_hadamard28_test.cpp.
   // An int input: refused at load.
   HostTensor xi = zeros_tensor(ScalarType::Int, {2, 8});
   HostTensor oi = zeros_tensor(ScalarType::Int, {2, 8});

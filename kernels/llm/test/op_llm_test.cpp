@@ -9,11 +9,9 @@
 #include "kernels/cpu_math/cpu_features.h"
 #include "kernels/llm/llm_kernels.h"
 #include "kernels/llm/test/llm_op_refs.h"
+#include "kernels/llm/test/llm_test_support.h"
 #include "kernels/llm/util/attention_math.h"
 #include "kernels/test/kernel_test_util.h"
-#if ETR_LLM_TEST_THREADS
-#include "extension/threadpool/pthread_pool.h"
-#endif
 
 namespace etr {
 namespace testing {
@@ -21,26 +19,7 @@ namespace {
 
 using namespace llm_refs;
 
-const KernelRegistry& llm_registry() {
-  static const KernelRegistry registry = [] {
-    KernelRegistry r;
-    EXPECT_EQ(r.add(llm_kernel_library()), Error::Ok);
-    return r;
-  }();
-  return registry;
-}
-
-// The pools every attention case runs on: none, and three threads where
-// the build has a thread pool.
-std::vector<ThreadPool*> pools() {
-#if ETR_LLM_TEST_THREADS
-  static std::unique_ptr<PthreadPool> pool = PthreadPool::create(3);
-  EXPECT_NE(pool, nullptr);
-  return {nullptr, pool.get()};
-#else
-  return {nullptr};
-#endif
-}
+std::vector<ThreadPool*> pools() { return llm_test_pools(); }
 
 // Attention outputs: float32 against float64 math rounded to float32.
 void expect_attention(const std::vector<float>& actual, const std::vector<float>& expected) {
