@@ -226,7 +226,7 @@ def test_bad_prompts_raise():
 # text the OFFICIAL TextLLMRunner streamed for the same file and settings.
 FLAVOURS = ["portable", "kv_index_put", "no_kv", "quantized_kv", "xnnpack", "xnnpack_extended",
             "external", "8da4w_g32_emb4", "8da4w_g128_emb8", "attention_sink", "bf16",
-            "bf16_xnnpack"]
+            "bf16_xnnpack", "spinquant", "spinquant_h224"]
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)

@@ -222,6 +222,8 @@ const Flavour k8da4wG128{"8da4w_g128_emb8", k8da4wTol, true, false};
 const Flavour kBf16{"bf16", kBf16Tol, true, false};
 const Flavour kBf16Xnnpack{"bf16_xnnpack", kBf16Tol, true, false};
 const Flavour kQuantizedKv{"quantized_kv", kQuantizedKvTol, true, false};
+const Flavour kSpinQuant{"spinquant", k8da4wTol, true, false};
+const Flavour kSpinQuantH224{"spinquant_h224", k8da4wTol, true, false};
 
 TEST(LlmFlavoursTest, PortableSdpaWithKvCache) { expect_all(kPortable, true); }
 
@@ -269,6 +271,18 @@ TEST(LlmFlavoursTest, ExternalWeightsInPtd) {
 TEST(LlmFlavoursTest, Xnnpack8da4wGroup32Embedding4bit) {
 #if ETR_LLM_TEST_HAS_XNNPACK
   expect_all(k8da4wG32, true);
+#else
+  GTEST_SKIP() << "built without the XNNPACK backend";
+#endif
+}
+
+// SpinQuant (use_spin_quant=native) on a pre-quantized 8da4w checkpoint:
+// llama::fast_hadamard_transform.out before each FFN's w2 (FFN 256: a power of
+// two; FFN 224: ExecuTorch's 28 * 2^k path), the linear layers in XNNPACK.
+TEST(LlmFlavoursTest, SpinQuantHadamard) {
+#if ETR_LLM_TEST_HAS_XNNPACK
+  expect_all(kSpinQuant, true);
+  expect_all(kSpinQuantH224, true);
 #else
   GTEST_SKIP() << "built without the XNNPACK backend";
 #endif

@@ -87,6 +87,7 @@ TEST(LlmRunnerCliTest, EveryFlavourPrintsTheOfficialRunnersText) {
       {"external", true, true},         {"8da4w_g32_emb4", true, false},
       {"8da4w_g128_emb8", true, false}, {"attention_sink", false, false},
       {"bf16", false, false},           {"bf16_xnnpack", true, false},
+      {"spinquant", true, false},       {"spinquant_h224", true, false},
   };
   for (const Case& c : cases) {
 #if !ETR_LLM_TEST_HAS_XNNPACK

@@ -13,7 +13,9 @@ command, with no Python definitions of the llama:: operators.
 
 The model and the checkpoint are export_tiny_llama.py's (dim 64, 2 layers, 4
 heads, 2 KV heads, vocab 128, context 32, seed 19); the group-128 flavour uses
-the same recipe at dim 128 (the 4-bit groups must divide every linear input).
+the same recipe at dim 128 (the 4-bit groups must divide every linear input);
+the SpinQuant flavours convert it to the exporter's pre-quantized 8da4w form
+(write_prequantized), one of them with an FFN of 224 = 28 * 8.
 tiny_llama_portable.pte and tiny_llama_xnnpack.pte are export_tiny_llama.py's
 files: only their references are written here.
 
@@ -45,10 +47,15 @@ REFS = os.path.join(HERE, "refs")
 PROMPT = "Once upon a time"
 NEW_TOKENS = 16
 DIM128 = dict(base.PARAMS, dim=128)
+# An FFN of 224 = 28 * 8: SpinQuant's rotation takes ExecuTorch's 28 * 2^k path.
+H224 = dict(base.PARAMS, hidden_dim=224)
 
 KV_SDPA = ["model.use_kv_cache=True", "model.use_sdpa_with_kv_cache=True"]
 FP32 = ["model.dtype_override=fp32"]
 XNN = ["backend.xnnpack.enabled=True"]
+PREQ_GROUP = 32
+SPINQUANT = ["base.preq_mode=preq_8da4w", f"base.preq_group_size={PREQ_GROUP}",
+             "quantization.use_spin_quant=native"]
 
 # name -> (checkpoint, exporter arguments after the common ones, written here?)
 FLAVOURS = {
@@ -74,6 +81,11 @@ FLAVOURS = {
     # Attention sink: the exporter adds InitializedMutableBufferPass(["cache_positions"]),
     # so the program carries the buffer's initial contents (mutable_data_segments).
     "attention_sink": ("dim64", KV_SDPA + FP32 + ["model.use_attention_sink='4,28'"], True),
+    # SpinQuant (native) on a pre-quantized 8da4w checkpoint (the exporter's
+    # preq_mode; write_prequantized): llama::fast_hadamard_transform before each
+    # FFN's w2, on the FFN width: 256 (a power of two) and 224 (28 * 8).
+    "spinquant": ("preq64", KV_SDPA + FP32 + XNN + SPINQUANT, True),
+    "spinquant_h224": ("preq_h224", KV_SDPA + FP32 + XNN + SPINQUANT, True),
     # The weights in tiny_llama_external.ptd (XNNPACK's named data and the constants).
     "external": ("dim64", KV_SDPA + FP32 + XNN + [
         "export.foundation_weights_file=tiny_llama_external.ptd"], True),
@@ -113,11 +125,40 @@ def command(name):
     if not FLAVOURS[name][2]:
         return "export_tiny_llama.py (see manifest.txt)"
     ckpts = {"dim64": ("$TMP/tiny_llama.pth", "$TMP/params.json"),
-             "dim128": ("$TMP/tiny_llama_dim128.pth", "$TMP/params_tiny_llama_dim128.json")}
+             "dim128": ("$TMP/tiny_llama_dim128.pth", "$TMP/params_tiny_llama_dim128.json"),
+             "preq64": ("$TMP/tiny_llama_preq64.pth", "$TMP/params_tiny_llama_preq64.json"),
+             "preq_h224": ("$TMP/tiny_llama_preq_h224.pth",
+                           "$TMP/params_tiny_llama_preq_h224.json")}
     args = flavour_args(name, ckpts)
     text = "python -m executorch.extension.llm.export.export_llm " + " ".join(
         a if "'" not in a else '"' + a.replace('"', '\\"') + '"' for a in args)
     return text.replace(HERE, "test/models/llm")
+
+
+def write_prequantized(folder, params, stem):
+    """The seeded checkpoint in the exporter's pre-quantized 8da4w form (what
+    SpinQuant checkpoints are): every layer's linear weight as int4 values in
+    int8 with a float32 scale per PREQ_GROUP inputs (symmetric: zeros 0), the
+    embedding, norms and output layer in float. Returns (checkpoint, params)."""
+    params = dict(params, quantization_args={"group_size": PREQ_GROUP})
+    plain = {k: v for k, v in params.items() if k != "quantization_args"}
+    ckpt, path, state = base.write_checkpoint(folder, plain, stem)
+    out = {}
+    for name, t in state.items():
+        if name.startswith("layers.") and name.endswith(".weight") and t.dim() == 2:
+            groups = t.reshape(t.shape[0], -1, PREQ_GROUP)
+            scales = (groups.abs().amax(-1) / 7).clamp(min=1e-6)
+            q = torch.clamp(torch.round(groups / scales[..., None]), -8, 7).to(torch.int8)
+            out[name] = q.reshape(t.shape)
+            stem_name = name[:-len(".weight")]
+            out[stem_name + ".scales"] = scales.float()
+            out[stem_name + ".zeros"] = torch.zeros_like(scales)
+        else:
+            out[name] = t
+    torch.save(out, ckpt)
+    with open(path, "w") as f:
+        json.dump(params, f)
+    return ckpt, path
 
 
 def export(names, failed):
@@ -127,6 +168,8 @@ def export(names, failed):
         ckpts = {
             "dim64": base.write_checkpoint(tmp)[:2],
             "dim128": base.write_checkpoint(tmp, DIM128, "tiny_llama_dim128")[:2],
+            "preq64": write_prequantized(tmp, base.PARAMS, "tiny_llama_preq64"),
+            "preq_h224": write_prequantized(tmp, H224, "tiny_llama_preq_h224"),
         }
         for name in names:
             if not FLAVOURS[name][2]:
