@@ -85,6 +85,11 @@ if(TARGET etr_compat)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/extension/compat/include/
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 endif()
+# -DETR_BUILD_SHARED=ON: libexecutorch.so and the component names (shared_libs.cmake).
+if(ETR_SHARED_TARGETS)
+  install(TARGETS ${ETR_SHARED_TARGETS} EXPORT executorchTargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(EXPORT executorchTargets NAMESPACE executorch:: DESTINATION ${ETR_INSTALL_CMAKEDIR})
 
 # Public headers. Executor internals (they include generated flatbuffer

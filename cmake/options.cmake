@@ -12,6 +12,9 @@ option(ETR_SANITIZE "Build everything with AddressSanitizer and UndefinedBehavio
 option(ETR_BUILD_FUZZERS "Build libFuzzer harnesses (needs clang)" OFF)
 option(ETR_WERROR "Treat warnings in our code as errors" ${ETR_TOP_LEVEL})
 option(ETR_BUILD_PYTHON "Build the Python bindings (python/: module _etr, package etr)" OFF)
+option(ETR_BUILD_SHARED
+  "Also build the official wheel's shared libraries (libexecutorch.so, ...; cmake/shared_libs.cmake)"
+  OFF)
 option(ETR_INSTALL "Generate install rules (headers, libraries, CMake package, etr.pc)"
   ${ETR_TOP_LEVEL})
 set(ETR_PLATFORM posix CACHE STRING "Default platform hooks: posix or bare_metal (no OS)")
