@@ -130,11 +130,12 @@ Diffs measure(const std::string& c, size_t numel, bool native_fp32, ThreadPool* 
   EXPECT_EQ(got.size(), numel);
   EXPECT_EQ(run(c, *lm.method), got) << c << ": the second run differs";
   const Diffs d{max_diff(got, eager), max_diff(got, official), max_diff(got, exact)};
-  std::printf("%s native_fp32=%d: max|ours-eager| %.3g, max|ours-official| %.3g, "
-              "max|ours-fp32| %.3g (max|official-eager| %.3g, fp16 step at the output scale "
-              "%.3g)\n",
-              c.c_str(), native_fp32 ? 1 : 0, d.eager, d.official, d.fp32,
-              max_diff(official, eager), fp16_ulp(max_abs(eager)));
+  std::printf(
+      "%s native_fp32=%d: max|ours-eager| %.3g, max|ours-official| %.3g, "
+      "max|ours-fp32| %.3g (max|official-eager| %.3g, fp16 step at the output scale "
+      "%.3g)\n",
+      c.c_str(), native_fp32 ? 1 : 0, d.eager, d.official, d.fp32, max_diff(official, eager),
+      fp16_ulp(max_abs(eager)));
   return d;
 }
 
@@ -146,7 +147,8 @@ Diffs measure(const std::string& c, size_t numel, bool native_fp32, ThreadPool* 
 TEST(Fp16DelegateTest, MlpEqualsEagerAndTheOfficialRuntime) {
   std::unique_ptr<PthreadPool> two = PthreadPool::create(2);
   for (bool native : {true, false}) {
-    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(two.get())}) {
+    for (ThreadPool* pool :
+         {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(two.get())}) {
       const Diffs d = measure("fp16_mlp", 40, native, pool);
       EXPECT_EQ(d.eager, 0.0f) << "native_fp32=" << native;
       EXPECT_EQ(d.official, 0.0f) << "native_fp32=" << native;
@@ -251,13 +253,13 @@ TEST(Fp16DelegateTest, ConversionPathsAgree) {
 
 TEST(Fp16DelegateTest, ConversionsRoundToNearestEven) {
   const float in[] = {1.0f,
-                      1.0f + 1.0f / 2048,                  // a tie: to the even 1.0
-                      1.0f + 3.0f / 2048,                  // a tie: to the even 1 + 4/2048
-                      1.0f + 1.0f / 2048 + 1.0f / 65536,   // above the tie: up
+                      1.0f + 1.0f / 2048,                 // a tie: to the even 1.0
+                      1.0f + 3.0f / 2048,                 // a tie: to the even 1 + 4/2048
+                      1.0f + 1.0f / 2048 + 1.0f / 65536,  // above the tie: up
                       -2.5f,
-                      std::ldexp(3.0f, -25),               // 1.5 subnormal steps: a tie, to 2
-                      65519.0f,                            // below the overflow tie: 65504
-                      65520.0f,                            // the tie: infinity
+                      std::ldexp(3.0f, -25),  // 1.5 subnormal steps: a tie, to 2
+                      65519.0f,               // below the overflow tie: 65504
+                      65520.0f,               // the tie: infinity
                       std::nanf("")};
   const uint16_t want[] = {0x3c00, 0x3c00, 0x3c02, 0x3c01, 0xc100, 0x0002, 0x7bff, 0x7c00};
   uint16_t got[9];
