@@ -179,10 +179,14 @@ TEST(Fp16DelegateTest, CnnEqualsTheOfficialRuntime) {
 // runtime's x86 fp16 kernels round their accumulator to fp16 after every
 // multiply-add (XNNPACK's fma3 depthwise kernels do), eager accumulates in
 // fp32 and runs the batch norms unfolded. We round once per operator. The
-// bound is the references' own spread with a margin of 1.5: our output is
-// to be no further from either reference, nor from the fp32 result, than
-// 1.5 times the fp16 noise the references show. (Rounding to bf16 instead,
-// 8 times coarser, would not pass.)
+// bound is twice the references' own spread: our output is to be no
+// further from either reference, nor from the fp32 result, than twice the
+// fp16 noise the references show (measured: 0.012-0.014 from eager, 0.010
+// from the official runtime, 0.009-0.011 from fp32). The margin covers
+// other summation orders (AArch64's or AVX2's GEMM kernels move the fp32
+// sums and with them which way some fp16 roundings go). Rounding to bf16
+// instead, 8 times coarser, is 0.13 off; a missed rounding is caught
+// exactly by the two tests above.
 TEST(Fp16DelegateTest, MobileNetV2WithinTheReferencesSpread) {
   const std::string c = "fp16_mobilenet_v2";
   const std::vector<float> eager = npy_floats(c, "eager.npy");
@@ -194,9 +198,9 @@ TEST(Fp16DelegateTest, MobileNetV2WithinTheReferencesSpread) {
   std::unique_ptr<PthreadPool> two = PthreadPool::create(2);
   for (bool native : {true, false}) {
     const Diffs d = measure(c, 10, native, two.get());
-    EXPECT_LE(d.eager, 1.5f * spread) << "native_fp32=" << native;
-    EXPECT_LE(d.official, 1.5f * spread) << "native_fp32=" << native;
-    EXPECT_LE(d.fp32, 1.5f * noise) << "native_fp32=" << native;
+    EXPECT_LE(d.eager, 2.0f * spread) << "native_fp32=" << native;
+    EXPECT_LE(d.official, 2.0f * spread) << "native_fp32=" << native;
+    EXPECT_LE(d.fp32, 2.0f * noise) << "native_fp32=" << native;
   }
 }
 
