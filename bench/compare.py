@@ -20,6 +20,13 @@ in its own process (the official thread pool is process-wide and must be
 sized before any method loads). Prints a Markdown table; the ratios
 compare our portable-only run with the official XNNPACK-delegated one
 (issue 10's goal: <= 1.5x) and with the official portable one.
+
+`--fp16` adds the model cast to fp16 and lowered to XNNPACK
+(`export_bench_models.py --fp16`) on ours and on the official runtime
+(columns `ours_xnnpack_fp16`, `official_xnnpack_fp16`; `err` against eager
+fp16, so it shows fp16 rounding, not a fault). `--official-python` runs the
+official runtime's children under another interpreter (e.g.
+/opt/tv213/bin/python, whose executorch executes where /opt/tv's does not).
 """
 import argparse
 import json
@@ -112,12 +119,12 @@ def run_ours(runner, pte, inp, threads, runs, env_extra=None):
         return float(m.group(1)), np.load(os.path.join(d, "output_0.npy")), None, extra
 
 
-def run_child(kind, model, inp, threads, runs, warmup):
+def run_child(kind, model, inp, threads, runs, warmup, python=None):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "out.npy")
         args = json.dumps(dict(kind=kind, model=model, input=inp, threads=threads, runs=runs,
                                warmup=warmup, output=out))
-        rc, text, stdout, rss = run_measured([sys.executable, "-c", CHILD, args])
+        rc, text, stdout, rss = run_measured([python or sys.executable, "-c", CHILD, args])
         m = re.search(r"MEDIAN_MS ([0-9.]+)", stdout)
         if rc != 0 or not m:
             return None, None, text.strip().splitlines()[-1:], None
@@ -137,7 +144,12 @@ def main():
                                                      "executor_runner"))
     ap.add_argument("--rounds", type=int, default=1, help="interleaved rounds; best median kept")
     ap.add_argument("--skip-official-portable", action="store_true")
+    ap.add_argument("--fp16", action="store_true",
+                    help="also the fp16 XNNPACK program, ours and official")
+    ap.add_argument("--official-python", default=sys.executable,
+                    help="interpreter for the official runtime's children")
     args = ap.parse_args()
+    et_py = args.official_python
 
     rows = []
     extras = {}
@@ -149,24 +161,38 @@ def main():
         if not os.path.exists(pte):
             sys.exit("missing %s: run bench/export_bench_models.py first" % pte)
         expected = np.load(os.path.join(MODELS_DIR, model + "_out.npy")).astype(np.float64)
+        hpte = os.path.join(MODELS_DIR, model + "_xnnpack_fp16.pte")
+        hinp = os.path.join(MODELS_DIR, model + "_in_fp16.npy")
+        if args.fp16:
+            if not os.path.exists(hpte):
+                sys.exit("missing %s: run bench/export_bench_models.py --fp16 first" % hpte)
+            expected_fp16 = np.load(os.path.join(MODELS_DIR, model + "_out_fp16.npy"))
+            expected_fp16 = expected_fp16.astype(np.float64)
         for t in args.threads:
             cells = {}
             runs = [
                 ("ours", lambda: run_ours(args.runner, pte, inp, t, args.runs)),
                 ("ours_xnnpack", lambda: run_ours(args.runner, xpte, inp, t, args.runs)),
-                ("official_xnnpack", lambda: run_child("et", xpte, inp, t, args.runs, 5)),
+                ("official_xnnpack", lambda: run_child("et", xpte, inp, t, args.runs, 5, et_py)),
                 ("ort", lambda: run_child("ort", onnx, inp, t, args.runs, 5)),
             ]
+            if args.fp16:
+                runs.append(("ours_xnnpack_fp16",
+                             lambda: run_ours(args.runner, hpte, hinp, t, args.runs)))
+                runs.append(("official_xnnpack_fp16",
+                             lambda: run_child("et", hpte, hinp, t, args.runs, 5, et_py)))
             if not args.skip_official_portable:
                 runs.append(("official_portable",
-                             lambda: run_child("et", pte, inp, t, args.slow_runs, 1)))
+                             lambda: run_child("et", pte, inp, t, args.slow_runs, 1, et_py)))
             for _ in range(args.rounds):
                 for name, fn in runs:
                     ms, out, err, extra = fn()
+                    want = expected_fp16 if name.endswith("_fp16") else expected
                     if ms is None:
                         cells[name] = ("failed: %s" % (err[0] if err else "?"), None)
                     elif name not in cells or (cells[name][1] is not None and ms < cells[name][0]):
-                        cells[name] = (ms, rel_err(np.asarray(out).reshape(expected.shape), expected))
+                        out = np.asarray(out).astype(np.float64).reshape(want.shape)
+                        cells[name] = (ms, rel_err(out, want))
                         extras[(model, t, name)] = extra
                     print("%s t=%d %s: %s %s" % (model, t, name, cells[name], extra),
                           file=sys.stderr)
@@ -182,17 +208,22 @@ def main():
         return "%.2fx" % (a[0] / b[0]) if a[1] is not None and b[1] is not None else "-"
 
     cols = ["ours", "ours_xnnpack", "official_xnnpack", "ort"]
+    if args.fp16:
+        cols += ["ours_xnnpack_fp16", "official_xnnpack_fp16"]
     if not args.skip_official_portable:
         cols.append("official_portable")
+    fp16_ratio = " | ours_xnnpack_fp16 / official_xnnpack_fp16" if args.fp16 else ""
     print("| model | threads | " + " | ".join(c + " ms" for c in cols) +
-          " | ours / official_xnnpack | official_portable / ours |")
-    print("|" + "---|" * (len(cols) + 4))
+          " | ours / official_xnnpack | official_portable / ours" + fp16_ratio + " |")
+    print("|" + "---|" * (len(cols) + 4 + (1 if args.fp16 else 0)))
     for model, t, cells in rows:
         line = "| %s | %d | " % (model, t) + " | ".join(fmt(cells[c]) for c in cols)
         line += " | " + ratio(cells["ours"], cells["official_xnnpack"])
         line += " | " + (ratio(cells["official_portable"], cells["ours"])
-                         if "official_portable" in cells else "-") + " |"
-        print(line)
+                         if "official_portable" in cells else "-")
+        if args.fp16:
+            line += " | " + ratio(cells["ours_xnnpack_fp16"], cells["official_xnnpack_fp16"])
+        print(line + " |")
 
 
     print()

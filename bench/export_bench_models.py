@@ -8,6 +8,16 @@ forms bench/compare.py times:
 
     /opt/tv/bin/python bench/export_bench_models.py                 # all models
     /opt/tv/bin/python bench/export_bench_models.py mobilenet_v2    # a subset
+    /opt/tv/bin/python bench/export_bench_models.py --fp16 mobilenet_v2
+
+`--fp16` writes instead the model cast to fp16 (`.to(torch.float16)`) and
+lowered to XNNPACK: `<model>_xnnpack_fp16.pte`, `<model>_in_fp16.npy` (the
+input in fp16) and `<model>_out_fp16.npy` (PyTorch eager in fp16, stored as
+float32), for `compare.py --fp16`. Its batch norms first get running
+statistics from a few random batches (the default ones let the activations
+of these random-weight networks shrink to ~1e-9 at the output, which is 0 in
+fp16 and would make the output check empty); the operators, so the time,
+are those of the fp32 model.
 
 Files go to bench/models/ (git-ignored: they are 10-50 MB each and are
 re-made byte-identically by this script). Also writes `<model>_in.npy` and
@@ -83,5 +93,42 @@ def main(names):
         print("wrote", onnx_path)
 
 
+def calibrate_bn(model, shape, batches=4, batch_size=4):
+    """Running statistics of `batches` random batches (cumulative average)."""
+    bns = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    for bn in bns:
+        bn.reset_running_stats()
+        bn.momentum = None
+    model.train()
+    with torch.no_grad():
+        for _ in range(batches):
+            model(torch.randn(batch_size, *shape[1:]))
+    return model.eval()
+
+
+def main_fp16(names):
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+
+    os.makedirs(OUT, exist_ok=True)
+    for name in names:
+        model, args = build(name)
+        model = calibrate_bn(model, args[0].shape).to(torch.float16)
+        x = args[0].to(torch.float16)
+        with torch.no_grad():
+            expected = model(x)
+        np.save(os.path.join(OUT, name + "_in_fp16.npy"), x.numpy())
+        np.save(os.path.join(OUT, name + "_out_fp16.npy"), expected.float().numpy())
+        ep = torch.export.export(model, (x,))
+        prog = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()]).to_executorch()
+        path = os.path.join(OUT, name + "_xnnpack_fp16.pte")
+        with open(path, "wb") as f:
+            f.write(prog.buffer)
+        print("wrote", path, len(prog.buffer), "bytes")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:] or MODELS)
+    if sys.argv[1:2] == ["--fp16"]:
+        main_fp16(sys.argv[2:] or ["mobilenet_v2"])
+    else:
+        main(sys.argv[1:] or MODELS)

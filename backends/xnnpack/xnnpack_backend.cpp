@@ -9,8 +9,8 @@
 #include <new>
 #include <vector>
 
-#include "backends/xnnpack/bf16.h"
 #include "backends/xnnpack/fusion.h"
+#include "backends/xnnpack/narrow_float.h"
 #include "backends/xnnpack/native_nodes.h"
 #include "backends/xnnpack/node_hooks.h"
 #include "backends/xnnpack/node_kinds.h"
@@ -27,6 +27,7 @@ namespace {
 using xnnpack::Dtype;
 using xnnpack::Graph;
 using xnnpack::kInvalidId;
+using xnnpack::NarrowFloat;
 using xnnpack::Node;
 using xnnpack::NodeKind;
 using xnnpack::Value;
@@ -186,9 +187,9 @@ struct Delegate {
   bool native_fp32 = true;
   // Bytes of named data released after init (release_copied_constants).
   size_t released_bytes = 0;
-  // By run: the bf16 values (held as fp32, bf16.h) the run writes into
-  // buffers of ours, rounded to bf16 in place after it.
-  std::vector<std::vector<uint32_t>> bf16_rounded;
+  // By run: the bf16 and fp16 values (held as fp32, narrow_float.h) the run
+  // writes into buffers of ours, rounded to their format in place after it.
+  std::vector<std::vector<uint32_t>> narrow_rounded;
   Instance shapes[kMaxShapes];
   uint64_t clock = 0;
 
@@ -220,12 +221,18 @@ ScalarType scalar_type_of(Dtype d) {
   }
 }
 
-// The dtype and bytes of value `v`'s tensor argument: a bf16 value held as
-// fp32 (bf16.h) takes a bf16 tensor.
+// The dtype and bytes of value `v`'s tensor argument: a bf16 or fp16 value
+// held as fp32 (narrow_float.h) takes a bf16 or fp16 tensor.
 ScalarType arg_dtype(const Value& v) {
-  return v.widened_bf16 ? ScalarType::BFloat16 : scalar_type_of(v.dtype);
+  switch (v.narrowed) {
+    case NarrowFloat::BF16: return ScalarType::BFloat16;
+    case NarrowFloat::Fp16: return ScalarType::Half;
+    default: return scalar_type_of(v.dtype);
+  }
 }
-size_t arg_nbytes(const Value& v) { return v.widened_bf16 ? v.numel() * 2 : v.nbytes(); }
+size_t arg_nbytes(const Value& v) {
+  return v.narrowed != NarrowFloat::None ? v.numel() * 2 : v.nbytes();
+}
 
 // The runs over which a buffer is in use (inclusive).
 constexpr size_t kNoRun = SIZE_MAX;
@@ -292,13 +299,16 @@ class Builder {
       d_->released_bytes += named[b].size();
       named[b].release();
     }
-    // Widened bf16 constants (bf16.h) go the same way: the packed fp32
-    // copies replace them.
+    // Widened bf16 and fp16 constants (narrow_float.h) go the same way: the
+    // packed fp32 copies replace them.
     size_t widened_kept = 0, widened_freed = 0;
+    bool bf16 = false, fp16 = false;
     for (size_t v = 0; v < nv; ++v) {
       const int32_t w = g_.values[v].widened_index;
       if (w < 0 || static_cast<size_t>(w) >= d_->graph.widened.size()) continue;
       std::vector<float>& copy = d_->graph.widened[static_cast<size_t>(w)];
+      bf16 = bf16 || g_.values[v].narrowed == NarrowFloat::BF16;
+      fp16 = fp16 || g_.values[v].narrowed == NarrowFloat::Fp16;
       if (use[v] == 1) {
         widened_freed += copy.size() * sizeof(float);
         std::vector<float>().swap(copy);
@@ -308,9 +318,10 @@ class Builder {
     }
     if (!d_->graph.widened.empty()) {
       ETR_LOG(Info,
-              "XnnpackBackend: delegate %zu: widened bf16 constants: %zu bytes freed (packed "
+              "XnnpackBackend: delegate %zu: widened %s constants: %zu bytes freed (packed "
               "copies replace them), %zu bytes kept (read as they are)",
-              d_->index, widened_freed, widened_kept);
+              d_->index, bf16 && fp16 ? "bf16 and fp16" : (fp16 ? "fp16" : "bf16"), widened_freed,
+              widened_kept);
     }
     if (d_->released_bytes != 0) {
       ETR_LOG(Info, "XnnpackBackend: delegate %zu: released %zu bytes of named data held as copies",
@@ -410,11 +421,12 @@ class Builder {
       if (native || d_->runs.empty() || d_->runs.back().native || cut) d_->runs.emplace_back();
       d_->runs.back().native = native;
       d_->runs.back().nodes.push_back(n.index);
-      // A bf16 result ends its XNNPACK run: it then has a buffer of ours
-      // and is rounded to bf16 before the next node reads it (bf16.h).
+      // A bf16 or fp16 result ends its XNNPACK run: it then has a buffer of
+      // ours and is rounded to its format before the next node reads it
+      // (narrow_float.h).
       cut = false;
       for (uint32_t k = 0; k < n.num_outputs; ++k)
-        cut = cut || g_.values[n.outputs[k]].widened_bf16;
+        cut = cut || g_.values[n.outputs[k]].narrowed != NarrowFloat::None;
     }
     const size_t silu = xnnpack::fuse_silu(g_.values, g_.nodes, natives_, &d_->native_state);
     if (silu != 0) {
@@ -538,7 +550,7 @@ class Builder {
       }
     }
     find_direct_groups(producer);
-    find_bf16_rounded();
+    find_narrow_rounded();
     return Error::Ok;
   }
 
@@ -699,15 +711,15 @@ class Builder {
     d_->direct_used.assign(nv, 0);
   }
 
-  // Delegate::bf16_rounded: per run, the bf16 values its nodes write
-  // (a fused convolution's SiLU output too) that have a buffer of ours.
-  void find_bf16_rounded() {
-    d_->bf16_rounded.assign(d_->runs.size(), {});
+  // Delegate::narrow_rounded: per run, the bf16 and fp16 values its nodes
+  // write (a fused convolution's SiLU output too) that have a buffer of ours.
+  void find_narrow_rounded() {
+    d_->narrow_rounded.assign(d_->runs.size(), {});
     for (size_t r = 0; r < d_->runs.size(); ++r) {
-      std::vector<uint32_t>& list = d_->bf16_rounded[r];
+      std::vector<uint32_t>& list = d_->narrow_rounded[r];
       auto add = [&](uint32_t id) {
-        if (id == kInvalidId || id >= g_.values.size() || !g_.values[id].widened_bf16 ||
-            d_->buffers[id] == nullptr)
+        if (id == kInvalidId || id >= g_.values.size() ||
+            g_.values[id].narrowed == NarrowFloat::None || d_->buffers[id] == nullptr)
           return;
         if (std::find(list.begin(), list.end(), id) == list.end()) list.push_back(id);
       };
@@ -889,10 +901,10 @@ Error bind_input(const Delegate& d, const Instance& inst, uint32_t id, Span<EVal
              d.index, v.external_id, t.nbytes(), arg_nbytes(v));
   }
   if (t.nbytes() == 0 || d.direct_used[id]) return Error::Ok;
-  if (v.widened_bf16) {
+  if (v.narrowed != NarrowFloat::None) {
     // Into the value's fp32 buffer (the tensor may be only 2-byte aligned).
-    xnnpack::bf16_to_fp32(static_cast<const uint16_t*>(t.const_data()),
-                          reinterpret_cast<float*>(d.buffers[id]), v.numel());
+    xnnpack::narrow_to_fp32(v.narrowed, static_cast<const uint16_t*>(t.const_data()),
+                            reinterpret_cast<float*>(d.buffers[id]), v.numel());
   } else {
     std::memcpy(d.buffers[id], t.const_data(), t.nbytes());
   }
@@ -936,9 +948,9 @@ Error write_output(const Delegate& d, const Instance& inst, uint32_t id, Span<EV
     const int32_t* s = reinterpret_cast<const int32_t*>(d.buffers[id]);
     int64_t* o = static_cast<int64_t*>(t.mutable_data());
     for (size_t i = 0; i < v.numel(); ++i) o[i] = s[i];
-  } else if (v.widened_bf16) {
-    xnnpack::fp32_to_bf16(reinterpret_cast<const float*>(d.buffers[id]),
-                          static_cast<uint16_t*>(t.mutable_data()), v.numel());
+  } else if (v.narrowed != NarrowFloat::None) {
+    xnnpack::fp32_to_narrow(v.narrowed, reinterpret_cast<const float*>(d.buffers[id]),
+                            static_cast<uint16_t*>(t.mutable_data()), v.numel());
   } else if (need != 0) {
     std::memcpy(t.mutable_data(), d.buffers[id], need);
   }
@@ -962,8 +974,8 @@ void choose_direct(Delegate* d, const Instance& inst, Span<EValue*> args) {
     const Tensor& t = args[v.external_id]->to_tensor();
     uintptr_t b = 0, e = 0;
     arg_range(*d, g.id, args, &b, &e);
-    bool ok = !v.widened_bf16 && t.dtype() == scalar_type_of(v.dtype) && t.nbytes() == v.nbytes() &&
-              t.nbytes() != 0 && b != 0 && b % 16 == 0;
+    bool ok = v.narrowed == NarrowFloat::None && t.dtype() == scalar_type_of(v.dtype) &&
+              t.nbytes() == v.nbytes() && t.nbytes() != 0 && b != 0 && b % 16 == 0;
     auto clear_of = [&](uint32_t other) {
       if (other == g.id) return true;
       uintptr_t ob = 0, oe = 0;
@@ -1054,7 +1066,7 @@ class XnnpackBackend final : public BackendInterface {
     d->payload = std::move(*processed);
     Error err = xnnpack::parse_graph(d->payload.data(), d->payload.size(), ctx.named_data,
                                      ctx.delegate_index, &d->graph);
-    if (err == Error::Ok) err = xnnpack::widen_bf16_values(&d->graph, ctx.delegate_index);
+    if (err == Error::Ok) err = xnnpack::widen_narrow_values(&d->graph, ctx.delegate_index);
     if (err == Error::Ok) {
       void* pool = ctx.thread_pool == nullptr ? nullptr : ctx.thread_pool->native_handle();
       err = Builder(d, &d->shapes[0]).build(pool);
@@ -1103,8 +1115,9 @@ class XnnpackBackend final : public BackendInterface {
                    r.nodes.front(), r.nodes.back(), xnnpack::xnn_status_text(s));
         }
       }
-      for (uint32_t id : d->bf16_rounded[i]) {
-        xnnpack::round_to_bf16(reinterpret_cast<float*>(d->buffers[id]), inst.values[id].numel());
+      for (uint32_t id : d->narrow_rounded[i]) {
+        xnnpack::round_to_narrow(inst.values[id].narrowed, reinterpret_cast<float*>(d->buffers[id]),
+                                 inst.values[id].numel());
       }
     }
     for (uint32_t id : d->outputs)

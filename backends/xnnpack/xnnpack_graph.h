@@ -51,6 +51,9 @@ size_t element_size(Dtype d);
 
 enum class QuantKind : uint8_t { None, PerTensor, PerChannel, PerToken, PerChannelGroup };
 
+// The 16-bit float formats the delegate holds as fp32 (narrow_float.h).
+enum class NarrowFloat : uint8_t { None, BF16, Fp16 };
+
 struct Value {
   uint32_t id = kInvalidId;  // the payload's id_out (== index in xvalues)
   Dtype dtype = Dtype::Invalid;
@@ -77,9 +80,10 @@ struct Value {
   size_t group_size = 0;
   const float* block_scales = nullptr;
   size_t num_block_scales = 0;
-  // The payload named this value bf16; the delegate holds it as fp32
-  // (dtype Fp32, bf16.h). Its tensor argument, when external, is bf16.
-  bool widened_bf16 = false;
+  // The payload named this value bf16 or fp16; the delegate holds it as
+  // fp32 (dtype Fp32, narrow_float.h). Its tensor argument, when external,
+  // has the payload's dtype.
+  NarrowFloat narrowed = NarrowFloat::None;
   int32_t widened_index = -1;  // a constant's index in Graph::widened, or -1
 
   bool is_external_input() const { return (flags & kFlagExternalInput) != 0; }
@@ -288,7 +292,7 @@ struct Graph {
   uint32_t num_externs = 0;
   std::vector<FreeableBuffer> named_buffers;
   std::vector<std::vector<float>> scale_copies;  // aligned copies of per-channel scales
-  // bf16 constants widened to fp32 (bf16.h); one released after init
+  // bf16 and fp16 constants widened to fp32 (narrow_float.h); one released after init
   // (emptied) when only native nodes read it and they packed a copy.
   std::vector<std::vector<float>> widened;
 };

@@ -1,5 +1,9 @@
 #include "kernels/cpu_math/cpu_features.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 namespace etr {
 namespace opt {
 namespace {
@@ -10,6 +14,9 @@ CpuFeatures detect() {
   __builtin_cpu_init();
   f.avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   f.avx512f = __builtin_cpu_supports("avx512f");
+  // CPUID leaf 1, ECX bit 29 (clang's __builtin_cpu_supports has no "f16c").
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  f.f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 29)) != 0;
 #elif defined(__aarch64__)
   f.neon = true;
 #endif

@@ -9,6 +9,7 @@ namespace opt {
 struct CpuFeatures {
   bool avx2_fma = false;  // x86-64: AVX2 and FMA3 (Haswell and later)
   bool avx512f = false;   // x86-64: AVX-512 Foundation
+  bool f16c = false;      // x86-64: fp16 <-> fp32 conversions (F16C)
   bool neon = false;      // AArch64: Advanced SIMD (always present there)
 };
 

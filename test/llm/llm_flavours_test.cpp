@@ -304,7 +304,7 @@ TEST(LlmFlavoursTest, Bf16) { expect_all(kBf16, true); }
 // norms' weight multiply and the residual adds are delegated in bf16, the
 // attention stays llama::custom_sdpa.out in bf16). Debian's XNNPACK has no
 // bf16 datatype: the delegate holds the bf16 values as fp32 and rounds each
-// bf16 result to bf16 (backends/xnnpack/bf16.h).
+// bf16 result to bf16 (backends/xnnpack/narrow_float.h).
 TEST(LlmFlavoursTest, Bf16Xnnpack) {
 #if ETR_LLM_TEST_HAS_XNNPACK
   expect_all(kBf16Xnnpack, true);

@@ -1,11 +1,9 @@
-// bf16 subgraphs on an XNNPACK without bf16 (backends/xnnpack/bf16.h):
+// bf16 subgraphs on an XNNPACK without bf16 (backends/xnnpack/narrow_float.h):
 // bf16_linear.pte (test/models/xnnpack/export_bf16_linear.py) delegates a
 // bf16 linear layer with an fp32 bias and a residual add in one XNNPACK
 // payload. Its output must equal the official runtime's (which equals
 // PyTorch eager in bf16 there), with the linear layer on our GEMM and in
 // XNNPACK.
-#include "backends/xnnpack/bf16.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/xnnpack/narrow_float.h"
 #include "backends/xnnpack/xnnpack_backend.h"
 #include "extension/tensor/host_tensor.h"
 #include "extension/tensor/npy.h"
