@@ -2,6 +2,7 @@
 // etr::Module, etr::Value, etr::HostTensor and etr::BorrowedTensor.
 #include <executorch/extension/module/module.h>
 #include <executorch/extension/tensor/tensor.h>
+#include <executorch/extension/threadpool/threadpool_guard.h>
 
 #include <cstring>
 #include <utility>
@@ -55,66 +56,6 @@ Tag to_official(::etr::Tag t) {
       return ::etr::ModuleOptions::Loader::MmapLocked;
   }
   return ::etr::ModuleOptions::Loader::File;
-}
-
-// What a TensorPtr points into: the etr value holding the tensor and the view.
-struct TensorHolder {
-  ::etr::Value value;
-  aten::Tensor tensor;
-  std::function<void(void*)> deleter;
-  void* data = nullptr;
-  TensorHolder() = default;
-  TensorHolder(const TensorHolder&) = delete;
-  TensorHolder& operator=(const TensorHolder&) = delete;
-  ~TensorHolder() {
-    if (deleter) deleter(data);
-  }
-};
-
-extension::TensorPtr make_holder(::etr::Value value, std::function<void(void*)> deleter = nullptr,
-                                 void* data = nullptr) {
-  if (!value.is_tensor()) {
-    if (deleter) deleter(data);  // the tensor never took `data`
-    return nullptr;
-  }
-  auto holder = std::make_shared<TensorHolder>();
-  holder->value = std::move(value);
-  holder->tensor = aten::Tensor(&holder->value.mutable_tensor(), &holder->value);
-  holder->deleter = std::move(deleter);
-  holder->data = data;
-  return extension::TensorPtr(holder, &holder->tensor);
-}
-
-// True when `strides` is empty or the contiguous strides of `t`.
-bool strides_match(const ::etr::Tensor& t, const std::vector<aten::StridesType>& strides) {
-  if (strides.empty()) return true;
-  if (strides.size() != t.dim()) return false;
-  for (size_t i = 0; i < strides.size(); ++i) {
-    if (t.size(i) > 1 && strides[i] != t.stride(i)) return false;
-  }
-  return true;
-}
-
-template <typename From, typename To>
-void convert(const void* src, size_t count, uint8_t* dst) {
-  const From* in = static_cast<const From*>(src);
-  To* out = reinterpret_cast<To*>(dst);
-  for (size_t i = 0; i < count; ++i) out[i] = static_cast<To>(in[i]);
-}
-
-template <typename From>
-bool convert_from(const void* src, size_t count, aten::ScalarType to, uint8_t* dst) {
-  switch (to) {
-    case aten::ScalarType::Byte: convert<From, uint8_t>(src, count, dst); return true;
-    case aten::ScalarType::Char: convert<From, int8_t>(src, count, dst); return true;
-    case aten::ScalarType::Short: convert<From, int16_t>(src, count, dst); return true;
-    case aten::ScalarType::Int: convert<From, int32_t>(src, count, dst); return true;
-    case aten::ScalarType::Long: convert<From, int64_t>(src, count, dst); return true;
-    case aten::ScalarType::Float: convert<From, float>(src, count, dst); return true;
-    case aten::ScalarType::Double: convert<From, double>(src, count, dst); return true;
-    case aten::ScalarType::Bool: convert<From, bool>(src, count, dst); return true;
-    default: return false;
-  }
 }
 
 }  // namespace
@@ -264,18 +205,14 @@ EValue EValue::from_etr(::etr::Value value) {
     case Tag::String: return ::etr::Value(string_);
     case Tag::Tensor: {
       if (value_.is_tensor()) return value_;
-      // A plain view: borrow its (contiguous) data.
+      // A TensorPtr or a plain view: borrow its data, in its dim order.
       const ::etr::Tensor* t = tensor_.unsafeGetTensorImpl();
       if (t == nullptr) {
         return ::etr::Value(::etr::Result<::etr::HostTensor>(::etr::Error::InvalidArgument));
       }
-      if (!t->is_contiguous_order()) {
-        ETR_LOG(Error, "EValue: a Tensor view must be contiguous to be passed as an input");
-        return ::etr::Value(::etr::Result<::etr::HostTensor>(::etr::Error::NotSupported));
-      }
       return ::etr::Value(::etr::BorrowedTensor::wrap(
           t->scalar_type(), std::vector<int32_t>(t->sizes().begin(), t->sizes().end()),
-          t->mutable_data()));
+          t->mutable_data(), std::vector<uint8_t>(t->dim_order().begin(), t->dim_order().end())));
     }
     default:
       ETR_LOG(Error, "EValue: list values cannot be passed as inputs");
@@ -334,6 +271,8 @@ std::unique_ptr<::etr::Module> make_module(const std::string& path,
                                            Module::LoadMode mode) {
   ::etr::ModuleOptions options;
   options.loader = to_loader(mode);
+  // Under a NoThreadPoolGuard the Module runs on the calling thread alone.
+  if (threadpool::NoThreadPoolGuard::is_enabled()) options.num_threads = 1;
   return std::make_unique<::etr::Module>(path, std::move(data_files), options);
 }
 }  // namespace
@@ -415,81 +354,6 @@ runtime::Result<runtime::EValue> Module::get(const std::string& method_name,
 }
 
 }  // namespace module
-
-// ---- TensorPtr makers --------------------------------------------------------
-
-namespace internal {
-
-TensorPtr make_owned(std::vector<aten::SizesType> sizes, const void* bytes, size_t nbytes,
-                     std::vector<aten::DimOrderType> dim_order,
-                     std::vector<aten::StridesType> strides, aten::ScalarType type) {
-  auto t =
-      ::etr::HostTensor::from_bytes(type, std::move(sizes), bytes, nbytes, std::move(dim_order));
-  if (!t.ok()) return nullptr;  // the reason was logged
-  if (!strides_match(t->tensor(), strides)) {
-    ETR_LOG(Error, "make_tensor_ptr: strides other than the dim order's are not supported");
-    return nullptr;
-  }
-  return make_holder(::etr::Value(std::move(*t)));
-}
-
-std::vector<uint8_t> cast_elements(const void* data, size_t count, aten::ScalarType from,
-                                   aten::ScalarType to, bool* ok) {
-  std::vector<uint8_t> out(count * ::etr::element_size(to));
-  bool done = false;
-  switch (from) {
-    case aten::ScalarType::Byte: done = convert_from<uint8_t>(data, count, to, out.data()); break;
-    case aten::ScalarType::Char: done = convert_from<int8_t>(data, count, to, out.data()); break;
-    case aten::ScalarType::Short: done = convert_from<int16_t>(data, count, to, out.data()); break;
-    case aten::ScalarType::Int: done = convert_from<int32_t>(data, count, to, out.data()); break;
-    case aten::ScalarType::Long: done = convert_from<int64_t>(data, count, to, out.data()); break;
-    case aten::ScalarType::Float: done = convert_from<float>(data, count, to, out.data()); break;
-    case aten::ScalarType::Double: done = convert_from<double>(data, count, to, out.data()); break;
-    case aten::ScalarType::Bool: done = convert_from<bool>(data, count, to, out.data()); break;
-    default: break;
-  }
-  if (!done) {
-    ETR_LOG(Error, "make_tensor_ptr: no cast from %s to %s", ::etr::to_string(from),
-            ::etr::to_string(to));
-    out.clear();
-  }
-  *ok = done;
-  return out;
-}
-
-}  // namespace internal
-
-TensorPtr make_tensor_ptr(std::vector<aten::SizesType> sizes, void* data,
-                          std::vector<aten::DimOrderType> dim_order,
-                          std::vector<aten::StridesType> strides, const aten::ScalarType type,
-                          const aten::TensorShapeDynamism, std::function<void(void*)> deleter) {
-  for (size_t i = 0; i < dim_order.size(); ++i) {
-    if (dim_order[i] != i) {
-      ETR_LOG(Error,
-              "make_tensor_ptr: a non-contiguous dim order over caller data is not supported");
-      if (deleter) deleter(data);
-      return nullptr;
-    }
-  }
-  ::etr::Value value(::etr::BorrowedTensor::wrap(type, std::move(sizes), data));
-  if (value.is_tensor() && !strides_match(value.tensor(), strides)) {
-    ETR_LOG(Error, "make_tensor_ptr: strides other than the contiguous ones are not supported");
-    value = ::etr::Value(::etr::Result<::etr::HostTensor>(::etr::Error::NotSupported));
-  }
-  return make_holder(std::move(value), std::move(deleter), data);
-}
-
-TensorPtr zeros(std::vector<aten::SizesType> sizes, aten::ScalarType type,
-                aten::TensorShapeDynamism) {
-  return make_holder(::etr::Value(::etr::HostTensor::zeros(type, std::move(sizes))));
-}
-
-TensorPtr ones(std::vector<aten::SizesType> sizes, aten::ScalarType type,
-               aten::TensorShapeDynamism) {
-  auto t = ::etr::HostTensor::zeros(type, std::move(sizes));
-  if (!t.ok() || t->fill_ones() != ::etr::Error::Ok) return nullptr;
-  return make_holder(::etr::Value(std::move(*t)));
-}
 
 }  // namespace extension
 }  // namespace executorch
