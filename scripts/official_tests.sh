@@ -17,6 +17,7 @@
 #   file_data_loader_test    extension/data_loader/test/file_data_loader_test.cpp
 # with the upstream test utilities they include (test/utils/*.h,
 # runtime/core/exec_aten/testing_util/*.h, extension/testing_util/*.h,
+# runtime/kernel/test/test_util.h,
 # runtime/executor/test/managed_memory_manager.h). Only those utility
 # headers are put on the include path, after the installed package, so an
 # official header can never shadow etr's. A test whose source is absent is
@@ -24,7 +25,11 @@
 #
 # Prints one line per test (compile error / passed / failed, with gtest's
 # counts) and exits non-zero when any present test fails to compile or run.
-# LOG_DIR=dir keeps each test's build and run logs there.
+# LOG_DIR=dir keeps each test's build and run logs there. The tests are
+# compiled with clang++ when it is installed (upstream's compiler; GCC 12
+# rejects operator_registry_test's calls of a function pointer with an array
+# argument, which a Span parameter takes: a GCC bug), else with c++;
+# OFFICIAL_CXX=compiler overrides.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${OFFICIAL_SRC:?set OFFICIAL_SRC to a checkout of pytorch/executorch (see the header)}"
@@ -55,7 +60,7 @@ set +e
 
 # The upstream test utilities, one link per header, under their include paths.
 mkdir -p "$tmp/official_include/executorch"
-for dir in test/utils runtime/core/exec_aten/testing_util extension/testing_util \
+for dir in test/utils runtime/core/exec_aten/testing_util extension/testing_util runtime/kernel/test \
            runtime/executor/test; do
   for h in "$OFFICIAL_SRC/$dir"/*.h; do
     [ -f "$h" ] || continue
@@ -84,11 +89,12 @@ mkdir -p "$tmp/tests"
     echo "add_executable($name \"$src\" $extra_sources)"
     echo "target_link_libraries($name PRIVATE executorch::extension_module_static"
     echo "  executorch::extension_tensor executorch::extension_data_loader executorch::portable_ops_lib"
-    echo "  official_test_utils GTest::gtest GTest::gtest_main)"
+    echo "  official_test_utils GTest::gmock GTest::gtest GTest::gtest_main)"
   done
 } > "$tmp/tests/CMakeLists.txt"
+cxx=${OFFICIAL_CXX:-$(command -v clang++ || command -v c++)}
 if ! cmake -S "$tmp/tests" -B "$tmp/tests/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-     -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/configure.log" 2>&1; then
+     -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/configure.log" 2>&1; then
   cat "$tmp/configure.log"
   exit 1
 fi
