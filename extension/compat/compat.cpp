@@ -50,7 +50,8 @@ Tag to_official(::etr::Tag t) {
 ::etr::ModuleOptions::Loader to_loader(extension::Module::LoadMode mode) {
   switch (mode) {
     case extension::Module::LoadMode::File: return ::etr::ModuleOptions::Loader::File;
-    case extension::Module::LoadMode::Mmap: return ::etr::ModuleOptions::Loader::Mmap;
+    case extension::Module::LoadMode::Mmap:
+    case extension::Module::LoadMode::MmapUseMadvise: return ::etr::ModuleOptions::Loader::Mmap;
     case extension::Module::LoadMode::MmapUseMlock:
     case extension::Module::LoadMode::MmapUseMlockIgnoreErrors:
       return ::etr::ModuleOptions::Loader::MmapLocked;
@@ -327,11 +328,109 @@ runtime::Result<MethodMeta> Module::method_meta(const std::string& method_name) 
   return MethodMeta(*meta);
 }
 
+bool Module::unload_method(const std::string& method_name) {
+  inputs_.erase(method_name);
+  outputs_.erase(method_name);
+  return module_->unload_method(method_name);
+}
+
+runtime::Result<size_t> Module::num_inputs(const std::string& method_name) {
+  auto meta = module_->method_meta(method_name);
+  if (!meta.ok()) return to_official(meta.error());
+  return meta->num_inputs();
+}
+
+runtime::Error Module::set_input(const std::string& method_name, const runtime::EValue& input_value,
+                                 size_t input_index) {
+  auto count = num_inputs(method_name);
+  if (!count.ok()) return count.error();
+  ET_CHECK_OR_RETURN_ERROR(input_index < *count, InvalidArgument,
+                           "set_input: method '%s' has %zu inputs, index %zu given",
+                           method_name.c_str(), *count, input_index);
+  auto& staged = inputs_[method_name];
+  staged.resize(*count);
+  staged[input_index] = input_value;
+  return runtime::Error::Ok;
+}
+
+runtime::Error Module::set_inputs(const std::string& method_name,
+                                  const std::vector<runtime::EValue>& input_values) {
+  auto count = num_inputs(method_name);
+  if (!count.ok()) return count.error();
+  ET_CHECK_OR_RETURN_ERROR(input_values.size() == *count, InvalidArgument,
+                           "set_inputs: method '%s' has %zu inputs, %zu given", method_name.c_str(),
+                           *count, input_values.size());
+  auto& staged = inputs_[method_name];
+  staged.assign(input_values.begin(), input_values.end());
+  return runtime::Error::Ok;
+}
+
+runtime::Error Module::set_output(const std::string& method_name, runtime::EValue output_value,
+                                  size_t output_index) {
+  auto meta = module_->method_meta(method_name);
+  if (!meta.ok()) return to_official(meta.error());
+  ET_CHECK_OR_RETURN_ERROR(output_index < meta->num_outputs(), InvalidArgument,
+                           "set_output: method '%s' has %zu outputs, index %zu given",
+                           method_name.c_str(), meta->num_outputs(), output_index);
+  ET_CHECK_OR_RETURN_ERROR(output_value.isTensor(), InvalidArgument,
+                           "set_output: output %zu of '%s' must be a tensor", output_index,
+                           method_name.c_str());
+  ETR_LOG(Error,
+          "set_output: etr returns each output of '%s' in a tensor it owns; caller-provided "
+          "output buffers are not supported",
+          method_name.c_str());
+  return runtime::Error::NotSupported;
+}
+
+runtime::Error Module::set_outputs(const std::string& method_name,
+                                   const std::vector<runtime::EValue>& output_values) {
+  auto meta = module_->method_meta(method_name);
+  if (!meta.ok()) return to_official(meta.error());
+  ET_CHECK_OR_RETURN_ERROR(output_values.size() == meta->num_outputs(), InvalidArgument,
+                           "set_outputs: method '%s' has %zu outputs, %zu given",
+                           method_name.c_str(), meta->num_outputs(), output_values.size());
+  for (size_t i = 0; i < output_values.size(); ++i) {
+    const runtime::Error err = set_output(method_name, output_values[i], i);
+    if (err != runtime::Error::Ok) return err;
+  }
+  return runtime::Error::Ok;
+}
+
+runtime::Result<std::vector<runtime::EValue>> Module::get_outputs(const std::string& method_name) {
+  auto found = outputs_.find(method_name);
+  ET_CHECK_OR_RETURN_ERROR(found != outputs_.end(), InvalidState,
+                           "get_outputs: method '%s' has not been executed", method_name.c_str());
+  return found->second;
+}
+
+runtime::Result<runtime::EValue> Module::get_output(const std::string& method_name,
+                                                    size_t output_index) {
+  auto outputs = get_outputs(method_name);
+  if (!outputs.ok()) return outputs.error();
+  ET_CHECK_OR_RETURN_ERROR(output_index < outputs->size(), InvalidArgument,
+                           "get_output: method '%s' has %zu outputs, index %zu given",
+                           method_name.c_str(), outputs->size(), output_index);
+  return (*outputs)[output_index];
+}
+
 runtime::Result<std::vector<runtime::EValue>> Module::execute(
     const std::string& method_name, const std::vector<runtime::EValue>& input_values) {
+  auto count = num_inputs(method_name);
+  if (!count.ok()) return count.error();
+  ET_CHECK_OR_RETURN_ERROR(input_values.size() <= *count, InvalidArgument,
+                           "method '%s' has %zu inputs, %zu given", method_name.c_str(), *count,
+                           input_values.size());
+  // The given inputs replace the first ones set; every input must be set.
+  auto& staged = inputs_[method_name];
+  staged.resize(*count);
+  for (size_t i = 0; i < input_values.size(); ++i) staged[i] = input_values[i];
   std::vector<::etr::Value> inputs;
-  inputs.reserve(input_values.size());
-  for (const runtime::EValue& v : input_values) inputs.push_back(v.to_etr());
+  inputs.reserve(*count);
+  for (size_t i = 0; i < *count; ++i) {
+    ET_CHECK_OR_RETURN_ERROR(staged[i].has_value(), InvalidArgument,
+                             "input %zu of method '%s' is not set", i, method_name.c_str());
+    inputs.push_back(staged[i]->to_etr());
+  }
   const runtime::Error flushed = runtime::internal::flush_official_kernels();
   if (flushed != runtime::Error::Ok) return flushed;
   auto outputs = module_->execute(method_name, inputs);
@@ -339,6 +438,7 @@ runtime::Result<std::vector<runtime::EValue>> Module::execute(
   std::vector<runtime::EValue> result;
   result.reserve(outputs->size());
   for (::etr::Value& v : *outputs) result.push_back(runtime::EValue::from_etr(std::move(v)));
+  outputs_[method_name] = result;
   return result;
 }
 

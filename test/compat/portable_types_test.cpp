@@ -1,5 +1,7 @@
 // The official portable types and small utilities of extension/compat:
 // Scalar, the dtype helpers, safe_numel, MergedDataMap and NoThreadPoolGuard.
+#include <gtest/gtest.h>
+
 #include <executorch/extension/named_data_map/merged_data_map.h>
 #include <executorch/extension/threadpool/threadpool_guard.h>
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
@@ -7,7 +9,6 @@
 #include <executorch/runtime/core/portable_type/scalar.h>
 #include <executorch/runtime/executor/merged_data_map.h>
 #include <executorch/runtime/platform/runtime.h>
-#include <gtest/gtest.h>
 
 #include <cstring>
 #include <map>
@@ -68,8 +69,8 @@ TEST_F(CompatTypesTest, DtypeHelpersFollowATen) {
 TEST_F(CompatTypesTest, ForAllScalarTypesListsEveryDtypeInOrder) {
   std::vector<std::string> names;
   std::vector<size_t> sizes;
-#define COLLECT(ctype, name)  \
-  names.push_back(#name);     \
+#define COLLECT(ctype, name) \
+  names.push_back(#name);    \
   sizes.push_back(sizeof(ctype));
   ET_FORALL_SCALAR_TYPES(COLLECT)
 #undef COLLECT

@@ -1,9 +1,10 @@
 // The official TensorPtr API (extension/compat) as a client sees it: owned
 // and borrowed data, views, clones, casts, resizing, the builder, and the
 // aborts on contract violations (with their messages).
+#include <gtest/gtest.h>
+
 #include <executorch/extension/tensor/tensor.h>
 #include <executorch/runtime/platform/runtime.h>
-#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <memory>
@@ -124,8 +125,8 @@ TEST_F(CompatTensorPtrTest, ResizeFollowsDynamismAndCapacity) {
   EXPECT_EQ(resize_tensor_ptr(t, {4, 4}), Error::NotSupported);  // above capacity
   EXPECT_EQ(resize_tensor_ptr(t, {12}), Error::NotSupported);    // rank change
   float data[4] = {};
-  auto fixed = make_tensor_ptr({2, 2}, data, {}, {}, ScalarType::Float,
-                               TensorShapeDynamism::STATIC);
+  auto fixed =
+      make_tensor_ptr({2, 2}, data, {}, {}, ScalarType::Float, TensorShapeDynamism::STATIC);
   EXPECT_EQ(resize_tensor_ptr(fixed, {2, 2}), Error::Ok);
   EXPECT_EQ(resize_tensor_ptr(fixed, {1, 4}), Error::NotSupported);
 }
@@ -164,17 +165,28 @@ using CompatTensorPtrDeathTest = CompatTensorPtrTest;
 
 TEST_F(CompatTensorPtrDeathTest, ContractViolationsAbortWithAMessage) {
   float data[12] = {};
-  EXPECT_DEATH({ auto t = make_tensor_ptr({2, 5}, std::vector<float>(9)); },
-               "9 values given for a shape of 10 elements");
-  EXPECT_DEATH({ auto t = make_tensor_ptr({3, 4}, data, {1, 0}, {1, 4}); },
-               "stride 1 is 4, but the dim order gives 3");
-  EXPECT_DEATH({ auto t = make_tensor_ptr({3, 4}, data, {2, 1}, {}); },
-               "dim_order is not a permutation");
-  EXPECT_DEATH({ auto t = make_tensor_ptr({3, 4}, data, {}, {1}); },
-               "strides has 1 entries for a tensor of rank 2");
   EXPECT_DEATH(
-      { auto t = make_tensor_ptr(std::vector<float>{1.0f}, ScalarType::Int); },
-      "cannot cast Float values to Int");
+      {
+        auto t = make_tensor_ptr({2, 5}, std::vector<float>(9));
+      },
+      "9 values given for a shape of 10 elements");
+  EXPECT_DEATH(
+      {
+        auto t = make_tensor_ptr({3, 4}, data, {1, 0}, {1, 4});
+      },
+      "stride 1 is 4, but the dim order gives 3");
+  EXPECT_DEATH(
+      {
+        auto t = make_tensor_ptr({3, 4}, data, {2, 1}, {});
+      },
+      "dim_order is not a permutation");
+  EXPECT_DEATH(
+      {
+        auto t = make_tensor_ptr({3, 4}, data, {}, {1});
+      },
+      "strides has 1 entries for a tensor of rank 2");
+  EXPECT_DEATH({ auto t = make_tensor_ptr(std::vector<float>{1.0f}, ScalarType::Int); },
+               "cannot cast Float values to Int");
   EXPECT_DEATH({ auto t = make_tensor_ptr({2}, std::vector<uint8_t>(7)); },
                "7 bytes given for 2 Float elements");
   auto small = make_tensor_ptr({2, 2}, data);
