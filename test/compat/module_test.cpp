@@ -1,9 +1,10 @@
 // The official Module's input staging, outputs and unloading
 // (extension/compat) on test/models/add_mul.pte, against PyTorch's outputs.
+#include <gtest/gtest.h>
+
 #include <executorch/extension/module/module.h>
 #include <executorch/extension/tensor/tensor.h>
 #include <executorch/runtime/platform/runtime.h>
-#include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
@@ -111,6 +112,37 @@ TEST_F(CompatModuleTest, SetOutputChecksThenDeclines) {
   EXPECT_EQ(module.set_output(buffer, 3), Error::InvalidArgument);
   EXPECT_EQ(module.set_output(EValue(int64_t{1}), 0), Error::InvalidArgument);
   EXPECT_EQ(module.set_output(buffer, 0), Error::NotSupported);
+}
+
+}  // namespace
+
+namespace {
+
+// A channels-last input made with the official API (storage in dim order
+// 0, 2, 3, 1) reaches the program in that layout: PyTorch's outputs.
+TEST(CompatModuleLayoutTest, ChannelsLastTensorPtrInput) {
+  executorch::runtime::runtime_init();
+  auto in = etr::read_npy(kDir + "channels_last_cnn/a_in0.npy");  // logical NCHW
+  auto ref = etr::read_npy(kDir + "channels_last_cnn/a_out0.npy");
+  ASSERT_TRUE(in.ok() && ref.ok());
+  const int N = 2, C = 3, H = 12, W = 12;
+  const float* nchw = in->tensor().const_data_ptr<float>();
+  std::vector<float> nhwc(static_cast<size_t>(N * C * H * W));
+  for (int n = 0; n < N; ++n)
+    for (int c = 0; c < C; ++c)
+      for (int h = 0; h < H; ++h)
+        for (int w = 0; w < W; ++w)
+          nhwc[((n * H + h) * W + w) * C + c] = nchw[((n * C + c) * H + h) * W + w];
+  auto x = make_tensor_ptr({N, C, H, W}, std::move(nhwc), {0, 2, 3, 1});
+  ASSERT_EQ(x->strides()[1], 1);
+  Module module(kDir + "channels_last_cnn.pte");
+  auto out = module.forward(x);
+  ASSERT_EQ(out.error(), Error::Ok);
+  const auto& y = (*out)[0].toTensor();
+  ASSERT_EQ(y.numel(), ref->tensor().numel());
+  for (ptrdiff_t i = 0; i < y.numel(); ++i) {
+    EXPECT_NEAR(y.const_data_ptr<float>()[i], ref->tensor().const_data_ptr<float>()[i], 1e-4) << i;
+  }
 }
 
 }  // namespace
