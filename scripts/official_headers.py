@@ -9,8 +9,8 @@ needs no wheel; --wheel DIR (the wheel's executorch package folder, e.g.
 .../site-packages/executorch) reads the list from an installed wheel instead,
 and --update rewrites the kept list from it.
 
-Exit status 0, or 1 with --strict when a header is missing (for CI once the
-list is complete).
+Exit status 0, or 1 with --strict when a header is missing (CI runs it
+with --strict).
     python3 scripts/official_headers.py [--wheel DIR [--update]] [--strict]
 """
 import argparse
@@ -34,6 +34,15 @@ def headers_under(include_dir):
     return found
 
 
+def wheel_version(package_dir):
+    """The version in the wheel's executorch-*.dist-info folder name, or None."""
+    site = os.path.dirname(os.path.abspath(package_dir))
+    for name in sorted(os.listdir(site)):
+        if name.startswith("executorch-") and name.endswith(".dist-info"):
+            return name[len("executorch-"):-len(".dist-info")]
+    return None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--wheel", help="the wheel's executorch package folder")
@@ -49,6 +58,9 @@ def main():
             with open(KEPT, "w") as f:
                 f.write("# Public headers of the official ExecuTorch C++ SDK (pip wheel, outside\n"
                         "# c10): paths only. Rewritten by scripts/official_headers.py --update.\n")
+                version = wheel_version(args.wheel)
+                if version:
+                    f.write("# Taken from executorch %s.\n" % version)
                 f.write("".join(p + "\n" for p in sorted(official)))
     else:
         with open(KEPT) as f:

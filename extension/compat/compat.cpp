@@ -2,6 +2,7 @@
 // etr::Module, etr::Value, etr::HostTensor and etr::BorrowedTensor.
 #include <executorch/extension/module/module.h>
 #include <executorch/extension/tensor/tensor.h>
+#include <executorch/extension/threadpool/threadpool_guard.h>
 
 #include <cstring>
 #include <utility>
@@ -49,72 +50,13 @@ Tag to_official(::etr::Tag t) {
 ::etr::ModuleOptions::Loader to_loader(extension::Module::LoadMode mode) {
   switch (mode) {
     case extension::Module::LoadMode::File: return ::etr::ModuleOptions::Loader::File;
-    case extension::Module::LoadMode::Mmap: return ::etr::ModuleOptions::Loader::Mmap;
+    case extension::Module::LoadMode::Mmap:
+    case extension::Module::LoadMode::MmapUseMadvise: return ::etr::ModuleOptions::Loader::Mmap;
     case extension::Module::LoadMode::MmapUseMlock:
     case extension::Module::LoadMode::MmapUseMlockIgnoreErrors:
       return ::etr::ModuleOptions::Loader::MmapLocked;
   }
   return ::etr::ModuleOptions::Loader::File;
-}
-
-// What a TensorPtr points into: the etr value holding the tensor and the view.
-struct TensorHolder {
-  ::etr::Value value;
-  aten::Tensor tensor;
-  std::function<void(void*)> deleter;
-  void* data = nullptr;
-  TensorHolder() = default;
-  TensorHolder(const TensorHolder&) = delete;
-  TensorHolder& operator=(const TensorHolder&) = delete;
-  ~TensorHolder() {
-    if (deleter) deleter(data);
-  }
-};
-
-extension::TensorPtr make_holder(::etr::Value value, std::function<void(void*)> deleter = nullptr,
-                                 void* data = nullptr) {
-  if (!value.is_tensor()) {
-    if (deleter) deleter(data);  // the tensor never took `data`
-    return nullptr;
-  }
-  auto holder = std::make_shared<TensorHolder>();
-  holder->value = std::move(value);
-  holder->tensor = aten::Tensor(&holder->value.mutable_tensor(), &holder->value);
-  holder->deleter = std::move(deleter);
-  holder->data = data;
-  return extension::TensorPtr(holder, &holder->tensor);
-}
-
-// True when `strides` is empty or the contiguous strides of `t`.
-bool strides_match(const ::etr::Tensor& t, const std::vector<aten::StridesType>& strides) {
-  if (strides.empty()) return true;
-  if (strides.size() != t.dim()) return false;
-  for (size_t i = 0; i < strides.size(); ++i) {
-    if (t.size(i) > 1 && strides[i] != t.stride(i)) return false;
-  }
-  return true;
-}
-
-template <typename From, typename To>
-void convert(const void* src, size_t count, uint8_t* dst) {
-  const From* in = static_cast<const From*>(src);
-  To* out = reinterpret_cast<To*>(dst);
-  for (size_t i = 0; i < count; ++i) out[i] = static_cast<To>(in[i]);
-}
-
-template <typename From>
-bool convert_from(const void* src, size_t count, aten::ScalarType to, uint8_t* dst) {
-  switch (to) {
-    case aten::ScalarType::Byte: convert<From, uint8_t>(src, count, dst); return true;
-    case aten::ScalarType::Char: convert<From, int8_t>(src, count, dst); return true;
-    case aten::ScalarType::Short: convert<From, int16_t>(src, count, dst); return true;
-    case aten::ScalarType::Int: convert<From, int32_t>(src, count, dst); return true;
-    case aten::ScalarType::Long: convert<From, int64_t>(src, count, dst); return true;
-    case aten::ScalarType::Float: convert<From, float>(src, count, dst); return true;
-    case aten::ScalarType::Double: convert<From, double>(src, count, dst); return true;
-    case aten::ScalarType::Bool: convert<From, bool>(src, count, dst); return true;
-    default: return false;
-  }
 }
 
 }  // namespace
@@ -264,18 +206,14 @@ EValue EValue::from_etr(::etr::Value value) {
     case Tag::String: return ::etr::Value(string_);
     case Tag::Tensor: {
       if (value_.is_tensor()) return value_;
-      // A plain view: borrow its (contiguous) data.
+      // A TensorPtr or a plain view: borrow its data, in its dim order.
       const ::etr::Tensor* t = tensor_.unsafeGetTensorImpl();
       if (t == nullptr) {
         return ::etr::Value(::etr::Result<::etr::HostTensor>(::etr::Error::InvalidArgument));
       }
-      if (!t->is_contiguous_order()) {
-        ETR_LOG(Error, "EValue: a Tensor view must be contiguous to be passed as an input");
-        return ::etr::Value(::etr::Result<::etr::HostTensor>(::etr::Error::NotSupported));
-      }
       return ::etr::Value(::etr::BorrowedTensor::wrap(
           t->scalar_type(), std::vector<int32_t>(t->sizes().begin(), t->sizes().end()),
-          t->mutable_data()));
+          t->mutable_data(), std::vector<uint8_t>(t->dim_order().begin(), t->dim_order().end())));
     }
     default:
       ETR_LOG(Error, "EValue: list values cannot be passed as inputs");
@@ -334,6 +272,8 @@ std::unique_ptr<::etr::Module> make_module(const std::string& path,
                                            Module::LoadMode mode) {
   ::etr::ModuleOptions options;
   options.loader = to_loader(mode);
+  // Under a NoThreadPoolGuard the Module runs on the calling thread alone.
+  if (threadpool::NoThreadPoolGuard::is_enabled()) options.num_threads = 1;
   return std::make_unique<::etr::Module>(path, std::move(data_files), options);
 }
 }  // namespace
@@ -388,11 +328,109 @@ runtime::Result<MethodMeta> Module::method_meta(const std::string& method_name) 
   return MethodMeta(*meta);
 }
 
+bool Module::unload_method(const std::string& method_name) {
+  inputs_.erase(method_name);
+  outputs_.erase(method_name);
+  return module_->unload_method(method_name);
+}
+
+runtime::Result<size_t> Module::num_inputs(const std::string& method_name) {
+  auto meta = module_->method_meta(method_name);
+  if (!meta.ok()) return to_official(meta.error());
+  return meta->num_inputs();
+}
+
+runtime::Error Module::set_input(const std::string& method_name, const runtime::EValue& input_value,
+                                 size_t input_index) {
+  auto count = num_inputs(method_name);
+  if (!count.ok()) return count.error();
+  ET_CHECK_OR_RETURN_ERROR(input_index < *count, InvalidArgument,
+                           "set_input: method '%s' has %zu inputs, index %zu given",
+                           method_name.c_str(), *count, input_index);
+  auto& staged = inputs_[method_name];
+  staged.resize(*count);
+  staged[input_index] = input_value;
+  return runtime::Error::Ok;
+}
+
+runtime::Error Module::set_inputs(const std::string& method_name,
+                                  const std::vector<runtime::EValue>& input_values) {
+  auto count = num_inputs(method_name);
+  if (!count.ok()) return count.error();
+  ET_CHECK_OR_RETURN_ERROR(input_values.size() == *count, InvalidArgument,
+                           "set_inputs: method '%s' has %zu inputs, %zu given", method_name.c_str(),
+                           *count, input_values.size());
+  auto& staged = inputs_[method_name];
+  staged.assign(input_values.begin(), input_values.end());
+  return runtime::Error::Ok;
+}
+
+runtime::Error Module::set_output(const std::string& method_name, runtime::EValue output_value,
+                                  size_t output_index) {
+  auto meta = module_->method_meta(method_name);
+  if (!meta.ok()) return to_official(meta.error());
+  ET_CHECK_OR_RETURN_ERROR(output_index < meta->num_outputs(), InvalidArgument,
+                           "set_output: method '%s' has %zu outputs, index %zu given",
+                           method_name.c_str(), meta->num_outputs(), output_index);
+  ET_CHECK_OR_RETURN_ERROR(output_value.isTensor(), InvalidArgument,
+                           "set_output: output %zu of '%s' must be a tensor", output_index,
+                           method_name.c_str());
+  ETR_LOG(Error,
+          "set_output: etr returns each output of '%s' in a tensor it owns; caller-provided "
+          "output buffers are not supported",
+          method_name.c_str());
+  return runtime::Error::NotSupported;
+}
+
+runtime::Error Module::set_outputs(const std::string& method_name,
+                                   const std::vector<runtime::EValue>& output_values) {
+  auto meta = module_->method_meta(method_name);
+  if (!meta.ok()) return to_official(meta.error());
+  ET_CHECK_OR_RETURN_ERROR(output_values.size() == meta->num_outputs(), InvalidArgument,
+                           "set_outputs: method '%s' has %zu outputs, %zu given",
+                           method_name.c_str(), meta->num_outputs(), output_values.size());
+  for (size_t i = 0; i < output_values.size(); ++i) {
+    const runtime::Error err = set_output(method_name, output_values[i], i);
+    if (err != runtime::Error::Ok) return err;
+  }
+  return runtime::Error::Ok;
+}
+
+runtime::Result<std::vector<runtime::EValue>> Module::get_outputs(const std::string& method_name) {
+  auto found = outputs_.find(method_name);
+  ET_CHECK_OR_RETURN_ERROR(found != outputs_.end(), InvalidState,
+                           "get_outputs: method '%s' has not been executed", method_name.c_str());
+  return found->second;
+}
+
+runtime::Result<runtime::EValue> Module::get_output(const std::string& method_name,
+                                                    size_t output_index) {
+  auto outputs = get_outputs(method_name);
+  if (!outputs.ok()) return outputs.error();
+  ET_CHECK_OR_RETURN_ERROR(output_index < outputs->size(), InvalidArgument,
+                           "get_output: method '%s' has %zu outputs, index %zu given",
+                           method_name.c_str(), outputs->size(), output_index);
+  return (*outputs)[output_index];
+}
+
 runtime::Result<std::vector<runtime::EValue>> Module::execute(
     const std::string& method_name, const std::vector<runtime::EValue>& input_values) {
+  auto count = num_inputs(method_name);
+  if (!count.ok()) return count.error();
+  ET_CHECK_OR_RETURN_ERROR(input_values.size() <= *count, InvalidArgument,
+                           "method '%s' has %zu inputs, %zu given", method_name.c_str(), *count,
+                           input_values.size());
+  // The given inputs replace the first ones set; every input must be set.
+  auto& staged = inputs_[method_name];
+  staged.resize(*count);
+  for (size_t i = 0; i < input_values.size(); ++i) staged[i] = input_values[i];
   std::vector<::etr::Value> inputs;
-  inputs.reserve(input_values.size());
-  for (const runtime::EValue& v : input_values) inputs.push_back(v.to_etr());
+  inputs.reserve(*count);
+  for (size_t i = 0; i < *count; ++i) {
+    ET_CHECK_OR_RETURN_ERROR(staged[i].has_value(), InvalidArgument,
+                             "input %zu of method '%s' is not set", i, method_name.c_str());
+    inputs.push_back(staged[i]->to_etr());
+  }
   const runtime::Error flushed = runtime::internal::flush_official_kernels();
   if (flushed != runtime::Error::Ok) return flushed;
   auto outputs = module_->execute(method_name, inputs);
@@ -400,6 +438,7 @@ runtime::Result<std::vector<runtime::EValue>> Module::execute(
   std::vector<runtime::EValue> result;
   result.reserve(outputs->size());
   for (::etr::Value& v : *outputs) result.push_back(runtime::EValue::from_etr(std::move(v)));
+  outputs_[method_name] = result;
   return result;
 }
 
@@ -415,81 +454,6 @@ runtime::Result<runtime::EValue> Module::get(const std::string& method_name,
 }
 
 }  // namespace module
-
-// ---- TensorPtr makers --------------------------------------------------------
-
-namespace internal {
-
-TensorPtr make_owned(std::vector<aten::SizesType> sizes, const void* bytes, size_t nbytes,
-                     std::vector<aten::DimOrderType> dim_order,
-                     std::vector<aten::StridesType> strides, aten::ScalarType type) {
-  auto t =
-      ::etr::HostTensor::from_bytes(type, std::move(sizes), bytes, nbytes, std::move(dim_order));
-  if (!t.ok()) return nullptr;  // the reason was logged
-  if (!strides_match(t->tensor(), strides)) {
-    ETR_LOG(Error, "make_tensor_ptr: strides other than the dim order's are not supported");
-    return nullptr;
-  }
-  return make_holder(::etr::Value(std::move(*t)));
-}
-
-std::vector<uint8_t> cast_elements(const void* data, size_t count, aten::ScalarType from,
-                                   aten::ScalarType to, bool* ok) {
-  std::vector<uint8_t> out(count * ::etr::element_size(to));
-  bool done = false;
-  switch (from) {
-    case aten::ScalarType::Byte: done = convert_from<uint8_t>(data, count, to, out.data()); break;
-    case aten::ScalarType::Char: done = convert_from<int8_t>(data, count, to, out.data()); break;
-    case aten::ScalarType::Short: done = convert_from<int16_t>(data, count, to, out.data()); break;
-    case aten::ScalarType::Int: done = convert_from<int32_t>(data, count, to, out.data()); break;
-    case aten::ScalarType::Long: done = convert_from<int64_t>(data, count, to, out.data()); break;
-    case aten::ScalarType::Float: done = convert_from<float>(data, count, to, out.data()); break;
-    case aten::ScalarType::Double: done = convert_from<double>(data, count, to, out.data()); break;
-    case aten::ScalarType::Bool: done = convert_from<bool>(data, count, to, out.data()); break;
-    default: break;
-  }
-  if (!done) {
-    ETR_LOG(Error, "make_tensor_ptr: no cast from %s to %s", ::etr::to_string(from),
-            ::etr::to_string(to));
-    out.clear();
-  }
-  *ok = done;
-  return out;
-}
-
-}  // namespace internal
-
-TensorPtr make_tensor_ptr(std::vector<aten::SizesType> sizes, void* data,
-                          std::vector<aten::DimOrderType> dim_order,
-                          std::vector<aten::StridesType> strides, const aten::ScalarType type,
-                          const aten::TensorShapeDynamism, std::function<void(void*)> deleter) {
-  for (size_t i = 0; i < dim_order.size(); ++i) {
-    if (dim_order[i] != i) {
-      ETR_LOG(Error,
-              "make_tensor_ptr: a non-contiguous dim order over caller data is not supported");
-      if (deleter) deleter(data);
-      return nullptr;
-    }
-  }
-  ::etr::Value value(::etr::BorrowedTensor::wrap(type, std::move(sizes), data));
-  if (value.is_tensor() && !strides_match(value.tensor(), strides)) {
-    ETR_LOG(Error, "make_tensor_ptr: strides other than the contiguous ones are not supported");
-    value = ::etr::Value(::etr::Result<::etr::HostTensor>(::etr::Error::NotSupported));
-  }
-  return make_holder(std::move(value), std::move(deleter), data);
-}
-
-TensorPtr zeros(std::vector<aten::SizesType> sizes, aten::ScalarType type,
-                aten::TensorShapeDynamism) {
-  return make_holder(::etr::Value(::etr::HostTensor::zeros(type, std::move(sizes))));
-}
-
-TensorPtr ones(std::vector<aten::SizesType> sizes, aten::ScalarType type,
-               aten::TensorShapeDynamism) {
-  auto t = ::etr::HostTensor::zeros(type, std::move(sizes));
-  if (!t.ok() || t->fill_ones() != ::etr::Error::Ok) return nullptr;
-  return make_holder(::etr::Value(std::move(*t)));
-}
 
 }  // namespace extension
 }  // namespace executorch

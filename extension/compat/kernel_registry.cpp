@@ -49,13 +49,6 @@ OpFunction find_function(const OfficialRegistry& r, const char* name) {
   return nullptr;
 }
 
-bool key_matches(const Kernel& k, Span<const TensorMeta> meta_list) {
-  if (meta_list.size() == 0) return true;
-  char key[internal::kKernelKeyBufSize];
-  if (internal::make_kernel_key_string(meta_list, key, sizeof(key)) != Error::Ok) return false;
-  return k.kernel_key_.is_fallback() || std::strcmp(k.kernel_key_.data(), key) == 0;
-}
-
 // The values of one call seen as official EValues; reused by the thread.
 struct CallFrame {
   std::vector<EValue> values;
@@ -100,6 +93,14 @@ void run_official(::etr::KernelContext& ctx, ::etr::EValue* const* args) {
 namespace internal {
 
 Error make_kernel_key_string(Span<const TensorMeta> key, char* buf, size_t buf_size) {
+  // No tensors: the empty key (nothing to write into an empty buffer).
+  if (key.size() == 0) {
+    if (buf_size == 0) return Error::Ok;
+    ET_CHECK_OR_RETURN_ERROR(buf != nullptr, InvalidArgument, "kernel key: null buffer");
+    buf[0] = '\0';
+    return Error::Ok;
+  }
+  ET_CHECK_OR_RETURN_ERROR(buf != nullptr, InvalidArgument, "kernel key: null buffer");
   size_t used = 0;
   auto put = [&](const char* s) {
     const size_t len = std::strlen(s);
@@ -108,17 +109,30 @@ Error make_kernel_key_string(Span<const TensorMeta> key, char* buf, size_t buf_s
     used += len;
     return true;
   };
-  if (buf == nullptr || !put("v1/")) return Error::InvalidArgument;
+  ET_CHECK_OR_RETURN_ERROR(put("v1/"), InvalidArgument, "kernel key: buffer of %zu bytes too small",
+                           buf_size);
   for (size_t t = 0; t < key.size(); ++t) {
+    // The format writes each dtype and dim order entry with at most two digits.
+    const int dtype = static_cast<int>(key[t].dtype_);
+    ET_CHECK_OR_RETURN_ERROR(dtype >= 0 && dtype <= 99, InvalidArgument,
+                             "kernel key: dtype %d of tensor %zu cannot be written", dtype, t);
     char num[8];
-    std::snprintf(num, sizeof(num), "%d;", static_cast<int>(key[t].dtype_));
-    if (!put(num)) return Error::InvalidArgument;
+    std::snprintf(num, sizeof(num), "%d;", dtype);
+    ET_CHECK_OR_RETURN_ERROR(put(num), InvalidArgument, "kernel key: buffer of %zu bytes too small",
+                             buf_size);
     for (size_t d = 0; d < key[t].dim_order_.size(); ++d) {
-      std::snprintf(num, sizeof(num), d + 1 < key[t].dim_order_.size() ? "%d," : "%d",
-                    static_cast<int>(key[t].dim_order_[d]));
-      if (!put(num)) return Error::InvalidArgument;
+      const int entry = static_cast<int>(key[t].dim_order_[d]);
+      ET_CHECK_OR_RETURN_ERROR(entry <= 99, InvalidArgument,
+                               "kernel key: dim order entry %d of tensor %zu cannot be written",
+                               entry, t);
+      std::snprintf(num, sizeof(num), d + 1 < key[t].dim_order_.size() ? "%d," : "%d", entry);
+      ET_CHECK_OR_RETURN_ERROR(put(num), InvalidArgument,
+                               "kernel key: buffer of %zu bytes too small", buf_size);
     }
-    if (t + 1 < key.size() && !put("|")) return Error::InvalidArgument;
+    if (t + 1 < key.size()) {
+      ET_CHECK_OR_RETURN_ERROR(put("|"), InvalidArgument,
+                               "kernel key: buffer of %zu bytes too small", buf_size);
+    }
   }
   return Error::Ok;
 }
@@ -192,17 +206,22 @@ Result<OpFunction> get_op_function_from_registry(const char* name,
 Result<OpFunction> get_op_function_from_registry(const char* name, Span<const TensorMeta> meta_list,
                                                  Span<const Kernel> kernel_list) {
   ET_CHECK_OR_RETURN_ERROR(name != nullptr, InvalidArgument, "null operator name");
-  // An exact key first, then the operator's fallback kernel.
-  for (const Kernel& k : kernel_list) {
-    if (std::strcmp(k.name_, name) == 0 && !k.kernel_key_.is_fallback() && meta_list.size() != 0 &&
-        key_matches(k, meta_list)) {
-      return k.op_;
+  char key[internal::kKernelKeyBufSize];
+  const Error made = internal::make_kernel_key_string(meta_list, key, sizeof(key));
+  ET_CHECK_OR_RETURN_ERROR(made == Error::Ok, InvalidArgument,
+                           "kernel '%s': the argument key does not fit a kernel key", name);
+  // The kernel registered for exactly this key first, then the operator's
+  // fallback kernel (registered without a key).
+  if (meta_list.size() != 0) {
+    for (const Kernel& k : kernel_list) {
+      if (std::strcmp(k.name_, name) == 0 && !k.kernel_key_.is_fallback() &&
+          std::strcmp(k.kernel_key_.data(), key) == 0) {
+        return k.op_;
+      }
     }
   }
   for (const Kernel& k : kernel_list) {
-    if (std::strcmp(k.name_, name) == 0 && (k.kernel_key_.is_fallback() || meta_list.size() == 0)) {
-      return k.op_;
-    }
+    if (std::strcmp(k.name_, name) == 0 && k.kernel_key_.is_fallback()) return k.op_;
   }
   ET_LOG(Error, "kernel '%s' not found", name);
   return Error::OperatorMissing;

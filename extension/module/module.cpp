@@ -376,6 +376,10 @@ bool Module::is_method_loaded(const std::string& name) const {
   return impl_ != nullptr && impl_->methods.count(name) != 0;
 }
 
+bool Module::unload_method(const std::string& name) {
+  return impl_ != nullptr && impl_->methods.erase(name) != 0;
+}
+
 Result<Method*> Module::method(const std::string& name) {
   ETR_RETURN_IF_ERROR(method_meta(name).error());
   ETR_ASSIGN_OR_RETURN(MethodSlot* const s, impl_->slot(name));

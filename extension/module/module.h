@@ -102,6 +102,9 @@ class Module final {
   // a no-op. NotFound for an unknown method.
   [[nodiscard]] Error load_method(const std::string& name);
   bool is_method_loaded(const std::string& name) const;
+  // Frees a loaded method (its planned buffers and state); true when `name`
+  // was loaded. A later call loads it again.
+  bool unload_method(const std::string& name);
 
   // Sets the inputs, runs the method and returns copies of its outputs.
   // Fails with InvalidArgument naming the method and input index for a wrong

@@ -5,7 +5,7 @@
 namespace etr {
 
 Result<BorrowedTensor> BorrowedTensor::wrap(ScalarType dtype, std::vector<int32_t> sizes,
-                                            void* data) {
+                                            void* data, std::vector<uint8_t> dim_order) {
   const size_t elem = element_size(dtype);
   if (elem == 0) ETR_FAIL(Error::InvalidType, "invalid dtype code %d", static_cast<int>(dtype));
   if (sizes.size() > kTensorMaxDim) {
@@ -14,13 +14,20 @@ Result<BorrowedTensor> BorrowedTensor::wrap(ScalarType dtype, std::vector<int32_
   }
   BorrowedTensor t;
   t.sizes_ = std::move(sizes);
-  for (size_t i = 0; i < t.sizes_.size(); ++i) t.dim_order_.push_back(static_cast<uint8_t>(i));
+  if (dim_order.empty()) {
+    for (size_t i = 0; i < t.sizes_.size(); ++i) t.dim_order_.push_back(static_cast<uint8_t>(i));
+  } else if (dim_order.size() != t.sizes_.size()) {
+    ETR_FAIL(Error::InvalidArgument, "dim order of rank %zu for a tensor of rank %zu",
+             dim_order.size(), t.sizes_.size());
+  } else {
+    t.dim_order_ = std::move(dim_order);
+  }
   t.strides_.assign(t.sizes_.size() + 1, 0);  // +1: never empty
   const Span<const int32_t> shape(t.sizes_.data(), t.sizes_.size());
   int64_t numel = 0;
   if (!compute_strides(shape, Span<const uint8_t>(t.dim_order_.data(), t.dim_order_.size()),
                        t.strides_.data(), &numel)) {
-    ETR_FAIL(Error::InvalidArgument, "invalid shape %s for a borrowed tensor",
+    ETR_FAIL(Error::InvalidArgument, "invalid shape %s or dim order for a borrowed tensor",
              shape_string(shape).c_str());
   }
   size_t nbytes = 0;

@@ -30,11 +30,13 @@ namespace etr {
 // tensor (for a Module input: the execute call it is passed to).
 class BorrowedTensor final {
  public:
-  // Contiguous (default dim order) view of `data`. Fails with InvalidType
-  // for an invalid dtype, InvalidArgument for a null `data` with a nonzero
-  // element count, a rank above kTensorMaxDim or negative sizes, and
+  // View of `data` laid out in `dim_order` (empty: the default, contiguous
+  // order). Fails with InvalidType for an invalid dtype, InvalidArgument for
+  // a null `data` with a nonzero element count, a rank above kTensorMaxDim,
+  // negative sizes or a dim order that is not a permutation, and
   // MemoryAllocationFailed when the byte size overflows.
-  static Result<BorrowedTensor> wrap(ScalarType dtype, std::vector<int32_t> sizes, void* data);
+  static Result<BorrowedTensor> wrap(ScalarType dtype, std::vector<int32_t> sizes, void* data,
+                                     std::vector<uint8_t> dim_order = {});
 
   BorrowedTensor(BorrowedTensor&& other) noexcept;
   BorrowedTensor& operator=(BorrowedTensor&&) = delete;

@@ -4,9 +4,14 @@
 // the message naming the method, input index or file is logged by etr
 // (receive it with etr::ErrorCapture).
 //
+// Inputs given to execute() or set with set_input(s) stay set on the method
+// (as upstream) until replaced or the method is unloaded; get_output(s)
+// returns the outputs of the method's last execution.
+//
 // Not covered: event tracers, caller-provided allocators and planned memory,
-// shared memory arenas, backend load options, unload_method, set_input(s),
-// set_output(s), get_output(s). Not polymorphic (no virtual members).
+// shared memory arenas, backend load options, caller-provided output buffers
+// (set_output(s) checks its arguments, then returns NotSupported: etr hands
+// out each output as a tensor it owns). Not polymorphic (no virtual members).
 #pragma once
 
 #include <executorch/runtime/core/error.h>
@@ -16,7 +21,9 @@
 #include <executorch/runtime/executor/program.h>
 
 #include <cstddef>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -40,6 +47,7 @@ class Module {
     Mmap,                      // MmapDataLoader
     MmapUseMlock,              // MmapDataLoader, mlock (etr falls back to unlocked, logged)
     MmapUseMlockIgnoreErrors,  // same
+    MmapUseMadvise,            // MmapDataLoader (etr maps without madvise hints)
   };
 
   explicit Module(const std::string& file_path, const LoadMode load_mode = LoadMode::File);
@@ -63,6 +71,9 @@ class Module {
   [[nodiscard]] runtime::Error load_method(const std::string& method_name);
   [[nodiscard]] runtime::Error load_forward() { return load_method("forward"); }
   bool is_method_loaded(const std::string& method_name) const;
+  // Frees a loaded method with its inputs and outputs; true when it was loaded.
+  bool unload_method(const std::string& method_name);
+  bool unload_forward() { return unload_method("forward"); }
 
   runtime::Result<MethodMeta> method_meta(const std::string& method_name);
 
@@ -100,8 +111,53 @@ class Module {
     return execute("forward");
   }
 
+  // Sets input `input_index` of the method for the next executions
+  // (InvalidArgument for an index past its inputs).
+  [[nodiscard]] runtime::Error set_input(const std::string& method_name,
+                                         const runtime::EValue& input_value, size_t input_index);
+  [[nodiscard]] runtime::Error set_input(const runtime::EValue& input_value, size_t input_index) {
+    return set_input("forward", input_value, input_index);
+  }
+  // Sets every input (InvalidArgument unless one value per input).
+  [[nodiscard]] runtime::Error set_inputs(const std::string& method_name,
+                                          const std::vector<runtime::EValue>& input_values);
+  [[nodiscard]] runtime::Error set_inputs(const std::vector<runtime::EValue>& input_values) {
+    return set_inputs("forward", input_values);
+  }
+
+  // Caller-provided output buffers: checked (index, a tensor), then
+  // NotSupported.
+  [[nodiscard]] runtime::Error set_output(const std::string& method_name,
+                                          runtime::EValue output_value, size_t output_index = 0);
+  [[nodiscard]] runtime::Error set_output(runtime::EValue output_value, size_t output_index = 0) {
+    return set_output("forward", std::move(output_value), output_index);
+  }
+  [[nodiscard]] runtime::Error set_outputs(const std::string& method_name,
+                                           const std::vector<runtime::EValue>& output_values);
+  [[nodiscard]] runtime::Error set_outputs(const std::vector<runtime::EValue>& output_values) {
+    return set_outputs("forward", output_values);
+  }
+
+  // The outputs of the method's last execution (InvalidState before one).
+  [[nodiscard]] runtime::Result<std::vector<runtime::EValue>> get_outputs(
+      const std::string& method_name);
+  [[nodiscard]] runtime::Result<std::vector<runtime::EValue>> get_outputs() {
+    return get_outputs("forward");
+  }
+  [[nodiscard]] runtime::Result<runtime::EValue> get_output(const std::string& method_name,
+                                                            size_t output_index = 0);
+  [[nodiscard]] runtime::Result<runtime::EValue> get_output(size_t output_index = 0) {
+    return get_output("forward", output_index);
+  }
+
  private:
+  // The method's input count (loading the program if needed).
+  runtime::Result<size_t> num_inputs(const std::string& method_name);
+
   std::unique_ptr<::etr::Module> module_;
+  // Per method: the inputs set so far (unset: nullopt) and the last outputs.
+  std::map<std::string, std::vector<std::optional<runtime::EValue>>> inputs_;
+  std::map<std::string, std::vector<runtime::EValue>> outputs_;
 };
 
 }  // namespace module

@@ -1,11 +1,20 @@
-// Compatibility layer (extension/compat): ArrayRef<T>, a read-only view of
-// a contiguous array (etr's Span<const T>), under the official names.
+// Compatibility layer (extension/compat): the official ArrayRef, a read-only
+// view of contiguous elements. It is etr::Span<const T>, the view etr's own
+// tensors hand out for sizes, dim order and strides, so those come back
+// without a copy.
 #pragma once
 
-#include <executorch/runtime/core/portable_type/tensor.h>
+#include <cstddef>
+
+#include "runtime/core/span.h"
 
 namespace executorch {
 namespace runtime {
+namespace etensor {
+template <typename T>
+using ArrayRef = ::etr::Span<const T>;
+}  // namespace etensor
+
 template <typename T>
 using ArrayRef = ::executorch::runtime::etensor::ArrayRef<T>;
 

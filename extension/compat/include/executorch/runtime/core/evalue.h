@@ -45,6 +45,19 @@ class EValue {
   /* implicit */ EValue(double d) : tag(Tag::Double), double_(d) {}
   /* implicit */ EValue(bool b) : tag(Tag::Bool), bool_(b) {}
   EValue(const char* s, size_t size) : tag(Tag::String), string_(s, size) {}
+  // A Scalar becomes an Int, Double or Bool value.
+  /* implicit */ EValue(executorch::aten::Scalar s) {
+    if (s.isBoolean()) {
+      tag = Tag::Bool;
+      bool_ = s.to<bool>();
+    } else if (s.isFloatingPoint()) {
+      tag = Tag::Double;
+      double_ = s.to<double>();
+    } else {
+      tag = Tag::Int;
+      int_ = s.to<int64_t>();
+    }
+  }
 
   EValue(const EValue& other);
   EValue(EValue&& other) noexcept;
@@ -127,9 +140,17 @@ class EValue {
   executorch::aten::ScalarType toScalarType() const {
     return static_cast<executorch::aten::ScalarType>(toInt());
   }
+  // An Int, Double or Bool value as a Scalar; another kind aborts.
+  executorch::aten::Scalar toScalar() const {
+    if (isDouble()) return executorch::aten::Scalar(double_);
+    if (isInt()) return executorch::aten::Scalar(int_);
+    ET_CHECK_MSG(isBool(), "EValue is not a Scalar.");
+    return executorch::aten::Scalar(bool_);
+  }
 
   // The value as a T (int64_t, double, bool, Tensor, std::string_view,
-  // ScalarType, or a narrower integer); the wrong kind aborts.
+  // ScalarType, Scalar, MemoryFormat, Layout, Device, or a narrower
+  // integer); the wrong kind aborts.
   template <typename T>
   T to() const {
     if constexpr (std::is_same<T, executorch::aten::Tensor>::value) {
@@ -140,6 +161,13 @@ class EValue {
       return static_cast<T>(toDouble());
     } else if constexpr (std::is_same<T, executorch::aten::ScalarType>::value) {
       return toScalarType();
+    } else if constexpr (std::is_same<T, executorch::aten::Scalar>::value) {
+      return toScalar();
+    } else if constexpr (std::is_same<T, executorch::aten::MemoryFormat>::value ||
+                         std::is_same<T, executorch::aten::Layout>::value) {
+      return static_cast<T>(toInt());
+    } else if constexpr (std::is_same<T, executorch::aten::Device>::value) {
+      return executorch::aten::Device(static_cast<executorch::aten::DeviceType>(toInt()), 0);
     } else if constexpr (std::is_same<T, std::string_view>::value) {
       return toString();
     } else if constexpr (std::is_same<T, executorch::aten::ArrayRef<int64_t>>::value) {

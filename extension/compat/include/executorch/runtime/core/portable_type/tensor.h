@@ -4,14 +4,10 @@
 // TensorPtr or EValue it came from must outlive it.
 #pragma once
 
-#include <executorch/runtime/core/tensor_shape_dynamism.h>
+#include <executorch/runtime/core/portable_type/tensor_impl.h>
 
 #include <cstddef>
 #include <cstdint>
-
-#include "runtime/core/scalar_type.h"
-#include "runtime/core/span.h"
-#include "runtime/core/tensor.h"
 
 namespace etr {
 class Value;
@@ -21,15 +17,7 @@ namespace executorch {
 namespace runtime {
 namespace etensor {
 
-// Same enumerators and values as the official ScalarType (Byte = 0 ...
-// Float = 6 ... Bool = 11 ... UInt64 = 29); there is no Undefined.
-using ScalarType = ::etr::ScalarType;
-using TensorImpl = ::etr::Tensor;
-
 using TensorShapeDynamism = ::executorch::runtime::TensorShapeDynamism;
-
-template <typename T>
-using ArrayRef = ::etr::Span<const T>;
 
 class Tensor {
  public:
@@ -57,6 +45,11 @@ class Tensor {
   TensorShapeDynamism shape_dynamism() const {
     return static_cast<TensorShapeDynamism>(impl_->shape_dynamism());
   }
+  // etr runs tensors on the CPU; a TensorPtr made for another device records
+  // it here (the data pointer is the caller's).
+  Device device() const { return device_; }
+  DeviceType device_type() const { return device_.type(); }
+  DeviceIndex device_index() const { return device_.index(); }
 
   const void* const_data_ptr() const { return impl_->const_data(); }
   template <typename T>
@@ -75,10 +68,12 @@ class Tensor {
 
   // Internal (extension/compat).
   const ::etr::Value* etr_source() const { return source_; }
+  void set_device(Device device) { device_ = device; }
 
  private:
   TensorImpl* impl_ = nullptr;
   const ::etr::Value* source_ = nullptr;
+  Device device_{DeviceType::CPU, 0};
 };
 
 }  // namespace etensor

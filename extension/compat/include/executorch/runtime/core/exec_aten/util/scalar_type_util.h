@@ -1,5 +1,6 @@
-// Compatibility layer (extension/compat): CppTypeToScalarType<T>::value and
-// elementSize(), under the official names.
+// Compatibility layer (extension/compat): CppTypeToScalarType<T>::value,
+// elementSize(), toString(), the dtype categories (isIntegralType, ...) and
+// canCast() (ATen's casting rules), under the official names.
 #pragma once
 
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
@@ -26,9 +27,91 @@ ETR_COMPAT_CPP_TYPE(int64_t, Long);
 ETR_COMPAT_CPP_TYPE(float, Float);
 ETR_COMPAT_CPP_TYPE(double, Double);
 ETR_COMPAT_CPP_TYPE(bool, Bool);
+ETR_COMPAT_CPP_TYPE(uint16_t, UInt16);
+ETR_COMPAT_CPP_TYPE(uint32_t, UInt32);
+ETR_COMPAT_CPP_TYPE(uint64_t, UInt64);
+ETR_COMPAT_CPP_TYPE(::executorch::aten::Half, Half);
+ETR_COMPAT_CPP_TYPE(::executorch::aten::BFloat16, BFloat16);
+ETR_COMPAT_CPP_TYPE(::executorch::aten::complex<float>, ComplexFloat);
+ETR_COMPAT_CPP_TYPE(::executorch::aten::complex<double>, ComplexDouble);
 #undef ETR_COMPAT_CPP_TYPE
 
+// The same for const / volatile element types.
+template <typename T>
+struct CppTypeToScalarType<const T> : CppTypeToScalarType<T> {};
+template <typename T>
+struct CppTypeToScalarType<volatile T> : CppTypeToScalarType<T> {};
+template <typename T>
+struct CppTypeToScalarType<const volatile T> : CppTypeToScalarType<T> {};
+
+// Bytes per element; 0 for a value outside the format's range.
 inline size_t elementSize(::executorch::aten::ScalarType t) { return ::etr::element_size(t); }
+
+inline const char* toString(::executorch::aten::ScalarType t) { return ::etr::to_string(t); }
+
+inline constexpr bool isValid(::executorch::aten::ScalarType t) { return ::etr::is_valid(t); }
+
+// Byte, Char, Short, Int, Long (and Bool when asked); the unsigned UInt16/32/64
+// are "barebones" types outside this category, as upstream.
+inline constexpr bool isIntegralType(::executorch::aten::ScalarType t, bool includeBool) {
+  using ::executorch::aten::ScalarType;
+  return t == ScalarType::Byte || t == ScalarType::Char || t == ScalarType::Short ||
+         t == ScalarType::Int || t == ScalarType::Long || (includeBool && t == ScalarType::Bool);
+}
+
+inline constexpr bool isFloatingType(::executorch::aten::ScalarType t) {
+  return ::etr::is_floating(t);
+}
+
+inline constexpr bool isComplexType(::executorch::aten::ScalarType t) {
+  return ::etr::is_complex(t);
+}
+
+inline constexpr bool isQIntType(::executorch::aten::ScalarType t) {
+  using ::executorch::aten::ScalarType;
+  return t == ScalarType::QInt8 || t == ScalarType::QUInt8 || t == ScalarType::QInt32 ||
+         t == ScalarType::QUInt4x2 || t == ScalarType::QUInt2x4;
+}
+
+inline constexpr bool isBitsType(::executorch::aten::ScalarType t) {
+  using ::executorch::aten::ScalarType;
+  return t == ScalarType::Bits1x8 || t == ScalarType::Bits2x4 || t == ScalarType::Bits4x2 ||
+         t == ScalarType::Bits8 || t == ScalarType::Bits16;
+}
+
+inline constexpr bool is_barebones_unsigned_type(::executorch::aten::ScalarType t) {
+  using ::executorch::aten::ScalarType;
+  return t == ScalarType::UInt16 || t == ScalarType::UInt32 || t == ScalarType::UInt64;
+}
+
+// ATen's rules: no complex -> real, no floating -> integral, and nothing but
+// Bool -> Bool.
+inline constexpr bool canCast(::executorch::aten::ScalarType from,
+                              ::executorch::aten::ScalarType to) {
+  using ::executorch::aten::ScalarType;
+  return !(isComplexType(from) && !isComplexType(to)) &&
+         !(isFloatingType(from) && isIntegralType(to, /*includeBool=*/false)) &&
+         !(from != ScalarType::Bool && to == ScalarType::Bool);
+}
 
 }  // namespace runtime
 }  // namespace executorch
+
+namespace executorch {
+namespace aten {
+using ::executorch::runtime::elementSize;
+}  // namespace aten
+}  // namespace executorch
+
+namespace torch {
+namespace executor {
+using ::executorch::runtime::canCast;
+using ::executorch::runtime::CppTypeToScalarType;
+using ::executorch::runtime::elementSize;
+using ::executorch::runtime::isComplexType;
+using ::executorch::runtime::isFloatingType;
+using ::executorch::runtime::isIntegralType;
+using ::executorch::runtime::isQIntType;
+using ::executorch::runtime::toString;
+}  // namespace executor
+}  // namespace torch

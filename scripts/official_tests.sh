@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The official ExecuTorch C++ unit tests, compiled unchanged against an
+# installed etr and run with GoogleTest. The test sources are upstream's
+# (pytorch/executorch), not part of this repository, so this script is not
+# in CI: point OFFICIAL_SRC at a checkout of the official tree (or a copy of
+# just the files below, at the same relative paths).
+#
+#   OFFICIAL_SRC=/path/to/executorch BUILD_DIR=build bash scripts/official_tests.sh [name...]
+#
+# Tests (each is built and run on its own; names select a subset):
+#   tensor_ptr_test          extension/tensor/test/tensor_ptr_test.cpp
+#   tensor_ptr_maker_test    extension/tensor/test/tensor_ptr_maker_test.cpp
+#   evalue_test              runtime/core/test/evalue_test.cpp
+#   tensor_util_test         runtime/core/exec_aten/util/test/tensor_util_test.cpp
+#   operator_registry_test   runtime/kernel/test/operator_registry_test.cpp
+#   module_test              extension/module/test/module_test.cpp
+#   file_data_loader_test    extension/data_loader/test/file_data_loader_test.cpp
+# with the upstream test utilities they include (test/utils/*.h,
+# runtime/core/exec_aten/testing_util/*.h, extension/testing_util/*.h,
+# runtime/kernel/test/test_util.h,
+# runtime/executor/test/managed_memory_manager.h). Only those utility
+# headers are put on the include path, after the installed package, so an
+# official header can never shadow etr's. A test whose source is absent is
+# reported as skipped.
+#
+# Prints one line per test (compile error / passed / failed, with gtest's
+# counts) and exits non-zero when any present test fails to compile or run.
+# LOG_DIR=dir keeps each test's build and run logs there. The tests are
+# compiled with clang++ when it is installed (upstream's compiler; GCC 12
+# rejects operator_registry_test's calls of a function pointer with an array
+# argument, which a Span parameter takes: a GCC bug), else with c++;
+# OFFICIAL_CXX=compiler overrides.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+: "${OFFICIAL_SRC:?set OFFICIAL_SRC to a checkout of pytorch/executorch (see the header)}"
+OFFICIAL_SRC=$(cd "$OFFICIAL_SRC" && pwd)
+BUILD_DIR=${BUILD_DIR:-build}
+JOBS=${JOBS:-2}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+declare -A sources=(
+  [tensor_ptr_test]=extension/tensor/test/tensor_ptr_test.cpp
+  [tensor_ptr_maker_test]=extension/tensor/test/tensor_ptr_maker_test.cpp
+  [evalue_test]=runtime/core/test/evalue_test.cpp
+  [tensor_util_test]=runtime/core/exec_aten/util/test/tensor_util_test.cpp
+  [operator_registry_test]=runtime/kernel/test/operator_registry_test.cpp
+  [module_test]=extension/module/test/module_test.cpp
+  [file_data_loader_test]=extension/data_loader/test/file_data_loader_test.cpp
+)
+order=(tensor_ptr_test tensor_ptr_maker_test evalue_test tensor_util_test operator_registry_test
+       module_test file_data_loader_test)
+[ $# -gt 0 ] && order=("$@")
+
+set -e
+libs=$(ninja -C "$BUILD_DIR" -t targets all | grep -oE '^[^:]*libetr_[a-z_]+\.a' | grep -v test_support)
+ninja -C "$BUILD_DIR" -j"$JOBS" $libs > /dev/null
+cmake --install "$BUILD_DIR" --prefix "$tmp/prefix" > /dev/null
+set +e
+
+# The upstream test utilities, one link per header, under their include paths.
+mkdir -p "$tmp/official_include/executorch"
+for dir in test/utils runtime/core/exec_aten/testing_util extension/testing_util runtime/kernel/test \
+           runtime/executor/test; do
+  for h in "$OFFICIAL_SRC/$dir"/*.h; do
+    [ -f "$h" ] || continue
+    mkdir -p "$tmp/official_include/executorch/$dir"
+    ln -s "$h" "$tmp/official_include/executorch/$dir/$(basename "$h")"
+  done
+done
+# A few utilities are .cpp files that the tests link with.
+extra_sources=""
+for s in runtime/core/exec_aten/testing_util/tensor_util.cpp; do
+  [ -f "$OFFICIAL_SRC/$s" ] && extra_sources="$extra_sources $OFFICIAL_SRC/$s"
+done
+
+mkdir -p "$tmp/tests"
+{
+  echo 'cmake_minimum_required(VERSION 3.20)'
+  echo 'project(official_tests LANGUAGES CXX)'
+  echo 'set(CMAKE_CXX_STANDARD 17)'
+  echo 'find_package(executorch CONFIG REQUIRED)'
+  echo 'find_package(GTest REQUIRED)'
+  echo "add_library(official_test_utils INTERFACE)"
+  echo "target_include_directories(official_test_utils INTERFACE \"$tmp/official_include\")"
+  for name in "${order[@]}"; do
+    src="$OFFICIAL_SRC/${sources[$name]:-missing}"
+    [ -f "$src" ] || continue
+    echo "add_executable($name \"$src\" $extra_sources)"
+    echo "target_link_libraries($name PRIVATE executorch::extension_module_static"
+    echo "  executorch::extension_tensor executorch::extension_data_loader executorch::portable_ops_lib"
+    echo "  official_test_utils GTest::gmock GTest::gtest GTest::gtest_main)"
+  done
+} > "$tmp/tests/CMakeLists.txt"
+cxx=${OFFICIAL_CXX:-$(command -v clang++ || command -v c++)}
+if ! cmake -S "$tmp/tests" -B "$tmp/tests/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+     -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/configure.log" 2>&1; then
+  cat "$tmp/configure.log"
+  exit 1
+fi
+
+failed=0
+for name in "${order[@]}"; do
+  src="$OFFICIAL_SRC/${sources[$name]:-missing}"
+  if [ ! -f "$src" ]; then
+    echo "$name: skipped (no ${sources[$name]:-source} under OFFICIAL_SRC)"
+    continue
+  fi
+  if ! cmake --build "$tmp/tests/build" --target "$name" -j"$JOBS" > "$tmp/$name.build.log" 2>&1; then
+    errors=$(grep -c "error:" "$tmp/$name.build.log")
+    echo "$name: compile error ($errors errors); first ones:"
+    grep "error:" "$tmp/$name.build.log" | head -5 | sed 's/^/    /'
+    failed=1
+    continue
+  fi
+  (cd "$tmp" && "$tmp/tests/build/$name" > "$tmp/$name.log" 2>&1)
+  status=$?
+  passed=$(grep -oE '\[  PASSED  \] [0-9]+' "$tmp/$name.log" | grep -oE '[0-9]+$' || echo 0)
+  failing=$(grep -oE '\[  FAILED  \] [0-9]+ test' "$tmp/$name.log" | grep -oE '[0-9]+' || echo 0)
+  if [ "$status" -eq 0 ]; then
+    echo "$name: passed ($passed tests)"
+  else
+    echo "$name: FAILED (exit $status; $passed passed, ${failing:-?} failed)"
+    grep -E '^\[  FAILED  \] [A-Za-z]' "$tmp/$name.log" | sed 's/^/    /' | head -20
+    failed=1
+  fi
+done
+if [ -n "${LOG_DIR:-}" ]; then
+  mkdir -p "$LOG_DIR"
+  cp "$tmp"/*.log "$LOG_DIR"/ 2>/dev/null
+fi
+exit $failed

@@ -1,0 +1,148 @@
+// The official Module's input staging, outputs and unloading
+// (extension/compat) on test/models/add_mul.pte, against PyTorch's outputs.
+#include <gtest/gtest.h>
+
+#include <executorch/extension/module/module.h>
+#include <executorch/extension/tensor/tensor.h>
+#include <executorch/runtime/platform/runtime.h>
+
+#include <string>
+#include <vector>
+
+#include "extension/tensor/npy.h"
+
+using executorch::extension::make_tensor_ptr;
+using executorch::extension::Module;
+using executorch::extension::TensorPtr;
+using executorch::runtime::Error;
+using executorch::runtime::EValue;
+
+namespace {
+
+const std::string kDir = std::string(ETR_SOURCE_DIR) + "/test/models/";
+
+// A fixture array as an owned TensorPtr.
+TensorPtr load_npy(const std::string& name) {
+  auto t = etr::read_npy(kDir + "add_mul/" + name);
+  EXPECT_TRUE(t.ok()) << name;
+  if (!t.ok()) return nullptr;
+  const etr::Tensor& v = t->tensor();
+  const float* data = v.const_data_ptr<float>();
+  return make_tensor_ptr(std::vector<int32_t>(v.sizes().begin(), v.sizes().end()),
+                         std::vector<float>(data, data + v.numel()));
+}
+
+void expect_matches(const EValue& got, const std::string& reference) {
+  ASSERT_TRUE(got.isTensor());
+  TensorPtr want = load_npy(reference);
+  ASSERT_NE(want, nullptr);
+  const auto& t = got.toTensor();
+  ASSERT_EQ(t.numel(), want->numel()) << reference;
+  for (ptrdiff_t i = 0; i < t.numel(); ++i) {
+    EXPECT_NEAR(t.const_data_ptr<float>()[i], want->const_data_ptr<float>()[i], 1e-5)
+        << reference << " element " << i;
+  }
+}
+
+class CompatModuleTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { executorch::runtime::runtime_init(); }
+  void SetUp() override {
+    for (int i = 0; i < 4; ++i) inputs_.push_back(load_npy("a_in" + std::to_string(i) + ".npy"));
+  }
+  std::vector<TensorPtr> inputs_;
+};
+
+TEST_F(CompatModuleTest, StagedInputsCombineWithGivenOnesAndPersist) {
+  Module module(kDir + "add_mul.pte");
+  EXPECT_EQ(module.get_outputs().error(), Error::InvalidState);  // nothing ran yet
+  ASSERT_EQ(module.set_input(inputs_[1], 1), Error::Ok);
+  ASSERT_EQ(module.set_input(inputs_[2], 2), Error::Ok);
+  ASSERT_EQ(module.set_input(inputs_[3], 3), Error::Ok);
+  EXPECT_EQ(module.set_input(inputs_[3], 4), Error::InvalidArgument);
+  auto out = module.forward(inputs_[0]);
+  ASSERT_EQ(out.error(), Error::Ok);
+  ASSERT_EQ(out->size(), 3u);
+  for (int i = 0; i < 3; ++i) expect_matches((*out)[i], "a_out" + std::to_string(i) + ".npy");
+
+  // The inputs stay set: a call without inputs runs on the same ones.
+  auto again = module.forward();
+  ASSERT_EQ(again.error(), Error::Ok);
+  expect_matches((*again)[2], "a_out2.npy");
+  auto outputs = module.get_outputs();
+  ASSERT_EQ(outputs.error(), Error::Ok);
+  ASSERT_EQ(outputs->size(), 3u);
+  expect_matches((*outputs)[1], "a_out1.npy");
+  auto second = module.get_output(1);
+  ASSERT_EQ(second.error(), Error::Ok);
+  expect_matches(*second, "a_out1.npy");
+  EXPECT_EQ(module.get_output(3).error(), Error::InvalidArgument);
+}
+
+TEST_F(CompatModuleTest, SetInputsNeedsEveryInputAndUnsetInputsFail) {
+  Module module(kDir + "add_mul.pte", Module::LoadMode::MmapUseMadvise);
+  EXPECT_EQ(module.set_inputs({inputs_[0], inputs_[1]}), Error::InvalidArgument);
+  ASSERT_EQ(module.set_input(inputs_[0], 0), Error::Ok);
+  EXPECT_EQ(module.forward().error(), Error::InvalidArgument);  // inputs 1..3 unset
+  ASSERT_EQ(module.set_inputs({inputs_[0], inputs_[1], inputs_[2], inputs_[3]}), Error::Ok);
+  auto out = module.forward();
+  ASSERT_EQ(out.error(), Error::Ok);
+  expect_matches((*out)[0], "a_out0.npy");
+  EXPECT_EQ(module.forward({inputs_[0], inputs_[1], inputs_[2], inputs_[3], inputs_[0]}).error(),
+            Error::InvalidArgument);
+}
+
+TEST_F(CompatModuleTest, UnloadMethodDropsItsInputs) {
+  Module module(kDir + "add_mul.pte");
+  ASSERT_EQ(module.load_method("forward"), Error::Ok);
+  ASSERT_EQ(module.set_inputs({inputs_[0], inputs_[1], inputs_[2], inputs_[3]}), Error::Ok);
+  EXPECT_TRUE(module.unload_method("forward"));
+  EXPECT_FALSE(module.is_method_loaded("forward"));
+  EXPECT_FALSE(module.unload_method("forward"));
+  EXPECT_EQ(module.forward().error(), Error::InvalidArgument);
+  auto out = module.forward({inputs_[0], inputs_[1], inputs_[2], inputs_[3]});
+  ASSERT_EQ(out.error(), Error::Ok);  // loads again
+  EXPECT_TRUE(module.is_method_loaded("forward"));
+  expect_matches((*out)[2], "a_out2.npy");
+}
+
+TEST_F(CompatModuleTest, SetOutputChecksThenDeclines) {
+  Module module(kDir + "add_mul.pte");
+  auto buffer = executorch::extension::empty({2, 3, 4});
+  EXPECT_EQ(module.set_output(buffer, 3), Error::InvalidArgument);
+  EXPECT_EQ(module.set_output(EValue(int64_t{1}), 0), Error::InvalidArgument);
+  EXPECT_EQ(module.set_output(buffer, 0), Error::NotSupported);
+}
+
+}  // namespace
+
+namespace {
+
+// A channels-last input made with the official API (storage in dim order
+// 0, 2, 3, 1) reaches the program in that layout: PyTorch's outputs.
+TEST(CompatModuleLayoutTest, ChannelsLastTensorPtrInput) {
+  executorch::runtime::runtime_init();
+  auto in = etr::read_npy(kDir + "channels_last_cnn/a_in0.npy");  // logical NCHW
+  auto ref = etr::read_npy(kDir + "channels_last_cnn/a_out0.npy");
+  ASSERT_TRUE(in.ok() && ref.ok());
+  const int N = 2, C = 3, H = 12, W = 12;
+  const float* nchw = in->tensor().const_data_ptr<float>();
+  std::vector<float> nhwc(static_cast<size_t>(N * C * H * W));
+  for (int n = 0; n < N; ++n)
+    for (int c = 0; c < C; ++c)
+      for (int h = 0; h < H; ++h)
+        for (int w = 0; w < W; ++w)
+          nhwc[((n * H + h) * W + w) * C + c] = nchw[((n * C + c) * H + h) * W + w];
+  auto x = make_tensor_ptr({N, C, H, W}, std::move(nhwc), {0, 2, 3, 1});
+  ASSERT_EQ(x->strides()[1], 1);
+  Module module(kDir + "channels_last_cnn.pte");
+  auto out = module.forward(x);
+  ASSERT_EQ(out.error(), Error::Ok);
+  const auto& y = (*out)[0].toTensor();
+  ASSERT_EQ(y.numel(), ref->tensor().numel());
+  for (ptrdiff_t i = 0; i < y.numel(); ++i) {
+    EXPECT_NEAR(y.const_data_ptr<float>()[i], ref->tensor().const_data_ptr<float>()[i], 1e-4) << i;
+  }
+}
+
+}  // namespace
