@@ -19,6 +19,9 @@
 #if defined(ETR_HAVE_XNNPACK)
 #include "backends/xnnpack/xnnpack_backend.h"
 #endif
+#if defined(ETR_MODULE_HAVE_VULKAN)
+#include "backends/vulkan/vulkan_backend.h"
+#endif
 #if defined(ETR_MODULE_HAVE_QUANTIZED)
 #include "kernels/quantized/quantized_kernels.h"
 #endif
@@ -81,6 +84,14 @@ Error register_builtins() {
 #if defined(ETR_HAVE_XNNPACK)
     if (result == Error::Ok) {
       result = register_xnnpack_backend();
+      if (result == Error::RegistrationAlreadyRegistered) result = Error::Ok;
+    }
+#endif
+#if defined(ETR_MODULE_HAVE_VULKAN)
+    // Registration touches no device: a machine without a Vulkan driver only
+    // fails when a Vulkan-lowered program is loaded, naming the reason.
+    if (result == Error::Ok) {
+      result = register_vulkan_backend();
       if (result == Error::RegistrationAlreadyRegistered) result = Error::Ok;
     }
 #endif
