@@ -35,6 +35,11 @@ enum class Shader : uint8_t {
   Embedding,
   Cast,
   ConvTranspose2d,
+  LinearQ4gsw,
+  RmsNorm,
+  Rope,
+  KvUpdate,
+  Sdpa,
   Count
 };
 constexpr size_t kNumShaders = static_cast<size_t>(Shader::Count);
