@@ -52,8 +52,8 @@ Error tensor_arg(const Call& c, size_t a, const char* field, Dtype want, const T
 Error int_arg(const Call& c, size_t a, const char* field, int64_t* out) {
   const Value& v = c.value(a);
   if (v.kind != Kind::Int) {
-    CALL_FAIL(c, Error::InvalidProgram, "argument %zu (%s): value %u is a %s, not an int", a,
-              field, c.id(a), to_string(v.kind));
+    CALL_FAIL(c, Error::InvalidProgram, "argument %zu (%s): value %u is a %s, not an int", a, field,
+              c.id(a), to_string(v.kind));
   }
   *out = v.int_value;
   return Error::Ok;
@@ -63,9 +63,8 @@ Error int_arg(const Call& c, size_t a, const char* field, int64_t* out) {
 // tensor's first `n` elements must exist.
 Error expect_len(const Call& c, size_t a, const char* field, const TensorInfo& t, uint64_t n) {
   if (t.numel < n) {
-    CALL_FAIL(c, Error::InvalidProgram, "argument %zu (%s): %llu elements, at least %llu needed",
-              a, field, static_cast<unsigned long long>(t.numel),
-              static_cast<unsigned long long>(n));
+    CALL_FAIL(c, Error::InvalidProgram, "argument %zu (%s): %llu elements, at least %llu needed", a,
+              field, static_cast<unsigned long long>(t.numel), static_cast<unsigned long long>(n));
   }
   return Error::Ok;
 }
@@ -247,8 +246,10 @@ Error plan_choose_qparams(const Call& c) {
   ETR_RETURN_IF_ERROR(int_arg(c, 4, "quant_min", &qmin));
   ETR_RETURN_IF_ERROR(int_arg(c, 5, "quant_max", &qmax));
   if (qmin != -128 || qmax != 127) {
-    CALL_FAIL(c, Error::NotSupported, "arguments 4-5 (quant_min, quant_max): [%lld, %lld], only "
-              "[-128, 127] runs here", static_cast<long long>(qmin), static_cast<long long>(qmax));
+    CALL_FAIL(c, Error::NotSupported,
+              "arguments 4-5 (quant_min, quant_max): [%lld, %lld], only "
+              "[-128, 127] runs here",
+              static_cast<long long>(qmin), static_cast<long long>(qmax));
   }
   if (c.value(6).kind != Kind::Null) {
     CALL_FAIL(c, Error::NotSupported, "argument 6 (eps): only the default runs here");
@@ -260,8 +261,10 @@ Error plan_choose_qparams(const Call& c) {
   for (uint32_t id : outs.values) {
     const TensorInfo* t = c.g.tensor(id);
     if (t == nullptr || t->numel != x->numel / x->dims[x->ndim - 1]) {
-      CALL_FAIL(c, Error::InvalidProgram, "output value %u: must be a tensor of one element per "
-                "row", id);
+      CALL_FAIL(c, Error::InvalidProgram,
+                "output value %u: must be a tensor of one element per "
+                "row",
+                id);
     }
     for (uint32_t gid : c.g.outputs) {
       if (gid == id) {
@@ -349,8 +352,7 @@ Error plan_rotary(const Call& c) {
     if (out == nullptr || out->device != Dtype::Float32 || !same_dims(*x, *out) ||
         out->constant_id >= 0) {
       CALL_FAIL(c, Error::InvalidProgram,
-                "argument 4 (out): value %u must be a float32 tensor of %s's shape", out_id,
-                field);
+                "argument 4 (out): value %u must be a float32 tensor of %s's shape", out_id, field);
     }
     if (x->numel == 0) continue;
     Step s = dispatch(c, Shader::Rope, {out_id, c.id(k), c.id(2), c.id(3)});
@@ -364,22 +366,33 @@ Error plan_rotary(const Call& c) {
   return Error::Ok;
 }
 
-// The element a select_as_symint call reads: `tensor` and its flat index.
+// The element a select_as_symint call `o` reads: `tensor` and its flat index.
 Error symint_source(const Call& c, const Operator& o, uint32_t* tensor, uint32_t* element) {
-  const TensorInfo* t = c.g.tensor(o.args.size() == 4 ? o.args[0] : kNoId);
-  const Value* dim = o.args.size() == 4 ? &c.g.values[o.args[1]] : nullptr;
-  const Value* index = o.args.size() == 4 ? &c.g.values[o.args[2]] : nullptr;
-  if (t == nullptr || t->device != Dtype::Int32 || dim->kind != Kind::Int ||
-      index->kind != Kind::Int || dim->int_value < 0 ||
-      dim->int_value >= static_cast<int64_t>(t->ndim) || index->int_value < 0 ||
-      index->int_value >= t->dims[dim->int_value] || t->numel != t->dims[dim->int_value]) {
-    ETR_FAIL(Error::InvalidProgram,
-             "VulkanBackend: delegate %zu: operator %u (%s): arguments must be an int32 tensor "
-             "whose selected dim holds all its elements, a dim and an index within it",
-             c.d(), o.index, o.name.c_str());
+#define SYMINT_FAIL(fmt, ...)                                                                   \
+  ETR_FAIL(Error::InvalidProgram, "VulkanBackend: delegate %zu: operator %u (%s): " fmt, c.d(), \
+           o.index, o.name.c_str(), ##__VA_ARGS__)
+  if (o.args.size() != 4) SYMINT_FAIL("%zu arguments, expected 4", o.args.size());
+  const TensorInfo* t = c.g.tensor(o.args[0]);
+  if (t == nullptr || t->device != Dtype::Int32) {
+    SYMINT_FAIL("argument 0 (x): value %u must be an int32 tensor", o.args[0]);
   }
+  const Value& dim = c.g.values[o.args[1]];
+  if (dim.kind != Kind::Int || dim.int_value < 0 ||
+      dim.int_value >= static_cast<int64_t>(t->ndim)) {
+    SYMINT_FAIL("argument 1 (dim): must be an int in [0, %u)", t->ndim);
+  }
+  const uint32_t size = t->dims[dim.int_value];
+  if (t->numel != size) {
+    SYMINT_FAIL("argument 1 (dim): x has %llu elements, more than its dim %lld holds",
+                static_cast<unsigned long long>(t->numel), static_cast<long long>(dim.int_value));
+  }
+  const Value& index = c.g.values[o.args[2]];
+  if (index.kind != Kind::Int || index.int_value < 0 || index.int_value >= size) {
+    SYMINT_FAIL("argument 2 (index): must be an int in [0, %u)", size);
+  }
+#undef SYMINT_FAIL
   *tensor = o.args[0];
-  *element = static_cast<uint32_t>(index->int_value);
+  *element = static_cast<uint32_t>(index.int_value);
   return Error::Ok;
 }
 
@@ -388,8 +401,8 @@ Error symint_source(const Call& c, const Operator& o, uint32_t* tensor, uint32_t
 Error plan_select_as_symint(const Call& c) {
   ETR_RETURN_IF_ERROR(expect_args(c, 4));
   if (c.value(3).kind != Kind::SymInt) {
-    CALL_FAIL(c, Error::InvalidProgram, "argument 3 (out): value %u is a %s, not a SymInt",
-              c.id(3), to_string(c.value(3).kind));
+    CALL_FAIL(c, Error::InvalidProgram, "argument 3 (out): value %u is a %s, not a SymInt", c.id(3),
+              to_string(c.value(3).kind));
   }
   uint32_t tensor, element;
   return symint_source(c, c.op, &tensor, &element);
@@ -467,8 +480,8 @@ Error plan_sdpa_with_kv_cache(const Call& c) {
     // The cache keeps its rows between executes: it needs memory of its own.
     if (cache.constant_id < 0 && cache.mem_obj_id >= 0) {
       CALL_FAIL(c, Error::NotSupported,
-                "argument %zu (%s): value %u shares memory object %d with other tensors", a,
-                field, c.id(a), cache.mem_obj_id);
+                "argument %zu (%s): value %u shares memory object %d with other tensors", a, field,
+                c.id(a), cache.mem_obj_id);
     }
   }
   if (!same_dims(*kc, *vc) || c.id(3) == c.id(4)) {

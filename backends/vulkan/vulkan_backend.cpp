@@ -117,6 +117,12 @@ Error place_buffers(Delegate* d) {
     }
     const uint64_t bytes =
         shared ? mem_obj_bytes[static_cast<size_t>(t->mem_obj_id)] : t->device_nbytes();
+    // A shader binds the whole buffer: it must fit one storage-buffer binding.
+    ETR_CHECK_OR_FAIL(bytes <= d->dev->limits.maxStorageBufferRange, Error::NotSupported,
+                      "VulkanBackend: delegate %zu: value %zu needs a buffer of %llu bytes; the "
+                      "device binds at most %u",
+                      d->index, id, static_cast<unsigned long long>(bytes),
+                      d->dev->limits.maxStorageBufferRange);
     Buffer b;
     ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, bytes, false, d->index, "a tensor", &b));
     d->buffers.push_back(b);

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/vulkan/schema_generated.h"
 #include "backends/vulkan/vulkan_backend.h"
 #include "extension/llm/text_generator.h"
 #include "extension/module/module.h"
@@ -126,7 +127,8 @@ Value long_tensor(std::vector<int32_t> sizes, std::vector<int64_t> v) {
 
 // forward(token at pos) on `m`: the 128 logits.
 Result<std::vector<float>> step(Module& m, int64_t token, int64_t pos) {
-  Result<std::vector<Value>> outs = m.forward({long_tensor({1, 1}, {token}), long_tensor({1}, {pos})});
+  Result<std::vector<Value>> outs =
+      m.forward({long_tensor({1, 1}, {token}), long_tensor({1}, {pos})});
   if (!outs.ok()) return outs.error();
   if (outs->size() != 1 || !(*outs)[0].is_tensor()) return Error::InvalidProgram;
   const Tensor& t = (*outs)[0].tensor();
@@ -138,7 +140,8 @@ Result<std::vector<float>> step(Module& m, int64_t token, int64_t pos) {
 }
 
 TEST_F(VulkanLlmTest, TinyLlamaLogitsMatchTheOfficialRuntimeStepByStep) {
-  const std::vector<int64_t> tokens = load_npy<int64_t>(kVulkanDir + "tiny_llama_vulkan/tokens.npy");
+  const std::vector<int64_t> tokens =
+      load_npy<int64_t>(kVulkanDir + "tiny_llama_vulkan/tokens.npy");
   const std::vector<float> want_all = load_npy<float>(kVulkanDir + "tiny_llama_vulkan/logits.npy");
   ASSERT_GE(tokens.size(), 6u);
   ASSERT_EQ(want_all.size(), tokens.size() * kVocab);
@@ -158,8 +161,8 @@ TEST_F(VulkanLlmTest, TinyLlamaLogitsMatchTheOfficialRuntimeStepByStep) {
     EXPECT_LE(max_diff, 2e-3 * scale) << "max |logit| " << scale;
     EXPECT_EQ(std::max_element(got->begin(), got->end()) - got->begin(),
               std::max_element(want, want + kVocab) - want);
-    std::printf("[ info ] step %zu: max |vulkan - official| %.3g (%.2g of max |logit| %.3g)\n",
-                t, max_diff, max_diff / scale, scale);
+    std::printf("[ info ] step %zu: max |vulkan - official| %.3g (%.2g of max |logit| %.3g)\n", t,
+                max_diff, max_diff / scale, scale);
   }
 }
 
@@ -199,6 +202,303 @@ TEST_F(VulkanLlmTest, TinyLlamaGreedyTokensEqualTheOfficialRunners) {
     ASSERT_EQ(gen.generate(prompt, greedy(), [&](int64_t id) { got.push_back(id); }), Error::Ok);
     EXPECT_EQ(got, want);
     gen.reset();
+  }
+}
+
+// ---- hand-built payloads with bad arguments ---------------------------------
+
+namespace fb = etr_vkgraph;
+
+// One value of a hand-built graph.
+struct Val {
+  fb::GraphTypes kind = fb::GraphTypes::Null;
+  fb::VkDataType dtype = fb::VkDataType::FLOAT32;
+  std::vector<uint32_t> dims;
+  int32_t mem_obj_id = -1;
+  int64_t i = 0;
+  double d = 0;
+  std::vector<int32_t> items;
+  std::string s;
+};
+
+Val tensor(std::vector<uint32_t> dims, fb::VkDataType dt = fb::VkDataType::FLOAT32) {
+  Val v;
+  v.kind = fb::GraphTypes::VkTensor;
+  v.dtype = dt;
+  v.dims = std::move(dims);
+  return v;
+}
+Val int_value(int64_t i) {
+  Val v;
+  v.kind = fb::GraphTypes::Int;
+  v.i = i;
+  return v;
+}
+Val double_value(double d) {
+  Val v;
+  v.kind = fb::GraphTypes::Double;
+  v.d = d;
+  return v;
+}
+Val bool_value(bool b) {
+  Val v;
+  v.kind = fb::GraphTypes::Bool;
+  v.i = b ? 1 : 0;
+  return v;
+}
+Val symint() {
+  Val v;
+  v.kind = fb::GraphTypes::SymInt;
+  return v;
+}
+Val list(std::vector<int32_t> items) {
+  Val v;
+  v.kind = fb::GraphTypes::ValueList;
+  v.items = std::move(items);
+  return v;
+}
+Val null() { return Val{}; }
+
+struct Call {
+  const char* name;
+  std::vector<int32_t> args;
+};
+
+// A payload (header and flatbuffer, no constant bytes) of `values` and
+// `calls`; inputs and outputs are value ids.
+std::vector<uint8_t> build_payload(const std::vector<Val>& values, const std::vector<Call>& calls,
+                                   const std::vector<uint32_t>& inputs,
+                                   const std::vector<uint32_t>& outputs) {
+  flatbuffers::FlatBufferBuilder b;
+  std::vector<flatbuffers::Offset<fb::VkValue>> vals;
+  for (const Val& v : values) {
+    flatbuffers::Offset<void> u;
+    switch (v.kind) {
+      case fb::GraphTypes::VkTensor:
+        u = fb::CreateVkTensorDirect(b, v.dtype, &v.dims, -1, v.mem_obj_id).Union();
+        break;
+      case fb::GraphTypes::Int: u = fb::CreateInt(b, v.i).Union(); break;
+      case fb::GraphTypes::Double: u = fb::CreateDouble(b, v.d).Union(); break;
+      case fb::GraphTypes::Bool: u = fb::CreateBool(b, v.i != 0).Union(); break;
+      case fb::GraphTypes::SymInt: u = fb::CreateSymInt(b, 0).Union(); break;
+      case fb::GraphTypes::ValueList: u = fb::CreateValueListDirect(b, &v.items).Union(); break;
+      default: u = fb::CreateNull(b).Union(); break;
+    }
+    vals.push_back(fb::CreateVkValue(b, v.kind, u));
+  }
+  std::vector<flatbuffers::Offset<fb::OperatorCall>> chain;
+  for (size_t k = 0; k < calls.size(); ++k) {
+    chain.push_back(
+        fb::CreateOperatorCallDirect(b, static_cast<uint32_t>(k), calls[k].name, &calls[k].args));
+  }
+  b.Finish(fb::CreateVkGraphDirect(b, "0", &chain, &vals, &inputs, &outputs),
+           fb::VkGraphIdentifier());
+  const size_t fb_size = b.GetSize();
+  std::vector<uint8_t> out(32 + fb_size, 0);
+  auto put = [&](size_t at, uint64_t v, size_t n) {
+    for (size_t i = 0; i < n; ++i) out[at + i] = static_cast<uint8_t>(v >> (8 * i));
+  };
+  std::memcpy(out.data() + 4, "VH00", 4);
+  put(8, 30, 2);
+  put(10, 32, 4);
+  put(14, fb_size, 4);
+  put(18, 32 + fb_size, 4);
+  std::memcpy(out.data() + 32, b.GetBufferPointer(), fb_size);
+  return out;
+}
+
+// Named data with no keys at all.
+class EmptyData final : public NamedDataMap {
+ public:
+  Result<FreeableBuffer> get_data(StringView) const override { return Error::NotFound; }
+  Result<TensorLayout> get_layout(StringView) const override { return Error::NotFound; }
+  size_t num_keys() const override { return 0; }
+  Result<const char*> key_at(size_t) const override { return Error::NotFound; }
+};
+
+// Inits the payload (an aligned copy) and destroys it; returns the error and
+// the log.
+Error init_payload(const std::vector<uint8_t>& bytes, std::string* message) {
+  std::vector<uint64_t> copy((bytes.size() + 7) / 8 + 1);
+  if (!bytes.empty()) std::memcpy(copy.data(), bytes.data(), bytes.size());
+  FreeableBuffer processed(copy.data(), bytes.size());
+  static EmptyData empty;
+  std::vector<uint8_t> pool(1 << 16);
+  MemoryAllocator alloc(pool.data(), pool.size());
+  BackendInitContext ctx{&alloc, &empty, "forward", 0, nullptr, {}};
+  char buf[2048];
+  ErrorCapture capture(buf, sizeof(buf));
+  Result<DelegateHandle*> h = vulkan_backend().init(ctx, &processed, {});
+  *message = capture.message();
+  if (!h.ok()) return h.error();
+  vulkan_backend().destroy(*h);
+  return Error::Ok;
+}
+
+// linear_q4gsw: x [3, 48], weights [20, 24] bytes, scales [4, 20] (group 12),
+// bias [20], out [3, 20].
+struct Q4Graph {
+  std::vector<Val> v = {tensor({3, 48}), tensor({20, 24}, fb::VkDataType::UINT8),
+                        tensor({4, 20}), int_value(12),
+                        tensor({20}),    tensor({3, 20})};
+  std::vector<uint8_t> payload() const {
+    return build_payload(v, {{"et_vk.linear_q4gsw.default", {0, 1, 2, 3, 4, 5}}}, {0}, {5});
+  }
+};
+
+void expect_refused(const std::vector<uint8_t>& payload, Error want, const std::string& text) {
+  std::string msg;
+  EXPECT_EQ(init_payload(payload, &msg), want) << msg;
+  EXPECT_NE(msg.find(text), std::string::npos) << "want: " << text << "\ngot: " << msg;
+}
+
+TEST_F(VulkanLlmTest, QuantizedLinearArgumentsAreCheckedAtInit) {
+  std::string msg;
+  ASSERT_EQ(init_payload(Q4Graph().payload(), &msg), Error::Ok) << msg;
+  const std::string op = "VulkanBackend: delegate 0: operator 0 (et_vk.linear_q4gsw.default): ";
+  Q4Graph g;
+  g.v[3] = int_value(10);  // does not divide 48
+  expect_refused(g.payload(), Error::InvalidProgram, op + "argument 3 (group_size): 10 does not");
+  g = Q4Graph();
+  g.v[1].dims = {20, 23};  // 46 nibbles per row for K = 48
+  expect_refused(g.payload(), Error::InvalidProgram, op + "argument 1 (weights)");
+  g = Q4Graph();
+  g.v[1].dtype = fb::VkDataType::INT32;
+  expect_refused(g.payload(), Error::NotSupported, op + "argument 1 (weights): value 1 is int32");
+  g = Q4Graph();
+  g.v[2].dims = {3, 20};  // 4 groups needed
+  expect_refused(g.payload(), Error::InvalidProgram, op + "argument 2 (weight_scales)");
+  g = Q4Graph();
+  g.v[2].dims = {4, 16};  // fewer columns than N
+  expect_refused(g.payload(), Error::InvalidProgram, op + "argument 2 (weight_scales)");
+  g = Q4Graph();
+  g.v[4].dims = {19};
+  expect_refused(g.payload(), Error::InvalidProgram, op + "argument 4 (bias)");
+  g = Q4Graph();
+  g.v[5].dims = {3, 21};
+  expect_refused(g.payload(), Error::InvalidProgram, op + "argument 5 (out)");
+  g = Q4Graph();
+  g.v[3] = double_value(12.0);
+  expect_refused(g.payload(), Error::InvalidProgram,
+                 op + "argument 3 (group_size): value 3 is a "
+                      "Double, not an int");
+  // linear_dq8ca_q4gsw whose activation parameters come from nowhere.
+  std::vector<Val> v = {tensor({3, 48}),
+                        tensor({3}),
+                        tensor({3}, fb::VkDataType::INT8),
+                        tensor({20, 24}, fb::VkDataType::UINT8),
+                        tensor({4, 24}, fb::VkDataType::INT32),
+                        tensor({4, 20}),
+                        int_value(12),
+                        null(),
+                        tensor({3, 20})};
+  expect_refused(
+      build_payload(v, {{"et_vk.linear_dq8ca_q4gsw.default", {0, 1, 2, 3, 4, 5, 6, 7, 8}}},
+                    {0, 1, 2}, {8}),
+      Error::NotSupported,
+      "operator 0 (et_vk.linear_dq8ca_q4gsw.default): arguments 1-2 (input_scales, "
+      "input_zp): not the outputs of an earlier torchao.choose_qparams_affine");
+}
+
+// select_as_symint(pos [1] int32, 0, 0) then sdpa_with_kv_cache with q
+// [1, 1, 4, 16], k, v [1, 1, 2, 16] and caches [1, 32, 2, 16].
+struct SdpaGraph {
+  std::vector<Val> v = {tensor({1}, fb::VkDataType::INT32),  // 0: input_pos
+                        int_value(0),                        // 1
+                        symint(),                            // 2: start_pos
+                        tensor({1, 1, 4, 16}),               // 3: q
+                        tensor({1, 1, 2, 16}),               // 4: k
+                        tensor({1, 1, 2, 16}),               // 5: v
+                        tensor({1, 32, 2, 16}),              // 6: k_cache
+                        tensor({1, 32, 2, 16}),              // 7: v_cache
+                        int_value(1),                        // 8: seq_len
+                        null(),                              // 9: attn_mask
+                        double_value(0.0),                   // 10: dropout_p
+                        bool_value(true),                    // 11: is_causal
+                        null(),                              // 12: scale
+                        tensor({1, 1, 4, 16})};              // 13: out
+  int32_t index = 1;
+  std::vector<uint8_t> payload() const {
+    return build_payload(v,
+                         {{"et_vk.select_as_symint.default", {0, 1, index, 2}},
+                          {"sdpa_with_kv_cache.default", {3, 4, 5, 6, 7, 2, 8, 9, 10, 11, 12, 13}}},
+                         {0, 3, 4, 5}, {13});
+  }
+};
+
+TEST_F(VulkanLlmTest, AttentionArgumentsAreCheckedAtInit) {
+  std::string msg;
+  ASSERT_EQ(init_payload(SdpaGraph().payload(), &msg), Error::Ok) << msg;
+  const std::string op = "VulkanBackend: delegate 0: operator 1 (sdpa_with_kv_cache.default): ";
+  SdpaGraph g;
+  g.v[6].dims = {1, 32, 3, 16};
+  expect_refused(g.payload(), Error::InvalidProgram, op + "argument 3 (key_cache)");
+  g = SdpaGraph();
+  g.v[7].dims = {1, 16, 2, 16};
+  expect_refused(g.payload(), Error::InvalidProgram, op + "arguments 3-4 (caches)");
+  g = SdpaGraph();
+  g.v[4].dims = {1, 1, 3, 16};  // 3 KV heads for 4 query heads
+  expect_refused(g.payload(), Error::InvalidProgram, op + "argument 1 (key)");
+  g = SdpaGraph();
+  g.v[8] = int_value(2);
+  expect_refused(g.payload(), Error::InvalidProgram, op + "argument 6 (seq_len)");
+  g = SdpaGraph();
+  g.v[9] = tensor({1, 32});
+  expect_refused(g.payload(), Error::NotSupported, op + "argument 7 (attn_mask)");
+  g = SdpaGraph();
+  g.v[6].mem_obj_id = 0;  // a cache must keep its rows between executes
+  expect_refused(g.payload(), Error::NotSupported, op + "argument 3 (key_cache): value 6 shares");
+  g = SdpaGraph();
+  g.v.push_back(int_value(1));  // 14: index 1 of a [1] tensor
+  g.index = 14;
+  expect_refused(g.payload(), Error::InvalidProgram,
+                 "operator 0 (et_vk.select_as_symint.default): argument 2 (index): must be an "
+                 "int in [0, 1)");
+  g = SdpaGraph();
+  g.v[0].dtype = fb::VkDataType::FLOAT32;
+  expect_refused(g.payload(), Error::InvalidProgram,
+                 "operator 0 (et_vk.select_as_symint.default): argument 0 (x)");
+}
+
+TEST_F(VulkanLlmTest, NormAndRotaryArgumentsAreCheckedAtInit) {
+  std::vector<Val> v = {tensor({1, 1, 64}), tensor({64}), double_value(1e-5), tensor({1, 1, 64})};
+  std::string msg;
+  ASSERT_EQ(
+      init_payload(build_payload(v, {{"et_vk.rms_norm.default", {0, 1, 2, 3}}}, {0}, {3}), &msg),
+      Error::Ok)
+      << msg;
+  v[1].dims = {63};
+  expect_refused(build_payload(v, {{"et_vk.rms_norm.default", {0, 1, 2, 3}}}, {0}, {3}),
+                 Error::InvalidProgram,
+                 "operator 0 (et_vk.rms_norm.default): argument 1 (weight): must be [64]");
+  std::vector<Val> r = {tensor({1, 1, 4, 16}), tensor({1, 1, 2, 16}), tensor({1, 8}),
+                        tensor({1, 8}),        list({5, 6}),          tensor({1, 1, 4, 16}),
+                        tensor({1, 1, 2, 16})};
+  auto rope = [&]() {
+    return build_payload(r, {{"et_vk.apply_rotary_emb.default", {0, 1, 2, 3, 4}}}, {0, 1, 2, 3},
+                         {5, 6});
+  };
+  ASSERT_EQ(init_payload(rope(), &msg), Error::Ok) << msg;
+  r[2].dims = {1, 7};
+  expect_refused(rope(), Error::InvalidProgram,
+                 "operator 0 (et_vk.apply_rotary_emb.default): arguments 2-3 (freqs)");
+  r[2].dims = {1, 8};
+  r[6].dims = {1, 1, 4, 16};
+  expect_refused(rope(), Error::InvalidProgram,
+                 "operator 0 (et_vk.apply_rotary_emb.default): argument 4 (out): value 6");
+}
+
+TEST_F(VulkanLlmTest, EverySingleByteCorruptionOfTheNewOperatorsIsHandled) {
+  for (const std::vector<uint8_t>& full : {Q4Graph().payload(), SdpaGraph().payload()}) {
+    for (size_t i = 0; i < full.size(); ++i) {
+      std::vector<uint8_t> bad = full;
+      bad[i] ^= 0xA5;
+      std::string msg;
+      const Error e = init_payload(bad, &msg);  // must not crash; any error names the delegate
+      if (e != Error::Ok) {
+        EXPECT_NE(msg.find("VulkanBackend: delegate 0:"), std::string::npos) << i << ": " << msg;
+      }
+    }
   }
 }
 
