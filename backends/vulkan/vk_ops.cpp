@@ -16,6 +16,8 @@
 #include "backends/vulkan/spirv/linear_q4gsw.h"
 #include "backends/vulkan/spirv/matmul.h"
 #include "backends/vulkan/spirv/pool2d.h"
+#include "backends/vulkan/spirv/q8ta_linear.h"
+#include "backends/vulkan/spirv/quantize.h"
 #include "backends/vulkan/spirv/reduce.h"
 #include "backends/vulkan/spirv/rms_norm.h"
 #include "backends/vulkan/spirv/rope.h"
@@ -50,6 +52,8 @@ const ShaderInfo kShaders[kNumShaders] = {
     {"rope", kSpirv_rope, kSpirv_rope_words, 4, 16, 64},
     {"kv_update", kSpirv_kv_update, kSpirv_kv_update_words, 3, 20, 64},
     {"sdpa", kSpirv_sdpa, kSpirv_sdpa_words, 5, 32, 64},
+    {"quantize", kSpirv_quantize, kSpirv_quantize_words, 2, 28, 64},
+    {"q8ta_linear", kSpirv_q8ta_linear, kSpirv_q8ta_linear_words, 5, 36, 64},
 };
 
 // What a descriptor needs to name the place of a refusal.

@@ -40,6 +40,8 @@ enum class Shader : uint8_t {
   Rope,
   KvUpdate,
   Sdpa,
+  Quantize,
+  Q8taLinear,
   Count
 };
 constexpr size_t kNumShaders = static_cast<size_t>(Shader::Count);

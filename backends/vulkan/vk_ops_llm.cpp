@@ -289,6 +289,143 @@ Error plan_choose_qparams(const Call& c) {
   return Error::Ok;
 }
 
+// ---- int8 activations (the XNNPACK quantizer's static per-tensor flow) -----
+
+// A per-tensor scale and zero point: a positive finite double and an int.
+Error qparams_args(const Call& c, size_t scale_arg, size_t zp_arg, float* scale, int32_t* zp) {
+  const Value& s = c.value(scale_arg);
+  if (s.kind != Kind::Double || !(s.double_value > 0.0) || !std::isfinite(s.double_value) ||
+      !std::isfinite(static_cast<float>(1.0 / s.double_value))) {
+    CALL_FAIL(c, Error::InvalidProgram,
+              "argument %zu (scale): value %u must be a positive finite double", scale_arg,
+              c.id(scale_arg));
+  }
+  int64_t z = 0;
+  ETR_RETURN_IF_ERROR(int_arg(c, zp_arg, "zero_point", &z));
+  if (z < -128 || z > 127) {
+    CALL_FAIL(c, Error::InvalidProgram, "argument %zu (zero_point): %lld is outside int8", zp_arg,
+              static_cast<long long>(z));
+  }
+  *scale = static_cast<float>(s.double_value);
+  *zp = static_cast<int32_t>(z);
+  return Error::Ok;
+}
+
+// quant_min and quant_max: the int8 range or a part of it.
+Error range_args(const Call& c, size_t a, int32_t* qmin, int32_t* qmax) {
+  int64_t lo = 0, hi = 0;
+  ETR_RETURN_IF_ERROR(int_arg(c, a, "quant_min", &lo));
+  ETR_RETURN_IF_ERROR(int_arg(c, a + 1, "quant_max", &hi));
+  if (lo < -128 || hi > 127 || lo > hi) {
+    CALL_FAIL(c, Error::NotSupported,
+              "arguments %zu-%zu (quant_min, quant_max): [%lld, %lld] is not within int8", a, a + 1,
+              static_cast<long long>(lo), static_cast<long long>(hi));
+  }
+  *qmin = static_cast<int32_t>(lo);
+  *qmax = static_cast<int32_t>(hi);
+  return Error::Ok;
+}
+
+// quantized_decomposed.quantize_per_tensor(x, scale, zero_point, quant_min,
+// quant_max, dtype) -> int8 out, and dequantize_per_tensor(x, scale,
+// zero_point, quant_min, quant_max, dtype, [out_dtype]) -> float out.
+Error plan_per_tensor(const Call& c, bool quantize) {
+  if (c.op.args.size() != (quantize ? 7u : 8u)) {
+    CALL_FAIL(c, Error::InvalidProgram, "%zu arguments, expected %u", c.op.args.size(),
+              quantize ? 7u : 8u);
+  }
+  const size_t out_arg = c.op.args.size() - 1;
+  const TensorInfo *x, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "input", quantize ? Dtype::Float32 : Dtype::Int8, &x));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, out_arg, "out", quantize ? Dtype::Int8 : Dtype::Float32, &out));
+  if (!same_dims(*x, *out)) {
+    CALL_FAIL(c, Error::InvalidProgram, "argument %zu (out): must have the input's shape", out_arg);
+  }
+  float scale = 1.0f;
+  int32_t zp = 0, qmin = 0, qmax = 0;
+  ETR_RETURN_IF_ERROR(qparams_args(c, 1, 2, &scale, &zp));
+  ETR_RETURN_IF_ERROR(range_args(c, 3, &qmin, &qmax));
+  if (x->numel == 0) return Error::Ok;
+  Step s = dispatch(c, Shader::Quantize, {c.id(out_arg), c.id(0)});
+  s.push[0] = static_cast<uint32_t>(x->numel);
+  s.push[1] = quantize ? 0 : 1;
+  s.push[2] = f2u(scale);
+  s.push[3] = f2u(static_cast<float>(1.0 / c.value(1).double_value));
+  s.push[4] = static_cast<uint32_t>(zp);
+  s.push[5] = static_cast<uint32_t>(qmin);
+  s.push[6] = static_cast<uint32_t>(qmax);
+  ETR_RETURN_IF_ERROR(groups_1d(c, quantize ? (x->numel + 3) / 4 : x->numel, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
+}
+
+Error plan_quantize_per_tensor(const Call& c) { return plan_per_tensor(c, true); }
+Error plan_dequantize_per_tensor(const Call& c) { return plan_per_tensor(c, false); }
+
+// et_vk.q8ta_linear(x, input_scale, input_zero_point, weights, weight_sums,
+// weight_scales, output_scale, output_zero_point, bias?, activation) -> out:
+// x, out int8 [.., K] / [.., N]; weights int8 [N, K] with a float scale per
+// output channel (weight_sums, for integer zero-point folding, is checked
+// but not needed here).
+Error plan_q8ta_linear(const Call& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 11));
+  const TensorInfo *x, *w, *sums, *scales, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "input", Dtype::Int8, &x));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 3, "weights", Dtype::Int8, &w));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 4, "weight_sums", Dtype::Int32, &sums));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 5, "weight_scales", Dtype::Float32, &scales));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 10, "out", Dtype::Int8, &out));
+  float in_scale = 1.0f, out_scale = 1.0f;
+  int32_t in_zp = 0, out_zp = 0;
+  ETR_RETURN_IF_ERROR(qparams_args(c, 1, 2, &in_scale, &in_zp));
+  ETR_RETURN_IF_ERROR(qparams_args(c, 6, 7, &out_scale, &out_zp));
+  if (x->ndim < 1 || x->dims[x->ndim - 1] == 0) {
+    CALL_FAIL(c, Error::InvalidProgram, "argument 0 (input): needs a non-empty last dim");
+  }
+  const uint32_t K = x->dims[x->ndim - 1];
+  if (K >= (1u << 16)) {
+    CALL_FAIL(c, Error::NotSupported, "argument 0 (input): %u input channels (below 65536 here)",
+              K);
+  }
+  if (w->ndim != 2 || w->dims[1] != K) {
+    CALL_FAIL(c, Error::InvalidProgram, "argument 3 (weights): must be [N, K = %u]", K);
+  }
+  const uint32_t N = w->dims[0];
+  const uint64_t M = x->numel / K;
+  if (out->ndim != x->ndim || out->dims[out->ndim - 1] != N || out->numel != M * N) {
+    CALL_FAIL(c, Error::InvalidProgram,
+              "argument 10 (out): must be the input's shape with last dim N = %u", N);
+  }
+  ETR_RETURN_IF_ERROR(expect_len(c, 4, "weight_sums", *sums, N));
+  ETR_RETURN_IF_ERROR(expect_len(c, 5, "weight_scales", *scales, N));
+  uint32_t bias_id = c.id(5);  // bound but unread without a bias
+  if (c.value(8).kind != Kind::Null) {
+    const TensorInfo* bias;
+    ETR_RETURN_IF_ERROR(tensor_arg(c, 8, "bias", Dtype::Float32, &bias));
+    ETR_RETURN_IF_ERROR(expect_len(c, 8, "bias", *bias, N));
+    bias_id = c.id(8);
+  }
+  const Value& act = c.value(9);
+  if (act.kind != Kind::String || (act.string != "none" && act.string != "relu")) {
+    CALL_FAIL(c, Error::NotSupported,
+              "argument 9 (activation): only \"none\" and \"relu\" run here");
+  }
+  if (out->numel == 0) return Error::Ok;
+  Step s = dispatch(c, Shader::Q8taLinear, {c.id(10), c.id(0), c.id(3), c.id(5), bias_id});
+  s.push[0] = static_cast<uint32_t>(M);
+  s.push[1] = N;
+  s.push[2] = K;
+  s.push[3] = f2u(in_scale);
+  s.push[4] = static_cast<uint32_t>(in_zp);
+  s.push[5] = f2u(static_cast<float>(1.0 / c.value(6).double_value));
+  s.push[6] = static_cast<uint32_t>(out_zp);
+  s.push[7] = bias_id != c.id(5) ? 1 : 0;
+  s.push[8] = act.string == "relu" ? 1 : 0;
+  ETR_RETURN_IF_ERROR(groups_1d(c, (out->numel + 3) / 4, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
+}
+
 // ---- the LLM exporter's operators ------------------------------------------
 
 // et_vk.rms_norm(x, weight, eps) -> out, over the last dim.
@@ -601,6 +738,9 @@ const LlmOp kLlmOps[] = {
     LLM_OP("et_vk.linear_q4gsw.default", plan_linear_q4gsw),
     LLM_OP("et_vk.linear_dq8ca_q4gsw.default", plan_linear_dq8ca_q4gsw),
     LLM_OP("torchao.choose_qparams_affine.default", plan_choose_qparams),
+    LLM_OP("quantized_decomposed.quantize_per_tensor.default", plan_quantize_per_tensor),
+    LLM_OP("quantized_decomposed.dequantize_per_tensor.default", plan_dequantize_per_tensor),
+    LLM_OP("et_vk.q8ta_linear.default", plan_q8ta_linear),
     LLM_OP("et_vk.rms_norm.default", plan_rms_norm),
     LLM_OP("et_vk.apply_rotary_emb.default", plan_rotary),
     LLM_OP("et_vk.select_as_symint.default", plan_select_as_symint),

@@ -87,7 +87,7 @@ constexpr size_t kVocab = 128;
 
 TEST_F(VulkanLlmTest, QuantizedLinearFixturesMatchPyTorch) {
   const std::vector<FixtureCase> cases = load_manifest(kVulkanDir, "manifest_llm.txt");
-  ASSERT_EQ(cases.size(), 2u);
+  ASSERT_EQ(cases.size(), 3u);
   register_all_kernels();
   for (const FixtureCase& c : cases) {
     SCOPED_TRACE(c.line);
@@ -257,6 +257,12 @@ Val list(std::vector<int32_t> items) {
   v.items = std::move(items);
   return v;
 }
+Val string_value(std::string text) {
+  Val v;
+  v.kind = fb::GraphTypes::String;
+  v.s = std::move(text);
+  return v;
+}
 Val null() { return Val{}; }
 
 struct Call {
@@ -282,6 +288,7 @@ std::vector<uint8_t> build_payload(const std::vector<Val>& values, const std::ve
       case fb::GraphTypes::Bool: u = fb::CreateBool(b, v.i != 0).Union(); break;
       case fb::GraphTypes::SymInt: u = fb::CreateSymInt(b, 0).Union(); break;
       case fb::GraphTypes::ValueList: u = fb::CreateValueListDirect(b, &v.items).Union(); break;
+      case fb::GraphTypes::String: u = fb::CreateStringDirect(b, v.s.c_str()).Union(); break;
       default: u = fb::CreateNull(b).Union(); break;
     }
     vals.push_back(fb::CreateVkValue(b, v.kind, u));
@@ -400,6 +407,68 @@ TEST_F(VulkanLlmTest, QuantizedLinearArgumentsAreCheckedAtInit) {
       "input_zp): not the outputs of an earlier torchao.choose_qparams_affine");
 }
 
+// quantize_per_tensor of x [4, 48], then q8ta_linear with weights [16, 48],
+// then dequantize_per_tensor of its [4, 16] output.
+struct Q8Graph {
+  std::vector<Val> v = {tensor({4, 48}),                         // 0: x
+                        double_value(0.02),                      // 1: input scale
+                        int_value(-3),                           // 2: input zero point
+                        int_value(-128),                         // 3
+                        int_value(127),                          // 4
+                        null(),                                  // 5: dtype
+                        tensor({4, 48}, fb::VkDataType::INT8),   // 6: quantized x
+                        tensor({16, 48}, fb::VkDataType::INT8),  // 7: weights
+                        tensor({16}, fb::VkDataType::INT32),     // 8: weight sums
+                        tensor({16}),                            // 9: weight scales
+                        double_value(0.005),                     // 10: output scale
+                        int_value(4),                            // 11: output zero point
+                        tensor({16}),                            // 12: bias
+                        string_value("relu"),                    // 13: activation
+                        tensor({4, 16}, fb::VkDataType::INT8),   // 14: quantized y
+                        tensor({4, 16})};                        // 15: y
+  std::vector<uint8_t> payload() const {
+    return build_payload(
+        v,
+        {{"quantized_decomposed.quantize_per_tensor.default", {0, 1, 2, 3, 4, 5, 6}},
+         {"et_vk.q8ta_linear.default", {6, 1, 2, 7, 8, 9, 10, 11, 12, 13, 14}},
+         {"quantized_decomposed.dequantize_per_tensor.default", {14, 10, 11, 3, 4, 5, 5, 15}}},
+        {0, 7, 8, 9, 12}, {15});
+  }
+};
+
+TEST_F(VulkanLlmTest, Int8LinearArgumentsAreCheckedAtInit) {
+  std::string msg;
+  ASSERT_EQ(init_payload(Q8Graph().payload(), &msg), Error::Ok) << msg;
+  const std::string op = "VulkanBackend: delegate 0: operator 1 (et_vk.q8ta_linear.default): ";
+  Q8Graph g;
+  g.v[7].dims = {16, 40};
+  expect_refused(g.payload(), Error::InvalidProgram,
+                 op + "argument 3 (weights): must be [N, K = 48]");
+  g = Q8Graph();
+  g.v[9].dims = {12};
+  expect_refused(g.payload(), Error::InvalidProgram,
+                 op + "argument 5 (weight_scales): 12 elements");
+  g = Q8Graph();
+  g.v[13] = string_value("gelu");
+  expect_refused(g.payload(), Error::NotSupported, op + "argument 9 (activation)");
+  g = Q8Graph();
+  g.v[11] = int_value(200);
+  expect_refused(g.payload(), Error::InvalidProgram,
+                 op + "argument 7 (zero_point): 200 is outside");
+  g = Q8Graph();
+  g.v[1] = double_value(0.0);
+  expect_refused(g.payload(), Error::InvalidProgram,
+                 "operator 0 (quantized_decomposed.quantize_per_tensor.default): argument 1 "
+                 "(scale): value 1 must be a positive finite double");
+  g = Q8Graph();
+  g.v[6].dtype = fb::VkDataType::UINT8;
+  expect_refused(g.payload(), Error::NotSupported,
+                 "operator 0 (quantized_decomposed.quantize_per_tensor.default): argument 6 (out)");
+  g = Q8Graph();
+  g.v[4] = int_value(300);
+  expect_refused(g.payload(), Error::NotSupported, "arguments 3-4 (quant_min, quant_max)");
+}
+
 // select_as_symint(pos [1] int32, 0, 0) then sdpa_with_kv_cache with q
 // [1, 1, 4, 16], k, v [1, 1, 2, 16] and caches [1, 32, 2, 16].
 struct SdpaGraph {
@@ -489,7 +558,8 @@ TEST_F(VulkanLlmTest, NormAndRotaryArgumentsAreCheckedAtInit) {
 }
 
 TEST_F(VulkanLlmTest, EverySingleByteCorruptionOfTheNewOperatorsIsHandled) {
-  for (const std::vector<uint8_t>& full : {Q4Graph().payload(), SdpaGraph().payload()}) {
+  for (const std::vector<uint8_t>& full :
+       {Q4Graph().payload(), SdpaGraph().payload(), Q8Graph().payload()}) {
     for (size_t i = 0; i < full.size(); ++i) {
       std::vector<uint8_t> bad = full;
       bad[i] ^= 0xA5;
