@@ -3,18 +3,20 @@
 // validation like vulkan_backend_test.cpp:
 //  - manifest_llm.txt: torchao 4-bit group-wise quantized MLPs
 //    (et_vk.linear_q4gsw; 8da4w: torchao.choose_qparams_affine +
-//    et_vk.linear_dq8ca_q4gsw) against PyTorch eager of the quantized module;
-//  - tiny_llama_vulkan.pte (the official LLM exporter with
-//    backend.vulkan.enabled, static shapes): logits after each token of
-//    tiny_llama_vulkan/tokens.npy, fed one per call on one Module (the KV
-//    cache lives in the delegate between calls), against the official
-//    runtime on the non-Vulkan export of the same checkpoint
-//    (test/models/llm/tiny_llama_portable.pte) within 2e-3 of each step's
-//    largest |logit|; and the greedy continuation of the runner's prompt
-//    (a Module loop and TextGenerator, twice with reset() between) equal to
-//    the official TextLLMRunner's on that file (test/models/llm/refs);
-//  - payloads of those programs edited to be wrong fail init naming the
-//    delegate, the operator and the field.
+//    et_vk.linear_dq8ca_q4gsw) and a static int8 one (quantize_per_tensor,
+//    et_vk.q8ta_linear, dequantize_per_tensor) against PyTorch eager of the
+//    quantized module;
+//  - tiny_llama_vulkan.pte and tiny_llama_vulkan_8da4w.pte (the official LLM
+//    exporter with backend.vulkan.enabled, static shapes): logits after each
+//    token of <name>/tokens.npy, fed one per call on one Module (the KV cache
+//    lives in the delegate between calls), within 2e-3 of each step's largest
+//    |logit| of the reference: the official runtime on the non-Vulkan
+//    export of the same checkpoint (fp32), PyTorch eager of the exporter's
+//    quantized model (8da4w); and the greedy continuation of the runner's
+//    prompt (a Module loop and TextGenerator, twice with reset() between)
+//    equal to the reference's (fp32: the official TextLLMRunner's);
+//  - hand-built payloads with bad arguments fail init naming the delegate,
+//    the operator and the field; single-byte corruptions never crash.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -82,7 +84,6 @@ const BackendRegistry& vulkan_registry() {
 
 const std::string kVulkanDir = models_dir() + "vulkan/";
 const std::string kLlmDir = models_dir() + "llm/";
-const std::string kLlama = kVulkanDir + "tiny_llama_vulkan.pte";
 constexpr size_t kVocab = 128;
 
 TEST_F(VulkanLlmTest, QuantizedLinearFixturesMatchPyTorch) {
@@ -139,13 +140,25 @@ Result<std::vector<float>> step(Module& m, int64_t token, int64_t pos) {
   return std::vector<float>(p, p + kVocab);
 }
 
-TEST_F(VulkanLlmTest, TinyLlamaLogitsMatchTheOfficialRuntimeStepByStep) {
-  const std::vector<int64_t> tokens =
-      load_npy<int64_t>(kVulkanDir + "tiny_llama_vulkan/tokens.npy");
-  const std::vector<float> want_all = load_npy<float>(kVulkanDir + "tiny_llama_vulkan/logits.npy");
+// A Vulkan Llama fixture and the greedy ids it must produce.
+struct Llama {
+  const char* name;
+  // The official greedy continuation of refs/prompt_ids.npy (under kLlmDir
+  // or kVulkanDir).
+  std::string greedy;
+};
+
+const Llama kFp32{"tiny_llama_vulkan", kLlmDir + "refs/portable_greedy.npy"};
+const Llama k8da4w{"tiny_llama_vulkan_8da4w", kVulkanDir + "tiny_llama_vulkan_8da4w/greedy.npy"};
+
+void expect_logits(const Llama& l) {
+  SCOPED_TRACE(l.name);
+  const std::string dir = kVulkanDir + l.name + "/";
+  const std::vector<int64_t> tokens = load_npy<int64_t>(dir + "tokens.npy");
+  const std::vector<float> want_all = load_npy<float>(dir + "logits.npy");
   ASSERT_GE(tokens.size(), 6u);
   ASSERT_EQ(want_all.size(), tokens.size() * kVocab);
-  Module m(kLlama, {}, vulkan_options());
+  Module m(kVulkanDir + l.name + ".pte", {}, vulkan_options());
   char message[2048];
   ErrorCapture capture(message, sizeof(message));
   for (size_t t = 0; t < tokens.size(); ++t) {
@@ -161,8 +174,8 @@ TEST_F(VulkanLlmTest, TinyLlamaLogitsMatchTheOfficialRuntimeStepByStep) {
     EXPECT_LE(max_diff, 2e-3 * scale) << "max |logit| " << scale;
     EXPECT_EQ(std::max_element(got->begin(), got->end()) - got->begin(),
               std::max_element(want, want + kVocab) - want);
-    std::printf("[ info ] step %zu: max |vulkan - official| %.3g (%.2g of max |logit| %.3g)\n", t,
-                max_diff, max_diff / scale, scale);
+    std::printf("[ info ] %s step %zu: max |vulkan - reference| %.3g (%.2g of max |logit| %.3g)\n",
+                l.name, t, max_diff, max_diff / scale, scale);
   }
 }
 
@@ -173,14 +186,16 @@ llm::GenerationConfig greedy() {
   return c;
 }
 
-TEST_F(VulkanLlmTest, TinyLlamaGreedyTokensEqualTheOfficialRunners) {
+void expect_greedy(const Llama& l) {
+  SCOPED_TRACE(l.name);
+  const std::string pte = kVulkanDir + l.name + ".pte";
   const std::vector<int64_t> prompt = load_npy<int64_t>(kLlmDir + "refs/prompt_ids.npy");
-  const std::vector<int64_t> want = load_npy<int64_t>(kLlmDir + "refs/portable_greedy.npy");
+  const std::vector<int64_t> want = load_npy<int64_t>(l.greedy);
   ASSERT_FALSE(prompt.empty());
   ASSERT_FALSE(want.empty());
   {
     SCOPED_TRACE("Module loop, one token per call");
-    Module m(kLlama, {}, vulkan_options());
+    Module m(pte, {}, vulkan_options());
     std::vector<int64_t> got;
     int64_t pos = 0;
     for (size_t i = 0; i + 1 < prompt.size(); ++i) ASSERT_TRUE(step(m, prompt[i], pos++).ok());
@@ -194,7 +209,7 @@ TEST_F(VulkanLlmTest, TinyLlamaGreedyTokensEqualTheOfficialRunners) {
     }
     EXPECT_EQ(got, want);
   }
-  llm::TextGenerator gen(kLlama, vulkan_options());
+  llm::TextGenerator gen(pte, vulkan_options());
   ASSERT_EQ(gen.load(), Error::Ok);
   for (int round = 0; round < 2; ++round) {
     SCOPED_TRACE(round == 0 ? "TextGenerator, first generate" : "TextGenerator, after reset()");
@@ -204,6 +219,14 @@ TEST_F(VulkanLlmTest, TinyLlamaGreedyTokensEqualTheOfficialRunners) {
     gen.reset();
   }
 }
+
+TEST_F(VulkanLlmTest, TinyLlamaLogitsMatchTheOfficialRuntimeStepByStep) { expect_logits(kFp32); }
+
+TEST_F(VulkanLlmTest, TinyLlamaGreedyTokensEqualTheOfficialRunners) { expect_greedy(kFp32); }
+
+TEST_F(VulkanLlmTest, TinyLlama8da4wLogitsMatchEager) { expect_logits(k8da4w); }
+
+TEST_F(VulkanLlmTest, TinyLlama8da4wGreedyTokensEqualEagers) { expect_greedy(k8da4w); }
 
 // ---- hand-built payloads with bad arguments ---------------------------------
 

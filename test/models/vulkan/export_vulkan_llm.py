@@ -24,9 +24,17 @@ Cases (files next to this script):
   prefill token by token; the KV caches are constants of the payload that its
   sdpa_with_kv_cache updates in place). Reference: the official runtime
   (executorch.runtime, torch 2.13 environment) running test/models/llm/tiny_llama_portable.pte
-  (the NON-Vulkan export of the same checkpoint) on the same tokens, one token per call:
-  `tiny_llama_vulkan/tokens.npy` Long[T], `tiny_llama_vulkan/logits.npy` Float[T, 128]
-  (logits after token t at position t).
+  (the NON-Vulkan export of the same checkpoint).
+* `tiny_llama_vulkan_8da4w.pte`: the same with `quantization.qmode=8da4w
+  quantization.group_size=32` (linear_dq8ca_q4gsw); reference: PyTorch eager of
+  the exporter's own quantized model (the official runtime cannot be the
+  reference here: the same quantization lowered to XNNPACK keeps the weight
+  scales in bf16 and lands 1-2% of the logits' scale away from eager).
+  For each: `<name>/tokens.npy` Long[T] (the runner's prompt ids, then a few
+  fixed ids), `<name>/logits.npy` Float[T, 128] (the reference's logits after
+  token t at position t, one token per call), `<name>/greedy.npy` (the
+  reference's greedy continuation of the prompt, 16 tokens at most, stopping
+  after EOS).
 
 Run (from the repository root)::
 
@@ -144,47 +152,113 @@ HEADER = """# Test manifest for the Vulkan LLM fixtures in this directory (gener
 #   pte=<file> method=<name> inputs=<paths|-> expected=<paths|-> executions=<N> rtol=<r> atol=<a>
 # Expected outputs: PyTorch eager of the torchao- or pt2e-quantized module (fp32);
 # atol = 2e-3 * max|expected| (rounded up to two digits), rtol = 0.
-# tiny_llama_vulkan.pte is checked by its own test (tiny_llama_vulkan/tokens.npy, logits.npy).
+# The tiny_llama_vulkan*.pte programs are checked by their own test (<name>/tokens.npy, logits.npy,
+# greedy.npy).
 """
 
 
-def export_llama() -> List[str]:
+# Exporter arguments after the common ones (checkpoint, params, context).
+VULKAN = ["backend.vulkan.enabled=True", "model.enable_dynamic_shape=False"]
+Q8DA4W = ["quantization.qmode=8da4w", "quantization.group_size=32"]
+
+# name -> (the Vulkan export's arguments, the reference: a committed non-Vulkan
+# .pte of the same checkpoint run by the official runtime, or "eager")
+LLAMAS = {
+    "tiny_llama_vulkan": (VULKAN, os.path.join(LLM, "tiny_llama_portable.pte")),
+    # 8da4w linear layers (linear_dq8ca_q4gsw). Reference: PyTorch eager of the
+    # exporter's own quantized model (_prepare_for_llama_export with the same
+    # arguments, before lowering). The same quantization lowered to XNNPACK is
+    # no reference at 2e-3: XNNPACK keeps the 4-bit groups' scales in bf16, and
+    # its logits differ from eager by 1-2% of their scale (measured).
+    "tiny_llama_vulkan_8da4w": (VULKAN + Q8DA4W, "eager"),
+}
+
+
+def eager_stepper(args: List[str]):
+    """The exporter's model for `args` (checkpoint, quantization, KV cache),
+    in eager mode: step(token, pos) -> Float[128] last-token logits."""
+    from executorch.examples.models.llama.export_llama_lib import _prepare_for_llama_export
+    from executorch.extension.llm.export.config.llm_config import LlmConfig
+    from omegaconf import OmegaConf
+
+    # base.metadata only feeds the program's constant methods.
+    dotlist = [a for a in args if not a.startswith("base.metadata")]
+    cfg = OmegaConf.to_object(
+        OmegaConf.merge(OmegaConf.structured(LlmConfig), OmegaConf.from_dotlist(dotlist)))
+    model = _prepare_for_llama_export(cfg).model.eval()
+
+    def step(token, pos):
+        with torch.no_grad():
+            out = model(torch.tensor([[token]]), {"input_pos": torch.tensor([pos])})
+        out = out[0] if isinstance(out, tuple) else out
+        return out.float().reshape(-1)[-128:].clone()
+
+    return step
+
+
+def run_export_llm(args: List[str], tmp: str) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "executorch.extension.llm.export.export_llm"] + args, cwd=tmp,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if run.returncode != 0:
+        print(run.stdout[-3000:])
+        raise SystemExit("export_llm failed")
+
+
+def export_llama(name: str) -> List[str]:
     import export_llm_flavours as fl
     import export_tiny_llama as base
-    # The llama:: custom operators the portable program calls (else its load fails).
+    # The llama:: custom operators and quantized kernels the reference
+    # program calls (else its load fails).
     import executorch.extension.llm.custom_ops.custom_ops  # noqa: F401
     import executorch.kernels.quantized  # noqa: F401
     from executorch.runtime import Runtime
 
-    out = os.path.join(HERE, "tiny_llama_vulkan.pte")
-    with tempfile.TemporaryDirectory() as tmp:
-        ckpt = base.write_checkpoint(tmp)[:2]
-        args = fl.common_args(*ckpt) + fl.KV_SDPA + fl.FP32 + [
-            "backend.vulkan.enabled=True", "model.enable_dynamic_shape=False",
-            f"export.output_dir={tmp}", f"export.output_name={out}"
-        ]
-        run = subprocess.run(
-            [sys.executable, "-m", "executorch.extension.llm.export.export_llm"] + args, cwd=tmp,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if run.returncode != 0:
-            print(run.stdout[-3000:])
-            raise SystemExit("export_llm failed")
-    # The token sequence: the runner's prompt ids, then a few fixed ids.
-    prompt = [int(t) for t in np.load(os.path.join(LLM, "refs", "prompt_ids.npy"))]
-    tokens = prompt + [17, 42, 99, 5]
-    method = Runtime.get().load_program(os.path.join(LLM, "tiny_llama_portable.pte")).load_method(
-        "forward")
-    rows = []
-    for pos, t in enumerate(tokens):
-        logits = method.execute([torch.tensor([[t]]), torch.tensor([pos])])[0]
-        rows.append(logits.float().reshape(-1)[-128:].clone())
-    d = os.path.join(HERE, "tiny_llama_vulkan")
+    vulkan_args, ref = LLAMAS[name]
+    out = os.path.join(HERE, f"{name}.pte")
+    d = os.path.join(HERE, name)
     os.makedirs(d, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        common_args = fl.common_args(*base.write_checkpoint(tmp)[:2]) + fl.KV_SDPA + fl.FP32
+        run_export_llm(common_args + vulkan_args + [
+            f"export.output_dir={tmp}", f"export.output_name={out}"], tmp)
+
+        def reference():
+            """A fresh reference (empty KV cache): step(token, pos) -> logits."""
+            if ref == "eager":
+                return eager_stepper(common_args + vulkan_args)
+            method = Runtime.get().load_program(ref).load_method("forward")
+
+            def step(token, pos):
+                logits = method.execute([torch.tensor([[token]]), torch.tensor([pos])])[0]
+                return logits.float().reshape(-1)[-128:].clone()
+
+            return step
+
+        step = reference()
+        # The token sequence: the runner's prompt ids, then a few fixed ids.
+        prompt = [int(t) for t in np.load(os.path.join(LLM, "refs", "prompt_ids.npy"))]
+        tokens = prompt + [17, 42, 99, 5]
+        rows = [step(t, pos) for pos, t in enumerate(tokens)]
+        # Greedy continuation of the prompt, one token per call, from an empty cache.
+        step = reference()
+        pos, greedy = 0, []
+        for t in prompt[:-1]:
+            step(t, pos)
+            pos += 1
+        feed = prompt[-1]
+        while len(greedy) < 16:
+            feed = int(step(feed, pos).argmax())
+            pos += 1
+            greedy.append(feed)
+            if feed in base.EOS_IDS:
+                break
     np.save(os.path.join(d, "tokens.npy"), np.array(tokens, dtype=np.int64))
     np.save(os.path.join(d, "logits.npy"), torch.stack(rows).numpy().astype(np.float32))
+    np.save(os.path.join(d, "greedy.npy"), np.array(greedy, dtype=np.int64))
     with open(out, "rb") as f:
         ops = common.vulkan_ops(f.read())
-    md = ["## tiny_llama_vulkan", ""]
+    md = [f"## {name}", ""]
     for k, chain in enumerate(ops):
         md.append(f"delegate {k}: " + ", ".join(chain))
     md.append("")
@@ -192,12 +266,12 @@ def export_llama() -> List[str]:
 
 
 def main(argv: List[str]) -> None:
-    names = argv or list(MLP_CASES) + ["tiny_llama_vulkan"]
+    names = argv or list(MLP_CASES) + list(LLAMAS)
     lines: Dict[str, str] = {}
     mds: Dict[str, List[str]] = {}
     for n in names:
-        if n == "tiny_llama_vulkan":
-            mds[n] = export_llama()
+        if n in LLAMAS:
+            mds[n] = export_llama(n)
         else:
             lines[n], mds[n] = common.export_case(n, *MLP_CASES[n])
         print("\n".join(mds[n]))
@@ -221,7 +295,7 @@ def main(argv: List[str]) -> None:
             old_md[part.split("\n", 1)[0].strip()] = "## " + part.strip() + "\n"
     with open(ops_md, "w") as f:
         f.write("# Operators in each Vulkan LLM payload (generated by export_vulkan_llm.py)\n\n")
-        for n in list(MLP_CASES) + ["tiny_llama_vulkan"]:
+        for n in list(MLP_CASES) + list(LLAMAS):
             if n in mds:
                 f.write("\n".join(mds[n]) + "\n")
             elif n in old_md:
