@@ -11,6 +11,7 @@
 #include "backends/vulkan/spirv/conv_transpose2d.h"
 #include "backends/vulkan/spirv/copy_strided.h"
 #include "backends/vulkan/spirv/embedding.h"
+#include "backends/vulkan/spirv/embedding_q4gsw.h"
 #include "backends/vulkan/spirv/kv_update.h"
 #include "backends/vulkan/spirv/layer_norm.h"
 #include "backends/vulkan/spirv/linear_q4gsw.h"
@@ -54,6 +55,7 @@ const ShaderInfo kShaders[kNumShaders] = {
     {"sdpa", kSpirv_sdpa, kSpirv_sdpa_words, 5, 32, 64},
     {"quantize", kSpirv_quantize, kSpirv_quantize_words, 2, 28, 64},
     {"q8ta_linear", kSpirv_q8ta_linear, kSpirv_q8ta_linear_words, 5, 36, 64},
+    {"embedding_q4gsw", kSpirv_embedding_q4gsw, kSpirv_embedding_q4gsw_words, 4, 28, 64},
 };
 
 // What a descriptor needs to name the place of a refusal.

@@ -42,6 +42,7 @@ enum class Shader : uint8_t {
   Sdpa,
   Quantize,
   Q8taLinear,
+  EmbeddingQ4gsw,
   Count
 };
 constexpr size_t kNumShaders = static_cast<size_t>(Shader::Count);

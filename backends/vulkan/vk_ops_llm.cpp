@@ -289,6 +289,65 @@ Error plan_choose_qparams(const Call& c) {
   return Error::Ok;
 }
 
+// et_vk.embedding_q4gsw(weight, weight_scales, group_size, indices,
+// is_linear_weight) -> out: weight [V, >= D/2] packed 4-bit bytes, scales
+// [V, >= D/group], int32 indices; out is the indices' shape followed by D.
+Error plan_embedding_q4gsw(const Call& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 6));
+  const TensorInfo *w, *scales, *idx, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "weight", Dtype::UInt8, &w));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 1, "weight_scales", Dtype::Float32, &scales));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 3, "indices", Dtype::Int32, &idx));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 5, "out", Dtype::Float32, &out));
+  int64_t group = 0;
+  ETR_RETURN_IF_ERROR(int_arg(c, 2, "group_size", &group));
+  const Value& linear = c.value(4);
+  if (linear.kind != Kind::Bool) {
+    CALL_FAIL(c, Error::InvalidProgram,
+              "argument 4 (is_linear_weight): value %u is a %s, not a "
+              "bool",
+              c.id(4), to_string(linear.kind));
+  }
+  if (out->ndim != idx->ndim + 1 || out->dims[out->ndim - 1] == 0) {
+    CALL_FAIL(c, Error::InvalidProgram,
+              "argument 5 (out): must be the indices' shape followed by the row size");
+  }
+  const uint32_t D = out->dims[out->ndim - 1];
+  for (uint32_t i = 0; i < idx->ndim; ++i) {
+    if (out->dims[i] != idx->dims[i]) {
+      CALL_FAIL(c, Error::InvalidProgram,
+                "argument 5 (out): must be the indices' shape followed by the row size");
+    }
+  }
+  if (group <= 0 || D % static_cast<uint64_t>(group) != 0) {
+    CALL_FAIL(c, Error::InvalidProgram,
+              "argument 2 (group_size): %lld does not divide the row size %u",
+              static_cast<long long>(group), D);
+  }
+  if (w->ndim != 2 || w->dims[0] == 0 || static_cast<uint64_t>(w->dims[1]) * 2 < D) {
+    CALL_FAIL(c, Error::InvalidProgram,
+              "argument 0 (weight): must be [rows, >= D/2] packed 4-bit bytes for D = %u", D);
+  }
+  const uint64_t groups = D / static_cast<uint64_t>(group);
+  if (scales->ndim != 2 || scales->dims[0] != w->dims[0] || scales->dims[1] < groups) {
+    CALL_FAIL(c, Error::InvalidProgram,
+              "argument 1 (weight_scales): must be [rows = %u, groups >= %llu]", w->dims[0],
+              static_cast<unsigned long long>(groups));
+  }
+  if (out->numel == 0) return Error::Ok;
+  Step s = dispatch(c, Shader::EmbeddingQ4gsw, {c.id(5), c.id(0), c.id(1), c.id(3)});
+  s.push[0] = static_cast<uint32_t>(out->numel);
+  s.push[1] = D;
+  s.push[2] = w->dims[0];
+  s.push[3] = w->dims[1];
+  s.push[4] = static_cast<uint32_t>(group);
+  s.push[5] = scales->dims[1];
+  s.push[6] = linear.bool_value ? 1 : 0;
+  ETR_RETURN_IF_ERROR(groups_1d(c, out->numel, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
+}
+
 // ---- int8 activations (the XNNPACK quantizer's static per-tensor flow) -----
 
 // A per-tensor scale and zero point: a positive finite double and an int.
@@ -738,6 +797,7 @@ const LlmOp kLlmOps[] = {
     LLM_OP("et_vk.linear_q4gsw.default", plan_linear_q4gsw),
     LLM_OP("et_vk.linear_dq8ca_q4gsw.default", plan_linear_dq8ca_q4gsw),
     LLM_OP("torchao.choose_qparams_affine.default", plan_choose_qparams),
+    LLM_OP("et_vk.embedding_q4gsw.default", plan_embedding_q4gsw),
     LLM_OP("quantized_decomposed.quantize_per_tensor.default", plan_quantize_per_tensor),
     LLM_OP("quantized_decomposed.dequantize_per_tensor.default", plan_dequantize_per_tensor),
     LLM_OP("et_vk.q8ta_linear.default", plan_q8ta_linear),

@@ -30,6 +30,8 @@ Cases (files next to this script):
   the exporter's own quantized model (the official runtime cannot be the
   reference here: the same quantization lowered to XNNPACK keeps the weight
   scales in bf16 and lands 1-2% of the logits' scale away from eager).
+* `tiny_llama_vulkan_8da4w_emb4.pte`: that and `quantization.embedding_quantize='4,32'`
+  (et_vk.embedding_q4gsw); reference: PyTorch eager likewise.
   For each: `<name>/tokens.npy` Long[T] (the runner's prompt ids, then a few
   fixed ids), `<name>/logits.npy` Float[T, 128] (the reference's logits after
   token t at position t, one token per call), `<name>/greedy.npy` (the
@@ -171,6 +173,9 @@ LLAMAS = {
     # no reference at 2e-3: XNNPACK keeps the 4-bit groups' scales in bf16, and
     # its logits differ from eager by 1-2% of their scale (measured).
     "tiny_llama_vulkan_8da4w": (VULKAN + Q8DA4W, "eager"),
+    # And a 4-bit group-32 embedding table (et_vk.embedding_q4gsw).
+    "tiny_llama_vulkan_8da4w_emb4": (VULKAN + Q8DA4W + ["quantization.embedding_quantize='4,32'"],
+                                     "eager"),
 }
 
 
