@@ -716,13 +716,34 @@ Error plan_sdpa_with_kv_cache(const Call& c) {
     CALL_FAIL(c, Error::InvalidProgram, "argument 10 (scale): value %u is a %s", c.id(10),
               to_string(sv.kind));
   }
+  const uint32_t ctx = kc->dims[1];
+  if (S > ctx) {
+    CALL_FAIL(c, Error::InvalidProgram, "argument 0 (query): %u tokens, the cache holds %u", S,
+              ctx);
+  }
+  if (pos.tensor == kNoId && static_cast<uint64_t>(pos.static_pos) + S > ctx) {
+    CALL_FAIL(c, Error::InvalidProgram,
+              "argument 5 (start_pos): %d + %u tokens pass the cache's %u", pos.static_pos, S, ctx);
+  }
+  if (pos.tensor != kNoId) {
+    // A position from an input is checked on the host at every execute.
+    Step check;
+    check.kind = Step::Kind::CheckInput;
+    check.op_index = c.op.index;
+    check.buffers[0] = pos.tensor;
+    check.num_buffers = 1;
+    check.push[0] = pos.pos_index;
+    check.push[1] = 0;
+    check.push[2] = ctx - S;
+    c.steps->push_back(check);
+  }
   // Without a position tensor the shaders bind the query in its place, unread.
   const uint32_t pos_buffer = pos.tensor == kNoId ? c.id(0) : pos.tensor;
   for (size_t a = 3; a <= 4; ++a) {
     Step s = dispatch(c, Shader::KvUpdate, {c.id(a), c.id(a - 2), pos_buffer});
     s.push[0] = static_cast<uint32_t>(k->numel);
     s.push[1] = KVH * D;
-    s.push[2] = kc->dims[1];
+    s.push[2] = ctx;
     s.push[3] = pos.pos_index;
     s.push[4] = static_cast<uint32_t>(pos.static_pos);
     ETR_RETURN_IF_ERROR(groups_1d(c, k->numel, &s));
@@ -733,7 +754,7 @@ Error plan_sdpa_with_kv_cache(const Call& c) {
   s.push[1] = H;
   s.push[2] = KVH;
   s.push[3] = D;
-  s.push[4] = kc->dims[1];
+  s.push[4] = ctx;
   s.push[5] = pos.pos_index;
   s.push[6] = static_cast<uint32_t>(pos.static_pos);
   s.push[7] = f2u(scale);

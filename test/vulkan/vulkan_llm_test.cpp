@@ -227,6 +227,33 @@ TEST_F(VulkanLlmTest, TinyLlamaLogitsMatchTheOfficialRuntimeStepByStep) { expect
 
 TEST_F(VulkanLlmTest, TinyLlamaGreedyTokensEqualTheOfficialRunners) { expect_greedy(kFp32); }
 
+TEST_F(VulkanLlmTest, TinyLlamaPositionOutsideTheCacheFailsExecute) {
+  Module m(kVulkanDir + std::string(kFp32.name) + ".pte", {}, vulkan_options());
+  for (int64_t pos : {int64_t{32}, int64_t{-1}, int64_t{1} << 40}) {
+    SCOPED_TRACE("input_pos " + std::to_string(pos));
+    char message[2048];
+    ErrorCapture capture(message, sizeof(message));
+    Result<std::vector<float>> got = step(m, 5, pos);
+    ASSERT_FALSE(got.ok());
+    EXPECT_EQ(got.error(), Error::InvalidArgument);
+    const std::string want =
+        "VulkanBackend: delegate 0: operator 19 (sdpa_with_kv_cache.default): "
+        "input 1 element 0 is ";
+    EXPECT_NE(std::string(capture.message()).find(want), std::string::npos) << capture.message();
+  }
+  // The last row of the cache is fine, and so is the method afterwards:
+  // position 0 sees only its own row, so it gives the reference's first step.
+  ASSERT_TRUE(step(m, 5, 31).ok());
+  const std::vector<float> want = load_npy<float>(kVulkanDir + "tiny_llama_vulkan/logits.npy");
+  const std::vector<int64_t> tokens =
+      load_npy<int64_t>(kVulkanDir + "tiny_llama_vulkan/tokens.npy");
+  ASSERT_FALSE(tokens.empty());
+  ASSERT_GE(want.size(), kVocab);
+  Result<std::vector<float>> first = step(m, tokens[0], 0);
+  ASSERT_TRUE(first.ok());
+  for (size_t i = 0; i < kVocab; ++i) EXPECT_NEAR((*first)[i], want[i], 1e-4) << i;
+}
+
 TEST_F(VulkanLlmTest, TinyLlama8da4wLogitsMatchEager) { expect_logits(k8da4w); }
 
 TEST_F(VulkanLlmTest, TinyLlama8da4wGreedyTokensEqualEagers) { expect_greedy(k8da4w); }
