@@ -20,6 +20,10 @@
 //    the operator and the field; single-byte corruptions never crash.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -226,6 +230,42 @@ void expect_greedy(const Llama& l) {
 TEST_F(VulkanLlmTest, TinyLlamaLogitsMatchTheOfficialRuntimeStepByStep) { expect_logits(kFp32); }
 
 TEST_F(VulkanLlmTest, TinyLlamaGreedyTokensEqualTheOfficialRunners) { expect_greedy(kFp32); }
+
+// examples/llm_runner registers the Vulkan delegate: on the Vulkan file it
+// prints the text the official TextLLMRunner streamed for the non-Vulkan one
+// (one BOS, greedy, 16 new tokens at most), with no validation message.
+TEST_F(VulkanLlmTest, LlmRunnerPrintsTheOfficialRunnersText) {
+#if defined(ETR_VULKAN_LLM_RUNNER)
+  const std::string want_path = kLlmDir + "refs/portable_greedy_text.txt";
+  std::ifstream want_file(want_path, std::ios::binary);
+  const std::string want((std::istreambuf_iterator<char>(want_file)),
+                         std::istreambuf_iterator<char>());
+  ASSERT_FALSE(want.empty()) << want_path;
+  char dir[] = "/tmp/etr_vulkan_llmXXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string out_path = std::string(dir) + "/out", err_path = std::string(dir) + "/err";
+  // The child inherits the driver and validation settings (kEnvironment).
+  const std::string cmd = std::string(ETR_VULKAN_LLM_RUNNER) + " --model_path=" + kVulkanDir +
+                          "tiny_llama_vulkan.pte --tokenizer_path=" + kLlmDir +
+                          "tokenizer.json --prompt='Once upon a time' --num_bos=1"
+                          " --max_new_tokens=16 --temperature=0 > " +
+                          out_path + " 2> " + err_path;
+  const int status = std::system(cmd.c_str());
+  std::ifstream out_file(out_path, std::ios::binary), err_file(err_path, std::ios::binary);
+  const std::string out((std::istreambuf_iterator<char>(out_file)),
+                        std::istreambuf_iterator<char>());
+  const std::string err((std::istreambuf_iterator<char>(err_file)),
+                        std::istreambuf_iterator<char>());
+  std::remove(out_path.c_str());
+  std::remove(err_path.c_str());
+  ::rmdir(dir);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << err;
+  EXPECT_EQ(out.substr(0, want.size() + 1), want + "\n");
+  EXPECT_EQ(err.find("VulkanBackend: validation"), std::string::npos) << err;
+#else
+  GTEST_SKIP() << "llm_runner (with the text runner) is not built";
+#endif
+}
 
 TEST_F(VulkanLlmTest, TinyLlamaPositionOutsideTheCacheFailsExecute) {
   Module m(kVulkanDir + std::string(kFp32.name) + ".pte", {}, vulkan_options());
