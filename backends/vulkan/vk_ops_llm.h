@@ -1,8 +1,11 @@
-// The Vulkan delegate's operators for LLM programs (issue 21): the 4-bit
-// quantized linear layers the partitioner writes for torchao's weight-only
-// and 8da4w quantization (et_vk.linear_q4gsw, et_vk.linear_dq8ca_q4gsw with
-// its torchao.choose_qparams_affine), and what the official LLM exporter's
-// Vulkan programs call (et_vk.rms_norm, et_vk.apply_rotary_emb,
+// The Vulkan delegate's operators for quantized models and LLM programs
+// (issue 21): the 4-bit quantized linear layers and embedding the partitioner
+// writes for torchao's weight-only and 8da4w quantization
+// (et_vk.linear_q4gsw, et_vk.linear_dq8ca_q4gsw with its
+// torchao.choose_qparams_affine, et_vk.embedding_q4gsw), the static int8 flow
+// of the XNNPACK quantizer (quantize_per_tensor, et_vk.q8ta_linear,
+// dequantize_per_tensor), and what the official LLM exporter's Vulkan
+// programs call (et_vk.rms_norm, et_vk.apply_rotary_emb,
 // et_vk.select_as_symint, sdpa_with_kv_cache, aten.index.Tensor).
 //
 // Same contract as plan_operator (vk_ops.h): check the call's arguments
