@@ -11,13 +11,22 @@
 #include "backends/vulkan/spirv/conv_transpose2d.h"
 #include "backends/vulkan/spirv/copy_strided.h"
 #include "backends/vulkan/spirv/embedding.h"
+#include "backends/vulkan/spirv/embedding_q4gsw.h"
+#include "backends/vulkan/spirv/kv_update.h"
 #include "backends/vulkan/spirv/layer_norm.h"
+#include "backends/vulkan/spirv/linear_q4gsw.h"
 #include "backends/vulkan/spirv/matmul.h"
 #include "backends/vulkan/spirv/pool2d.h"
+#include "backends/vulkan/spirv/q8ta_linear.h"
+#include "backends/vulkan/spirv/quantize.h"
 #include "backends/vulkan/spirv/reduce.h"
+#include "backends/vulkan/spirv/rms_norm.h"
+#include "backends/vulkan/spirv/rope.h"
+#include "backends/vulkan/spirv/sdpa.h"
 #include "backends/vulkan/spirv/softmax.h"
 #include "backends/vulkan/spirv/unary.h"
 #include "backends/vulkan/spirv/upsample.h"
+#include "backends/vulkan/vk_ops_llm.h"
 #include "runtime/platform/log.h"
 
 namespace etr {
@@ -39,6 +48,14 @@ const ShaderInfo kShaders[kNumShaders] = {
     {"embedding", kSpirv_embedding, kSpirv_embedding_words, 3, 12, 64},
     {"cast", kSpirv_cast, kSpirv_cast_words, 2, 8, 64},
     {"conv_transpose2d", kSpirv_conv_transpose2d, kSpirv_conv_transpose2d_words, 4, 76, 64},
+    {"linear_q4gsw", kSpirv_linear_q4gsw, kSpirv_linear_q4gsw_words, 5, 32, 64},
+    {"rms_norm", kSpirv_rms_norm, kSpirv_rms_norm_words, 3, 12, 64},
+    {"rope", kSpirv_rope, kSpirv_rope_words, 4, 16, 64},
+    {"kv_update", kSpirv_kv_update, kSpirv_kv_update_words, 3, 20, 64},
+    {"sdpa", kSpirv_sdpa, kSpirv_sdpa_words, 5, 32, 64},
+    {"quantize", kSpirv_quantize, kSpirv_quantize_words, 2, 28, 64},
+    {"q8ta_linear", kSpirv_q8ta_linear, kSpirv_q8ta_linear_words, 5, 36, 64},
+    {"embedding_q4gsw", kSpirv_embedding_q4gsw, kSpirv_embedding_q4gsw_words, 4, 28, 64},
 };
 
 // What a descriptor needs to name the place of a refusal.
@@ -1440,12 +1457,15 @@ const OpKind* find_op(const char* name) {
 
 const ShaderInfo& shader_info(Shader s) { return kShaders[static_cast<size_t>(s)]; }
 
-bool is_supported_operator(const char* name) { return find_op(name) != nullptr; }
+bool is_supported_operator(const char* name) {
+  return find_op(name) != nullptr || find_llm_operator(name) != nullptr;
+}
 
 Error plan_operator(const Graph& g, const Operator& op, const DispatchLimits& limits,
                     std::vector<Step>* steps, std::vector<uint32_t>* alias) {
   const OpKind* k = find_op(op.name.c_str());
-  ETR_CHECK_OR_FAIL(k != nullptr, Error::NotSupported,
+  const LlmPlanFn llm = k == nullptr ? find_llm_operator(op.name.c_str()) : nullptr;
+  ETR_CHECK_OR_FAIL(k != nullptr || llm != nullptr, Error::NotSupported,
                     "VulkanBackend: delegate %zu: operator %u (%s) is not supported",
                     g.delegate_index, op.index, op.name.c_str());
   const Ctx c{g, op, limits, steps, alias};
@@ -1454,7 +1474,7 @@ Error plan_operator(const Graph& g, const Operator& op, const DispatchLimits& li
   if (g.values[out].kind == Kind::Tensor && g.values[out].tensor.constant_id >= 0) {
     OP_FAIL(c, Error::InvalidProgram, "output value %u is a constant", out);
   }
-  return k->plan(c);
+  return k != nullptr ? k->plan(c) : llm(g, op, limits, steps);
 }
 
 }  // namespace vulkan

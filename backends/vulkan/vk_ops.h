@@ -35,6 +35,14 @@ enum class Shader : uint8_t {
   Embedding,
   Cast,
   ConvTranspose2d,
+  LinearQ4gsw,
+  RmsNorm,
+  Rope,
+  KvUpdate,
+  Sdpa,
+  Quantize,
+  Q8taLinear,
+  EmbeddingQ4gsw,
   Count
 };
 constexpr size_t kNumShaders = static_cast<size_t>(Shader::Count);
@@ -51,7 +59,10 @@ struct ShaderInfo {
 const ShaderInfo& shader_info(Shader s);
 
 struct Step {
-  enum class Kind : uint8_t { Dispatch, Copy };
+  // CheckInput records nothing: execute checks, before submitting, that
+  // element push[0] of the graph input buffers[0] (an int tensor) lies in
+  // [push[1], push[2]] (int32), and fails naming operator op_index otherwise.
+  enum class Kind : uint8_t { Dispatch, Copy, CheckInput };
   Kind kind = Kind::Dispatch;
   Shader shader = Shader::Binary;
   uint32_t op_index = 0;

@@ -117,6 +117,12 @@ Error place_buffers(Delegate* d) {
     }
     const uint64_t bytes =
         shared ? mem_obj_bytes[static_cast<size_t>(t->mem_obj_id)] : t->device_nbytes();
+    // A shader binds the whole buffer: it must fit one storage-buffer binding.
+    ETR_CHECK_OR_FAIL(bytes <= d->dev->limits.maxStorageBufferRange, Error::NotSupported,
+                      "VulkanBackend: delegate %zu: value %zu needs a buffer of %llu bytes; the "
+                      "device binds at most %u",
+                      d->index, id, static_cast<unsigned long long>(bytes),
+                      d->dev->limits.maxStorageBufferRange);
     Buffer b;
     ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, bytes, false, d->index, "a tensor", &b));
     d->buffers.push_back(b);
@@ -349,6 +355,7 @@ Error record(Delegate* d) {
                             VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   for (size_t i = 0; i < d->steps.size(); ++i) {
     const Step& s = d->steps[i];
+    if (s.kind == Step::Kind::CheckInput) continue;  // execute checks it on the host
     if (s.kind == Step::Kind::Copy) {
       const Buffer& dst = d->buffer(s.buffers[0]);
       const Buffer& src = d->buffer(s.buffers[1]);
@@ -465,6 +472,39 @@ Result<Tensor*> arg_tensor(const Delegate& d, Span<EValue*> args, size_t a, uint
   return &t;
 }
 
+// The CheckInput steps: an int element of a graph input that a shader uses
+// as a position must be in range (the shaders only clamp it).
+Error check_inputs(const Delegate& d, Span<EValue*> args) {
+  const Graph& g = d.graph;
+  for (const Step& s : d.steps) {
+    if (s.kind != Step::Kind::CheckInput) continue;
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+      if (g.inputs[i] != s.buffers[0]) continue;
+      const Tensor& t = args[i]->to_tensor();  // checked by arg_tensor
+      const size_t e = s.push[0];
+      if (e >= static_cast<size_t>(t.numel())) break;
+      int64_t v = 0;
+      if (t.dtype() == ScalarType::Long) {
+        v = static_cast<const int64_t*>(t.const_data())[e];
+      } else if (t.dtype() == ScalarType::Int) {
+        v = static_cast<const int32_t*>(t.const_data())[e];
+      } else {
+        break;
+      }
+      const int64_t lo = static_cast<int32_t>(s.push[1]);
+      const int64_t hi = static_cast<int32_t>(s.push[2]);
+      if (v < lo || v > hi) {
+        ETR_FAIL(Error::InvalidArgument,
+                 "VulkanBackend: delegate %zu: operator %u (%s): input %zu element %zu is %lld; "
+                 "it must be in [%lld, %lld]",
+                 d.index, s.op_index, g.ops[s.op_index].name.c_str(), i, e,
+                 static_cast<long long>(v), static_cast<long long>(lo), static_cast<long long>(hi));
+      }
+    }
+  }
+  return Error::Ok;
+}
+
 class VulkanBackend final : public BackendInterface {
  public:
   bool is_available() const override {
@@ -518,6 +558,7 @@ class VulkanBackend final : public BackendInterface {
       if (!t.ok()) return t.error();
       copy_staging(**t, d->in_staging[i].mapped, true);
     }
+    ETR_RETURN_IF_ERROR(check_inputs(*d, args));
     std::vector<Tensor*>& outs = d->out_tensors;
     for (size_t i = 0; i < g.outputs.size(); ++i) {
       Result<Tensor*> t = arg_tensor(*d, args, g.inputs.size() + i, g.outputs[i], "output", i);

@@ -19,6 +19,10 @@
 #include <string>
 #include <vector>
 
+#if defined(ETR_HAVE_VULKAN)
+#include "backends/vulkan/vulkan_backend.h"
+#include "runtime/backend/backend.h"
+#endif
 #include "extension/llm/stats.h"
 #include "extension/llm/text_generator.h"
 #if ETR_LLM_RUNNER_HAS_TEXT
@@ -303,6 +307,18 @@ int main(int argc, char** argv) {
   Args a;
   const int rc = parse_args(argc, argv, &a);
   if (rc >= 0) return rc;
+#if defined(ETR_HAVE_VULKAN)
+  // Module's built-in backends are XNNPACK's; the Vulkan delegate joins the
+  // default registry here (its device is made only when a program has one).
+  if (etr::find_backend("VulkanBackend") == nullptr) {
+    const etr::Error err = etr::register_vulkan_backend();
+    if (err != etr::Error::Ok) {
+      std::fprintf(stderr, "llm_runner: error: cannot register the Vulkan backend: %s\n",
+                   etr::to_string(err));
+      return 1;
+    }
+  }
+#endif
   etr::ModuleOptions options;
   options.num_threads = static_cast<size_t>(a.threads);
   return a.prompt_tokens.empty() ? run_text(a, options) : run_ids(a, options);

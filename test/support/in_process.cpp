@@ -117,15 +117,15 @@ std::string compare_one(const EValue& v, const std::string& path, double rtol, d
 
 std::string models_dir() { return std::string(ETR_SOURCE_DIR) + "/test/models/"; }
 
-std::vector<FixtureCase> load_manifest(const std::string& dir) {
+std::vector<FixtureCase> load_manifest(const std::string& dir, const std::string& file) {
   std::vector<FixtureCase> cases;
   char message[512];
   ErrorCapture capture(message, sizeof(message));
   // The same strict parser as the runner tests: a missing file or a malformed
   // line yields no cases (and a message here); the suites' count checks fail.
-  Result<std::vector<ManifestEntry>> entries = parse_manifest(dir + "manifest.txt");
+  Result<std::vector<ManifestEntry>> entries = parse_manifest(dir + file);
   if (!entries.ok()) {
-    std::fprintf(stderr, "load_manifest: %smanifest.txt: %s (%s)\n", dir.c_str(),
+    std::fprintf(stderr, "load_manifest: %s%s: %s (%s)\n", dir.c_str(), file.c_str(),
                  to_string(entries.error()), capture.message());
     return cases;
   }

@@ -33,7 +33,8 @@ std::string models_dir();
 // Parsed by parse_manifest (fixtures.h); none when the file is missing or a
 // line is malformed (the reason is printed to stderr), so every suite built
 // on it asserts a minimum count (kMinManifestCases).
-std::vector<FixtureCase> load_manifest(const std::string& dir = models_dir());
+std::vector<FixtureCase> load_manifest(const std::string& dir = models_dir(),
+                                       const std::string& file = "manifest.txt");
 // Registers portable kernels and prim ops in the default registry once.
 void register_all_kernels();
 

@@ -1,0 +1,33 @@
+// The Vulkan delegate's operators for quantized models and LLM programs
+// (issue 21): the 4-bit quantized linear layers and embedding the partitioner
+// writes for torchao's weight-only and 8da4w quantization
+// (et_vk.linear_q4gsw, et_vk.linear_dq8ca_q4gsw with its
+// torchao.choose_qparams_affine, et_vk.embedding_q4gsw), the static int8 flow
+// of the XNNPACK quantizer (quantize_per_tensor, et_vk.q8ta_linear,
+// dequantize_per_tensor), and what the official LLM exporter's Vulkan
+// programs call (et_vk.rms_norm, et_vk.apply_rotary_emb,
+// et_vk.select_as_symint, sdpa_with_kv_cache, aten.index.Tensor).
+//
+// Same contract as plan_operator (vk_ops.h): check the call's arguments
+// against the graph, append steps; refusals name the delegate, the operator
+// index and name, and the argument's field.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "backends/vulkan/vk_graph.h"
+#include "backends/vulkan/vk_ops.h"
+#include "runtime/core/error.h"
+
+namespace etr {
+namespace vulkan {
+
+using LlmPlanFn = Error (*)(const Graph& g, const Operator& op, const DispatchLimits& limits,
+                            std::vector<Step>* steps);
+
+// The planner of the LLM operator `name`, or null when it is not one.
+LlmPlanFn find_llm_operator(const char* name);
+
+}  // namespace vulkan
+}  // namespace etr
