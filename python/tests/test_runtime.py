@@ -268,3 +268,30 @@ def test_data_path_missing_file():
         Runtime.get().load_program(str(MODELS / "mlp.pte"), data_files=["/nonexistent/w.ptd"])
     assert e.value.code == "AccessFailed"
     assert os.path.basename("/nonexistent/w.ptd") in e.value.message
+
+
+LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
+
+
+def test_vulkan_lowered_program_runs_through_the_module():
+    """A VulkanPartitioner program (test/models/vulkan) on Mesa's lavapipe, checked against
+    PyTorch eager with the manifest's tolerance (2e-3 of the output scale)."""
+    import shutil
+
+    from etr import portable_lib
+
+    # The build makes the delegate wherever glslc (and libvulkan-dev) are installed.
+    if shutil.which("glslc") is None or not os.path.exists(LAVAPIPE_ICD):
+        pytest.skip("no glslc or no lavapipe (mesa-vulkan-drivers): no Vulkan delegate here")
+    assert portable_lib._is_available("VulkanBackend")
+    # The CPU driver, as the C++ suite selects it (a GPU driver would test something else).
+    os.environ["VK_DRIVER_FILES"] = LAVAPIPE_ICD
+    os.environ["VK_ICD_FILENAMES"] = LAVAPIPE_ICD
+    base = MODELS / "vulkan"
+    method = Runtime.get().load_program(str(base / "cnn.pte")).load_method("forward")
+    x = np.load(base / "cnn" / "a_in0.npy")
+    want = np.load(base / "cnn" / "a_out0.npy")
+    for _ in range(2):  # the second run reuses the recorded command buffer
+        got = method.execute([x])[0]
+        assert got.shape == want.shape
+        assert np.abs(got - want).max() <= 2e-3 * np.abs(want).max()
