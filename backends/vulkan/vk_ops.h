@@ -35,6 +35,7 @@ enum class Shader : uint8_t {
   Embedding,
   Cast,
   ConvTranspose2d,
+  GroupNorm,
   Count
 };
 constexpr size_t kNumShaders = static_cast<size_t>(Shader::Count);

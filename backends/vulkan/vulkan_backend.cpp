@@ -7,6 +7,7 @@
 #include "backends/vulkan/vk_device.h"
 #include "backends/vulkan/vk_graph.h"
 #include "backends/vulkan/vk_ops.h"
+#include "backends/vulkan/vk_shapes.h"
 #include "runtime/core/half.h"
 #include "runtime/platform/log.h"
 #include "runtime/platform/platform.h"
@@ -45,6 +46,10 @@ struct Delegate {
   VkCommandBuffer commands = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
   std::vector<Tensor*> out_tensors;  // execute's scratch: the output arguments
+  // Dynamic programs: whether the steps and the recording match the graph's
+  // current shapes (false after a resize failed half-way).
+  bool shapes_valid = true;
+  std::vector<Step> replanned;  // resize's scratch
 
   ~Delegate() {
     if (dev != nullptr) {
@@ -99,7 +104,7 @@ Error place_buffers(Delegate* d) {
     const TensorInfo* t = g.tensor(static_cast<uint32_t>(id));
     if (!used[id] || t == nullptr || t->constant_id >= 0 || t->mem_obj_id < 0) continue;
     uint64_t& b = mem_obj_bytes[static_cast<size_t>(t->mem_obj_id)];
-    if (t->device_nbytes() > b) b = t->device_nbytes();
+    if (t->max_device_nbytes() > b) b = t->max_device_nbytes();
   }
   for (size_t id = 0; id < g.values.size(); ++id) {
     const TensorInfo* t = g.tensor(static_cast<uint32_t>(id));
@@ -115,8 +120,9 @@ Error place_buffers(Delegate* d) {
       d->buffer_of[id] = mem_obj_buffer[static_cast<size_t>(t->mem_obj_id)];
       continue;
     }
+    // Sized for the tensor's upper bounds: a dynamic shape never reallocates.
     const uint64_t bytes =
-        shared ? mem_obj_bytes[static_cast<size_t>(t->mem_obj_id)] : t->device_nbytes();
+        shared ? mem_obj_bytes[static_cast<size_t>(t->mem_obj_id)] : t->max_device_nbytes();
     Buffer b;
     ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, bytes, false, d->index, "a tensor", &b));
     d->buffers.push_back(b);
@@ -299,8 +305,9 @@ ScalarType staging_type(Dtype d) {
   }
 }
 
-// Records the command buffer every execute submits.
-Error record(Delegate* d) {
+// Creates the host-visible staging buffer of every input and output, sized
+// for its upper bounds.
+Error create_staging(Delegate* d) {
   const Graph& g = d->graph;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const TensorInfo& t = *g.tensor(g.inputs[i]);
@@ -311,7 +318,7 @@ Error record(Delegate* d) {
         "supported",
         d->index, i, vulkan::to_string(t.dtype), vulkan::to_string(t.staging));
     Buffer b;
-    ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, t.device_nbytes(), true, d->index,
+    ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, t.max_device_nbytes(), true, d->index,
                                               "an input's staging", &b));
     d->in_staging.push_back(b);
   }
@@ -324,10 +331,16 @@ Error record(Delegate* d) {
         "supported",
         d->index, i, vulkan::to_string(t.dtype), vulkan::to_string(t.staging));
     Buffer b;
-    ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, t.device_nbytes(), true, d->index,
+    ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, t.max_device_nbytes(), true, d->index,
                                               "an output's staging", &b));
     d->out_staging.push_back(b);
   }
+  return Error::Ok;
+}
+
+// Records the command buffer every execute submits (again after a resize).
+Error record(Delegate* d) {
+  const Graph& g = d->graph;
   VkCommandBuffer cb = d->commands;
   VkCommandBufferBeginInfo bi = {};
   bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
@@ -386,6 +399,8 @@ Error build(Delegate* d, BackendInitContext& ctx, FreeableBuffer* processed) {
   ETR_RETURN_IF_ERROR(vulkan::parse_graph(static_cast<const uint8_t*>(processed->data()),
                                           processed->size(), ctx.named_data, d->index, &d->graph));
   ETR_RETURN_IF_ERROR(vulkan::acquire_device(d->index, &d->dev));
+  // A dynamic program's symbolic sizes, computed for the upper bounds.
+  if (d->graph.dynamic) ETR_RETURN_IF_ERROR(vulkan::propagate_shapes(&d->graph));
   ETR_RETURN_IF_ERROR(plan(d));
   ETR_RETURN_IF_ERROR(place_buffers(d));
   ETR_RETURN_IF_ERROR(create_commands(d));
@@ -396,7 +411,101 @@ Error build(Delegate* d, BackendInitContext& ctx, FreeableBuffer* processed) {
   processed->release();
   ETR_RETURN_IF_ERROR(create_pipelines_and_sets(d));
   d->out_tensors.assign(d->graph.outputs.size(), nullptr);
+  ETR_RETURN_IF_ERROR(create_staging(d));
   return record(d);
+}
+
+// Whether host tensor `t` has the dims of `info`.
+bool same_shape(const Tensor& t, const TensorInfo& info) {
+  if (static_cast<uint32_t>(t.dim()) != info.ndim) return false;
+  for (uint32_t i = 0; i < info.ndim; ++i) {
+    if (static_cast<uint64_t>(t.size(i)) != info.dims[i]) return false;
+  }
+  return true;
+}
+
+// A dynamic program whose inputs changed shape: checks them against the
+// exported bounds, propagates the shapes, plans every operator again and
+// re-records the command buffer. The new plan must use the same shaders and
+// buffers step by step (only push constants, dispatch and copy sizes
+// change): nothing is allocated on the device and no pipeline is created.
+Error resize(Delegate* d, Span<EValue*> args) {
+  Graph& g = d->graph;
+  bool changed = !d->shapes_valid;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    EValue* v = args[i];
+    if (v == nullptr || !v->is_tensor()) continue;  // reported by arg_tensor
+    const Tensor& t = v->to_tensor();
+    TensorInfo& info = g.values[g.inputs[i]].tensor;
+    if (same_shape(t, info)) continue;
+    if (static_cast<uint32_t>(t.dim()) != info.ndim) {
+      ETR_FAIL(Error::InvalidArgument,
+               "VulkanBackend: delegate %zu: input %zu has %d dims, the program has %u", d->index,
+               i, static_cast<int>(t.dim()), info.ndim);
+    }
+    for (uint32_t k = 0; k < info.ndim; ++k) {
+      const int64_t s = t.size(k);
+      if (s < 1 || s > static_cast<int64_t>(info.max_dims[k])) {
+        ETR_FAIL(Error::InvalidArgument,
+                 "VulkanBackend: delegate %zu: input %zu: dim %u is %lld, outside the exported "
+                 "bounds 1..%u",
+                 d->index, i, k, static_cast<long long>(s), info.max_dims[k]);
+      }
+    }
+    // Within bounds: the graph takes the new shape (and is stale until the
+    // plan below succeeds).
+    d->shapes_valid = false;
+    uint64_t numel = 1;
+    for (uint32_t k = 0; k < info.ndim; ++k) {
+      info.dims[k] = static_cast<uint32_t>(t.size(k));
+      numel *= info.dims[k];
+    }
+    info.numel = numel;
+    changed = true;
+  }
+  if (!changed) return Error::Ok;
+  ETR_RETURN_IF_ERROR(vulkan::propagate_shapes(&g));
+  vulkan::DispatchLimits limits;
+  for (int i = 0; i < 3; ++i) limits.max_groups[i] = d->dev->limits.maxComputeWorkGroupCount[i];
+  d->replanned.clear();
+  for (const vulkan::Operator& op : g.ops) {
+    ETR_RETURN_IF_ERROR(vulkan::plan_operator(g, op, limits, &d->replanned, &d->alias));
+  }
+  bool same = d->replanned.size() == d->steps.size();
+  for (size_t i = 0; same && i < d->steps.size(); ++i) {
+    const Step& a = d->steps[i];
+    const Step& b = d->replanned[i];
+    same = a.kind == b.kind && a.shader == b.shader && a.num_buffers == b.num_buffers &&
+           std::memcmp(a.buffers, b.buffers, sizeof(a.buffers)) == 0;
+  }
+  if (!same) {
+    ETR_FAIL(Error::NotSupported,
+             "VulkanBackend: delegate %zu: at these input shapes the operators plan different "
+             "steps than at the exported bounds (an empty tensor?)",
+             d->index);
+  }
+  d->steps.swap(d->replanned);
+  VkResult r = vkResetCommandBuffer(d->commands, 0);
+  ETR_CHECK_OR_FAIL(r == VK_SUCCESS, Error::Internal,
+                    "VulkanBackend: delegate %zu: vkResetCommandBuffer returned %d", d->index,
+                    static_cast<int>(r));
+  ETR_RETURN_IF_ERROR(record(d));
+  d->shapes_valid = true;
+  return Error::Ok;
+}
+
+// Gives output tensor `t` the graph output's current dims.
+Error resize_output(const Delegate& d, Tensor* t, const TensorInfo& info, size_t i) {
+  if (same_shape(*t, info)) return Error::Ok;
+  int64_t sizes[vulkan::kMaxDims];
+  for (uint32_t k = 0; k < info.ndim; ++k) sizes[k] = info.dims[k];
+  if (resize_tensor(*t, Span<const int64_t>(sizes, info.ndim)) != Error::Ok) {
+    ETR_FAIL(Error::InvalidArgument,
+             "VulkanBackend: delegate %zu: output %zu cannot take the delegate's output shape "
+             "(%llu elements)",
+             d.index, i, static_cast<unsigned long long>(info.numel));
+  }
+  return Error::Ok;
 }
 
 // The exporter narrows 64-bit inputs and outputs to 32 bits on the device
@@ -513,6 +622,7 @@ class VulkanBackend final : public BackendInterface {
                "VulkanBackend: delegate %zu: %zu arguments, expected %zu inputs and %zu outputs",
                d->index, args.size(), g.inputs.size(), g.outputs.size());
     }
+    if (g.dynamic) ETR_RETURN_IF_ERROR(resize(d, args));
     for (size_t i = 0; i < g.inputs.size(); ++i) {
       Result<Tensor*> t = arg_tensor(*d, args, i, g.inputs[i], "input", i);
       if (!t.ok()) return t.error();
@@ -520,6 +630,10 @@ class VulkanBackend final : public BackendInterface {
     }
     std::vector<Tensor*>& outs = d->out_tensors;
     for (size_t i = 0; i < g.outputs.size(); ++i) {
+      EValue* v = args[g.inputs.size() + i];
+      if (g.dynamic && v != nullptr && v->is_tensor()) {
+        ETR_RETURN_IF_ERROR(resize_output(*d, &v->to_tensor(), *g.tensor(g.outputs[i]), i));
+      }
       Result<Tensor*> t = arg_tensor(*d, args, g.inputs.size() + i, g.outputs[i], "output", i);
       if (!t.ok()) return t.error();
       outs[i] = *t;
