@@ -8,7 +8,7 @@ namespace etr {
 namespace vulkan {
 namespace {
 
-#define SHAPE_FAIL(g, op, err, fmt, ...)                                                       \
+#define SHAPE_FAIL(g, op, err, fmt, ...)                                                   \
   ETR_FAIL(err, "VulkanBackend: delegate %zu: operator %u (%s): " fmt, (g).delegate_index, \
            (op).index, (op).name.c_str(), ##__VA_ARGS__)
 
@@ -54,10 +54,9 @@ const char* const kSameShape[] = {"aten.relu.default",
                                   nullptr};
 
 // Elementwise operators of two broadcast tensors.
-const char* const kBinary[] = {"aten.add.Tensor",        "aten.sub.Tensor",
-                               "aten.mul.Tensor",        "aten.div.Tensor",
-                               "aten.maximum.default",   "aten.minimum.default",
-                               "aten.pow.Tensor_Tensor", nullptr};
+const char* const kBinary[] = {
+    "aten.add.Tensor",      "aten.sub.Tensor",      "aten.mul.Tensor",        "aten.div.Tensor",
+    "aten.maximum.default", "aten.minimum.default", "aten.pow.Tensor_Tensor", nullptr};
 
 // Operators with [out, saved statistics...] outputs whose out has the
 // input's shape (the statistics are never read: the planner checks that).
@@ -286,10 +285,9 @@ class Propagator {
       known = in->numel;
     }
     if (known != in->numel) {
-      SHAPE_FAIL(g_, op_, Error::InvalidProgram,
-                 "argument 1 (size) has %llu elements, the input %llu",
-                 static_cast<unsigned long long>(known),
-                 static_cast<unsigned long long>(in->numel));
+      SHAPE_FAIL(
+          g_, op_, Error::InvalidProgram, "argument 1 (size) has %llu elements, the input %llu",
+          static_cast<unsigned long long>(known), static_cast<unsigned long long>(in->numel));
     }
     return set(op_.args.back(), s);
   }
