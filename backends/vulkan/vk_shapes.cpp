@@ -138,6 +138,9 @@ class Propagator {
     if (std::strcmp(name, "aten.linear.default") == 0) return linear();
     if (std::strcmp(name, "aten.bmm.default") == 0) return bmm();
     if (std::strcmp(name, "aten.permute_copy.default") == 0) return permute();
+    if (std::strcmp(name, "aten.slice_copy.Tensor") == 0) return slice();
+    if (std::strcmp(name, "aten.select_copy.int") == 0) return select_dim();
+    if (std::strcmp(name, "aten.split_with_sizes_copy.default") == 0) return split();
     return unchanged();
   }
 
@@ -338,6 +341,100 @@ class Propagator {
       s.dims[i] = in->dims[p];
     }
     return set(op_.args.back(), s);
+  }
+
+  // A dim argument normalized against `ndim` dims.
+  Error dim_arg(size_t a, uint32_t ndim, uint32_t* out) const {
+    int64_t d;
+    ETR_RETURN_IF_ERROR(int_arg(a, "dim", &d));
+    if (d < 0) d += ndim;
+    if (d < 0 || d >= static_cast<int64_t>(ndim)) {
+      SHAPE_FAIL(g_, op_, Error::InvalidProgram, "argument %zu (dim) out of range for %u dims", a,
+                 ndim);
+    }
+    *out = static_cast<uint32_t>(d);
+    return Error::Ok;
+  }
+
+  // An optional (Null) Int or SymInt argument.
+  Error optional_int(size_t a, const char* field, int64_t fallback, int64_t* out) const {
+    if (g_.values[op_.args[a]].kind == Kind::Null) {
+      *out = fallback;
+      return Error::Ok;
+    }
+    return int_arg(a, field, out);
+  }
+
+  // slice_copy(self, dim, start, end, step, out): start and end clamp to the
+  // dim's size as in PyTorch (negative ones count from the end).
+  Error slice() {
+    const TensorInfo* in;
+    ETR_RETURN_IF_ERROR(tensor_arg(0, "self", &in));
+    if (op_.args.size() != 6) {
+      SHAPE_FAIL(g_, op_, Error::InvalidProgram, "%zu arguments, expected 6", op_.args.size());
+    }
+    uint32_t dim;
+    ETR_RETURN_IF_ERROR(dim_arg(1, in->ndim, &dim));
+    const int64_t size = in->dims[dim];
+    int64_t start, end, step;
+    ETR_RETURN_IF_ERROR(optional_int(2, "start", 0, &start));
+    ETR_RETURN_IF_ERROR(optional_int(3, "end", size, &end));
+    ETR_RETURN_IF_ERROR(optional_int(4, "step", 1, &step));
+    if (step < 1)
+      SHAPE_FAIL(g_, op_, Error::InvalidProgram, "argument 4 (step) is %lld",
+                 static_cast<long long>(step));
+    auto clamp = [size](int64_t v) {
+      if (v < 0) v += size;
+      return v < 0 ? 0 : (v > size ? size : v);
+    };
+    start = clamp(start);
+    end = clamp(end);
+    Shape s = shape_of(*in);
+    s.dims[dim] = static_cast<uint32_t>(end > start ? (end - start + step - 1) / step : 0);
+    return set(op_.args.back(), s);
+  }
+
+  // select_copy(self, dim, index, out): the dim goes.
+  Error select_dim() {
+    const TensorInfo* in;
+    ETR_RETURN_IF_ERROR(tensor_arg(0, "self", &in));
+    uint32_t dim;
+    ETR_RETURN_IF_ERROR(dim_arg(1, in->ndim, &dim));
+    Shape s;
+    s.ndim = in->ndim - 1;
+    for (uint32_t i = 0, j = 0; i < in->ndim; ++i) {
+      if (i != dim) s.dims[j++] = in->dims[i];
+    }
+    return set(op_.args.back(), s);
+  }
+
+  // split_with_sizes_copy(self, split_sizes, dim, out: list): output k has
+  // split_sizes[k] entries along dim and the input's other dims.
+  Error split() {
+    const TensorInfo* in;
+    ETR_RETURN_IF_ERROR(tensor_arg(0, "self", &in));
+    if (op_.args.size() != 4) {
+      SHAPE_FAIL(g_, op_, Error::InvalidProgram, "%zu arguments, expected 4", op_.args.size());
+    }
+    uint32_t dim;
+    ETR_RETURN_IF_ERROR(dim_arg(2, in->ndim, &dim));
+    const Value& sizes = g_.values[op_.args[1]];
+    const Value& list = g_.values[op_.args[3]];
+    if (sizes.kind != Kind::IntList || list.kind != Kind::ValueList ||
+        sizes.ints.size() != list.values.size()) {
+      SHAPE_FAIL(g_, op_, Error::InvalidProgram,
+                 "split_sizes and the output list must have one entry each");
+    }
+    for (size_t k = 0; k < list.values.size(); ++k) {
+      if (sizes.ints[k] < 0 || sizes.ints[k] > static_cast<int64_t>(kMaxNumel)) {
+        SHAPE_FAIL(g_, op_, Error::InvalidProgram, "split_sizes[%zu] is %lld", k,
+                   static_cast<long long>(sizes.ints[k]));
+      }
+      Shape s = shape_of(*in);
+      s.dims[dim] = static_cast<uint32_t>(sizes.ints[k]);
+      ETR_RETURN_IF_ERROR(set(list.values[k], s));
+    }
+    return Error::Ok;
   }
 
   // No shape function: every tensor argument must still have its exported shape.

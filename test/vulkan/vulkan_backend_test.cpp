@@ -96,16 +96,16 @@ void run_case(const FixtureCase& c) {
 
 TEST_F(VulkanTest, FixturesMatchPyTorch) {
   const std::vector<FixtureCase> cases = vulkan_cases();
-  ASSERT_GE(cases.size(), 24u);
+  ASSERT_GE(cases.size(), 27u);
   for (const FixtureCase& c : cases) run_case(c);
 }
 
 TEST_F(VulkanTest, TheFixturesCoverEveryCase) {
   std::string names;
   for (const FixtureCase& c : vulkan_cases()) names += c.pte + " ";
-  for (const char* want :
-       {"mlp.pte", "elementwise.pte", "softmax.pte", "matmul.pte", "partial.pte", "resnet18.pte",
-        "resnet18_fp16.pte", "decoder.pte", "group_norm.pte", "dynamic_seq.pte"}) {
+  for (const char* want : {"mlp.pte", "elementwise.pte", "softmax.pte", "matmul.pte", "partial.pte",
+                           "resnet18.pte", "resnet18_fp16.pte", "decoder.pte", "group_norm.pte",
+                           "dynamic_seq.pte", "dynamic_decoder.pte"}) {
     EXPECT_NE(names.find(want), std::string::npos) << want;
   }
 }
@@ -145,7 +145,7 @@ TEST_F(VulkanTest, PipelinesAreCreatedAtInitAndReusedByEveryExecuteAndLoad) {
 // lavapipe and validation settings); outputs compared with the same files.
 TEST_F(VulkanTest, FixturesMatchPyTorchThroughExecutorRunner) {
   const std::vector<FixtureCase> cases = vulkan_cases();
-  ASSERT_GE(cases.size(), 24u);
+  ASSERT_GE(cases.size(), 27u);
   for (const FixtureCase& c : cases) {
     SCOPED_TRACE(c.line);
     char dir[] = "/tmp/etr_vulkan_runnerXXXXXX";
@@ -513,40 +513,44 @@ TEST_F(VulkanTest, ADispatchBeyondTheDeviceLimitsFailsInit) {
       << msg;
 }
 
-// dynamic_seq (batch Dim(1..4), sequence Dim(2..6)): its three input shapes
+// dynamic_seq (batch Dim(1..4), sequence Dim(2..6)) and dynamic_decoder
+// (causal attention, sequence Dim(2..7)): each one's three input shapes
 // alternate on one loaded method, each matching PyTorch; resizing creates
 // no pipeline.
 TEST_F(VulkanTest, BoundedDynamicShapesAlternateOnOneMethod) {
-  std::vector<FixtureCase> cases;
-  for (const FixtureCase& c : vulkan_cases()) {
-    if (c.pte.find("/dynamic_seq.pte") != std::string::npos) cases.push_back(c);
-  }
-  ASSERT_EQ(cases.size(), 3u);
-  register_all_kernels();
-  MethodLoadOptions options;
-  options.backends = &vulkan_registry();
-  LoadedMethod lm;
-  char message[2048];
-  ErrorCapture capture(message, sizeof(message));
-  ASSERT_TRUE(load_fixture_method(cases[0], &lm, &options)) << lm.error << capture.message();
-  const size_t after_load = vulkan_pipeline_creations();
-  for (int round = 0; round < 3; ++round) {
-    for (size_t k = 0; k < cases.size(); ++k) {
-      const FixtureCase& c = cases[(k + round) % cases.size()];
-      SCOPED_TRACE(c.line);
-      ASSERT_TRUE(set_fixture_inputs(c, &lm)) << lm.error;
-      ASSERT_EQ(lm.method->execute(), Error::Ok) << capture.message();
-      EXPECT_EQ(compare_outputs(c, *lm.method), "");
+  for (const char* name : {"/dynamic_seq.pte", "/dynamic_decoder.pte"}) {
+    SCOPED_TRACE(name);
+    std::vector<FixtureCase> cases;
+    for (const FixtureCase& c : vulkan_cases()) {
+      if (c.pte.find(name) != std::string::npos) cases.push_back(c);
     }
+    ASSERT_EQ(cases.size(), 3u);
+    register_all_kernels();
+    MethodLoadOptions options;
+    options.backends = &vulkan_registry();
+    LoadedMethod lm;
+    char message[2048];
+    ErrorCapture capture(message, sizeof(message));
+    ASSERT_TRUE(load_fixture_method(cases[0], &lm, &options)) << lm.error << capture.message();
+    const size_t after_load = vulkan_pipeline_creations();
+    for (int round = 0; round < 3; ++round) {
+      for (size_t k = 0; k < cases.size(); ++k) {
+        const FixtureCase& c = cases[(k + round) % cases.size()];
+        SCOPED_TRACE(c.line);
+        ASSERT_TRUE(set_fixture_inputs(c, &lm)) << lm.error;
+        ASSERT_EQ(lm.method->execute(), Error::Ok) << capture.message();
+        EXPECT_EQ(compare_outputs(c, *lm.method), "");
+      }
+    }
+    EXPECT_EQ(vulkan_pipeline_creations(), after_load);
   }
-  EXPECT_EQ(vulkan_pipeline_creations(), after_load);
 }
 
-// A dynamic payload: out = relu(x), x and out float [4, 3] at their bounds,
-// with a sym_size.int(x, 0) (what makes the exporter's programs dynamic).
-// `group_norm` adds aten.native_group_norm.default(x, None, None, 4, 3, 1,
-// group, 1e-5) -> [gn, mean, rstd] as a second output.
-std::vector<uint8_t> make_dynamic_payload(int64_t group = 0) {
+// A dynamic payload: out = relu(x) (or `op`(x)), x and out float [4, 3] at
+// their bounds, with a sym_size.int(x, 0) (what makes the exporter's programs
+// dynamic). A nonzero `group` adds aten.native_group_norm.default(x, None,
+// None, 4, 3, 1, group, 1e-5) -> [gn, mean, rstd] as a second output.
+std::vector<uint8_t> make_dynamic_payload(int64_t group = 0, const char* op = "aten.relu.default") {
   flatbuffers::FlatBufferBuilder b;
   auto tensor = [&](std::vector<uint32_t> dims) {
     auto t = fb::CreateVkTensorDirect(b, fb::VkDataType::FLOAT32, &dims, -1, -1);
@@ -565,7 +569,7 @@ std::vector<uint8_t> make_dynamic_payload(int64_t group = 0) {
   const std::vector<int32_t> relu_args = {0, 3};
   std::vector<flatbuffers::Offset<fb::OperatorCall>> chain = {
       fb::CreateOperatorCallDirect(b, 0, "sym_size.int", &size_args),
-      fb::CreateOperatorCallDirect(b, 1, "aten.relu.default", &relu_args)};
+      fb::CreateOperatorCallDirect(b, 1, op, &relu_args)};
   std::vector<uint32_t> outputs = {3};
   std::vector<int32_t> gn_args;
   if (group != 0) {
@@ -667,6 +671,45 @@ TEST_F(VulkanTest, DynamicPayloadResizesItsOutputAndRefusesShapesOutsideTheBound
   ASSERT_EQ(vulkan_backend().execute(ctx, h, Span<EValue*>(args, 2)), Error::Ok);
   EXPECT_EQ(ty.size(0), 2);
   for (int i = 0; i < 6; ++i) EXPECT_EQ(y[i], x[i] > 0.0f ? x[i] : 0.0f) << i;
+  vulkan_backend().destroy(h);
+}
+
+// An operator without a shape function keeps its exported shape: a smaller
+// input is refused at execute naming it, and the delegate still runs at the
+// exported shape afterwards.
+TEST_F(VulkanTest, AnOperatorThatCannotResizeIsNamedAtExecute) {
+  std::string msg;
+  DelegateHandle* h = nullptr;
+  ASSERT_EQ(init_payload(make_dynamic_payload(0, "aten.squeeze_copy.default"), &msg, &h), Error::Ok)
+      << msg;
+  float x[12] = {1.0f, -2.0f, 3.0f, -0.5f, 0.75f, 4.0f, -1.0f, 2.0f, -3.0f, 5.0f, 0.0f, -6.0f};
+  float y[12] = {};
+  int32_t sizes[2] = {4, 3};
+  uint8_t order[2] = {0, 1};
+  int64_t strides[2] = {};
+  int32_t osizes[2] = {4, 3};
+  int64_t ostrides[2] = {};
+  Tensor tx(ScalarType::Float, 2, sizes, order, strides, x, ShapeDynamism::DynamicBound);
+  Tensor ty(ScalarType::Float, 2, osizes, order, ostrides, y, ShapeDynamism::DynamicBound);
+  EValue ex(&tx), ey(&ty);
+  EValue* args[2] = {&ex, &ey};
+  BackendExecutionContext ctx{nullptr, "forward", nullptr};
+  const int32_t two[2] = {2, 3};
+  ASSERT_EQ(resize_tensor(tx, Span<const int32_t>(two, 2)), Error::Ok);
+  {
+    char buf[512];
+    ErrorCapture capture(buf, sizeof(buf));
+    EXPECT_EQ(vulkan_backend().execute(ctx, h, Span<EValue*>(args, 2)), Error::NotSupported);
+    EXPECT_NE(std::string(capture.message())
+                  .find("operator 1 (aten.squeeze_copy.default): argument 0 (value 0) changed "
+                        "shape, and this operator cannot be resized"),
+              std::string::npos)
+        << capture.message();
+  }
+  const int32_t four[2] = {4, 3};
+  ASSERT_EQ(resize_tensor(tx, Span<const int32_t>(four, 2)), Error::Ok);
+  ASSERT_EQ(vulkan_backend().execute(ctx, h, Span<EValue*>(args, 2)), Error::Ok);
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(y[i], x[i]) << i;
   vulkan_backend().destroy(h);
 }
 
