@@ -1,5 +1,6 @@
 #include "backends/vulkan/vulkan_backend.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <vector>
@@ -50,10 +51,21 @@ struct Delegate {
   // current shapes (false after a resize failed half-way).
   bool shapes_valid = true;
   std::vector<Step> replanned;  // resize's scratch
+  // ETR_VULKAN_PROFILE=1: a timestamp after every step; the device time of
+  // each shader (and of the copies) summed over the executes, logged at destroy.
+  VkQueryPool queries = VK_NULL_HANDLE;
+  std::vector<uint64_t> stamps;
+  double profile_ns[vulkan::kNumShaders + 1] = {};
+  uint32_t profile_steps[vulkan::kNumShaders + 1] = {};
+  size_t profiled = 0;
 
   ~Delegate() {
     if (dev != nullptr) {
       VkDevice vd = dev->device;
+      if (queries != VK_NULL_HANDLE) {
+        log_profile();
+        vkDestroyQueryPool(vd, queries, nullptr);
+      }
       if (fence != VK_NULL_HANDLE) vkDestroyFence(vd, fence, nullptr);
       if (command_pool != VK_NULL_HANDLE) vkDestroyCommandPool(vd, command_pool, nullptr);
       if (descriptor_pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(vd, descriptor_pool, nullptr);
@@ -61,6 +73,18 @@ struct Delegate {
       for (Buffer& b : in_staging) vulkan::destroy_buffer(*dev, &b);
       for (Buffer& b : out_staging) vulkan::destroy_buffer(*dev, &b);
       vulkan::release_device();
+    }
+  }
+
+  void log_profile() const {
+    if (profiled == 0) return;
+    for (size_t k = 0; k <= vulkan::kNumShaders; ++k) {
+      if (profile_steps[k] == 0) continue;
+      const char* what = k < vulkan::kNumShaders ? vulkan::shader_info(static_cast<Shader>(k)).name
+                                                 : "buffer copies";
+      ETR_LOG(Info, "VulkanBackend: delegate %zu: %s: %u steps, %.3f ms per execute (%zu executes)",
+              index, what, profile_steps[k], profile_ns[k] / 1e6 / static_cast<double>(profiled),
+              profiled);
     }
   }
 
@@ -358,6 +382,10 @@ Error record(Delegate* d) {
               VK_ACCESS_TRANSFER_WRITE_BIT);
   const VkPipelineStageFlags work =
       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  if (d->queries != VK_NULL_HANDLE) {
+    vkCmdResetQueryPool(cb, d->queries, 0, static_cast<uint32_t>(d->steps.size() + 1));
+    vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->queries, 0);
+  }
   const VkAccessFlags all = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
                             VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   for (size_t i = 0; i < d->steps.size(); ++i) {
@@ -379,6 +407,10 @@ Error record(Delegate* d) {
       vkCmdDispatch(cb, s.groups[0], s.groups[1], s.groups[2]);
     }
     barrier(cb, work, all, work, all);
+    if (d->queries != VK_NULL_HANDLE) {
+      vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->queries,
+                          static_cast<uint32_t>(i + 1));
+    }
   }
   for (size_t i = 0; i < g.outputs.size(); ++i) {
     const uint64_t n = g.tensor(g.outputs[i])->device_nbytes();
@@ -412,7 +444,37 @@ Error build(Delegate* d, BackendInitContext& ctx, FreeableBuffer* processed) {
   ETR_RETURN_IF_ERROR(create_pipelines_and_sets(d));
   d->out_tensors.assign(d->graph.outputs.size(), nullptr);
   ETR_RETURN_IF_ERROR(create_staging(d));
+  const char* profile = std::getenv("ETR_VULKAN_PROFILE");
+  if (profile != nullptr && profile[0] == '1' && d->dev->limits.timestampComputeAndGraphics) {
+    VkQueryPoolCreateInfo qi = {};
+    qi.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qi.queryCount = static_cast<uint32_t>(d->steps.size() + 1);
+    if (vkCreateQueryPool(d->dev->device, &qi, nullptr, &d->queries) != VK_SUCCESS) {
+      d->queries = VK_NULL_HANDLE;  // profiling is best effort
+    }
+    d->stamps.assign(d->steps.size() + 1, 0);
+  }
   return record(d);
+}
+
+// Adds the last execute's step times to the profile (ETR_VULKAN_PROFILE).
+void collect_profile(Delegate* d) {
+  const uint32_t n = static_cast<uint32_t>(d->steps.size() + 1);
+  if (vkGetQueryPoolResults(d->dev->device, d->queries, 0, n, n * sizeof(uint64_t),
+                            d->stamps.data(), sizeof(uint64_t),
+                            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) != VK_SUCCESS) {
+    return;
+  }
+  const double period = d->dev->limits.timestampPeriod;
+  for (size_t i = 0; i < d->steps.size(); ++i) {
+    const Step& s = d->steps[i];
+    const size_t k =
+        s.kind == Step::Kind::Copy ? vulkan::kNumShaders : static_cast<size_t>(s.shader);
+    d->profile_ns[k] += static_cast<double>(d->stamps[i + 1] - d->stamps[i]) * period;
+    if (d->profiled == 0) ++d->profile_steps[k];
+  }
+  ++d->profiled;
 }
 
 // Whether host tensor `t` has the dims of `info`.
@@ -639,6 +701,7 @@ class VulkanBackend final : public BackendInterface {
       outs[i] = *t;
     }
     ETR_RETURN_IF_ERROR(submit_and_wait(d));
+    if (d->queries != VK_NULL_HANDLE) collect_profile(d);
     for (size_t i = 0; i < outs.size(); ++i)
       copy_staging(*outs[i], d->out_staging[i].mapped, false);
     return Error::Ok;
