@@ -103,6 +103,9 @@ class Propagator {
 
   // An Int or SymInt argument's current value.
   Error int_arg(size_t a, const char* field, int64_t* out) const {
+    if (a >= op_.args.size()) {
+      SHAPE_FAIL(g_, op_, Error::InvalidProgram, "argument %zu (%s) is missing", a, field);
+    }
     const Value& v = g_.values[op_.args[a]];
     if (v.kind != Kind::Int && v.kind != Kind::SymInt) {
       SHAPE_FAIL(g_, op_, Error::InvalidProgram, "argument %zu (%s): value %u is a %s, not an int",
@@ -325,6 +328,9 @@ class Propagator {
   Error permute() {
     const TensorInfo* in;
     ETR_RETURN_IF_ERROR(tensor_arg(0, "self", &in));
+    if (op_.args.size() != 3) {
+      SHAPE_FAIL(g_, op_, Error::InvalidProgram, "%zu arguments, expected 3", op_.args.size());
+    }
     const Value& dv = g_.values[op_.args[1]];
     if (dv.kind != Kind::IntList || dv.ints.size() != in->ndim) {
       SHAPE_FAIL(g_, op_, Error::InvalidProgram, "argument 1 (dims) must list each of the %u dims",
@@ -358,7 +364,7 @@ class Propagator {
 
   // An optional (Null) Int or SymInt argument.
   Error optional_int(size_t a, const char* field, int64_t fallback, int64_t* out) const {
-    if (g_.values[op_.args[a]].kind == Kind::Null) {
+    if (a < op_.args.size() && g_.values[op_.args[a]].kind == Kind::Null) {
       *out = fallback;
       return Error::Ok;
     }
