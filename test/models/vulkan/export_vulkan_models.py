@@ -439,11 +439,25 @@ def save_npy(path: str, t: torch.Tensor) -> None:
 
 def vulkan_ops(pte: bytes) -> List[List[str]]:
     """Operator names of every Vulkan payload in the program, in chain order."""
+    import json
+    import re
+    import types
+
+    from executorch.backends.vulkan.serialization import vulkan_graph_serialize
     from executorch.backends.vulkan.serialization.vulkan_graph_serialize import (
         extract_vk_flatbuffer,
         flatbuffer_to_vk_graph,
     )
     from executorch.exir._serialize._program import deserialize_pte_binary
+
+    # flatc writes infinite doubles (a -inf mask fill) as bare inf/nan, which
+    # Python's json refuses: read them as Infinity/NaN.
+    def load_lenient(f):
+        text = f.read().decode("ascii")
+        text = re.sub(r"(?<=[\s:\[,])(-?)inf\b", r"\1Infinity", text)
+        return json.loads(re.sub(r"(?<=[\s:\[,])-?nan\b", "NaN", text))
+
+    vulkan_graph_serialize.json = types.SimpleNamespace(load=load_lenient)
 
     prog = deserialize_pte_binary(pte)
     prog = getattr(prog, "program", prog)
