@@ -585,13 +585,21 @@ std::vector<uint8_t> make_dynamic_payload(int64_t group = 0, const char* op = "a
       tensor({4, 3}),                                                                // 3: relu(x)
   };
   const std::vector<int32_t> size_args = {0, 1, 2};
-  const std::vector<int32_t> relu_args = {0, 3};
+  std::vector<int32_t> relu_args = {0, 3};
+  if (std::strcmp(op, "aten.view_copy.default") == 0) {
+    // view_copy(x, [SymInt rows, 4], out): 4 columns where x has 3.
+    const std::vector<int32_t> items = {2, static_cast<int32_t>(values.size() + 1)};
+    values.push_back(fb::CreateVkValue(b, fb::GraphTypes::ValueList,
+                                       fb::CreateValueListDirect(b, &items).Union()));
+    values.push_back(integer(4));
+    relu_args = {0, static_cast<int32_t>(values.size() - 2), 3};
+  }
   std::vector<flatbuffers::Offset<fb::OperatorCall>> chain = {
       fb::CreateOperatorCallDirect(b, 0, "sym_size.int", &size_args),
       fb::CreateOperatorCallDirect(b, 1, op, &relu_args)};
   std::vector<uint32_t> outputs = {3};
   std::vector<int32_t> gn_args;
-  if (group != 0) {
+  if (group != 0) {  // value ids 4..13 (not combined with the view above)
     values.push_back(fb::CreateVkValue(b, fb::GraphTypes::Null, fb::CreateNull(b).Union()));  // 4
     values.push_back(integer(4));                                                             // 5
     values.push_back(integer(3));                                                             // 6
@@ -730,6 +738,18 @@ TEST_F(VulkanTest, AnOperatorThatCannotResizeIsNamedAtExecute) {
   ASSERT_EQ(vulkan_backend().execute(ctx, h, Span<EValue*>(args, 2)), Error::Ok);
   for (int i = 0; i < 12; ++i) EXPECT_EQ(y[i], x[i]) << i;
   vulkan_backend().destroy(h);
+}
+
+// A view whose sizes (a SymInt and an Int) disagree with its input fails
+// init in the shape propagation, naming the operator and the argument.
+TEST_F(VulkanTest, ADynamicViewWhoseSizesDisagreeFailsInit) {
+  std::string msg;
+  EXPECT_EQ(init_payload(make_dynamic_payload(0, "aten.view_copy.default"), &msg),
+            Error::InvalidProgram);
+  EXPECT_NE(msg.find("delegate 0: operator 1 (aten.view_copy.default): argument 1 (size) has 16 "
+                     "elements, the input 12"),
+            std::string::npos)
+      << msg;
 }
 
 TEST_F(VulkanTest, GroupNormWhoseGroupsDoNotDivideTheChannelsFailsInit) {
