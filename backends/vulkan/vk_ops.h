@@ -2,7 +2,8 @@
 // writes ("aten.add.Tensor") has one descriptor that checks the call's
 // arguments (kinds, dtypes, shapes) against the graph and turns it into
 // steps: shader dispatches with their push constants, or buffer copies.
-// Nothing here calls Vulkan; the backend records the steps once at init.
+// Nothing here calls Vulkan; the backend records the steps at init (and
+// again when a dynamic program's shapes change: planning is repeatable).
 //
 // Every tensor lives in a plain storage buffer, contiguous in the
 // payload's dims (the payload's texture/packing requests are ignored:
