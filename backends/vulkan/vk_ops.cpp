@@ -8,6 +8,7 @@
 #include "backends/vulkan/spirv/binary.h"
 #include "backends/vulkan/spirv/cast.h"
 #include "backends/vulkan/spirv/conv2d.h"
+#include "backends/vulkan/spirv/conv2d_oc4.h"
 #include "backends/vulkan/spirv/conv_transpose2d.h"
 #include "backends/vulkan/spirv/copy_strided.h"
 #include "backends/vulkan/spirv/embedding.h"
@@ -41,6 +42,7 @@ const ShaderInfo kShaders[kNumShaders] = {
     {"cast", kSpirv_cast, kSpirv_cast_words, 2, 8, 64},
     {"conv_transpose2d", kSpirv_conv_transpose2d, kSpirv_conv_transpose2d_words, 4, 76, 64},
     {"group_norm", kSpirv_group_norm, kSpirv_group_norm_words, 4, 28, 64},
+    {"conv2d_oc4", kSpirv_conv2d_oc4, kSpirv_conv2d_oc4_words, 4, 76, 64},
 };
 
 // What a descriptor needs to name the place of a refusal.
@@ -999,9 +1001,14 @@ Error plan_conv(const Ctx& c, bool with_clamp) {
     ETR_RETURN_IF_ERROR(scalar_arg(c, 9, "output_min", -inf, &lo));
     ETR_RETURN_IF_ERROR(scalar_arg(c, 10, "output_max", inf, &hi));
   }
-  Step s = dispatch(c, transposed ? Shader::ConvTranspose2d : Shader::Conv2d, c.op.args.back(),
-                    c.op.args[0], c.op.args[1], bias_id == kNoId ? c.op.args[0] : bias_id);
-  const uint32_t v[19] = {static_cast<uint32_t>(out->numel),
+  // Four output channels per invocation where they stay in one group.
+  const bool quads = !transposed && (OC / groups) % 4 == 0;
+  const Shader shader =
+      transposed ? Shader::ConvTranspose2d : (quads ? Shader::Conv2dOc4 : Shader::Conv2d);
+  const uint64_t invocations = quads ? out->numel / 4 : out->numel;
+  Step s = dispatch(c, shader, c.op.args.back(), c.op.args[0], c.op.args[1],
+                    bias_id == kNoId ? c.op.args[0] : bias_id);
+  const uint32_t v[19] = {static_cast<uint32_t>(invocations),
                           C,
                           H,
                           W,
@@ -1022,7 +1029,7 @@ Error plan_conv(const Ctx& c, bool with_clamp) {
                           f2u(static_cast<float>(hi))};
   std::memcpy(s.push, v, sizeof(v));
   if (out->numel == 0) return Error::Ok;
-  ETR_RETURN_IF_ERROR(groups_1d(c, out->numel, 64, &s));
+  ETR_RETURN_IF_ERROR(groups_1d(c, invocations, 64, &s));
   c.steps->push_back(s);
   return Error::Ok;
 }

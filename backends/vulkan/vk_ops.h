@@ -37,6 +37,7 @@ enum class Shader : uint8_t {
   Cast,
   ConvTranspose2d,
   GroupNorm,
+  Conv2dOc4,
   Count
 };
 constexpr size_t kNumShaders = static_cast<size_t>(Shader::Count);

@@ -457,19 +457,22 @@ def vulkan_ops(pte: bytes) -> List[List[str]]:
         text = re.sub(r"(?<=[\s:\[,])(-?)inf\b", r"\1Infinity", text)
         return json.loads(re.sub(r"(?<=[\s:\[,])-?nan\b", "NaN", text))
 
+    saved = vulkan_graph_serialize.json  # restored: the exporter serializes with it
     vulkan_graph_serialize.json = types.SimpleNamespace(load=load_lenient)
-
-    prog = deserialize_pte_binary(pte)
-    prog = getattr(prog, "program", prog)
-    out = []
-    for plan in prog.execution_plan:
-        for d in plan.delegates:
-            if d.id != "VulkanBackend":
-                continue
-            loc = d.processed
-            data = prog.backend_delegate_data[loc.index].data
-            g = flatbuffer_to_vk_graph(extract_vk_flatbuffer(data))
-            out.append([c.name for c in g.chain])
+    try:
+        prog = deserialize_pte_binary(pte)
+        prog = getattr(prog, "program", prog)
+        out = []
+        for plan in prog.execution_plan:
+            for d in plan.delegates:
+                if d.id != "VulkanBackend":
+                    continue
+                loc = d.processed
+                data = prog.backend_delegate_data[loc.index].data
+                g = flatbuffer_to_vk_graph(extract_vk_flatbuffer(data))
+                out.append([c.name for c in g.chain])
+    finally:
+        vulkan_graph_serialize.json = saved
     return out
 
 
