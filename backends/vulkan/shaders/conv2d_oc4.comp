@@ -1,9 +1,10 @@
 #version 450
 // 2-D convolution (fp32, NCHW, weight [C_out, C_in / groups, KH, KW]) like
 // conv2d.comp, but each invocation computes four consecutive output channels
-// of one output pixel (all in one group: the planner uses this shader when
-// C_out / groups is a multiple of 4), so each input element read serves four
-// products. p.numel counts invocations: N * C_out / 4 * OH * OW.
+// of one output pixel, so each input element read serves four products. The
+// four must be in one group (C_out / groups a multiple of 4); the planner
+// uses this shader for ungrouped convolutions with C_out a multiple of 4.
+// p.numel counts invocations: N * C_out / 4 * OH * OW.
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 64) in;
 #include "common.glsl"
