@@ -565,6 +565,26 @@ TEST_F(VulkanTest, BoundedDynamicShapesAlternateOnOneMethod) {
   }
 }
 
+// Through executor_runner: dynamic_seq's bounds are [4, 6, 16]; an input of
+// [2, 7, 16] fits the method's input memory (224 of 384 elements) but not
+// the sequence bound, which the delegate reports naming the input and bound.
+TEST_F(VulkanTest, AnInputAboveItsExportedBoundFailsThroughExecutorRunner) {
+  const std::string dir = models_dir() + "vulkan/";
+  const std::string log = ::testing::TempDir() + "etr_vulkan_bound.log";
+  const std::string cmd = std::string(ETR_RUNNER_PATH) + " --model_path=" + dir +
+                          "dynamic_seq.pte --input=" + dir + "dynamic_decoder/b_in0.npy > " + log +
+                          " 2>&1";
+  const int status = std::system(cmd.c_str());
+  Result<std::string> text = read_file(log);
+  const std::string out = text.ok() ? *text : "";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0) << out;
+  EXPECT_NE(out.find("VulkanBackend: delegate 0: input 0: dim 1 is 7, outside the exported "
+                     "bounds 1..6"),
+            std::string::npos)
+      << out;
+  std::remove(log.c_str());
+}
+
 // A dynamic payload: out = relu(x) (or `op`(x)), x and out float [4, 3] at
 // their bounds, with a sym_size.int(x, 0) (what makes the exporter's programs
 // dynamic). A nonzero `group` adds aten.native_group_norm.default(x, None,
