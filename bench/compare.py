@@ -3,6 +3,10 @@
 
 * ours, portable-only `.pte` (our optimized kernels; no delegate)
 * ours, XNNPACK-lowered `.pte` (our XnnpackBackend on Debian's XNNPACK)
+* ours, Vulkan-lowered `.pte` (our VulkanBackend), when `<model>_vulkan.pte` exists
+  (`export_bench_models.py --forms vulkan`): on Mesa's lavapipe (a CPU driver,
+  selected explicitly; `--vulkan-native` keeps the loader's choice), `--vulkan-runs`
+  executions (lavapipe is slow); its thread count is lavapipe's own, not --threads
 * the official ExecuTorch runtime (pip `executorch`), on both `.pte` files
 * ONNX Runtime on the same model exported to ONNX
 
@@ -105,6 +109,9 @@ def run_measured(cmd, env=None):
 # base_rss_mb): load = program + method load (ours: printed by the runner; official / ORT:
 # load_program + load_method / InferenceSession), rss = the process's peak RSS, base = the
 # child interpreter's peak before the model (its Python, torch / onnxruntime libraries).
+LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
+
+
 def run_ours(runner, pte, inp, threads, runs, env_extra=None):
     with tempfile.TemporaryDirectory() as d:
         env = dict(os.environ, **(env_extra or {}))
@@ -115,7 +122,9 @@ def run_ours(runner, pte, inp, threads, runs, env_extra=None):
         load = re.search(r"\) in ([0-9.]+) ms", stdout)
         if rc != 0 or not m:
             return None, None, text.strip().splitlines()[-1:], None
-        extra = dict(load_ms=float(load.group(1)) if load else None, rss_mb=rss, base_rss_mb=0.0)
+        first = re.search(r"first ([0-9.]+) ms", stdout)
+        extra = dict(load_ms=float(load.group(1)) if load else None, rss_mb=rss, base_rss_mb=0.0,
+                     first_ms=float(first.group(1)) if first else None)
         return float(m.group(1)), np.load(os.path.join(d, "output_0.npy")), None, extra
 
 
@@ -148,14 +157,21 @@ def main():
                     help="also the fp16 XNNPACK program, ours and official")
     ap.add_argument("--official-python", default=sys.executable,
                     help="interpreter for the official runtime's children")
+    ap.add_argument("--vulkan-runs", type=int, default=5, help="runs of our Vulkan delegate")
+    ap.add_argument("--vulkan-native", action="store_true",
+                    help="let the Vulkan loader pick the driver instead of lavapipe")
     args = ap.parse_args()
     et_py = args.official_python
+    vk_env = {} if args.vulkan_native else dict(VK_ICD_FILENAMES=LAVAPIPE_ICD,
+                                                 VK_DRIVER_FILES=LAVAPIPE_ICD)
+    have_vulkan = False
 
     rows = []
     extras = {}
     for model in args.models:
         pte = os.path.join(MODELS_DIR, model + ".pte")
         xpte = os.path.join(MODELS_DIR, model + "_xnnpack.pte")
+        vpte = os.path.join(MODELS_DIR, model + "_vulkan.pte")
         onnx = os.path.join(MODELS_DIR, model + ".onnx")
         inp = os.path.join(MODELS_DIR, model + "_in.npy")
         if not os.path.exists(pte):
@@ -181,6 +197,10 @@ def main():
                              lambda: run_ours(args.runner, hpte, hinp, t, args.runs)))
                 runs.append(("official_xnnpack_fp16",
                              lambda: run_child("et", hpte, hinp, t, args.runs, 5, et_py)))
+            if os.path.exists(vpte):
+                have_vulkan = True
+                runs.append(("ours_vulkan", lambda: run_ours(args.runner, vpte, inp, t,
+                                                             args.vulkan_runs, vk_env)))
             if not args.skip_official_portable:
                 runs.append(("official_portable",
                              lambda: run_child("et", pte, inp, t, args.slow_runs, 1, et_py)))
@@ -210,6 +230,8 @@ def main():
     cols = ["ours", "ours_xnnpack", "official_xnnpack", "ort"]
     if args.fp16:
         cols += ["ours_xnnpack_fp16", "official_xnnpack_fp16"]
+    if have_vulkan:
+        cols.append("ours_vulkan")
     if not args.skip_official_portable:
         cols.append("official_portable")
     fp16_ratio = " | ours_xnnpack_fp16 / official_xnnpack_fp16" if args.fp16 else ""
@@ -217,7 +239,8 @@ def main():
           " | ours / official_xnnpack | official_portable / ours" + fp16_ratio + " |")
     print("|" + "---|" * (len(cols) + 4 + (1 if args.fp16 else 0)))
     for model, t, cells in rows:
-        line = "| %s | %d | " % (model, t) + " | ".join(fmt(cells[c]) for c in cols)
+        line = "| %s | %d | " % (model, t) + " | ".join(fmt(cells[c]) if c in cells else "-"
+                                                        for c in cols)
         line += " | " + ratio(cells["ours"], cells["official_xnnpack"])
         line += " | " + (ratio(cells["official_portable"], cells["ours"])
                          if "official_portable" in cells else "-")
@@ -243,6 +266,8 @@ def main():
             rss = "%.0f" % e["rss_mb"]
             if e["base_rss_mb"]:
                 rss += " (base %.0f)" % e["base_rss_mb"]
+            if c == "ours_vulkan" and e.get("first_ms") is not None:
+                rss += " (first execute %.1f ms)" % e["first_ms"]
             parts.append("%s / %s" % (load, rss))
         print("| %s | %d | " % (model, t) + " | ".join(parts) + " |")
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Export the benchmark models (full-size, random weights, seeded) in the three
+"""Export the benchmark models (full-size, random weights, seeded) in the
 forms bench/compare.py times:
 
 * `<model>.pte`          portable only (no delegate): what our optimized kernels run
 * `<model>_xnnpack.pte`  lowered to XNNPACK with the official flow
+* `<model>_vulkan.pte`   lowered with the official VulkanPartitioner (our Vulkan delegate)
 * `<model>.onnx`         for ONNX Runtime
 
-    /opt/tv/bin/python bench/export_bench_models.py                 # all models
+    /opt/tv/bin/python bench/export_bench_models.py                 # all models, all forms
     /opt/tv/bin/python bench/export_bench_models.py mobilenet_v2    # a subset
     /opt/tv/bin/python bench/export_bench_models.py --fp16 mobilenet_v2
 
@@ -18,6 +19,7 @@ statistics from a few random batches (the default ones let the activations
 of these random-weight networks shrink to ~1e-9 at the output, which is 0 in
 fp16 and would make the output check empty); the operators, so the time,
 are those of the fp32 model.
+    /opt/tv/bin/python bench/export_bench_models.py --forms vulkan  # only <model>_vulkan.pte
 
 Files go to bench/models/ (git-ignored: they are 10-50 MB each and are
 re-made byte-identically by this script). Also writes `<model>_in.npy` and
@@ -69,7 +71,11 @@ def build(name):
 MODELS = ["mobilenet_v2", "resnet18", "efficientnet_b0", "transformer"]
 
 
-def main(names):
+FORMS = ["portable", "xnnpack", "vulkan", "onnx"]
+
+
+def main(names, forms):
+    from executorch.backends.vulkan.partitioner.vulkan_partitioner import VulkanPartitioner
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
     from executorch.exir import to_edge_transform_and_lower
 
@@ -82,12 +88,18 @@ def main(names):
         np.save(os.path.join(OUT, name + "_in.npy"), args[0].numpy())
         np.save(os.path.join(OUT, name + "_out.npy"), expected.numpy())
         ep = torch.export.export(model, args)
-        for suffix, partitioners in (("", []), ("_xnnpack", [XnnpackPartitioner()])):
+        for form, suffix, partitioners in (("portable", "", []),
+                                           ("xnnpack", "_xnnpack", [XnnpackPartitioner()]),
+                                           ("vulkan", "_vulkan", [VulkanPartitioner()])):
+            if form not in forms:
+                continue
             prog = to_edge_transform_and_lower(ep, partitioner=partitioners).to_executorch()
             path = os.path.join(OUT, name + suffix + ".pte")
             with open(path, "wb") as f:
                 f.write(prog.buffer)
             print("wrote", path, len(prog.buffer), "bytes")
+        if "onnx" not in forms:
+            continue
         onnx_path = os.path.join(OUT, name + ".onnx")
         torch.onnx.export(model, args, onnx_path, dynamo=False, opset_version=17)
         print("wrote", onnx_path)
@@ -128,7 +140,15 @@ def main_fp16(names):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--fp16"]:
-        main_fp16(sys.argv[2:] or ["mobilenet_v2"])
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("models", nargs="*")
+    ap.add_argument("--forms", nargs="+", choices=FORMS, default=FORMS)
+    ap.add_argument("--fp16", action="store_true",
+                    help="write the fp16 XNNPACK programs instead (default model: mobilenet_v2)")
+    a = ap.parse_args()
+    if a.fp16:
+        main_fp16(a.models or ["mobilenet_v2"])
     else:
-        main(sys.argv[1:] or MODELS)
+        main(a.models or MODELS, a.forms)

@@ -65,6 +65,8 @@ Error parse_tensor(const fb::VkTensor* t, uint32_t id, size_t num_constants, siz
                       "VulkanBackend: delegate %zu: value %u: more than 2^30 elements", d, id);
   }
   out->numel = numel;
+  std::memcpy(out->max_dims, out->dims, sizeof(out->dims));
+  out->max_numel = numel;
   out->constant_id = t->constant_id();
   if (out->constant_id < 0) out->constant_id = -1;
   ETR_CHECK_OR_FAIL(out->constant_id < 0 || static_cast<size_t>(out->constant_id) < num_constants,
@@ -326,6 +328,7 @@ Error parse_graph(const uint8_t* data, size_t size, const NamedDataMap* named, s
     ETR_RETURN_IF_ERROR(parse_value(graph->values()->Get(static_cast<flatbuffers::uoffset_t>(i)),
                                     static_cast<uint32_t>(i), num_constants, num_values, d,
                                     &g->values[i]));
+    if (g->values[i].kind == Kind::SymInt) g->dynamic = true;
   }
 
   g->constants.resize(num_constants);

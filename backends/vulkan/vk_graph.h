@@ -74,8 +74,13 @@ struct TensorInfo {
   uint8_t storage = 255;     // VkStorageType as written (we use buffers throughout)
   uint8_t layout = 255;      // VkMemoryLayout as written
   uint64_t numel = 1;
+  // The dims as serialized: the upper bounds of a dynamic shape (the device
+  // buffers are sized for them at init); dims/numel are the current shape.
+  uint32_t max_dims[kMaxDims] = {};
+  uint64_t max_numel = 1;
   uint64_t nbytes() const { return numel * element_size(dtype); }  // as serialized
   uint64_t device_nbytes() const { return numel * element_size(device); }
+  uint64_t max_device_nbytes() const { return max_numel * element_size(device); }
 };
 
 struct Value {
@@ -112,6 +117,9 @@ struct Graph {
   std::vector<uint32_t> outputs;  // tensor value ids
   std::vector<Constant> constants;
   std::vector<FreeableBuffer> named_buffers;
+  // Whether the program was exported with dynamic dims (it has SymInt
+  // values): its tensors can take any shape within their max_dims.
+  bool dynamic = false;
 
   const TensorInfo* tensor(uint32_t id) const {
     return id < values.size() && values[id].kind == Kind::Tensor ? &values[id].tensor : nullptr;

@@ -8,11 +8,13 @@
 #include "backends/vulkan/spirv/binary.h"
 #include "backends/vulkan/spirv/cast.h"
 #include "backends/vulkan/spirv/conv2d.h"
+#include "backends/vulkan/spirv/conv2d_oc4.h"
 #include "backends/vulkan/spirv/conv_transpose2d.h"
 #include "backends/vulkan/spirv/copy_strided.h"
 #include "backends/vulkan/spirv/embedding.h"
 #include "backends/vulkan/spirv/embedding_q4gsw.h"
 #include "backends/vulkan/spirv/kv_update.h"
+#include "backends/vulkan/spirv/group_norm.h"
 #include "backends/vulkan/spirv/layer_norm.h"
 #include "backends/vulkan/spirv/linear_q4gsw.h"
 #include "backends/vulkan/spirv/matmul.h"
@@ -56,6 +58,8 @@ const ShaderInfo kShaders[kNumShaders] = {
     {"quantize", kSpirv_quantize, kSpirv_quantize_words, 2, 28, 64},
     {"q8ta_linear", kSpirv_q8ta_linear, kSpirv_q8ta_linear_words, 5, 36, 64},
     {"embedding_q4gsw", kSpirv_embedding_q4gsw, kSpirv_embedding_q4gsw_words, 4, 28, 64},
+    {"group_norm", kSpirv_group_norm, kSpirv_group_norm_words, 4, 28, 64},
+    {"conv2d_oc4", kSpirv_conv2d_oc4, kSpirv_conv2d_oc4_words, 4, 76, 64},
 };
 
 // What a descriptor needs to name the place of a refusal.
@@ -102,7 +106,8 @@ Error scalar_arg(const Ctx& c, size_t a, const char* field, double fallback, dou
   const Value& v = c.g.values[c.op.args[a]];
   switch (v.kind) {
     case Kind::Null: *out = fallback; return Error::Ok;
-    case Kind::Int: *out = static_cast<double>(v.int_value); return Error::Ok;
+    case Kind::Int:
+    case Kind::SymInt: *out = static_cast<double>(v.int_value); return Error::Ok;
     case Kind::Double: *out = v.double_value; return Error::Ok;
     case Kind::Bool: *out = v.bool_value ? 1.0 : 0.0; return Error::Ok;
     default: break;
@@ -1013,9 +1018,16 @@ Error plan_conv(const Ctx& c, bool with_clamp) {
     ETR_RETURN_IF_ERROR(scalar_arg(c, 9, "output_min", -inf, &lo));
     ETR_RETURN_IF_ERROR(scalar_arg(c, 10, "output_max", inf, &hi));
   }
-  Step s = dispatch(c, transposed ? Shader::ConvTranspose2d : Shader::Conv2d, c.op.args.back(),
-                    c.op.args[0], c.op.args[1], bias_id == kNoId ? c.op.args[0] : bias_id);
-  const uint32_t v[19] = {static_cast<uint32_t>(out->numel),
+  // Four output channels per invocation for ungrouped convolutions (the
+  // shader also handles groups of a multiple of 4 channels, but no exported
+  // fixture has such a grouped convolution to check it against).
+  const bool quads = !transposed && groups == 1 && OC % 4 == 0;
+  const Shader shader =
+      transposed ? Shader::ConvTranspose2d : (quads ? Shader::Conv2dOc4 : Shader::Conv2d);
+  const uint64_t invocations = quads ? out->numel / 4 : out->numel;
+  Step s = dispatch(c, shader, c.op.args.back(), c.op.args[0], c.op.args[1],
+                    bias_id == kNoId ? c.op.args[0] : bias_id);
+  const uint32_t v[19] = {static_cast<uint32_t>(invocations),
                           C,
                           H,
                           W,
@@ -1036,7 +1048,7 @@ Error plan_conv(const Ctx& c, bool with_clamp) {
                           f2u(static_cast<float>(hi))};
   std::memcpy(s.push, v, sizeof(v));
   if (out->numel == 0) return Error::Ok;
-  ETR_RETURN_IF_ERROR(groups_1d(c, out->numel, 64, &s));
+  ETR_RETURN_IF_ERROR(groups_1d(c, invocations, 64, &s));
   c.steps->push_back(s);
   return Error::Ok;
 }
@@ -1203,6 +1215,77 @@ Error plan_reduce(const Ctx& c, uint32_t opcode, size_t nargs) {
 }
 
 // ---- normalization, resampling, lookup -------------------------------------
+
+// aten.native_group_norm.default(input, weight, bias, N, C, HxW, group, eps,
+// out: [out, mean, rstd]) on a contiguous [N, C, *] input; mean and rstd
+// are not computed (refused when another operator or the caller reads them).
+Error plan_group_norm(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 9));
+  const TensorInfo* in;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "input", true, &in));
+  const Value& list = c.g.values[c.op.args[8]];
+  if (list.kind != Kind::ValueList || list.values.size() != 3) {
+    OP_FAIL(c, Error::InvalidProgram, "output %u is not a list of [out, mean, rstd]", c.op.args[8]);
+  }
+  ETR_RETURN_IF_ERROR(unused_output(c, list.values[1], "mean"));
+  ETR_RETURN_IF_ERROR(unused_output(c, list.values[2], "rstd"));
+  const uint32_t out_id = list.values[0];
+  const Value& ov = c.g.values[out_id];
+  if (ov.kind != Kind::Tensor || ov.tensor.device != Dtype::Float32 || ov.tensor.constant_id >= 0 ||
+      !same_dims(ov.tensor, *in)) {
+    OP_FAIL(c, Error::InvalidProgram,
+            "output value %u is not a float32 tensor of the input's shape", out_id);
+  }
+  if (in->ndim < 2) OP_FAIL(c, Error::InvalidProgram, "input has %u dims (2 or more)", in->ndim);
+  const uint32_t N = in->dims[0], C = in->dims[1];
+  const uint64_t hw = C == 0 || N == 0 ? 0 : in->numel / (uint64_t{N} * C);
+  // N, C and HxW restate the input's shape (the exporter may write them as
+  // symbolic ints: those are checked by the input's dims alone).
+  const char* names[3] = {"N", "C", "HxW"};
+  const uint64_t want[3] = {N, C, hw};
+  for (int k = 0; k < 3; ++k) {
+    const Value& v = c.g.values[c.op.args[3 + k]];
+    if (v.kind == Kind::Int && static_cast<uint64_t>(v.int_value) != want[k]) {
+      OP_FAIL(c, Error::InvalidProgram, "argument %d (%s) is %lld, the input has %llu", 3 + k,
+              names[k], static_cast<long long>(v.int_value),
+              static_cast<unsigned long long>(want[k]));
+    }
+  }
+  const Value& gv = c.g.values[c.op.args[6]];
+  if (gv.kind != Kind::Int || gv.int_value < 1 || gv.int_value > C || C % gv.int_value != 0) {
+    OP_FAIL(c, Error::InvalidProgram, "argument 6 (group) must be an Int dividing C = %u", C);
+  }
+  const uint32_t groups = static_cast<uint32_t>(gv.int_value);
+  uint32_t ids[2] = {kNoId, kNoId};
+  for (int k = 0; k < 2; ++k) {
+    const size_t a = 1 + static_cast<size_t>(k);
+    if (c.g.values[c.op.args[a]].kind == Kind::Null) continue;
+    const TensorInfo* t;
+    ETR_RETURN_IF_ERROR(tensor_arg(c, a, k == 0 ? "weight" : "bias", true, &t));
+    if (t->numel != C) {
+      OP_FAIL(c, Error::InvalidProgram, "%s has %llu elements, expected C = %u",
+              k == 0 ? "weight" : "bias", static_cast<unsigned long long>(t->numel), C);
+    }
+    ids[k] = c.op.args[a];
+  }
+  double eps;
+  ETR_RETURN_IF_ERROR(scalar_arg(c, 7, "eps", 1e-5, &eps));
+  if (in->numel == 0) return Error::Ok;
+  Step s =
+      dispatch(c, Shader::GroupNorm, out_id, c.op.args[0], ids[0] == kNoId ? c.op.args[0] : ids[0],
+               ids[1] == kNoId ? c.op.args[0] : ids[1]);
+  const uint64_t rows = uint64_t{N} * groups;
+  s.push[0] = static_cast<uint32_t>(rows);
+  s.push[1] = groups;
+  s.push[2] = C / groups;
+  s.push[3] = static_cast<uint32_t>(hw);
+  s.push[4] = ids[0] == kNoId ? 0u : 1u;
+  s.push[5] = ids[1] == kNoId ? 0u : 1u;
+  s.push[6] = f2u(static_cast<float>(eps));
+  ETR_RETURN_IF_ERROR(groups_1d(c, rows, 64, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
+}
 
 // aten._native_batch_norm_legit_no_training.default(input, weight, bias,
 // running_mean, running_var, momentum, eps, out: [out, mean, invstd]).
@@ -1377,6 +1460,31 @@ Error plan_to_dim_order_copy(const Ctx& c) {
   return Error::Ok;
 }
 
+// ---- symbolic sizes --------------------------------------------------------
+
+// sym_size.int(self, dim, out) and the symbolic arithmetic (add, sub, mul,
+// floordiv)(a, b, out) of a program exported with dynamic dims: their SymInt
+// outputs are computed on the host (vk_shapes.cpp), so no step runs.
+Error plan_symint(const Ctx& c, bool size) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 3));
+  if (size) {
+    const TensorInfo* t;
+    ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", false, &t));
+  }
+  for (size_t a = size ? 1 : 0; a < 2; ++a) {
+    const Kind k = c.g.values[c.op.args[a]].kind;
+    if (k != Kind::Int && k != Kind::SymInt) {
+      OP_FAIL(c, Error::InvalidProgram, "argument %zu: value %u is a %s, not an int", a,
+              c.op.args[a], to_string(k));
+    }
+  }
+  if (c.g.values[c.op.args[2]].kind != Kind::SymInt) {
+    OP_FAIL(c, Error::InvalidProgram, "output value %u is a %s, not a SymInt", c.op.args[2],
+            to_string(c.g.values[c.op.args[2]].kind));
+  }
+  return Error::Ok;
+}
+
 // ---- the table -------------------------------------------------------------
 
 using PlanFn = Error (*)(const Ctx&);
@@ -1431,6 +1539,7 @@ const OpKind kOps[] = {
     {"aten.expand_copy.default", plan_expand},
     {"aten.native_layer_norm.default", plan_layer_norm},
     {"aten._native_batch_norm_legit_no_training.default", plan_batch_norm},
+    {"aten.native_group_norm.default", plan_group_norm},
     {"aten.upsample_nearest2d.vec", [](const Ctx& c) { return plan_upsample(c, false); }},
     {"aten.upsample_bilinear2d.vec", [](const Ctx& c) { return plan_upsample(c, true); }},
     {"aten.embedding.default", plan_embedding},
@@ -1444,6 +1553,11 @@ const OpKind kOps[] = {
     {"aten.sum.dim_IntList", [](const Ctx& c) { return plan_reduce(c, 0, 5); }},
     {"aten.amax.default", [](const Ctx& c) { return plan_reduce(c, 2, 4); }},
     {"aten.amin.default", [](const Ctx& c) { return plan_reduce(c, 3, 4); }},
+    {"sym_size.int", [](const Ctx& c) { return plan_symint(c, true); }},
+    {"add", [](const Ctx& c) { return plan_symint(c, false); }},
+    {"sub", [](const Ctx& c) { return plan_symint(c, false); }},
+    {"mul", [](const Ctx& c) { return plan_symint(c, false); }},
+    {"floordiv", [](const Ctx& c) { return plan_symint(c, false); }},
 };
 
 const OpKind* find_op(const char* name) {

@@ -2,7 +2,8 @@
 // writes ("aten.add.Tensor") has one descriptor that checks the call's
 // arguments (kinds, dtypes, shapes) against the graph and turns it into
 // steps: shader dispatches with their push constants, or buffer copies.
-// Nothing here calls Vulkan; the backend records the steps once at init.
+// Nothing here calls Vulkan; the backend records the steps at init (and
+// again when a dynamic program's shapes change: planning is repeatable).
 //
 // Every tensor lives in a plain storage buffer, contiguous in the
 // payload's dims (the payload's texture/packing requests are ignored:
@@ -43,6 +44,8 @@ enum class Shader : uint8_t {
   Quantize,
   Q8taLinear,
   EmbeddingQ4gsw,
+  GroupNorm,
+  Conv2dOc4,
   Count
 };
 constexpr size_t kNumShaders = static_cast<size_t>(Shader::Count);

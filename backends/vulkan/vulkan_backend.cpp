@@ -1,5 +1,6 @@
 #include "backends/vulkan/vulkan_backend.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <vector>
@@ -7,6 +8,7 @@
 #include "backends/vulkan/vk_device.h"
 #include "backends/vulkan/vk_graph.h"
 #include "backends/vulkan/vk_ops.h"
+#include "backends/vulkan/vk_shapes.h"
 #include "runtime/core/half.h"
 #include "runtime/platform/log.h"
 #include "runtime/platform/platform.h"
@@ -45,10 +47,25 @@ struct Delegate {
   VkCommandBuffer commands = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
   std::vector<Tensor*> out_tensors;  // execute's scratch: the output arguments
+  // Dynamic programs: whether the steps and the recording match the graph's
+  // current shapes (false after a resize failed half-way).
+  bool shapes_valid = true;
+  std::vector<Step> replanned;  // resize's scratch
+  // ETR_VULKAN_PROFILE=1: a timestamp after every step; the device time of
+  // each shader (and of the copies) summed over the executes, logged at destroy.
+  VkQueryPool queries = VK_NULL_HANDLE;
+  std::vector<uint64_t> stamps;
+  double profile_ns[vulkan::kNumShaders + 1] = {};
+  uint32_t profile_steps[vulkan::kNumShaders + 1] = {};
+  size_t profiled = 0;
 
   ~Delegate() {
     if (dev != nullptr) {
       VkDevice vd = dev->device;
+      if (queries != VK_NULL_HANDLE) {
+        log_profile();
+        vkDestroyQueryPool(vd, queries, nullptr);
+      }
       if (fence != VK_NULL_HANDLE) vkDestroyFence(vd, fence, nullptr);
       if (command_pool != VK_NULL_HANDLE) vkDestroyCommandPool(vd, command_pool, nullptr);
       if (descriptor_pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(vd, descriptor_pool, nullptr);
@@ -56,6 +73,18 @@ struct Delegate {
       for (Buffer& b : in_staging) vulkan::destroy_buffer(*dev, &b);
       for (Buffer& b : out_staging) vulkan::destroy_buffer(*dev, &b);
       vulkan::release_device();
+    }
+  }
+
+  void log_profile() const {
+    if (profiled == 0) return;
+    for (size_t k = 0; k <= vulkan::kNumShaders; ++k) {
+      if (profile_steps[k] == 0) continue;
+      const char* what = k < vulkan::kNumShaders ? vulkan::shader_info(static_cast<Shader>(k)).name
+                                                 : "buffer copies";
+      ETR_LOG(Info, "VulkanBackend: delegate %zu: %s: %u steps, %.3f ms per execute (%zu executes)",
+              index, what, profile_steps[k], profile_ns[k] / 1e6 / static_cast<double>(profiled),
+              profiled);
     }
   }
 
@@ -99,7 +128,7 @@ Error place_buffers(Delegate* d) {
     const TensorInfo* t = g.tensor(static_cast<uint32_t>(id));
     if (!used[id] || t == nullptr || t->constant_id >= 0 || t->mem_obj_id < 0) continue;
     uint64_t& b = mem_obj_bytes[static_cast<size_t>(t->mem_obj_id)];
-    if (t->device_nbytes() > b) b = t->device_nbytes();
+    if (t->max_device_nbytes() > b) b = t->max_device_nbytes();
   }
   for (size_t id = 0; id < g.values.size(); ++id) {
     const TensorInfo* t = g.tensor(static_cast<uint32_t>(id));
@@ -115,8 +144,9 @@ Error place_buffers(Delegate* d) {
       d->buffer_of[id] = mem_obj_buffer[static_cast<size_t>(t->mem_obj_id)];
       continue;
     }
+    // Sized for the tensor's upper bounds: a dynamic shape never reallocates.
     const uint64_t bytes =
-        shared ? mem_obj_bytes[static_cast<size_t>(t->mem_obj_id)] : t->device_nbytes();
+        shared ? mem_obj_bytes[static_cast<size_t>(t->mem_obj_id)] : t->max_device_nbytes();
     // A shader binds the whole buffer: it must fit one storage-buffer binding.
     ETR_CHECK_OR_FAIL(bytes <= d->dev->limits.maxStorageBufferRange, Error::NotSupported,
                       "VulkanBackend: delegate %zu: value %zu needs a buffer of %llu bytes; the "
@@ -305,8 +335,9 @@ ScalarType staging_type(Dtype d) {
   }
 }
 
-// Records the command buffer every execute submits.
-Error record(Delegate* d) {
+// Creates the host-visible staging buffer of every input and output, sized
+// for its upper bounds.
+Error create_staging(Delegate* d) {
   const Graph& g = d->graph;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const TensorInfo& t = *g.tensor(g.inputs[i]);
@@ -317,7 +348,7 @@ Error record(Delegate* d) {
         "supported",
         d->index, i, vulkan::to_string(t.dtype), vulkan::to_string(t.staging));
     Buffer b;
-    ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, t.device_nbytes(), true, d->index,
+    ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, t.max_device_nbytes(), true, d->index,
                                               "an input's staging", &b));
     d->in_staging.push_back(b);
   }
@@ -330,10 +361,16 @@ Error record(Delegate* d) {
         "supported",
         d->index, i, vulkan::to_string(t.dtype), vulkan::to_string(t.staging));
     Buffer b;
-    ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, t.device_nbytes(), true, d->index,
+    ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, t.max_device_nbytes(), true, d->index,
                                               "an output's staging", &b));
     d->out_staging.push_back(b);
   }
+  return Error::Ok;
+}
+
+// Records the command buffer every execute submits (again after a resize).
+Error record(Delegate* d) {
+  const Graph& g = d->graph;
   VkCommandBuffer cb = d->commands;
   VkCommandBufferBeginInfo bi = {};
   bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
@@ -351,6 +388,10 @@ Error record(Delegate* d) {
               VK_ACCESS_TRANSFER_WRITE_BIT);
   const VkPipelineStageFlags work =
       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  if (d->queries != VK_NULL_HANDLE) {
+    vkCmdResetQueryPool(cb, d->queries, 0, static_cast<uint32_t>(d->steps.size() + 1));
+    vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->queries, 0);
+  }
   const VkAccessFlags all = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
                             VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   for (size_t i = 0; i < d->steps.size(); ++i) {
@@ -373,6 +414,10 @@ Error record(Delegate* d) {
       vkCmdDispatch(cb, s.groups[0], s.groups[1], s.groups[2]);
     }
     barrier(cb, work, all, work, all);
+    if (d->queries != VK_NULL_HANDLE) {
+      vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->queries,
+                          static_cast<uint32_t>(i + 1));
+    }
   }
   for (size_t i = 0; i < g.outputs.size(); ++i) {
     const uint64_t n = g.tensor(g.outputs[i])->device_nbytes();
@@ -393,6 +438,8 @@ Error build(Delegate* d, BackendInitContext& ctx, FreeableBuffer* processed) {
   ETR_RETURN_IF_ERROR(vulkan::parse_graph(static_cast<const uint8_t*>(processed->data()),
                                           processed->size(), ctx.named_data, d->index, &d->graph));
   ETR_RETURN_IF_ERROR(vulkan::acquire_device(d->index, &d->dev));
+  // A dynamic program's symbolic sizes, computed for the upper bounds.
+  if (d->graph.dynamic) ETR_RETURN_IF_ERROR(vulkan::propagate_shapes(&d->graph));
   ETR_RETURN_IF_ERROR(plan(d));
   ETR_RETURN_IF_ERROR(place_buffers(d));
   ETR_RETURN_IF_ERROR(create_commands(d));
@@ -403,7 +450,131 @@ Error build(Delegate* d, BackendInitContext& ctx, FreeableBuffer* processed) {
   processed->release();
   ETR_RETURN_IF_ERROR(create_pipelines_and_sets(d));
   d->out_tensors.assign(d->graph.outputs.size(), nullptr);
+  ETR_RETURN_IF_ERROR(create_staging(d));
+  const char* profile = std::getenv("ETR_VULKAN_PROFILE");
+  if (profile != nullptr && profile[0] == '1' && d->dev->limits.timestampComputeAndGraphics) {
+    VkQueryPoolCreateInfo qi = {};
+    qi.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qi.queryCount = static_cast<uint32_t>(d->steps.size() + 1);
+    if (vkCreateQueryPool(d->dev->device, &qi, nullptr, &d->queries) != VK_SUCCESS) {
+      d->queries = VK_NULL_HANDLE;  // profiling is best effort
+    }
+    d->stamps.assign(d->steps.size() + 1, 0);
+  }
   return record(d);
+}
+
+// Adds the last execute's step times to the profile (ETR_VULKAN_PROFILE).
+void collect_profile(Delegate* d) {
+  const uint32_t n = static_cast<uint32_t>(d->steps.size() + 1);
+  if (vkGetQueryPoolResults(d->dev->device, d->queries, 0, n, n * sizeof(uint64_t),
+                            d->stamps.data(), sizeof(uint64_t),
+                            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) != VK_SUCCESS) {
+    return;
+  }
+  const double period = d->dev->limits.timestampPeriod;
+  for (size_t i = 0; i < d->steps.size(); ++i) {
+    const Step& s = d->steps[i];
+    const size_t k =
+        s.kind == Step::Kind::Copy ? vulkan::kNumShaders : static_cast<size_t>(s.shader);
+    d->profile_ns[k] += static_cast<double>(d->stamps[i + 1] - d->stamps[i]) * period;
+    if (d->profiled == 0) ++d->profile_steps[k];
+  }
+  ++d->profiled;
+}
+
+// Whether host tensor `t` has the dims of `info`.
+bool same_shape(const Tensor& t, const TensorInfo& info) {
+  if (static_cast<uint32_t>(t.dim()) != info.ndim) return false;
+  for (uint32_t i = 0; i < info.ndim; ++i) {
+    if (static_cast<uint64_t>(t.size(i)) != info.dims[i]) return false;
+  }
+  return true;
+}
+
+// A dynamic program whose inputs changed shape: checks them against the
+// exported bounds, propagates the shapes, plans every operator again and
+// re-records the command buffer. The new plan must use the same shaders and
+// buffers step by step (only push constants, dispatch and copy sizes
+// change): nothing is allocated on the device and no pipeline is created.
+Error resize(Delegate* d, Span<EValue*> args) {
+  Graph& g = d->graph;
+  bool changed = !d->shapes_valid;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    EValue* v = args[i];
+    if (v == nullptr || !v->is_tensor()) continue;  // reported by arg_tensor
+    const Tensor& t = v->to_tensor();
+    TensorInfo& info = g.values[g.inputs[i]].tensor;
+    if (same_shape(t, info)) continue;
+    if (static_cast<uint32_t>(t.dim()) != info.ndim) {
+      ETR_FAIL(Error::InvalidArgument,
+               "VulkanBackend: delegate %zu: input %zu has %d dims, the program has %u", d->index,
+               i, static_cast<int>(t.dim()), info.ndim);
+    }
+    for (uint32_t k = 0; k < info.ndim; ++k) {
+      const int64_t s = t.size(k);
+      if (s < 1 || s > static_cast<int64_t>(info.max_dims[k])) {
+        ETR_FAIL(Error::InvalidArgument,
+                 "VulkanBackend: delegate %zu: input %zu: dim %u is %lld, outside the exported "
+                 "bounds 1..%u",
+                 d->index, i, k, static_cast<long long>(s), info.max_dims[k]);
+      }
+    }
+    // Within bounds: the graph takes the new shape (and is stale until the
+    // plan below succeeds).
+    d->shapes_valid = false;
+    uint64_t numel = 1;
+    for (uint32_t k = 0; k < info.ndim; ++k) {
+      info.dims[k] = static_cast<uint32_t>(t.size(k));
+      numel *= info.dims[k];
+    }
+    info.numel = numel;
+    changed = true;
+  }
+  if (!changed) return Error::Ok;
+  ETR_RETURN_IF_ERROR(vulkan::propagate_shapes(&g));
+  vulkan::DispatchLimits limits;
+  for (int i = 0; i < 3; ++i) limits.max_groups[i] = d->dev->limits.maxComputeWorkGroupCount[i];
+  d->replanned.clear();
+  for (const vulkan::Operator& op : g.ops) {
+    ETR_RETURN_IF_ERROR(vulkan::plan_operator(g, op, limits, &d->replanned, &d->alias));
+  }
+  bool same = d->replanned.size() == d->steps.size();
+  for (size_t i = 0; same && i < d->steps.size(); ++i) {
+    const Step& a = d->steps[i];
+    const Step& b = d->replanned[i];
+    same = a.kind == b.kind && a.shader == b.shader && a.num_buffers == b.num_buffers &&
+           std::memcmp(a.buffers, b.buffers, sizeof(a.buffers)) == 0;
+  }
+  if (!same) {
+    ETR_FAIL(Error::NotSupported,
+             "VulkanBackend: delegate %zu: at these input shapes the operators plan different "
+             "steps than at the exported bounds (an empty tensor?)",
+             d->index);
+  }
+  d->steps.swap(d->replanned);
+  VkResult r = vkResetCommandBuffer(d->commands, 0);
+  ETR_CHECK_OR_FAIL(r == VK_SUCCESS, Error::Internal,
+                    "VulkanBackend: delegate %zu: vkResetCommandBuffer returned %d", d->index,
+                    static_cast<int>(r));
+  ETR_RETURN_IF_ERROR(record(d));
+  d->shapes_valid = true;
+  return Error::Ok;
+}
+
+// Gives output tensor `t` the graph output's current dims.
+Error resize_output(const Delegate& d, Tensor* t, const TensorInfo& info, size_t i) {
+  if (same_shape(*t, info)) return Error::Ok;
+  int64_t sizes[vulkan::kMaxDims];
+  for (uint32_t k = 0; k < info.ndim; ++k) sizes[k] = info.dims[k];
+  if (resize_tensor(*t, Span<const int64_t>(sizes, info.ndim)) != Error::Ok) {
+    ETR_FAIL(Error::InvalidArgument,
+             "VulkanBackend: delegate %zu: output %zu cannot take the delegate's output shape "
+             "(%llu elements)",
+             d.index, i, static_cast<unsigned long long>(info.numel));
+  }
+  return Error::Ok;
 }
 
 // The exporter narrows 64-bit inputs and outputs to 32 bits on the device
@@ -553,6 +724,7 @@ class VulkanBackend final : public BackendInterface {
                "VulkanBackend: delegate %zu: %zu arguments, expected %zu inputs and %zu outputs",
                d->index, args.size(), g.inputs.size(), g.outputs.size());
     }
+    if (g.dynamic) ETR_RETURN_IF_ERROR(resize(d, args));
     for (size_t i = 0; i < g.inputs.size(); ++i) {
       Result<Tensor*> t = arg_tensor(*d, args, i, g.inputs[i], "input", i);
       if (!t.ok()) return t.error();
@@ -561,11 +733,16 @@ class VulkanBackend final : public BackendInterface {
     ETR_RETURN_IF_ERROR(check_inputs(*d, args));
     std::vector<Tensor*>& outs = d->out_tensors;
     for (size_t i = 0; i < g.outputs.size(); ++i) {
+      EValue* v = args[g.inputs.size() + i];
+      if (g.dynamic && v != nullptr && v->is_tensor()) {
+        ETR_RETURN_IF_ERROR(resize_output(*d, &v->to_tensor(), *g.tensor(g.outputs[i]), i));
+      }
       Result<Tensor*> t = arg_tensor(*d, args, g.inputs.size() + i, g.outputs[i], "output", i);
       if (!t.ok()) return t.error();
       outs[i] = *t;
     }
     ETR_RETURN_IF_ERROR(submit_and_wait(d));
+    if (d->queries != VK_NULL_HANDLE) collect_profile(d);
     for (size_t i = 0; i < outs.size(); ++i)
       copy_staging(*outs[i], d->out_staging[i].mapped, false);
     return Error::Ok;

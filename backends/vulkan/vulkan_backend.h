@@ -13,8 +13,10 @@
 //     with a compute queue, or ETR_VULKAN_DEVICE=N; created once and kept
 //     for the process, with the compute pipelines every delegate shares);
 //   - every tensor gets a device storage buffer, contiguous in the payload's
-//     dims (the payload's texture/layout requests are not followed); tensors
-//     with the same mem_obj_id share one buffer (the exporter's memory plan);
+//     dims (the payload's texture/layout requests are not followed; for a
+//     program exported with dynamic dims, the dims are the upper bounds);
+//     tensors with the same mem_obj_id share one buffer (the exporter's
+//     memory plan);
 //   - constants are uploaded once through a staging buffer (et_vk.prepack's
 //     output is the uploaded constant itself), after which the payload and
 //     the named-data buffers are released;
@@ -25,7 +27,11 @@
 //     device -> output staging.
 // execute copies the inputs into their host-visible staging buffers,
 // submits that command buffer, waits on a fence and copies the outputs out:
-// nothing is created per execute.
+// nothing is created per execute. A dynamic program whose inputs changed
+// shape (within the exported bounds; outside them the execute fails naming
+// the input, dim and bound) first has its shapes propagated (vk_shapes.h),
+// its operators planned again and the command buffer re-recorded, and its
+// outputs resized: still nothing is allocated and no pipeline is created.
 #pragma once
 
 #include <cstddef>

@@ -19,7 +19,12 @@ const BackendCase kBackendCases[] = {
     BackendCase{"encoder", &vulkan, "vulkan/encoder.pte", "vulkan/encoder/a_in0.npy",
                 "vulkan/encoder/a_out0.npy", 0.0, 5.7e-3, "VH00", 1},
     BackendCase{"mlp", &vulkan, "vulkan/mlp.pte", "vulkan/mlp/a_in0.npy", "vulkan/mlp/a_out0.npy",
-                0.0, 5.5e-4, "VH00", 1}};
+                0.0, 5.5e-4, "VH00", 1},
+    // Exported with a dynamic sequence length (bounds 2..7), run at 5: the
+    // corruptions also reach the shape propagation of init.
+    BackendCase{"dynamic_decoder", &vulkan, "vulkan/dynamic_decoder.pte",
+                "vulkan/dynamic_decoder/a_in0.npy", "vulkan/dynamic_decoder/a_out0.npy", 0.0,
+                5.2e-3, "VH00", 1}};
 static_assert(sizeof(kBackendCases) / sizeof(kBackendCases[0]) >= 2, "BackendSuite cases");
 
 INSTANTIATE_TEST_SUITE_P(Vulkan, BackendSuite, ::testing::ValuesIn(kBackendCases),

@@ -228,6 +228,117 @@ class MoreMath(torch.nn.Module):
         return b + s, m, n
 
 
+class GroupNorm(torch.nn.Module):
+    """Group norm: affine after a convolution (3 groups of 4 channels), and
+    without weight and bias on the input (2 groups of 2 channels)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(4, 12, 3, padding=1)
+        self.gn1 = torch.nn.GroupNorm(3, 12)
+        self.gn2 = torch.nn.GroupNorm(2, 4, affine=False)
+        with torch.no_grad():
+            self.gn1.weight.uniform_(0.5, 1.5)
+            self.gn1.bias.uniform_(-0.3, 0.3)
+
+    def forward(self, x):
+        return torch.nn.functional.silu(self.gn1(self.conv(x))), self.gn2(x * 3.0 + 0.5)
+
+
+class Decoder(torch.nn.Module):
+    """A pre-norm decoder layer with causal self-attention: the mask is a
+    constant (-inf above the diagonal) added to the scores before softmax."""
+
+    def __init__(self, d=16, heads=2, t=8):
+        super().__init__()
+        self.heads = heads
+        self.ln1 = torch.nn.LayerNorm(d)
+        self.qkv = torch.nn.Linear(d, 3 * d)
+        self.proj = torch.nn.Linear(d, d)
+        self.ln2 = torch.nn.LayerNorm(d)
+        self.fc1 = torch.nn.Linear(d, 4 * d)
+        self.fc2 = torch.nn.Linear(4 * d, d)
+        self.register_buffer("mask", torch.triu(torch.full((t, t), float("-inf")), 1))
+
+    def forward(self, x):
+        b, t, d = x.shape
+        hd = d // self.heads
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=-1)
+        q = q.reshape(b, t, self.heads, hd).transpose(1, 2)
+        k = k.reshape(b, t, self.heads, hd).transpose(1, 2)
+        v = v.reshape(b, t, self.heads, hd).transpose(1, 2)
+        scores = q @ k.transpose(-1, -2) * hd**-0.5 + self.mask[:t, :t]
+        y = (torch.softmax(scores, dim=-1) @ v).transpose(1, 2).reshape(b, t, d)
+        x = x + self.proj(y)
+        return x + self.fc2(torch.relu(self.fc1(self.ln2(x))))
+
+
+class DynamicSeq(torch.nn.Module):
+    """Exported with a dynamic batch Dim(1..4) and sequence length Dim(2..6):
+    the payload's tensors have the upper bounds, sym_size/mul compute the
+    flattened row count for the views around each linear layer."""
+
+    def __init__(self):
+        super().__init__()
+        self.l1 = torch.nn.Linear(16, 32)
+        self.ln = torch.nn.LayerNorm(32)
+        self.l2 = torch.nn.Linear(32, 8)
+
+    def forward(self, x):
+        h = torch.relu(self.l1(x))
+        h = self.ln(h) * torch.sigmoid(h)
+        return torch.softmax(self.l2(h), dim=-1)
+
+
+class BasicBlock(torch.nn.Module):
+    """torchvision's ResNet BasicBlock (two 3x3 convolutions, batch norm,
+    identity or 1x1-convolution shortcut)."""
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False)
+        self.bn1 = torch.nn.BatchNorm2d(cout)
+        self.conv2 = torch.nn.Conv2d(cout, cout, 3, padding=1, bias=False)
+        self.bn2 = torch.nn.BatchNorm2d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = torch.nn.Sequential(
+                torch.nn.Conv2d(cin, cout, 1, stride=stride, bias=False), torch.nn.BatchNorm2d(cout)
+            )
+
+    def forward(self, x):
+        h = torch.relu(self.bn1(self.conv1(x)))
+        h = self.bn2(self.conv2(h))
+        return torch.relu(h + (x if self.down is None else self.down(x)))
+
+
+class ResNet18(torch.nn.Module):
+    """ResNet18's topology (torchvision.models.resnet18: 7x7 stem, max pool,
+    four stages of two BasicBlocks, global average pool, linear head) at a
+    quarter of its width (16..128 channels instead of 64..512): torchvision's
+    ResNet fixes BasicBlock widths, so the layers are written out here."""
+
+    def __init__(self, width=16, num_classes=10):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, width, 7, stride=2, padding=3, bias=False)
+        self.bn1 = torch.nn.BatchNorm2d(width)
+        blocks, cin = [], width
+        for stage in range(4):
+            cout = width * 2**stage
+            for i in range(2):
+                blocks.append(BasicBlock(cin, cout, 2 if stage > 0 and i == 0 else 1))
+                cin = cout
+        self.blocks = torch.nn.Sequential(*blocks)
+        self.fc = torch.nn.Linear(cin, num_classes)
+
+    def forward(self, x):
+        h = torch.relu(self.bn1(self.conv1(x)))
+        h = torch.nn.functional.max_pool2d(h, 3, stride=2, padding=1)
+        h = self.blocks(h)
+        h = torch.nn.functional.adaptive_avg_pool2d(h, 1).flatten(1)
+        return self.fc(h)
+
+
 def calibrated(model: torch.nn.Module, shape) -> torch.nn.Module:
     """Random weights with batch-norm statistics measured on random inputs
     (cumulative averages over a few batches), then eval mode."""
@@ -256,6 +367,10 @@ def mobilenet_v3_small():
     return calibrated(m, (4, 3, 64, 64))
 
 
+def resnet18():
+    return calibrated(ResNet18(), (4, 3, 64, 64))
+
+
 def cases() -> Dict[str, Tuple[Callable[[], torch.nn.Module], Callable[[], Tuple[torch.Tensor, ...]]]]:
     return {
         "mlp": (Mlp, lambda: (torch.randn(4, 16),)),
@@ -281,7 +396,33 @@ def cases() -> Dict[str, Tuple[Callable[[], torch.nn.Module], Callable[[], Tuple
         "deconv": (Deconv, lambda: (torch.randn(1, 4, 5, 6),)),
         "mobilenet_v2": (mobilenet_v2, lambda: (torch.randn(1, 3, 64, 64),)),
         "mobilenet_v3_small": (mobilenet_v3_small, lambda: (torch.randn(1, 3, 64, 64),)),
+        "resnet18": (resnet18, lambda: (torch.randn(1, 3, 64, 64),)),
+        "resnet18_fp16": (resnet18, lambda: (torch.randn(1, 3, 64, 64),)),
+        "decoder": (Decoder, lambda: (torch.randn(2, 8, 16),)),
+        "group_norm": (GroupNorm, lambda: (torch.randn(2, 4, 5, 6),)),
+        # Dynamic shapes: exported with DYNAMIC[name]'s dims; input set a is the
+        # export example, the later sets (other shapes within the bounds) are
+        # checked against eager too, on the same lowered program.
+        "dynamic_seq": (DynamicSeq, lambda: (torch.randn(2, 3, 16),)),
+        "dynamic_decoder": (Decoder, lambda: (torch.randn(2, 5, 16),)),
     }
+
+
+# Cases exported with dynamic dims: the dynamic_shapes argument of
+# torch.export.export, and the further input sets (b, c, ...).
+DYNAMIC = {
+    "dynamic_seq": (
+        lambda: ({0: torch.export.Dim("batch", min=1, max=4), 1: torch.export.Dim("seq", min=2, max=6)},),
+        [lambda: (torch.randn(4, 6, 16),), lambda: (torch.randn(1, 2, 16),)],
+    ),
+    # The causal decoder with sequence Dim(2..7) (the mask constant is 8x8 and
+    # sliced to the sequence length; with a dynamic batch too, the official
+    # serializer fails on a sym_size it specialized to an int).
+    "dynamic_decoder": (
+        lambda: ({1: torch.export.Dim("seq", min=2, max=7)},),
+        [lambda: (torch.randn(2, 7, 16),), lambda: (torch.randn(2, 2, 16),)],
+    ),
+}
 
 
 def round_up2(x: float) -> float:
@@ -298,23 +439,40 @@ def save_npy(path: str, t: torch.Tensor) -> None:
 
 def vulkan_ops(pte: bytes) -> List[List[str]]:
     """Operator names of every Vulkan payload in the program, in chain order."""
+    import json
+    import re
+    import types
+
+    from executorch.backends.vulkan.serialization import vulkan_graph_serialize
     from executorch.backends.vulkan.serialization.vulkan_graph_serialize import (
         extract_vk_flatbuffer,
         flatbuffer_to_vk_graph,
     )
     from executorch.exir._serialize._program import deserialize_pte_binary
 
-    prog = deserialize_pte_binary(pte)
-    prog = getattr(prog, "program", prog)
-    out = []
-    for plan in prog.execution_plan:
-        for d in plan.delegates:
-            if d.id != "VulkanBackend":
-                continue
-            loc = d.processed
-            data = prog.backend_delegate_data[loc.index].data
-            g = flatbuffer_to_vk_graph(extract_vk_flatbuffer(data))
-            out.append([c.name for c in g.chain])
+    # flatc writes infinite doubles (a -inf mask fill) as bare inf/nan, which
+    # Python's json refuses: read them as Infinity/NaN.
+    def load_lenient(f):
+        text = f.read().decode("ascii")
+        text = re.sub(r"(?<=[\s:\[,])(-?)inf\b", r"\1Infinity", text)
+        return json.loads(re.sub(r"(?<=[\s:\[,])-?nan\b", "NaN", text))
+
+    saved = vulkan_graph_serialize.json  # restored: the exporter serializes with it
+    vulkan_graph_serialize.json = types.SimpleNamespace(load=load_lenient)
+    try:
+        prog = deserialize_pte_binary(pte)
+        prog = getattr(prog, "program", prog)
+        out = []
+        for plan in prog.execution_plan:
+            for d in plan.delegates:
+                if d.id != "VulkanBackend":
+                    continue
+                loc = d.processed
+                data = prog.backend_delegate_data[loc.index].data
+                g = flatbuffer_to_vk_graph(extract_vk_flatbuffer(data))
+                out.append([c.name for c in g.chain])
+    finally:
+        vulkan_graph_serialize.json = saved
     return out
 
 
@@ -322,11 +480,9 @@ def export_case(name: str, make_model, make_inputs) -> Tuple[str, List[str]]:
     torch.manual_seed(0)
     model = make_model().eval()
     inputs = make_inputs()
-    with torch.no_grad():
-        expected = model(*inputs)
-    if isinstance(expected, torch.Tensor):
-        expected = (expected,)
-    ep = torch.export.export(model, inputs)
+    dynamic = DYNAMIC.get(name)
+    input_sets = [inputs] + ([f() for f in dynamic[1]] if dynamic else [])
+    ep = torch.export.export(model, inputs, dynamic_shapes=dynamic[0]() if dynamic else None)
     # *_fp16 cases: the partitioner's force_fp16 (fp16 tensors and weights on
     # the device, fp32 inputs and outputs); tolerance 2e-2 of the output scale.
     fp16 = name.endswith("_fp16")
@@ -337,28 +493,37 @@ def export_case(name: str, make_model, make_inputs) -> Tuple[str, List[str]]:
         f.write(pte)
     d = os.path.join(HERE, name)
     os.makedirs(d, exist_ok=True)
-    ins, outs = [], []
-    for i, t in enumerate(inputs):
-        save_npy(os.path.join(d, f"a_in{i}.npy"), t)
-        ins.append(f"{name}/a_in{i}.npy")
-    scale = 0.0
-    for i, t in enumerate(expected):
-        save_npy(os.path.join(d, f"a_out{i}.npy"), t)
-        outs.append(f"{name}/a_out{i}.npy")
-        scale = max(scale, float(t.abs().max()))
-    tol = 2e-2 if fp16 else 2e-3
-    atol = round_up2(tol * scale)
-    line = (
-        f"# {name}/forward/a: output scale max|eager| = {scale:.3g}; atol = {tol:g}*scale = {atol:.2g}\n"
-        f"pte={name}.pte method=forward inputs={','.join(ins)} expected={','.join(outs)} "
-        f"executions=2 rtol=0 atol={atol:.2g}"
-    )
+    lines = []
+    for k, inputs in enumerate(input_sets):
+        tag = "abcdefgh"[k]
+        with torch.no_grad():
+            expected = model(*inputs)
+        if isinstance(expected, torch.Tensor):
+            expected = (expected,)
+        ins, outs = [], []
+        for i, t in enumerate(inputs):
+            save_npy(os.path.join(d, f"{tag}_in{i}.npy"), t)
+            ins.append(f"{name}/{tag}_in{i}.npy")
+        scale = 0.0
+        for i, t in enumerate(expected):
+            save_npy(os.path.join(d, f"{tag}_out{i}.npy"), t)
+            outs.append(f"{name}/{tag}_out{i}.npy")
+            scale = max(scale, float(t.abs().max()))
+        tol = 2e-2 if fp16 else 2e-3
+        atol = round_up2(tol * scale)
+        shapes = " x ".join(str(list(t.shape)) for t in inputs)
+        lines.append(
+            f"# {name}/forward/{tag}: inputs {shapes}; output scale max|eager| = {scale:.3g}; "
+            f"atol = {tol:g}*scale = {atol:.2g}\n"
+            f"pte={name}.pte method=forward inputs={','.join(ins)} expected={','.join(outs)} "
+            f"executions=2 rtol=0 atol={atol:.2g}"
+        )
     ops = vulkan_ops(pte)
     md = [f"## {name}", ""]
     for k, chain in enumerate(ops):
         md.append(f"delegate {k}: " + ", ".join(chain))
     md.append("")
-    return line, md
+    return "\n".join(lines), md
 
 
 HEADER = """# Test manifest for the Vulkan-delegated fixtures in this directory (generated by export_vulkan_models.py).
@@ -368,6 +533,8 @@ HEADER = """# Test manifest for the Vulkan-delegated fixtures in this directory 
 # then compare the outputs of the LAST execution with the expected files (PyTorch eager).
 # Tolerance: fp32 within 2e-3 of the output's scale (atol = 2e-3 * max|expected|, rtol = 0);
 # *_fp16 cases (force_fp16) within 2e-2.
+# A case with several lines (a, b, ...) was exported with dynamic dims: each line is one
+# input shape within the bounds, on the same program.
 """
 
 
