@@ -68,6 +68,14 @@ fi
 if [ -d extension/tokenizers ]; then
   check extension/tokenizers '^extension/tokenizers/'
 fi
+# The ETDump writer (devtools/etdump): platform, core and the public executor
+# headers; its generated schema code stays out of its public headers.
+if [ -d devtools/etdump ]; then
+  check devtools/etdump '^(runtime/(platform|core)/|runtime/executor/(execute_observer|method|method_meta)\.h$|devtools/etdump/)'
+  if grep -rln 'etdump_generated.h' devtools/etdump --include='*.h'; then
+    echo "generated ETDump schema included from a public header"; fail=1
+  fi
+fi
 check extension/memory '^(runtime/(platform|core|executor)/|extension/memory/)'
 check extension/bundled_program \
   '^(runtime/(platform|core|executor)/|extension/bundled_program/|schema/bundled_program_generated.h)'
