@@ -40,6 +40,7 @@ std::string native_call_name(const char* op) {
 }  // namespace
 
 void ETDumpObserver::log(const EValue& value, uint64_t chain, int32_t instruction, bool output) {
+  if (logging_error_ != Error::Ok) return;  // the first failure (a full buffer) ends logging
   Result<bool> logged = writer_->log_value(value, chain, instruction, output);
   if (!logged.ok() && logging_error_ == Error::Ok) logging_error_ = logged.error();
 }

@@ -44,7 +44,8 @@ class ETDumpObserver final : public ExecuteObserver {
   void set_profiling_level(ProfilingLevel level) { profiling_level_ = level; }
   // The bundled test case the next executes run (written in their blocks); -1: none.
   void set_bundled_input_index(int32_t index) { bundled_input_index_ = index; }
-  // The first error a logging step met (a full debug buffer); Ok when none.
+  // The first error a logging step met (a full debug buffer), after which
+  // nothing more is logged (timings still are); Ok when none.
   Error logging_error() const { return logging_error_; }
 
   void on_begin(const InstructionEvent& event) override;

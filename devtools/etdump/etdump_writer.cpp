@@ -87,8 +87,8 @@ void ETDumpWriter::add_profile_event(const char* name, int32_t chain, int32_t in
                                      uint64_t start_ns, uint64_t end_ns) {
   flatbuffers::FlatBufferBuilder& fbb = s_->fbb;
   const auto name_off = fbb.CreateString(name == nullptr ? "" : name);
-  const auto event = fb::CreateProfileEvent(fbb, name_off, chain, instruction, -1, 0, 0, start_ns,
-                                            end_ns);
+  const auto event =
+      fb::CreateProfileEvent(fbb, name_off, chain, instruction, -1, 0, 0, start_ns, end_ns);
   s_->current().events.push_back(fb::CreateEvent(fbb, event));
 }
 

@@ -49,7 +49,8 @@ class DataSink {
 class BufferDataSink final : public DataSink {
  public:
   BufferDataSink() = default;
-  BufferDataSink(Span<uint8_t> buffer, size_t alignment = 64) : buffer_(buffer), align_(alignment) {}
+  BufferDataSink(Span<uint8_t> buffer, size_t alignment = 64)
+      : buffer_(buffer), align_(alignment) {}
   Result<size_t> write(const void* data, size_t size) override;
   size_t used_bytes() const override { return used_; }
   Span<uint8_t> buffer() const { return buffer_; }
