@@ -18,26 +18,35 @@ constexpr int32_t kNoChain = -1;
 constexpr int32_t kNoInstruction = 0;
 constexpr uint64_t kNoChainDebug = ~uint64_t{0};
 
-// Operators the official runtime registers directly (prim ops), without the
-// generated wrapper that adds "native_call_<op>" and logs the outputs.
-bool is_prim_op(const char* name) {
+}  // namespace
+
+bool has_native_call_event(const char* op) {
   static const char* const kAtenPrims[] = {"aten::sym_size.int", "aten::_local_scalar_dense",
                                            "aten::sym_numel"};
-  if (std::strncmp(name, "executorch_prim::", 17) == 0) return true;
+  if (std::strncmp(op, "executorch_prim::", 17) == 0) return false;
   for (const char* p : kAtenPrims) {
-    if (std::strcmp(name, p) == 0) return true;
+    if (std::strcmp(op, p) == 0) return false;
   }
-  return false;
+  return true;
 }
 
-// The wrapper's event name: "native_call_" and the operator without its
-// namespace ("aten::add.out" -> "native_call_add.out").
 std::string native_call_name(const char* op) {
   const char* colon = std::strstr(op, "::");
   return std::string("native_call_") + (colon == nullptr ? op : colon + 2);
 }
 
-}  // namespace
+size_t first_kernel_output(Span<EValue* const> args) {
+  if (args.empty()) return 0;
+  // The trailing return slots alias the out arguments before them.
+  size_t first = args.size();
+  while (first > 0) {
+    bool aliases = false;
+    for (size_t j = 0; j + 1 < first && !aliases; ++j) aliases = args[j] == args[first - 1];
+    if (!aliases) break;
+    --first;
+  }
+  return first == args.size() ? args.size() - 1 : first;
+}
 
 void ETDumpObserver::log(const EValue& value, uint64_t chain, int32_t instruction, bool output) {
   if (logging_error_ != Error::Ok) return;  // the first failure (a full buffer) ends logging
@@ -101,20 +110,9 @@ void ETDumpObserver::on_end(const InstructionEvent& event, Error status) {
     writer_->add_profile_event("DELEGATE_CALL", chain, instruction, call_start_, end);
     return;
   }
-  if (!is_prim_op(event.name)) {
-    if (log_outputs && !args.empty()) {
-      // The outputs are the trailing return slots, which alias the out
-      // arguments before them; an operator without out arguments returns
-      // its value in the last slot.
-      size_t first = args.size();
-      while (first > 0) {
-        bool aliases = false;
-        for (size_t j = 0; j + 1 < first && !aliases; ++j) aliases = args[j] == args[first - 1];
-        if (!aliases) break;
-        --first;
-      }
-      if (first == args.size()) first = args.size() - 1;
-      for (size_t i = first; i < args.size(); ++i) log(*args[i], event.chain, instruction, false);
+  if (has_native_call_event(event.name)) {
+    for (size_t i = first_kernel_output(args); log_outputs && i < args.size(); ++i) {
+      log(*args[i], event.chain, instruction, false);
     }
     writer_->add_profile_event(native_call_name(event.name).c_str(), chain, instruction,
                                call_start_, end);

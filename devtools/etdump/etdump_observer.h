@@ -23,13 +23,27 @@
 // recorded; a fused kernel call is recorded under its first instruction.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "devtools/etdump/etdump_writer.h"
 #include "runtime/executor/execute_observer.h"
 
 namespace etr {
 namespace etdump {
+
+// What the official runtime records for a kernel call, shared with the
+// official-API EventTracer bridge (extension/compat):
+// false for the prim ops, which the official runtime registers without the
+// generated wrapper that adds "native_call_<op>" and logs the outputs;
+bool has_native_call_event(const char* op);
+// that event's name: "aten::add.out" -> "native_call_add.out";
+std::string native_call_name(const char* op);
+// the index in `args` (every argument, the return slots last) of the first
+// output the wrapper logs: the trailing return slots, which alias the out
+// arguments before them, or else the last slot.
+size_t first_kernel_output(Span<EValue* const> args);
 
 // The official EventTracerProfilingLevel: only the load and execute spans,
 // or every instruction too (the default).

@@ -3,6 +3,7 @@
 // itself (operator names and instruction numbers read from the .pte with its
 // own schema) and against PyTorch's values (the fixtures' .npy references).
 #include <gtest/gtest.h>
+
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -61,7 +62,8 @@ std::vector<std::pair<int, std::string>> program_kernel_calls(const std::string&
     if (k == nullptr) continue;
     const etr_fb::Operator* op = plan->operators()->Get(static_cast<uint32_t>(k->op_index()));
     std::string name = op->name()->str();
-    if (op->overload() != nullptr && op->overload()->size() != 0) name += "." + op->overload()->str();
+    if (op->overload() != nullptr && op->overload()->size() != 0)
+      name += "." + op->overload()->str();
     calls.emplace_back(static_cast<int>(i), name);
   }
   return calls;
@@ -190,7 +192,8 @@ TEST(ETDumpTest, LoadBlockThenOneEventPairPerOperatorInProgramOrder) {
         EXPECT_LE(p->start_time(), p->end_time());
       }
     }
-    const fb::ProfileEvent* execute = exec->events()->Get(exec->events()->size() - 1)->profile_event();
+    const fb::ProfileEvent* execute =
+        exec->events()->Get(exec->events()->size() - 1)->profile_event();
     EXPECT_EQ(name_of(execute), "Method::execute");
     EXPECT_EQ(execute->chain_index(), -1);
     EXPECT_EQ(execute->instruction_id(), 0);
@@ -242,7 +245,8 @@ TEST(ETDumpTest, IntermediateAndProgramOutputsHoldPyTorchValues) {
   // The last addmm computes the program's output: PyTorch's value.
   Result<HostTensor> last = logged_tensor(intermediates.back(), debug.bytes, r.debug_used);
   ASSERT_TRUE(last.ok());
-  EXPECT_EQ(testing::compare_tensors(last->tensor(), expected->tensor(), c.rtol, c.atol), Error::Ok);
+  EXPECT_EQ(testing::compare_tensors(last->tensor(), expected->tensor(), c.rtol, c.atol),
+            Error::Ok);
   // The first addmm (x @ W1^T + b1, [2, 16]) and its ReLU agree with each other.
   Result<HostTensor> h = logged_tensor(intermediates[1], debug.bytes, r.debug_used);
   Result<HostTensor> relu = logged_tensor(intermediates[2], debug.bytes, r.debug_used);
@@ -281,8 +285,8 @@ TEST(ETDumpTest, ProgramOutputsLevelLogsOnlyTheOutputs) {
     EXPECT_EQ(logged[i]->chain_index(), kProgramOutputChain);
     ASSERT_NE(logged[i]->debug_entry()->output(), nullptr);
     Result<HostTensor> got = logged_tensor(logged[i], debug.bytes, r.debug_used);
-    Result<HostTensor> want = read_npy(testing::models_dir() + "add_mul/a_out" +
-                                       std::to_string(i) + ".npy");
+    Result<HostTensor> want =
+        read_npy(testing::models_dir() + "add_mul/a_out" + std::to_string(i) + ".npy");
     ASSERT_TRUE(got.ok() && want.ok());
     EXPECT_EQ(testing::compare_tensors(got->tensor(), want->tensor(), c.rtol, c.atol), Error::Ok);
   }
@@ -363,8 +367,7 @@ TEST(ETDumpTest, XnnpackDelegateCallWithItsArguments) {
     EXPECT_EQ(d->instruction_id(), 0);
     EXPECT_EQ(d->debug_entry()->output(), nullptr);
     Result<HostTensor> got = logged_tensor(d, debug.bytes, r.debug_used);
-    Result<HostTensor> want =
-        read_npy(testing::models_dir() + "add_xnnpack/" + files[i] + ".npy");
+    Result<HostTensor> want = read_npy(testing::models_dir() + "add_xnnpack/" + files[i] + ".npy");
     ASSERT_TRUE(got.ok() && want.ok());
     EXPECT_EQ(testing::compare_tensors(got->tensor(), want->tensor(), c.rtol, c.atol), Error::Ok)
         << files[i];
