@@ -134,8 +134,9 @@ struct ETDumpGen::Impl {
     return static_cast<int64_t>(names.size() - 1);
   }
   const char* name_at(int64_t id) const {
-    return id >= 0 && static_cast<size_t>(id) < names.size() ? names[static_cast<size_t>(id)].c_str()
-                                                            : "";
+    return id >= 0 && static_cast<size_t>(id) < names.size()
+               ? names[static_cast<size_t>(id)].c_str()
+               : "";
   }
 };
 
@@ -204,17 +205,17 @@ void ETDumpGen::end_profiling_delegate(EventTracerEntry prof_entry, const void* 
   } else {
     id.int_id = static_cast<int32_t>(prof_entry.event_id);
   }
-  (void)impl_->writer.add_delegate_profile_event(id, prof_entry.chain_id,
-                                                 static_cast<int32_t>(prof_entry.debug_handle),
-                                                 prof_entry.start_time, end, metadata, metadata_len);
+  (void)impl_->writer.add_delegate_profile_event(
+      id, prof_entry.chain_id, static_cast<int32_t>(prof_entry.debug_handle), prof_entry.start_time,
+      end, metadata, metadata_len);
 }
 
 void ETDumpGen::log_profiling_delegate(const char* name, DelegateDebugIntId delegate_debug_index,
                                        et_timestamp_t start_time, et_timestamp_t end_time,
                                        const void* metadata, size_t metadata_len) {
-  (void)impl_->writer.add_delegate_profile_event({name == nullptr ? delegate_debug_index : -1, name},
-                                                 chain_id_, static_cast<int32_t>(debug_handle_),
-                                                 start_time, end_time, metadata, metadata_len);
+  (void)impl_->writer.add_delegate_profile_event(
+      {name == nullptr ? delegate_debug_index : -1, name}, chain_id_,
+      static_cast<int32_t>(debug_handle_), start_time, end_time, metadata, metadata_len);
 }
 
 AllocatorID ETDumpGen::track_allocator(const char* name) {
@@ -315,8 +316,8 @@ Result<bool> ETDumpGen::log_delegate_output(const char* name,
     if (output.unsafeGetTensorImpl() == nullptr) return false;
     return log_with(impl_->writer, ::etr::EValue(output.unsafeGetTensorImpl()), chain_id_,
                     debug_handle_, false, id);
-  } else if constexpr (std::is_same<T, ::executorch::runtime::ArrayRef<
-                                           executorch::aten::Tensor>>::value) {
+  } else if constexpr (std::is_same<
+                           T, ::executorch::runtime::ArrayRef<executorch::aten::Tensor>>::value) {
     const TensorListView list(output);
     return log_with(impl_->writer, list.value(), chain_id_, debug_handle_, false, id);
   } else if constexpr (std::is_same<T, int>::value) {

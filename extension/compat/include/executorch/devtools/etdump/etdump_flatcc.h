@@ -91,9 +91,10 @@ class ETDumpGen : public ::executorch::runtime::EventTracer {
                               const void* metadata, size_t metadata_len) override;
   void track_allocation(::executorch::runtime::AllocatorID id, size_t size) override;
   ::executorch::runtime::AllocatorID track_allocator(const char* name) override;
-  Result<bool> log_evalue(const ::executorch::runtime::EValue& evalue,
-                          ::executorch::runtime::LoggedEValueType evalue_type =
-                              ::executorch::runtime::LoggedEValueType::kIntermediateOutput) override;
+  Result<bool> log_evalue(
+      const ::executorch::runtime::EValue& evalue,
+      ::executorch::runtime::LoggedEValueType evalue_type =
+          ::executorch::runtime::LoggedEValueType::kIntermediateOutput) override;
   Result<bool> log_intermediate_output_delegate(const char* name,
                                                 DelegateDebugIntId delegate_debug_index,
                                                 const executorch::aten::Tensor& output) override;

@@ -18,8 +18,8 @@ class EventTracerProfileOpScope final {
   EventTracerProfileOpScope(EventTracer* event_tracer, const char* name) {
 #ifdef ET_EVENT_TRACER_ENABLED
     tracer_ = event_tracer;
-    if (tracer_ != nullptr && tracer_->event_tracer_profiling_level() >
-                                  EventTracerProfilingLevel::kProfileMethodOnly) {
+    if (tracer_ != nullptr &&
+        tracer_->event_tracer_profiling_level() > EventTracerProfilingLevel::kProfileMethodOnly) {
       entry_ = tracer_->start_profiling(name);
     }
 #else
@@ -29,8 +29,8 @@ class EventTracerProfileOpScope final {
   }
   ~EventTracerProfileOpScope() {
 #ifdef ET_EVENT_TRACER_ENABLED
-    if (tracer_ != nullptr && tracer_->event_tracer_profiling_level() >
-                                  EventTracerProfilingLevel::kProfileMethodOnly) {
+    if (tracer_ != nullptr &&
+        tracer_->event_tracer_profiling_level() > EventTracerProfilingLevel::kProfileMethodOnly) {
       tracer_->end_profiling(entry_);
     }
 #endif
