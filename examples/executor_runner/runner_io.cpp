@@ -43,6 +43,8 @@ constexpr FlagSpec kFlags[] = {
     {"debug_output_path", true},  // the official example runner's name for it
     {"debug_buffer_size", true},
     {"etdump_debug_level", true},
+    {"dump_outputs", false},  // the official example runner's level flags
+    {"dump_intermediate_outputs", false},
 };
 
 bool parse_bool(const std::string& v, bool* out) {
@@ -82,16 +84,28 @@ bool apply_flag(const std::string& name, const std::string& value, bool has_valu
   if (name == "profile") o->profile = value;
   if (name == "etdump_path") o->etdump_path = value;
   if (name == "debug_buffer_path" || name == "debug_output_path") o->debug_buffer_path = value;
+  if (name == "dump_outputs" || name == "dump_intermediate_outputs") {
+    bool on = true;
+    if (has_value && !parse_bool(value, &on)) {
+      *error = "--" + name + " takes no value (or true/false), got '" + value + "'";
+      return false;
+    }
+    const int level = name == "dump_outputs" ? 1 : 2;
+    if (on && level > o->etdump_debug_level) o->etdump_debug_level = level;
+    return true;
+  }
   if (name == "etdump_debug_level") {
     static const char* const kLevels[3][3] = {{"0", "none", "kNoLogging"},
                                               {"1", "outputs", "kProgramOutputs"},
                                               {"2", "intermediate", "kIntermediateOutputs"}};
+    int level = -1;
     for (int l = 0; l < 3; ++l) {
       for (const char* n : kLevels[l]) {
-        if (value == n) o->etdump_debug_level = l;
+        if (value == n) level = l;
       }
     }
-    if (o->etdump_debug_level < 0) {
+    o->etdump_debug_level = level;
+    if (level < 0) {
       *error =
           "--etdump_debug_level needs none, outputs or intermediate (0, 1, 2), got '" + value + "'";
       return false;
@@ -392,7 +406,9 @@ void print_usage(std::FILE* out) {
       "  --debug_buffer_size=N debug buffer bytes (default 64 MiB)\n"
       "  --etdump_debug_level=L  none, outputs (the method's outputs) or intermediate\n"
       "                        (every operator's and delegate's outputs too; the\n"
-      "                        default when --debug_buffer_path is given)\n"
+      "                        default when --debug_buffer_path is given);\n"
+      "                        --dump_outputs / --dump_intermediate_outputs (the\n"
+      "                        official example runner's flags) pick the same levels\n"
       "  --info                describe the file (methods, I/O, planned memory, every\n"
       "                        operator with its dtypes and kernel, delegates) and\n"
       "                        load each method; exit 0 when this build can run it\n"
@@ -432,7 +448,13 @@ bool parse_options(int argc, char** argv, Options* options, std::string* error) 
   if (options->etdump_debug_level < 0)
     options->etdump_debug_level = options->debug_buffer_path.empty() ? 0 : 2;
   if (options->etdump_debug_level > 0 && options->debug_buffer_path.empty()) {
-    *error = "--etdump_debug_level above none needs --debug_buffer_path";
+    *error =
+        "logging values in the ETDump (--etdump_debug_level, --dump_outputs, "
+        "--dump_intermediate_outputs) needs --debug_buffer_path";
+    return false;
+  }
+  if (!options->etdump_path.empty() && !options->bundled_program.empty()) {
+    *error = "--etdump_path is not supported with --bundled_program";
     return false;
   }
   if (!options->debug_buffer_path.empty() && options->etdump_path.empty()) {

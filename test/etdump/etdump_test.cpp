@@ -425,5 +425,19 @@ TEST(ETDumpTest, RunnerWritesETDumpAndWholeDebugBuffer) {
   ::rmdir(dir);
 }
 
+// Logging without a debug buffer, and an unknown level, are usage errors (exit 1).
+TEST(ETDumpTest, RunnerRefusesLoggingWithoutADebugBuffer) {
+  const std::string m = testing::models_dir();
+  const std::string base = std::string(ETR_RUNNER_PATH) + " --model_path=" + m +
+                           "mlp.pte --etdump_path=/tmp/etr_etdump_unused.etdp ";
+  for (const char* flags : {"--dump_outputs", "--etdump_debug_level=intermediate",
+                            "--etdump_debug_level=all --debug_buffer_path=/tmp/x.bin"}) {
+    const int status = std::system((base + flags + " >/dev/null 2>&1").c_str());
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << flags;
+  }
+  Result<std::string> none = testing::read_file("/tmp/etr_etdump_unused.etdp");
+  EXPECT_FALSE(none.ok());
+}
+
 }  // namespace
 }  // namespace etr

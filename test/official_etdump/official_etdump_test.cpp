@@ -4,6 +4,8 @@
 // devtools/etdump/etdump.fbs; names and ids are checked against the .pte's
 // own instruction list, logged values against PyTorch's (fixture .npy).
 #define ET_EVENT_TRACER_ENABLED 1
+#include <gtest/gtest.h>
+
 #include <executorch/devtools/etdump/data_sinks/file_data_sink.h>
 #include <executorch/devtools/etdump/etdump_flatcc.h>
 #include <executorch/extension/data_loader/file_data_loader.h>
@@ -13,7 +15,6 @@
 #include <executorch/runtime/executor/method.h>
 #include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/platform/runtime.h>
-#include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -116,7 +117,8 @@ struct OfficialRun {
       buffers.push_back(std::make_unique<uint8_t[]>(size));
       spans.push_back({buffers.back().get(), size});
     }
-    planned = std::make_unique<HierarchicalAllocator>(Span<Span<uint8_t>>(spans.data(), spans.size()));
+    planned =
+        std::make_unique<HierarchicalAllocator>(Span<Span<uint8_t>>(spans.data(), spans.size()));
     method_alloc = std::make_unique<MemoryAllocator>(method_pool.size(), method_pool.data());
     temp_alloc = std::make_unique<MemoryAllocator>(temp_pool.size(), temp_pool.data());
     memory = std::make_unique<MemoryManager>(method_alloc.get(), planned.get(), temp_alloc.get());
