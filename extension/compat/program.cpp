@@ -263,6 +263,15 @@ Program::HeaderStatus Program::check_header(const void* data, size_t size) {
   return NotPresent;
 }
 
+namespace internal {
+
+EventTracer*& active_event_tracer() {
+  thread_local EventTracer* tracer = nullptr;
+  return tracer;
+}
+
+}  // namespace internal
+
 namespace {
 
 // Feeds an official EventTracer from etr's ExecuteObserver hooks, with the
@@ -279,6 +288,7 @@ class TracerBridge final : public ::etr::ExecuteObserver {
   void on_load_begin(const char* method, ::etr::LoadPhase phase) override {
     (void)method;
     if (phase == ::etr::LoadPhase::LoadMethod) {
+      internal::active_event_tracer() = t_;  // official delegates' init sees it
       t_->create_event_block("Default");
       load_ = t_->start_profiling("Program::load_method");
     } else {
@@ -289,6 +299,7 @@ class TracerBridge final : public ::etr::ExecuteObserver {
     (void)method;
     (void)status;
     t_->end_profiling(phase == ::etr::LoadPhase::LoadMethod ? load_ : init_);
+    if (phase == ::etr::LoadPhase::LoadMethod) internal::active_event_tracer() = nullptr;
   }
   void on_execute_begin(const ::etr::Method& method) override {
     (void)method;
@@ -314,6 +325,7 @@ class TracerBridge final : public ::etr::ExecuteObserver {
         t_->event_tracer_profiling_level() > EventTracerProfilingLevel::kProfileMethodOnly;
     const bool kernel = e.kind == ::etr::InstructionEvent::Kind::Kernel;
     wrapped_ = kernel && ::etr::etdump::has_native_call_event(e.name);
+    if (!kernel) internal::active_event_tracer() = t_;  // official delegates log into it
     if (!all_events_) return;
     outer_ = t_->start_profiling(kernel ? "OPERATOR_CALL" : "DELEGATE_CALL", chain, handle);
     if (wrapped_) {
@@ -337,6 +349,7 @@ class TracerBridge final : public ::etr::ExecuteObserver {
       t_->end_profiling(outer_);
     }
     t_->set_chain_debug_handle(kUnsetChainId, kUnsetDebugHandle);
+    internal::active_event_tracer() = nullptr;
   }
 
  private:

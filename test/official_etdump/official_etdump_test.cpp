@@ -10,6 +10,7 @@
 #include <executorch/devtools/etdump/etdump_flatcc.h>
 #include <executorch/extension/data_loader/file_data_loader.h>
 #include <executorch/extension/runner_util/inputs.h>
+#include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/core/event_tracer_hooks.h>
 #include <executorch/runtime/core/event_tracer_hooks_delegate.h>
 #include <executorch/runtime/executor/method.h>
@@ -248,6 +249,116 @@ TEST(OfficialETDumpTest, DelegateHooksWriteTheirIdsAndOutputs) {
   ASSERT_NE(logged, nullptr);
   EXPECT_EQ(logged->delegate_debug_id_str()->str(), "keep");
   EXPECT_EQ(logged->debug_entry()->double_value()->double_val(), 2.5);
+  std::free(r.buf);
+}
+
+// A backend on the official API for test/models/custom_backend.pte (its
+// whole graph, y = x * scale + bias, delegated to "OfficialTestBackend" with
+// payload "AFFINE" + scale + bias), reporting its own events through the
+// delegate hooks: one timed sub-event "AFFINE" (metadata: the element
+// count) and its output, logged under the name "affine_out".
+struct Affine {
+  float scale;
+  float bias;
+};
+class EtdumpAffineBackend final : public executorch::runtime::BackendInterface {
+ public:
+  bool is_available() const override { return true; }
+  Result<executorch::runtime::DelegateHandle*> init(
+      executorch::runtime::BackendInitContext& context,
+      executorch::runtime::FreeableBuffer* processed,
+      executorch::runtime::ArrayRef<executorch::runtime::CompileSpec>) const override {
+    init_saw_tracer = context.event_tracer() != nullptr;
+    if (processed->size() != 14 || std::memcmp(processed->data(), "AFFINE", 6) != 0)
+      return Error::InvalidProgram;
+    Affine* a = context.get_runtime_allocator()->allocateInstance<Affine>();
+    if (a == nullptr) return Error::MemoryAllocationFailed;
+    std::memcpy(&a->scale, static_cast<const uint8_t*>(processed->data()) + 6, 4);
+    std::memcpy(&a->bias, static_cast<const uint8_t*>(processed->data()) + 10, 4);
+    return static_cast<executorch::runtime::DelegateHandle*>(a);
+  }
+  Error execute(executorch::runtime::BackendExecutionContext& context,
+                executorch::runtime::DelegateHandle* handle,
+                Span<executorch::runtime::EValue*> args) const override {
+    executorch::runtime::EventTracer* tracer = context.event_tracer();
+    auto entry = executorch::runtime::event_tracer_start_profiling_delegate(tracer, "AFFINE", -1);
+    const Affine* a = static_cast<const Affine*>(handle);
+    const executorch::aten::Tensor in = args[0]->toTensor();
+    executorch::aten::Tensor out = args[1]->toTensor();
+    for (ptrdiff_t i = 0; i < in.numel(); ++i)
+      out.mutable_data_ptr<float>()[i] = in.const_data_ptr<float>()[i] * a->scale + a->bias;
+    const int64_t n = in.numel();
+    executorch::runtime::event_tracer_end_profiling_delegate(tracer, entry, &n, sizeof(n));
+    executorch::runtime::event_tracer_log_output_delegate(tracer, "affine_out", -1, out);
+    return Error::Ok;
+  }
+  mutable bool init_saw_tracer = false;
+};
+
+TEST(OfficialETDumpTest, OfficialBackendReportsItsOwnEvents) {
+  static EtdumpAffineBackend backend;
+  static const Error registered =
+      executorch::runtime::register_backend({"OfficialTestBackend", &backend});
+  ASSERT_EQ(registered, Error::Ok);
+  executorch::runtime::runtime_init();
+  alignas(64) static uint8_t debug[1 << 14];
+  ETDumpGen etdump;
+  ASSERT_TRUE(etdump.set_debug_buffer(Span<uint8_t>(debug, sizeof(debug))).ok());
+  etdump.set_event_tracer_debug_level(EventTracerDebugLogLevel::kIntermediateOutputs);
+
+  Result<FileDataLoader> loader = FileDataLoader::from((kModels + "custom_backend.pte").c_str());
+  ASSERT_TRUE(loader.ok());
+  Result<Program> program = Program::load(&loader.get());
+  ASSERT_TRUE(program.ok());
+  Result<MethodMeta> meta = program->method_meta("forward");
+  ASSERT_TRUE(meta.ok());
+  std::vector<std::vector<uint8_t>> buffers;
+  std::vector<Span<uint8_t>> spans;
+  for (size_t id = 0; id < meta->num_memory_planned_buffers(); ++id) {
+    buffers.emplace_back(static_cast<size_t>(meta->memory_planned_buffer_size(id).get()));
+    spans.push_back({buffers.back().data(), buffers.back().size()});
+  }
+  HierarchicalAllocator planned(Span<Span<uint8_t>>(spans.data(), spans.size()));
+  std::vector<uint8_t> method_pool(1 << 16), temp_pool(1 << 16);
+  MemoryAllocator method_alloc(method_pool.size(), method_pool.data());
+  MemoryAllocator temp_alloc(temp_pool.size(), temp_pool.data());
+  MemoryManager memory(&method_alloc, &planned, &temp_alloc);
+  Result<Method> method = program->load_method("forward", &memory, &etdump);
+  ASSERT_TRUE(method.ok());
+  EXPECT_TRUE(backend.init_saw_tracer);
+  std::vector<char> input = npy_data(kModels + "custom_backend/a_in0.npy");
+  std::vector<std::pair<char*, size_t>> inputs = {{input.data(), input.size()}};
+  auto prepared = executorch::extension::prepare_input_tensors(*method, {}, inputs);
+  ASSERT_TRUE(prepared.ok());
+  ASSERT_EQ(method->execute(), Error::Ok);
+
+  ETDumpResult r = etdump.get_etdump_data();
+  const fb::RunData* exec = parse(r)->run_data()->Get(1);
+  // The delegate's sub-event and output, the call's arguments (input and
+  // output), DELEGATE_CALL, Method::execute, the method's output.
+  ASSERT_EQ(exec->events()->size(), 7u);
+  const fb::ProfileEvent* sub = exec->events()->Get(0)->profile_event();
+  ASSERT_NE(sub, nullptr);
+  EXPECT_EQ(sub->name(), nullptr);
+  EXPECT_EQ(sub->delegate_debug_id_str()->str(), "AFFINE");
+  EXPECT_EQ(sub->instruction_id(), 0);
+  ASSERT_EQ(sub->delegate_debug_metadata()->size(), sizeof(int64_t));
+  const fb::DebugEvent* logged = exec->events()->Get(1)->debug_event();
+  ASSERT_NE(logged, nullptr);
+  EXPECT_EQ(logged->delegate_debug_id_str()->str(), "affine_out");
+  const std::vector<char> want = npy_data(kModels + "custom_backend/a_out0.npy");
+  const int64_t offset = logged->debug_entry()->tensor()->offset();
+  ASSERT_GE(offset, 0);
+  for (size_t i = 0; i < want.size() / 4; ++i) {
+    float w, got;
+    std::memcpy(&w, want.data() + 4 * i, 4);
+    std::memcpy(&got, debug + offset + 4 * i, 4);
+    EXPECT_NEAR(got, w, 1e-5) << i;
+  }
+  EXPECT_NE(exec->events()->Get(2)->debug_event(), nullptr);
+  EXPECT_NE(exec->events()->Get(3)->debug_event(), nullptr);
+  EXPECT_EQ(name_of(exec->events()->Get(4)), "DELEGATE_CALL");
+  EXPECT_EQ(name_of(exec->events()->Get(5)), "Method::execute");
   std::free(r.buf);
 }
 
