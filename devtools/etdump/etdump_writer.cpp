@@ -139,10 +139,15 @@ Result<bool> ETDumpWriter::log_value(const EValue& value, uint64_t chain, int32_
       return flatbuffers::Offset<fb::Tensor>(0);
     }
     ETR_ASSIGN_OR_RETURN(int64_t offset, store_tensor(t));
-    int64_t sizes[kTensorMaxDim];
-    for (size_t d = 0; d < t.dim(); ++d) sizes[d] = t.size(d);
+    // Both vectors are written even when empty (a 0-d tensor): readers need them.
+    int64_t sizes[kTensorMaxDim] = {};
+    int64_t strides[kTensorMaxDim] = {};
+    for (size_t d = 0; d < t.dim(); ++d) {
+      sizes[d] = t.size(d);
+      strides[d] = t.stride(d);
+    }
     const auto sizes_off = fbb.CreateVector(sizes, t.dim());
-    const auto strides_off = fbb.CreateVector(t.strides().data(), t.dim());
+    const auto strides_off = fbb.CreateVector(strides, t.dim());
     return fb::CreateTensor(fbb, static_cast<fb::ScalarType>(t.dtype()), sizes_off, strides_off,
                             offset);
   };

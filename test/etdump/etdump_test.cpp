@@ -15,6 +15,7 @@
 #include "devtools/etdump/etdump_generated.h"
 #include "devtools/etdump/etdump_observer.h"
 #include "devtools/etdump/etdump_writer.h"
+#include "extension/tensor/host_tensor.h"
 #include "extension/tensor/npy.h"
 #include "schema/program_generated.h"
 #include "test/support/fixtures.h"
@@ -329,6 +330,59 @@ TEST(ETDumpTest, WriterStartsANewETDumpAfterFinish) {
   ASSERT_NE(d->delegate_debug_metadata(), nullptr);  // written even when empty
   EXPECT_EQ(d->delegate_debug_metadata()->size(), 0u);
   EXPECT_EQ(d->end_time() - d->start_time(), 15u);
+}
+
+// The value kinds the official writer logs, as it writes them: 0-d tensors
+// with empty (present) sizes and strides, scalars, tensor lists; the
+// output flag only on tensors and tensor lists; Half refused.
+TEST(ETDumpTest, WriterLogsEachValueKindAsTheOfficialWriter) {
+  DebugBuffer debug;
+  etdump::BufferDataSink sink(Span<uint8_t>(debug.bytes, sizeof(debug.bytes)));
+  etdump::ETDumpWriter writer;
+  writer.set_data_sink(&sink);
+  writer.create_event_block("Execute");
+  Result<HostTensor> scalar = HostTensor::from_values<float>({}, {3.5f});
+  Result<HostTensor> a = HostTensor::from_values<int32_t>({2}, {1, 2});
+  Result<HostTensor> b = HostTensor::from_values<int32_t>({1, 3}, {4, 5, 6});
+  Result<HostTensor> half = HostTensor::zeros(ScalarType::Half, {2});
+  ASSERT_TRUE(scalar.ok() && a.ok() && b.ok() && half.ok());
+  EValue items[2] = {EValue(&a->tensor()), EValue(&b->tensor())};
+  EValue* pointers[2] = {&items[0], &items[1]};
+  const EValue list(BoxedTensorList(pointers, 2), false);
+  EXPECT_TRUE(*writer.log_value(EValue(&scalar->tensor()), 0, 1, false));
+  EXPECT_TRUE(*writer.log_value(EValue(int64_t{7}), 0, 2, true));
+  EXPECT_TRUE(*writer.log_value(EValue(2.5), 0, 3, false));
+  EXPECT_TRUE(*writer.log_value(EValue(true), 0, 4, false));
+  EXPECT_TRUE(*writer.log_value(list, ~uint64_t{0}, 0, true));
+  EXPECT_FALSE(*writer.log_value(EValue(&half->tensor()), 0, 5, false));
+  EXPECT_FALSE(*writer.log_value(EValue(), 0, 6, false));
+  const std::vector<uint8_t> bytes = writer.finish();
+  const auto* events = parse(bytes)->run_data()->Get(0)->events();
+  ASSERT_EQ(events->size(), 5u);
+  const fb::Value* v0 = events->Get(0)->debug_event()->debug_entry();
+  ASSERT_EQ(v0->val(), fb::ValueType::Tensor);
+  ASSERT_NE(v0->tensor()->sizes(), nullptr);
+  ASSERT_NE(v0->tensor()->strides(), nullptr);
+  EXPECT_EQ(v0->tensor()->sizes()->size(), 0u);
+  EXPECT_EQ(v0->tensor()->scalar_type(), fb::ScalarType::FLOAT);
+  float got = 0;
+  std::memcpy(&got, debug.bytes + v0->tensor()->offset(), 4);
+  EXPECT_EQ(got, 3.5f);
+  const fb::Value* v1 = events->Get(1)->debug_event()->debug_entry();
+  EXPECT_EQ(v1->val(), fb::ValueType::Int);
+  EXPECT_EQ(v1->int_value()->int_val(), 7);
+  EXPECT_EQ(v1->output(), nullptr);  // scalars are never flagged
+  EXPECT_EQ(events->Get(2)->debug_event()->debug_entry()->double_value()->double_val(), 2.5);
+  EXPECT_TRUE(events->Get(3)->debug_event()->debug_entry()->bool_value()->bool_val());
+  const fb::Value* v4 = events->Get(4)->debug_event()->debug_entry();
+  ASSERT_EQ(v4->val(), fb::ValueType::TensorList);
+  ASSERT_EQ(v4->tensor_list()->tensors()->size(), 2u);
+  EXPECT_TRUE(v4->output()->bool_val());
+  const fb::Tensor* second = v4->tensor_list()->tensors()->Get(1);
+  EXPECT_EQ(second->strides()->Get(0), 3);
+  int32_t six = 0;
+  std::memcpy(&six, debug.bytes + second->offset() + 8, 4);
+  EXPECT_EQ(six, 6);
 }
 
 TEST(ETDumpTest, BufferSinkAlignsBlobsAndRefusesOverflow) {
