@@ -542,6 +542,9 @@ int info(const Options& options) {
   return kExitOk;
 }
 
+// --bundled_program with --etdump_path: the recording observer.
+etdump::ETDumpObserver* g_bundled_etdump = nullptr;
+
 // --bundled_program: what happened over every test case of the file.
 struct BundledTally {
   size_t cases = 0;
@@ -572,6 +575,10 @@ void run_bundled_case(const BundledProgram& bp, Method& method, size_t c, const 
   ++tally->cases;
   const std::string label = "method '" + std::string(method.name()) + "' case " + std::to_string(c);
   reset_first_error();
+  // --etdump_path: each execute's block carries its test case, so the
+  // Inspector keeps the cases apart (and can attach their expected outputs).
+  if (g_bundled_etdump != nullptr)
+    g_bundled_etdump->set_bundled_input_index(static_cast<int32_t>(c));
   Error err = bp.load_inputs(method, c);
   if (err != Error::Ok) return tally->note(kExitInput, label, err, "cannot set the inputs");
   reset_first_error();
@@ -667,14 +674,27 @@ int run_bundled(const Options& options) {
   std::unique_ptr<PthreadPool> pool = PthreadPool::create(static_cast<size_t>(options.threads));
   if (pool == nullptr)
     return fail(kExitSetup, "cannot start the thread pool", Error::OutOfResources);
+  std::unique_ptr<ETDumpRecording> etdump = start_etdump(options);
+  if (!options.etdump_path.empty() && etdump == nullptr) {
+    return fail(kExitSetup, "cannot allocate the debug buffer", Error::MemoryAllocationFailed);
+  }
+  g_load_observer = etdump != nullptr ? &etdump->observer : nullptr;
+  g_bundled_etdump = etdump != nullptr ? &etdump->observer : nullptr;
   BundledTally tally;
-  for (size_t s = 0; s < bp->num_suites(); ++s) {
+  for (size_t s = 0; s < bp->num_suites() && rc == kExitOk; ++s) {
     const std::string name = *bp->suite_method_name(s);
     if (!options.method.empty() && options.method != name) continue;
     rc = run_bundled_suite(*bp, *program, name, options, external, pool.get(), &tally);
-    if (rc != kExitOk) return rc;
   }
-  return finish_bundled(path, options, tally);
+  g_load_observer = nullptr;
+  g_bundled_etdump = nullptr;
+  if (rc != kExitOk) return rc;
+  rc = finish_bundled(path, options, tally);
+  if (etdump != nullptr) {
+    const int written = finish_etdump(etdump.get(), options);
+    if (written != kExitOk) return written;
+  }
+  return rc;
 }
 
 }  // namespace

@@ -453,10 +453,6 @@ bool parse_options(int argc, char** argv, Options* options, std::string* error) 
         "--dump_intermediate_outputs) needs --debug_buffer_path";
     return false;
   }
-  if (!options->etdump_path.empty() && !options->bundled_program.empty()) {
-    *error = "--etdump_path is not supported with --bundled_program";
-    return false;
-  }
   if (!options->debug_buffer_path.empty() && options->etdump_path.empty()) {
     *error = "--debug_buffer_path needs --etdump_path";
     return false;

@@ -479,6 +479,33 @@ TEST(ETDumpTest, RunnerWritesETDumpAndWholeDebugBuffer) {
   ::rmdir(dir);
 }
 
+// --bundled_program with --etdump_path: one "Execute" block per test case,
+// carrying the case's index (so the Inspector does not merge cases with
+// different inputs).
+TEST(ETDumpTest, RunnerTagsEachBundledCaseWithItsIndex) {
+  char dir[] = "/tmp/etr_etdump_bundledXXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string etdp = std::string(dir) + "/b.etdp";
+  const std::string cmd = std::string(ETR_RUNNER_PATH) +
+                          " --bundled_program=" + testing::models_dir() +
+                          "bundled/mlp.bpte --etdump_path=" + etdp + " >/dev/null 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd;
+  Result<std::string> e = testing::read_file(etdp);
+  ASSERT_TRUE(e.ok());
+  const std::vector<uint8_t> bytes(e->begin(), e->end());
+  const fb::ETDump* dump = parse(bytes);
+  // bundled/mlp.bpte (export_bundled.py): one method, 3 test cases.
+  ASSERT_EQ(dump->run_data()->size(), 4u);
+  EXPECT_EQ(dump->run_data()->Get(0)->name()->str(), "Default");
+  for (flatbuffers::uoffset_t c = 0; c < 3; ++c) {
+    EXPECT_EQ(dump->run_data()->Get(c + 1)->name()->str(), "Execute");
+    EXPECT_EQ(dump->run_data()->Get(c + 1)->bundled_input_index(), static_cast<int32_t>(c));
+  }
+  std::remove(etdp.c_str());
+  ::rmdir(dir);
+}
+
 // Logging without a debug buffer, and an unknown level, are usage errors (exit 1).
 TEST(ETDumpTest, RunnerRefusesLoggingWithoutADebugBuffer) {
   const std::string m = testing::models_dir();
