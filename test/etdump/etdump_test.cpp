@@ -293,6 +293,23 @@ TEST(ETDumpTest, ProgramOutputsLevelLogsOnlyTheOutputs) {
   }
 }
 
+// MethodMeta::method_allocator_bytes(options) loads the method to measure
+// it; that load is not reported to the options' observer.
+TEST(ETDumpTest, MeasuringLoadIsNotRecorded) {
+  testing::register_all_kernels();
+  const testing::FixtureCase c = fixture("mlp", 1);
+  testing::LoadedMethod lm;
+  ASSERT_TRUE(testing::load_fixture_method(c, &lm)) << lm.error;
+  etdump::ETDumpWriter writer;
+  etdump::ETDumpObserver observer(&writer);
+  MethodLoadOptions options;
+  options.observer = &observer;
+  Result<size_t> bytes = lm.method->method_meta().method_allocator_bytes(options);
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_GT(*bytes, 0u);
+  EXPECT_EQ(writer.num_blocks(), 0u);
+}
+
 TEST(ETDumpTest, FullDebugBufferIsAnErrorNotACrash) {
   testing::register_all_kernels();
   DebugBuffer debug;
