@@ -76,12 +76,13 @@ list(REMOVE_DUPLICATES ETR_SYSTEM_LIBS)
 install(TARGETS ${ETR_INSTALL_TARGETS} executorch EXPORT executorchTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # Compatibility layer (extension/compat, exported as executorch::compat): the
-# official component names executorch::extension_module, ::extension_module_static
-# and ::extension_tensor, and its headers at the official include paths
+# official component names executorch::extension_module, ::extension_module_static,
+# ::extension_tensor and ::etdump (ETDumpGen), and its headers at the official include paths
 # (P/include/executorch/extension/module/module.h, ...).
 if(TARGET etr_compat)
   install(TARGETS etr_compat_extension_module etr_compat_extension_module_static
-    etr_compat_extension_tensor ${ETR_OFFICIAL_TARGETS} EXPORT executorchTargets)
+    etr_compat_extension_tensor etr_compat_etdump ${ETR_OFFICIAL_TARGETS}
+    EXPORT executorchTargets)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/extension/compat/include/
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 endif()
@@ -94,7 +95,7 @@ install(EXPORT executorchTargets NAMESPACE executorch:: DESTINATION ${ETR_INSTAL
 
 # Public headers. Executor internals (they include generated flatbuffer
 # code), fuzzers and tests stay out; flatbuffers is not needed by users.
-foreach(dir runtime extension kernels)
+foreach(dir runtime extension kernels devtools)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
     FILES_MATCHING PATTERN "*.h"
     PATTERN "fuzz" EXCLUDE PATTERN "test" EXCLUDE
@@ -131,7 +132,7 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/executorchConfig.cmake
   ${CMAKE_CURRENT_BINARY_DIR}/executorchConfigVersion.cmake DESTINATION ${ETR_INSTALL_CMAKEDIR})
 
 # pkg-config: every library, dependents first (static linking order).
-set(ETR_PC_ORDER etr_llm_runner etr_tokenizers etr_module etr_method_memory etr_bundled_program etr_flat_tensor etr_tensor_ext etr_threadpool
+set(ETR_PC_ORDER etr_llm_runner etr_tokenizers etr_module etr_method_memory etr_bundled_program etr_etdump_writer etr_flat_tensor etr_tensor_ext etr_threadpool
   etr_xnnpack_backend etr_llm_kernels etr_optimized_kernels etr_cpu_math etr_quantized_kernels etr_portable_kernels etr_prim_ops etr_executor
   etr_data_loader etr_kernel_registry etr_backend_registry etr_core etr_platform)
 set(ETR_PC_LIBS)

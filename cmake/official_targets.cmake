@@ -21,7 +21,7 @@
 #                                    the official API
 # Names that match an etr library's export name already (executorch::
 # portable_kernels, ::threadpool, ::xnnpack_backend, ::bundled_program,
-# ::extension_module(_static), ::extension_tensor) are not repeated here.
+# ::extension_module(_static), ::extension_tensor, ::etdump) are not repeated here.
 set(ETR_OFFICIAL_TARGETS)
 
 # etr_official_target(NAME DEP...): executorch::NAME linking DEP..., when
@@ -69,7 +69,7 @@ foreach(t IN LISTS ETR_OFFICIAL_TARGETS)
 endforeach()
 foreach(pair extension_module:etr_compat_extension_module
              extension_module_static:etr_compat_extension_module_static
-             extension_tensor:etr_compat_extension_tensor
+             extension_tensor:etr_compat_extension_tensor etdump:etr_compat_etdump
              portable_kernels:etr_portable_kernels xnnpack_backend:etr_xnnpack_backend
              extension_threadpool:etr_threadpool bundled_program:etr_bundled_program)
   string(REPLACE ":" ";" pair "${pair}")

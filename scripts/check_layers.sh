@@ -60,13 +60,21 @@ if [ -d extension/llm ]; then
   check extension/llm '^(runtime/(platform|core)/|extension/(llm|module|tensor|tokenizers)/)'
 fi
 # The official-API compatibility layer: faces over the Module API, the
-# public executor headers, the data loaders and the .ptd map.
+# public executor headers, the data loaders, the .ptd map and the ETDump writer.
 if [ -d extension/compat ]; then
-  check extension/compat '^(runtime/(platform|core|kernel|backend)/|runtime/executor/(method_meta|method|program)\.h$|extension/(module|tensor|compat|data_loader|flat_tensor)/)'
+  check extension/compat '^(runtime/(platform|core|kernel|backend)/|runtime/executor/(method_meta|method|program)\.h$|extension/(module|tensor|compat|data_loader|flat_tensor)/|devtools/etdump/(etdump_writer|etdump_observer)\.h$)'
 fi
 # Tokenizers: plain C++17 on their own folder (no runtime dependency).
 if [ -d extension/tokenizers ]; then
   check extension/tokenizers '^extension/tokenizers/'
+fi
+# The ETDump writer (devtools/etdump): platform, core and the public executor
+# headers; its generated schema code stays out of its public headers.
+if [ -d devtools/etdump ]; then
+  check devtools/etdump '^(runtime/(platform|core)/|runtime/executor/(execute_observer|method|method_meta)\.h$|devtools/etdump/)'
+  if grep -rln 'etdump_generated.h' devtools/etdump --include='*.h'; then
+    echo "generated ETDump schema included from a public header"; fail=1
+  fi
 fi
 check extension/memory '^(runtime/(platform|core|executor)/|extension/memory/)'
 check extension/bundled_program \

@@ -10,12 +10,16 @@
 # weights (.ptd), and examples/official_runner/custom_op.cpp (a custom
 # operator registered with EXECUTORCH_LIBRARY) on test/models/custom_op.pte
 # and custom_backend.cpp (a BackendInterface registered with
-# register_backend) on test/models/custom_backend.pte, checked against PyTorch's outputs (exit status = result).
+# register_backend) on test/models/custom_backend.pte, checked against PyTorch's outputs, and
+# examples/official_runner/etdump.cpp (ETDumpGen as the method's EventTracer)
+# on mlp.pte, whose ETDump must be framed as the official one and whose
+# debug buffer must hold PyTorch's output (exit status = result).
 # It also checks that a missing required component fails find_package with a
 # message naming it. With OFFICIAL_EXECUTOR_RUNNER=path/to/executor_runner.cpp
 # (the official examples/portable/executor_runner/executor_runner.cpp, not
 # part of this repository) and gflags installed, that file is compiled
-# unchanged against the prefix and run on mlp.pte too.
+# unchanged (with ET_EVENT_TRACER_ENABLED, so its ETDumpGen is ours) against the
+# prefix and run on mlp.pte too, writing an ETDump.
 #   BUILD_DIR=build [OFFICIAL_EXECUTOR_RUNNER=...] bash scripts/official_api_test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,7 +46,9 @@ for style in targets variables names; do
   "$tmp/build_$style/official_runner" "${ptd[@]}" > /dev/null
   "$tmp/build_$style/official_custom_op" "${custom[@]}" > /dev/null
   "$tmp/build_$style/official_custom_backend" "${backend[@]}" > /dev/null
-  echo "official runner, custom operator and custom backend ($style): ok"
+  "$tmp/build_$style/official_etdump" "${mlp[@]}" "$tmp/mlp_$style.etdp" "$tmp/mlp_$style.bin" \
+    > /dev/null
+  echo "official runner, custom operator, custom backend and ETDumpGen ($style): ok"
 done
 PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" \
   g++ -std=c++17 -fno-rtti examples/official_runner/main.cpp -o "$tmp/official_runner_pc" \
@@ -83,7 +89,9 @@ done
 echo "package version: 1.5 requests found, other majors refused"
 
 if [ -n "${OFFICIAL_EXECUTOR_RUNNER:-}" ]; then
-  g++ -std=c++17 -fno-rtti "$OFFICIAL_EXECUTOR_RUNNER" -o "$tmp/executor_runner" \
+  # With the tracer hooks compiled in, as its ETDump build: ETDumpGen comes from etr.
+  g++ -std=c++17 -fno-rtti -DET_EVENT_TRACER_ENABLED "$OFFICIAL_EXECUTOR_RUNNER" \
+    -o "$tmp/executor_runner" \
     $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs etr) -lgflags
   python3 - "$tmp" <<'PY'
 import struct, sys
@@ -93,7 +101,9 @@ start = 10 + data[8] + 256 * data[9]
 open(sys.argv[1] + "/in0.bin", "wb").write(data[start:])
 PY
   "$tmp/executor_runner" --model_path test/models/mlp.pte --inputs "$tmp/in0.bin" \
-    --output_file "$tmp/out" --print_output none
+    --output_file "$tmp/out" --print_output none --etdump_path "$tmp/official_runner.etdp"
+  head -c 12 "$tmp/official_runner.etdp" | tail -c 4 | grep -q ED00
+  echo "official executor_runner.cpp: ETDump written"
   python3 - "$tmp" <<'PY'
 import struct, sys
 ref = open("test/models/mlp/a_out0.npy", "rb").read()

@@ -20,6 +20,8 @@
 #if defined(ETR_HAVE_VULKAN)
 #include "backends/vulkan/vulkan_backend.h"
 #endif
+#include "devtools/etdump/etdump_observer.h"
+#include "devtools/etdump/etdump_writer.h"
 #include "examples/executor_runner/inspect.h"
 #include "examples/executor_runner/profile_trace.h"
 #include "examples/executor_runner/runner_io.h"
@@ -180,6 +182,8 @@ struct BackendOptionSet {
 };
 
 const BackendOptionSet* g_backend_options = nullptr;
+// --etdump_path: sees method loads (and then the method's executes).
+ExecuteObserver* g_load_observer = nullptr;
 
 // Loads the method into `mem` (its method allocator grows as the load asks).
 // load_method without the failure line: the error, its message in first_error().
@@ -189,6 +193,10 @@ Result<Method> try_load_method(const Program& program, const MethodMeta& meta,
   reset_first_error();
   MethodLoadOptions options;
   options.thread_pool = threads;
+  options.observer = g_load_observer;
+  // An ETDump has one event per operator of the program, as the official
+  // runtime records it: no fused calls.
+  options.kernel_fusion = g_load_observer == nullptr;
   if (g_backend_options != nullptr) {
     options.delegate_options = Span<const DelegateOptions>(g_backend_options->per_backend.data(),
                                                            g_backend_options->per_backend.size());
@@ -214,9 +222,99 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
-int execute(Method& method, const InputSet& inputs, int64_t runs, TraceRecorder* trace) {
+// Hands every hook to two observers (--profile and --etdump_path together).
+class ObserverPair final : public ExecuteObserver {
+ public:
+  ObserverPair(ExecuteObserver* a, ExecuteObserver* b) : a_(a), b_(b) {}
+  void on_begin(const InstructionEvent& e) override {
+    a_->on_begin(e);
+    b_->on_begin(e);
+  }
+  void on_end(const InstructionEvent& e, Error status) override {
+    a_->on_end(e, status);
+    b_->on_end(e, status);
+  }
+  void on_execute_begin(const Method& m) override {
+    a_->on_execute_begin(m);
+    b_->on_execute_begin(m);
+  }
+  void on_execute_end(const Method& m, Error status) override {
+    a_->on_execute_end(m, status);
+    b_->on_execute_end(m, status);
+  }
+
+ private:
+  ExecuteObserver* a_;
+  ExecuteObserver* b_;
+};
+
+// --etdump_path: the writer, its observer and the debug buffer it logs into.
+struct ETDumpRecording {
+  etdump::ETDumpWriter writer;
+  etdump::ETDumpObserver observer{&writer};
+  std::unique_ptr<uint8_t, decltype(&std::free)> debug_buffer{nullptr, &std::free};
+  size_t debug_buffer_size = 0;
+  etdump::BufferDataSink sink;
+};
+
+std::unique_ptr<ETDumpRecording> start_etdump(const Options& options) {
+  if (options.etdump_path.empty()) return nullptr;
+  auto rec = std::make_unique<ETDumpRecording>();
+  rec->observer.set_debug_level(static_cast<etdump::DebugLevel>(options.etdump_debug_level));
+  if (!options.debug_buffer_path.empty()) {
+    rec->debug_buffer_size = static_cast<size_t>(options.debug_buffer_size);
+    // 64-byte aligned like the official sink's blobs, so offsets are multiples of 64.
+    const size_t rounded = (rec->debug_buffer_size + 63) / 64 * 64;
+    rec->debug_buffer.reset(static_cast<uint8_t*>(std::aligned_alloc(64, rounded)));
+    if (rec->debug_buffer == nullptr) return nullptr;
+    std::memset(rec->debug_buffer.get(), 0, rounded);
+    rec->sink = etdump::BufferDataSink({rec->debug_buffer.get(), rec->debug_buffer_size}, 64);
+    rec->writer.set_data_sink(&rec->sink);
+  }
+  return rec;
+}
+
+bool write_file(const std::string& path, const void* data, size_t size) {
+  const size_t slash = path.rfind('/');
+  if (slash != std::string::npos && slash != 0 && make_directories(path.substr(0, slash)) != 0)
+    return false;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return false;
+  const bool ok = std::fwrite(data, 1, size, f) == size;
+  return std::fclose(f) == 0 && ok;
+}
+
+// Writes the ETDump and (when asked) the whole debug buffer, as the official runners do.
+int finish_etdump(ETDumpRecording* rec, const Options& options) {
+  if (rec->observer.logging_error() != Error::Ok) {
+    return fail(kExitOutput, "cannot log the values asked for in the ETDump",
+                rec->observer.logging_error());
+  }
+  const std::vector<uint8_t> bytes = rec->writer.finish();
+  if (!write_file(options.etdump_path, bytes.data(), bytes.size())) {
+    return fail(kExitOutput, "cannot write the ETDump '" + options.etdump_path + "'",
+                Error::AccessFailed, std::strerror(errno));
+  }
+  std::printf("etdump: %zu bytes written to %s\n", bytes.size(), options.etdump_path.c_str());
+  if (rec->debug_buffer != nullptr) {
+    if (!write_file(options.debug_buffer_path, rec->debug_buffer.get(), rec->debug_buffer_size)) {
+      return fail(kExitOutput, "cannot write the debug buffer '" + options.debug_buffer_path + "'",
+                  Error::AccessFailed, std::strerror(errno));
+    }
+    std::printf("etdump: debug buffer (%zu of %zu bytes used) written to %s\n",
+                rec->sink.used_bytes(), rec->debug_buffer_size, options.debug_buffer_path.c_str());
+  }
+  return kExitOk;
+}
+
+int execute(Method& method, const InputSet& inputs, int64_t runs, TraceRecorder* trace,
+            ExecuteObserver* etdump) {
   std::vector<double> ms;
-  method.set_observer(trace);
+  std::optional<ObserverPair> pair;
+  if (trace != nullptr && etdump != nullptr) pair.emplace(trace, etdump);
+  method.set_observer(pair    ? static_cast<ExecuteObserver*>(&*pair)
+                      : trace ? static_cast<ExecuteObserver*>(trace)
+                              : etdump);
   for (int64_t r = 0; r < runs; ++r) {
     // Inputs are set again each time: a method may reuse their planned memory.
     const int rc = apply_inputs(method, inputs);
@@ -296,8 +394,14 @@ int run(const Options& options) {
     return fail(kExitSetup, "cannot start the thread pool", Error::OutOfResources);
   LoadedMemory mem;
   std::optional<Method> method;
+  std::unique_ptr<ETDumpRecording> etdump = start_etdump(options);
+  if (!options.etdump_path.empty() && etdump == nullptr) {
+    return fail(kExitSetup, "cannot allocate the debug buffer", Error::MemoryAllocationFailed);
+  }
+  g_load_observer = etdump != nullptr ? &etdump->observer : nullptr;
   rc = allocate_planned(*meta, &mem);
   if (rc == kExitOk) rc = load_method(*program, *meta, external, pool.get(), &mem, &method);
+  g_load_observer = nullptr;
   if (rc == kExitOk) rc = bind_unplanned_outputs(*method, &mem.output_buffers);
   if (rc != kExitOk) return rc;
   // Program load + method load (kernel prepare steps, delegate init), thread pool start included.
@@ -309,8 +413,15 @@ int run(const Options& options) {
   rc = prepare_inputs(*method, options.inputs, &inputs);
   std::unique_ptr<TraceRecorder> trace;
   if (!options.profile.empty()) trace = std::make_unique<TraceRecorder>();
-  if (rc == kExitOk) rc = execute(*method, inputs, options.num_executions, trace.get());
+  if (rc == kExitOk) {
+    rc = execute(*method, inputs, options.num_executions, trace.get(),
+                 etdump != nullptr ? &etdump->observer : nullptr);
+  }
   if (rc != kExitOk) return rc;
+  if (etdump != nullptr) {
+    rc = finish_etdump(etdump.get(), options);
+    if (rc != kExitOk) return rc;
+  }
   if (trace != nullptr) {
     const size_t slash = options.profile.rfind('/');
     const bool dir_ok = slash == std::string::npos || slash == 0 ||
@@ -436,6 +547,9 @@ int info(const Options& options) {
   return kExitOk;
 }
 
+// --bundled_program with --etdump_path: the recording observer.
+etdump::ETDumpObserver* g_bundled_etdump = nullptr;
+
 // --bundled_program: what happened over every test case of the file.
 struct BundledTally {
   size_t cases = 0;
@@ -466,6 +580,10 @@ void run_bundled_case(const BundledProgram& bp, Method& method, size_t c, const 
   ++tally->cases;
   const std::string label = "method '" + std::string(method.name()) + "' case " + std::to_string(c);
   reset_first_error();
+  // --etdump_path: each execute's block carries its test case, so the
+  // Inspector keeps the cases apart (and can attach their expected outputs).
+  if (g_bundled_etdump != nullptr)
+    g_bundled_etdump->set_bundled_input_index(static_cast<int32_t>(c));
   Error err = bp.load_inputs(method, c);
   if (err != Error::Ok) return tally->note(kExitInput, label, err, "cannot set the inputs");
   reset_first_error();
@@ -561,14 +679,27 @@ int run_bundled(const Options& options) {
   std::unique_ptr<PthreadPool> pool = PthreadPool::create(static_cast<size_t>(options.threads));
   if (pool == nullptr)
     return fail(kExitSetup, "cannot start the thread pool", Error::OutOfResources);
+  std::unique_ptr<ETDumpRecording> etdump = start_etdump(options);
+  if (!options.etdump_path.empty() && etdump == nullptr) {
+    return fail(kExitSetup, "cannot allocate the debug buffer", Error::MemoryAllocationFailed);
+  }
+  g_load_observer = etdump != nullptr ? &etdump->observer : nullptr;
+  g_bundled_etdump = etdump != nullptr ? &etdump->observer : nullptr;
   BundledTally tally;
-  for (size_t s = 0; s < bp->num_suites(); ++s) {
+  for (size_t s = 0; s < bp->num_suites() && rc == kExitOk; ++s) {
     const std::string name = *bp->suite_method_name(s);
     if (!options.method.empty() && options.method != name) continue;
     rc = run_bundled_suite(*bp, *program, name, options, external, pool.get(), &tally);
-    if (rc != kExitOk) return rc;
   }
-  return finish_bundled(path, options, tally);
+  g_load_observer = nullptr;
+  g_bundled_etdump = nullptr;
+  if (rc != kExitOk) return rc;
+  rc = finish_bundled(path, options, tally);
+  if (etdump != nullptr) {
+    const int written = finish_etdump(etdump.get(), options);
+    if (written != kExitOk) return written;
+  }
+  return rc;
 }
 
 }  // namespace

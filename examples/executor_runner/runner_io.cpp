@@ -38,6 +38,13 @@ constexpr FlagSpec kFlags[] = {
     {"profile", true},
     {"info", false},
     {"backend_option", true},
+    {"etdump_path", true},
+    {"debug_buffer_path", true},
+    {"debug_output_path", true},  // the official example runner's name for it
+    {"debug_buffer_size", true},
+    {"etdump_debug_level", true},
+    {"dump_outputs", false},  // the official example runner's level flags
+    {"dump_intermediate_outputs", false},
 };
 
 bool parse_bool(const std::string& v, bool* out) {
@@ -75,6 +82,41 @@ bool apply_flag(const std::string& name, const std::string& value, bool has_valu
   if (name == "output_dir") o->output_dir = value;
   if (name == "bundled_program") o->bundled_program = value;
   if (name == "profile") o->profile = value;
+  if (name == "etdump_path") o->etdump_path = value;
+  if (name == "debug_buffer_path" || name == "debug_output_path") o->debug_buffer_path = value;
+  if (name == "dump_outputs" || name == "dump_intermediate_outputs") {
+    bool on = true;
+    if (has_value && !parse_bool(value, &on)) {
+      *error = "--" + name + " takes no value (or true/false), got '" + value + "'";
+      return false;
+    }
+    const int level = name == "dump_outputs" ? 1 : 2;
+    if (on && level > o->etdump_debug_level) o->etdump_debug_level = level;
+    return true;
+  }
+  if (name == "etdump_debug_level") {
+    static const char* const kLevels[3][3] = {{"0", "none", "kNoLogging"},
+                                              {"1", "outputs", "kProgramOutputs"},
+                                              {"2", "intermediate", "kIntermediateOutputs"}};
+    int level = -1;
+    for (int l = 0; l < 3; ++l) {
+      for (const char* n : kLevels[l]) {
+        if (value == n) level = l;
+      }
+    }
+    o->etdump_debug_level = level;
+    if (level < 0) {
+      *error =
+          "--etdump_debug_level needs none, outputs or intermediate (0, 1, 2), got '" + value + "'";
+      return false;
+    }
+  }
+  if (name == "debug_buffer_size" &&
+      (!parse_count(value, &o->debug_buffer_size) || o->debug_buffer_size > (int64_t{1} << 34))) {
+    *error =
+        "--debug_buffer_size needs a whole number of bytes from 1 to 2^34, got '" + value + "'";
+    return false;
+  }
   if (name == "backend_option") {
     const size_t colon = value.find(':');
     const size_t eq = value.find('=', colon == std::string::npos ? 0 : colon);
@@ -318,52 +360,64 @@ Error write_output(const EValue& v, const std::string& base, bool* written) {
 }  // namespace
 
 void print_usage(std::FILE* out) {
-  std::fprintf(out,
-               "usage: executor_runner --model_path=FILE [--method=NAME] [--input=FILE.npy ...]\n"
-               "                       [--data_path=FILE.ptd ...] [--output_dir=DIR]\n"
-               "                       [--num_executions=N] [--threads=N] [--verbose]\n"
-               "       executor_runner --bundled_program=FILE.bpte [--method=NAME]\n"
-               "                       [--rtol=X] [--atol=X] [--data_path=FILE.ptd ...]\n"
-               "       executor_runner --model_path=FILE --info [--method=NAME]\n"
-               "                       [--data_path=FILE.ptd ...]\n"
-               "       executor_runner --list_operators | --help\n"
-               "\n"
-               "Runs one method of an ExecuTorch .pte program (portable kernels, prim ops and,\n"
-               "when built with libxnnpack-dev, the XnnpackBackend delegate).\n"
-               "  --model_path=FILE     program to load\n"
-               "  --method=NAME         method to run (default: forward, else the first method)\n"
-               "  --input=FILE.npy      one per method input, in order (repeat the flag); without\n"
-               "                        it tensor inputs are ones and other inputs keep the\n"
-               "                        program's value\n"
-               "  --data_path=FILE.ptd  external data (weights the program stores outside the\n"
-               "                        .pte); repeat the flag for several files, searched in\n"
-               "                        order\n"
-               "  --output_dir=DIR      write output <i> as DIR/output_<i>.npy (.txt for strings)\n"
-               "  --num_executions=N    execute N times and report min/median/max time\n"
-               "  --threads=N           threads for kernels and delegates (default: one per\n"
-               "                        physical core)\n"
-               "  --bundled_program=FILE.bpte  run every test case of a BundledProgram (of\n"
-               "                        --method only, if given) and compare each output with\n"
-               "                        the expected one: |actual - expected| <= atol +\n"
-               "                        rtol * |actual| (--rtol default 1e-5, --atol 1e-6;\n"
-               "                        integer and bool outputs must be equal)\n"
-               "  --backend_option=BACKEND:KEY=VALUE  a load option for every delegate of\n"
-               "                        BACKEND (repeat the flag); VALUE true/false is a bool,\n"
-               "                        a whole number an int, anything else a string; e.g.\n"
-               "                        XnnpackBackend:native_fp32=false runs fp32 convolutions,\n"
-               "                        linear layers, sigmoid and multiply in XNNPACK\n"
-               "  --profile=FILE.json   write a trace of every kernel and delegate call (name,\n"
-               "                        tensor shapes, duration) for ui.perfetto.dev or\n"
-               "                        chrome://tracing\n"
-               "  --info                describe the file (methods, I/O, planned memory, every\n"
-               "                        operator with its dtypes and kernel, delegates) and\n"
-               "                        load each method; exit 0 when this build can run it\n"
-               "  --list_operators      print every registered operator and exit\n"
-               "  --verbose             echo runtime log messages to stderr\n"
-               "  --help                print this help and exit\n"
-               "Every flag also accepts '--flag value'. Exit status: 0 success, 1 usage,\n"
-               "2 program load, 3 method load, 4 inputs, 5 execution, 6 outputs, 7 setup,\n"
-               "8 a bundled output differs from the expected one.\n");
+  std::fprintf(
+      out,
+      "usage: executor_runner --model_path=FILE [--method=NAME] [--input=FILE.npy ...]\n"
+      "                       [--data_path=FILE.ptd ...] [--output_dir=DIR]\n"
+      "                       [--num_executions=N] [--threads=N] [--verbose]\n"
+      "       executor_runner --bundled_program=FILE.bpte [--method=NAME]\n"
+      "                       [--rtol=X] [--atol=X] [--data_path=FILE.ptd ...]\n"
+      "       executor_runner --model_path=FILE --info [--method=NAME]\n"
+      "                       [--data_path=FILE.ptd ...]\n"
+      "       executor_runner --list_operators | --help\n"
+      "\n"
+      "Runs one method of an ExecuTorch .pte program (portable kernels, prim ops and,\n"
+      "when built with libxnnpack-dev, the XnnpackBackend delegate).\n"
+      "  --model_path=FILE     program to load\n"
+      "  --method=NAME         method to run (default: forward, else the first method)\n"
+      "  --input=FILE.npy      one per method input, in order (repeat the flag); without\n"
+      "                        it tensor inputs are ones and other inputs keep the\n"
+      "                        program's value\n"
+      "  --data_path=FILE.ptd  external data (weights the program stores outside the\n"
+      "                        .pte); repeat the flag for several files, searched in\n"
+      "                        order\n"
+      "  --output_dir=DIR      write output <i> as DIR/output_<i>.npy (.txt for strings)\n"
+      "  --num_executions=N    execute N times and report min/median/max time\n"
+      "  --threads=N           threads for kernels and delegates (default: one per\n"
+      "                        physical core)\n"
+      "  --bundled_program=FILE.bpte  run every test case of a BundledProgram (of\n"
+      "                        --method only, if given) and compare each output with\n"
+      "                        the expected one: |actual - expected| <= atol +\n"
+      "                        rtol * |actual| (--rtol default 1e-5, --atol 1e-6;\n"
+      "                        integer and bool outputs must be equal)\n"
+      "  --backend_option=BACKEND:KEY=VALUE  a load option for every delegate of\n"
+      "                        BACKEND (repeat the flag); VALUE true/false is a bool,\n"
+      "                        a whole number an int, anything else a string; e.g.\n"
+      "                        XnnpackBackend:native_fp32=false runs fp32 convolutions,\n"
+      "                        linear layers, sigmoid and multiply in XNNPACK\n"
+      "  --profile=FILE.json   write a trace of every kernel and delegate call (name,\n"
+      "                        tensor shapes, duration) for ui.perfetto.dev or\n"
+      "                        chrome://tracing\n"
+      "  --etdump_path=FILE.etdp  write an ETDump (the official runtime's profiling record,\n"
+      "                        read by ExecuTorch's Python Inspector): method load and\n"
+      "                        every execute, one event per operator and delegate call\n"
+      "  --debug_buffer_path=FILE  with --etdump_path: write the logged tensors there\n"
+      "                        (Inspector's debug_buffer_path; alias --debug_output_path)\n"
+      "  --debug_buffer_size=N debug buffer bytes (default 64 MiB)\n"
+      "  --etdump_debug_level=L  none, outputs (the method's outputs) or intermediate\n"
+      "                        (every operator's and delegate's outputs too; the\n"
+      "                        default when --debug_buffer_path is given);\n"
+      "                        --dump_outputs / --dump_intermediate_outputs (the\n"
+      "                        official example runner's flags) pick the same levels\n"
+      "  --info                describe the file (methods, I/O, planned memory, every\n"
+      "                        operator with its dtypes and kernel, delegates) and\n"
+      "                        load each method; exit 0 when this build can run it\n"
+      "  --list_operators      print every registered operator and exit\n"
+      "  --verbose             echo runtime log messages to stderr\n"
+      "  --help                print this help and exit\n"
+      "Every flag also accepts '--flag value'. Exit status: 0 success, 1 usage,\n"
+      "2 program load, 3 method load, 4 inputs, 5 execution, 6 outputs, 7 setup,\n"
+      "8 a bundled output differs from the expected one.\n");
 }
 
 bool parse_options(int argc, char** argv, Options* options, std::string* error) {
@@ -390,6 +444,18 @@ bool parse_options(int argc, char** argv, Options* options, std::string* error) 
       has_value = true;
     }
     if (!apply_flag(name, value, has_value, options, error)) return false;
+  }
+  if (options->etdump_debug_level < 0)
+    options->etdump_debug_level = options->debug_buffer_path.empty() ? 0 : 2;
+  if (options->etdump_debug_level > 0 && options->debug_buffer_path.empty()) {
+    *error =
+        "logging values in the ETDump (--etdump_debug_level, --dump_outputs, "
+        "--dump_intermediate_outputs) needs --debug_buffer_path";
+    return false;
+  }
+  if (!options->debug_buffer_path.empty() && options->etdump_path.empty()) {
+    *error = "--debug_buffer_path needs --etdump_path";
+    return false;
   }
   if (!options->help && !options->list_operators && options->model_path.empty() &&
       options->bundled_program.empty()) {

@@ -43,7 +43,15 @@ struct Options {
   std::string bundled_program;
   // --profile: write a Chrome/Perfetto trace of every kernel and delegate call.
   std::string profile;
-  double rtol = 1e-5;  // tolerances for comparing bundled expected outputs
+  // --etdump_path: write an ETDump (the official profiling record) there;
+  // --debug_buffer_path: its debug buffer (logged tensors), of
+  // --debug_buffer_size bytes; --etdump_debug_level: what is logged (0 none,
+  // 1 program outputs, 2 intermediate outputs too).
+  std::string etdump_path;
+  std::string debug_buffer_path;
+  int64_t debug_buffer_size = int64_t{64} << 20;
+  int etdump_debug_level = -1;  // -1: 2 with a debug buffer path, else 0
+  double rtol = 1e-5;           // tolerances for comparing bundled expected outputs
   double atol = 1e-6;
   // --backend_option=BACKEND:KEY=VALUE (repeatable), checked for shape only.
   std::vector<std::string> backend_options;

@@ -134,8 +134,8 @@ class BackendBridge final : public ::etr::BackendInterface {
     }
     std::vector<BackendOption> options;
     for (const ::etr::BackendOption& o : ctx.options) options.push_back(to_official(o));
-    BackendInitContext official_ctx(handle->allocator.get(), nullptr, ctx.method_name,
-                                    handle->map.get(),
+    BackendInitContext official_ctx(handle->allocator.get(), internal::active_event_tracer(),
+                                    ctx.method_name, handle->map.get(),
                                     Span<const BackendOption>(options.data(), options.size()));
     // The payload as an official buffer viewing etr's; a backend that frees
     // it releases etr's.
@@ -163,7 +163,7 @@ class BackendBridge final : public ::etr::BackendInterface {
       frame.pointers[i] = &frame.values[i];
     }
     AllocatorFace temp(ctx.temp_allocator);
-    BackendExecutionContext official_ctx(nullptr, &temp, ctx.method_name);
+    BackendExecutionContext official_ctx(internal::active_event_tracer(), &temp, ctx.method_name);
     const Error err = official_->execute(
         official_ctx, h->official, Span<EValue*>(frame.pointers.data(), frame.pointers.size()));
     for (size_t i = 0; i < args.size(); ++i) {  // scalars the backend stored

@@ -3,6 +3,7 @@
 
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/event_tracer.h>
 #include <executorch/runtime/core/freeable_buffer.h>
 
 #include "runtime/core/error.h"
@@ -22,6 +23,11 @@ FreeableBuffer to_official_buffer(::etr::FreeableBuffer&& buffer);
 // The official code of an etr::Error value (the same value for every
 // official code; etr-only codes mapped).
 Error to_official_error(int etr_error);
+
+// The EventTracer of the method whose load or delegate call runs on this
+// thread (set around them by Program::load_method's tracer bridge), handed
+// to official backends in their init and execute contexts; null otherwise.
+EventTracer*& active_event_tracer();
 
 // Hands the kernels registered through the official API since the last call
 // to etr's kernel registry (one library). Called before a method loads.

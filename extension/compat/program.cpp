@@ -18,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "devtools/etdump/etdump_observer.h"
 #include "extension/compat/internal.h"
 #include "extension/data_loader/file_data_loader.h"
 #include "extension/data_loader/mmap_data_loader.h"
@@ -262,12 +263,112 @@ Program::HeaderStatus Program::check_header(const void* data, size_t size) {
   return NotPresent;
 }
 
+namespace internal {
+
+EventTracer*& active_event_tracer() {
+  thread_local EventTracer* tracer = nullptr;
+  return tracer;
+}
+
+}  // namespace internal
+
+namespace {
+
+// Feeds an official EventTracer from etr's ExecuteObserver hooks, with the
+// calls the official runtime makes, so a tracer sees the same sequence:
+// load_method: block "Default", "Method::init" inside "Program::load_method";
+// execute: block "Execute", per kernel call "OPERATOR_CALL" around
+// "native_call_<op>" (outputs logged first, at kIntermediateOutputs), per
+// delegate call "DELEGATE_CALL" (every argument logged first), then
+// "Method::execute" and the method's outputs (from kProgramOutputs on).
+class TracerBridge final : public ::etr::ExecuteObserver {
+ public:
+  explicit TracerBridge(EventTracer* tracer) : t_(tracer) {}
+
+  void on_load_begin(const char* method, ::etr::LoadPhase phase) override {
+    (void)method;
+    if (phase == ::etr::LoadPhase::LoadMethod) {
+      internal::active_event_tracer() = t_;  // official delegates' init sees it
+      t_->create_event_block("Default");
+      load_ = t_->start_profiling("Program::load_method");
+    } else {
+      init_ = t_->start_profiling("Method::init");
+    }
+  }
+  void on_load_end(const char* method, ::etr::LoadPhase phase, ::etr::Error status) override {
+    (void)method;
+    (void)status;
+    t_->end_profiling(phase == ::etr::LoadPhase::LoadMethod ? load_ : init_);
+    if (phase == ::etr::LoadPhase::LoadMethod) internal::active_event_tracer() = nullptr;
+  }
+  void on_execute_begin(const ::etr::Method& method) override {
+    (void)method;
+    t_->create_event_block("Execute");
+    execute_ = t_->start_profiling("Method::execute");
+  }
+  void on_execute_end(const ::etr::Method& method, ::etr::Error status) override {
+    t_->end_profiling(execute_);
+    if (status != ::etr::Error::Ok ||
+        t_->event_tracer_debug_level() < EventTracerDebugLogLevel::kProgramOutputs) {
+      return;
+    }
+    for (size_t i = 0; i < method.outputs_size(); ++i) {
+      const EValue out = internal::face_of(method.get_output(i));
+      t_->log_evalue(out, LoggedEValueType::kProgramOutput);
+    }
+  }
+  void on_begin(const ::etr::InstructionEvent& e) override {
+    const auto chain = static_cast<ChainID>(e.chain);
+    const auto handle = static_cast<DebugHandle>(e.instruction);
+    t_->set_chain_debug_handle(chain, handle);
+    all_events_ =
+        t_->event_tracer_profiling_level() > EventTracerProfilingLevel::kProfileMethodOnly;
+    const bool kernel = e.kind == ::etr::InstructionEvent::Kind::Kernel;
+    wrapped_ = kernel && ::etr::etdump::has_native_call_event(e.name);
+    if (!kernel) internal::active_event_tracer() = t_;  // official delegates log into it
+    if (!all_events_) return;
+    outer_ = t_->start_profiling(kernel ? "OPERATOR_CALL" : "DELEGATE_CALL", chain, handle);
+    if (wrapped_) {
+      inner_name_ = ::etr::etdump::native_call_name(e.name);
+      inner_ = t_->start_profiling(inner_name_.c_str(), chain, handle);
+    }
+  }
+  void on_end(const ::etr::InstructionEvent& e, ::etr::Error status) override {
+    const bool kernel = e.kind == ::etr::InstructionEvent::Kind::Kernel;
+    if (status == ::etr::Error::Ok && (wrapped_ || !kernel) &&
+        t_->event_tracer_debug_level() >= EventTracerDebugLogLevel::kIntermediateOutputs) {
+      // A kernel's outputs; a delegate's every argument.
+      for (size_t i = kernel ? ::etr::etdump::first_kernel_output(e.args) : 0; i < e.args.size();
+           ++i) {
+        EValue v = internal::face_of(*e.args[i]);
+        t_->log_evalue(v, LoggedEValueType::kIntermediateOutput);
+      }
+    }
+    if (all_events_) {
+      if (wrapped_) t_->end_profiling(inner_);
+      t_->end_profiling(outer_);
+    }
+    t_->set_chain_debug_handle(kUnsetChainId, kUnsetDebugHandle);
+    internal::active_event_tracer() = nullptr;
+  }
+
+ private:
+  EventTracer* t_;
+  EventTracerEntry load_{}, init_{}, execute_{}, outer_{}, inner_{};
+  std::string inner_name_;
+  bool all_events_ = true;
+  bool wrapped_ = false;
+};
+
+}  // namespace
+
 struct Method::State {
   std::optional<::etr::MemoryManager> memory;
   std::unique_ptr<DataMapBridge> map_bridge;
   const ::etr::NamedDataMap* maps[1] = {nullptr};
   std::optional<::etr::Method> method;
   EventTracer* tracer = nullptr;
+  std::unique_ptr<TracerBridge> bridge;  // feeds `tracer` (when one is given)
   // Load-time backend options as etr options (kept for the method's life).
   std::vector<::etr::BackendOption> backend_options;
   std::vector<::etr::DelegateOptions> delegate_options;
@@ -294,20 +395,19 @@ Result<Method> Program::load_method(const char* method_name, MemoryManager* memo
   // Kernels registered through the official API (register_kernels).
   const Error flushed = internal::flush_official_kernels();
   if (flushed != Error::Ok) return flushed;
-  if (event_tracer != nullptr) {
-    static bool warned = false;
-    if (!warned) {
-      warned = true;
-      ET_LOG(Info, "load_method: the EventTracer is not called by this runtime yet");
-    }
-  }
-
   auto state = std::make_unique<Method::State>();
   HierarchicalAllocator* planned = memory_manager->planned_memory();
   state->memory.emplace(memory_manager->method_allocator(),
                         planned != nullptr ? planned->etr_allocator() : nullptr,
                         memory_manager->temp_allocator());
   ::etr::MethodLoadOptions options;
+  if (event_tracer != nullptr) {
+    // The official runtime runs each instruction on its own: no fused calls,
+    // so the tracer sees every operator of the program.
+    state->bridge = std::make_unique<TracerBridge>(event_tracer);
+    options.observer = state->bridge.get();
+    options.kernel_fusion = false;
+  }
   if (named_data_map != nullptr) {
     const ::etr::NamedDataMap* map = named_data_map->etr_map();
     if (map == nullptr) {

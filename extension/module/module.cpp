@@ -308,6 +308,8 @@ Result<MethodSlot*> Module::Impl::slot(const std::string& name) {
   load_options.kernels = options.kernels;
   load_options.backends = options.backends;
   load_options.thread_pool = thread_pool();
+  load_options.observer = options.observer;
+  load_options.kernel_fusion = options.kernel_fusion;
   load_options.external_data =
       Span<const NamedDataMap* const>(data_views.data(), data_views.size());
   Result<Method> m = program->load_method(name.c_str(), s->memory->manager(), load_options);

@@ -74,6 +74,13 @@ struct ModuleOptions {
   size_t method_state_bytes = 0;
   // The per-method temp allocator (kernel scratch, reset after every instruction).
   size_t temp_bytes = size_t{16} << 20;
+  // Sees every method load and execute of this Module (MethodLoadOptions::
+  // observer), e.g. an etr::etdump::ETDumpObserver. Does not take ownership;
+  // must outlive the Module. Null: none.
+  ExecuteObserver* observer = nullptr;
+  // MethodLoadOptions::kernel_fusion for every method (false: one kernel
+  // call per instruction of the program, as a per-operator profile wants).
+  bool kernel_fusion = true;
 };
 
 class Module final {

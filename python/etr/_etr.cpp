@@ -15,6 +15,13 @@
 // second one: the array's base is a capsule owning the output Value. BFloat16
 // outputs come back as ("BFloat16", uint16 array) for runtime.py to widen.
 //
+// ETDump: with enable_etdump, every method load and execute of the Module is
+// recorded (devtools/etdump, the official record the Inspector reads); a
+// debug buffer of debug_buffer_size bytes (> 0) also logs every operator's
+// and delegate's outputs, as the official Python runtime does. Methods then
+// load without kernel fusion. write_etdump writes the record and the whole
+// debug buffer.
+//
 // Errors: every failure raises _etr.Error (a RuntimeError) with `.code` (the
 // etr::Error name) and `.message` (what the runtime logged, collected with
 // etr::ErrorCapture: it names the method and input index).
@@ -24,6 +31,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -32,6 +41,8 @@
 #include <utility>
 #include <vector>
 
+#include "devtools/etdump/etdump_observer.h"
+#include "devtools/etdump/etdump_writer.h"
 #include "extension/bundled_program/bundled_program.h"
 #include "extension/module/module.h"
 #include "extension/module/value.h"
@@ -182,10 +193,49 @@ class PyBundle {
   std::unique_ptr<etr::BundledProgram> bundle_;
 };
 
+// enable_etdump: the writer, its observer and the debug buffer.
+struct EtdumpRecording {
+  etr::etdump::ETDumpWriter writer;
+  etr::etdump::ETDumpObserver observer{&writer};
+  std::unique_ptr<uint8_t, decltype(&std::free)> debug{nullptr, &std::free};
+  size_t debug_size = 0;
+  etr::etdump::BufferDataSink sink;
+};
+
+std::unique_ptr<EtdumpRecording> start_etdump(bool enable, size_t debug_buffer_size) {
+  if (!enable) return nullptr;
+  auto rec = std::make_unique<EtdumpRecording>();
+  if (debug_buffer_size > 0) {
+    // 64-byte aligned like the official sink's blobs.
+    const size_t rounded = (debug_buffer_size + 63) / 64 * 64;
+    rec->debug.reset(static_cast<uint8_t*>(std::aligned_alloc(64, rounded)));
+    if (rec->debug == nullptr) {
+      raise(etr::Error::MemoryAllocationFailed,
+            "cannot allocate a " + std::to_string(debug_buffer_size) + "-byte debug buffer");
+    }
+    std::memset(rec->debug.get(), 0, rounded);
+    rec->debug_size = debug_buffer_size;
+    rec->sink =
+        etr::etdump::BufferDataSink(etr::Span<uint8_t>(rec->debug.get(), debug_buffer_size));
+    rec->writer.set_data_sink(&rec->sink);
+    rec->observer.set_debug_level(etr::etdump::DebugLevel::kIntermediateOutputs);
+  }
+  return rec;
+}
+
+void write_bytes(const std::string& path, const void* data, size_t size) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  bool ok = f != nullptr && std::fwrite(data, 1, size, f) == size;
+  if (f != nullptr) ok = std::fclose(f) == 0 && ok;
+  if (!ok) raise(etr::Error::AccessFailed, "cannot write '" + path + "'");
+}
+
 class PyModule {
  public:
-  PyModule(std::string path, std::vector<std::string> data_paths, size_t num_threads)
-      : module_(std::move(path), std::move(data_paths), options(num_threads)) {
+  PyModule(std::string path, std::vector<std::string> data_paths, size_t num_threads,
+           bool enable_etdump, size_t debug_buffer_size)
+      : etdump_(start_etdump(enable_etdump, debug_buffer_size)),
+        module_(std::move(path), std::move(data_paths), options(num_threads, etdump_.get())) {
     char why[kCaptureBytes] = {};
     etr::Error err;
     {
@@ -244,6 +294,25 @@ class PyModule {
       err = module_.load_method(name);
     }
     if (err != etr::Error::Ok) raise(err, why);
+  }
+
+  // Writes the ETDump of everything since the last write (a new one starts)
+  // and, when there is one, the whole debug buffer.
+  void write_etdump(const std::string& etdump_path, const std::string& debug_buffer_path) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (etdump_ == nullptr) {
+      raise(etr::Error::InvalidState,
+            "ETDump is not enabled: load the program with enable_etdump=True");
+    }
+    if (etdump_->observer.logging_error() != etr::Error::Ok) {
+      raise(etdump_->observer.logging_error(),
+            "the debug buffer is too small for the values logged (debug_buffer_size=" +
+                std::to_string(etdump_->debug_size) + ")");
+    }
+    const std::vector<uint8_t> bytes = etdump_->writer.finish();
+    write_bytes(etdump_path, bytes.data(), bytes.size());
+    if (etdump_->debug != nullptr && !debug_buffer_path.empty())
+      write_bytes(debug_buffer_path, etdump_->debug.get(), etdump_->debug_size);
   }
 
   py::list execute(const std::string& name, const py::sequence& inputs) {
@@ -346,9 +415,13 @@ class PyModule {
     return input_tags_.emplace(name, std::move(tags)).first->second;
   }
 
-  static etr::ModuleOptions options(size_t num_threads) {
+  static etr::ModuleOptions options(size_t num_threads, EtdumpRecording* etdump) {
     etr::ModuleOptions o;
     o.num_threads = num_threads;
+    if (etdump != nullptr) {
+      o.observer = &etdump->observer;
+      o.kernel_fusion = false;  // one event per operator of the program
+    }
     return o;
   }
 
@@ -471,6 +544,7 @@ class PyModule {
   }
 
   std::mutex mu_;
+  std::unique_ptr<EtdumpRecording> etdump_;  // before module_, which points at it
   etr::Module module_;
   py::list kept_inputs_;
   py::list kept_bundles_;
@@ -493,8 +567,11 @@ PYBIND11_MODULE(_etr, m) {
     }
   });
   py::class_<PyModule>(m, "Module")
-      .def(py::init<std::string, std::vector<std::string>, size_t>(), py::arg("path"),
-           py::arg("data_paths") = std::vector<std::string>{}, py::arg("num_threads") = 0)
+      .def(py::init<std::string, std::vector<std::string>, size_t, bool, size_t>(), py::arg("path"),
+           py::arg("data_paths") = std::vector<std::string>{}, py::arg("num_threads") = 0,
+           py::arg("enable_etdump") = false, py::arg("debug_buffer_size") = 0)
+      .def("write_etdump", &PyModule::write_etdump, py::arg("etdump_path"),
+           py::arg("debug_buffer_path"))
       .def("method_names", &PyModule::method_names)
       .def("method_meta", &PyModule::method_meta, py::arg("name"))
       .def("load_method", &PyModule::load_method, py::arg("name"))

@@ -21,11 +21,11 @@ Bundled programs (``.bpte``)::
     m.plan_execute("forward")
     m.verify_result_with_bundled_expected_output(bundle, "forward", 0)   # raises on mismatch
 
-Differences from the official module, all explicit: ``enable_etdump`` is
-accepted but no ETDump is recorded from Python (``has_etdump()`` is False and
-``write_etdump_result_to_file`` raises; ``executor_runner --etdump_path``
-writes one); the legacy profiler functions record nothing; method attributes
-(``get_attribute``) are not supported and raise.
+``enable_etdump=True`` (with ``debug_buffer_size`` for logged outputs) records
+an ETDump that ``write_etdump_result_to_file`` writes, as the official module
+does. Differences from the official module, all explicit: the legacy profiler
+functions record nothing; method attributes (``get_attribute``) are not
+supported and raise.
 """
 
 from __future__ import annotations
@@ -66,7 +66,8 @@ __all__ = [
 _num_threads = 0
 
 
-def _load(source: Any, data_path: Optional[str], data_map_buffer: Optional[bytes]):
+def _load(source: Any, data_path: Optional[str], data_map_buffer: Optional[bytes],
+          enable_etdump: bool = False, debug_buffer_size: int = 0):
     """An etr.runtime.Program; a .ptd given as bytes goes to a temporary file removed with it."""
     files: List[str] = []
     if data_path is not None:
@@ -79,7 +80,9 @@ def _load(source: Any, data_path: Optional[str], data_map_buffer: Optional[bytes
             f.write(bytes(data_map_buffer))
         files.append(keep)
     try:
-        program = Runtime.get().load_program(source, data_files=files, num_threads=_num_threads)
+        program = Runtime.get().load_program(source, data_files=files, num_threads=_num_threads,
+                                             enable_etdump=enable_etdump,
+                                             debug_buffer_size=debug_buffer_size)
     except BaseException:
         if keep is not None:
             _unlink_quietly(keep)
@@ -148,8 +151,9 @@ class ExecuTorchMethod:
 class ExecuTorchProgram:
     """A loaded program whose methods are loaded one by one (``_load_program``)."""
 
-    def __init__(self, program):
+    def __init__(self, program, etdump: bool = False):
         self._program = program
+        self._etdump = etdump
         self._names = sorted(program.method_names)
 
     def num_methods(self) -> int:
@@ -167,17 +171,20 @@ class ExecuTorchProgram:
         return self._program.metadata(method_name)
 
     def has_etdump(self) -> bool:
-        return False
+        return self._etdump
 
     def write_etdump_result_to_file(self, path: str, debug_buffer_path: Optional[str] = None) -> None:
-        _no_etdump()
+        """The ETDump recorded since the load (or the last write); raises
+        :class:`etr.runtime.Error` (``InvalidState``) without ``enable_etdump``."""
+        self._program.write_etdump_result_to_file(path, debug_buffer_path or "")
 
 
 class ExecuTorchModule:
     """A loaded program whose methods load on first use (``_load_for_executorch``)."""
 
-    def __init__(self, program):
+    def __init__(self, program, etdump: bool = False):
         self._program = program
+        self._etdump = etdump
         self._methods: Dict[str, Any] = {}
 
     def _method(self, name: str):
@@ -228,10 +235,12 @@ class ExecuTorchModule:
         return cmp
 
     def has_etdump(self) -> bool:
-        return False
+        return self._etdump
 
     def write_etdump_result_to_file(self, path: str, debug_buffer_path: Optional[str] = None) -> None:
-        _no_etdump()
+        """The ETDump recorded since the load (or the last write); raises
+        :class:`etr.runtime.Error` (``InvalidState``) without ``enable_etdump``."""
+        self._program.write_etdump_result_to_file(path, debug_buffer_path or "")
 
     def method_meta(self, method_name: str) -> MethodMeta:
         return self._program.metadata(method_name)
@@ -240,28 +249,22 @@ class ExecuTorchModule:
         return sorted(self._program.method_names)
 
 
-def _no_etdump() -> None:
-    err = Error("no ETDump was recorded: etr's Python module does not record one "
-                "(executor_runner --etdump_path writes one)")
-    err.code = "NotSupported"
-    err.message = str(err)
-    raise err
-
-
 def _load_for_executorch(program_path: str, data_path: Optional[str] = None,
                          enable_etdump: bool = False, debug_buffer_size: int = 0,
                          program_verification: Verification = Verification.InternalConsistency
                          ) -> ExecuTorchModule:
-    del enable_etdump, debug_buffer_size, program_verification  # etr always verifies fully
-    return ExecuTorchModule(_load(os.fspath(program_path), data_path, None))
+    del program_verification  # etr always verifies fully
+    return ExecuTorchModule(_load(os.fspath(program_path), data_path, None, enable_etdump,
+                                  debug_buffer_size), enable_etdump)
 
 
 def _load_for_executorch_from_buffer(buffer: bytes, data_map_buffer: Optional[bytes] = None,
                                      enable_etdump: bool = False, debug_buffer_size: int = 0,
                                      program_verification: Verification = (
                                          Verification.InternalConsistency)) -> ExecuTorchModule:
-    del enable_etdump, debug_buffer_size, program_verification
-    return ExecuTorchModule(_load(bytes(buffer), None, data_map_buffer))
+    del program_verification
+    return ExecuTorchModule(_load(bytes(buffer), None, data_map_buffer, enable_etdump,
+                                  debug_buffer_size), enable_etdump)
 
 
 def _load_bundled_program_from_buffer(buffer: bytes, non_const_pool_size: int = 0) -> BundledModule:
@@ -273,23 +276,25 @@ def _load_for_executorch_from_bundled_program(module: BundledModule,
                                               data_map_buffer: Optional[bytes] = None,
                                               enable_etdump: bool = False,
                                               debug_buffer_size: int = 0) -> ExecuTorchModule:
-    del enable_etdump, debug_buffer_size
-    return ExecuTorchModule(_load(module.program_data(), None, data_map_buffer))
+    return ExecuTorchModule(_load(module.program_data(), None, data_map_buffer, enable_etdump,
+                                  debug_buffer_size), enable_etdump)
 
 
 def _load_program(path: str, enable_etdump: bool = False, debug_buffer_size: int = 0,
                   program_verification: Verification = Verification.Minimal,
                   data_path: Optional[str] = None) -> ExecuTorchProgram:
-    del enable_etdump, debug_buffer_size, program_verification
-    return ExecuTorchProgram(_load(os.fspath(path), data_path, None))
+    del program_verification
+    return ExecuTorchProgram(_load(os.fspath(path), data_path, None, enable_etdump,
+                                   debug_buffer_size), enable_etdump)
 
 
 def _load_program_from_buffer(buffer: bytes, enable_etdump: bool = False,
                               debug_buffer_size: int = 0,
                               program_verification: Verification = Verification.Minimal,
                               data_path: Optional[str] = None) -> ExecuTorchProgram:
-    del enable_etdump, debug_buffer_size, program_verification
-    return ExecuTorchProgram(_load(bytes(buffer), data_path, None))
+    del program_verification
+    return ExecuTorchProgram(_load(bytes(buffer), data_path, None, enable_etdump,
+                                   debug_buffer_size), enable_etdump)
 
 
 def _get_operator_names() -> List[str]:

@@ -218,6 +218,14 @@ class Program:
         self._module.load_method(name)
         return Method(self, name)
 
+    def write_etdump_result_to_file(self, etdump_path: str, debug_buffer_path: str) -> None:
+        """Writes the ETDump recorded since the load (or the last write, after which a
+        new one starts) to ``etdump_path``, and the whole debug buffer to
+        ``debug_buffer_path`` when ``debug_buffer_size`` was given. Raises :class:`Error`
+        (``InvalidState``) when the program was loaded without ``enable_etdump``, and
+        (``OutOfResources``) when the debug buffer was too small for what was logged."""
+        self._module.write_etdump(os.fspath(etdump_path), os.fspath(debug_buffer_path or ""))
+
 
 def _unlink_quietly(path: str) -> None:
     try:
@@ -254,14 +262,20 @@ class Runtime:
 
         ``data_files`` (or the official ``data_path``) name .ptd files with external
         tensors. ``num_threads``: 0 = one per physical core, 1 = no pool.
-        ``verification``, ``enable_etdump`` and ``debug_buffer_size`` are accepted for
-        compatibility and ignored (etr always verifies fully; no ETDump)."""
-        del verification, enable_etdump, debug_buffer_size
+        ``enable_etdump`` records every method load and execute as an ETDump (the
+        official profiling record, read by ``executorch.devtools.Inspector``; methods then
+        run without kernel fusion, one event per operator); ``debug_buffer_size`` > 0 also
+        logs every operator's and delegate's outputs into a debug buffer of that many
+        bytes. Write both with :meth:`Program.write_etdump_result_to_file`.
+        ``verification`` is accepted for compatibility and ignored (etr always verifies
+        fully)."""
+        del verification
+        etdump = (bool(enable_etdump), int(debug_buffer_size) if enable_etdump else 0)
         files = [os.fspath(p) for p in data_files]
         if data_path is not None:
             files.append(os.fspath(data_path))
         if isinstance(data, (str, os.PathLike)):
-            return Program(_etr.Module(os.fspath(data), files, num_threads))
+            return Program(_etr.Module(os.fspath(data), files, num_threads, *etdump))
         if hasattr(data, "read"):
             data = data.read()
         if not isinstance(data, (bytes, bytearray, memoryview)):
@@ -272,7 +286,7 @@ class Runtime:
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-            module = _etr.Module(path, files, num_threads)
+            module = _etr.Module(path, files, num_threads, *etdump)
         except BaseException:
             _unlink_quietly(path)
             raise

@@ -1,7 +1,6 @@
 """Tests of etr.portable_lib, the older executorch.extension.pybindings.portable_lib entry
 points. References are PyTorch's outputs committed with the fixtures (test/models)."""
 
-import os
 import pathlib
 
 import numpy as np
@@ -134,22 +133,41 @@ def test_registry_queries():
         assert pl._is_available(name)
 
 
-def test_threadpool_setting_and_etdump_refusal():
+def test_threadpool_setting():
     before = pl._threadpool_get_thread_count()
     try:
         pl._unsafe_reset_threadpool(1)
         assert pl._threadpool_get_thread_count() == 1
         x, y = _mlp()
-        m = pl._load_for_executorch(str(MODELS / "mlp.pte"), enable_etdump=True)
+        m = pl._load_for_executorch(str(MODELS / "mlp.pte"))
         np.testing.assert_allclose(m.forward([x])[0], y, rtol=1e-5, atol=1e-6)
-        with pytest.raises(Error) as e:
-            m.write_etdump_result_to_file("/tmp/never-written.etdp")
-        assert e.value.code == "NotSupported"
-        assert not os.path.exists("/tmp/never-written.etdp")
         with pytest.raises(ValueError):
             pl._unsafe_reset_threadpool(-1)
     finally:
         pl._unsafe_reset_threadpool(before)
+
+
+def test_etdump_through_the_module(tmp_path):
+    x, y = _mlp()
+    m = pl._load_for_executorch(str(MODELS / "mlp.pte"), enable_etdump=True,
+                                debug_buffer_size=1 << 16)
+    assert m.has_etdump()
+    np.testing.assert_allclose(m.forward([x])[0], y, rtol=1e-5, atol=1e-6)
+    etdp, dbg = tmp_path / "mlp.etdp", tmp_path / "mlp.bin"
+    m.write_etdump_result_to_file(str(etdp), str(dbg))
+    data = etdp.read_bytes()
+    assert data[8:12] == b"ED00"
+    assert b"native_call_addmm.out" in data and b"Method::execute" in data
+    # The debug buffer logged PyTorch's output somewhere (64-byte aligned blobs).
+    debug = dbg.read_bytes()
+    n = y.size
+    blobs = [np.frombuffer(debug, np.float32, n, b) for b in range(0, len(debug) - 4 * n, 64)]
+    assert any(np.allclose(b, y.ravel(), rtol=1e-5, atol=1e-6) for b in blobs)
+    plain = pl._load_for_executorch(str(MODELS / "mlp.pte"))
+    assert not plain.has_etdump()
+    with pytest.raises(Error) as e:
+        plain.write_etdump_result_to_file(str(tmp_path / "never.etdp"))
+    assert e.value.code == "InvalidState"
 
 
 def test_errors_name_what_failed():

@@ -295,3 +295,43 @@ def test_vulkan_lowered_program_runs_through_the_module():
         got = method.execute([x])[0]
         assert got.shape == want.shape
         assert np.abs(got - want).max() <= 2e-3 * np.abs(want).max()
+
+
+def test_etdump_records_every_operator_and_logs_the_output(tmp_path):
+    # mlp: 8 kernel calls (permute_copy, addmm, relu, ...). The ETDump is the
+    # official size-prefixed "ED00" flatbuffer; with a debug buffer every
+    # operator's output is logged, the method's output (PyTorch's value) last.
+    rt = Runtime.get()
+    program = rt.load_program(MODELS / "mlp.pte", enable_etdump=True, debug_buffer_size=1 << 16)
+    method = program.load_method("forward")
+    out = method.execute([np.load(MODELS / "mlp" / "a_in0.npy")])[0]
+    etdp, dbg = tmp_path / "mlp.etdp", tmp_path / "mlp.bin"
+    program.write_etdump_result_to_file(str(etdp), str(dbg))
+    data = etdp.read_bytes()
+    assert int.from_bytes(data[:4], "little") == len(data) - 4
+    assert data[8:12] == b"ED00"
+    for name in (b"Program::load_method", b"Method::execute", b"native_call_addmm.out",
+                 b"native_call_permute_copy.out", b"native_call_relu.out", b"OPERATOR_CALL"):
+        assert name in data, name
+    debug = dbg.read_bytes()
+    assert len(debug) == 1 << 16
+    want = np.load(MODELS / "mlp" / "a_out0.npy")
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6)
+    # The method's output is the last blob: 64-byte aligned, after 8 intermediates.
+    n = want.size
+    logged = [np.frombuffer(debug, np.float32, n, b) for b in range(0, len(debug) - 4 * n, 64)]
+    close = [i for i, x in enumerate(logged) if np.allclose(x, want.ravel(), rtol=1e-5, atol=1e-6)]
+    assert close, "no logged tensor holds PyTorch's output"
+    assert not logged[max(close) + 1].any(), "the output is not the last blob"
+    # The next write starts a new ETDump (no load block in it).
+    method.execute([np.load(MODELS / "mlp" / "a_in0.npy")])
+    program.write_etdump_result_to_file(str(etdp), str(dbg))
+    again = etdp.read_bytes()
+    assert b"Method::execute" in again and b"Program::load_method" not in again
+
+
+def test_etdump_needs_enable_etdump(tmp_path):
+    program = Runtime.get().load_program(MODELS / "mlp.pte")
+    with pytest.raises(Error) as e:
+        program.write_etdump_result_to_file(str(tmp_path / "x.etdp"), str(tmp_path / "x.bin"))
+    assert e.value.code == "InvalidState"

@@ -43,7 +43,7 @@ Error MethodLoader::resolve_chains() {
     for (size_t pc = 0; pc < n; ++pc) {
       size_t absorbed = 0;
 #if ETR_KERNEL_FUSION
-      ETR_RETURN_IF_ERROR(try_fuse(c, pc, instrs, table, &absorbed));
+      if (options_.kernel_fusion) ETR_RETURN_IF_ERROR(try_fuse(c, pc, instrs, table, &absorbed));
 #endif
       if (absorbed != 0) {
         pc += absorbed;

@@ -271,9 +271,17 @@ bool has_unbound_tensor(const internal::KernelInstr& k, uint32_t* which) {
 
 }  // namespace
 
-// The interpreter loop: the one function allowed to be long.
 Error Method::execute() {
   ETR_RETURN_IF_ERROR(check_ready());
+  if (s_.observer == nullptr) return run_chains();
+  s_.observer->on_execute_begin(*this);
+  const Error err = run_chains();
+  s_.observer->on_execute_end(*this, err);
+  return err;
+}
+
+// The interpreter loop: the one function allowed to be long.
+Error Method::run_chains() {
   MemoryAllocator* temp = s_.memory->temp_allocator();
   KernelContext ctx(temp, s_.thread_pool);
   size_t budget = s_.max_instructions;

@@ -190,9 +190,9 @@ class Method final {
 
   // Caps the instructions one execute may run (MethodLoadOptions::max_instructions).
   void set_max_instructions(size_t n) { s_.max_instructions = n; }
-  // Calls `observer` around every kernel and delegate call of execute (see
-  // execute_observer.h); null (the default) turns it off. Does not take
-  // ownership; it must outlive its use.
+  // Calls `observer` around every kernel and delegate call of execute and
+  // around each whole execute (see execute_observer.h); null (the default)
+  // turns it off. Does not take ownership; it must outlive its use.
   void set_observer(ExecuteObserver* observer) { s_.observer = observer; }
 
   // Output `index`; valid until the next execute. An index out of range (or
@@ -211,6 +211,8 @@ class Method final {
   Method() = default;
   [[nodiscard]] Error report_failure(size_t chain, size_t pc, Error err) const;
   [[nodiscard]] Error check_ready();
+  // The instructions of execute, once its inputs are checked.
+  [[nodiscard]] Error run_chains();
 
   internal::MethodState s_;
 };

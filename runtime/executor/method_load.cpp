@@ -14,6 +14,16 @@ Result<Method> Program::load_method(const char* method_name, MemoryManager* memo
     ETR_FAIL(Error::InvalidArgument,
              "load_method: method name, memory manager and method allocator are required");
   }
+  ExecuteObserver* const observer = options.observer;
+  if (observer == nullptr) return load_method_impl(method_name, memory, options);
+  observer->on_load_begin(method_name, LoadPhase::LoadMethod);
+  Result<Method> method = load_method_impl(method_name, memory, options);
+  observer->on_load_end(method_name, LoadPhase::LoadMethod, method.error());
+  return method;
+}
+
+Result<Method> Program::load_method_impl(const char* method_name, MemoryManager* memory,
+                                         const MethodLoadOptions& options) const {
   ETR_ASSIGN_OR_RETURN(MethodMeta meta, method_meta(method_name));
   Method method;
   method.s_.program = this;
@@ -25,8 +35,13 @@ Result<Method> Program::load_method(const char* method_name, MemoryManager* memo
                       options.kernels == nullptr ? default_kernel_registry() : *options.kernels,
                       options.backends == nullptr ? default_backend_registry() : *options.backends,
                       &method);
+  method.s_.observer = options.observer;
   // On failure `method` is destroyed here, which releases whatever loaded so far.
-  ETR_RETURN_IF_ERROR(loader.load());
+  if (options.observer != nullptr) options.observer->on_load_begin(method_name, LoadPhase::Init);
+  const Error loaded = loader.load();
+  if (options.observer != nullptr)
+    options.observer->on_load_end(method_name, LoadPhase::Init, loaded);
+  ETR_RETURN_IF_ERROR(loaded);
   method.s_.initialized = true;
   return Result<Method>(std::move(method));
 }

@@ -17,6 +17,7 @@
 #include "runtime/core/named_data_map.h"
 #include "runtime/core/span.h"
 #include "runtime/core/thread_pool.h"
+#include "runtime/executor/execute_observer.h"
 
 namespace etr {
 
@@ -41,6 +42,14 @@ struct MethodLoadOptions {
   // null: the memory manager's method allocator. E.g. to put a delegate's
   // large weights in another memory region. Must outlive the Method.
   MemoryAllocator* delegate_allocator = nullptr;
+  // Lets the loader fuse chains of kernel calls where a kernel library's
+  // rule applies (kernel_fusion.cpp; builds with ETR_KERNEL_FUSION). False
+  // runs every instruction on its own, e.g. so that a profile has one event
+  // per operator of the program.
+  bool kernel_fusion = true;
+  // Sees the load (ExecuteObserver::on_load_begin / on_load_end) and becomes
+  // the loaded method's observer (Method::set_observer); null: none.
+  ExecuteObserver* observer = nullptr;
 };
 
 }  // namespace etr

@@ -319,6 +319,8 @@ Error MethodMeta::measure_load(const MethodLoadOptions& options, size_t* method_
   MethodLoadOptions measuring = options;
   // The caller's delegate allocator stays untouched; a stand-in measures it.
   if (options.delegate_allocator != nullptr) measuring.delegate_allocator = &delegate_arena;
+  // A measuring load is not the caller's load: its observer does not see it.
+  measuring.observer = nullptr;
   MemoryManager memory(&method_arena, planned.planned());
   Result<Method> method = program_->load_method(name(), &memory, measuring);
   if (method_arena.heap_failed() || delegate_arena.heap_failed())

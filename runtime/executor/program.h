@@ -108,6 +108,8 @@ class Program final {
   };
 
   Program() = default;
+  [[nodiscard]] Result<Method> load_method_impl(const char* method_name, MemoryManager* memory,
+                                                const MethodLoadOptions& options) const;
   [[nodiscard]] Error probe_header(size_t file_size);
   [[nodiscard]] Error check_segments(size_t source_size);
   [[nodiscard]] Error load_constants();

@@ -13,7 +13,6 @@
 #include "kernels/test/kernel_test_util.h"
 #include "runtime/core/half.h"
 
-
 namespace etr {
 namespace testing {
 namespace {

@@ -1,7 +1,9 @@
 // Compatibility layer (extension/compat): the official EventTracer interface
 // (profiling and debug-output events of a method). Program::load_method
-// accepts one; etr does not call it yet (its own profiler is
-// runtime/executor/execute_observer.h), and says so once in the log.
+// accepts one and feeds it from etr's ExecuteObserver (load, execute, every
+// kernel and delegate call, logged outputs) with the event names and ids of
+// the official runtime; executorch::etdump::ETDumpGen
+// (<executorch/devtools/etdump/etdump_flatcc.h>) is the one that writes an ETDump.
 #pragma once
 
 #include <executorch/runtime/core/evalue.h>

@@ -56,8 +56,9 @@ class Program final {
   // Loads a method. `named_data_map` (a .ptd file) is searched after the
   // program's own named data; `backend_options` go to each delegate's init
   // (BackendInitContext::runtime_specs). Not yet wired (NotSupported when
-  // given): a method-local `kernel_registry`; an `event_tracer` is accepted
-  // and not called.
+  // given): a method-local `kernel_registry`. An `event_tracer` (e.g.
+  // executorch::etdump::ETDumpGen) sees the load and every execute as in the
+  // official runtime; the method then runs without kernel fusion.
   Result<Method> load_method(const char* method_name, MemoryManager* memory_manager,
                              EventTracer* event_tracer = nullptr,
                              const NamedDataMap* named_data_map = nullptr,
