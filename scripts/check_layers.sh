@@ -52,7 +52,7 @@ check test/fuzz '^(runtime/|kernels/|backends/|extension/|test/support/)'
 # The Module API sits on top: public executor headers, other extensions, the
 # kernel libraries' and backends' registration headers.
 if [ -d extension/module ]; then
-  check extension/module '^(runtime/(platform|core|kernel|backend|executor)/|extension/|kernels/(portable/portable_kernels|prim_ops/prim_ops|quantized/quantized_kernels|llm/llm_kernels|optimized/optimized_kernels)\.h$|backends/xnnpack/xnnpack_backend\.h$)'
+  check extension/module '^(runtime/(platform|core|kernel|backend|executor)/|extension/|kernels/(portable/portable_kernels|prim_ops/prim_ops|quantized/quantized_kernels|llm/llm_kernels|optimized/optimized_kernels)\.h$|backends/(xnnpack/xnnpack|vulkan/vulkan)_backend\.h$)'
 fi
 # The LLM runner sits on the Module API: platform, core and the extensions it
 # uses (the text runner: the tokenizers' interface too).
