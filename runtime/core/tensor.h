@@ -23,7 +23,11 @@ constexpr size_t kTensorMaxDim = 16;
 enum class ShapeDynamism : uint8_t {
   Static = 0,         // sizes never change
   DynamicBound = 1,   // sizes may shrink below the planned bound (capacity)
-  DynamicUnbound = 2  // not supported by this runtime
+  DynamicUnbound = 2,  // not supported by this runtime
+  // The official API's spellings of the same values (TensorShapeDynamism).
+  STATIC = Static,
+  DYNAMIC_BOUND = DynamicBound,
+  DYNAMIC_UNBOUND = DynamicUnbound
 };
 
 class Tensor final {
@@ -36,6 +40,15 @@ class Tensor final {
   // capacity_bytes() equals nbytes().
   Tensor(ScalarType dtype, size_t dim, int32_t* sizes, uint8_t* dim_order, int64_t* strides,
          void* data, ShapeDynamism dynamism = ShapeDynamism::Static);
+  // The official TensorImpl constructor: a view over caller-owned sizes, dim
+  // order and strides (none is copied or written), with the official
+  // argument order. The strides must be the dense strides of the sizes in
+  // that dim order (etr tensors are dense); dim_order and strides may be null
+  // only when dim == 0. A tensor whose arguments break these rules is logged
+  // and left empty: numel() and capacity_bytes() 0, no data, rank 0.
+  Tensor(ScalarType dtype, ptrdiff_t dim, int32_t* sizes, void* data = nullptr,
+         uint8_t* dim_order = nullptr, int64_t* strides = nullptr,
+         ShapeDynamism dynamism = ShapeDynamism::Static);
 
   ScalarType scalar_type() const { return dtype_; }
   ScalarType dtype() const { return dtype_; }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
+#include <executorch/runtime/core/portable_type/qint_types.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -43,6 +44,39 @@ template <typename T>
 struct CppTypeToScalarType<volatile T> : CppTypeToScalarType<T> {};
 template <typename T>
 struct CppTypeToScalarType<const volatile T> : CppTypeToScalarType<T> {};
+
+// ScalarTypeToCppType<ScalarType::X>::type: the C++ element type of a dtype
+// (the reverse of the table above; Bool is bool, the quantized types are
+// their wrapper structs).
+template <::executorch::aten::ScalarType N>
+struct ScalarTypeToCppType;
+
+#define ETR_COMPAT_SCALAR_TYPE(ctype, dtype)                     \
+  template <>                                                    \
+  struct ScalarTypeToCppType<::executorch::aten::ScalarType::dtype> { \
+    using type = ctype;                                          \
+  }
+ETR_COMPAT_SCALAR_TYPE(uint8_t, Byte);
+ETR_COMPAT_SCALAR_TYPE(int8_t, Char);
+ETR_COMPAT_SCALAR_TYPE(int16_t, Short);
+ETR_COMPAT_SCALAR_TYPE(int32_t, Int);
+ETR_COMPAT_SCALAR_TYPE(int64_t, Long);
+ETR_COMPAT_SCALAR_TYPE(float, Float);
+ETR_COMPAT_SCALAR_TYPE(double, Double);
+ETR_COMPAT_SCALAR_TYPE(bool, Bool);
+ETR_COMPAT_SCALAR_TYPE(uint16_t, UInt16);
+ETR_COMPAT_SCALAR_TYPE(uint32_t, UInt32);
+ETR_COMPAT_SCALAR_TYPE(uint64_t, UInt64);
+ETR_COMPAT_SCALAR_TYPE(::executorch::aten::Half, Half);
+ETR_COMPAT_SCALAR_TYPE(::executorch::aten::BFloat16, BFloat16);
+ETR_COMPAT_SCALAR_TYPE(::executorch::aten::complex<float>, ComplexFloat);
+ETR_COMPAT_SCALAR_TYPE(::executorch::aten::complex<double>, ComplexDouble);
+ETR_COMPAT_SCALAR_TYPE(::executorch::runtime::etensor::qint8, QInt8);
+ETR_COMPAT_SCALAR_TYPE(::executorch::runtime::etensor::quint8, QUInt8);
+ETR_COMPAT_SCALAR_TYPE(::executorch::runtime::etensor::qint32, QInt32);
+ETR_COMPAT_SCALAR_TYPE(::executorch::runtime::etensor::quint4x2, QUInt4x2);
+ETR_COMPAT_SCALAR_TYPE(::executorch::runtime::etensor::quint2x4, QUInt2x4);
+#undef ETR_COMPAT_SCALAR_TYPE
 
 // Bytes per element; 0 for a value outside the format's range.
 inline size_t elementSize(::executorch::aten::ScalarType t) { return ::etr::element_size(t); }
@@ -97,6 +131,28 @@ inline constexpr bool canCast(::executorch::aten::ScalarType from,
 }  // namespace runtime
 }  // namespace executorch
 
+// The official "for all" lists: each calls X(ctype, ScalarTypeName) once per
+// dtype of the group. The C++ type names are unqualified where the official
+// ones are, so callers may paste them into identifiers.
+#define ET_FORALL_INT_TYPES(X) \
+  X(uint8_t, Byte)             \
+  X(int8_t, Char)              \
+  X(int16_t, Short)            \
+  X(int32_t, Int)              \
+  X(int64_t, Long)
+#define ET_FORALL_FLOAT_TYPES(X) \
+  X(float, Float)                \
+  X(double, Double)
+#define ET_FORALL_REAL_TYPES(X) \
+  ET_FORALL_INT_TYPES(X)        \
+  ET_FORALL_FLOAT_TYPES(X)
+#define ET_FORALL_QINT_TYPES(X)                       \
+  X(::torch::executor::qint8, QInt8)                  \
+  X(::torch::executor::quint8, QUInt8)                \
+  X(::torch::executor::qint32, QInt32)                \
+  X(::torch::executor::quint4x2, QUInt4x2)            \
+  X(::torch::executor::quint2x4, QUInt2x4)
+
 namespace executorch {
 namespace aten {
 using ::executorch::runtime::elementSize;
@@ -112,6 +168,7 @@ using ::executorch::runtime::isComplexType;
 using ::executorch::runtime::isFloatingType;
 using ::executorch::runtime::isIntegralType;
 using ::executorch::runtime::isQIntType;
+using ::executorch::runtime::ScalarTypeToCppType;
 using ::executorch::runtime::toString;
 }  // namespace executor
 }  // namespace torch
