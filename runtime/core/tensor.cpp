@@ -60,7 +60,8 @@ Tensor::Tensor(ScalarType dtype, ptrdiff_t dim, int32_t* sizes, void* data, uint
   int64_t expected[kTensorMaxDim];
   int64_t numel = 1;
   if (!compute_strides({sizes, rank}, {dim_order, rank}, expected, &numel)) {
-    ETR_LOG(Error, "Tensor: invalid sizes or dim order (not a permutation, or the count overflows)");
+    ETR_LOG(Error,
+            "Tensor: invalid sizes or dim order (not a permutation, or the count overflows)");
     return;
   }
   for (size_t i = 0; i < rank; ++i) {

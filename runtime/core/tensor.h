@@ -1,4 +1,6 @@
-// Tensor: a strided view of typed data plus its shape metadata.
+// Tensor: a strided view of typed data plus its shape metadata. Not final:
+// the official API's TensorImpl (extension/compat) derives from it, adding
+// only a constructor and storage.
 //
 // A Tensor never owns anything: sizes, dim order, strides and data all point
 // to memory owned by someone else (the method allocator for program values,
@@ -21,8 +23,8 @@ namespace etr {
 constexpr size_t kTensorMaxDim = 16;
 
 enum class ShapeDynamism : uint8_t {
-  Static = 0,         // sizes never change
-  DynamicBound = 1,   // sizes may shrink below the planned bound (capacity)
+  Static = 0,          // sizes never change
+  DynamicBound = 1,    // sizes may shrink below the planned bound (capacity)
   DynamicUnbound = 2,  // not supported by this runtime
   // The official API's spellings of the same values (TensorShapeDynamism).
   STATIC = Static,
@@ -30,7 +32,7 @@ enum class ShapeDynamism : uint8_t {
   DYNAMIC_UNBOUND = DynamicUnbound
 };
 
-class Tensor final {
+class Tensor {
  public:
   Tensor() = default;
   // A view over caller-owned arrays of length `dim`. `strides` is filled in

@@ -51,10 +51,10 @@ struct CppTypeToScalarType<const volatile T> : CppTypeToScalarType<T> {};
 template <::executorch::aten::ScalarType N>
 struct ScalarTypeToCppType;
 
-#define ETR_COMPAT_SCALAR_TYPE(ctype, dtype)                     \
-  template <>                                                    \
+#define ETR_COMPAT_SCALAR_TYPE(ctype, dtype)                          \
+  template <>                                                         \
   struct ScalarTypeToCppType<::executorch::aten::ScalarType::dtype> { \
-    using type = ctype;                                          \
+    using type = ctype;                                               \
   }
 ETR_COMPAT_SCALAR_TYPE(uint8_t, Byte);
 ETR_COMPAT_SCALAR_TYPE(int8_t, Char);
@@ -146,11 +146,11 @@ inline constexpr bool canCast(::executorch::aten::ScalarType from,
 #define ET_FORALL_REAL_TYPES(X) \
   ET_FORALL_INT_TYPES(X)        \
   ET_FORALL_FLOAT_TYPES(X)
-#define ET_FORALL_QINT_TYPES(X)                       \
-  X(::torch::executor::qint8, QInt8)                  \
-  X(::torch::executor::quint8, QUInt8)                \
-  X(::torch::executor::qint32, QInt32)                \
-  X(::torch::executor::quint4x2, QUInt4x2)            \
+#define ET_FORALL_QINT_TYPES(X)            \
+  X(::torch::executor::qint8, QInt8)       \
+  X(::torch::executor::quint8, QUInt8)     \
+  X(::torch::executor::qint32, QInt32)     \
+  X(::torch::executor::quint4x2, QUInt4x2) \
   X(::torch::executor::quint2x4, QUInt2x4)
 
 namespace executorch {

@@ -132,7 +132,6 @@ inline ssize_t nonempty_size(const executorch::aten::Tensor& tensor, ssize_t dim
   return tensor.dim() == 0 ? 1 : tensor.size(dim);
 }
 
-
 inline bool tensor_is_rank(executorch::aten::Tensor t, size_t rank) {
   ET_CHECK_OR_RETURN_FALSE(static_cast<size_t>(t.dim()) == rank,
                            "Expected tensor.dim() to be %zu, but got %zu", rank,
@@ -148,10 +147,9 @@ inline bool tensors_have_same_size_at_dims(executorch::aten::Tensor a, size_t di
   ET_CHECK_OR_RETURN_FALSE(dim_b < static_cast<size_t>(b.dim()),
                            "dim_b %zu is out of range for a %zd-dim tensor", dim_b,
                            static_cast<ssize_t>(b.dim()));
-  ET_CHECK_OR_RETURN_FALSE(a.size(dim_a) == b.size(dim_b),
-                           "a.size(%zu) = %zd does not match b.size(%zu) = %zd", dim_a,
-                           static_cast<ssize_t>(a.size(dim_a)), dim_b,
-                           static_cast<ssize_t>(b.size(dim_b)));
+  ET_CHECK_OR_RETURN_FALSE(
+      a.size(dim_a) == b.size(dim_b), "a.size(%zu) = %zd does not match b.size(%zu) = %zd", dim_a,
+      static_cast<ssize_t>(a.size(dim_a)), dim_b, static_cast<ssize_t>(b.size(dim_b)));
   return true;
 }
 
@@ -215,23 +213,22 @@ bool scalar_fits(From v) {
 }
 }  // namespace internal
 
-template <typename INT_T,
-          typename std::enable_if<std::is_integral<INT_T>::value && !std::is_same<INT_T, bool>::value,
-                                  bool>::type = true>
+template <typename INT_T, typename std::enable_if<std::is_integral<INT_T>::value &&
+                                                      !std::is_same<INT_T, bool>::value,
+                                                  bool>::type = true>
 bool extract_scalar_tensor(executorch::aten::Tensor tensor, INT_T* out) {
   if (tensor.numel() != 1) return false;
   using executorch::aten::ScalarType;
-#define ETR_COMPAT_EXTRACT_INT(ctype, dtype)                                   \
-  case ScalarType::dtype: {                                                     \
-    const ctype v = tensor.const_data_ptr<ctype>()[0];                          \
-    if (!internal::scalar_fits<ctype, INT_T>(v)) return false;                  \
-    *out = static_cast<INT_T>(v);                                               \
-    return true;                                                                \
+#define ETR_COMPAT_EXTRACT_INT(ctype, dtype)                   \
+  case ScalarType::dtype: {                                    \
+    const ctype v = tensor.const_data_ptr<ctype>()[0];         \
+    if (!internal::scalar_fits<ctype, INT_T>(v)) return false; \
+    *out = static_cast<INT_T>(v);                              \
+    return true;                                               \
   }
   switch (tensor.scalar_type()) {
     ET_FORALL_INT_TYPES(ETR_COMPAT_EXTRACT_INT)
-    default:
-      return false;
+    default: return false;
   }
 #undef ETR_COMPAT_EXTRACT_INT
 }
@@ -241,17 +238,16 @@ template <typename FLOAT_T,
 bool extract_scalar_tensor(executorch::aten::Tensor tensor, FLOAT_T* out) {
   if (tensor.numel() != 1) return false;
   using executorch::aten::ScalarType;
-#define ETR_COMPAT_EXTRACT_REAL(ctype, dtype)                                  \
-  case ScalarType::dtype: {                                                     \
-    const ctype v = tensor.const_data_ptr<ctype>()[0];                          \
-    if (!internal::scalar_fits<ctype, FLOAT_T>(v)) return false;                \
-    *out = static_cast<FLOAT_T>(v);                                             \
-    return true;                                                                \
+#define ETR_COMPAT_EXTRACT_REAL(ctype, dtype)                    \
+  case ScalarType::dtype: {                                      \
+    const ctype v = tensor.const_data_ptr<ctype>()[0];           \
+    if (!internal::scalar_fits<ctype, FLOAT_T>(v)) return false; \
+    *out = static_cast<FLOAT_T>(v);                              \
+    return true;                                                 \
   }
   switch (tensor.scalar_type()) {
     ET_FORALL_REAL_TYPES(ETR_COMPAT_EXTRACT_REAL)
-    default:
-      return false;
+    default: return false;
   }
 #undef ETR_COMPAT_EXTRACT_REAL
 }
@@ -271,37 +267,37 @@ bool extract_scalar_tensor(executorch::aten::Tensor tensor, BOOL_T* out) {
 
 // Abort (ET_CHECK) unless the tensors agree in shape / dtype / strides, or the
 // tensor is contiguous; the official checking macros.
-#define ET_CHECK_SAME_SHAPE2(a__, b__)                                               \
-  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_shape(a__, b__),             \
+#define ET_CHECK_SAME_SHAPE2(a__, b__)                                   \
+  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_shape(a__, b__), \
                "Tensors " #a__ " and " #b__ " do not have the same shape")
-#define ET_CHECK_SAME_SHAPE3(a__, b__, c__)                                          \
-  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_shape(a__, b__, c__),        \
+#define ET_CHECK_SAME_SHAPE3(a__, b__, c__)                                   \
+  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_shape(a__, b__, c__), \
                "Tensors " #a__ ", " #b__ " and " #c__ " do not have the same shape")
-#define ET_CHECK_SAME_DTYPE2(a__, b__)                                               \
-  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_dtype(a__, b__),             \
+#define ET_CHECK_SAME_DTYPE2(a__, b__)                                   \
+  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_dtype(a__, b__), \
                "Tensors " #a__ " and " #b__ " do not have the same dtype")
-#define ET_CHECK_SAME_DTYPE3(a__, b__, c__)                                          \
-  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_dtype(a__, b__, c__),        \
+#define ET_CHECK_SAME_DTYPE3(a__, b__, c__)                                   \
+  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_dtype(a__, b__, c__), \
                "Tensors " #a__ ", " #b__ " and " #c__ " do not have the same dtype")
-#define ET_CHECK_SAME_SHAPE_AND_DTYPE2(a__, b__)                                     \
-  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_shape_and_dtype(a__, b__),   \
+#define ET_CHECK_SAME_SHAPE_AND_DTYPE2(a__, b__)                                   \
+  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_shape_and_dtype(a__, b__), \
                "Tensors " #a__ " and " #b__ " do not have the same shape and dtype")
-#define ET_CHECK_SAME_SHAPE_AND_DTYPE3(a__, b__, c__)                                \
+#define ET_CHECK_SAME_SHAPE_AND_DTYPE3(a__, b__, c__)                                   \
   ET_CHECK_MSG(::executorch::runtime::tensors_have_same_shape_and_dtype(a__, b__, c__), \
-               "Tensors " #a__ ", " #b__ " and " #c__                                \
-               " do not have the same shape and dtype")
-#define ET_CHECK_SAME_STRIDES2(a__, b__)                                             \
-  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_strides(a__, b__),           \
+               "Tensors " #a__ ", " #b__ " and " #c__ " do not have the same shape and dtype")
+#define ET_CHECK_SAME_STRIDES2(a__, b__)                                   \
+  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_strides(a__, b__), \
                "Tensors " #a__ " and " #b__ " do not have the same strides")
-#define ET_CHECK_SAME_STRIDES3(a__, b__, c__)                                        \
-  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_strides(a__, b__, c__),      \
+#define ET_CHECK_SAME_STRIDES3(a__, b__, c__)                                   \
+  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_strides(a__, b__, c__), \
                "Tensors " #a__ ", " #b__ " and " #c__ " do not have the same strides")
-#define ET_CHECK_CONTIGUOUS(a__)                                                     \
-  ET_CHECK_MSG(::executorch::runtime::tensor_is_contiguous(a__),                     \
+#define ET_CHECK_CONTIGUOUS(a__)                                 \
+  ET_CHECK_MSG(::executorch::runtime::tensor_is_contiguous(a__), \
                "Tensor " #a__ " is not contiguous")
 
 namespace torch {
 namespace executor {
+using ::executorch::runtime::extract_scalar_tensor;
 using ::executorch::runtime::getLeadingDims;
 using ::executorch::runtime::getTrailingDims;
 using ::executorch::runtime::nonempty_size;
@@ -310,9 +306,8 @@ using ::executorch::runtime::resize_tensor;
 using ::executorch::runtime::tensor_has_dim;
 using ::executorch::runtime::tensor_is_contiguous;
 using ::executorch::runtime::tensor_is_default_dim_order;
-using ::executorch::runtime::tensors_have_same_dtype;
-using ::executorch::runtime::extract_scalar_tensor;
 using ::executorch::runtime::tensor_is_rank;
+using ::executorch::runtime::tensors_have_same_dtype;
 using ::executorch::runtime::tensors_have_same_shape;
 using ::executorch::runtime::tensors_have_same_shape_and_dtype;
 using ::executorch::runtime::tensors_have_same_size_at_dims;
