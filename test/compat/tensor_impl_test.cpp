@@ -6,7 +6,9 @@
 
 #include <executorch/extension/module/module.h>
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
+#include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
 #include <executorch/runtime/core/exec_aten/util/tensor_util.h>
+#include <executorch/runtime/kernel/kernel_runtime_context.h>
 #include <executorch/runtime/platform/runtime.h>
 
 #include <cmath>
@@ -220,6 +222,60 @@ TEST_F(CompatTensorImplTest, ScalarTypeTablesMatchTheDtypes) {
 #undef ETR_TEST_COUNT
   EXPECT_EQ(count, 7);
   EXPECT_EQ(bytes, 1u + 1 + 2 + 4 + 8 + 4 + 8);
+}
+
+// Sums a tensor's elements as double through ET_SWITCH_REALHBF16_TYPES.
+double sum_as_double(const Tensor& t, executorch::runtime::KernelRuntimeContext& ctx, int* calls) {
+  double sum = 0;
+  ET_SWITCH_REALHBF16_TYPES(t.scalar_type(), ctx, "sum_as_double", CTYPE, [&]() {
+    ++*calls;
+    const CTYPE* p = t.const_data_ptr<CTYPE>();
+    for (ptrdiff_t i = 0; i < t.numel(); ++i) sum += static_cast<double>(p[i]);
+  });
+  return sum;
+}
+
+TEST_F(CompatTensorImplTest, SwitchMacrosDispatchOnTheDtype) {
+  std::vector<int32_t> sizes = {3};
+  std::vector<uint8_t> order = {0};
+  std::vector<int32_t> strides = {1};
+  executorch::runtime::KernelRuntimeContext ctx;
+  int calls = 0;
+
+  std::vector<int64_t> longs = {1, -2, 40};
+  TensorImpl li(ScalarType::Long, 1, sizes.data(), longs.data(), order.data(), strides.data());
+  EXPECT_EQ(sum_as_double(Tensor(&li), ctx, &calls), 39.0);
+  std::vector<executorch::aten::Half> halves = {
+      executorch::aten::Half(0.5f), executorch::aten::Half(1.5f), executorch::aten::Half(-4.f)};
+  TensorImpl hi(ScalarType::Half, 1, sizes.data(), halves.data(), order.data(), strides.data());
+  EXPECT_EQ(sum_as_double(Tensor(&hi), ctx, &calls), -2.0);
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(ctx.failure_state(), Error::Ok);
+
+  // Bool is outside REALHBF16: the context fails and the lambda is not called.
+  bool flags[3] = {true, false, true};
+  TensorImpl bi(ScalarType::Bool, 1, sizes.data(), flags, order.data(), strides.data());
+  EXPECT_EQ(sum_as_double(Tensor(&bi), ctx, &calls), 0.0);
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument);
+
+  // The switch returns what the lambda returns.
+  executorch::runtime::KernelRuntimeContext ctx2;
+  const size_t bytes = ET_SWITCH_TWO_TYPES(Int, Double, ScalarType::Double, ctx2, "size", T,
+                                           [&]() { return sizeof(T); });
+  EXPECT_EQ(bytes, 8u);
+  const bool is_signed = ET_SWITCH_INT_TYPES(ScalarType::Byte, ctx2, "sign", T,
+                                             [&]() { return std::is_signed<T>::value; });
+  EXPECT_FALSE(is_signed);
+  EXPECT_EQ(ctx2.failure_state(), Error::Ok);
+  int seen = 0;
+  ET_SWITCH_ALL_TYPES(ScalarType::QUInt8, ctx2, "all", T, [&]() {
+    seen = std::is_same<T, executorch::runtime::etensor::quint8>::value ? 1 : 2;
+  });
+  EXPECT_EQ(seen, 1);
+  ET_SWITCH_SCALAR_OBJ_TYPES(ScalarType::Float, ctx2, "obj", T, [&]() { seen = 3; });
+  EXPECT_EQ(seen, 1);  // Float is not a Scalar's dtype
+  EXPECT_EQ(ctx2.failure_state(), Error::InvalidArgument);
 }
 
 }  // namespace
