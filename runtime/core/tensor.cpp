@@ -44,6 +44,47 @@ Tensor::Tensor(ScalarType dtype, size_t dim, int32_t* sizes, uint8_t* dim_order,
   capacity_ = nbytes();
 }
 
+Tensor::Tensor(ScalarType dtype, ptrdiff_t dim, int32_t* sizes, void* data, uint8_t* dim_order,
+               int64_t* strides, ShapeDynamism dynamism)
+    : dtype_(dtype), dynamism_(dynamism), numel_(0) {
+  if (dim < 0 || static_cast<size_t>(dim) > kTensorMaxDim) {
+    ETR_LOG(Error, "Tensor: rank %td is outside [0, %zu]", dim, kTensorMaxDim);
+    return;
+  }
+  if (dim > 0 && (sizes == nullptr || dim_order == nullptr || strides == nullptr)) {
+    ETR_LOG(Error, "Tensor: a rank-%td tensor needs sizes, dim order and strides", dim);
+    return;
+  }
+  // Check the given strides against the dense strides of sizes in dim order.
+  const size_t rank = static_cast<size_t>(dim);
+  int64_t expected[kTensorMaxDim];
+  int64_t numel = 1;
+  if (!compute_strides({sizes, rank}, {dim_order, rank}, expected, &numel)) {
+    ETR_LOG(Error,
+            "Tensor: invalid sizes or dim order (not a permutation, or the count overflows)");
+    return;
+  }
+  for (size_t i = 0; i < rank; ++i) {
+    if (strides[i] != expected[i] && sizes[i] > 1) {
+      ETR_LOG(Error, "Tensor: stride %zu is %lld, the dense layout needs %lld", i,
+              static_cast<long long>(strides[i]), static_cast<long long>(expected[i]));
+      return;
+    }
+  }
+  size_t bytes = 0;
+  if (!checked_mul(static_cast<size_t>(numel), ::etr::element_size(dtype), &bytes)) {
+    ETR_LOG(Error, "Tensor: byte size of %lld elements overflows", static_cast<long long>(numel));
+    return;
+  }
+  dim_ = static_cast<uint8_t>(rank);
+  sizes_ = sizes;
+  dim_order_ = dim_order;
+  strides_ = strides;
+  data_ = data;
+  numel_ = numel;
+  capacity_ = bytes;
+}
+
 bool Tensor::is_contiguous_order() const {
   for (size_t i = 0; i < dim_; ++i) {
     if (dim_order_[i] != i) return false;

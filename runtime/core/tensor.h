@@ -1,4 +1,6 @@
-// Tensor: a strided view of typed data plus its shape metadata.
+// Tensor: a strided view of typed data plus its shape metadata. Not final:
+// the official API's TensorImpl (extension/compat) derives from it, adding
+// only a constructor and storage.
 //
 // A Tensor never owns anything: sizes, dim order, strides and data all point
 // to memory owned by someone else (the method allocator for program values,
@@ -21,12 +23,16 @@ namespace etr {
 constexpr size_t kTensorMaxDim = 16;
 
 enum class ShapeDynamism : uint8_t {
-  Static = 0,         // sizes never change
-  DynamicBound = 1,   // sizes may shrink below the planned bound (capacity)
-  DynamicUnbound = 2  // not supported by this runtime
+  Static = 0,          // sizes never change
+  DynamicBound = 1,    // sizes may shrink below the planned bound (capacity)
+  DynamicUnbound = 2,  // not supported by this runtime
+  // The official API's spellings of the same values (TensorShapeDynamism).
+  STATIC = Static,
+  DYNAMIC_BOUND = DynamicBound,
+  DYNAMIC_UNBOUND = DynamicUnbound
 };
 
-class Tensor final {
+class Tensor {
  public:
   Tensor() = default;
   // A view over caller-owned arrays of length `dim`. `strides` is filled in
@@ -36,6 +42,15 @@ class Tensor final {
   // capacity_bytes() equals nbytes().
   Tensor(ScalarType dtype, size_t dim, int32_t* sizes, uint8_t* dim_order, int64_t* strides,
          void* data, ShapeDynamism dynamism = ShapeDynamism::Static);
+  // The official TensorImpl constructor: a view over caller-owned sizes, dim
+  // order and strides (none is copied or written), with the official
+  // argument order. The strides must be the dense strides of the sizes in
+  // that dim order (etr tensors are dense); dim_order and strides may be null
+  // only when dim == 0. A tensor whose arguments break these rules is logged
+  // and left empty: numel() and capacity_bytes() 0, no data, rank 0.
+  Tensor(ScalarType dtype, ptrdiff_t dim, int32_t* sizes, void* data = nullptr,
+         uint8_t* dim_order = nullptr, int64_t* strides = nullptr,
+         ShapeDynamism dynamism = ShapeDynamism::Static);
 
   ScalarType scalar_type() const { return dtype_; }
   ScalarType dtype() const { return dtype_; }

@@ -32,7 +32,9 @@ class CompatTypesTest : public ::testing::Test {
 
 // One type, one definition: the official names are etr's own types.
 static_assert(std::is_same<executorch::aten::ScalarType, etr::ScalarType>::value, "");
-static_assert(std::is_same<executorch::aten::TensorImpl, etr::Tensor>::value, "");
+// TensorImpl is an etr::Tensor (adding only the official constructor).
+static_assert(std::is_base_of<etr::Tensor, executorch::aten::TensorImpl>::value, "");
+static_assert(std::is_same<executorch::aten::TensorShapeDynamism, etr::ShapeDynamism>::value, "");
 static_assert(std::is_same<exec_aten::Half, etr::Half>::value, "");
 static_assert(std::is_same<executorch::runtime::etensor::BFloat16, etr::BFloat16>::value, "");
 static_assert(std::is_same<torch::executor::ScalarType, etr::ScalarType>::value, "");

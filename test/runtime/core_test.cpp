@@ -80,6 +80,39 @@ TEST(TensorTest, ZeroSizedDimKeepsStride) {
   EXPECT_EQ(t.stride(0), 3);
 }
 
+TEST(TensorTest, OfficialOrderConstructorViewsGivenStrides) {
+  // Sizes {2, 3, 4} laid out with dim 1 innermost: order {0, 2, 1}.
+  int32_t sizes[] = {2, 3, 4};
+  uint8_t order[] = {0, 2, 1};
+  int64_t strides[] = {12, 1, 3};
+  float data[24];
+  Tensor t(ScalarType::Float, 3, sizes, data, order, strides, ShapeDynamism::DYNAMIC_BOUND);
+  EXPECT_EQ(t.numel(), 24);
+  EXPECT_EQ(t.capacity_bytes(), 96u);
+  EXPECT_EQ(t.strides().data(), strides);  // viewed, not copied
+  EXPECT_EQ(t.sizes().data(), sizes);
+  EXPECT_EQ(t.mutable_data(), data);
+  EXPECT_EQ(t.shape_dynamism(), ShapeDynamism::DynamicBound);
+
+  // Strides that are not the order's dense strides leave the tensor empty.
+  int64_t wrong[] = {12, 4, 1};
+  Tensor bad(ScalarType::Float, 3, sizes, data, order, wrong);
+  EXPECT_EQ(bad.dim(), 0u);
+  EXPECT_EQ(bad.numel(), 0);
+  EXPECT_EQ(bad.capacity_bytes(), 0u);
+  EXPECT_EQ(bad.mutable_data(), nullptr);
+  // As do a missing dim order and a rank beyond the limit.
+  Tensor no_order(ScalarType::Float, 3, sizes, data, nullptr, strides);
+  EXPECT_EQ(no_order.numel(), 0);
+  Tensor too_big(ScalarType::Float, static_cast<ptrdiff_t>(kTensorMaxDim) + 1, sizes, data, order,
+                 strides);
+  EXPECT_EQ(too_big.numel(), 0);
+  // A rank-0 tensor needs no arrays and holds one element.
+  Tensor scalar(ScalarType::Float, 0, nullptr, data);
+  EXPECT_EQ(scalar.numel(), 1);
+  EXPECT_EQ(scalar.nbytes(), 4u);
+}
+
 TEST(TensorTest, ComputeStridesRejectsBadInput) {
   int32_t sizes[] = {2, 3};
   uint8_t dup[] = {0, 0};

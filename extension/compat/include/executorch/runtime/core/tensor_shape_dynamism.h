@@ -4,13 +4,15 @@
 
 #include <cstdint>
 
+#include "runtime/core/tensor.h"
+
 namespace executorch {
 namespace runtime {
-enum class TensorShapeDynamism : uint8_t {
-  STATIC = 0,
-  DYNAMIC_BOUND = 1,
-  DYNAMIC_UNBOUND = 2,
-};
+// etr's ShapeDynamism, which carries the official spellings STATIC,
+// DYNAMIC_BOUND and DYNAMIC_UNBOUND with the official values, so a value
+// passes unchanged between the two faces (e.g. into TensorImpl's
+// constructor).
+using TensorShapeDynamism = ::etr::ShapeDynamism;
 }  // namespace runtime
 }  // namespace executorch
 

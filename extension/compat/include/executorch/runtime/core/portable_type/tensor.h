@@ -23,14 +23,16 @@ class Tensor {
  public:
   using SizesType = int32_t;
   using DimOrderType = uint8_t;
-  using StridesType = int64_t;  // etr keeps 64-bit strides (official: int32_t)
+  using StridesType = int32_t;
 
   Tensor() = default;
-  explicit Tensor(TensorImpl* impl) : impl_(impl) {}
+  // Views any etr tensor: a TensorImpl, a TensorPtr's, a Method's.
+  explicit Tensor(::etr::Tensor* impl) : impl_(impl) {}
   // Internal (extension/compat): `source` is the etr::Value that owns `impl`.
-  Tensor(TensorImpl* impl, const ::etr::Value* source) : impl_(impl), source_(source) {}
+  Tensor(::etr::Tensor* impl, const ::etr::Value* source) : impl_(impl), source_(source) {}
 
-  TensorImpl* unsafeGetTensorImpl() const { return impl_; }
+  // The etr tensor behind this view (a TensorImpl when one was given).
+  ::etr::Tensor* unsafeGetTensorImpl() const { return impl_; }
 
   ScalarType scalar_type() const { return impl_->scalar_type(); }
   ScalarType dtype() const { return impl_->scalar_type(); }
@@ -41,7 +43,18 @@ class Tensor {
   ptrdiff_t size(ptrdiff_t d) const { return static_cast<ptrdiff_t>(impl_->size(d)); }
   ArrayRef<SizesType> sizes() const { return impl_->sizes(); }
   ArrayRef<DimOrderType> dim_order() const { return impl_->dim_order(); }
-  ArrayRef<StridesType> strides() const { return impl_->strides(); }
+  // etr keeps 64-bit strides; they are narrowed into this view on each call
+  // (aborting on one above INT32_MAX), so the array lives as long as this
+  // Tensor object and follows a resize of the tensor at the next call.
+  ArrayRef<StridesType> strides() const {
+    const auto wide = impl_->strides();
+    for (size_t i = 0; i < wide.size(); ++i) {
+      ET_CHECK_MSG(wide[i] >= 0 && wide[i] <= INT32_MAX, "stride %zu (%lld) does not fit int32", i,
+                   static_cast<long long>(wide[i]));
+      strides32_[i] = static_cast<StridesType>(wide[i]);
+    }
+    return {strides32_, wide.size()};
+  }
   TensorShapeDynamism shape_dynamism() const {
     return static_cast<TensorShapeDynamism>(impl_->shape_dynamism());
   }
@@ -71,9 +84,10 @@ class Tensor {
   void set_device(Device device) { device_ = device; }
 
  private:
-  TensorImpl* impl_ = nullptr;
+  ::etr::Tensor* impl_ = nullptr;
   const ::etr::Value* source_ = nullptr;
   Device device_{DeviceType::CPU, 0};
+  mutable StridesType strides32_[::etr::kTensorMaxDim] = {};
 };
 
 }  // namespace etensor

@@ -1,9 +1,15 @@
-// Compatibility layer (extension/compat): the official TensorImpl, which is
-// etr::Tensor itself (runtime/core/tensor.h): the object that holds a
-// tensor's dtype, sizes, dim order, strides and data pointer. Every official
-// Tensor (a TensorPtr's, an EValue's, a Method's input or output) views an
-// etr::Tensor, so nothing is copied between the two faces. Its members keep
-// etr's names (scalar_type(), sizes(), mutable_data(), const_data(), ...).
+// Compatibility layer (extension/compat): the official TensorImpl, an
+// etr::Tensor (runtime/core/tensor.h: the object that holds a tensor's dtype,
+// sizes, dim order, strides and data pointer) with the official constructor.
+// Every official Tensor (a TensorPtr's, an EValue's, a Method's input or
+// output) views an etr::Tensor, so nothing is copied between the two faces;
+// its members keep etr's names (scalar_type(), sizes(), mutable_data(), ...).
+//
+// The official constructor takes 32-bit strides (StridesType); etr keeps
+// 64-bit strides, so a TensorImpl holds its own 64-bit copy of them (the
+// sizes and dim order stay the caller's, as upstream). Strides that are not
+// the dense strides of the sizes in the dim order are refused (logged; the
+// tensor is left empty), since etr tensors are dense.
 //
 // compute_numel() and safe_numel() count the elements of a shape; the first
 // aborts on a negative size or an overflow, the second returns an error.
@@ -29,7 +35,30 @@ namespace executorch {
 namespace runtime {
 namespace etensor {
 
-using TensorImpl = ::etr::Tensor;
+class TensorImpl : public ::etr::Tensor {
+ public:
+  using SizesType = int32_t;
+  using DimOrderType = uint8_t;
+  using StridesType = int32_t;
+
+  TensorImpl() = delete;
+  TensorImpl(ScalarType type, ssize_t dim, SizesType* sizes, void* data = nullptr,
+             DimOrderType* dim_order = nullptr, StridesType* strides = nullptr,
+             TensorShapeDynamism dynamism = TensorShapeDynamism::STATIC) {
+    // etr::Tensor's constructor checks everything (a rank beyond the limit
+    // included: the strides are then not copied) and logs what it refuses.
+    const bool fits = dim >= 0 && static_cast<size_t>(dim) <= ::etr::kTensorMaxDim;
+    for (ssize_t i = 0; fits && strides != nullptr && i < dim; ++i) strides64_[i] = strides[i];
+    static_cast<::etr::Tensor&>(*this) = ::etr::Tensor(
+        type, dim, sizes, data, dim_order, strides == nullptr ? nullptr : strides64_, dynamism);
+  }
+  // The base points into this object's strides, so it may not be copied.
+  TensorImpl(const TensorImpl&) = delete;
+  TensorImpl& operator=(const TensorImpl&) = delete;
+
+ private:
+  int64_t strides64_[::etr::kTensorMaxDim] = {};
+};
 
 // The element count of `sizes[0..dim)`, or Error::InvalidArgument for a
 // negative size or a count that overflows.

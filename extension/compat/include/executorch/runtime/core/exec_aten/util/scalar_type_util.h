@@ -4,6 +4,9 @@
 #pragma once
 
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
+#include <executorch/runtime/core/portable_type/bits_types.h>
+#include <executorch/runtime/core/portable_type/qint_types.h>
+#include <executorch/runtime/platform/log.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -43,6 +46,45 @@ template <typename T>
 struct CppTypeToScalarType<volatile T> : CppTypeToScalarType<T> {};
 template <typename T>
 struct CppTypeToScalarType<const volatile T> : CppTypeToScalarType<T> {};
+
+// ScalarTypeToCppType<ScalarType::X>::type: the C++ element type of a dtype
+// (the reverse of the table above; Bool is bool, the quantized types are
+// their wrapper structs).
+template <::executorch::aten::ScalarType N>
+struct ScalarTypeToCppType;
+
+#define ETR_COMPAT_SCALAR_TYPE(ctype, dtype)                          \
+  template <>                                                         \
+  struct ScalarTypeToCppType<::executorch::aten::ScalarType::dtype> { \
+    using type = ctype;                                               \
+  }
+ETR_COMPAT_SCALAR_TYPE(uint8_t, Byte);
+ETR_COMPAT_SCALAR_TYPE(int8_t, Char);
+ETR_COMPAT_SCALAR_TYPE(int16_t, Short);
+ETR_COMPAT_SCALAR_TYPE(int32_t, Int);
+ETR_COMPAT_SCALAR_TYPE(int64_t, Long);
+ETR_COMPAT_SCALAR_TYPE(float, Float);
+ETR_COMPAT_SCALAR_TYPE(double, Double);
+ETR_COMPAT_SCALAR_TYPE(bool, Bool);
+ETR_COMPAT_SCALAR_TYPE(uint16_t, UInt16);
+ETR_COMPAT_SCALAR_TYPE(uint32_t, UInt32);
+ETR_COMPAT_SCALAR_TYPE(uint64_t, UInt64);
+ETR_COMPAT_SCALAR_TYPE(::executorch::aten::Half, Half);
+ETR_COMPAT_SCALAR_TYPE(::executorch::aten::BFloat16, BFloat16);
+ETR_COMPAT_SCALAR_TYPE(::executorch::aten::complex<float>, ComplexFloat);
+ETR_COMPAT_SCALAR_TYPE(::executorch::aten::complex<double>, ComplexDouble);
+ETR_COMPAT_SCALAR_TYPE(::executorch::runtime::etensor::qint8, QInt8);
+ETR_COMPAT_SCALAR_TYPE(::executorch::runtime::etensor::quint8, QUInt8);
+ETR_COMPAT_SCALAR_TYPE(::executorch::runtime::etensor::qint32, QInt32);
+ETR_COMPAT_SCALAR_TYPE(::executorch::runtime::etensor::quint4x2, QUInt4x2);
+ETR_COMPAT_SCALAR_TYPE(::executorch::runtime::etensor::quint2x4, QUInt2x4);
+ETR_COMPAT_SCALAR_TYPE(::executorch::aten::complex<::executorch::aten::Half>, ComplexHalf);
+ETR_COMPAT_SCALAR_TYPE(::executorch::runtime::etensor::bits1x8, Bits1x8);
+ETR_COMPAT_SCALAR_TYPE(::executorch::runtime::etensor::bits2x4, Bits2x4);
+ETR_COMPAT_SCALAR_TYPE(::executorch::runtime::etensor::bits4x2, Bits4x2);
+ETR_COMPAT_SCALAR_TYPE(::executorch::runtime::etensor::bits8, Bits8);
+ETR_COMPAT_SCALAR_TYPE(::executorch::runtime::etensor::bits16, Bits16);
+#undef ETR_COMPAT_SCALAR_TYPE
 
 // Bytes per element; 0 for a value outside the format's range.
 inline size_t elementSize(::executorch::aten::ScalarType t) { return ::etr::element_size(t); }
@@ -97,6 +139,28 @@ inline constexpr bool canCast(::executorch::aten::ScalarType from,
 }  // namespace runtime
 }  // namespace executorch
 
+// The official "for all" lists: each calls X(ctype, ScalarTypeName) once per
+// dtype of the group. The C++ type names are unqualified where the official
+// ones are, so callers may paste them into identifiers.
+#define ET_FORALL_INT_TYPES(X) \
+  X(uint8_t, Byte)             \
+  X(int8_t, Char)              \
+  X(int16_t, Short)            \
+  X(int32_t, Int)              \
+  X(int64_t, Long)
+#define ET_FORALL_FLOAT_TYPES(X) \
+  X(float, Float)                \
+  X(double, Double)
+#define ET_FORALL_REAL_TYPES(X) \
+  ET_FORALL_INT_TYPES(X)        \
+  ET_FORALL_FLOAT_TYPES(X)
+#define ET_FORALL_QINT_TYPES(X)            \
+  X(::torch::executor::qint8, QInt8)       \
+  X(::torch::executor::quint8, QUInt8)     \
+  X(::torch::executor::qint32, QInt32)     \
+  X(::torch::executor::quint4x2, QUInt4x2) \
+  X(::torch::executor::quint2x4, QUInt2x4)
+
 namespace executorch {
 namespace aten {
 using ::executorch::runtime::elementSize;
@@ -112,6 +176,191 @@ using ::executorch::runtime::isComplexType;
 using ::executorch::runtime::isFloatingType;
 using ::executorch::runtime::isIntegralType;
 using ::executorch::runtime::isQIntType;
+using ::executorch::runtime::ScalarTypeToCppType;
 using ::executorch::runtime::toString;
 }  // namespace executor
 }  // namespace torch
+
+// ET_SWITCH_*: dtype dispatch. Each expands to an immediately called lambda
+// that switches on TYPE; in the case of each dtype of the group it declares
+// CTYPE_ALIAS as that dtype's C++ type and returns the result of calling the
+// last argument (a lambda). A dtype outside the group makes CONTEXT (a
+// KernelRuntimeContext, or anything with fail(Error)) fail with
+// InvalidArgument and logs the dtype and NAME; nothing is called then.
+//
+//   ET_SWITCH_REALHBF16_TYPES(in.scalar_type(), ctx, "my_op.out", CTYPE, [&]() {
+//     out.mutable_data_ptr<CTYPE>()[0] = in.const_data_ptr<CTYPE>()[0];
+//   });
+#define ET_INTERNAL_SWITCH_CASE(enum_type, CTYPE_ALIAS, ...)         \
+  case enum_type: {                                                  \
+    using CTYPE_ALIAS [[maybe_unused]] =                             \
+        ::executorch::runtime::ScalarTypeToCppType<enum_type>::type; \
+    return __VA_ARGS__();                                            \
+  }
+#define ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME, ...)                               \
+  [&] {                                                                            \
+    const ::executorch::aten::ScalarType et_switch_type_ = TYPE;                   \
+    const char* et_switch_name_ = NAME;                                            \
+    switch (et_switch_type_) {                                                     \
+      __VA_ARGS__                                                                  \
+      default:                                                                     \
+        (CONTEXT).fail(::executorch::runtime::Error::InvalidArgument);             \
+        ET_LOG(Error, "Unhandled dtype %s for %s",                                 \
+               ::executorch::runtime::toString(et_switch_type_), et_switch_name_); \
+    }                                                                              \
+  }()
+
+#define ET_INTERNAL_SWITCH_ONE(T, CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH_CASE(::executorch::aten::ScalarType::T, CTYPE_ALIAS, __VA_ARGS__)
+#define ET_INTERNAL_SWITCH_CASE_INT_TYPES(CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH_ONE(Byte, CTYPE_ALIAS, __VA_ARGS__)    \
+  ET_INTERNAL_SWITCH_ONE(Char, CTYPE_ALIAS, __VA_ARGS__)    \
+  ET_INTERNAL_SWITCH_ONE(Short, CTYPE_ALIAS, __VA_ARGS__)   \
+  ET_INTERNAL_SWITCH_ONE(Int, CTYPE_ALIAS, __VA_ARGS__)     \
+  ET_INTERNAL_SWITCH_ONE(Long, CTYPE_ALIAS, __VA_ARGS__)
+#define ET_INTERNAL_SWITCH_CASE_UINT_TYPES(CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH_ONE(UInt16, CTYPE_ALIAS, __VA_ARGS__)   \
+  ET_INTERNAL_SWITCH_ONE(UInt32, CTYPE_ALIAS, __VA_ARGS__)   \
+  ET_INTERNAL_SWITCH_ONE(UInt64, CTYPE_ALIAS, __VA_ARGS__)
+#define ET_INTERNAL_SWITCH_CASE_FLOAT_TYPES(CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH_ONE(Float, CTYPE_ALIAS, __VA_ARGS__)     \
+  ET_INTERNAL_SWITCH_ONE(Double, CTYPE_ALIAS, __VA_ARGS__)
+#define ET_INTERNAL_SWITCH_CASE_REAL_TYPES(CTYPE_ALIAS, ...)  \
+  ET_INTERNAL_SWITCH_CASE_INT_TYPES(CTYPE_ALIAS, __VA_ARGS__) \
+  ET_INTERNAL_SWITCH_CASE_FLOAT_TYPES(CTYPE_ALIAS, __VA_ARGS__)
+#define ET_INTERNAL_SWITCH_CASE_COMPLEX_TYPES(CTYPE_ALIAS, ...)  \
+  ET_INTERNAL_SWITCH_ONE(ComplexFloat, CTYPE_ALIAS, __VA_ARGS__) \
+  ET_INTERNAL_SWITCH_ONE(ComplexDouble, CTYPE_ALIAS, __VA_ARGS__)
+#define ET_INTERNAL_SWITCH_CASE_COMPLEXH_TYPES(CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH_ONE(ComplexHalf, CTYPE_ALIAS, __VA_ARGS__)  \
+  ET_INTERNAL_SWITCH_CASE_COMPLEX_TYPES(CTYPE_ALIAS, __VA_ARGS__)
+#define ET_INTERNAL_SWITCH_CASE_QINT_TYPES(CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH_ONE(QInt8, CTYPE_ALIAS, __VA_ARGS__)    \
+  ET_INTERNAL_SWITCH_ONE(QUInt8, CTYPE_ALIAS, __VA_ARGS__)   \
+  ET_INTERNAL_SWITCH_ONE(QInt32, CTYPE_ALIAS, __VA_ARGS__)   \
+  ET_INTERNAL_SWITCH_ONE(QUInt4x2, CTYPE_ALIAS, __VA_ARGS__) \
+  ET_INTERNAL_SWITCH_ONE(QUInt2x4, CTYPE_ALIAS, __VA_ARGS__)
+#define ET_INTERNAL_SWITCH_CASE_BITS_TYPES(CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH_ONE(Bits1x8, CTYPE_ALIAS, __VA_ARGS__)  \
+  ET_INTERNAL_SWITCH_ONE(Bits2x4, CTYPE_ALIAS, __VA_ARGS__)  \
+  ET_INTERNAL_SWITCH_ONE(Bits4x2, CTYPE_ALIAS, __VA_ARGS__)  \
+  ET_INTERNAL_SWITCH_ONE(Bits8, CTYPE_ALIAS, __VA_ARGS__)    \
+  ET_INTERNAL_SWITCH_ONE(Bits16, CTYPE_ALIAS, __VA_ARGS__)
+// The dtypes a Scalar holds: Bool, Long (ints), Double (floats).
+#define ET_INTERNAL_SWITCH_CASE_SCALAR_OBJ_TYPES(CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH_ONE(Bool, CTYPE_ALIAS, __VA_ARGS__)           \
+  ET_INTERNAL_SWITCH_ONE(Long, CTYPE_ALIAS, __VA_ARGS__)           \
+  ET_INTERNAL_SWITCH_ONE(Double, CTYPE_ALIAS, __VA_ARGS__)
+
+// Groups (upstream's names): REAL = INT + FLOAT; H adds Half, BF16 BFloat16,
+// B Bool; _AND/_AND2/_AND3 add the named dtypes.
+#define ET_SWITCH_INT_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME,                          \
+                     ET_INTERNAL_SWITCH_CASE_INT_TYPES(CTYPE_ALIAS, __VA_ARGS__))
+#define ET_SWITCH_INT_TYPES_AND(A1, TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...)       \
+  ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME,                                        \
+                     ET_INTERNAL_SWITCH_CASE_INT_TYPES(CTYPE_ALIAS, __VA_ARGS__) \
+                         ET_INTERNAL_SWITCH_ONE(A1, CTYPE_ALIAS, __VA_ARGS__))
+#define ET_SWITCH_FLOAT_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME,                            \
+                     ET_INTERNAL_SWITCH_CASE_FLOAT_TYPES(CTYPE_ALIAS, __VA_ARGS__))
+#define ET_SWITCH_FLOAT_TYPES_AND(A1, TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...)       \
+  ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME,                                          \
+                     ET_INTERNAL_SWITCH_CASE_FLOAT_TYPES(CTYPE_ALIAS, __VA_ARGS__) \
+                         ET_INTERNAL_SWITCH_ONE(A1, CTYPE_ALIAS, __VA_ARGS__))
+#define ET_SWITCH_FLOAT_TYPES_AND2(A1, A2, TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...)  \
+  ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME,                                          \
+                     ET_INTERNAL_SWITCH_CASE_FLOAT_TYPES(CTYPE_ALIAS, __VA_ARGS__) \
+                         ET_INTERNAL_SWITCH_ONE(A1, CTYPE_ALIAS, __VA_ARGS__)      \
+                             ET_INTERNAL_SWITCH_ONE(A2, CTYPE_ALIAS, __VA_ARGS__))
+#define ET_SWITCH_FLOAT_TYPES_AND3(A1, A2, A3, TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME,                                             \
+                     ET_INTERNAL_SWITCH_CASE_FLOAT_TYPES(CTYPE_ALIAS, __VA_ARGS__)    \
+                         ET_INTERNAL_SWITCH_ONE(A1, CTYPE_ALIAS, __VA_ARGS__)         \
+                             ET_INTERNAL_SWITCH_ONE(A2, CTYPE_ALIAS, __VA_ARGS__)     \
+                                 ET_INTERNAL_SWITCH_ONE(A3, CTYPE_ALIAS, __VA_ARGS__))
+#define ET_SWITCH_FLOATH_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_SWITCH_FLOAT_TYPES_AND(Half, TYPE, CONTEXT, NAME, CTYPE_ALIAS, __VA_ARGS__)
+#define ET_SWITCH_FLOATHBF16_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_SWITCH_FLOAT_TYPES_AND2(Half, BFloat16, TYPE, CONTEXT, NAME, CTYPE_ALIAS, __VA_ARGS__)
+#define ET_SWITCH_FLOATHBF16_TYPES_AND(A1, TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_SWITCH_FLOAT_TYPES_AND3(Half, BFloat16, A1, TYPE, CONTEXT, NAME, CTYPE_ALIAS, __VA_ARGS__)
+#define ET_SWITCH_REAL_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME,                           \
+                     ET_INTERNAL_SWITCH_CASE_REAL_TYPES(CTYPE_ALIAS, __VA_ARGS__))
+#define ET_SWITCH_REAL_TYPES_AND(A1, TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...)       \
+  ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME,                                         \
+                     ET_INTERNAL_SWITCH_CASE_REAL_TYPES(CTYPE_ALIAS, __VA_ARGS__) \
+                         ET_INTERNAL_SWITCH_ONE(A1, CTYPE_ALIAS, __VA_ARGS__))
+#define ET_SWITCH_REAL_TYPES_AND2(A1, A2, TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...)  \
+  ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME,                                         \
+                     ET_INTERNAL_SWITCH_CASE_REAL_TYPES(CTYPE_ALIAS, __VA_ARGS__) \
+                         ET_INTERNAL_SWITCH_ONE(A1, CTYPE_ALIAS, __VA_ARGS__)     \
+                             ET_INTERNAL_SWITCH_ONE(A2, CTYPE_ALIAS, __VA_ARGS__))
+#define ET_SWITCH_REAL_TYPES_AND3(A1, A2, A3, TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME,                                            \
+                     ET_INTERNAL_SWITCH_CASE_REAL_TYPES(CTYPE_ALIAS, __VA_ARGS__)    \
+                         ET_INTERNAL_SWITCH_ONE(A1, CTYPE_ALIAS, __VA_ARGS__)        \
+                             ET_INTERNAL_SWITCH_ONE(A2, CTYPE_ALIAS, __VA_ARGS__)    \
+                                 ET_INTERNAL_SWITCH_ONE(A3, CTYPE_ALIAS, __VA_ARGS__))
+#define ET_SWITCH_REALH_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_SWITCH_REAL_TYPES_AND(Half, TYPE, CONTEXT, NAME, CTYPE_ALIAS, __VA_ARGS__)
+#define ET_SWITCH_REALB_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_SWITCH_REAL_TYPES_AND(Bool, TYPE, CONTEXT, NAME, CTYPE_ALIAS, __VA_ARGS__)
+#define ET_SWITCH_REALHB_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_SWITCH_REAL_TYPES_AND2(Half, Bool, TYPE, CONTEXT, NAME, CTYPE_ALIAS, __VA_ARGS__)
+#define ET_SWITCH_REALHBF16_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_SWITCH_REAL_TYPES_AND2(Half, BFloat16, TYPE, CONTEXT, NAME, CTYPE_ALIAS, __VA_ARGS__)
+#define ET_SWITCH_REALHBBF16_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_SWITCH_REAL_TYPES_AND3(Half, Bool, BFloat16, TYPE, CONTEXT, NAME, CTYPE_ALIAS, __VA_ARGS__)
+#define ET_SWITCH_REALHBBF16_AND_UINT_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...)          \
+  ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME,                                                   \
+                     ET_INTERNAL_SWITCH_CASE_REAL_TYPES(CTYPE_ALIAS, __VA_ARGS__)           \
+                         ET_INTERNAL_SWITCH_ONE(Half, CTYPE_ALIAS, __VA_ARGS__)             \
+                             ET_INTERNAL_SWITCH_ONE(Bool, CTYPE_ALIAS, __VA_ARGS__)         \
+                                 ET_INTERNAL_SWITCH_ONE(BFloat16, CTYPE_ALIAS, __VA_ARGS__) \
+                                     ET_INTERNAL_SWITCH_CASE_UINT_TYPES(CTYPE_ALIAS, __VA_ARGS__))
+#define ET_SWITCH_QINT_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME,                           \
+                     ET_INTERNAL_SWITCH_CASE_QINT_TYPES(CTYPE_ALIAS, __VA_ARGS__))
+#define ET_SWITCH_COMPLEX_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME,                              \
+                     ET_INTERNAL_SWITCH_CASE_COMPLEX_TYPES(CTYPE_ALIAS, __VA_ARGS__))
+#define ET_SWITCH_COMPLEXH_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME,                               \
+                     ET_INTERNAL_SWITCH_CASE_COMPLEXH_TYPES(CTYPE_ALIAS, __VA_ARGS__))
+// Every dtype: REAL, Half, BFloat16, Bool, the complex, quantized and bits types.
+#define ET_SWITCH_ALL_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...)                     \
+  ET_INTERNAL_SWITCH(                                                                  \
+      TYPE, CONTEXT, NAME,                                                             \
+      ET_INTERNAL_SWITCH_CASE_REAL_TYPES(CTYPE_ALIAS, __VA_ARGS__)                     \
+          ET_INTERNAL_SWITCH_ONE(Half, CTYPE_ALIAS, __VA_ARGS__)                       \
+              ET_INTERNAL_SWITCH_ONE(BFloat16, CTYPE_ALIAS, __VA_ARGS__)               \
+                  ET_INTERNAL_SWITCH_ONE(Bool, CTYPE_ALIAS, __VA_ARGS__)               \
+                      ET_INTERNAL_SWITCH_CASE_COMPLEXH_TYPES(CTYPE_ALIAS, __VA_ARGS__) \
+                          ET_INTERNAL_SWITCH_CASE_QINT_TYPES(CTYPE_ALIAS, __VA_ARGS__) \
+                              ET_INTERNAL_SWITCH_CASE_BITS_TYPES(CTYPE_ALIAS, __VA_ARGS__))
+#define ET_SWITCH_SCALAR_OBJ_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME,                                 \
+                     ET_INTERNAL_SWITCH_CASE_SCALAR_OBJ_TYPES(CTYPE_ALIAS, __VA_ARGS__))
+#define ET_SWITCH_SCALAR_OBJ_REAL_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_SWITCH_TWO_TYPES(Long, Double, TYPE, CONTEXT, NAME, CTYPE_ALIAS, __VA_ARGS__)
+#define ET_SWITCH_SCALAR_OBJ_INTB_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_SWITCH_TWO_TYPES(Bool, Long, TYPE, CONTEXT, NAME, CTYPE_ALIAS, __VA_ARGS__)
+#define ET_SWITCH_SCALAR_OBJ_FLOATB_TYPES(TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_SWITCH_TWO_TYPES(Bool, Double, TYPE, CONTEXT, NAME, CTYPE_ALIAS, __VA_ARGS__)
+#define ET_SWITCH_TWO_TYPES(T1, T2, TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME,                                  \
+                     ET_INTERNAL_SWITCH_ONE(T1, CTYPE_ALIAS, __VA_ARGS__)  \
+                         ET_INTERNAL_SWITCH_ONE(T2, CTYPE_ALIAS, __VA_ARGS__))
+#define ET_SWITCH_THREE_TYPES(T1, T2, T3, TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME,                                        \
+                     ET_INTERNAL_SWITCH_ONE(T1, CTYPE_ALIAS, __VA_ARGS__)        \
+                         ET_INTERNAL_SWITCH_ONE(T2, CTYPE_ALIAS, __VA_ARGS__)    \
+                             ET_INTERNAL_SWITCH_ONE(T3, CTYPE_ALIAS, __VA_ARGS__))
+#define ET_SWITCH_FOUR_TYPES(T1, T2, T3, T4, TYPE, CONTEXT, NAME, CTYPE_ALIAS, ...) \
+  ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME,                                           \
+                     ET_INTERNAL_SWITCH_ONE(T1, CTYPE_ALIAS, __VA_ARGS__)           \
+                         ET_INTERNAL_SWITCH_ONE(T2, CTYPE_ALIAS, __VA_ARGS__)       \
+                             ET_INTERNAL_SWITCH_ONE(T3, CTYPE_ALIAS, __VA_ARGS__)   \
+                                 ET_INTERNAL_SWITCH_ONE(T4, CTYPE_ALIAS, __VA_ARGS__))

@@ -10,8 +10,10 @@
 #include <executorch/runtime/platform/compiler.h>
 #include <sys/types.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 namespace executorch {
@@ -130,11 +132,172 @@ inline ssize_t nonempty_size(const executorch::aten::Tensor& tensor, ssize_t dim
   return tensor.dim() == 0 ? 1 : tensor.size(dim);
 }
 
+inline bool tensor_is_rank(executorch::aten::Tensor t, size_t rank) {
+  ET_CHECK_OR_RETURN_FALSE(static_cast<size_t>(t.dim()) == rank,
+                           "Expected tensor.dim() to be %zu, but got %zu", rank,
+                           static_cast<size_t>(t.dim()));
+  return true;
+}
+
+inline bool tensors_have_same_size_at_dims(executorch::aten::Tensor a, size_t dim_a,
+                                           executorch::aten::Tensor b, size_t dim_b) {
+  ET_CHECK_OR_RETURN_FALSE(dim_a < static_cast<size_t>(a.dim()),
+                           "dim_a %zu is out of range for a %zd-dim tensor", dim_a,
+                           static_cast<ssize_t>(a.dim()));
+  ET_CHECK_OR_RETURN_FALSE(dim_b < static_cast<size_t>(b.dim()),
+                           "dim_b %zu is out of range for a %zd-dim tensor", dim_b,
+                           static_cast<ssize_t>(b.dim()));
+  ET_CHECK_OR_RETURN_FALSE(
+      a.size(dim_a) == b.size(dim_b), "a.size(%zu) = %zd does not match b.size(%zu) = %zd", dim_a,
+      static_cast<ssize_t>(a.size(dim_a)), dim_b, static_cast<ssize_t>(b.size(dim_b)));
+  return true;
+}
+
+inline bool tensors_have_same_shape(executorch::aten::Tensor a, executorch::aten::Tensor b,
+                                    executorch::aten::Tensor c) {
+  return tensors_have_same_shape(a, b) && tensors_have_same_shape(b, c);
+}
+
+inline bool tensors_have_same_dtype(executorch::aten::Tensor a, executorch::aten::Tensor b,
+                                    executorch::aten::Tensor c) {
+  return tensors_have_same_dtype(a, b) && tensors_have_same_dtype(b, c);
+}
+
+inline bool tensors_have_same_shape_and_dtype(executorch::aten::Tensor a,
+                                              executorch::aten::Tensor b) {
+  return tensors_have_same_shape(a, b) && tensors_have_same_dtype(a, b);
+}
+
+inline bool tensors_have_same_shape_and_dtype(executorch::aten::Tensor a,
+                                              executorch::aten::Tensor b,
+                                              executorch::aten::Tensor c) {
+  return tensors_have_same_shape(a, b, c) && tensors_have_same_dtype(a, b, c);
+}
+
+// True when both tensors have the same rank and the same stride in every dim.
+inline bool tensors_have_same_strides(executorch::aten::Tensor a, executorch::aten::Tensor b) {
+  ET_CHECK_OR_RETURN_FALSE(a.dim() == b.dim(), "Tensors have different ranks: %zd and %zd",
+                           static_cast<ssize_t>(a.dim()), static_cast<ssize_t>(b.dim()));
+  for (ptrdiff_t i = 0; i < a.dim(); ++i) {
+    ET_CHECK_OR_RETURN_FALSE(a.strides()[i] == b.strides()[i],
+                             "Tensors have different strides at dim %zd: %lld and %lld",
+                             static_cast<ssize_t>(i), static_cast<long long>(a.strides()[i]),
+                             static_cast<long long>(b.strides()[i]));
+  }
+  return true;
+}
+
+inline bool tensors_have_same_strides(executorch::aten::Tensor a, executorch::aten::Tensor b,
+                                      executorch::aten::Tensor c) {
+  return tensors_have_same_strides(a, b) && tensors_have_same_strides(b, c);
+}
+
+// extract_scalar_tensor: reads the one element of a one-element tensor into
+// *out. False (nothing written) when the tensor holds more or fewer than one
+// element, when its dtype is of another kind than the out type (integral
+// into an integer, integral or floating into a floating type, Bool into
+// bool), or when a finite value does not fit the out type.
+namespace internal {
+template <typename From, typename To>
+bool scalar_fits(From v) {
+  if (std::is_integral<To>::value) {
+    if (std::is_signed<From>::value && !std::is_signed<To>::value && v < 0) return false;
+    const long double x = static_cast<long double>(v);
+    return x >= static_cast<long double>(std::numeric_limits<To>::lowest()) &&
+           x <= static_cast<long double>(std::numeric_limits<To>::max());
+  }
+  const long double x = static_cast<long double>(v);
+  if (!std::isfinite(x)) return true;  // inf and nan convert to any floating type
+  return x >= static_cast<long double>(std::numeric_limits<To>::lowest()) &&
+         x <= static_cast<long double>(std::numeric_limits<To>::max());
+}
+}  // namespace internal
+
+template <typename INT_T, typename std::enable_if<std::is_integral<INT_T>::value &&
+                                                      !std::is_same<INT_T, bool>::value,
+                                                  bool>::type = true>
+bool extract_scalar_tensor(executorch::aten::Tensor tensor, INT_T* out) {
+  if (tensor.numel() != 1) return false;
+  using executorch::aten::ScalarType;
+#define ETR_COMPAT_EXTRACT_INT(ctype, dtype)                   \
+  case ScalarType::dtype: {                                    \
+    const ctype v = tensor.const_data_ptr<ctype>()[0];         \
+    if (!internal::scalar_fits<ctype, INT_T>(v)) return false; \
+    *out = static_cast<INT_T>(v);                              \
+    return true;                                               \
+  }
+  switch (tensor.scalar_type()) {
+    ET_FORALL_INT_TYPES(ETR_COMPAT_EXTRACT_INT)
+    default: return false;
+  }
+#undef ETR_COMPAT_EXTRACT_INT
+}
+
+template <typename FLOAT_T,
+          typename std::enable_if<std::is_floating_point<FLOAT_T>::value, bool>::type = true>
+bool extract_scalar_tensor(executorch::aten::Tensor tensor, FLOAT_T* out) {
+  if (tensor.numel() != 1) return false;
+  using executorch::aten::ScalarType;
+#define ETR_COMPAT_EXTRACT_REAL(ctype, dtype)                    \
+  case ScalarType::dtype: {                                      \
+    const ctype v = tensor.const_data_ptr<ctype>()[0];           \
+    if (!internal::scalar_fits<ctype, FLOAT_T>(v)) return false; \
+    *out = static_cast<FLOAT_T>(v);                              \
+    return true;                                                 \
+  }
+  switch (tensor.scalar_type()) {
+    ET_FORALL_REAL_TYPES(ETR_COMPAT_EXTRACT_REAL)
+    default: return false;
+  }
+#undef ETR_COMPAT_EXTRACT_REAL
+}
+
+template <typename BOOL_T,
+          typename std::enable_if<std::is_same<BOOL_T, bool>::value, bool>::type = true>
+bool extract_scalar_tensor(executorch::aten::Tensor tensor, BOOL_T* out) {
+  if (tensor.numel() != 1 || tensor.scalar_type() != executorch::aten::ScalarType::Bool) {
+    return false;
+  }
+  *out = tensor.const_data_ptr<bool>()[0];
+  return true;
+}
+
 }  // namespace runtime
 }  // namespace executorch
 
+// Abort (ET_CHECK) unless the tensors agree in shape / dtype / strides, or the
+// tensor is contiguous; the official checking macros.
+#define ET_CHECK_SAME_SHAPE2(a__, b__)                                   \
+  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_shape(a__, b__), \
+               "Tensors " #a__ " and " #b__ " do not have the same shape")
+#define ET_CHECK_SAME_SHAPE3(a__, b__, c__)                                   \
+  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_shape(a__, b__, c__), \
+               "Tensors " #a__ ", " #b__ " and " #c__ " do not have the same shape")
+#define ET_CHECK_SAME_DTYPE2(a__, b__)                                   \
+  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_dtype(a__, b__), \
+               "Tensors " #a__ " and " #b__ " do not have the same dtype")
+#define ET_CHECK_SAME_DTYPE3(a__, b__, c__)                                   \
+  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_dtype(a__, b__, c__), \
+               "Tensors " #a__ ", " #b__ " and " #c__ " do not have the same dtype")
+#define ET_CHECK_SAME_SHAPE_AND_DTYPE2(a__, b__)                                   \
+  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_shape_and_dtype(a__, b__), \
+               "Tensors " #a__ " and " #b__ " do not have the same shape and dtype")
+#define ET_CHECK_SAME_SHAPE_AND_DTYPE3(a__, b__, c__)                                   \
+  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_shape_and_dtype(a__, b__, c__), \
+               "Tensors " #a__ ", " #b__ " and " #c__ " do not have the same shape and dtype")
+#define ET_CHECK_SAME_STRIDES2(a__, b__)                                   \
+  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_strides(a__, b__), \
+               "Tensors " #a__ " and " #b__ " do not have the same strides")
+#define ET_CHECK_SAME_STRIDES3(a__, b__, c__)                                   \
+  ET_CHECK_MSG(::executorch::runtime::tensors_have_same_strides(a__, b__, c__), \
+               "Tensors " #a__ ", " #b__ " and " #c__ " do not have the same strides")
+#define ET_CHECK_CONTIGUOUS(a__)                                 \
+  ET_CHECK_MSG(::executorch::runtime::tensor_is_contiguous(a__), \
+               "Tensor " #a__ " is not contiguous")
+
 namespace torch {
 namespace executor {
+using ::executorch::runtime::extract_scalar_tensor;
 using ::executorch::runtime::getLeadingDims;
 using ::executorch::runtime::getTrailingDims;
 using ::executorch::runtime::nonempty_size;
@@ -143,7 +306,11 @@ using ::executorch::runtime::resize_tensor;
 using ::executorch::runtime::tensor_has_dim;
 using ::executorch::runtime::tensor_is_contiguous;
 using ::executorch::runtime::tensor_is_default_dim_order;
+using ::executorch::runtime::tensor_is_rank;
 using ::executorch::runtime::tensors_have_same_dtype;
 using ::executorch::runtime::tensors_have_same_shape;
+using ::executorch::runtime::tensors_have_same_shape_and_dtype;
+using ::executorch::runtime::tensors_have_same_size_at_dims;
+using ::executorch::runtime::tensors_have_same_strides;
 }  // namespace executor
 }  // namespace torch
