@@ -20,6 +20,14 @@ in its own process (the official thread pool is process-wide and must be
 sized before any method loads). Prints a Markdown table; the ratios
 compare our portable-only run with the official XNNPACK-delegated one
 (issue 10's goal: <= 1.5x) and with the official portable one.
+
+Issue 22 columns (`print_issue22_tables`): load + init, the first execute against the
+steady median, the peak RSS of the model's share, and "ours best path / faster peer"
+(the lower of our two paths over the lower of the official XNNPACK run and ONNX Runtime;
+the target is <= 0.8) per model and thread count. Each child runs under its own
+interpreter: the official runtime's Method.execute needs the torch it was built against
+(`--official-python`, default /opt/tv213/bin/python), ONNX Runtime lives in /opt/tv
+(`--ort-python`). `--json FILE` keeps every measured figure (rewritten after each model).
 """
 import argparse
 import json
@@ -35,6 +43,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 MODELS_DIR = os.path.join(HERE, "models")
 MODELS = ["mobilenet_v2", "resnet18", "efficientnet_b0", "transformer"]
+# The whole issue-22 benchmark set (bench/export_bench_models.py makes every one).
+ISSUE22_MODELS = MODELS + [
+    "mobilenet_v3_small", "mobilenet_v3_large", "resnet50", "regnet_y_400mf", "densenet121",
+    "vit_small", "decoder_lm", "wav2letter", "mobilenet_v2_int8", "mobilenet_v2_dq",
+    "transformer_int8", "transformer_dq"]
+
+
+def default_python(path):
+    """`path` when that interpreter exists, else the one running this script."""
+    return path if os.path.exists(path) else sys.executable
 
 # Runs inside a child process: python -c CHILD <json args>.
 CHILD = r"""
@@ -64,6 +82,9 @@ else:
     t = torch.from_numpy(x)
     run = lambda: m.execute([t])[0].numpy()
 print("LOAD_MS %.4f" % (1e3 * (time.perf_counter() - t0)))
+t0 = time.perf_counter()
+out = run()
+print("FIRST_MS %.4f" % (1e3 * (time.perf_counter() - t0)))
 for _ in range(a["warmup"]):
     out = run()
 times = []
@@ -109,27 +130,46 @@ def run_ours(runner, pte, inp, threads, runs, env_extra=None):
         if rc != 0 or not m:
             return None, None, text.strip().splitlines()[-1:], None
         extra = dict(load_ms=float(load.group(1)) if load else None, rss_mb=rss, base_rss_mb=0.0)
+        extra.update(runner_extras(stdout))
         return float(m.group(1)), np.load(os.path.join(d, "output_0.npy")), None, extra
 
 
-def run_child(kind, model, inp, threads, runs, warmup):
+def runner_extras(stdout):
+    """executor_runner's first execution and its RSS after load / after the runs (MiB)."""
+    extra = {}
+    m = re.search(r"first execution ([0-9.]+) ms", stdout)
+    if m:
+        extra["first_ms"] = float(m.group(1))
+    m = re.search(r"memory after load: peak RSS ([0-9.]+) MiB", stdout)
+    if m:
+        extra["init_peak_mb"] = float(m.group(1))
+    m = re.search(r"memory after execution: peak RSS [0-9.]+ MiB, RSS ([0-9.]+) MiB", stdout)
+    if m:
+        extra["steady_rss_mb"] = float(m.group(1))
+    return extra
+
+
+def run_child(kind, model, inp, threads, runs, warmup, python=None):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "out.npy")
         args = json.dumps(dict(kind=kind, model=model, input=inp, threads=threads, runs=runs,
                                warmup=warmup, output=out))
-        rc, text, stdout, rss = run_measured([sys.executable, "-c", CHILD, args])
+        rc, text, stdout, rss = run_measured([python or sys.executable, "-c", CHILD, args])
         m = re.search(r"MEDIAN_MS ([0-9.]+)", stdout)
         if rc != 0 or not m:
             return None, None, text.strip().splitlines()[-1:], None
         load = float(re.search(r"LOAD_MS ([0-9.]+)", stdout).group(1))
         base = int(re.search(r"BASE_RSS_KB ([0-9]+)", stdout).group(1)) / 1024.0
-        return float(m.group(1)), np.load(out), None, dict(load_ms=load, rss_mb=rss,
-                                                           base_rss_mb=base)
+        first = re.search(r"FIRST_MS ([0-9.]+)", stdout)
+        return float(m.group(1)), np.load(out), None, dict(
+            load_ms=load, rss_mb=rss, base_rss_mb=base,
+            first_ms=float(first.group(1)) if first else None)
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("models", nargs="*", default=MODELS)
+    ap.add_argument("models", nargs="*", default=MODELS,
+                    help="models in bench/models/; 'all' = the issue-22 set")
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--slow-runs", type=int, default=3, help="runs of the official portable path")
@@ -137,7 +177,14 @@ def main():
                                                      "executor_runner"))
     ap.add_argument("--rounds", type=int, default=1, help="interleaved rounds; best median kept")
     ap.add_argument("--skip-official-portable", action="store_true")
+    ap.add_argument("--official-python", default=default_python("/opt/tv213/bin/python"),
+                    help="interpreter for the official runtime's child (its torch must match)")
+    ap.add_argument("--ort-python", default=default_python("/opt/tv/bin/python"),
+                    help="interpreter with onnxruntime for the ONNX Runtime child")
+    ap.add_argument("--json", help="write every measured figure here (after each model)")
     args = ap.parse_args()
+    if args.models == ["all"]:
+        args.models = ISSUE22_MODELS
 
     rows = []
     extras = {}
@@ -154,12 +201,14 @@ def main():
             runs = [
                 ("ours", lambda: run_ours(args.runner, pte, inp, t, args.runs)),
                 ("ours_xnnpack", lambda: run_ours(args.runner, xpte, inp, t, args.runs)),
-                ("official_xnnpack", lambda: run_child("et", xpte, inp, t, args.runs, 5)),
-                ("ort", lambda: run_child("ort", onnx, inp, t, args.runs, 5)),
+                ("official_xnnpack", lambda: run_child("et", xpte, inp, t, args.runs, 5,
+                                                       args.official_python)),
+                ("ort", lambda: run_child("ort", onnx, inp, t, args.runs, 5, args.ort_python)),
             ]
             if not args.skip_official_portable:
                 runs.append(("official_portable",
-                             lambda: run_child("et", pte, inp, t, args.slow_runs, 1)))
+                             lambda: run_child("et", pte, inp, t, args.slow_runs, 1,
+                                               args.official_python)))
             for _ in range(args.rounds):
                 for name, fn in runs:
                     ms, out, err, extra = fn()
@@ -171,6 +220,8 @@ def main():
                     print("%s t=%d %s: %s %s" % (model, t, name, cells[name], extra),
                           file=sys.stderr)
             rows.append((model, t, cells))
+        if args.json:
+            save_json(args.json, rows, extras)
 
     def fmt(c):
         ms, err = c
@@ -214,6 +265,97 @@ def main():
                 rss += " (base %.0f)" % e["base_rss_mb"]
             parts.append("%s / %s" % (load, rss))
         print("| %s | %d | " % (model, t) + " | ".join(parts) + " |")
+
+    print_issue22_tables(rows, extras)
+
+
+def save_json(path, rows, extras):
+    """Every figure so far: per model and thread count, each runtime's median ms, error and
+    extras (load, first execute, RSS)."""
+    data = []
+    for model, t, cells in rows:
+        entry = dict(model=model, threads=t, runtimes={})
+        for name, (ms, err) in cells.items():
+            e = dict(extras.get((model, t, name)) or {})
+            if err is None:
+                e["failed"] = ms
+            else:
+                e.update(median_ms=ms, err=err)
+            entry["runtimes"][name] = e
+        data.append(entry)
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1)
+
+
+def model_share_mb(e):
+    """Peak RSS of the model's share: the Python-hosted runtimes' peak less the interpreter's
+    peak before the model; ours is the whole runner process (an upper bound)."""
+    return e["rss_mb"] - (e.get("base_rss_mb") or 0.0)
+
+
+def print_issue22_tables(rows, extras):
+    """The issue-22 view: ours best path against the faster peer, load + init, first execute
+    against the steady median, peak RSS of the model's share, and 2-thread scaling."""
+    ours_cols = ["ours", "ours_xnnpack"]
+    peer_cols = ["official_xnnpack", "ort"]
+
+    def ok(cells, c):
+        return c in cells and cells[c][1] is not None
+
+    def best(cells, names):
+        have = [(cells[c][0], c) for c in names if ok(cells, c)]
+        return min(have) if have else (None, None)
+
+    print()
+    print("Issue 22: ours best path / faster peer (target <= 0.8), load + init, first execute / "
+          "steady median, peak RSS of the model's share (MB; ours: whole process):")
+    print()
+    cols = ours_cols + peer_cols
+    print("| model | threads | ours best (path) ms | faster peer ms | ours / peer | " +
+          " | ".join(c + " load ms / first ms (x steady) / RSS MB" for c in cols) +
+          " | ours load / official load | ours init peak / steady RSS |")
+    print("|" + "---|" * (len(cols) + 7))
+    by_key = {}
+    for model, t, cells in rows:
+        by_key[(model, t)] = cells
+        ours_ms, ours_c = best(cells, ours_cols)
+        peer_ms, peer_c = best(cells, peer_cols)
+        ratio = "%.2f" % (ours_ms / peer_ms) if ours_ms and peer_ms else "-"
+        parts = []
+        for c in cols:
+            e = extras.get((model, t, c))
+            if e is None or not ok(cells, c):
+                parts.append("failed" if c in cells else "-")
+                continue
+            load = "%.1f" % e["load_ms"] if e.get("load_ms") is not None else "?"
+            first = e.get("first_ms")
+            first_s = "%.2f (%.2fx)" % (first, first / cells[c][0]) if first else "?"
+            parts.append("%s / %s / %.0f" % (load, first_s, model_share_mb(e)))
+        load_ratio = "-"
+        official = extras.get((model, t, "official_xnnpack"))
+        mine = extras.get((model, t, ours_c)) if ours_c else None
+        if official and mine and ok(cells, "official_xnnpack") and mine.get("load_ms"):
+            load_ratio = "%.2f (%s)" % (mine["load_ms"] / official["load_ms"], ours_c)
+        rss_ratio = "-"
+        if mine and mine.get("init_peak_mb") and mine.get("steady_rss_mb"):
+            rss_ratio = "%.2f" % (mine["init_peak_mb"] / mine["steady_rss_mb"])
+        print("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
+            model, t, "%.2f (%s)" % (ours_ms, ours_c) if ours_ms else "failed",
+            "%.2f (%s)" % (peer_ms, peer_c) if peer_ms else "failed", ratio, " | ".join(parts),
+            load_ratio, rss_ratio))
+
+    scaling = [(m, c) for (m, t), c in by_key.items() if t == 1 and (m, 2) in by_key]
+    if scaling:
+        print()
+        print("2-thread scaling (1-thread median / 2-thread median; target >= 1.8):")
+        print()
+        print("| model | " + " | ".join(cols) + " |")
+        print("|" + "---|" * (len(cols) + 1))
+        for model, c1 in scaling:
+            c2 = by_key[(model, 2)]
+            print("| %s | " % model + " | ".join(
+                "%.2f" % (c1[c][0] / c2[c][0]) if ok(c1, c) and ok(c2, c) else "-"
+                for c in cols) + " |")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,11 @@
 #include <string>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
+
 #if defined(ETR_HAVE_VULKAN)
 #include "backends/vulkan/vulkan_backend.h"
 #endif
@@ -208,6 +213,37 @@ int load_method(const Program& program, const MethodMeta& meta, const ExternalDa
   return kExitOk;
 }
 
+// Linux: the process's peak resident set so far and its resident set now, in MiB (from
+// getrusage and /proc/self/statm); false elsewhere. The runner prints them after the load
+// and after the executions so a benchmark can tell the init peak from the steady state.
+bool resident_mib(double* peak, double* now) {
+#if defined(__linux__)
+  struct rusage usage;
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return false;
+  *peak = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return false;
+  unsigned long long pages_total = 0, pages_resident = 0;
+  const bool ok = std::fscanf(f, "%llu %llu", &pages_total, &pages_resident) == 2;
+  std::fclose(f);
+  if (!ok) return false;
+  *now = static_cast<double>(pages_resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) /
+         (1024.0 * 1024.0);
+  return true;
+#else
+  (void)peak;
+  (void)now;
+  return false;
+#endif
+}
+
+void print_resident(const char* when) {
+  double peak = 0.0, now = 0.0;
+  if (resident_mib(&peak, &now)) {
+    std::printf("memory %s: peak RSS %.1f MiB, RSS %.1f MiB\n", when, peak, now);
+  }
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
@@ -238,6 +274,7 @@ int execute(Method& method, const InputSet& inputs, int64_t runs, TraceRecorder*
     std::printf("executed %lld times: min %.3f ms, median %.3f ms, max %.3f ms\n",
                 static_cast<long long>(runs), *std::min_element(ms.begin(), ms.end()), median(ms),
                 *std::max_element(ms.begin(), ms.end()));
+    std::printf("first execution %.3f ms\n", ms[0]);
   } else {
     std::printf("executed once: %.3f ms\n", ms[0]);
   }
@@ -299,6 +336,7 @@ int run(const Options& options) {
   const double load_ms = static_cast<double>(platform_now_ns() - load_start) / 1e6;
   std::printf("loaded method '%s' of '%s' (%zu inputs, %zu outputs) in %.3f ms\n", name.c_str(),
               path.c_str(), method->inputs_size(), method->outputs_size(), load_ms);
+  print_resident("after load");
 
   InputSet inputs;
   rc = prepare_inputs(*method, options.inputs, &inputs);
@@ -306,6 +344,7 @@ int run(const Options& options) {
   if (!options.profile.empty()) trace = std::make_unique<TraceRecorder>();
   if (rc == kExitOk) rc = execute(*method, inputs, options.num_executions, trace.get());
   if (rc != kExitOk) return rc;
+  print_resident("after execution");
   if (trace != nullptr) {
     const size_t slash = options.profile.rfind('/');
     const bool dir_ok = slash == std::string::npos || slash == 0 ||
