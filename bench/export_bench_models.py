@@ -236,6 +236,31 @@ def quantize_onnx(fp32_path, out_path, mode, shape):
     os.remove(pre)
 
 
+# The quantize / dequantize operators' .out variants come from executorch's AOT library,
+# which loads only into the torch it was built for (/opt/tv213's 2.13, not /opt/tv's
+# 2.11): the portable quantized file is lowered there from the saved ExportedProgram.
+PORTABLE_Q = r"""
+import sys, torch
+import executorch.kernels.quantized  # noqa: F401 - registers the .out variants
+from executorch.exir import to_edge_transform_and_lower
+ep = torch.export.load(sys.argv[1])
+buf = to_edge_transform_and_lower(ep).to_executorch().buffer
+open(sys.argv[2], "wb").write(buf)
+print("wrote", sys.argv[2], len(buf), "bytes")
+"""
+PORTABLE_Q_PYTHON = "/opt/tv213/bin/python"
+
+
+def portable_quantized(ep, path):
+    import subprocess
+    saved = path + ".pt2"
+    torch.export.save(ep, saved)
+    try:
+        subprocess.run([PORTABLE_Q_PYTHON, "-c", PORTABLE_Q, saved, path], check=True)
+    finally:
+        os.remove(saved)
+
+
 def main(names):
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
     from executorch.exir import to_edge_transform_and_lower
@@ -259,8 +284,11 @@ def main(names):
         np.save(os.path.join(OUT, name + "_out.npy"), expected.numpy())
         ep = torch.export.export(model, args)
         for suffix, partitioners in (("", []), ("_xnnpack", [XnnpackPartitioner()])):
-            prog = to_edge_transform_and_lower(ep, partitioner=partitioners).to_executorch()
             path = os.path.join(OUT, name + suffix + ".pte")
+            if mode is not None and not partitioners:
+                portable_quantized(ep, path)
+                continue
+            prog = to_edge_transform_and_lower(ep, partitioner=partitioners).to_executorch()
             with open(path, "wb") as f:
                 f.write(prog.buffer)
             print("wrote", path, len(prog.buffer), "bytes")
