@@ -21,10 +21,14 @@ after the first, and sums the instructions by layer kind:
   report its nodes' times), so a delegated file shows only its total.
 
 Limits come from `gemm_bench --benchmark_filter='FmaPeak|Bandwidth'` (per-thread CPU time,
-so other processes on a shared machine do not lower them); the peak for T threads is
-the T-thread figure. Op times are wall time; the median per instruction leaves out most
-of the preemptions a loaded host causes (each op is short), so the sum of the ops can be
-well below the execute median there, which includes them.
+so other processes on a shared machine do not lower them).
+
+Clock (`--clock`): `cpu` (default) uses the process CPU time the trace records for each
+call (`cpu_us`, all threads): on a shared machine the other processes do not add to it,
+and the rates are per core-second, against one core's limits (at 2 threads, time a
+worker spends waiting counts as lost efficiency). `wall` uses the wall time, against the
+T-thread limits; on a loaded host it includes the other processes' share. Either way
+each instruction's figure is its median over the runs after the first.
 """
 import argparse
 import collections
@@ -175,7 +179,7 @@ def machine_limits(gemm_bench):
     return lim
 
 
-def profile(runner, pte, inp, threads, runs):
+def profile(runner, pte, inp, threads, runs, clock):
     """Per instruction (index, name, category, tensors): its median time in ms over the runs
     after the first, and the median execute time."""
     with tempfile.TemporaryDirectory() as d:
@@ -200,22 +204,25 @@ def profile(runner, pte, inp, threads, runs):
             r += 1
         if r < len(bounds):
             per_run[r].append(e)
+    def ms(e):
+        return (e["args"]["cpu_us"] if clock == "cpu" else e["dur"]) / 1e3
+
     times = collections.OrderedDict()
     info = {}
     for run in per_run[1:]:
         for pos, e in enumerate(run):
             key = (pos, e["args"].get("instruction"))
-            times.setdefault(key, []).append(e["dur"] / 1e3)
+            times.setdefault(key, []).append(ms(e))
             info[key] = (e["name"], e["cat"], e["args"].get("tensors", ""))
     calls = []
     for key, ts in times.items():
         name, cat, tensors = info[key]
         calls.append(dict(name=name, category=cat, tensors=tensors, ms=median(ts)))
-    exec_ms = median([e["dur"] / 1e3 for e in executes[1:]]) if len(executes) > 1 else None
+    exec_ms = median([ms(e) for e in executes[1:]]) if len(executes) > 1 else None
     return calls, exec_ms
 
 
-def summarize(calls, exec_ms, threads, lim):
+def summarize(calls, exec_ms, threads, lim, clock):
     kinds = collections.OrderedDict((k, dict(calls=0, ms=0.0, flops=0, bytes=0)) for k in KINDS)
     for c in calls:
         kind, flops, moved = classify(c["name"], parse_tensors(c["tensors"]), c["category"])
@@ -225,9 +232,11 @@ def summarize(calls, exec_ms, threads, lim):
         k["ms"] += c["ms"]
         k["flops"] += flops
         k["bytes"] += moved
-    peak = lim["fma"].get(threads) or lim["fma"][1] * threads
-    dram = lim["dram"].get(threads) or lim["dram"][1]
-    cache = lim["cache"].get(threads) or lim["cache"][1]
+    # CPU time: rates per core-second against one core's limits; wall: the T-thread limits.
+    per = 1 if clock == "cpu" else threads
+    peak = lim["fma"].get(per) or lim["fma"][1] * per
+    dram = lim["dram"].get(per) or lim["dram"][1]
+    cache = lim["cache"].get(per) or lim["cache"][1]
     total = sum(k["ms"] for k in kinds.values())
     for name, k in kinds.items():
         k["share"] = k["ms"] / total if total else 0.0
@@ -249,10 +258,10 @@ def num(x, fmt="%.1f"):
     return fmt % x if x is not None else "-"
 
 
-def print_model(model, threads, s, calls, top):
+def print_model(model, threads, s, calls, top, clock):
     print()
-    print("### %s, %d thread%s: execute %s ms (ops sum %.2f ms)" % (
-        model, threads, "" if threads == 1 else "s", num(s["execute_ms"], "%.2f"),
+    print("### %s, %d thread%s: execute %s ms %s time (ops sum %.2f ms)" % (
+        model, threads, "" if threads == 1 else "s", num(s["execute_ms"], "%.2f"), clock,
         s["total_ms"]))
     print()
     print("Limits: FMA peak %.0f GFLOP/s, stream %.1f GB/s (DRAM) / %.1f GB/s (1 MiB arrays)."
@@ -290,7 +299,8 @@ def print_summary(rows):
     """One line per model and thread count: each kind's share and efficiency."""
     print()
     print("## Summary: share of op time / efficiency (compute kinds: % of FMA peak; memory "
-          "kinds: % of DRAM stream bandwidth)")
+          "kinds: % of the 1 MiB-array stream bandwidth, as their activations stay in the caches; "
+          "depthwise: % of FMA peak)")
     print()
     shown = [k for k in KINDS if any(s["kinds"][k]["calls"] for _, _, _, s in rows)]
     print("| model | file | threads | execute ms | " + " | ".join(shown) + " |")
@@ -302,7 +312,7 @@ def print_summary(rows):
             if not d["calls"]:
                 cells.append("-")
                 continue
-            eff = d["pct_peak"] if k in COMPUTE_KINDS else d["pct_dram"]
+            eff = d["pct_peak"] if k in COMPUTE_KINDS else d["pct_cache"]
             cells.append("%s / %s" % (pct(d["share"]), pct(eff)) if eff is not None
                          else pct(d["share"]))
         print("| %s | %s | %d | %s | " % (model, path, threads, num(s["execute_ms"], "%.2f")) +
@@ -317,6 +327,8 @@ def main():
     ap.add_argument("--runs", type=int, default=10, help="profiled runs after the first")
     ap.add_argument("--xnnpack", action="store_true",
                     help="also profile <m>_xnnpack.pte (one delegate block per call)")
+    ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
+                    help="process CPU time (default; per core-second) or wall time")
     ap.add_argument("--top", type=int, default=5, help="slowest calls listed per model")
     ap.add_argument("--runner", default=os.path.join(ROOT, "build", "examples", "executor_runner",
                                                      "executor_runner"))
@@ -353,14 +365,15 @@ def main():
                 continue
             for t in args.threads:
                 try:
-                    calls, exec_ms = profile(args.runner, pte, inp, t, args.runs)
+                    calls, exec_ms = profile(args.runner, pte, inp, t, args.runs, args.clock)
                 except RuntimeError as e:
                     print("\n%s, %d threads: failed: %s" % (f, t, e))
                     continue
-                s = summarize(calls, exec_ms, t, lim)
-                print_model(f, t, s, calls, args.top)
+                s = summarize(calls, exec_ms, t, lim, args.clock)
+                print_model(f, t, s, calls, args.top, args.clock)
                 rows.append((model, f, t, s))
-                dump.append(dict(model=model, file=f, threads=t, execute_ms=exec_ms,
+                dump.append(dict(model=model, file=f, threads=t, clock=args.clock,
+                                 execute_ms=exec_ms,
                                  total_ms=s["total_ms"], kinds=s["kinds"]))
                 sys.stdout.flush()
                 if args.json:

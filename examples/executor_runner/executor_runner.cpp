@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <optional>
 #include <set>
@@ -252,6 +253,9 @@ double median(std::vector<double> v) {
 
 int execute(Method& method, const InputSet& inputs, int64_t runs, TraceRecorder* trace) {
   std::vector<double> ms;
+  // The process's CPU time per execution (all threads; std::clock): a benchmark on a shared
+  // machine can compare it where the wall time moves with the other processes' load.
+  std::vector<double> cpu_ms;
   method.set_observer(trace);
   for (int64_t r = 0; r < runs; ++r) {
     // Inputs are set again each time: a method may reuse their planned memory.
@@ -259,9 +263,11 @@ int execute(Method& method, const InputSet& inputs, int64_t runs, TraceRecorder*
     if (rc != kExitOk) return rc;
     reset_first_error();
     if (trace != nullptr) trace->begin_execute();
+    const std::clock_t cpu_start = std::clock();
     const uint64_t start = platform_now_ns();
     const Error err = method.execute();
     const uint64_t end = platform_now_ns();
+    const std::clock_t cpu_end = std::clock();
     if (trace != nullptr) trace->end_execute();
     if (err != Error::Ok) {
       return fail(
@@ -269,12 +275,14 @@ int execute(Method& method, const InputSet& inputs, int64_t runs, TraceRecorder*
           "execution " + std::to_string(r + 1) + " of method '" + method.name() + "' failed", err);
     }
     ms.push_back(static_cast<double>(end - start) / 1e6);
+    cpu_ms.push_back(static_cast<double>(cpu_end - cpu_start) * 1e3 / CLOCKS_PER_SEC);
   }
   if (runs > 1) {
     std::printf("executed %lld times: min %.3f ms, median %.3f ms, max %.3f ms\n",
                 static_cast<long long>(runs), *std::min_element(ms.begin(), ms.end()), median(ms),
                 *std::max_element(ms.begin(), ms.end()));
     std::printf("first execution %.3f ms\n", ms[0]);
+    std::printf("cpu time per execution: median %.3f ms (all threads)\n", median(cpu_ms));
   } else {
     std::printf("executed once: %.3f ms\n", ms[0]);
   }
