@@ -192,12 +192,19 @@ def main():
     ap.add_argument("--ort-python", default=default_python("/opt/tv/bin/python"),
                     help="interpreter with onnxruntime for the ONNX Runtime child")
     ap.add_argument("--json", help="write every measured figure here (after each model)")
+    ap.add_argument("--from-json", nargs="+", metavar="FILE",
+                    help="measure nothing: print the tables of earlier --json files, in order")
     args = ap.parse_args()
     if args.models == ["all"]:
         args.models = ISSUE22_MODELS
 
     rows = []
     extras = {}
+    if args.from_json:
+        rows, extras = load_json(args.from_json)
+        args.models = []
+        args.skip_official_portable = not any(
+            "official_portable" in cells for _, _, cells in rows)
     for model in args.models:
         pte = os.path.join(MODELS_DIR, model + ".pte")
         xpte = os.path.join(MODELS_DIR, model + "_xnnpack.pte")
@@ -223,7 +230,8 @@ def main():
                 for name, fn in runs:
                     ms, out, err, extra = fn()
                     if ms is None:
-                        cells[name] = ("failed: %s" % (err[0] if err else "?"), None)
+                        if name not in cells or cells[name][1] is None:
+                            cells[name] = ("failed: %s" % (err[0] if err else "?"), None)
                     elif name not in cells or (cells[name][1] is not None and ms < cells[name][0]):
                         best_cpu = (extras.get((model, t, name)) or {}).get("best_cpu_ms")
                         cells[name] = (ms, rel_err(np.asarray(out).reshape(expected.shape), expected))
@@ -307,6 +315,24 @@ def save_json(path, rows, extras):
         data.append(entry)
     with open(path, "w") as f:
         json.dump(data, f, indent=1)
+
+
+def load_json(paths):
+    """(rows, extras) as main() builds them, from save_json files."""
+    rows, extras = [], {}
+    for path in paths:
+        for entry in json.load(open(path)):
+            model, t = entry["model"], entry["threads"]
+            cells = {}
+            for name, e in entry["runtimes"].items():
+                if "failed" in e:
+                    cells[name] = (e["failed"], None)
+                    continue
+                cells[name] = (e["median_ms"], e["err"])
+                extras[(model, t, name)] = {k: v for k, v in e.items()
+                                            if k not in ("median_ms", "err")}
+            rows.append((model, t, cells))
+    return rows, extras
 
 
 def model_share_mb(e):

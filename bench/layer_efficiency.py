@@ -300,7 +300,7 @@ def print_summary(rows):
     print()
     print("## Summary: share of op time / efficiency (compute kinds: % of FMA peak; memory "
           "kinds: % of the 1 MiB-array stream bandwidth, as their activations stay in the caches; "
-          "depthwise: % of FMA peak)")
+          "GEMV: % of the DRAM bandwidth; depthwise: % of FMA peak)")
     print()
     shown = [k for k in KINDS if any(s["kinds"][k]["calls"] for _, _, _, s in rows)]
     print("| model | file | threads | execute ms | " + " | ".join(shown) + " |")
@@ -312,7 +312,9 @@ def print_summary(rows):
             if not d["calls"]:
                 cells.append("-")
                 continue
-            eff = d["pct_peak"] if k in COMPUTE_KINDS else d["pct_cache"]
+            # A single-row product streams its weights from DRAM / L3: the DRAM figure.
+            eff = (d["pct_peak"] if k in COMPUTE_KINDS else
+                   d["pct_dram"] if k == "linear M=1 (GEMV)" else d["pct_cache"])
             cells.append("%s / %s" % (pct(d["share"]), pct(eff)) if eff is not None
                          else pct(d["share"]))
         print("| %s | %s | %d | %s | " % (model, path, threads, num(s["execute_ms"], "%.2f")) +
