@@ -68,6 +68,7 @@ else:
     from executorch.runtime import Runtime
 # Peak RSS with the interpreter and the runtime's libraries loaded, before the model.
 print("BASE_RSS_KB %d" % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+c0 = time.process_time()
 t0 = time.perf_counter()
 if a["kind"] == "ort":
     so = ort.SessionOptions()
@@ -82,9 +83,12 @@ else:
     t = torch.from_numpy(x)
     run = lambda: m.execute([t])[0].numpy()
 print("LOAD_MS %.4f" % (1e3 * (time.perf_counter() - t0)))
+print("LOAD_CPU_MS %.4f" % (1e3 * (time.process_time() - c0)))
+c0 = time.process_time()
 t0 = time.perf_counter()
 out = run()
 print("FIRST_MS %.4f" % (1e3 * (time.perf_counter() - t0)))
+print("FIRST_CPU_MS %.4f" % (1e3 * (time.process_time() - c0)))
 for _ in range(a["warmup"]):
     out = run()
 times = []
@@ -142,9 +146,14 @@ def run_ours(runner, pte, inp, threads, runs, env_extra=None):
 def runner_extras(stdout):
     """executor_runner's first execution and its RSS after load / after the runs (MiB)."""
     extra = {}
-    m = re.search(r"first execution ([0-9.]+) ms", stdout)
+    m = re.search(r"first execution ([0-9.]+) ms(?: \(cpu time ([0-9.]+) ms\))?", stdout)
     if m:
         extra["first_ms"] = float(m.group(1))
+        if m.group(2):
+            extra["first_cpu_ms"] = float(m.group(2))
+    m = re.search(r"load cpu time ([0-9.]+) ms", stdout)
+    if m:
+        extra["load_cpu_ms"] = float(m.group(1))
     m = re.search(r"cpu time per execution: median ([0-9.]+) ms", stdout)
     if m:
         extra["cpu_ms"] = float(m.group(1))
@@ -169,11 +178,14 @@ def run_child(kind, model, inp, threads, runs, warmup, python=None):
         load = float(re.search(r"LOAD_MS ([0-9.]+)", stdout).group(1))
         base = int(re.search(r"BASE_RSS_KB ([0-9]+)", stdout).group(1)) / 1024.0
         first = re.search(r"FIRST_MS ([0-9.]+)", stdout)
-        cpu = re.search(r"CPU_MS ([0-9.]+)", stdout)
-        return float(m.group(1)), np.load(out), None, dict(
-            load_ms=load, rss_mb=rss, base_rss_mb=base,
-            first_ms=float(first.group(1)) if first else None,
-            cpu_ms=float(cpu.group(1)) if cpu else None)
+        extra = dict(load_ms=load, rss_mb=rss, base_rss_mb=base,
+                     first_ms=float(first.group(1)) if first else None)
+        for key, tag in (("cpu_ms", "CPU_MS"), ("load_cpu_ms", "LOAD_CPU_MS"),
+                         ("first_cpu_ms", "FIRST_CPU_MS")):
+            found = re.search(r"(?m)^%s ([0-9.]+)" % tag, stdout)
+            if found:
+                extra[key] = float(found.group(1))
+        return float(m.group(1)), np.load(out), None, extra
 
 
 def main():
@@ -233,12 +245,12 @@ def main():
                         if name not in cells or cells[name][1] is None:
                             cells[name] = ("failed: %s" % (err[0] if err else "?"), None)
                     elif name not in cells or (cells[name][1] is not None and ms < cells[name][0]):
-                        best_cpu = (extras.get((model, t, name)) or {}).get("best_cpu_ms")
+                        before = extras.get((model, t, name))
                         cells[name] = (ms, rel_err(np.asarray(out).reshape(expected.shape), expected))
                         extras[(model, t, name)] = extra
-                        keep_best_cpu(extra, best_cpu)
+                        keep_best_cpu(extra, before)
                     else:
-                        keep_best_cpu(extras[(model, t, name)], extra.get("cpu_ms"))
+                        keep_best_cpu(extras[(model, t, name)], extra)
                     print("%s t=%d %s: %s %s" % (model, t, name, cells[name], extra),
                           file=sys.stderr)
             rows.append((model, t, cells))
@@ -291,12 +303,16 @@ def main():
     print_issue22_tables(rows, extras)
 
 
-def keep_best_cpu(extra, other_cpu_ms):
-    """extra["best_cpu_ms"]: the lowest CPU-time median of the rounds (kept apart from the
-    round whose wall median was best)."""
-    have = [c for c in (extra.get("cpu_ms"), extra.get("best_cpu_ms"), other_cpu_ms) if c]
-    if have:
-        extra["best_cpu_ms"] = min(have)
+def keep_best_cpu(extra, other):
+    """extra["best_cpu_ms"] / ["best_load_cpu_ms"]: the lowest CPU-time execute median and
+    load of the rounds (kept apart from the round whose wall median was best); `other` is
+    another round's extra (or None)."""
+    other = other or {}
+    for best, key in (("best_cpu_ms", "cpu_ms"), ("best_load_cpu_ms", "load_cpu_ms")):
+        have = [c for c in (extra.get(key), extra.get(best), other.get(key), other.get(best))
+                if c]
+        if have:
+            extra[best] = min(have)
 
 
 def save_json(path, rows, extras):
@@ -398,19 +414,36 @@ def print_issue22_tables(rows, extras):
     print("not; at 1 thread they stand for the latency an idle machine would give:")
     print()
     print("| model | threads | " + " | ".join(c + " CPU ms" for c in cols) +
-          " | ours best / faster peer (CPU) |")
-    print("|" + "---|" * (len(cols) + 3))
+          " | ours best / faster peer (CPU) | " +
+          " | ".join(c + " load CPU ms / first CPU x steady" for c in cols) +
+          " | ours best path load / official load (CPU) |")
+    print("|" + "---|" * (2 * len(cols) + 4))
     for model, t, cells in rows:
         cpu = {}
         for c in cols:
             e = extras.get((model, t, c))
             if e and ok(cells, c) and e.get("best_cpu_ms"):
                 cpu[c] = e["best_cpu_ms"]
-        ours = [cpu[c] for c in ours_cols if c in cpu]
+        ours = [(cpu[c], c) for c in ours_cols if c in cpu]
         peers = [cpu[c] for c in peer_cols if c in cpu]
-        ratio = "%.2f" % (min(ours) / min(peers)) if ours and peers else "-"
+        ratio = "%.2f" % (min(ours)[0] / min(peers)) if ours and peers else "-"
+        loads = []
+        for c in cols:
+            e = extras.get((model, t, c)) or {}
+            load = e.get("best_load_cpu_ms")
+            first = e.get("first_cpu_ms")
+            loads.append("%s / %s" % ("%.1f" % load if load else "?",
+                                      "%.2fx" % (first / cpu[c]) if first and c in cpu
+                                      else "?"))
+        load_ratio = "-"
+        official = (extras.get((model, t, "official_xnnpack")) or {}).get("best_load_cpu_ms")
+        if ours and official:
+            mine = (extras.get((model, t, min(ours)[1])) or {}).get("best_load_cpu_ms")
+            if mine:
+                load_ratio = "%.2f (%s)" % (mine / official, min(ours)[1])
         print("| %s | %d | " % (model, t) + " | ".join(
-            "%.2f" % cpu[c] if c in cpu else "-" for c in cols) + " | %s |" % ratio)
+            "%.2f" % cpu[c] if c in cpu else "-" for c in cols) + " | %s | " % ratio +
+            " | ".join(loads) + " | %s |" % load_ratio)
 
     scaling = [(m, c) for (m, t), c in by_key.items() if t == 1 and (m, 2) in by_key]
     if scaling:

@@ -319,6 +319,25 @@ def print_summary(rows):
                          else pct(d["share"]))
         print("| %s | %s | %d | %s | " % (model, path, threads, num(s["execute_ms"], "%.2f")) +
               " | ".join(cells) + " |")
+    # Over the whole set, per thread count: each kind's total time and overall rate.
+    print()
+    print("All models together: ms per run summed over the models, GFLOP/s or GB/s overall:")
+    print()
+    print("| threads | " + " | ".join(shown) + " |")
+    print("|" + "---|" * (len(shown) + 1))
+    for threads in sorted({t for _, _, t, _ in rows}):
+        cells = []
+        for k in shown:
+            ms = sum(s["kinds"][k]["ms"] for _, _, t, s in rows if t == threads)
+            flops = sum(s["kinds"][k]["flops"] for _, _, t, s in rows if t == threads)
+            moved = sum(s["kinds"][k]["bytes"] for _, _, t, s in rows if t == threads)
+            if not ms:
+                cells.append("-")
+            elif k in COMPUTE_KINDS:
+                cells.append("%.1f ms, %.0f GFLOP/s" % (ms, flops / ms / 1e6))
+            else:
+                cells.append("%.1f ms, %.1f GB/s" % (ms, moved / ms / 1e6))
+        print("| %d | " % threads + " | ".join(cells) + " |")
 
 
 def main():
@@ -338,7 +357,17 @@ def main():
     ap.add_argument("--limits", help="JSON file of the limits (measured once and written "
                                      "there when missing)")
     ap.add_argument("--json", help="write every figure here")
+    ap.add_argument("--from-json", nargs="+", metavar="FILE",
+                    help="profile nothing: print the summary of earlier --json files")
     args = ap.parse_args()
+    if args.from_json:
+        rows = []
+        for path in args.from_json:
+            for r in json.load(open(path))["rows"]:
+                rows.append((r["model"], r["file"], r["threads"],
+                             dict(kinds=r["kinds"], execute_ms=r["execute_ms"])))
+        print_summary(rows)
+        return
     models = ISSUE22_MODELS if args.models == ["all"] else args.models
 
     if args.limits and os.path.exists(args.limits):

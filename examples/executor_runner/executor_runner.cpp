@@ -281,7 +281,7 @@ int execute(Method& method, const InputSet& inputs, int64_t runs, TraceRecorder*
     std::printf("executed %lld times: min %.3f ms, median %.3f ms, max %.3f ms\n",
                 static_cast<long long>(runs), *std::min_element(ms.begin(), ms.end()), median(ms),
                 *std::max_element(ms.begin(), ms.end()));
-    std::printf("first execution %.3f ms\n", ms[0]);
+    std::printf("first execution %.3f ms (cpu time %.3f ms)\n", ms[0], cpu_ms[0]);
     std::printf("cpu time per execution: median %.3f ms (all threads)\n", median(cpu_ms));
   } else {
     std::printf("executed once: %.3f ms\n", ms[0]);
@@ -315,6 +315,7 @@ int open_program(const Options& options, OpenedProgram* out) {
 }
 
 int run(const Options& options) {
+  const std::clock_t load_cpu_start = std::clock();
   const uint64_t load_start = platform_now_ns();
   OpenedProgram opened;
   int rc = open_program(options, &opened);
@@ -344,6 +345,8 @@ int run(const Options& options) {
   const double load_ms = static_cast<double>(platform_now_ns() - load_start) / 1e6;
   std::printf("loaded method '%s' of '%s' (%zu inputs, %zu outputs) in %.3f ms\n", name.c_str(),
               path.c_str(), method->inputs_size(), method->outputs_size(), load_ms);
+  std::printf("load cpu time %.3f ms (all threads)\n",
+              static_cast<double>(std::clock() - load_cpu_start) * 1e3 / CLOCKS_PER_SEC);
   print_resident("after load");
 
   InputSet inputs;
