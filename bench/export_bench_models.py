@@ -225,7 +225,8 @@ def quantize_onnx(fp32_path, out_path, mode, shape):
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
     pre = out_path + ".pre.onnx"
-    quant_pre_process(fp32_path, pre)
+    # Symbolic shape inference fails on the transformer's Reshape; ONNX shape inference does.
+    quant_pre_process(fp32_path, pre, skip_symbolic_shape=True)
     if mode == "dynamic":
         quantize_dynamic(pre, out_path, weight_type=QuantType.QInt8, per_channel=True)
     else:
