@@ -17,7 +17,8 @@ import argparse
 import json
 
 COMPUTE = ["conv 1x1", "conv 3x3", "conv grouped", "conv other", "linear/matmul"]
-MEMORY = ["conv depthwise", "elementwise", "pooling", "norm", "softmax", "linear M=1 (GEMV)"]
+MEMORY = ["conv depthwise", "elementwise", "pooling", "norm", "softmax", "linear M=1 (GEMV)",
+          "copy/layout", "quantize/dequantize"]
 OURS = ["ours", "ours_xnnpack"]
 PEERS = ["official_xnnpack", "ort"]
 
