@@ -126,7 +126,10 @@ def classify(name, tensors, category):
                 return "conv 3x3", flops, conv_bytes
             return "conv other", flops, conv_bytes
     if base in LINEAR and len(tensors) >= 2:
-        k = tensors[0][0][-1] if tensors[0][0] else 1
+        # K is the last dim of the first matrix operand: addmm's (bias, mat1, mat2) order
+        # puts a 1-D bias first, the fused linear its input.
+        mats = [t for t in tensors[:-1] if len(t[0]) >= 2]
+        k = mats[0][0][-1] if mats else 1
         out = tensors[-1][0]
         flops = 2 * numel(out) * k
         if out and numel(out) == out[-1]:
