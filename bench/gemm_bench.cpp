@@ -4,14 +4,36 @@
 // Shapes: transformer linear layers (M tokens, weights B packed), MobileNetV2
 // 1x1 convolutions C[co, hw] = W[co, ci] @ X[ci, hw] and ResNet-18 im2col
 // convolutions (weights A packed), single-row products, and unpacked operands.
+//
+// The machine's limits, for bench/layer_efficiency.py:
+//   ./build/gemm_bench --benchmark_filter='FmaPeak|Bandwidth'
+// BM_FmaPeak: the core's FMA peak (GFLOP/s; 2 flops per lane per FMA) from 12
+// independent chains of vector FMAs on registers (no memory traffic), with the widest
+// instruction set this CPU has (AVX-512, AVX2+FMA; NEON on AArch64; plain C++ otherwise),
+// on 1 and 2 threads. BM_Bandwidth: copy (b = a; 2 bytes moved per byte) and triad
+// (a = b + s * c; 3) over arrays far larger than the caches (DRAM) and over 1 MiB ones
+// (cache-resident, what small activations see), in GB/s.
 #include <benchmark/benchmark.h>
 
+#include <time.h>
+
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <random>
+#include <thread>
 #include <vector>
 
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+#define ETR_BENCH_X86 1
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#define ETR_BENCH_NEON 1
+#endif
+
 #include "extension/threadpool/pthread_pool.h"
+#include "kernels/cpu_math/cpu_features.h"
 #include "kernels/cpu_math/gemm.h"
 
 namespace {
@@ -116,6 +138,173 @@ void Shapes2(benchmark::internal::Benchmark* bm) { Shapes(bm, 2); }
 // One thread: CPU time (steady on a shared machine); two threads: wall time.
 BENCHMARK(BM_Gemm)->Apply(Shapes1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Gemm)->Apply(Shapes2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// FMA peak. Each routine runs `iters` rounds of 12 independent FMA chains and returns
+// the flops done (2 per lane per FMA). The 12 chains hide the FMA latency (4 cycles,
+// 2 pipes on current x86 cores); the accumulators are stored so nothing is elided.
+constexpr int kChains = 12;
+
+#if defined(ETR_BENCH_X86)
+__attribute__((target("avx2,fma"))) double fma_avx2(int64_t iters, float* sink) {
+  __m256 acc[kChains];
+  for (int i = 0; i < kChains; ++i) acc[i] = _mm256_set1_ps(0.001f * static_cast<float>(i));
+  const __m256 a = _mm256_set1_ps(0.999f), b = _mm256_set1_ps(0.0001f);
+  for (int64_t it = 0; it < iters; ++it) {
+    for (int i = 0; i < kChains; ++i) acc[i] = _mm256_fmadd_ps(acc[i], a, b);
+  }
+  for (int i = 1; i < kChains; ++i) acc[0] = _mm256_add_ps(acc[0], acc[i]);
+  _mm256_storeu_ps(sink, acc[0]);
+  return 2.0 * 8.0 * kChains * static_cast<double>(iters);
+}
+
+__attribute__((target("avx512f"))) double fma_avx512(int64_t iters, float* sink) {
+  __m512 acc[kChains];
+  for (int i = 0; i < kChains; ++i) acc[i] = _mm512_set1_ps(0.001f * static_cast<float>(i));
+  const __m512 a = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(0.0001f);
+  for (int64_t it = 0; it < iters; ++it) {
+    for (int i = 0; i < kChains; ++i) acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+  }
+  for (int i = 1; i < kChains; ++i) acc[0] = _mm512_add_ps(acc[0], acc[i]);
+  _mm512_storeu_ps(sink, acc[0]);
+  return 2.0 * 16.0 * kChains * static_cast<double>(iters);
+}
+#elif defined(ETR_BENCH_NEON)
+double fma_neon(int64_t iters, float* sink) {
+  float32x4_t acc[kChains];
+  for (int i = 0; i < kChains; ++i) acc[i] = vdupq_n_f32(0.001f * static_cast<float>(i));
+  const float32x4_t a = vdupq_n_f32(0.999f), b = vdupq_n_f32(0.0001f);
+  for (int64_t it = 0; it < iters; ++it) {
+    for (int i = 0; i < kChains; ++i) acc[i] = vfmaq_f32(b, acc[i], a);
+  }
+  for (int i = 1; i < kChains; ++i) acc[0] = vaddq_f32(acc[0], acc[i]);
+  vst1q_f32(sink, acc[0]);
+  return 2.0 * 4.0 * kChains * static_cast<double>(iters);
+}
+#endif
+
+double fma_scalar(int64_t iters, float* sink) {
+  float acc[kChains];
+  for (int i = 0; i < kChains; ++i) acc[i] = 0.001f * static_cast<float>(i);
+  for (int64_t it = 0; it < iters; ++it) {
+    for (int i = 0; i < kChains; ++i) acc[i] = acc[i] * 0.999f + 0.0001f;
+  }
+  for (int i = 1; i < kChains; ++i) acc[0] += acc[i];
+  sink[0] = acc[0];
+  return 2.0 * kChains * static_cast<double>(iters);
+}
+
+// The widest FMA routine this CPU runs, and its name.
+using FmaFn = double (*)(int64_t, float*);
+FmaFn widest_fma(const char** name) {
+  const etr::opt::CpuFeatures& f = etr::opt::cpu_features();
+  (void)f;
+#if defined(ETR_BENCH_X86)
+  if (f.avx512f) {
+    *name = "avx512";
+    return fma_avx512;
+  }
+  if (f.avx2_fma) {
+    *name = "avx2_fma";
+    return fma_avx2;
+  }
+#elif defined(ETR_BENCH_NEON)
+  *name = "neon";
+  return fma_neon;
+#endif
+  *name = "scalar";
+  return fma_scalar;
+}
+
+// CPU seconds the calling thread has run (a shared machine's other processes do not
+// count, so the limits come out as the core's own).
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Runs body(t) on `threads` threads (t = 0 on the caller) and returns the largest of
+// their CPU times: the iteration time the two limits below report (manual time).
+template <typename Body>
+double run_on_threads(int threads, const Body& body) {
+  std::vector<double> cpu(static_cast<size_t>(threads), 0.0);
+  const auto timed = [&](int t) {
+    const double start = thread_cpu_seconds();
+    body(t);
+    cpu[static_cast<size_t>(t)] = thread_cpu_seconds() - start;
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(timed, t);
+  timed(0);
+  for (std::thread& th : pool) th.join();
+  double longest = 0.0;
+  for (double c : cpu) longest = c > longest ? c : longest;
+  return longest;
+}
+
+// Args: threads. Each thread runs the same loop; the time is the slowest thread's CPU time.
+void BM_FmaPeak(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const char* isa = nullptr;
+  const FmaFn fn = widest_fma(&isa);
+  constexpr int64_t kIters = int64_t{1} << 18;
+  std::vector<float> sink(static_cast<size_t>(threads) * 16);
+  double flops = 0.0;
+  for (auto _ : state) {
+    state.SetIterationTime(run_on_threads(
+        threads, [&](int t) { fn(kIters, sink.data() + 16 * static_cast<size_t>(t)); }));
+    flops += 2.0 * kChains * static_cast<double>(kIters) * threads;  // per vector lane
+    benchmark::DoNotOptimize(sink.data());
+  }
+  // Lanes per vector of the routine that ran, for the flop count above.
+  const double lanes = std::strcmp(isa, "avx512") == 0     ? 16.0
+                       : std::strcmp(isa, "avx2_fma") == 0 ? 8.0
+                       : std::strcmp(isa, "neon") == 0     ? 4.0
+                                                           : 1.0;
+  state.SetLabel(isa);
+  state.counters["GFLOPS"] = benchmark::Counter(flops * lanes * 1e-9, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_FmaPeak)->ArgName("threads")->Arg(1)->Arg(2)->UseManualTime();
+
+// Args: bytes per array, kind (0 copy, 1 triad), threads (each takes a contiguous share).
+void BM_Bandwidth(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(state.range(0)) / sizeof(float);
+  const bool triad = state.range(1) == 1;
+  const int threads = static_cast<int>(state.range(2));
+  std::vector<float> a(n, 1.0f), b(n, 2.0f), c(n, 3.0f);
+  const auto part = [&](int t) {
+    const size_t lo = n * static_cast<size_t>(t) / threads;
+    const size_t hi = n * static_cast<size_t>(t + 1) / threads;
+    if (triad) {
+      float* pa = a.data();
+      const float* pb = b.data();
+      const float* pc = c.data();
+      for (size_t i = lo; i < hi; ++i) pa[i] = pb[i] + 0.5f * pc[i];
+    } else {
+      std::memcpy(b.data() + lo, a.data() + lo, (hi - lo) * sizeof(float));
+    }
+  };
+  for (auto _ : state) {
+    state.SetIterationTime(run_on_threads(threads, part));
+    benchmark::ClobberMemory();
+  }
+  const double bytes = static_cast<double>(n * sizeof(float)) * (triad ? 3.0 : 2.0);
+  state.SetLabel(triad ? "triad" : "copy");
+  state.counters["GBps"] =
+      benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_Bandwidth)
+    ->ArgNames({"bytes", "triad", "threads"})
+    ->Args({256 << 20, 0, 1})
+    ->Args({256 << 20, 1, 1})
+    ->Args({256 << 20, 0, 2})
+    ->Args({256 << 20, 1, 2})
+    ->Args({1 << 20, 0, 1})
+    ->Args({1 << 20, 1, 1})
+    ->Args({1 << 20, 0, 2})
+    ->Args({1 << 20, 1, 2})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -11,11 +11,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
 
 #if defined(ETR_HAVE_VULKAN)
 #include "backends/vulkan/vulkan_backend.h"
@@ -216,6 +222,37 @@ int load_method(const Program& program, const MethodMeta& meta, const ExternalDa
   return kExitOk;
 }
 
+// Linux: the process's peak resident set so far and its resident set now, in MiB (from
+// getrusage and /proc/self/statm); false elsewhere. The runner prints them after the load
+// and after the executions so a benchmark can tell the init peak from the steady state.
+bool resident_mib(double* peak, double* now) {
+#if defined(__linux__)
+  struct rusage usage;
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return false;
+  *peak = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return false;
+  unsigned long long pages_total = 0, pages_resident = 0;
+  const bool ok = std::fscanf(f, "%llu %llu", &pages_total, &pages_resident) == 2;
+  std::fclose(f);
+  if (!ok) return false;
+  *now = static_cast<double>(pages_resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) /
+         (1024.0 * 1024.0);
+  return true;
+#else
+  (void)peak;
+  (void)now;
+  return false;
+#endif
+}
+
+void print_resident(const char* when) {
+  double peak = 0.0, now = 0.0;
+  if (resident_mib(&peak, &now)) {
+    std::printf("memory %s: peak RSS %.1f MiB, RSS %.1f MiB\n", when, peak, now);
+  }
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
@@ -310,6 +347,9 @@ int finish_etdump(ETDumpRecording* rec, const Options& options) {
 int execute(Method& method, const InputSet& inputs, int64_t runs, TraceRecorder* trace,
             ExecuteObserver* etdump) {
   std::vector<double> ms;
+  // The process's CPU time per execution (all threads; std::clock): a benchmark on a shared
+  // machine can compare it where the wall time moves with the other processes' load.
+  std::vector<double> cpu_ms;
   std::optional<ObserverPair> pair;
   if (trace != nullptr && etdump != nullptr) pair.emplace(trace, etdump);
   method.set_observer(pair    ? static_cast<ExecuteObserver*>(&*pair)
@@ -321,9 +361,11 @@ int execute(Method& method, const InputSet& inputs, int64_t runs, TraceRecorder*
     if (rc != kExitOk) return rc;
     reset_first_error();
     if (trace != nullptr) trace->begin_execute();
+    const std::clock_t cpu_start = std::clock();
     const uint64_t start = platform_now_ns();
     const Error err = method.execute();
     const uint64_t end = platform_now_ns();
+    const std::clock_t cpu_end = std::clock();
     if (trace != nullptr) trace->end_execute();
     if (err != Error::Ok) {
       return fail(
@@ -331,6 +373,7 @@ int execute(Method& method, const InputSet& inputs, int64_t runs, TraceRecorder*
           "execution " + std::to_string(r + 1) + " of method '" + method.name() + "' failed", err);
     }
     ms.push_back(static_cast<double>(end - start) / 1e6);
+    cpu_ms.push_back(static_cast<double>(cpu_end - cpu_start) * 1e3 / CLOCKS_PER_SEC);
   }
   if (runs > 1) {
     // The first execute apart: it may pay one-off costs (a delegate's first
@@ -341,6 +384,8 @@ int execute(Method& method, const InputSet& inputs, int64_t runs, TraceRecorder*
         "median %.3f ms\n",
         static_cast<long long>(runs), *std::min_element(ms.begin(), ms.end()), median(ms),
         *std::max_element(ms.begin(), ms.end()), ms[0], median(later));
+    std::printf("first execution %.3f ms (cpu time %.3f ms)\n", ms[0], cpu_ms[0]);
+    std::printf("cpu time per execution: median %.3f ms (all threads)\n", median(cpu_ms));
   } else {
     std::printf("executed once: %.3f ms\n", ms[0]);
   }
@@ -373,6 +418,7 @@ int open_program(const Options& options, OpenedProgram* out) {
 }
 
 int run(const Options& options) {
+  const std::clock_t load_cpu_start = std::clock();
   const uint64_t load_start = platform_now_ns();
   OpenedProgram opened;
   int rc = open_program(options, &opened);
@@ -408,6 +454,9 @@ int run(const Options& options) {
   const double load_ms = static_cast<double>(platform_now_ns() - load_start) / 1e6;
   std::printf("loaded method '%s' of '%s' (%zu inputs, %zu outputs) in %.3f ms\n", name.c_str(),
               path.c_str(), method->inputs_size(), method->outputs_size(), load_ms);
+  std::printf("load cpu time %.3f ms (all threads)\n",
+              static_cast<double>(std::clock() - load_cpu_start) * 1e3 / CLOCKS_PER_SEC);
+  print_resident("after load");
 
   InputSet inputs;
   rc = prepare_inputs(*method, options.inputs, &inputs);
@@ -418,6 +467,7 @@ int run(const Options& options) {
                  etdump != nullptr ? &etdump->observer : nullptr);
   }
   if (rc != kExitOk) return rc;
+  print_resident("after execution");
   if (etdump != nullptr) {
     rc = finish_etdump(etdump.get(), options);
     if (rc != kExitOk) return rc;

@@ -32,6 +32,9 @@ class TraceRecorder final : public ExecuteObserver {
     const char* category;
     int64_t start_ns;
     int64_t duration_ns;
+    // CPU time of the whole process (every thread) during the call: unlike the wall
+    // time, other processes on a shared machine do not add to it.
+    int64_t cpu_ns;
     size_t instruction;
     std::string shapes;
     Error status;
@@ -39,7 +42,9 @@ class TraceRecorder final : public ExecuteObserver {
   int64_t now_ns() const;
   std::chrono::steady_clock::time_point origin_;
   int64_t begin_ns_ = 0;
+  int64_t begin_cpu_ns_ = 0;
   int64_t execute_begin_ns_ = 0;
+  int64_t execute_begin_cpu_ns_ = 0;
   std::vector<Event> events_;
 };
 
