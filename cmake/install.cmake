@@ -11,28 +11,8 @@ set(ETR_VERSION 0.1.0)
 set(ETR_OFFICIAL_API_VERSION 1.5.1)
 set(ETR_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/executorch)
 
-# Every etr_* static library and *_schema interface target outside test/ and
-# examples/, so a library added later is installed without an edit here.
-function(etr_collect_targets dir out)
-  set(found)
-  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
-  foreach(t IN LISTS targets)
-    get_target_property(type ${t} TYPE)
-    if((type STREQUAL "STATIC_LIBRARY" AND t MATCHES "^etr_")
-       OR (type STREQUAL "INTERFACE_LIBRARY" AND t MATCHES "^etr_.*_schema$|^etr_schema$"))
-      list(APPEND found ${t})
-    endif()
-  endforeach()
-  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
-  foreach(sub IN LISTS subdirs)
-    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${sub})
-    if(NOT rel MATCHES "^(test|examples|bench)(/|$)")
-      etr_collect_targets(${sub} sub_found)
-      list(APPEND found ${sub_found})
-    endif()
-  endforeach()
-  set(${out} ${found} PARENT_SCOPE)
-endfunction()
+# Every etr_* static library and *_schema interface target (etr_collect_targets,
+# helpers.cmake), so a library added later is installed without an edit here.
 etr_collect_targets(${PROJECT_SOURCE_DIR} ETR_INSTALL_TARGETS)
 
 # System libraries linked by absolute path become executorch::sys_<name>

@@ -30,53 +30,11 @@
 #include "runtime/platform/error_capture.h"
 #include "test/support/fixtures.h"
 #include "test/support/in_process.h"
+#include "test/vulkan/vulkan_test_util.h"
 
 namespace etr {
 namespace testing {
 namespace {
-
-constexpr const char* kLavapipeIcd = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
-
-// Selects the driver manifest: newer loaders read VK_DRIVER_FILES first, older
-// ones VK_ICD_FILENAMES, so both are set (a machine that sets either for its
-// GPU still runs the lavapipe suite, and a bogus path hides every driver).
-void select_icd(const char* manifest) {
-  setenv("VK_DRIVER_FILES", manifest, 1);
-  setenv("VK_ICD_FILENAMES", manifest, 1);
-}
-
-// Runs before any Vulkan call: lavapipe and validation unless told otherwise.
-const bool kEnvironment = [] {
-  if (std::getenv("ETR_VULKAN_TEST_NATIVE") == nullptr) select_icd(kLavapipeIcd);
-  setenv("ETR_VULKAN_VALIDATION", "1", 0);
-  return true;
-}();
-
-class VulkanTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    (void)kEnvironment;
-    if (std::getenv("ETR_VULKAN_TEST_NATIVE") == nullptr) {
-      ASSERT_TRUE(std::ifstream(kLavapipeIcd).good())
-          << kLavapipeIcd << " is missing: install mesa-vulkan-drivers (scripts/install_deps.sh)";
-    }
-    validation_before_ = vulkan_validation_messages();
-  }
-  void TearDown() override {
-    EXPECT_EQ(vulkan_validation_messages(), validation_before_)
-        << "the Vulkan validation layer reported problems (see the log above)";
-  }
-  size_t validation_before_ = 0;
-};
-
-const BackendRegistry& vulkan_registry() {
-  static const BackendRegistry registry = [] {
-    BackendRegistry r;
-    EXPECT_EQ(register_vulkan_backend(&r), Error::Ok);
-    return r;
-  }();
-  return registry;
-}
 
 std::vector<FixtureCase> vulkan_cases() { return load_manifest(models_dir() + "vulkan/"); }
 
@@ -212,23 +170,8 @@ std::vector<uint8_t> make_payload(const PayloadSpec& s) {
   const std::vector<uint32_t> outputs = {4};
   b.Finish(fb::CreateVkGraphDirect(b, "0", &chain, &values, &inputs, &outputs, &constants),
            fb::VkGraphIdentifier());
-  // Header (30 bytes, padded to 32), flatbuffer (padded to 16), constant bytes.
-  const size_t fb_size = b.GetSize();
-  const size_t fb_padded = (fb_size + 15) / 16 * 16;
   const float c[6] = {0.5f, -1.0f, 2.0f, 0.25f, 0.0f, -3.0f};
-  std::vector<uint8_t> out(32 + fb_padded + sizeof(c), 0);
-  auto put = [&](size_t at, uint64_t v, size_t n) {
-    for (size_t i = 0; i < n; ++i) out[at + i] = static_cast<uint8_t>(v >> (8 * i));
-  };
-  std::memcpy(out.data() + 4, "VH00", 4);
-  put(8, 30, 2);
-  put(10, 32, 4);
-  put(14, fb_size, 4);
-  put(18, 32 + fb_padded, 4);
-  put(22, sizeof(c), 8);
-  std::memcpy(out.data() + 32, b.GetBufferPointer(), fb_size);
-  std::memcpy(out.data() + 32 + fb_padded, c, sizeof(c));
-  return out;
+  return vh00_payload(b.GetBufferPointer(), b.GetSize(), c, sizeof(c));
 }
 
 // A payload whose one operator copies input [2, 3] to the output
@@ -250,18 +193,7 @@ std::vector<uint8_t> make_clone_payload(fb::VkDataType dt) {
   const std::vector<uint32_t> outputs = {2};
   b.Finish(fb::CreateVkGraphDirect(b, "0", &chain, &values, &inputs, &outputs),
            fb::VkGraphIdentifier());
-  const size_t fb_size = b.GetSize();
-  std::vector<uint8_t> out(32 + fb_size, 0);
-  auto put = [&](size_t at, uint64_t v, size_t n) {
-    for (size_t i = 0; i < n; ++i) out[at + i] = static_cast<uint8_t>(v >> (8 * i));
-  };
-  std::memcpy(out.data() + 4, "VH00", 4);
-  put(8, 30, 2);
-  put(10, 32, 4);
-  put(14, fb_size, 4);
-  put(18, 32 + fb_size, 4);
-  std::memcpy(out.data() + 32, b.GetBufferPointer(), fb_size);
-  return out;
+  return vh00_payload(b.GetBufferPointer(), b.GetSize());
 }
 
 // A payload with one operator `name` whose arguments are float tensors of
@@ -282,18 +214,7 @@ std::vector<uint8_t> make_op_payload(const char* name,
       fb::CreateOperatorCallDirect(b, 0, name, &args)};
   b.Finish(fb::CreateVkGraphDirect(b, "0", &chain, &values, &inputs, &outputs),
            fb::VkGraphIdentifier());
-  const size_t fb_size = b.GetSize();
-  std::vector<uint8_t> out(32 + fb_size, 0);
-  auto put = [&](size_t at, uint64_t v, size_t n) {
-    for (size_t i = 0; i < n; ++i) out[at + i] = static_cast<uint8_t>(v >> (8 * i));
-  };
-  std::memcpy(out.data() + 4, "VH00", 4);
-  put(8, 30, 2);
-  put(10, 32, 4);
-  put(14, fb_size, 4);
-  put(18, 32 + fb_size, 4);
-  std::memcpy(out.data() + 32, b.GetBufferPointer(), fb_size);
-  return out;
+  return vh00_payload(b.GetBufferPointer(), b.GetSize());
 }
 
 // Named data with no keys at all.
@@ -640,18 +561,7 @@ std::vector<uint8_t> make_dynamic_payload(int64_t group = 0, const char* op = "a
   const std::vector<uint32_t> inputs = {0};
   b.Finish(fb::CreateVkGraphDirect(b, "0", &chain, &values, &inputs, &outputs),
            fb::VkGraphIdentifier());
-  const size_t fb_size = b.GetSize();
-  std::vector<uint8_t> out(32 + fb_size, 0);
-  auto put = [&](size_t at, uint64_t v, size_t n) {
-    for (size_t i = 0; i < n; ++i) out[at + i] = static_cast<uint8_t>(v >> (8 * i));
-  };
-  std::memcpy(out.data() + 4, "VH00", 4);
-  put(8, 30, 2);
-  put(10, 32, 4);
-  put(14, fb_size, 4);
-  put(18, 32 + fb_size, 4);
-  std::memcpy(out.data() + 32, b.GetBufferPointer(), fb_size);
-  return out;
+  return vh00_payload(b.GetBufferPointer(), b.GetSize());
 }
 
 TEST_F(VulkanTest, DynamicPayloadResizesItsOutputAndRefusesShapesOutsideTheBounds) {

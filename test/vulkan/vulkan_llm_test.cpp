@@ -44,48 +44,13 @@
 #include "runtime/platform/error_capture.h"
 #include "test/support/fixtures.h"
 #include "test/support/in_process.h"
+#include "test/vulkan/vulkan_test_util.h"
 
 namespace etr {
 namespace testing {
 namespace {
 
-constexpr const char* kLavapipeIcd = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
-
-// Lavapipe and validation unless told otherwise (as vulkan_backend_test.cpp).
-const bool kEnvironment = [] {
-  if (std::getenv("ETR_VULKAN_TEST_NATIVE") == nullptr) {
-    setenv("VK_DRIVER_FILES", kLavapipeIcd, 1);
-    setenv("VK_ICD_FILENAMES", kLavapipeIcd, 1);
-  }
-  setenv("ETR_VULKAN_VALIDATION", "1", 0);
-  return true;
-}();
-
-class VulkanLlmTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    (void)kEnvironment;
-    if (std::getenv("ETR_VULKAN_TEST_NATIVE") == nullptr) {
-      ASSERT_TRUE(std::ifstream(kLavapipeIcd).good())
-          << kLavapipeIcd << " is missing: install mesa-vulkan-drivers (scripts/install_deps.sh)";
-    }
-    validation_before_ = vulkan_validation_messages();
-  }
-  void TearDown() override {
-    EXPECT_EQ(vulkan_validation_messages(), validation_before_)
-        << "the Vulkan validation layer reported problems (see the log above)";
-  }
-  size_t validation_before_ = 0;
-};
-
-const BackendRegistry& vulkan_registry() {
-  static const BackendRegistry registry = [] {
-    BackendRegistry r;
-    EXPECT_EQ(register_vulkan_backend(&r), Error::Ok);
-    return r;
-  }();
-  return registry;
-}
+class VulkanLlmTest : public VulkanTest {};
 
 const std::string kVulkanDir = models_dir() + "vulkan/";
 const std::string kLlmDir = models_dir() + "llm/";
@@ -244,7 +209,7 @@ TEST_F(VulkanLlmTest, LlmRunnerPrintsTheOfficialRunnersText) {
   char dir[] = "/tmp/etr_vulkan_llmXXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
   const std::string out_path = std::string(dir) + "/out", err_path = std::string(dir) + "/err";
-  // The child inherits the driver and validation settings (kEnvironment).
+  // The child inherits the driver and validation settings (kVulkanTestEnvironment).
   const std::string cmd = std::string(ETR_VULKAN_LLM_RUNNER) + " --model_path=" + kVulkanDir +
                           "tiny_llama_vulkan.pte --tokenizer_path=" + kLlmDir +
                           "tokenizer.json --prompt='Once upon a time' --num_bos=1"
@@ -402,18 +367,7 @@ std::vector<uint8_t> build_payload(const std::vector<Val>& values, const std::ve
   }
   b.Finish(fb::CreateVkGraphDirect(b, "0", &chain, &vals, &inputs, &outputs),
            fb::VkGraphIdentifier());
-  const size_t fb_size = b.GetSize();
-  std::vector<uint8_t> out(32 + fb_size, 0);
-  auto put = [&](size_t at, uint64_t v, size_t n) {
-    for (size_t i = 0; i < n; ++i) out[at + i] = static_cast<uint8_t>(v >> (8 * i));
-  };
-  std::memcpy(out.data() + 4, "VH00", 4);
-  put(8, 30, 2);
-  put(10, 32, 4);
-  put(14, fb_size, 4);
-  put(18, 32 + fb_size, 4);
-  std::memcpy(out.data() + 32, b.GetBufferPointer(), fb_size);
-  return out;
+  return vh00_payload(b.GetBufferPointer(), b.GetSize());
 }
 
 // Named data with no keys at all.
