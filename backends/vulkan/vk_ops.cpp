@@ -836,25 +836,35 @@ Error unused_output(const Ctx& c, uint32_t id, const char* what) {
   return Error::Ok;
 }
 
+// A normalization's output argument `arg`: the list [out, mean, rstd] with
+// mean and rstd unused (they are not computed) and out a float32 tensor of
+// the input's shape; its value id goes to *out_id.
+Error norm_output(const Ctx& c, size_t arg, const TensorInfo& in, uint32_t* out_id) {
+  const Value& list = c.g.values[c.op.args[arg]];
+  if (list.kind != Kind::ValueList || list.values.size() != 3) {
+    OP_FAIL(c, Error::InvalidProgram, "output %u is not a list of [out, mean, rstd]",
+            c.op.args[arg]);
+  }
+  ETR_RETURN_IF_ERROR(unused_output(c, list.values[1], "mean"));
+  ETR_RETURN_IF_ERROR(unused_output(c, list.values[2], "rstd"));
+  const Value& ov = c.g.values[list.values[0]];
+  if (ov.kind != Kind::Tensor || ov.tensor.device != Dtype::Float32 || ov.tensor.constant_id >= 0 ||
+      !same_dims(ov.tensor, in)) {
+    OP_FAIL(c, Error::InvalidProgram,
+            "output value %u is not a float32 tensor of the input's shape", list.values[0]);
+  }
+  *out_id = list.values[0];
+  return Error::Ok;
+}
+
 // aten.native_layer_norm.default(input, normalized_shape, weight, bias, eps,
 // out: [out, mean, rstd]); mean and rstd are not computed.
 Error plan_layer_norm(const Ctx& c) {
   ETR_RETURN_IF_ERROR(expect_args(c, 6));
   const TensorInfo* in;
   ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "input", true, &in));
-  const Value& list = c.g.values[c.op.args[5]];
-  if (list.kind != Kind::ValueList || list.values.size() != 3) {
-    OP_FAIL(c, Error::InvalidProgram, "output %u is not a list of [out, mean, rstd]", c.op.args[5]);
-  }
-  ETR_RETURN_IF_ERROR(unused_output(c, list.values[1], "mean"));
-  ETR_RETURN_IF_ERROR(unused_output(c, list.values[2], "rstd"));
-  const uint32_t out_id = list.values[0];
-  const Value& ov = c.g.values[out_id];
-  if (ov.kind != Kind::Tensor || ov.tensor.device != Dtype::Float32 || ov.tensor.constant_id >= 0 ||
-      !same_dims(ov.tensor, *in)) {
-    OP_FAIL(c, Error::InvalidProgram,
-            "output value %u is not a float32 tensor of the input's shape", out_id);
-  }
+  uint32_t out_id = 0;
+  ETR_RETURN_IF_ERROR(norm_output(c, 5, *in, &out_id));
   const Value& ns = c.g.values[c.op.args[1]];
   if (ns.kind != Kind::IntList || ns.ints.empty() || ns.ints.size() > in->ndim) {
     OP_FAIL(c, Error::InvalidProgram, "argument 1 (normalized_shape) is not a list of 1..%u dims",
@@ -1223,19 +1233,8 @@ Error plan_group_norm(const Ctx& c) {
   ETR_RETURN_IF_ERROR(expect_args(c, 9));
   const TensorInfo* in;
   ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "input", true, &in));
-  const Value& list = c.g.values[c.op.args[8]];
-  if (list.kind != Kind::ValueList || list.values.size() != 3) {
-    OP_FAIL(c, Error::InvalidProgram, "output %u is not a list of [out, mean, rstd]", c.op.args[8]);
-  }
-  ETR_RETURN_IF_ERROR(unused_output(c, list.values[1], "mean"));
-  ETR_RETURN_IF_ERROR(unused_output(c, list.values[2], "rstd"));
-  const uint32_t out_id = list.values[0];
-  const Value& ov = c.g.values[out_id];
-  if (ov.kind != Kind::Tensor || ov.tensor.device != Dtype::Float32 || ov.tensor.constant_id >= 0 ||
-      !same_dims(ov.tensor, *in)) {
-    OP_FAIL(c, Error::InvalidProgram,
-            "output value %u is not a float32 tensor of the input's shape", out_id);
-  }
+  uint32_t out_id = 0;
+  ETR_RETURN_IF_ERROR(norm_output(c, 8, *in, &out_id));
   if (in->ndim < 2) OP_FAIL(c, Error::InvalidProgram, "input has %u dims (2 or more)", in->ndim);
   const uint32_t N = in->dims[0], C = in->dims[1];
   const uint64_t hw = C == 0 || N == 0 ? 0 : in->numel / (uint64_t{N} * C);
