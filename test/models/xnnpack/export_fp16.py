@@ -28,6 +28,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from export_xnnpack import Cnn  # noqa: E402  (the same small CNN as xnnpack/cnn.pte)
+
 CASES = ["fp16_mlp", "fp16_cnn", "fp16_mobilenet_v2"]
 OFFICIAL_PYTHON = "/opt/tv213/bin/python"
 
@@ -42,23 +45,6 @@ class Mlp(nn.Module):
     def forward(self, x):
         h = F.relu(self.fc1(x))
         return self.fc3(F.relu(self.fc2(h)) + h)
-
-
-class Cnn(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
-        self.bn = nn.BatchNorm2d(8)
-        self.pool = nn.MaxPool2d(2)
-        self.conv2 = nn.Conv2d(8, 16, 3)
-        self.gap = nn.AdaptiveAvgPool2d(1)
-        self.fc = nn.Linear(16, 10)
-
-    def forward(self, x):  # [1,3,16,16]
-        x = self.pool(F.relu(self.bn(self.conv1(x))))  # [1,8,8,8]
-        x = F.relu(self.conv2(x))  # [1,16,6,6]
-        x = torch.flatten(self.gap(x), 1)  # [1,16]
-        return self.fc(x)
 
 
 def calibrate_bn(model, shape, batches=8, batch_size=4):
