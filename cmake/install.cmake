@@ -97,6 +97,12 @@ if(ETR_STRIP_LOGS)
 else()
   list(APPEND ETR_CONFIG_COMPILE_DEFINITIONS ETR_STRIP_LOGS=0)
 endif()
+# The Vulkan delegate links the Vulkan loader's imported target (Vulkan::Vulkan);
+# etr::Module registers the delegate, so every app linking the runtime needs it.
+set(ETR_CONFIG_NEEDS_VULKAN OFF)
+if(TARGET etr_vulkan_backend)
+  set(ETR_CONFIG_NEEDS_VULKAN ON)
+endif()
 set(ETR_CONFIG_NEEDS_CPUINFO OFF)
 if(TARGET etr_threadpool)
   set(ETR_CONFIG_NEEDS_CPUINFO ON)
@@ -113,7 +119,7 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/executorchConfig.cmake
 
 # pkg-config: every library, dependents first (static linking order).
 set(ETR_PC_ORDER etr_llm_runner etr_tokenizers etr_module etr_method_memory etr_bundled_program etr_etdump_writer etr_flat_tensor etr_tensor_ext etr_threadpool
-  etr_xnnpack_backend etr_llm_kernels etr_optimized_kernels etr_cpu_math etr_quantized_kernels etr_portable_kernels etr_prim_ops etr_executor
+  etr_xnnpack_backend etr_vulkan_backend etr_llm_kernels etr_optimized_kernels etr_cpu_math etr_quantized_kernels etr_portable_kernels etr_prim_ops etr_executor
   etr_data_loader etr_kernel_registry etr_backend_registry etr_core etr_platform)
 set(ETR_PC_LIBS)
 foreach(t IN LISTS ETR_INSTALL_TARGETS)  # libraries not in the list above go first
@@ -130,6 +136,9 @@ endforeach()
 foreach(name IN LISTS ETR_SYSTEM_LIBS)
   string(APPEND ETR_PC_LIBS " -l${name}")
 endforeach()
+if(TARGET etr_vulkan_backend)
+  string(APPEND ETR_PC_LIBS " -lvulkan")  # the loader (Vulkan::Vulkan in the CMake package)
+endif()
 if(TARGET etr_threadpool)
   string(APPEND ETR_PC_LIBS " -lcpuinfo")
 endif()
