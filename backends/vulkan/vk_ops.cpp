@@ -836,17 +836,19 @@ Error unused_output(const Ctx& c, uint32_t id, const char* what) {
   return Error::Ok;
 }
 
-// A normalization's output argument `arg`: the list [out, mean, rstd] with
-// mean and rstd unused (they are not computed) and out a float32 tensor of
-// the input's shape; its value id goes to *out_id.
-Error norm_output(const Ctx& c, size_t arg, const TensorInfo& in, uint32_t* out_id) {
+// A normalization's output argument `arg`: the list [out, <stat1>, <stat2>]
+// with the two statistics unused (they are not computed; `names` is how the
+// message lists them, `stat1`/`stat2` how each is named) and out a float32
+// tensor of the input's shape; its value id goes to *out_id.
+Error norm_output(const Ctx& c, size_t arg, const TensorInfo& in, uint32_t* out_id,
+                  const char* names = "[out, mean, rstd]", const char* stat1 = "mean",
+                  const char* stat2 = "rstd") {
   const Value& list = c.g.values[c.op.args[arg]];
   if (list.kind != Kind::ValueList || list.values.size() != 3) {
-    OP_FAIL(c, Error::InvalidProgram, "output %u is not a list of [out, mean, rstd]",
-            c.op.args[arg]);
+    OP_FAIL(c, Error::InvalidProgram, "output %u is not a list of %s", c.op.args[arg], names);
   }
-  ETR_RETURN_IF_ERROR(unused_output(c, list.values[1], "mean"));
-  ETR_RETURN_IF_ERROR(unused_output(c, list.values[2], "rstd"));
+  ETR_RETURN_IF_ERROR(unused_output(c, list.values[1], stat1));
+  ETR_RETURN_IF_ERROR(unused_output(c, list.values[2], stat2));
   const Value& ov = c.g.values[list.values[0]];
   if (ov.kind != Kind::Tensor || ov.tensor.device != Dtype::Float32 || ov.tensor.constant_id >= 0 ||
       !same_dims(ov.tensor, in)) {
@@ -1294,20 +1296,9 @@ Error plan_batch_norm(const Ctx& c) {
   ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "input", true, &in));
   ETR_RETURN_IF_ERROR(tensor_arg(c, 3, "running_mean", true, &mean));
   ETR_RETURN_IF_ERROR(tensor_arg(c, 4, "running_var", true, &var));
-  const Value& list = c.g.values[c.op.args[7]];
-  if (list.kind != Kind::ValueList || list.values.size() != 3) {
-    OP_FAIL(c, Error::InvalidProgram, "output %u is not a list of [out, mean, invstd]",
-            c.op.args[7]);
-  }
-  ETR_RETURN_IF_ERROR(unused_output(c, list.values[1], "saved mean"));
-  ETR_RETURN_IF_ERROR(unused_output(c, list.values[2], "saved invstd"));
-  const uint32_t out_id = list.values[0];
-  const Value& ov = c.g.values[out_id];
-  if (ov.kind != Kind::Tensor || ov.tensor.device != Dtype::Float32 || ov.tensor.constant_id >= 0 ||
-      !same_dims(ov.tensor, *in)) {
-    OP_FAIL(c, Error::InvalidProgram,
-            "output value %u is not a float32 tensor of the input's shape", out_id);
-  }
+  uint32_t out_id = 0;
+  ETR_RETURN_IF_ERROR(
+      norm_output(c, 7, *in, &out_id, "[out, mean, invstd]", "saved mean", "saved invstd"));
   if (in->ndim < 2) OP_FAIL(c, Error::InvalidProgram, "input has %u dims (2 or more)", in->ndim);
   const uint32_t C = in->dims[1];
   if (mean->numel != C || var->numel != C) {
