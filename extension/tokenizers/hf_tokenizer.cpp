@@ -1,5 +1,7 @@
 #include "extension/tokenizers/hf_tokenizer.h"
 
+#include "extension/tokenizers/tokenizer_util.h"
+
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
@@ -15,86 +17,20 @@ namespace etr {
 namespace {
 
 using nlohmann::json;
+using tokenizer_util::append_utf8;
+using tokenizer_util::find_invalid_utf8;
+using tokenizer_util::kRegexMatchLimit;
+using tokenizer_util::kRegexStepsPerByte;
+using tokenizer_util::utf8_char_len;
 
 // Ids above this are refused (a real vocabulary has at most a few hundred thousand).
 constexpr int64_t kMaxTokenId = (int64_t{1} << 24) - 1;
 // Nesting of pre-tokenizer Sequences accepted.
 constexpr int kMaxSequenceDepth = 8;
-// PCRE2 backtracking budget per match: this base plus kRegexStepsPerByte for each
-// byte of the piece, so long whitespace runs (where the Llama 3 pattern's
-// \s*[\r\n]+ backtracks over the whole run) still match, while a hostile
-// pattern fails instead of hanging.
-constexpr uint64_t kRegexMatchLimit = 1000000;
-constexpr uint64_t kRegexStepsPerByte = 64;
 
 // GPT-2's pre-tokenizer regex, used by ByteLevel when use_regex is true.
 const char* const kGpt2Pattern =
     "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
-
-void append_utf8(std::string* out, uint32_t cp) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
-// Length of the valid UTF-8 character at s[i], 0 when it is not one
-// (truncated, overlong, surrogate, beyond U+10FFFF).
-size_t utf8_char_len(const std::string& s, size_t i, uint32_t* cp_out) {
-  const auto b = [&](size_t k) { return static_cast<uint8_t>(s[k]); };
-  const size_t n = s.size();
-  const uint8_t c = b(i);
-  size_t len;
-  uint32_t cp;
-  if (c < 0x80) {
-    *cp_out = c;
-    return 1;
-  } else if (c >= 0xC2 && c <= 0xDF) {
-    len = 2;
-    cp = c & 0x1F;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3;
-    cp = c & 0x0F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (n - i < len) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    if ((b(i + k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b(i + k) & 0x3F);
-  }
-  if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-      (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) {
-    return 0;
-  }
-  *cp_out = cp;
-  return len;
-}
-
-// Byte offset of the first invalid UTF-8 sequence, or npos.
-size_t find_invalid_utf8(const std::string& s) {
-  uint32_t cp;
-  for (size_t i = 0; i < s.size();) {
-    const size_t len = utf8_char_len(s, i, &cp);
-    if (len == 0) return i;
-    i += len;
-  }
-  return std::string::npos;
-}
 
 #include "extension/tokenizers/nfc_tables.inc"
 

@@ -9,20 +9,15 @@
 namespace etr {
 namespace tokenizer_util {
 
-namespace {
-
-// PCRE2 backtracking budget per match: this base plus kRegexStepsPerByte for
-// each byte of the text (the same budget HfTokenizer gives its patterns).
-constexpr uint64_t kRegexMatchLimit = 1000000;
-constexpr uint64_t kRegexStepsPerByte = 64;
-
-// Length of the valid UTF-8 character at s[i], 0 when there is none.
-size_t utf8_char_len(const std::string& s, size_t i) {
+size_t utf8_char_len(const std::string& s, size_t i, uint32_t* cp_out) {
   const auto b = [&](size_t k) { return static_cast<uint8_t>(s[k]); };
   const uint8_t c = b(i);
   size_t len;
   uint32_t cp;
-  if (c < 0x80) return 1;
+  if (c < 0x80) {
+    *cp_out = c;
+    return 1;
+  }
   if (c >= 0xC2 && c <= 0xDF) {
     len = 2;
     cp = c & 0x1F;
@@ -44,10 +39,27 @@ size_t utf8_char_len(const std::string& s, size_t i) {
       (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) {
     return 0;
   }
+  *cp_out = cp;
   return len;
 }
 
-}  // namespace
+void append_utf8(std::string* out, uint32_t cp) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
 
 bool read_file(const std::string& path, size_t max_bytes, std::string* out, std::string* error) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
@@ -76,8 +88,9 @@ bool read_file(const std::string& path, size_t max_bytes, std::string* out, std:
 }
 
 size_t find_invalid_utf8(const std::string& s) {
+  uint32_t cp;
   for (size_t i = 0; i < s.size();) {
-    const size_t len = utf8_char_len(s, i);
+    const size_t len = utf8_char_len(s, i, &cp);
     if (len == 0) return i;
     i += len;
   }
@@ -147,7 +160,8 @@ bool RegexSplitter::split(const std::string& text, std::vector<std::pair<size_t,
     const size_t start = ov[0], end = ov[1];
     if (end <= start) {  // an empty match cuts nothing; step over one character
       if (start >= text.size()) break;
-      pos = start + std::max<size_t>(1, utf8_char_len(text, start));
+      uint32_t cp;
+      pos = start + std::max<size_t>(1, utf8_char_len(text, start, &cp));
       continue;
     }
     pieces->emplace_back(start, end);

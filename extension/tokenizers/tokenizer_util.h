@@ -17,6 +17,19 @@ namespace tokenizer_util {
 // cannot be opened or read, or is larger than `max_bytes`.
 bool read_file(const std::string& path, size_t max_bytes, std::string* out, std::string* error);
 
+// PCRE2 backtracking budget per match: this base plus kRegexStepsPerByte for
+// each byte of the text, so a long whitespace run (\s*[\r\n]+ backtracks over
+// the whole run) still matches while a hostile pattern fails instead of hanging.
+constexpr uint64_t kRegexMatchLimit = 1000000;
+constexpr uint64_t kRegexStepsPerByte = 64;
+
+// Length of the valid UTF-8 character at s[i] (its code point in *cp), 0 when
+// there is none there (truncated, overlong, surrogate, beyond U+10FFFF).
+size_t utf8_char_len(const std::string& s, size_t i, uint32_t* cp);
+
+// Appends code point `cp` (at most U+10FFFF) to `out` in UTF-8.
+void append_utf8(std::string* out, uint32_t cp);
+
 // Byte offset of the first invalid UTF-8 sequence in `s` (truncated,
 // overlong, surrogate, beyond U+10FFFF), or npos.
 size_t find_invalid_utf8(const std::string& s);
