@@ -17,6 +17,14 @@ using dq::kPair;
 using dq::xmax;
 using dq::xmin;
 
+// round-half-to-even of v for |v| <= 2^22 (the default rounding mode rounds
+// the sum to an integer; subtracting is exact): std::nearbyint's result
+// without its library call, which keeps the loops below vectorizable.
+inline float round_even_small(float v) {
+  constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
+  return (v + kMagic) - kMagic;
+}
+
 // Multiply-adds below which dq_linear runs on the calling thread.
 constexpr size_t kSerialMacs = size_t{1} << 22;
 
@@ -161,10 +169,39 @@ void qd8_quantize(const float* x, size_t rows, size_t k, int8_t* q, Qd8Params* p
         if (v != v) v = 0.0f;  // NaN: the zero point
         v = v < qlo ? qlo : v;
         v = v > qhi ? qhi : v;
-        qr[i] = static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(v)) + p.zero_point);
+        qr[i] = static_cast<int8_t>(static_cast<int32_t>(round_even_small(v)) + p.zero_point);
       }
     }
   });
+}
+
+void qd8_quantize_batches(const float* x, size_t batches, size_t batch_elems, size_t k, int8_t* q,
+                          Qd8Params* params, ThreadPool* pool) {
+  if (k == 0 || batch_elems == 0) return;
+  const size_t rows = batch_elems / k;
+  for (size_t b = 0; b < batches; ++b) {
+    const float* xb = x + b * batch_elems;
+    float lo = 0.0f, hi = 0.0f;  // NaN compares false: skipped
+    for (size_t i = 0; i < batch_elems; ++i) {
+      lo = xb[i] < lo ? xb[i] : lo;
+      hi = xb[i] > hi ? xb[i] : hi;
+    }
+    float m = 1.0f;
+    const Qd8Params p = qd8_params(lo, hi, &m);
+    const float qlo = static_cast<float>(-128 - p.zero_point);
+    const float qhi = static_cast<float>(127 - p.zero_point);
+    int8_t* qb = q + b * batch_elems;
+    parallel_for(pool, batch_elems, 16384, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) {
+        float v = xb[i] * m;
+        if (v != v) v = 0.0f;  // NaN: the zero point
+        v = v < qlo ? qlo : v;
+        v = v > qhi ? qhi : v;
+        qb[i] = static_cast<int8_t>(static_cast<int32_t>(round_even_small(v)) + p.zero_point);
+      }
+    });
+    for (size_t r = 0; r < rows; ++r) params[b * rows + r] = p;
+  }
 }
 
 size_t qd8_buffer_bytes(size_t numel, size_t k) {

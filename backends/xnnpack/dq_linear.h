@@ -42,6 +42,14 @@ Qd8Params qd8_params(float min, float max, float* multiplier);
 void qd8_quantize(const float* x, size_t rows, size_t k, int8_t* q, Qd8Params* params,
                   ThreadPool* pool);
 
+// Quantizes `batches` images of `batch_elems` floats each (a qdint8 value
+// with num_nonbatch_dims > 1, which XNNPACK quantizes per batch: the
+// parameters come from the whole image's min and max), element for element
+// as qd8_quantize does a row. The buffer keeps one Qd8Params per row of `k`
+// (k divides batch_elems), each row of an image holding the image's.
+void qd8_quantize_batches(const float* x, size_t batches, size_t batch_elems, size_t k, int8_t* q,
+                          Qd8Params* params, ThreadPool* pool);
+
 // Bytes of a qdint8 value's buffer holding `numel` int8 values in rows of
 // `k`: the values, then one Qd8Params per row (8-byte aligned).
 size_t qd8_buffer_bytes(size_t numel, size_t k);

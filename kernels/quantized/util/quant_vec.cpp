@@ -29,7 +29,8 @@ void quantize(const float* x, Q* q, size_t n, float inv, float zp, float lo, flo
 #if defined(__x86_64__)
   if (use_avx2()) return avx2::quantize<Q>(x, q, n, inv, zp, lo, hi, round_first);
 #endif
-  for (size_t i = 0; i < n; ++i) q[i] = quantize_value<Q, float>(x[i], inv, zp, lo, hi, round_first);
+  for (size_t i = 0; i < n; ++i)
+    q[i] = quantize_value<Q, float>(x[i], inv, zp, lo, hi, round_first);
 }
 
 template <typename Q>

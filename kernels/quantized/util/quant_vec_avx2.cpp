@@ -3,10 +3,10 @@
 // vroundps in the default rounding mode, add, clamp, convert), so every
 // element matches them bit for bit. A ragged end goes through the same vector
 // code on a padded copy.
-#include "kernels/quantized/util/quant_vec.h"
-
 #include <cstring>
 #include <type_traits>
+
+#include "kernels/quantized/util/quant_vec.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -24,8 +24,7 @@ constexpr int kRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 // Eight quantized values as int32: quantize_value's formula with its
 // clamp_keep_nan (vmaxps/vminps return their second operand when either is
 // NaN, so a NaN passes both) and NaN then 0, as convert<int8/uint8> gives.
-inline __m256i quantize8(__m256 x, __m256 inv, __m256 zp, __m256 lo, __m256 hi,
-                         bool round_first) {
+inline __m256i quantize8(__m256 x, __m256 inv, __m256 zp, __m256 lo, __m256 hi, bool round_first) {
   __m256 v = _mm256_mul_ps(x, inv);
   v = round_first ? _mm256_add_ps(_mm256_round_ps(v, kRound), zp)
                   : _mm256_round_ps(_mm256_add_ps(v, zp), kRound);
@@ -39,8 +38,8 @@ template <typename Q>
 inline __m256i pack32(__m256i a, __m256i b, __m256i c, __m256i d) {
   const __m256i ab = _mm256_packs_epi32(a, b);  // lanes: a0-3 b0-3 | a4-7 b4-7
   const __m256i cd = _mm256_packs_epi32(c, d);
-  const __m256i bytes = std::is_same<Q, uint8_t>::value ? _mm256_packus_epi16(ab, cd)
-                                                        : _mm256_packs_epi16(ab, cd);
+  const __m256i bytes =
+      std::is_same<Q, uint8_t>::value ? _mm256_packus_epi16(ab, cd) : _mm256_packs_epi16(ab, cd);
   // bytes' dwords hold a0-3 b0-3 c0-3 d0-3 | a4-7 b4-7 c4-7 d4-7.
   return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
