@@ -209,6 +209,57 @@ size_t qd8_buffer_bytes(size_t numel, size_t k) {
   return qd8_params_offset(numel) + rows * sizeof(Qd8Params);
 }
 
+bool dq_vnni_usable(size_t k) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static const bool cpu = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vnni");
+  return cpu && dq::vnni_built() && k > 0 && k <= kDqVnniMaxInputs;
+#else
+  (void)k;
+  return false;
+#endif
+}
+
+size_t dq_vnni_packed_bytes(size_t n, size_t k) { return ((n + 15) / 16 * 16) * ((k + 3) / 4 * 4); }
+
+void dq_vnni_pack(const int8_t* w, size_t n, size_t k, int8_t* dst) {
+  const size_t k4 = (k + 3) / 4;
+  for (size_t ob = 0; ob < (n + 15) / 16; ++ob) {
+    for (size_t g = 0; g < k4; ++g) {
+      for (size_t j = 0; j < 16; ++j) {
+        for (size_t t = 0; t < 4; ++t) {
+          const size_t o = ob * 16 + j, i = g * 4 + t;
+          dst[((ob * k4 + g) * 16 + j) * 4 + t] = o < n && i < k ? w[o * k + i] : 0;
+        }
+      }
+    }
+  }
+}
+
+namespace {
+
+// The VNNI path: tasks of up to kVnniRows rows x one block of 16 outputs,
+// the blocks of one row range consecutive (its activations stay in cache).
+constexpr size_t kVnniRows = 32;
+
+void dq_linear_vnni(const int8_t* q, const Qd8Params* params, size_t rows, const DqLinearWeights& w,
+                    float* y, ThreadPool* pool) {
+  const size_t blocks = (w.n + 15) / 16;
+  const size_t chunks = (rows + kVnniRows - 1) / kVnniRows;
+  const size_t per_task = kVnniRows * 16 * w.k;
+  const size_t grain = per_task >= (size_t{1} << 18) ? 1 : (size_t{1} << 18) / per_task;
+  parallel_for(pool, chunks * blocks, grain, [&](size_t begin, size_t end) {
+    for (size_t t = begin; t < end; ++t) {
+      const size_t c = t / blocks, ob = t % blocks;
+      const size_t r0 = c * kVnniRows;
+      const size_t r1 = r0 + kVnniRows < rows ? r0 + kVnniRows : rows;
+      dq::vnni_rows(q, params, r0, r1, w, ob, y);
+    }
+  });
+}
+
+}  // namespace
+
 void dq_linear(const int8_t* q, const Qd8Params* params, size_t rows, const DqLinearWeights& w,
                float* y, ThreadPool* pool) {
   if (rows == 0 || w.n == 0) return;
@@ -219,6 +270,10 @@ void dq_linear(const int8_t* q, const Qd8Params* params, size_t rows, const DqLi
   // (rows * n * k < kSerialMacs, written so that it cannot overflow.)
   const size_t per_row = w.n * w.k;
   if (per_row == 0 || rows <= (kSerialMacs - 1) / per_row) pool = nullptr;
+  if (w.wvnni != nullptr) {  // set only where dq_vnni_usable
+    dq_linear_vnni(q, params, rows, w, y, pool);
+    return;
+  }
   const size_t pairs = (w.n + kPair - 1) / kPair;
   const size_t per_pair = rows * w.k * kPair;
   const size_t grain = per_pair >= 65536 ? 1 : 65536 / (per_pair == 0 ? 1 : per_pair);

@@ -115,6 +115,9 @@ struct DqLinearWeights {
   // qbint4 alternatively as nibbles in qb4w_pack's layout (w is then null):
   // the AVX2 kernel reads half the bytes. Set only where qb4w_packed_supported.
   const uint8_t* w4 = nullptr;
+  // Per-channel int8 weights also packed for the AVX-512 VNNI kernel
+  // (dq_vnni_pack); null where dq_vnni_usable is false.
+  const int8_t* wvnni = nullptr;
   const float* bias = nullptr;  // [n]; may be null
   float output_min = -__builtin_inff();
   float output_max = __builtin_inff();
@@ -122,6 +125,16 @@ struct DqLinearWeights {
 
 // Largest k the int32 accumulation cannot overflow for.
 constexpr size_t kDqMaxInputChannels = 65536;
+
+// Whether the AVX-512 VNNI kernel can run per-channel int8 weights of k
+// inputs here (this CPU has AVX-512 F, BW and VNNI, this build compiled the
+// kernel, and k keeps its int32 sums exact: at most kDqVnniMaxInputs).
+constexpr size_t kDqVnniMaxInputs = 16384;
+bool dq_vnni_usable(size_t k);
+// Bytes of the packed weights: n and k rounded up to 16 and 4.
+size_t dq_vnni_packed_bytes(size_t n, size_t k);
+// Packs int8 weights w[n, k] (row-major) for the kernel (64-byte aligned dst).
+void dq_vnni_pack(const int8_t* w, size_t n, size_t k, int8_t* dst);
 
 // Fills kfsum[n] from w.w, w.block and w.block_scales (qbint4).
 void qb4w_prepare_sums(const DqLinearWeights& w, float* kfsum);

@@ -47,6 +47,13 @@ bool qb4w_packed_block_avx2(const int8_t* q, const Qd8Params* params, size_t row
                             const DqLinearWeights& w, size_t o0, size_t o1, float* y);
 bool qb4w_packed_built();
 
+// The AVX-512 VNNI kernel (dq_linear_avx512.cpp): rows [r0, r1) x outputs
+// [16 ob, 16 ob + 16) from the packed weights w.wvnni. vnni_built() is false
+// in a build whose file was compiled without AVX-512.
+bool vnni_built();
+void vnni_rows(const int8_t* q, const Qd8Params* params, size_t r0, size_t r1,
+               const DqLinearWeights& w, size_t ob, float* y);
+
 }  // namespace dq
 }  // namespace xnnpack
 }  // namespace etr

@@ -848,6 +848,20 @@ Error prepare_dq_linear_tail(const PrepareContext& ctx, const Node& n, DqLinearW
   return Error::Ok;
 }
 
+// Per-channel int8 weights (after any unpacking or transposing) packed for
+// the AVX-512 VNNI kernel where it can run them; the layer then reads only
+// the packed copy (w is cleared).
+Error pack_dq_vnni(const PrepareContext& ctx, const Node& n, DqLinearWeights* p) {
+  if (p->block != 0 || p->w == nullptr || !dq_vnni_usable(p->k)) return Error::Ok;
+  int8_t* dst =
+      take<int8_t>(ctx, n, dq_vnni_packed_bytes(p->n, p->k), "the VNNI-packed weights", 64);
+  if (dst == nullptr) return Error::DelegateMemoryAllocationFailed;
+  dq_vnni_pack(p->w, p->n, p->k, dst);
+  p->wvnni = dst;
+  p->w = nullptr;
+  return Error::Ok;
+}
+
 // qbint4 weights (never transposed: check_dq_linear) in qb4w_pack_row's
 // layout, with their int32 and float row sums and a copy of the block scales.
 Error prepare_qb4w_packed(const PrepareContext& ctx, const Node& n, DqLinearWeights* p) {
@@ -934,6 +948,7 @@ Error prepare_dq_linear(const PrepareContext& ctx, const Node& n, DqLinearWeight
     qb4w_prepare_sums(*p, kfsum);
     p->kfsum = kfsum;
   }
+  ETR_RETURN_IF_ERROR(pack_dq_vnni(ctx, n, p));
   return prepare_dq_linear_tail(ctx, n, p);
 }
 
@@ -1025,6 +1040,7 @@ Error prepare_dq_conv(const PrepareContext& ctx, const Node& n, DqLinearWeights*
   }
   p->ksum = ksum;
   p->scales = w.channel_scales;
+  ETR_RETURN_IF_ERROR(pack_dq_vnni(ctx, n, p));
   return prepare_dq_linear_tail(ctx, n, p);
 }
 
@@ -1432,7 +1448,7 @@ Error prepare_fully_connected(const PrepareContext& ctx, const Node& n, NativeSt
     // The layer reads its own copies from now on: the weights, unless int8
     // weights are read in place, and the bias (prepare_dq_linear_tail).
     if (st->dq.w != reinterpret_cast<const int8_t*>(in(ctx.values, n, 1).data))
-      st->copied_inputs |= 1u << 1;
+      st->copied_inputs |= 1u << 1;  // also when only the VNNI-packed copy is kept
     if (st->dq.bias != nullptr) st->copied_inputs |= 1u << 2;
     return Error::Ok;
   }
@@ -1443,7 +1459,9 @@ Error prepare_fully_connected(const PrepareContext& ctx, const Node& n, NativeSt
 Error prepare_conv2d(const PrepareContext& ctx, const Node& n, NativeState* st) {
   if (is_dq_conv(ctx.values, n)) {
     ETR_RETURN_IF_ERROR(prepare_dq_conv(ctx, n, &st->dq));
-    if (st->dq.bias != nullptr) st->copied_inputs |= 1u << 2;  // the filter is read in place
+    // The filter is read in place, or only its VNNI-packed copy.
+    if (st->dq.wvnni != nullptr) st->copied_inputs |= 1u << 1;
+    if (st->dq.bias != nullptr) st->copied_inputs |= 1u << 2;
     return Error::Ok;
   }
   if (is_float_gemm_node(ctx.values, n))

@@ -118,13 +118,20 @@ TEST(DqLinearTest, GemmMatchesTheFormulaForEveryRemainder) {
   std::mt19937 rng(7);
   std::unique_ptr<PthreadPool> pool = PthreadPool::create(2);
   ASSERT_NE(pool, nullptr);
-  const size_t shapes[][3] = {{1, 1, 1},  {1, 16, 2},  {3, 17, 3},   {4, 32, 8}, {5, 15, 33},
-                              {7, 47, 5}, {9, 64, 64}, {2, 100, 65}, {0, 8, 4},  {13, 200, 31}};
-  for (const auto& s : shapes) {
+  const size_t shapes[][3] = {{1, 1, 1},   {1, 16, 2},    {3, 17, 3},   {4, 32, 8},
+                              {5, 15, 33}, {7, 47, 5},    {9, 64, 64},  {2, 100, 65},
+                              {0, 8, 4},   {13, 200, 31}, {41, 35, 47}, {70, 258, 17}};
+  // Each shape twice: with the weights as given, and packed for the AVX-512
+  // VNNI kernel where this CPU runs it (dq_vnni_usable).
+  for (size_t si = 0; si < 2 * (sizeof shapes / sizeof shapes[0]); ++si) {
+    const auto& s = shapes[si / 2];
+    const bool vnni = si % 2 == 1;
+    if (vnni && !xnnpack::dq_vnni_usable(s[1])) continue;
     for (ThreadPool* tp :
          {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(pool.get())}) {
       const size_t rows = s[0], k = s[1], n = s[2];
-      SCOPED_TRACE(::testing::Message() << rows << "x" << k << "x" << n << (tp ? " pool" : ""));
+      SCOPED_TRACE(::testing::Message()
+                   << rows << "x" << k << "x" << n << (tp ? " pool" : "") << (vnni ? " vnni" : ""));
       std::uniform_int_distribution<int> i8(-128, 127);
       std::uniform_real_distribution<float> uf(-2.0f, 2.0f);
       std::vector<int8_t> wq(n * k), q(rows * k);
@@ -150,10 +157,18 @@ TEST(DqLinearTest, GemmMatchesTheFormulaForEveryRemainder) {
       w.output_min = -1.0f;
       w.output_max = 1.5f;
       std::vector<float> y(rows * n, -7.0f);
+      const xnnpack::DqLinearWeights plain = w;
+      std::vector<int8_t> packed;
+      if (vnni) {
+        packed.resize(xnnpack::dq_vnni_packed_bytes(n, k));
+        xnnpack::dq_vnni_pack(wq.data(), n, k, packed.data());
+        w.wvnni = packed.data();
+        w.w = nullptr;  // the kernel must read the packed copy only
+      }
       xnnpack::dq_linear(q.data(), p.data(), rows, w, y.data(), tp);
       for (size_t r = 0; r < rows; ++r) {
         for (size_t o = 0; o < n; ++o) {
-          ASSERT_EQ(y[r * n + o], reference(q, p[r], r, w, o)) << "row " << r << " out " << o;
+          ASSERT_EQ(y[r * n + o], reference(q, p[r], r, plain, o)) << "row " << r << " out " << o;
         }
       }
     }

@@ -1,0 +1,112 @@
+// AVX-512 VNNI kernel of dq_linear.h (vpdpbusd: four u8 x s8 products summed
+// into each int32 lane). The file is built with AVX-512F (etr_isa_sources);
+// the kernel asks for BW and VNNI itself and runs only where the CPU reports
+// all three (dq_vnni_usable).
+//
+// Weights are packed once at init in blocks of 16 outputs: for every group
+// of 4 inputs, 16 x 4 int8 (output j's 4 weights at bytes 4j..4j+3), zeros
+// past n and k. A row's 4 activations are broadcast to the 16 lanes with
+// their sign bit flipped (q + 128 as u8), so each lane sums (q + 128) * w and
+// the true dot product is that less 128 * ksum. Everything is int32 and
+// exact (k <= kDqVnniMaxInputs), so the results equal the other kernels' bit
+// for bit; the epilogue is theirs (dq_linear_internal.h) on 16 lanes.
+#include <cstring>
+
+#include "backends/xnnpack/dq_linear_internal.h"
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+// GCC 12 reports the _mm512_undefined_*() placeholders inside its own
+// AVX-512 intrinsics as uninitialized once they are inlined into a function
+// with a target attribute; no value of ours is involved.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+#endif
+
+namespace etr {
+namespace xnnpack {
+namespace dq {
+
+#if defined(__AVX512F__)
+namespace {
+
+#define ETR_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
+
+// Rows [r0, r0 + MR) x outputs [16 ob, 16 ob + 16).
+template <size_t MR>
+ETR_VNNI_TARGET void vnni_tile(const int8_t* q, const Qd8Params* params, size_t r0,
+                               const DqLinearWeights& w, size_t ob, float* y) {
+  const size_t k = w.k, groups = k / 4, k4 = (k + 3) / 4;
+  const int8_t* wp = w.wvnni + ob * k4 * 64;
+  const int8_t* a[MR];
+  for (size_t r = 0; r < MR; ++r) a[r] = q + (r0 + r) * k;
+  __m512i acc[MR];
+  for (size_t r = 0; r < MR; ++r) acc[r] = _mm512_setzero_si512();
+  for (size_t g = 0; g < groups; ++g) {
+    const __m512i wv = _mm512_loadu_si512(wp + g * 64);
+    for (size_t r = 0; r < MR; ++r) {
+      uint32_t v;
+      std::memcpy(&v, a[r] + 4 * g, 4);
+      acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_set1_epi32(static_cast<int>(v ^ 0x80808080u)), wv);
+    }
+  }
+  if (groups < k4) {  // the last 1..3 inputs; the packed weights past k are 0
+    const __m512i wv = _mm512_loadu_si512(wp + groups * 64);
+    for (size_t r = 0; r < MR; ++r) {
+      uint32_t v = 0;
+      std::memcpy(&v, a[r] + 4 * groups, k - 4 * groups);
+      acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_set1_epi32(static_cast<int>(v ^ 0x80808080u)), wv);
+    }
+  }
+  const size_t o0 = ob * 16;
+  const size_t valid = w.n - o0 < 16 ? w.n - o0 : 16;
+  const __mmask16 m = static_cast<__mmask16>((1u << valid) - 1u);
+  const __m512i ks = _mm512_maskz_loadu_epi32(m, w.ksum + o0);
+  const __m512 ws = _mm512_maskz_loadu_ps(m, w.scales + o0);
+  const __m512 bias = w.bias != nullptr ? _mm512_maskz_loadu_ps(m, w.bias + o0) : _mm512_setzero_ps();
+  const __m512 lo = _mm512_set1_ps(w.output_min), hi = _mm512_set1_ps(w.output_max);
+  const __m512i ks128 = _mm512_slli_epi32(ks, 7);
+  for (size_t r = 0; r < MR; ++r) {
+    const Qd8Params p = params[r0 + r];
+    // (dot - zp * ksum) as epilogue() takes it; dot = acc - 128 * ksum.
+    const __m512i dot = _mm512_sub_epi32(acc[r], ks128);
+    const __m512i t = _mm512_sub_epi32(dot, _mm512_mullo_epi32(_mm512_set1_epi32(p.zero_point), ks));
+    const __m512 f = _mm512_cvtepi32_ps(t);
+    __m512 v = _mm512_fmadd_ps(_mm512_mul_ps(f, _mm512_set1_ps(p.scale)), ws, bias);
+    v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);  // xmax(v, lo) then xmin(., hi)
+    _mm512_mask_storeu_ps(y + (r0 + r) * w.n + o0, m, v);
+  }
+}
+
+}  // namespace
+
+bool vnni_built() { return true; }
+
+void vnni_rows(const int8_t* q, const Qd8Params* params, size_t r0, size_t r1,
+               const DqLinearWeights& w, size_t ob, float* y) {
+  size_t r = r0;
+  for (; r + 8 <= r1; r += 8) vnni_tile<8>(q, params, r, w, ob, y);
+  switch (r1 - r) {
+    case 7: vnni_tile<7>(q, params, r, w, ob, y); break;
+    case 6: vnni_tile<6>(q, params, r, w, ob, y); break;
+    case 5: vnni_tile<5>(q, params, r, w, ob, y); break;
+    case 4: vnni_tile<4>(q, params, r, w, ob, y); break;
+    case 3: vnni_tile<3>(q, params, r, w, ob, y); break;
+    case 2: vnni_tile<2>(q, params, r, w, ob, y); break;
+    case 1: vnni_tile<1>(q, params, r, w, ob, y); break;
+    default: break;
+  }
+}
+
+#else  // built without AVX-512: never called (dq_vnni_usable is false)
+
+bool vnni_built() { return false; }
+void vnni_rows(const int8_t*, const Qd8Params*, size_t, size_t, const DqLinearWeights&, size_t,
+               float*) {}
+
+#endif
+
+}  // namespace dq
+}  // namespace xnnpack
+}  // namespace etr
