@@ -147,30 +147,47 @@ Qd8Params qd8_params(float min, float max, float* multiplier) {
   return Qd8Params{1.0f / m, static_cast<int32_t>(std::nearbyint(zp))};
 }
 
+namespace {
+
+// min and max of x[0..n) folded into *lo and *hi (NaN compares false: skipped).
+void qd8_min_max(const float* x, size_t n, float* lo, float* hi) {
+  if (opt::cpu_features().avx2_fma && dq::qd8_min_max_avx2(x, n, lo, hi)) return;
+  float a = *lo, b = *hi;
+  for (size_t i = 0; i < n; ++i) {
+    a = x[i] < a ? x[i] : a;
+    b = x[i] > b ? x[i] : b;
+  }
+  *lo = a;
+  *hi = b;
+}
+
+// q[i] = round_even(clamp(x[i] * m, -128 - zp, 127 - zp)) + zp, NaN as 0.
+void qd8_quantize_run(const float* x, size_t n, float m, int32_t zp, int8_t* q) {
+  const float qlo = static_cast<float>(-128 - zp);
+  const float qhi = static_cast<float>(127 - zp);
+  if (opt::cpu_features().avx2_fma && dq::qd8_quantize_avx2(x, n, m, qlo, qhi, zp, q)) return;
+  for (size_t i = 0; i < n; ++i) {
+    float v = x[i] * m;
+    if (v != v) v = 0.0f;  // NaN: the zero point
+    v = v < qlo ? qlo : v;
+    v = v > qhi ? qhi : v;
+    q[i] = static_cast<int8_t>(static_cast<int32_t>(round_even_small(v)) + zp);
+  }
+}
+
+}  // namespace
+
 void qd8_quantize(const float* x, size_t rows, size_t k, int8_t* q, Qd8Params* params,
                   ThreadPool* pool) {
   const size_t grain = k == 0 ? rows : (16384 + k - 1) / k;
   parallel_for(pool, rows, grain, [&](size_t begin, size_t end) {
     for (size_t r = begin; r < end; ++r) {
-      const float* xr = x + r * k;
-      float lo = 0.0f, hi = 0.0f;  // NaN compares false: skipped
-      for (size_t i = 0; i < k; ++i) {
-        lo = xr[i] < lo ? xr[i] : lo;
-        hi = xr[i] > hi ? xr[i] : hi;
-      }
+      float lo = 0.0f, hi = 0.0f;
+      qd8_min_max(x + r * k, k, &lo, &hi);
       float m = 1.0f;
       const Qd8Params p = qd8_params(lo, hi, &m);
       params[r] = p;
-      const float qlo = static_cast<float>(-128 - p.zero_point);
-      const float qhi = static_cast<float>(127 - p.zero_point);
-      int8_t* qr = q + r * k;
-      for (size_t i = 0; i < k; ++i) {
-        float v = xr[i] * m;
-        if (v != v) v = 0.0f;  // NaN: the zero point
-        v = v < qlo ? qlo : v;
-        v = v > qhi ? qhi : v;
-        qr[i] = static_cast<int8_t>(static_cast<int32_t>(round_even_small(v)) + p.zero_point);
-      }
+      qd8_quantize_run(x + r * k, k, m, p.zero_point, q + r * k);
     }
   });
 }
@@ -179,25 +196,39 @@ void qd8_quantize_batches(const float* x, size_t batches, size_t batch_elems, si
                           Qd8Params* params, ThreadPool* pool) {
   if (k == 0 || batch_elems == 0) return;
   const size_t rows = batch_elems / k;
+  constexpr size_t kChunk = 65536;  // elements per task
+  constexpr size_t kMaxParts = 64;
+  const size_t parts = (batch_elems + kChunk - 1) / kChunk < kMaxParts
+                           ? (batch_elems + kChunk - 1) / kChunk
+                           : kMaxParts;
+  const size_t per_part = (batch_elems + parts - 1) / parts;
   for (size_t b = 0; b < batches; ++b) {
     const float* xb = x + b * batch_elems;
-    float lo = 0.0f, hi = 0.0f;  // NaN compares false: skipped
-    for (size_t i = 0; i < batch_elems; ++i) {
-      lo = xb[i] < lo ? xb[i] : lo;
-      hi = xb[i] > hi ? xb[i] : hi;
+    // The image's min and max, in parts on the pool (min and max do not
+    // depend on the order).
+    float los[kMaxParts], his[kMaxParts];
+    parallel_for(pool, parts, 1, [&](size_t begin, size_t end) {
+      for (size_t t = begin; t < end; ++t) {
+        const size_t i0 = t * per_part;
+        const size_t i1 = i0 + per_part < batch_elems ? i0 + per_part : batch_elems;
+        los[t] = 0.0f;
+        his[t] = 0.0f;
+        if (i0 < i1) qd8_min_max(xb + i0, i1 - i0, &los[t], &his[t]);
+      }
+    });
+    float lo = 0.0f, hi = 0.0f;
+    for (size_t t = 0; t < parts; ++t) {
+      lo = los[t] < lo ? los[t] : lo;
+      hi = his[t] > hi ? his[t] : hi;
     }
     float m = 1.0f;
     const Qd8Params p = qd8_params(lo, hi, &m);
-    const float qlo = static_cast<float>(-128 - p.zero_point);
-    const float qhi = static_cast<float>(127 - p.zero_point);
     int8_t* qb = q + b * batch_elems;
-    parallel_for(pool, batch_elems, 16384, [&](size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i) {
-        float v = xb[i] * m;
-        if (v != v) v = 0.0f;  // NaN: the zero point
-        v = v < qlo ? qlo : v;
-        v = v > qhi ? qhi : v;
-        qb[i] = static_cast<int8_t>(static_cast<int32_t>(round_even_small(v)) + p.zero_point);
+    parallel_for(pool, parts, 1, [&](size_t begin, size_t end) {
+      for (size_t t = begin; t < end; ++t) {
+        const size_t i0 = t * per_part;
+        const size_t i1 = i0 + per_part < batch_elems ? i0 + per_part : batch_elems;
+        if (i0 < i1) qd8_quantize_run(xb + i0, i1 - i0, m, p.zero_point, qb + i0);
       }
     });
     for (size_t r = 0; r < rows; ++r) params[b * rows + r] = p;

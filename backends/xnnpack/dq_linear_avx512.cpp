@@ -48,7 +48,8 @@ ETR_VNNI_TARGET void vnni_tile(const int8_t* q, const Qd8Params* params, size_t 
     for (size_t r = 0; r < MR; ++r) {
       uint32_t v;
       std::memcpy(&v, a[r] + 4 * g, 4);
-      acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_set1_epi32(static_cast<int>(v ^ 0x80808080u)), wv);
+      acc[r] =
+          _mm512_dpbusd_epi32(acc[r], _mm512_set1_epi32(static_cast<int>(v ^ 0x80808080u)), wv);
     }
   }
   if (groups < k4) {  // the last 1..3 inputs; the packed weights past k are 0
@@ -56,7 +57,8 @@ ETR_VNNI_TARGET void vnni_tile(const int8_t* q, const Qd8Params* params, size_t 
     for (size_t r = 0; r < MR; ++r) {
       uint32_t v = 0;
       std::memcpy(&v, a[r] + 4 * groups, k - 4 * groups);
-      acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_set1_epi32(static_cast<int>(v ^ 0x80808080u)), wv);
+      acc[r] =
+          _mm512_dpbusd_epi32(acc[r], _mm512_set1_epi32(static_cast<int>(v ^ 0x80808080u)), wv);
     }
   }
   const size_t o0 = ob * 16;
@@ -64,14 +66,16 @@ ETR_VNNI_TARGET void vnni_tile(const int8_t* q, const Qd8Params* params, size_t 
   const __mmask16 m = static_cast<__mmask16>((1u << valid) - 1u);
   const __m512i ks = _mm512_maskz_loadu_epi32(m, w.ksum + o0);
   const __m512 ws = _mm512_maskz_loadu_ps(m, w.scales + o0);
-  const __m512 bias = w.bias != nullptr ? _mm512_maskz_loadu_ps(m, w.bias + o0) : _mm512_setzero_ps();
+  const __m512 bias =
+      w.bias != nullptr ? _mm512_maskz_loadu_ps(m, w.bias + o0) : _mm512_setzero_ps();
   const __m512 lo = _mm512_set1_ps(w.output_min), hi = _mm512_set1_ps(w.output_max);
   const __m512i ks128 = _mm512_slli_epi32(ks, 7);
   for (size_t r = 0; r < MR; ++r) {
     const Qd8Params p = params[r0 + r];
     // (dot - zp * ksum) as epilogue() takes it; dot = acc - 128 * ksum.
     const __m512i dot = _mm512_sub_epi32(acc[r], ks128);
-    const __m512i t = _mm512_sub_epi32(dot, _mm512_mullo_epi32(_mm512_set1_epi32(p.zero_point), ks));
+    const __m512i t =
+        _mm512_sub_epi32(dot, _mm512_mullo_epi32(_mm512_set1_epi32(p.zero_point), ks));
     const __m512 f = _mm512_cvtepi32_ps(t);
     __m512 v = _mm512_fmadd_ps(_mm512_mul_ps(f, _mm512_set1_ps(p.scale)), ws, bias);
     v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);  // xmax(v, lo) then xmin(., hi)
