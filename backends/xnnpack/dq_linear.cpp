@@ -269,22 +269,24 @@ void dq_vnni_pack(const int8_t* w, size_t n, size_t k, int8_t* dst) {
 
 namespace {
 
-// The VNNI path: tasks of up to kVnniRows rows x one block of 16 outputs,
-// the blocks of one row range consecutive (its activations stay in cache).
+// The VNNI path: tasks of up to kVnniRows rows x two blocks of 16 outputs
+// (one where n leaves one), the blocks of one row range consecutive (its
+// activations stay in cache).
 constexpr size_t kVnniRows = 32;
 
 void dq_linear_vnni(const int8_t* q, const Qd8Params* params, size_t rows, const DqLinearWeights& w,
                     float* y, ThreadPool* pool) {
   const size_t blocks = (w.n + 15) / 16;
+  const size_t pairs = (blocks + 1) / 2;
   const size_t chunks = (rows + kVnniRows - 1) / kVnniRows;
-  const size_t per_task = kVnniRows * 16 * w.k;
+  const size_t per_task = kVnniRows * 32 * w.k;
   const size_t grain = per_task >= (size_t{1} << 18) ? 1 : (size_t{1} << 18) / per_task;
-  parallel_for(pool, chunks * blocks, grain, [&](size_t begin, size_t end) {
+  parallel_for(pool, chunks * pairs, grain, [&](size_t begin, size_t end) {
     for (size_t t = begin; t < end; ++t) {
-      const size_t c = t / blocks, ob = t % blocks;
+      const size_t c = t / pairs, ob = (t % pairs) * 2;
       const size_t r0 = c * kVnniRows;
       const size_t r1 = r0 + kVnniRows < rows ? r0 + kVnniRows : rows;
-      dq::vnni_rows(q, params, r0, r1, w, ob, y);
+      dq::vnni_rows(q, params, r0, r1, w, ob, blocks - ob >= 2 ? 2 : 1, y);
     }
   });
 }

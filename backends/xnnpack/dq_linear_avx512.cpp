@@ -33,35 +33,11 @@ namespace {
 
 #define ETR_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
 
-// Rows [r0, r0 + MR) x outputs [16 ob, 16 ob + 16).
+// Writes 16 outputs [o0, o0 + 16) of rows r0.. from their int32 sums acc
+// (the lanes past n are not stored).
 template <size_t MR>
-ETR_VNNI_TARGET void vnni_tile(const int8_t* q, const Qd8Params* params, size_t r0,
-                               const DqLinearWeights& w, size_t ob, float* y) {
-  const size_t k = w.k, groups = k / 4, k4 = (k + 3) / 4;
-  const int8_t* wp = w.wvnni + ob * k4 * 64;
-  const int8_t* a[MR];
-  for (size_t r = 0; r < MR; ++r) a[r] = q + (r0 + r) * k;
-  __m512i acc[MR];
-  for (size_t r = 0; r < MR; ++r) acc[r] = _mm512_setzero_si512();
-  for (size_t g = 0; g < groups; ++g) {
-    const __m512i wv = _mm512_loadu_si512(wp + g * 64);
-    for (size_t r = 0; r < MR; ++r) {
-      uint32_t v;
-      std::memcpy(&v, a[r] + 4 * g, 4);
-      acc[r] =
-          _mm512_dpbusd_epi32(acc[r], _mm512_set1_epi32(static_cast<int>(v ^ 0x80808080u)), wv);
-    }
-  }
-  if (groups < k4) {  // the last 1..3 inputs; the packed weights past k are 0
-    const __m512i wv = _mm512_loadu_si512(wp + groups * 64);
-    for (size_t r = 0; r < MR; ++r) {
-      uint32_t v = 0;
-      std::memcpy(&v, a[r] + 4 * groups, k - 4 * groups);
-      acc[r] =
-          _mm512_dpbusd_epi32(acc[r], _mm512_set1_epi32(static_cast<int>(v ^ 0x80808080u)), wv);
-    }
-  }
-  const size_t o0 = ob * 16;
+ETR_VNNI_TARGET inline void vnni_store(const __m512i* acc, const Qd8Params* params, size_t r0,
+                                       const DqLinearWeights& w, size_t o0, float* y) {
   const size_t valid = w.n - o0 < 16 ? w.n - o0 : 16;
   const __mmask16 m = static_cast<__mmask16>((1u << valid) - 1u);
   const __m512i ks = _mm512_maskz_loadu_epi32(m, w.ksum + o0);
@@ -83,23 +59,71 @@ ETR_VNNI_TARGET void vnni_tile(const int8_t* q, const Qd8Params* params, size_t 
   }
 }
 
+// A row's 4 activations from byte 4g on (only `count` of them when fewer
+// remain), sign bits flipped: q + 128 as four u8, in every lane.
+ETR_VNNI_TARGET inline __m512i vnni_bcast(const int8_t* a, size_t count) {
+  uint32_t v = 0;
+  std::memcpy(&v, a, count);
+  return _mm512_set1_epi32(static_cast<int>(v ^ 0x80808080u));
+}
+
+// One group of 4 inputs (from input i; `count` of them) for MR rows x NB
+// blocks (the blocks' packed weights `stride` bytes apart).
+template <size_t MR, size_t NB>
+ETR_VNNI_TARGET inline void vnni_step(const int8_t* const* a, size_t i, size_t count,
+                                      const int8_t* wp, size_t stride, __m512i (*acc)[MR]) {
+  __m512i wv[NB];
+  for (size_t b = 0; b < NB; ++b) wv[b] = _mm512_loadu_si512(wp + b * stride);
+  for (size_t r = 0; r < MR; ++r) {
+    const __m512i x = vnni_bcast(a[r] + i, count);
+    for (size_t b = 0; b < NB; ++b) acc[b][r] = _mm512_dpbusd_epi32(acc[b][r], x, wv[b]);
+  }
+}
+
+// Rows [r0, r0 + MR) x NB blocks of 16 outputs from block ob on (NB 1 or 2).
+template <size_t MR, size_t NB>
+ETR_VNNI_TARGET void vnni_tile(const int8_t* q, const Qd8Params* params, size_t r0,
+                               const DqLinearWeights& w, size_t ob, float* y) {
+  const size_t k = w.k, groups = k / 4, k4 = (k + 3) / 4;
+  const int8_t* wp = w.wvnni + ob * k4 * 64;
+  const int8_t* a[MR];
+  for (size_t r = 0; r < MR; ++r) a[r] = q + (r0 + r) * k;
+  __m512i acc[NB][MR];
+  for (size_t b = 0; b < NB; ++b)
+    for (size_t r = 0; r < MR; ++r) acc[b][r] = _mm512_setzero_si512();
+  for (size_t g = 0; g < groups; ++g) vnni_step<MR, NB>(a, 4 * g, 4, wp + g * 64, k4 * 64, acc);
+  if (groups < k4)  // the last 1..3 inputs; the packed weights past k are 0
+    vnni_step<MR, NB>(a, 4 * groups, k - 4 * groups, wp + groups * 64, k4 * 64, acc);
+  for (size_t b = 0; b < NB; ++b) vnni_store<MR>(acc[b], params, r0, w, (ob + b) * 16, y);
+}
+
+template <size_t NB>
+void vnni_rows_nb(const int8_t* q, const Qd8Params* params, size_t r0, size_t r1,
+                  const DqLinearWeights& w, size_t ob, float* y) {
+  size_t r = r0;
+  for (; r + 8 <= r1; r += 8) vnni_tile<8, NB>(q, params, r, w, ob, y);
+  switch (r1 - r) {
+    case 7: vnni_tile<7, NB>(q, params, r, w, ob, y); break;
+    case 6: vnni_tile<6, NB>(q, params, r, w, ob, y); break;
+    case 5: vnni_tile<5, NB>(q, params, r, w, ob, y); break;
+    case 4: vnni_tile<4, NB>(q, params, r, w, ob, y); break;
+    case 3: vnni_tile<3, NB>(q, params, r, w, ob, y); break;
+    case 2: vnni_tile<2, NB>(q, params, r, w, ob, y); break;
+    case 1: vnni_tile<1, NB>(q, params, r, w, ob, y); break;
+    default: break;
+  }
+}
+
 }  // namespace
 
 bool vnni_built() { return true; }
 
 void vnni_rows(const int8_t* q, const Qd8Params* params, size_t r0, size_t r1,
-               const DqLinearWeights& w, size_t ob, float* y) {
-  size_t r = r0;
-  for (; r + 8 <= r1; r += 8) vnni_tile<8>(q, params, r, w, ob, y);
-  switch (r1 - r) {
-    case 7: vnni_tile<7>(q, params, r, w, ob, y); break;
-    case 6: vnni_tile<6>(q, params, r, w, ob, y); break;
-    case 5: vnni_tile<5>(q, params, r, w, ob, y); break;
-    case 4: vnni_tile<4>(q, params, r, w, ob, y); break;
-    case 3: vnni_tile<3>(q, params, r, w, ob, y); break;
-    case 2: vnni_tile<2>(q, params, r, w, ob, y); break;
-    case 1: vnni_tile<1>(q, params, r, w, ob, y); break;
-    default: break;
+               const DqLinearWeights& w, size_t ob, size_t nb, float* y) {
+  if (nb == 2) {
+    vnni_rows_nb<2>(q, params, r0, r1, w, ob, y);
+  } else {
+    vnni_rows_nb<1>(q, params, r0, r1, w, ob, y);
   }
 }
 
@@ -107,7 +131,7 @@ void vnni_rows(const int8_t* q, const Qd8Params* params, size_t r0, size_t r1,
 
 bool vnni_built() { return false; }
 void vnni_rows(const int8_t*, const Qd8Params*, size_t, size_t, const DqLinearWeights&, size_t,
-               float*) {}
+               size_t, float*) {}
 
 #endif
 

@@ -55,12 +55,13 @@ bool qd8_min_max_avx2(const float* x, size_t n, float* lo, float* hi);
 bool qd8_quantize_avx2(const float* x, size_t n, float m, float qlo, float qhi, int32_t zp,
                        int8_t* q);
 
-// The AVX-512 VNNI kernel (dq_linear_avx512.cpp): rows [r0, r1) x outputs
-// [16 ob, 16 ob + 16) from the packed weights w.wvnni. vnni_built() is false
-// in a build whose file was compiled without AVX-512.
+// The AVX-512 VNNI kernel (dq_linear_avx512.cpp): rows [r0, r1) x the nb
+// (1 or 2) blocks of 16 outputs from block ob on, from the packed weights
+// w.wvnni. vnni_built() is false in a build whose file was compiled without
+// AVX-512.
 bool vnni_built();
 void vnni_rows(const int8_t* q, const Qd8Params* params, size_t r0, size_t r1,
-               const DqLinearWeights& w, size_t ob, float* y);
+               const DqLinearWeights& w, size_t ob, size_t nb, float* y);
 
 }  // namespace dq
 }  // namespace xnnpack
