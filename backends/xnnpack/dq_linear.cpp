@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "backends/xnnpack/dq_linear_internal.h"
 #include "kernels/cpu_math/cpu_features.h"
@@ -274,8 +275,9 @@ namespace {
 // activations stay in cache).
 constexpr size_t kVnniRows = 32;
 
+template <typename Out>
 void dq_linear_vnni(const int8_t* q, const Qd8Params* params, size_t rows, const DqLinearWeights& w,
-                    float* y, ThreadPool* pool) {
+                    Out* y, ThreadPool* pool) {
   const size_t blocks = (w.n + 15) / 16;
   const size_t pairs = (blocks + 1) / 2;
   const size_t chunks = (rows + kVnniRows - 1) / kVnniRows;
@@ -286,12 +288,25 @@ void dq_linear_vnni(const int8_t* q, const Qd8Params* params, size_t rows, const
       const size_t c = t / pairs, ob = (t % pairs) * 2;
       const size_t r0 = c * kVnniRows;
       const size_t r1 = r0 + kVnniRows < rows ? r0 + kVnniRows : rows;
-      dq::vnni_rows(q, params, r0, r1, w, ob, blocks - ob >= 2 ? 2 : 1, y);
+      const size_t nb = blocks - ob >= 2 ? 2 : 1;
+      if constexpr (std::is_same<Out, float>::value) {
+        dq::vnni_rows(q, params, r0, r1, w, ob, nb, y);
+      } else {
+        dq::vnni_rows_qs8(q, r0, r1, w, ob, nb, y);
+      }
     }
   });
 }
 
 }  // namespace
+
+void qs8_linear(const int8_t* x, size_t rows, const DqLinearWeights& w, int8_t* y,
+                ThreadPool* pool) {
+  if (rows == 0 || w.n == 0 || w.wvnni == nullptr) return;
+  const size_t per_row = w.n * w.k;
+  if (per_row == 0 || rows <= (kSerialMacs - 1) / per_row) pool = nullptr;
+  dq_linear_vnni(x, nullptr, rows, w, y, pool);
+}
 
 void dq_linear(const int8_t* q, const Qd8Params* params, size_t rows, const DqLinearWeights& w,
                float* y, ThreadPool* pool) {

@@ -119,6 +119,12 @@ struct DqLinearWeights {
   // (dq_vnni_pack); null where dq_vnni_usable is false.
   const int8_t* wvnni = nullptr;
   const float* bias = nullptr;  // [n]; may be null
+  // Static int8 layers (qs8_linear): int8 output through XNNPACK's fp32
+  // requantization (qs8_linear below) instead of the float epilogue.
+  const int32_t* qbias = nullptr;  // [n] int32 bias (qcint32); may be null
+  const float* requant = nullptr;  // [n] input_scale * weight_scale / output_scale
+  int32_t input_zero_point = 0;
+  int32_t output_zero_point = 0;
   float output_min = -__builtin_inff();
   float output_max = __builtin_inff();
 };
@@ -135,6 +141,16 @@ bool dq_vnni_usable(size_t k);
 size_t dq_vnni_packed_bytes(size_t n, size_t k);
 // Packs int8 weights w[n, k] (row-major) for the kernel (64-byte aligned dst).
 void dq_vnni_pack(const int8_t* w, size_t n, size_t k, int8_t* dst);
+
+// Static int8 linear layer (qint8 per-tensor input and output, qcint8
+// weights, qcint32 bias), XNNPACK's qc8 fp32 requantization:
+//   acc = bias[o] + sum_k (x[r][k] - input_zp) * w[o][k]        (int32, exact)
+//   y[r][o] = clamp(round_even(float(acc) * requant[o]) + output_zp, -128, 127)
+// with requant[o] = input_scale * weight_scale[o] / output_scale in float
+// (rounded after the product and after the quotient). Runs only with the
+// VNNI-packed weights (w.wvnni: dq_vnni_usable).
+void qs8_linear(const int8_t* x, size_t rows, const DqLinearWeights& w, int8_t* y,
+                ThreadPool* pool);
 
 // Fills kfsum[n] from w.w, w.block and w.block_scales (qbint4).
 void qb4w_prepare_sums(const DqLinearWeights& w, float* kfsum);

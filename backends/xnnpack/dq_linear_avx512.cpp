@@ -11,6 +11,7 @@
 // exact (k <= kDqVnniMaxInputs), so the results equal the other kernels' bit
 // for bit; the epilogue is theirs (dq_linear_internal.h) on 16 lanes.
 #include <cstring>
+#include <type_traits>
 
 #include "backends/xnnpack/dq_linear_internal.h"
 
@@ -80,10 +81,39 @@ ETR_VNNI_TARGET inline void vnni_step(const int8_t* const* a, size_t i, size_t c
   }
 }
 
-// Rows [r0, r0 + MR) x NB blocks of 16 outputs from block ob on (NB 1 or 2).
-template <size_t MR, size_t NB>
+// 16 int8 outputs [o0, o0 + 16) of rows r0.. of a static layer (qs8_linear).
+template <size_t MR>
+ETR_VNNI_TARGET inline void vnni_store_qs8(const __m512i* acc, size_t r0, const DqLinearWeights& w,
+                                           size_t o0, int8_t* y) {
+  const size_t valid = w.n - o0 < 16 ? w.n - o0 : 16;
+  const __mmask16 m = static_cast<__mmask16>((1u << valid) - 1u);
+  const __m512i ks = _mm512_maskz_loadu_epi32(m, w.ksum + o0);
+  const __m512i bias =
+      w.qbias != nullptr ? _mm512_maskz_loadu_epi32(m, w.qbias + o0) : _mm512_setzero_si512();
+  // acc holds sum (x + 128) * w: less (128 + input_zp) * ksum, plus the bias.
+  const __m512i shift =
+      _mm512_sub_epi32(bias, _mm512_mullo_epi32(_mm512_set1_epi32(128 + w.input_zero_point), ks));
+  const __m512 rq = _mm512_maskz_loadu_ps(m, w.requant + o0);
+  const __m512i zp = _mm512_set1_epi32(w.output_zero_point);
+  const __m512i lo = _mm512_set1_epi32(-128), hi = _mm512_set1_epi32(127);
+  for (size_t r = 0; r < MR; ++r) {
+    const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(acc[r], shift)), rq);
+    // vcvtps2dq rounds half to even (values past int32 give INT32_MIN, which
+    // the clamp below turns into -128 as XNNPACK's saturating packs do; its
+    // upper clamp in float first gives 127 for those past the top).
+    const __m512 top = _mm512_set1_ps(static_cast<float>(127 - w.output_zero_point));
+    __m512i v = _mm512_cvtps_epi32(_mm512_min_ps(f, top));
+    v = _mm512_max_epi32(v, _mm512_set1_epi32(-256));  // below -256 ends at -128; no overflow
+    v = _mm512_max_epi32(_mm512_min_epi32(_mm512_add_epi32(v, zp), hi), lo);
+    _mm512_mask_cvtepi32_storeu_epi8(y + (r0 + r) * w.n + o0, m, v);
+  }
+}
+
+// Rows [r0, r0 + MR) x NB blocks of 16 outputs from block ob on (NB 1 or 2);
+// Out float (a dynamically quantized layer) or int8_t (a static one).
+template <size_t MR, size_t NB, typename Out>
 ETR_VNNI_TARGET void vnni_tile(const int8_t* q, const Qd8Params* params, size_t r0,
-                               const DqLinearWeights& w, size_t ob, float* y) {
+                               const DqLinearWeights& w, size_t ob, Out* y) {
   const size_t k = w.k, groups = k / 4, k4 = (k + 3) / 4;
   const int8_t* wp = w.wvnni + ob * k4 * 64;
   const int8_t* a[MR];
@@ -94,12 +124,18 @@ ETR_VNNI_TARGET void vnni_tile(const int8_t* q, const Qd8Params* params, size_t 
   for (size_t g = 0; g < groups; ++g) vnni_step<MR, NB>(a, 4 * g, 4, wp + g * 64, k4 * 64, acc);
   if (groups < k4)  // the last 1..3 inputs; the packed weights past k are 0
     vnni_step<MR, NB>(a, 4 * groups, k - 4 * groups, wp + groups * 64, k4 * 64, acc);
-  for (size_t b = 0; b < NB; ++b) vnni_store<MR>(acc[b], params, r0, w, (ob + b) * 16, y);
+  for (size_t b = 0; b < NB; ++b) {
+    if constexpr (std::is_same<Out, float>::value) {
+      vnni_store<MR>(acc[b], params, r0, w, (ob + b) * 16, y);
+    } else {
+      vnni_store_qs8<MR>(acc[b], r0, w, (ob + b) * 16, y);
+    }
+  }
 }
 
-template <size_t NB>
+template <size_t NB, typename Out>
 void vnni_rows_nb(const int8_t* q, const Qd8Params* params, size_t r0, size_t r1,
-                  const DqLinearWeights& w, size_t ob, float* y) {
+                  const DqLinearWeights& w, size_t ob, Out* y) {
   size_t r = r0;
   for (; r + 8 <= r1; r += 8) vnni_tile<8, NB>(q, params, r, w, ob, y);
   switch (r1 - r) {
@@ -127,11 +163,22 @@ void vnni_rows(const int8_t* q, const Qd8Params* params, size_t r0, size_t r1,
   }
 }
 
+void vnni_rows_qs8(const int8_t* x, size_t r0, size_t r1, const DqLinearWeights& w, size_t ob,
+                   size_t nb, int8_t* y) {
+  if (nb == 2) {
+    vnni_rows_nb<2>(x, nullptr, r0, r1, w, ob, y);
+  } else {
+    vnni_rows_nb<1>(x, nullptr, r0, r1, w, ob, y);
+  }
+}
+
 #else  // built without AVX-512: never called (dq_vnni_usable is false)
 
 bool vnni_built() { return false; }
 void vnni_rows(const int8_t*, const Qd8Params*, size_t, size_t, const DqLinearWeights&, size_t,
                size_t, float*) {}
+void vnni_rows_qs8(const int8_t*, size_t, size_t, const DqLinearWeights&, size_t, size_t, int8_t*) {
+}
 
 #endif
 

@@ -832,6 +832,85 @@ Error check_dq_linear(const Values& g, const Node& n, size_t d) {
   return Error::Ok;
 }
 
+Error pack_dq_vnni(const PrepareContext& ctx, const Node& n, DqLinearWeights* p);
+
+// ---- static int8 linear layers (dq_linear.h: qs8_linear): a FullyConnected
+// qint8 (per tensor) x qcint8 (per channel, constant [outputs, inputs]) with
+// an optional constant qcint32 bias -> qint8 (per tensor), no output bounds.
+// XNNPACK 2022 runs it as a 1x1 convolution; here it takes the VNNI kernel
+// with the same requantization, where that kernel runs (dq_vnni_usable).
+bool is_qs8_linear(const Values& g, const Node& n) {
+  if (n.kind != NodeKind::FullyConnected || n.num_inputs < 2 || n.inputs[1] == kInvalidId)
+    return false;
+  const Value& x = in(g, n, 0);
+  const Value& w = in(g, n, 1);
+  const Value& y = out(g, n);
+  if (x.dtype != Dtype::QInt8 || x.quant != QuantKind::PerTensor || y.dtype != Dtype::QInt8 ||
+      y.quant != QuantKind::PerTensor || w.dtype != Dtype::QCInt8 ||
+      w.quant != QuantKind::PerChannel || w.data == nullptr || w.num_dims != 2 || n.flags != 0)
+    return false;
+  if (!(n.output_min == -__builtin_inff() && n.output_max == __builtin_inff())) return false;
+  if (has_bias(n)) {
+    const Value& b = in(g, n, 2);
+    if (b.dtype != Dtype::QCInt32 || b.data == nullptr) return false;
+  }
+  return dq_vnni_usable(w.dims[1]);
+}
+
+Error check_qs8_linear(const Values& g, const Node& n, size_t d) {
+  ETR_RETURN_IF_ERROR(check_fully_connected(g, n, d));  // XNNPACK's shape rules
+  const Value& x = in(g, n, 0);
+  const Value& w = in(g, n, 1);
+  const Value& y = out(g, n);
+  const size_t o = w.dims[0];
+  if (w.channel_dim != 0 || w.num_channel_scales != o)
+    return refuse(d, n, "weight scales are not one per output channel");
+  if (has_bias(n) && (in(g, n, 2).num_dims != 1 || in(g, n, 2).dims[0] != o))
+    return refuse(d, n, "bias is not [outputs]");
+  if (x.zero_point < -128 || x.zero_point > 127 || y.zero_point < -128 || y.zero_point > 127)
+    return refuse(d, n, "zero points outside int8");
+  for (size_t c = 0; c < o; ++c) {
+    const float r = x.scale * w.channel_scales[c] / y.scale;
+    if (!(r >= 0x1.0p-32f) || !(r < 256.0f))
+      return refuse(d, n, "input x weight / output scale is outside [2^-32, 256)");
+  }
+  return Error::Ok;
+}
+
+Error prepare_qs8_linear(const PrepareContext& ctx, const Node& n, DqLinearWeights* p) {
+  const Values& g = ctx.values;
+  const Value& x = in(g, n, 0);
+  const Value& w = in(g, n, 1);
+  const Value& y = out(g, n);
+  p->n = w.dims[0];
+  p->k = w.dims[1];
+  const int8_t* src = reinterpret_cast<const int8_t*>(w.data);
+  int32_t* ksum = take<int32_t>(ctx, n, p->n, "the weight row sums");
+  float* rq = take<float>(ctx, n, p->n, "the requantization scales");
+  if (ksum == nullptr || rq == nullptr) return Error::DelegateMemoryAllocationFailed;
+  for (size_t o = 0; o < p->n; ++o) {
+    int32_t s = 0;
+    for (size_t i = 0; i < p->k; ++i) s += src[o * p->k + i];
+    ksum[o] = s;
+    rq[o] = x.scale * w.channel_scales[o] / y.scale;  // float, as XNNPACK computes it
+  }
+  p->w = src;
+  p->ksum = ksum;
+  p->scales = w.channel_scales;
+  p->requant = rq;
+  p->input_zero_point = x.zero_point;
+  p->output_zero_point = y.zero_point;
+  if (has_bias(n)) {
+    int32_t* bias = take<int32_t>(ctx, n, p->n, "the copied bias");
+    if (bias == nullptr) return Error::DelegateMemoryAllocationFailed;
+    std::memcpy(bias, in(g, n, 2).data, p->n * sizeof(int32_t));
+    p->qbias = bias;
+  }
+  ETR_RETURN_IF_ERROR(pack_dq_vnni(ctx, n, p));
+  if (p->wvnni == nullptr) return refuse(ctx.delegate, n, "the VNNI kernel cannot run it here");
+  return Error::Ok;
+}
+
 // The parts of a prepared dq linear layer after its weights: bias, bounds.
 Error prepare_dq_linear_tail(const PrepareContext& ctx, const Node& n, DqLinearWeights* p) {
   const Values& g = ctx.values;
@@ -1422,7 +1501,8 @@ Error run_gelu_node(const RunContext& c, const Node& n, const NativeState&) {
 // fp32 convolution and fully-connected layers on the GEMM; dynamically
 // quantized fully-connected layers (dq_linear.h).
 bool fully_connected_native(const Values& g, const Node& n, bool native_fp32) {
-  return is_dq_linear(g, n) || (fp32_option(native_fp32) && is_float_gemm_node(g, n));
+  return is_dq_linear(g, n) || is_qs8_linear(g, n) ||
+         (fp32_option(native_fp32) && is_float_gemm_node(g, n));
 }
 bool conv2d_native(const Values& g, const Node& n, bool native_fp32) {
   return is_dq_conv(g, n) || (fp32_option(native_fp32) && is_float_gemm_node(g, n));
@@ -1433,6 +1513,7 @@ Error check_conv2d_native(const Values& g, const Node& n, size_t d) {
 }
 Error check_fully_connected_native(const Values& g, const Node& n, size_t d) {
   if (is_dq_linear(g, n)) return check_dq_linear(g, n, d);
+  if (is_qs8_linear(g, n)) return check_qs8_linear(g, n, d);
   return check_fully_connected(g, n, d);  // the same shape rules as XNNPACK's
 }
 size_t fully_connected_scratch_bytes(const Values& g, const Node& n) {
@@ -1450,6 +1531,12 @@ Error prepare_fully_connected(const PrepareContext& ctx, const Node& n, NativeSt
     if (st->dq.w != reinterpret_cast<const int8_t*>(in(ctx.values, n, 1).data))
       st->copied_inputs |= 1u << 1;  // also when only the VNNI-packed copy is kept
     if (st->dq.bias != nullptr) st->copied_inputs |= 1u << 2;
+    return Error::Ok;
+  }
+  if (is_qs8_linear(ctx.values, n)) {
+    ETR_RETURN_IF_ERROR(prepare_qs8_linear(ctx, n, &st->dq));
+    st->copied_inputs |= 1u << 1;  // the VNNI-packed weights
+    if (has_bias(n)) st->copied_inputs |= 1u << 2;
     return Error::Ok;
   }
   if (is_float_gemm_node(ctx.values, n))
@@ -1479,6 +1566,12 @@ Error run_gemm(const RunContext& c, const Node& n, const NativeState& st) {
 Error run_fully_connected(const RunContext& c, const Node& n, const NativeState& st) {
   if (is_dq_linear(c.values, n)) {
     run_dq_linear(c.values, n, st, c.buffers, c.pool);
+    return Error::Ok;
+  }
+  if (is_qs8_linear(c.values, n)) {
+    const Value& x = in(c.values, n, 0);
+    qs8_linear(reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]), x.numel() / st.dq.k, st.dq,
+               reinterpret_cast<int8_t*>(c.buffers[n.outputs[0]]), c.pool);
     return Error::Ok;
   }
   return run_gemm(c, n, st);
