@@ -125,6 +125,8 @@ struct DqLinearWeights {
   const float* requant = nullptr;  // [n] input_scale * weight_scale / output_scale
   int32_t input_zero_point = 0;
   int32_t output_zero_point = 0;
+  int32_t output_qmin = -128;  // the node's output bounds, quantized as XNNPACK does
+  int32_t output_qmax = 127;
   float output_min = -__builtin_inff();
   float output_max = __builtin_inff();
 };
@@ -145,7 +147,8 @@ void dq_vnni_pack(const int8_t* w, size_t n, size_t k, int8_t* dst);
 // Static int8 linear layer (qint8 per-tensor input and output, qcint8
 // weights, qcint32 bias), XNNPACK's qc8 fp32 requantization:
 //   acc = bias[o] + sum_k (x[r][k] - input_zp) * w[o][k]        (int32, exact)
-//   y[r][o] = clamp(round_even(float(acc) * requant[o]) + output_zp, -128, 127)
+//   y[r][o] = clamp(round_even(min(float(acc) * requant[o], qmax - output_zp)) + output_zp,
+//                   qmin, qmax)      (qmin, qmax: output_qmin, output_qmax)
 // with requant[o] = input_scale * weight_scale[o] / output_scale in float
 // (rounded after the product and after the quotient). Runs only with the
 // VNNI-packed weights (w.wvnni: dq_vnni_usable).

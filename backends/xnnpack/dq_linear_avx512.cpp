@@ -95,15 +95,15 @@ ETR_VNNI_TARGET inline void vnni_store_qs8(const __m512i* acc, size_t r0, const 
       _mm512_sub_epi32(bias, _mm512_mullo_epi32(_mm512_set1_epi32(128 + w.input_zero_point), ks));
   const __m512 rq = _mm512_maskz_loadu_ps(m, w.requant + o0);
   const __m512i zp = _mm512_set1_epi32(w.output_zero_point);
-  const __m512i lo = _mm512_set1_epi32(-128), hi = _mm512_set1_epi32(127);
+  const __m512i lo = _mm512_set1_epi32(w.output_qmin), hi = _mm512_set1_epi32(w.output_qmax);
   for (size_t r = 0; r < MR; ++r) {
     const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(acc[r], shift)), rq);
     // vcvtps2dq rounds half to even (values past int32 give INT32_MIN, which
-    // the clamp below turns into -128 as XNNPACK's saturating packs do; its
-    // upper clamp in float first gives 127 for those past the top).
-    const __m512 top = _mm512_set1_ps(static_cast<float>(127 - w.output_zero_point));
+    // the clamp below turns into qmin as XNNPACK's saturating packs and
+    // lower bound do; its upper bound applies in float, before rounding).
+    const __m512 top = _mm512_set1_ps(static_cast<float>(w.output_qmax - w.output_zero_point));
     __m512i v = _mm512_cvtps_epi32(_mm512_min_ps(f, top));
-    v = _mm512_max_epi32(v, _mm512_set1_epi32(-256));  // below -256 ends at -128; no overflow
+    v = _mm512_max_epi32(v, _mm512_set1_epi32(-256));  // below -256 ends at qmin; no overflow
     v = _mm512_max_epi32(_mm512_min_epi32(_mm512_add_epi32(v, zp), hi), lo);
     _mm512_mask_cvtepi32_storeu_epi8(y + (r0 + r) * w.n + o0, m, v);
   }

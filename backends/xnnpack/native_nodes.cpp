@@ -834,35 +834,63 @@ Error check_dq_linear(const Values& g, const Node& n, size_t d) {
 
 Error pack_dq_vnni(const PrepareContext& ctx, const Node& n, DqLinearWeights* p);
 
-// ---- static int8 linear layers (dq_linear.h: qs8_linear): a FullyConnected
-// qint8 (per tensor) x qcint8 (per channel, constant [outputs, inputs]) with
-// an optional constant qcint32 bias -> qint8 (per tensor), no output bounds.
-// XNNPACK 2022 runs it as a 1x1 convolution; here it takes the VNNI kernel
-// with the same requantization, where that kernel runs (dq_vnni_usable).
-bool is_qs8_linear(const Values& g, const Node& n) {
-  if (n.kind != NodeKind::FullyConnected || n.num_inputs < 2 || n.inputs[1] == kInvalidId)
-    return false;
+// ---- static int8 linear layers and 1x1 convolutions (dq_linear.h:
+// qs8_linear): FullyConnected, or Conv2d with a 1x1 window, unit stride, no
+// padding and one group, qint8 (per tensor) x qcint8 (per channel, constant
+// [outputs, inputs] or [outputs, 1, 1, inputs]) with an optional constant
+// qcint32 bias -> qint8 (per tensor). XNNPACK 2022 runs both as
+// convolutions; here they take the VNNI kernel with the same requantization
+// and output bounds, where that kernel runs (dq_vnni_usable).
+bool is_qs8_gemm(const Values& g, const Node& n) {
+  if (n.num_inputs < 2 || n.inputs[1] == kInvalidId || n.flags != 0) return false;
   const Value& x = in(g, n, 0);
   const Value& w = in(g, n, 1);
   const Value& y = out(g, n);
   if (x.dtype != Dtype::QInt8 || x.quant != QuantKind::PerTensor || y.dtype != Dtype::QInt8 ||
       y.quant != QuantKind::PerTensor || w.dtype != Dtype::QCInt8 ||
-      w.quant != QuantKind::PerChannel || w.data == nullptr || w.num_dims != 2 || n.flags != 0)
+      w.quant != QuantKind::PerChannel || w.data == nullptr)
     return false;
-  if (!(n.output_min == -__builtin_inff() && n.output_max == __builtin_inff())) return false;
+  if (n.kind == NodeKind::FullyConnected) {
+    if (w.num_dims != 2) return false;
+  } else if (n.kind == NodeKind::Conv2d) {
+    const ConvParams& p = n.conv();
+    if (p.groups != 1 || p.kernel_height != 1 || p.kernel_width != 1 || p.subsampling_height != 1 ||
+        p.subsampling_width != 1 || p.padding_top != 0 || p.padding_right != 0 ||
+        p.padding_bottom != 0 || p.padding_left != 0 || w.num_dims != 4 || w.dims[1] != 1 ||
+        w.dims[2] != 1)
+      return false;
+  } else {
+    return false;
+  }
   if (has_bias(n)) {
     const Value& b = in(g, n, 2);
     if (b.dtype != Dtype::QCInt32 || b.data == nullptr) return false;
   }
-  return dq_vnni_usable(w.dims[1]);
+  return dq_vnni_usable(w.dims[w.num_dims - 1]);
+}
+bool is_qs8_linear(const Values& g, const Node& n) {
+  return n.kind == NodeKind::FullyConnected && is_qs8_gemm(g, n);
+}
+bool is_qs8_pointwise(const Values& g, const Node& n) {
+  return n.kind == NodeKind::Conv2d && is_qs8_gemm(g, n);
+}
+
+// XNNPACK's quantized output bound: lrintf(clamp(v / scale + zp, -128, 127)).
+int32_t qs8_bound(float v, const Value& y) {
+  float q = v / y.scale + static_cast<float>(y.zero_point);
+  q = q < -128.0f ? -128.0f : (q > 127.0f ? 127.0f : q);
+  return static_cast<int32_t>(std::lrint(q));
 }
 
 Error check_qs8_linear(const Values& g, const Node& n, size_t d) {
-  ETR_RETURN_IF_ERROR(check_fully_connected(g, n, d));  // XNNPACK's shape rules
+  // XNNPACK's shape rules.
+  ETR_RETURN_IF_ERROR(n.kind == NodeKind::Conv2d ? check_conv2d(g, n, d)
+                                                 : check_fully_connected(g, n, d));
   const Value& x = in(g, n, 0);
   const Value& w = in(g, n, 1);
   const Value& y = out(g, n);
   const size_t o = w.dims[0];
+  if (!(n.output_min <= n.output_max)) return refuse(d, n, "output_min exceeds output_max");
   if (w.channel_dim != 0 || w.num_channel_scales != o)
     return refuse(d, n, "weight scales are not one per output channel");
   if (has_bias(n) && (in(g, n, 2).num_dims != 1 || in(g, n, 2).dims[0] != o))
@@ -883,7 +911,7 @@ Error prepare_qs8_linear(const PrepareContext& ctx, const Node& n, DqLinearWeigh
   const Value& w = in(g, n, 1);
   const Value& y = out(g, n);
   p->n = w.dims[0];
-  p->k = w.dims[1];
+  p->k = w.dims[w.num_dims - 1];  // [O, I] or [O, 1, 1, I]
   const int8_t* src = reinterpret_cast<const int8_t*>(w.data);
   int32_t* ksum = take<int32_t>(ctx, n, p->n, "the weight row sums");
   float* rq = take<float>(ctx, n, p->n, "the requantization scales");
@@ -900,6 +928,10 @@ Error prepare_qs8_linear(const PrepareContext& ctx, const Node& n, DqLinearWeigh
   p->requant = rq;
   p->input_zero_point = x.zero_point;
   p->output_zero_point = y.zero_point;
+  p->output_qmin = qs8_bound(n.output_min, y);
+  p->output_qmax = qs8_bound(n.output_max, y);
+  if (p->output_qmin > p->output_qmax)
+    return refuse(ctx.delegate, n, "quantized output bounds are empty");
   if (has_bias(n)) {
     int32_t* bias = take<int32_t>(ctx, n, p->n, "the copied bias");
     if (bias == nullptr) return Error::DelegateMemoryAllocationFailed;
@@ -1505,10 +1537,12 @@ bool fully_connected_native(const Values& g, const Node& n, bool native_fp32) {
          (fp32_option(native_fp32) && is_float_gemm_node(g, n));
 }
 bool conv2d_native(const Values& g, const Node& n, bool native_fp32) {
-  return is_dq_conv(g, n) || (fp32_option(native_fp32) && is_float_gemm_node(g, n));
+  return is_dq_conv(g, n) || is_qs8_pointwise(g, n) ||
+         (fp32_option(native_fp32) && is_float_gemm_node(g, n));
 }
 Error check_conv2d_native(const Values& g, const Node& n, size_t d) {
   if (is_dq_conv(g, n)) return check_dq_conv(g, n, d);
+  if (is_qs8_pointwise(g, n)) return check_qs8_linear(g, n, d);
   return check_conv2d(g, n, d);
 }
 Error check_fully_connected_native(const Values& g, const Node& n, size_t d) {
@@ -1544,6 +1578,12 @@ Error prepare_fully_connected(const PrepareContext& ctx, const Node& n, NativeSt
   return Error::Ok;
 }
 Error prepare_conv2d(const PrepareContext& ctx, const Node& n, NativeState* st) {
+  if (is_qs8_pointwise(ctx.values, n)) {
+    ETR_RETURN_IF_ERROR(prepare_qs8_linear(ctx, n, &st->dq));
+    st->copied_inputs |= 1u << 1;  // the VNNI-packed weights
+    if (has_bias(n)) st->copied_inputs |= 1u << 2;
+    return Error::Ok;
+  }
   if (is_dq_conv(ctx.values, n)) {
     ETR_RETURN_IF_ERROR(prepare_dq_conv(ctx, n, &st->dq));
     // The filter is read in place, or only its VNNI-packed copy.
@@ -1579,6 +1619,12 @@ Error run_fully_connected(const RunContext& c, const Node& n, const NativeState&
 
 Error run_conv2d(const RunContext& c, const Node& n, const NativeState& st) {
   if (is_dq_conv(c.values, n)) return run_dq_conv(c, n, st);
+  if (is_qs8_pointwise(c.values, n)) {
+    const Value& x = in(c.values, n, 0);
+    qs8_linear(reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]), x.numel() / st.dq.k, st.dq,
+               reinterpret_cast<int8_t*>(c.buffers[n.outputs[0]]), c.pool);
+    return Error::Ok;
+  }
   return run_gemm(c, n, st);
 }
 
