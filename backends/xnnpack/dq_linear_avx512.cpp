@@ -81,31 +81,37 @@ ETR_VNNI_TARGET inline void vnni_step(const int8_t* const* a, size_t i, size_t c
   }
 }
 
-// 16 int8 outputs [o0, o0 + 16) of rows r0.. of a static layer (qs8_linear).
-template <size_t MR>
-ETR_VNNI_TARGET inline void vnni_store_qs8(const __m512i* acc, size_t r0, const DqLinearWeights& w,
-                                           size_t o0, int8_t* y) {
+// The int32 start of a static layer's sums for outputs [o0, o0 + 16): the
+// kernel adds sum (x + 128) * w, so starting from bias - (128 + input_zp) *
+// ksum leaves bias + sum (x - input_zp) * w.
+ETR_VNNI_TARGET inline __m512i qs8_start(const DqLinearWeights& w, size_t o0) {
   const size_t valid = w.n - o0 < 16 ? w.n - o0 : 16;
   const __mmask16 m = static_cast<__mmask16>((1u << valid) - 1u);
   const __m512i ks = _mm512_maskz_loadu_epi32(m, w.ksum + o0);
   const __m512i bias =
       w.qbias != nullptr ? _mm512_maskz_loadu_epi32(m, w.qbias + o0) : _mm512_setzero_si512();
-  // acc holds sum (x + 128) * w: less (128 + input_zp) * ksum, plus the bias.
-  const __m512i shift =
-      _mm512_sub_epi32(bias, _mm512_mullo_epi32(_mm512_set1_epi32(128 + w.input_zero_point), ks));
+  return _mm512_sub_epi32(bias,
+                          _mm512_mullo_epi32(_mm512_set1_epi32(128 + w.input_zero_point), ks));
+}
+
+// 16 int8 outputs [o0, o0 + 16) of rows r0.. of a static layer (qs8_linear)
+// from their requantized sums acc. XNNPACK bounds the scaled value above by
+// qmax - zp in float, rounds (vcvtps2dq: half to even), adds zp and bounds
+// below by qmin; as qmin - zp is an integer, bounding below in float before
+// rounding gives the same codes, and keeps every value inside int32.
+template <size_t MR>
+ETR_VNNI_TARGET inline void vnni_store_qs8(const __m512i* acc, size_t r0, const DqLinearWeights& w,
+                                           size_t o0, int8_t* y) {
+  const size_t valid = w.n - o0 < 16 ? w.n - o0 : 16;
+  const __mmask16 m = static_cast<__mmask16>((1u << valid) - 1u);
   const __m512 rq = _mm512_maskz_loadu_ps(m, w.requant + o0);
   const __m512i zp = _mm512_set1_epi32(w.output_zero_point);
-  const __m512i lo = _mm512_set1_epi32(w.output_qmin), hi = _mm512_set1_epi32(w.output_qmax);
+  const __m512 lo = _mm512_set1_ps(static_cast<float>(w.output_qmin - w.output_zero_point));
+  const __m512 hi = _mm512_set1_ps(static_cast<float>(w.output_qmax - w.output_zero_point));
   for (size_t r = 0; r < MR; ++r) {
-    const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(acc[r], shift)), rq);
-    // vcvtps2dq rounds half to even (values past int32 give INT32_MIN, which
-    // the clamp below turns into qmin as XNNPACK's saturating packs and
-    // lower bound do; its upper bound applies in float, before rounding).
-    const __m512 top = _mm512_set1_ps(static_cast<float>(w.output_qmax - w.output_zero_point));
-    __m512i v = _mm512_cvtps_epi32(_mm512_min_ps(f, top));
-    v = _mm512_max_epi32(v, _mm512_set1_epi32(-256));  // below -256 ends at qmin; no overflow
-    v = _mm512_max_epi32(_mm512_min_epi32(_mm512_add_epi32(v, zp), hi), lo);
-    _mm512_mask_cvtepi32_storeu_epi8(y + (r0 + r) * w.n + o0, m, v);
+    const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[r]), rq);
+    const __m512i v = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(f, lo), hi));
+    _mm512_mask_cvtepi32_storeu_epi8(y + (r0 + r) * w.n + o0, m, _mm512_add_epi32(v, zp));
   }
 }
 
@@ -119,8 +125,11 @@ ETR_VNNI_TARGET void vnni_tile(const int8_t* q, const Qd8Params* params, size_t 
   const int8_t* a[MR];
   for (size_t r = 0; r < MR; ++r) a[r] = q + (r0 + r) * k;
   __m512i acc[NB][MR];
-  for (size_t b = 0; b < NB; ++b)
-    for (size_t r = 0; r < MR; ++r) acc[b][r] = _mm512_setzero_si512();
+  for (size_t b = 0; b < NB; ++b) {
+    const __m512i start =
+        std::is_same<Out, float>::value ? _mm512_setzero_si512() : qs8_start(w, (ob + b) * 16);
+    for (size_t r = 0; r < MR; ++r) acc[b][r] = start;
+  }
   for (size_t g = 0; g < groups; ++g) vnni_step<MR, NB>(a, 4 * g, 4, wp + g * 64, k4 * 64, acc);
   if (groups < k4)  // the last 1..3 inputs; the packed weights past k are 0
     vnni_step<MR, NB>(a, 4 * groups, k - 4 * groups, wp + groups * 64, k4 * 64, acc);
