@@ -7,21 +7,19 @@
 
 namespace etr {
 namespace qvec {
+#if defined(__x86_64__)
 namespace {
 
 // Whether this CPU runs quant_vec_avx2.cpp (AVX2; its file is also built
 // with FMA and F16C, so those are required too). Asked once.
 bool use_avx2() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                           __builtin_cpu_supports("f16c");
   return yes;
-#else
-  return false;
-#endif
 }
 
 }  // namespace
+#endif
 
 template <typename Q>
 void quantize(const float* x, Q* q, size_t n, float inv, float zp, float lo, float hi,
