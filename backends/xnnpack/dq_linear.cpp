@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "backends/xnnpack/dq_linear_internal.h"
 #include "kernels/cpu_math/cpu_features.h"
@@ -16,6 +17,14 @@ using dq::epilogue;
 using dq::kPair;
 using dq::xmax;
 using dq::xmin;
+
+// round-half-to-even of v for |v| <= 2^22 (the default rounding mode rounds
+// the sum to an integer; subtracting is exact): std::nearbyint's result
+// without its library call, which keeps the loops below vectorizable.
+inline float round_even_small(float v) {
+  constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
+  return (v + kMagic) - kMagic;
+}
 
 // Multiply-adds below which dq_linear runs on the calling thread.
 constexpr size_t kSerialMacs = size_t{1} << 22;
@@ -139,37 +148,164 @@ Qd8Params qd8_params(float min, float max, float* multiplier) {
   return Qd8Params{1.0f / m, static_cast<int32_t>(std::nearbyint(zp))};
 }
 
+namespace {
+
+// min and max of x[0..n) folded into *lo and *hi (NaN compares false: skipped).
+void qd8_min_max(const float* x, size_t n, float* lo, float* hi) {
+  if (opt::cpu_features().avx2_fma && dq::qd8_min_max_avx2(x, n, lo, hi)) return;
+  float a = *lo, b = *hi;
+  for (size_t i = 0; i < n; ++i) {
+    a = x[i] < a ? x[i] : a;
+    b = x[i] > b ? x[i] : b;
+  }
+  *lo = a;
+  *hi = b;
+}
+
+// q[i] = round_even(clamp(x[i] * m, -128 - zp, 127 - zp)) + zp, NaN as 0.
+void qd8_quantize_run(const float* x, size_t n, float m, int32_t zp, int8_t* q) {
+  const float qlo = static_cast<float>(-128 - zp);
+  const float qhi = static_cast<float>(127 - zp);
+  if (opt::cpu_features().avx2_fma && dq::qd8_quantize_avx2(x, n, m, qlo, qhi, zp, q)) return;
+  for (size_t i = 0; i < n; ++i) {
+    float v = x[i] * m;
+    if (v != v) v = 0.0f;  // NaN: the zero point
+    v = v < qlo ? qlo : v;
+    v = v > qhi ? qhi : v;
+    q[i] = static_cast<int8_t>(static_cast<int32_t>(round_even_small(v)) + zp);
+  }
+}
+
+}  // namespace
+
 void qd8_quantize(const float* x, size_t rows, size_t k, int8_t* q, Qd8Params* params,
                   ThreadPool* pool) {
   const size_t grain = k == 0 ? rows : (16384 + k - 1) / k;
   parallel_for(pool, rows, grain, [&](size_t begin, size_t end) {
     for (size_t r = begin; r < end; ++r) {
-      const float* xr = x + r * k;
-      float lo = 0.0f, hi = 0.0f;  // NaN compares false: skipped
-      for (size_t i = 0; i < k; ++i) {
-        lo = xr[i] < lo ? xr[i] : lo;
-        hi = xr[i] > hi ? xr[i] : hi;
-      }
+      float lo = 0.0f, hi = 0.0f;
+      qd8_min_max(x + r * k, k, &lo, &hi);
       float m = 1.0f;
       const Qd8Params p = qd8_params(lo, hi, &m);
       params[r] = p;
-      const float qlo = static_cast<float>(-128 - p.zero_point);
-      const float qhi = static_cast<float>(127 - p.zero_point);
-      int8_t* qr = q + r * k;
-      for (size_t i = 0; i < k; ++i) {
-        float v = xr[i] * m;
-        if (v != v) v = 0.0f;  // NaN: the zero point
-        v = v < qlo ? qlo : v;
-        v = v > qhi ? qhi : v;
-        qr[i] = static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(v)) + p.zero_point);
-      }
+      qd8_quantize_run(x + r * k, k, m, p.zero_point, q + r * k);
     }
   });
+}
+
+void qd8_quantize_batches(const float* x, size_t batches, size_t batch_elems, size_t k, int8_t* q,
+                          Qd8Params* params, ThreadPool* pool) {
+  if (k == 0 || batch_elems == 0) return;
+  const size_t rows = batch_elems / k;
+  constexpr size_t kChunk = 65536;  // elements per task
+  constexpr size_t kMaxParts = 64;
+  const size_t parts = (batch_elems + kChunk - 1) / kChunk < kMaxParts
+                           ? (batch_elems + kChunk - 1) / kChunk
+                           : kMaxParts;
+  const size_t per_part = (batch_elems + parts - 1) / parts;
+  for (size_t b = 0; b < batches; ++b) {
+    const float* xb = x + b * batch_elems;
+    // The image's min and max, in parts on the pool (min and max do not
+    // depend on the order).
+    float los[kMaxParts], his[kMaxParts];
+    parallel_for(pool, parts, 1, [&](size_t begin, size_t end) {
+      for (size_t t = begin; t < end; ++t) {
+        const size_t i0 = t * per_part;
+        const size_t i1 = i0 + per_part < batch_elems ? i0 + per_part : batch_elems;
+        los[t] = 0.0f;
+        his[t] = 0.0f;
+        if (i0 < i1) qd8_min_max(xb + i0, i1 - i0, &los[t], &his[t]);
+      }
+    });
+    float lo = 0.0f, hi = 0.0f;
+    for (size_t t = 0; t < parts; ++t) {
+      lo = los[t] < lo ? los[t] : lo;
+      hi = his[t] > hi ? his[t] : hi;
+    }
+    float m = 1.0f;
+    const Qd8Params p = qd8_params(lo, hi, &m);
+    int8_t* qb = q + b * batch_elems;
+    parallel_for(pool, parts, 1, [&](size_t begin, size_t end) {
+      for (size_t t = begin; t < end; ++t) {
+        const size_t i0 = t * per_part;
+        const size_t i1 = i0 + per_part < batch_elems ? i0 + per_part : batch_elems;
+        if (i0 < i1) qd8_quantize_run(xb + i0, i1 - i0, m, p.zero_point, qb + i0);
+      }
+    });
+    for (size_t r = 0; r < rows; ++r) params[b * rows + r] = p;
+  }
 }
 
 size_t qd8_buffer_bytes(size_t numel, size_t k) {
   const size_t rows = k == 0 ? 0 : numel / k;
   return qd8_params_offset(numel) + rows * sizeof(Qd8Params);
+}
+
+bool dq_vnni_usable(size_t k) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static const bool cpu = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vnni");
+  return cpu && dq::vnni_built() && k > 0 && k <= kDqVnniMaxInputs;
+#else
+  (void)k;
+  return false;
+#endif
+}
+
+size_t dq_vnni_packed_bytes(size_t n, size_t k) { return ((n + 15) / 16 * 16) * ((k + 3) / 4 * 4); }
+
+void dq_vnni_pack(const int8_t* w, size_t n, size_t k, int8_t* dst) {
+  const size_t k4 = (k + 3) / 4;
+  for (size_t ob = 0; ob < (n + 15) / 16; ++ob) {
+    for (size_t g = 0; g < k4; ++g) {
+      for (size_t j = 0; j < 16; ++j) {
+        for (size_t t = 0; t < 4; ++t) {
+          const size_t o = ob * 16 + j, i = g * 4 + t;
+          dst[((ob * k4 + g) * 16 + j) * 4 + t] = o < n && i < k ? w[o * k + i] : 0;
+        }
+      }
+    }
+  }
+}
+
+namespace {
+
+// The VNNI path: tasks of up to kVnniRows rows x two blocks of 16 outputs
+// (one where n leaves one), the blocks of one row range consecutive (its
+// activations stay in cache).
+constexpr size_t kVnniRows = 32;
+
+template <typename Out>
+void dq_linear_vnni(const int8_t* q, const Qd8Params* params, size_t rows, const DqLinearWeights& w,
+                    Out* y, ThreadPool* pool) {
+  const size_t blocks = (w.n + 15) / 16;
+  const size_t pairs = (blocks + 1) / 2;
+  const size_t chunks = (rows + kVnniRows - 1) / kVnniRows;
+  const size_t per_task = kVnniRows * 32 * w.k;
+  const size_t grain = per_task >= (size_t{1} << 18) ? 1 : (size_t{1} << 18) / per_task;
+  parallel_for(pool, chunks * pairs, grain, [&](size_t begin, size_t end) {
+    for (size_t t = begin; t < end; ++t) {
+      const size_t c = t / pairs, ob = (t % pairs) * 2;
+      const size_t r0 = c * kVnniRows;
+      const size_t r1 = r0 + kVnniRows < rows ? r0 + kVnniRows : rows;
+      const size_t nb = blocks - ob >= 2 ? 2 : 1;
+      if constexpr (std::is_same<Out, float>::value) {
+        dq::vnni_rows(q, params, r0, r1, w, ob, nb, y);
+      } else {
+        dq::vnni_rows_qs8(q, r0, r1, w, ob, nb, y);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void qs8_linear(const int8_t* x, size_t rows, const DqLinearWeights& w, int8_t* y,
+                ThreadPool* pool) {
+  if (rows == 0 || w.n == 0 || w.wvnni == nullptr) return;
+  const size_t per_row = w.n * w.k;
+  if (per_row == 0 || rows <= (kSerialMacs - 1) / per_row) pool = nullptr;
+  dq_linear_vnni(x, nullptr, rows, w, y, pool);
 }
 
 void dq_linear(const int8_t* q, const Qd8Params* params, size_t rows, const DqLinearWeights& w,
@@ -182,6 +318,10 @@ void dq_linear(const int8_t* q, const Qd8Params* params, size_t rows, const DqLi
   // (rows * n * k < kSerialMacs, written so that it cannot overflow.)
   const size_t per_row = w.n * w.k;
   if (per_row == 0 || rows <= (kSerialMacs - 1) / per_row) pool = nullptr;
+  if (w.wvnni != nullptr) {  // set only where dq_vnni_usable
+    dq_linear_vnni(q, params, rows, w, y, pool);
+    return;
+  }
   const size_t pairs = (w.n + kPair - 1) / kPair;
   const size_t per_pair = rows * w.k * kPair;
   const size_t grain = per_pair >= 65536 ? 1 : 65536 / (per_pair == 0 ? 1 : per_pair);

@@ -42,6 +42,14 @@ Qd8Params qd8_params(float min, float max, float* multiplier);
 void qd8_quantize(const float* x, size_t rows, size_t k, int8_t* q, Qd8Params* params,
                   ThreadPool* pool);
 
+// Quantizes `batches` images of `batch_elems` floats each (a qdint8 value
+// with num_nonbatch_dims > 1, which XNNPACK quantizes per batch: the
+// parameters come from the whole image's min and max), element for element
+// as qd8_quantize does a row. The buffer keeps one Qd8Params per row of `k`
+// (k divides batch_elems), each row of an image holding the image's.
+void qd8_quantize_batches(const float* x, size_t batches, size_t batch_elems, size_t k, int8_t* q,
+                          Qd8Params* params, ThreadPool* pool);
+
 // Bytes of a qdint8 value's buffer holding `numel` int8 values in rows of
 // `k`: the values, then one Qd8Params per row (8-byte aligned).
 size_t qd8_buffer_bytes(size_t numel, size_t k);
@@ -107,13 +115,45 @@ struct DqLinearWeights {
   // qbint4 alternatively as nibbles in qb4w_pack's layout (w is then null):
   // the AVX2 kernel reads half the bytes. Set only where qb4w_packed_supported.
   const uint8_t* w4 = nullptr;
+  // Per-channel int8 weights also packed for the AVX-512 VNNI kernel
+  // (dq_vnni_pack); null where dq_vnni_usable is false.
+  const int8_t* wvnni = nullptr;
   const float* bias = nullptr;  // [n]; may be null
+  // Static int8 layers (qs8_linear): int8 output through XNNPACK's fp32
+  // requantization (qs8_linear below) instead of the float epilogue.
+  const int32_t* qbias = nullptr;  // [n] int32 bias (qcint32); may be null
+  const float* requant = nullptr;  // [n] input_scale * weight_scale / output_scale
+  int32_t input_zero_point = 0;
+  int32_t output_zero_point = 0;
+  int32_t output_qmin = -128;  // the node's output bounds, quantized as XNNPACK does
+  int32_t output_qmax = 127;
   float output_min = -__builtin_inff();
   float output_max = __builtin_inff();
 };
 
 // Largest k the int32 accumulation cannot overflow for.
 constexpr size_t kDqMaxInputChannels = 65536;
+
+// Whether the AVX-512 VNNI kernel can run per-channel int8 weights of k
+// inputs here (this CPU has AVX-512 F, BW and VNNI, this build compiled the
+// kernel, and k keeps its int32 sums exact: at most kDqVnniMaxInputs).
+constexpr size_t kDqVnniMaxInputs = 16384;
+bool dq_vnni_usable(size_t k);
+// Bytes of the packed weights: n and k rounded up to 16 and 4.
+size_t dq_vnni_packed_bytes(size_t n, size_t k);
+// Packs int8 weights w[n, k] (row-major) for the kernel (64-byte aligned dst).
+void dq_vnni_pack(const int8_t* w, size_t n, size_t k, int8_t* dst);
+
+// Static int8 linear layer (qint8 per-tensor input and output, qcint8
+// weights, qcint32 bias), XNNPACK's qc8 fp32 requantization:
+//   acc = bias[o] + sum_k (x[r][k] - input_zp) * w[o][k]        (int32, exact)
+//   y[r][o] = clamp(round_even(min(float(acc) * requant[o], qmax - output_zp)) + output_zp,
+//                   qmin, qmax)      (qmin, qmax: output_qmin, output_qmax)
+// with requant[o] = input_scale * weight_scale[o] / output_scale in float
+// (rounded after the product and after the quotient). Runs only with the
+// VNNI-packed weights (w.wvnni: dq_vnni_usable).
+void qs8_linear(const int8_t* x, size_t rows, const DqLinearWeights& w, int8_t* y,
+                ThreadPool* pool);
 
 // Fills kfsum[n] from w.w, w.block and w.block_scales (qbint4).
 void qb4w_prepare_sums(const DqLinearWeights& w, float* kfsum);

@@ -1,5 +1,7 @@
 // AVX2 + FMA kernels of dq_linear.h (compiled with -mavx2 -mfma by
 // etr_isa_sources; reached only where opt::cpu_features().avx2_fma).
+#include <cmath>
+
 #include "backends/xnnpack/dq_linear_internal.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -316,7 +318,70 @@ bool qb4w_packed_block_avx2(const int8_t* q, const Qd8Params* params, size_t row
 }
 
 bool qb4w_packed_built() { return true; }
+
+// The qd8 conversion loops (dq_linear.cpp): vminps/vmaxps return their
+// second operand when the first is NaN, which is the plain loop's
+// `x < lo ? x : lo` exactly; the quantization clamps with the same
+// comparisons after zeroing NaN, and vroundps rounds half to even as the
+// plain loop's round_even_small does.
+bool qd8_min_max_avx2(const float* x, size_t n, float* lo, float* hi) {
+  __m256 vlo = _mm256_set1_ps(*lo), vhi = _mm256_set1_ps(*hi);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    vlo = _mm256_min_ps(v, vlo);
+    vhi = _mm256_max_ps(v, vhi);
+  }
+  alignas(32) float l[8], h[8];
+  _mm256_store_ps(l, vlo);
+  _mm256_store_ps(h, vhi);
+  float a = *lo, b = *hi;
+  for (size_t j = 0; j < 8; ++j) {
+    a = l[j] < a ? l[j] : a;
+    b = h[j] > b ? h[j] : b;
+  }
+  for (; i < n; ++i) {
+    a = x[i] < a ? x[i] : a;
+    b = x[i] > b ? x[i] : b;
+  }
+  *lo = a;
+  *hi = b;
+  return true;
+}
+
+bool qd8_quantize_avx2(const float* x, size_t n, float m, float qlo, float qhi, int32_t zp,
+                       int8_t* q) {
+  const __m256 vm = _mm256_set1_ps(m), vlo = _mm256_set1_ps(qlo), vhi = _mm256_set1_ps(qhi);
+  const __m256i vzp = _mm256_set1_epi32(zp);
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  auto one = [&](const float* p) {
+    __m256 v = _mm256_mul_ps(_mm256_loadu_ps(p), vm);
+    v = _mm256_and_ps(v, _mm256_cmp_ps(v, v, _CMP_ORD_Q));  // NaN: 0, the zero point
+    v = _mm256_min_ps(_mm256_max_ps(v, vlo), vhi);
+    v = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return _mm256_add_epi32(_mm256_cvtps_epi32(v), vzp);
+  };
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m256i ab = _mm256_packs_epi32(one(x + i), one(x + i + 8));
+    const __m256i cd = _mm256_packs_epi32(one(x + i + 16), one(x + i + 24));
+    const __m256i b = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(ab, cd), order);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + i), b);
+  }
+  for (; i < n; ++i) {
+    float v = x[i] * m;
+    if (v != v) v = 0.0f;
+    v = v < qlo ? qlo : v;
+    v = v > qhi ? qhi : v;
+    q[i] = static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(v)) + zp);
+  }
+  return true;
+}
 #else
+bool qd8_min_max_avx2(const float*, size_t, float*, float*) { return false; }
+bool qd8_quantize_avx2(const float*, size_t, float, float, float, int32_t, int8_t*) {
+  return false;
+}
 bool qb4w_packed_block_avx2(const int8_t*, const Qd8Params*, size_t, const DqLinearWeights&, size_t,
                             size_t, float*) {
   return false;

@@ -47,6 +47,25 @@ bool qb4w_packed_block_avx2(const int8_t* q, const Qd8Params* params, size_t row
                             const DqLinearWeights& w, size_t o0, size_t o1, float* y);
 bool qb4w_packed_built();
 
+// The qd8 conversion's loops with AVX2 (dq_linear_avx2.cpp), the plain
+// loops' results exactly: min and max of x[0..n) folded into *lo and *hi
+// (NaN skipped), and q = round_even(clamp(x * m, qlo, qhi)) + zp with NaN
+// taken as 0. False (nothing done) in a build without the AVX2 file.
+bool qd8_min_max_avx2(const float* x, size_t n, float* lo, float* hi);
+bool qd8_quantize_avx2(const float* x, size_t n, float m, float qlo, float qhi, int32_t zp,
+                       int8_t* q);
+
+// The AVX-512 VNNI kernel (dq_linear_avx512.cpp): rows [r0, r1) x the nb
+// (1 or 2) blocks of 16 outputs from block ob on, from the packed weights
+// w.wvnni. vnni_built() is false in a build whose file was compiled without
+// AVX-512.
+bool vnni_built();
+void vnni_rows(const int8_t* q, const Qd8Params* params, size_t r0, size_t r1,
+               const DqLinearWeights& w, size_t ob, size_t nb, float* y);
+// The same for a static int8 layer (qs8_linear): int8 outputs.
+void vnni_rows_qs8(const int8_t* x, size_t r0, size_t r1, const DqLinearWeights& w, size_t ob,
+                   size_t nb, int8_t* y);
+
 }  // namespace dq
 }  // namespace xnnpack
 }  // namespace etr

@@ -768,8 +768,10 @@ Error check_dq_convert(const Values& g, const Node& n, size_t d) {
   const Value& y = out(g, n);
   if (x.dtype != Dtype::Fp32) return refuse(d, n, "qdint8 conversion needs an fp32 input");
   if (y.quant != QuantKind::PerToken) return refuse(d, n, "qdint8 output is not per-token");
-  if (y.num_nonbatch_dims != 1)
-    return refuse(d, n, "per-token quantization over other than the last dim");
+  // 1: per row of the last dim (linear layers); 3: per image of a 4-d NHWC
+  // value (convolutions), as XNNPACK's exporter writes them.
+  if (y.num_nonbatch_dims != 1 && !(y.num_nonbatch_dims == 3 && y.num_dims == 4))
+    return refuse(d, n, "per-token quantization over other than the last dim or an NHWC image");
   if (y.flags != 0) return refuse(d, n, "qdint8 output cannot leave the delegate");
   if (x.num_dims == 0 || x.num_dims != y.num_dims) return refuse(d, n, "ranks differ or are 0");
   for (uint32_t i = 0; i < x.num_dims; ++i) {
@@ -830,6 +832,117 @@ Error check_dq_linear(const Values& g, const Node& n, size_t d) {
   return Error::Ok;
 }
 
+Error pack_dq_vnni(const PrepareContext& ctx, const Node& n, DqLinearWeights* p);
+
+// ---- static int8 linear layers and 1x1 convolutions (dq_linear.h:
+// qs8_linear): FullyConnected, or Conv2d with a 1x1 window, unit stride, no
+// padding and one group, qint8 (per tensor) x qcint8 (per channel, constant
+// [outputs, inputs] or [outputs, 1, 1, inputs]) with an optional constant
+// qcint32 bias -> qint8 (per tensor). XNNPACK 2022 runs both as
+// convolutions; here they take the VNNI kernel with the same requantization
+// and output bounds, where that kernel runs (dq_vnni_usable).
+bool is_qs8_gemm(const Values& g, const Node& n) {
+  if (n.num_inputs < 2 || n.inputs[1] == kInvalidId || n.flags != 0) return false;
+  const Value& x = in(g, n, 0);
+  const Value& w = in(g, n, 1);
+  const Value& y = out(g, n);
+  if (x.dtype != Dtype::QInt8 || x.quant != QuantKind::PerTensor || y.dtype != Dtype::QInt8 ||
+      y.quant != QuantKind::PerTensor || w.dtype != Dtype::QCInt8 ||
+      w.quant != QuantKind::PerChannel || w.data == nullptr)
+    return false;
+  if (n.kind == NodeKind::FullyConnected) {
+    if (w.num_dims != 2) return false;
+  } else if (n.kind == NodeKind::Conv2d) {
+    const ConvParams& p = n.conv();
+    if (p.groups != 1 || p.kernel_height != 1 || p.kernel_width != 1 || p.subsampling_height != 1 ||
+        p.subsampling_width != 1 || p.padding_top != 0 || p.padding_right != 0 ||
+        p.padding_bottom != 0 || p.padding_left != 0 || w.num_dims != 4 || w.dims[1] != 1 ||
+        w.dims[2] != 1)
+      return false;
+  } else {
+    return false;
+  }
+  if (has_bias(n)) {
+    const Value& b = in(g, n, 2);
+    if (b.dtype != Dtype::QCInt32 || b.data == nullptr) return false;
+  }
+  return dq_vnni_usable(w.dims[w.num_dims - 1]);
+}
+bool is_qs8_linear(const Values& g, const Node& n) {
+  return n.kind == NodeKind::FullyConnected && is_qs8_gemm(g, n);
+}
+bool is_qs8_pointwise(const Values& g, const Node& n) {
+  return n.kind == NodeKind::Conv2d && is_qs8_gemm(g, n);
+}
+
+// XNNPACK's quantized output bound: lrintf(clamp(v / scale + zp, -128, 127)).
+int32_t qs8_bound(float v, const Value& y) {
+  float q = v / y.scale + static_cast<float>(y.zero_point);
+  q = q < -128.0f ? -128.0f : (q > 127.0f ? 127.0f : q);
+  return static_cast<int32_t>(std::lrint(q));
+}
+
+Error check_qs8_linear(const Values& g, const Node& n, size_t d) {
+  // XNNPACK's shape rules.
+  ETR_RETURN_IF_ERROR(n.kind == NodeKind::Conv2d ? check_conv2d(g, n, d)
+                                                 : check_fully_connected(g, n, d));
+  const Value& x = in(g, n, 0);
+  const Value& w = in(g, n, 1);
+  const Value& y = out(g, n);
+  const size_t o = w.dims[0];
+  if (!(n.output_min <= n.output_max)) return refuse(d, n, "output_min exceeds output_max");
+  if (w.channel_dim != 0 || w.num_channel_scales != o)
+    return refuse(d, n, "weight scales are not one per output channel");
+  if (has_bias(n) && (in(g, n, 2).num_dims != 1 || in(g, n, 2).dims[0] != o))
+    return refuse(d, n, "bias is not [outputs]");
+  if (x.zero_point < -128 || x.zero_point > 127 || y.zero_point < -128 || y.zero_point > 127)
+    return refuse(d, n, "zero points outside int8");
+  for (size_t c = 0; c < o; ++c) {
+    const float r = x.scale * w.channel_scales[c] / y.scale;
+    if (!(r >= 0x1.0p-32f) || !(r < 256.0f))
+      return refuse(d, n, "input x weight / output scale is outside [2^-32, 256)");
+  }
+  return Error::Ok;
+}
+
+Error prepare_qs8_linear(const PrepareContext& ctx, const Node& n, DqLinearWeights* p) {
+  const Values& g = ctx.values;
+  const Value& x = in(g, n, 0);
+  const Value& w = in(g, n, 1);
+  const Value& y = out(g, n);
+  p->n = w.dims[0];
+  p->k = w.dims[w.num_dims - 1];  // [O, I] or [O, 1, 1, I]
+  const int8_t* src = reinterpret_cast<const int8_t*>(w.data);
+  int32_t* ksum = take<int32_t>(ctx, n, p->n, "the weight row sums");
+  float* rq = take<float>(ctx, n, p->n, "the requantization scales");
+  if (ksum == nullptr || rq == nullptr) return Error::DelegateMemoryAllocationFailed;
+  for (size_t o = 0; o < p->n; ++o) {
+    int32_t s = 0;
+    for (size_t i = 0; i < p->k; ++i) s += src[o * p->k + i];
+    ksum[o] = s;
+    rq[o] = x.scale * w.channel_scales[o] / y.scale;  // float, as XNNPACK computes it
+  }
+  p->w = src;
+  p->ksum = ksum;
+  p->scales = w.channel_scales;
+  p->requant = rq;
+  p->input_zero_point = x.zero_point;
+  p->output_zero_point = y.zero_point;
+  p->output_qmin = qs8_bound(n.output_min, y);
+  p->output_qmax = qs8_bound(n.output_max, y);
+  if (p->output_qmin > p->output_qmax)
+    return refuse(ctx.delegate, n, "quantized output bounds are empty");
+  if (has_bias(n)) {
+    int32_t* bias = take<int32_t>(ctx, n, p->n, "the copied bias");
+    if (bias == nullptr) return Error::DelegateMemoryAllocationFailed;
+    std::memcpy(bias, in(g, n, 2).data, p->n * sizeof(int32_t));
+    p->qbias = bias;
+  }
+  ETR_RETURN_IF_ERROR(pack_dq_vnni(ctx, n, p));
+  if (p->wvnni == nullptr) return refuse(ctx.delegate, n, "the VNNI kernel cannot run it here");
+  return Error::Ok;
+}
+
 // The parts of a prepared dq linear layer after its weights: bias, bounds.
 Error prepare_dq_linear_tail(const PrepareContext& ctx, const Node& n, DqLinearWeights* p) {
   const Values& g = ctx.values;
@@ -843,6 +956,20 @@ Error prepare_dq_linear_tail(const PrepareContext& ctx, const Node& n, DqLinearW
   p->output_max = n.output_max;
   if (!(p->output_min <= p->output_max))
     return refuse(ctx.delegate, n, "output_min exceeds output_max");
+  return Error::Ok;
+}
+
+// Per-channel int8 weights (after any unpacking or transposing) packed for
+// the AVX-512 VNNI kernel where it can run them; the layer then reads only
+// the packed copy (w is cleared).
+Error pack_dq_vnni(const PrepareContext& ctx, const Node& n, DqLinearWeights* p) {
+  if (p->block != 0 || p->w == nullptr || !dq_vnni_usable(p->k)) return Error::Ok;
+  int8_t* dst =
+      take<int8_t>(ctx, n, dq_vnni_packed_bytes(p->n, p->k), "the VNNI-packed weights", 64);
+  if (dst == nullptr) return Error::DelegateMemoryAllocationFailed;
+  dq_vnni_pack(p->w, p->n, p->k, dst);
+  p->wvnni = dst;
+  p->w = nullptr;
   return Error::Ok;
 }
 
@@ -932,6 +1059,7 @@ Error prepare_dq_linear(const PrepareContext& ctx, const Node& n, DqLinearWeight
     qb4w_prepare_sums(*p, kfsum);
     p->kfsum = kfsum;
   }
+  ETR_RETURN_IF_ERROR(pack_dq_vnni(ctx, n, p));
   return prepare_dq_linear_tail(ctx, n, p);
 }
 
@@ -939,9 +1067,162 @@ void run_dq_convert(const Values& g, const Node& n, uint8_t* const* buf, ThreadP
   const Value& x = in(g, n, 0);
   const size_t k = x.dims[x.num_dims - 1];
   uint8_t* y = buf[n.outputs[0]];
-  qd8_quantize(reinterpret_cast<const float*>(buf[n.inputs[0]]), rows_of(x), k,
-               reinterpret_cast<int8_t*>(y),
-               reinterpret_cast<Qd8Params*>(y + qd8_params_offset(x.numel())), pool);
+  const float* src = reinterpret_cast<const float*>(buf[n.inputs[0]]);
+  int8_t* q = reinterpret_cast<int8_t*>(y);
+  Qd8Params* params = reinterpret_cast<Qd8Params*>(y + qd8_params_offset(x.numel()));
+  if (out(g, n).num_nonbatch_dims == 3) {  // per image (check_dq_convert: 4-d)
+    const size_t image = x.dims[1] * x.dims[2] * x.dims[3];
+    qd8_quantize_batches(src, x.dims[0], image, k, q, params, pool);
+    return;
+  }
+  qd8_quantize(src, rows_of(x), k, q, params, pool);
+}
+
+// ---- dynamically quantized convolution: qdint8 NHWC input quantized per
+// image, per-channel int8 filter [O, kh, kw, I], fp32 output. Each output
+// pixel is a row of the dq linear layer (dq_linear.h) over its window
+// gathered as kh * kw * I int8 values (the filter row's order); window
+// positions outside the image hold the image's zero point, which
+// dequantizes to 0, as XNNPACK pads. A 1x1 window with unit stride and no
+// padding reads the input rows in place.
+
+// A Conv2d over qdint8 activations.
+bool is_dq_conv(const Values& g, const Node& n) {
+  return n.kind == NodeKind::Conv2d && n.num_inputs >= 2 && in(g, n, 0).dtype == Dtype::QDInt8;
+}
+
+bool dq_conv_pointwise(const ConvParams& p) {
+  return p.kernel_height == 1 && p.kernel_width == 1 && p.subsampling_height == 1 &&
+         p.subsampling_width == 1 && p.padding_top == 0 && p.padding_right == 0 &&
+         p.padding_bottom == 0 && p.padding_left == 0;
+}
+
+// Output pixels gathered per pass (bounded by the scratch the delegate gives).
+constexpr size_t kDqConvChunkBytes = size_t{1} << 20;
+
+size_t dq_conv_row_bytes(const ConvParams& p) {
+  return static_cast<size_t>(p.kernel_height) * p.kernel_width * p.group_input_channels +
+         sizeof(Qd8Params);
+}
+
+Error check_dq_conv(const Values& g, const Node& n, size_t d) {
+  ETR_RETURN_IF_ERROR(check_conv2d(g, n, d));  // XNNPACK's shape rules
+  const ConvParams& p = n.conv();
+  const Value& x = in(g, n, 0);
+  const Value& w = in(g, n, 1);
+  const Value& y = out(g, n);
+  if (x.quant != QuantKind::PerToken || x.num_nonbatch_dims != 3 || x.flags != 0 || x.num_dims != 4)
+    return refuse(d, n, "qdint8 input is not quantized per NHWC image inside the delegate");
+  if (p.groups != 1 || n.flags != 0)
+    return refuse(d, n, "qdint8 convolution with groups or SAME padding");
+  if (w.dtype != Dtype::QCInt8 || w.quant != QuantKind::PerChannel || w.data == nullptr ||
+      w.num_dims != 4 || w.channel_dim != 0)
+    return refuse(d, n,
+                  "qdint8 convolution needs constant per-channel qcint8 [O, kh, kw, I] weights");
+  const size_t o = p.group_output_channels;
+  if (w.dims[0] != o || w.dims[1] != p.kernel_height || w.dims[2] != p.kernel_width ||
+      w.dims[3] != p.group_input_channels || x.dims[3] != p.group_input_channels ||
+      w.num_channel_scales != o)
+    return refuse(d, n, "filter dims or scales differ from the convolution's parameters");
+  const size_t k = static_cast<size_t>(p.kernel_height) * p.kernel_width * p.group_input_channels;
+  if (k == 0 || k > kDqMaxInputChannels)
+    return refuse(d, n, "window holds no input or more than 65536 (int32 accumulation)");
+  if (y.dtype != Dtype::Fp32 || y.dims[3] != o) return refuse(d, n, "output is not fp32 NHWC");
+  if (has_bias(n)) {
+    const Value& b = in(g, n, 2);
+    if (b.dtype != Dtype::Fp32 || b.data == nullptr || b.num_dims != 1 || b.dims[0] != o)
+      return refuse(d, n, "bias is not a constant fp32 [outputs]");
+  }
+  return Error::Ok;
+}
+
+Error prepare_dq_conv(const PrepareContext& ctx, const Node& n, DqLinearWeights* p) {
+  const ConvParams& c = n.conv();
+  const Value& w = in(ctx.values, n, 1);
+  p->k = static_cast<size_t>(c.kernel_height) * c.kernel_width * c.group_input_channels;
+  p->n = c.group_output_channels;
+  p->w = reinterpret_cast<const int8_t*>(w.data);  // read in place
+  int32_t* ksum = take<int32_t>(ctx, n, p->n, "the filter row sums");
+  if (ksum == nullptr) return Error::DelegateMemoryAllocationFailed;
+  for (size_t o = 0; o < p->n; ++o) {
+    int32_t s = 0;
+    for (size_t i = 0; i < p->k; ++i) s += p->w[o * p->k + i];
+    ksum[o] = s;
+  }
+  p->ksum = ksum;
+  p->scales = w.channel_scales;
+  ETR_RETURN_IF_ERROR(pack_dq_vnni(ctx, n, p));
+  return prepare_dq_linear_tail(ctx, n, p);
+}
+
+size_t dq_conv_scratch_bytes(const Values& g, const Node& n) {
+  const ConvParams& p = n.conv();
+  if (dq_conv_pointwise(p)) return 0;
+  const Value& y = out(g, n);
+  const size_t pixels = y.num_dims == 4 ? y.dims[1] * y.dims[2] : 0;
+  const size_t row = dq_conv_row_bytes(p);
+  const size_t chunk = kDqConvChunkBytes / row > 0 ? kDqConvChunkBytes / row : 1;
+  return (pixels < chunk ? pixels : chunk) * row + alignof(Qd8Params);
+}
+
+Error run_dq_conv(const RunContext& c, const Node& n, const NativeState& st) {
+  const Values& g = c.values;
+  const ConvParams& p = n.conv();
+  const Value& x = in(g, n, 0);
+  const Value& yv = out(g, n);
+  const uint8_t* qbuf = c.buffers[n.inputs[0]];
+  const int8_t* q = reinterpret_cast<const int8_t*>(qbuf);
+  const Qd8Params* params = reinterpret_cast<const Qd8Params*>(qbuf + qd8_params_offset(x.numel()));
+  float* y = reinterpret_cast<float*>(c.buffers[n.outputs[0]]);
+  if (dq_conv_pointwise(p)) {
+    dq_linear(q, params, rows_of(x), st.dq, y, c.pool);
+    return Error::Ok;
+  }
+  const size_t H = x.dims[1], W = x.dims[2], C = x.dims[3];
+  const size_t OH = yv.dims[1], OW = yv.dims[2], O = yv.dims[3];
+  const size_t k = st.dq.k, row = dq_conv_row_bytes(p);
+  // Scratch: the rows' parameters (aligned), then their gathered windows.
+  uintptr_t base = reinterpret_cast<uintptr_t>(c.scratch);
+  const uintptr_t aligned = (base + alignof(Qd8Params) - 1) & ~(uintptr_t{alignof(Qd8Params)} - 1);
+  const size_t usable = c.scratch == nullptr || c.scratch_bytes < aligned - base
+                            ? 0
+                            : c.scratch_bytes - (aligned - base);
+  const size_t chunk = usable / row;
+  if (chunk == 0) {
+    ETR_FAIL(Error::Internal, "XnnpackBackend: node %u (Conv2d): no scratch for a window row",
+             n.index);
+  }
+  Qd8Params* rp = reinterpret_cast<Qd8Params*>(aligned);
+  int8_t* cols = reinterpret_cast<int8_t*>(aligned + chunk * sizeof(Qd8Params));
+  for (size_t b = 0; b < x.dims[0]; ++b) {
+    const int8_t* img = q + b * H * W * C;
+    const Qd8Params ip = params[b * H * W];  // every row of an image holds the image's
+    const int8_t zp = static_cast<int8_t>(ip.zero_point);
+    for (size_t r0 = 0; r0 < OH * OW; r0 += chunk) {
+      const size_t rows = OH * OW - r0 < chunk ? OH * OW - r0 : chunk;
+      for (size_t r = 0; r < rows; ++r) {
+        const size_t oy = (r0 + r) / OW, ox = (r0 + r) % OW;
+        int8_t* dst = cols + r * k;
+        for (size_t ky = 0; ky < p.kernel_height; ++ky) {
+          const long iy = static_cast<long>(oy * p.subsampling_height + ky * p.dilation_height) -
+                          static_cast<long>(p.padding_top);
+          for (size_t kx = 0; kx < p.kernel_width; ++kx, dst += C) {
+            const long ix = static_cast<long>(ox * p.subsampling_width + kx * p.dilation_width) -
+                            static_cast<long>(p.padding_left);
+            if (iy < 0 || ix < 0 || iy >= static_cast<long>(H) || ix >= static_cast<long>(W)) {
+              std::memset(dst, zp, C);
+            } else {
+              std::memcpy(dst, img + (static_cast<size_t>(iy) * W + static_cast<size_t>(ix)) * C,
+                          C);
+            }
+          }
+        }
+        rp[r] = ip;
+      }
+      dq_linear(cols, rp, rows, st.dq, y + (b * OH * OW + r0) * O, c.pool);
+    }
+  }
+  return Error::Ok;
 }
 
 void run_dq_linear(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
@@ -1252,19 +1533,28 @@ Error run_gelu_node(const RunContext& c, const Node& n, const NativeState&) {
 // fp32 convolution and fully-connected layers on the GEMM; dynamically
 // quantized fully-connected layers (dq_linear.h).
 bool fully_connected_native(const Values& g, const Node& n, bool native_fp32) {
-  return is_dq_linear(g, n) || (fp32_option(native_fp32) && is_float_gemm_node(g, n));
+  return is_dq_linear(g, n) || is_qs8_linear(g, n) ||
+         (fp32_option(native_fp32) && is_float_gemm_node(g, n));
 }
 bool conv2d_native(const Values& g, const Node& n, bool native_fp32) {
-  return fp32_option(native_fp32) && is_float_gemm_node(g, n);
+  return is_dq_conv(g, n) || is_qs8_pointwise(g, n) ||
+         (fp32_option(native_fp32) && is_float_gemm_node(g, n));
+}
+Error check_conv2d_native(const Values& g, const Node& n, size_t d) {
+  if (is_dq_conv(g, n)) return check_dq_conv(g, n, d);
+  if (is_qs8_pointwise(g, n)) return check_qs8_linear(g, n, d);
+  return check_conv2d(g, n, d);
 }
 Error check_fully_connected_native(const Values& g, const Node& n, size_t d) {
   if (is_dq_linear(g, n)) return check_dq_linear(g, n, d);
+  if (is_qs8_linear(g, n)) return check_qs8_linear(g, n, d);
   return check_fully_connected(g, n, d);  // the same shape rules as XNNPACK's
 }
 size_t fully_connected_scratch_bytes(const Values& g, const Node& n) {
   return is_float_gemm_node(g, n) ? float_gemm_scratch_bytes(g, n, GemmSource::FullyConnected) : 0;
 }
 size_t conv2d_scratch_bytes(const Values& g, const Node& n) {
+  if (is_dq_conv(g, n)) return dq_conv_scratch_bytes(g, n);
   return is_float_gemm_node(g, n) ? float_gemm_scratch_bytes(g, n, GemmSource::Convolution) : 0;
 }
 Error prepare_fully_connected(const PrepareContext& ctx, const Node& n, NativeState* st) {
@@ -1273,8 +1563,14 @@ Error prepare_fully_connected(const PrepareContext& ctx, const Node& n, NativeSt
     // The layer reads its own copies from now on: the weights, unless int8
     // weights are read in place, and the bias (prepare_dq_linear_tail).
     if (st->dq.w != reinterpret_cast<const int8_t*>(in(ctx.values, n, 1).data))
-      st->copied_inputs |= 1u << 1;
+      st->copied_inputs |= 1u << 1;  // also when only the VNNI-packed copy is kept
     if (st->dq.bias != nullptr) st->copied_inputs |= 1u << 2;
+    return Error::Ok;
+  }
+  if (is_qs8_linear(ctx.values, n)) {
+    ETR_RETURN_IF_ERROR(prepare_qs8_linear(ctx, n, &st->dq));
+    st->copied_inputs |= 1u << 1;  // the VNNI-packed weights
+    if (has_bias(n)) st->copied_inputs |= 1u << 2;
     return Error::Ok;
   }
   if (is_float_gemm_node(ctx.values, n))
@@ -1282,6 +1578,19 @@ Error prepare_fully_connected(const PrepareContext& ctx, const Node& n, NativeSt
   return Error::Ok;
 }
 Error prepare_conv2d(const PrepareContext& ctx, const Node& n, NativeState* st) {
+  if (is_qs8_pointwise(ctx.values, n)) {
+    ETR_RETURN_IF_ERROR(prepare_qs8_linear(ctx, n, &st->dq));
+    st->copied_inputs |= 1u << 1;  // the VNNI-packed weights
+    if (has_bias(n)) st->copied_inputs |= 1u << 2;
+    return Error::Ok;
+  }
+  if (is_dq_conv(ctx.values, n)) {
+    ETR_RETURN_IF_ERROR(prepare_dq_conv(ctx, n, &st->dq));
+    // The filter is read in place, or only its VNNI-packed copy.
+    if (st->dq.wvnni != nullptr) st->copied_inputs |= 1u << 1;
+    if (st->dq.bias != nullptr) st->copied_inputs |= 1u << 2;
+    return Error::Ok;
+  }
   if (is_float_gemm_node(ctx.values, n))
     return prepare_float_gemm(ctx, n, GemmSource::Convolution, st);
   return Error::Ok;
@@ -1297,6 +1606,23 @@ Error run_gemm(const RunContext& c, const Node& n, const NativeState& st) {
 Error run_fully_connected(const RunContext& c, const Node& n, const NativeState& st) {
   if (is_dq_linear(c.values, n)) {
     run_dq_linear(c.values, n, st, c.buffers, c.pool);
+    return Error::Ok;
+  }
+  if (is_qs8_linear(c.values, n)) {
+    const Value& x = in(c.values, n, 0);
+    qs8_linear(reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]), x.numel() / st.dq.k, st.dq,
+               reinterpret_cast<int8_t*>(c.buffers[n.outputs[0]]), c.pool);
+    return Error::Ok;
+  }
+  return run_gemm(c, n, st);
+}
+
+Error run_conv2d(const RunContext& c, const Node& n, const NativeState& st) {
+  if (is_dq_conv(c.values, n)) return run_dq_conv(c, n, st);
+  if (is_qs8_pointwise(c.values, n)) {
+    const Value& x = in(c.values, n, 0);
+    qs8_linear(reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]), x.numel() / st.dq.k, st.dq,
+               reinterpret_cast<int8_t*>(c.buffers[n.outputs[0]]), c.pool);
     return Error::Ok;
   }
   return run_gemm(c, n, st);
@@ -1383,8 +1709,8 @@ const NativeHooks kGeluNative = {always,  check_unary_native, nullptr, nullptr,
 const NativeHooks kFullyConnectedNative = {
     fully_connected_native,        check_fully_connected_native, nullptr,
     fully_connected_scratch_bytes, prepare_fully_connected,      run_fully_connected};
-const NativeHooks kConv2dNative = {conv2d_native,        check_conv2d,   nullptr,
-                                   conv2d_scratch_bytes, prepare_conv2d, run_gemm};
+const NativeHooks kConv2dNative = {conv2d_native,        check_conv2d_native, nullptr,
+                                   conv2d_scratch_bytes, prepare_conv2d,      run_conv2d};
 const NativeHooks kDepthwiseConv2dNative = {
     depthwise_native, check_depthwise_conv2d, nullptr, nullptr, prepare_depthwise, run_depthwise};
 const NativeHooks kSigmoidNative = {sigmoid_native, check_same_shape, nullptr,

@@ -408,8 +408,24 @@ class Parser {
       if (x->xnode_union() == nullptr) return ctx.fail(node, "parameters are missing");
       ETR_RETURN_IF_ERROR(desc->parse(ctx, x->xnode_union(), &node));
       g_->nodes.push_back(node);
+      take_convert_input_dims(node);
     }
     return Error::Ok;
+  }
+
+  // A Convert to qdint8 quantized per image (num_nonbatch_dims > 1: it
+  // feeds a convolution) may carry the exporter's NCHW dims where its input
+  // is the NHWC transpose of a graph input; XNNPACK gives a Convert's output
+  // its input's dims, and so do we (same rank and element count only).
+  void take_convert_input_dims(const Node& node) {
+    if (node.kind != NodeKind::Convert || node.num_inputs < 1 || node.num_outputs < 1) return;
+    if (node.inputs[0] >= g_->values.size() || node.outputs[0] >= g_->values.size()) return;
+    const Value& x = g_->values[node.inputs[0]];
+    Value& y = g_->values[node.outputs[0]];
+    if (y.dtype != Dtype::QDInt8 || y.num_nonbatch_dims <= 1 || x.num_dims != y.num_dims ||
+        x.numel() != y.numel())
+      return;
+    for (uint32_t k = 0; k < x.num_dims; ++k) y.dims[k] = x.dims[k];
   }
 
   const NamedDataMap* named_;

@@ -9,25 +9,14 @@
 #include "kernels/portable/util/checks.h"
 #include "kernels/quantized/quantized.h"
 #include "kernels/quantized/util/quant_util.h"
+#include "kernels/quantized/util/quant_vec.h"
 
 namespace etr {
 namespace {
 
-// torch.amin/amax over n floats (NaN wins).
+// torch.amin/amax over n floats (NaN wins): quant_vec.h's loop.
 void min_max(const float* x, int64_t n, float* lo, float* hi) {
-  float mn = x[0];
-  float mx = x[0];
-  for (int64_t i = 1; i < n && !std::isnan(mn); ++i) {
-    const float v = x[i];
-    if (std::isnan(v)) {
-      mn = mx = v;
-    } else {
-      mn = v < mn ? v : mn;
-      mx = v > mx ? v : mx;
-    }
-  }
-  *lo = mn;
-  *hi = mx;
+  qvec::min_max(x, static_cast<size_t>(n), lo, hi);
 }
 
 // torch.min(a, b) / torch.max(a, b) for floats: NaN propagates.

@@ -4,9 +4,12 @@
 //   per tensor:  (input.to(T) - zero_point) * scale, in the out type T;
 //   per channel/token: (input - zero_points) * scales in the scale tensor's
 //   type S (the difference is exact in int64), then .to(T).
+#include <type_traits>
+
 #include "kernels/portable/util/checks.h"
 #include "kernels/quantized/quantized.h"
 #include "kernels/quantized/util/quant_util.h"
+#include "kernels/quantized/util/quant_vec.h"
 
 namespace etr {
 namespace {
@@ -29,8 +32,17 @@ Error dequantize_common_prepare(const char* op, const Tensor& input, int64_t qua
   return check_default_layout(op, "out", out);
 }
 
-// Per tensor, in the out type T.
-bool dequantize_tensor_values(const Tensor& input, double scale, int64_t zero_point, Tensor& out) {
+// Dequantizes input into out block by block: `inner` consecutive elements
+// share group (block % groups), whose zero point and scale (of type S)
+// param(group, &zp, &scale) gives; each element is convert<T>(S(q - zp) *
+// scale), the difference taken in int64 (per channel and per token), or
+// (T(q) - T(zp)) * scale when kPerTensor (S is then T). The two agree for
+// 8- and 16-bit inputs, whose differences are exact either way. Chunks run
+// on the pool; int8/uint8 into Float with Float arithmetic take quant_vec.h's
+// loop.
+template <typename S, bool kPerTensor, typename Param>
+bool dequantize_blocks(ThreadPool* pool, const Tensor& input, int64_t inner, int64_t groups,
+                       const Param& param, Tensor& out) {
   bool known_out = false;
   const bool known_in = dispatch_quant(input.dtype(), [&](auto qtag) {
     using Q = typename decltype(qtag)::type;
@@ -38,46 +50,72 @@ bool dequantize_tensor_values(const Tensor& input, double scale, int64_t zero_po
     known_out = dispatch_floating(out.dtype(), [&](auto ttag) {
       using T = typename decltype(ttag)::type;
       T* y = out.data_ptr<T>();
-      const T zp = static_cast<T>(zero_point);
-      const T s = convert<T>(scale);
-      for (int64_t i = 0; i < input.numel(); ++i) y[i] = (static_cast<T>(q[i]) - zp) * s;
+      if (inner == 0) return;
+      const size_t block = static_cast<size_t>(inner);
+      const size_t total = static_cast<size_t>(input.numel() / inner) * block;
+      parallel_for(pool, total, qvec::kQuantGrain, [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end;) {
+          const size_t b = i / block;
+          const size_t stop = (b + 1) * block < end ? (b + 1) * block : end;
+          int64_t zp = 0;
+          S s = 0;
+          param(static_cast<int64_t>(b % static_cast<size_t>(groups)), &zp, &s);
+          if constexpr (std::is_same<S, float>::value && std::is_same<T, float>::value &&
+                        sizeof(Q) == 1) {
+            qvec::dequantize<Q>(q + i, y + i, stop - i, static_cast<float>(zp), s);
+          } else {
+            for (size_t k = i; k < stop; ++k) {
+              if constexpr (kPerTensor) {
+                y[k] = (static_cast<T>(q[k]) - static_cast<T>(zp)) * s;
+              } else {
+                y[k] = convert<T>(static_cast<S>(static_cast<int64_t>(q[k]) - zp) * s);
+              }
+            }
+          }
+          i = stop;
+        }
+      });
     });
   });
   return known_in && known_out;
 }
 
+// Per tensor, in the out type T: (T(q) - T(zero_point)) * T(scale), which is
+// the formula above with S = T (the difference of two small integers is exact).
 void dequantize_per_tensor_impl(KernelContext& ctx, const Tensor& input, double scale,
                                 int64_t zero_point, Tensor& out) {
   const char* op = ctx.op_name();
   ETR_KERNEL_TRY(ctx, resize_output(op, out, input.sizes()));
-  const bool known = dequantize_tensor_values(input, scale, zero_point, out);
+  bool known = false;
+  if (out.dtype() == ScalarType::Double) {
+    auto param = [&](int64_t, int64_t* zp, double* s) {
+      *zp = zero_point;
+      *s = scale;
+    };
+    known = dequantize_blocks<double, true>(ctx.thread_pool(), input, input.numel(), 1, param, out);
+  } else {
+    const float s32 = convert<float>(scale);
+    auto param = [&](int64_t, int64_t* zp, float* s) {
+      *zp = zero_point;
+      *s = s32;
+    };
+    known = dequantize_blocks<float, true>(ctx.thread_pool(), input, input.numel(), 1, param, out);
+  }
   ETR_KERNEL_TRY(ctx, check_dispatched(op, known, input.dtype()));
 }
 
-// Per group: `inner` consecutive elements share group (block % groups);
-// zero_points may be null (zero). Scales of type S.
+// Per group with scale and zero-point tensors (zero_points may be null:
+// zero); scales of type S.
 template <typename S>
-bool dequantize_blocks(const Tensor& input, const Tensor& scales, const Tensor* zero_points,
-                       int64_t inner, int64_t groups, Tensor& out) {
-  bool known_out = false;
-  const bool known_in = dispatch_quant(input.dtype(), [&](auto qtag) {
-    using Q = typename decltype(qtag)::type;
-    const Q* q = input.const_data_ptr<Q>();
-    const S* s = scales.const_data_ptr<S>();
-    known_out = dispatch_floating(out.dtype(), [&](auto ttag) {
-      using T = typename decltype(ttag)::type;
-      T* y = out.data_ptr<T>();
-      const int64_t blocks = inner == 0 ? 0 : input.numel() / inner;
-      for (int64_t b = 0; b < blocks; ++b) {
-        const int64_t g = b % groups;
-        const int64_t zp = zero_points == nullptr ? 0 : load_zero_point(*zero_points, g);
-        for (int64_t i = b * inner; i < (b + 1) * inner; ++i) {
-          y[i] = convert<T>(static_cast<S>(static_cast<int64_t>(q[i]) - zp) * s[g]);
-        }
-      }
-    });
-  });
-  return known_in && known_out;
+bool dequantize_with_tensors(ThreadPool* pool, const Tensor& input, const Tensor& scales,
+                             const Tensor* zero_points, int64_t inner, int64_t groups,
+                             Tensor& out) {
+  const S* sc = scales.const_data_ptr<S>();
+  auto param = [&](int64_t g, int64_t* zp, S* s) {
+    *zp = zero_points == nullptr ? 0 : load_zero_point(*zero_points, g);
+    *s = sc[g];
+  };
+  return dequantize_blocks<S, false>(pool, input, inner, groups, param, out);
 }
 
 void dequantize_grouped(KernelContext& ctx, const Tensor& input, const Tensor& scales,
@@ -85,9 +123,11 @@ void dequantize_grouped(KernelContext& ctx, const Tensor& input, const Tensor& s
   const char* op = ctx.op_name();
   ETR_KERNEL_TRY(ctx, resize_output(op, out, input.sizes()));
   if (input.numel() == 0) return;
-  const bool known = scales.dtype() == ScalarType::Double
-                         ? dequantize_blocks<double>(input, scales, zero_points, inner, groups, out)
-                         : dequantize_blocks<float>(input, scales, zero_points, inner, groups, out);
+  ThreadPool* pool = ctx.thread_pool();
+  const bool known =
+      scales.dtype() == ScalarType::Double
+          ? dequantize_with_tensors<double>(pool, input, scales, zero_points, inner, groups, out)
+          : dequantize_with_tensors<float>(pool, input, scales, zero_points, inner, groups, out);
   ETR_KERNEL_TRY(ctx, check_dispatched(op, known, input.dtype()));
 }
 

@@ -2,9 +2,12 @@
 // Float input -> integer out, as torch's quantized_decomposed reference ops.
 // The arithmetic type S is float, or double where torch promotes (Double
 // scale tensors); the inverse scale is 1/scale computed as torch does.
+#include <type_traits>
+
 #include "kernels/portable/util/checks.h"
 #include "kernels/quantized/quantized.h"
 #include "kernels/quantized/util/quant_util.h"
+#include "kernels/quantized/util/quant_vec.h"
 
 namespace etr {
 namespace {
@@ -24,25 +27,39 @@ Error quantize_common_prepare(const char* op, const Tensor& input, int64_t quant
 
 // Quantizes input into out block by block: `inner` consecutive elements
 // share the parameters of group (block % groups), which param(group, &inv,
-// &zp) gives. Returns false for an out dtype load refused.
+// &zp) gives. Chunks of the elements run on the pool; Float arithmetic into
+// int8/uint8 takes quant_vec.h's loops. Returns false for an out dtype load
+// refused.
 template <typename S, typename Param>
-bool quantize_blocks(const Tensor& input, Tensor& out, int64_t inner, int64_t groups,
-                     const Param& param, int64_t quant_min, int64_t quant_max, bool round_first) {
+bool quantize_blocks(ThreadPool* pool, const Tensor& input, Tensor& out, int64_t inner,
+                     int64_t groups, const Param& param, int64_t quant_min, int64_t quant_max,
+                     bool round_first) {
   return dispatch_quant(out.dtype(), [&](auto tag) {
     using Q = typename decltype(tag)::type;
     const float* x = input.const_data_ptr<float>();
     Q* q = out.data_ptr<Q>();
     const S lo = static_cast<S>(quant_min);
     const S hi = static_cast<S>(quant_max);
-    const int64_t blocks = inner == 0 ? 0 : input.numel() / inner;
-    for (int64_t b = 0; b < blocks; ++b) {
-      S inv = 0;
-      S zp = 0;
-      param(b % groups, &inv, &zp);
-      for (int64_t i = b * inner; i < (b + 1) * inner; ++i) {
-        q[i] = quantize_value<Q, S>(static_cast<S>(x[i]), inv, zp, lo, hi, round_first);
+    if (inner == 0) return;
+    const size_t block = static_cast<size_t>(inner);
+    const size_t total = static_cast<size_t>(input.numel() / inner) * block;
+    parallel_for(pool, total, qvec::kQuantGrain, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end;) {
+        const size_t b = i / block;
+        const size_t stop = (b + 1) * block < end ? (b + 1) * block : end;
+        S inv = 0;
+        S zp = 0;
+        param(static_cast<int64_t>(b % static_cast<size_t>(groups)), &inv, &zp);
+        if constexpr (std::is_same<S, float>::value && sizeof(Q) == 1) {
+          qvec::quantize<Q>(x + i, q + i, stop - i, inv, zp, lo, hi, round_first);
+        } else {
+          for (size_t k = i; k < stop; ++k) {
+            q[k] = quantize_value<Q, S>(static_cast<S>(x[k]), inv, zp, lo, hi, round_first);
+          }
+        }
+        i = stop;
       }
-    }
+    });
   });
 }
 
@@ -59,33 +76,34 @@ void quantize_per_tensor_impl(KernelContext& ctx, const Tensor& input, double sc
     *i = inv;
     *z = zp;
   };
-  const bool known =
-      quantize_blocks<float>(input, out, input.numel(), 1, param, quant_min, quant_max, true);
+  const bool known = quantize_blocks<float>(ctx.thread_pool(), input, out, input.numel(), 1, param,
+                                            quant_min, quant_max, true);
   ETR_KERNEL_TRY(ctx, check_dispatched(op, known, out.dtype()));
 }
 
 // Per-group quantization with a scale tensor of dtype S and a zero-point
 // tensor: inv = 1 / scales[g] computed in S (torch: 1.0 / scales).
 template <typename S>
-bool quantize_with_tensors(const Tensor& input, const Tensor& scales, const Tensor& zero_points,
-                           int64_t inner, int64_t groups, int64_t quant_min, int64_t quant_max,
-                           bool round_first, Tensor& out) {
+bool quantize_with_tensors(ThreadPool* pool, const Tensor& input, const Tensor& scales,
+                           const Tensor& zero_points, int64_t inner, int64_t groups,
+                           int64_t quant_min, int64_t quant_max, bool round_first, Tensor& out) {
   const S* s = scales.const_data_ptr<S>();
   auto param = [&](int64_t g, S* inv, S* zp) {
     *inv = S(1) / s[g];
     *zp = static_cast<S>(load_zero_point(zero_points, g));
   };
-  return quantize_blocks<S>(input, out, inner, groups, param, quant_min, quant_max, round_first);
+  return quantize_blocks<S>(pool, input, out, inner, groups, param, quant_min, quant_max,
+                            round_first);
 }
 
-bool quantize_grouped(const Tensor& input, const Tensor& scales, const Tensor& zero_points,
-                      int64_t inner, int64_t groups, int64_t quant_min, int64_t quant_max,
-                      bool round_first, Tensor& out) {
+bool quantize_grouped(ThreadPool* pool, const Tensor& input, const Tensor& scales,
+                      const Tensor& zero_points, int64_t inner, int64_t groups, int64_t quant_min,
+                      int64_t quant_max, bool round_first, Tensor& out) {
   if (scales.dtype() == ScalarType::Double) {
-    return quantize_with_tensors<double>(input, scales, zero_points, inner, groups, quant_min,
+    return quantize_with_tensors<double>(pool, input, scales, zero_points, inner, groups, quant_min,
                                          quant_max, round_first, out);
   }
-  return quantize_with_tensors<float>(input, scales, zero_points, inner, groups, quant_min,
+  return quantize_with_tensors<float>(pool, input, scales, zero_points, inner, groups, quant_min,
                                       quant_max, round_first, out);
 }
 
@@ -161,8 +179,8 @@ void quantize_per_channel_out(KernelContext& ctx, const Tensor& input, const Ten
   ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, ScalarType::Float, {&input}));
   ETR_KERNEL_TRY(ctx, resize_output(op, out, input.sizes()));
   if (channels == 0) return;
-  const bool known = quantize_grouped(input, scales, zero_points, inner, channels, quant_min,
-                                      quant_max, true, out);
+  const bool known = quantize_grouped(ctx.thread_pool(), input, scales, zero_points, inner,
+                                      channels, quant_min, quant_max, true, out);
   ETR_KERNEL_TRY(ctx, check_dispatched(op, known, out.dtype()));
 }
 
@@ -190,8 +208,8 @@ void quantize_per_token_out(KernelContext& ctx, const Tensor& input, const Tenso
   ETR_KERNEL_TRY(ctx, check_operand_dtypes(op, ScalarType::Float, {&input}));
   ETR_KERNEL_TRY(ctx, resize_output(op, out, input.sizes()));
   if (input.numel() == 0) return;
-  const bool known =
-      quantize_grouped(input, scales, zero_points, row, tokens, quant_min, quant_max, false, out);
+  const bool known = quantize_grouped(ctx.thread_pool(), input, scales, zero_points, row, tokens,
+                                      quant_min, quant_max, false, out);
   ETR_KERNEL_TRY(ctx, check_dispatched(op, known, out.dtype()));
 }
 

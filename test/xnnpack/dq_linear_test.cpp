@@ -118,13 +118,20 @@ TEST(DqLinearTest, GemmMatchesTheFormulaForEveryRemainder) {
   std::mt19937 rng(7);
   std::unique_ptr<PthreadPool> pool = PthreadPool::create(2);
   ASSERT_NE(pool, nullptr);
-  const size_t shapes[][3] = {{1, 1, 1},  {1, 16, 2},  {3, 17, 3},   {4, 32, 8}, {5, 15, 33},
-                              {7, 47, 5}, {9, 64, 64}, {2, 100, 65}, {0, 8, 4},  {13, 200, 31}};
-  for (const auto& s : shapes) {
+  const size_t shapes[][3] = {{1, 1, 1},   {1, 16, 2},    {3, 17, 3},   {4, 32, 8},
+                              {5, 15, 33}, {7, 47, 5},    {9, 64, 64},  {2, 100, 65},
+                              {0, 8, 4},   {13, 200, 31}, {41, 35, 47}, {70, 258, 17}};
+  // Each shape twice: with the weights as given, and packed for the AVX-512
+  // VNNI kernel where this CPU runs it (dq_vnni_usable).
+  for (size_t si = 0; si < 2 * (sizeof shapes / sizeof shapes[0]); ++si) {
+    const auto& s = shapes[si / 2];
+    const bool vnni = si % 2 == 1;
+    if (vnni && !xnnpack::dq_vnni_usable(s[1])) continue;
     for (ThreadPool* tp :
          {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(pool.get())}) {
       const size_t rows = s[0], k = s[1], n = s[2];
-      SCOPED_TRACE(::testing::Message() << rows << "x" << k << "x" << n << (tp ? " pool" : ""));
+      SCOPED_TRACE(::testing::Message()
+                   << rows << "x" << k << "x" << n << (tp ? " pool" : "") << (vnni ? " vnni" : ""));
       std::uniform_int_distribution<int> i8(-128, 127);
       std::uniform_real_distribution<float> uf(-2.0f, 2.0f);
       std::vector<int8_t> wq(n * k), q(rows * k);
@@ -150,11 +157,69 @@ TEST(DqLinearTest, GemmMatchesTheFormulaForEveryRemainder) {
       w.output_min = -1.0f;
       w.output_max = 1.5f;
       std::vector<float> y(rows * n, -7.0f);
+      const xnnpack::DqLinearWeights plain = w;
+      std::vector<int8_t> packed;
+      if (vnni) {
+        packed.resize(xnnpack::dq_vnni_packed_bytes(n, k));
+        xnnpack::dq_vnni_pack(wq.data(), n, k, packed.data());
+        w.wvnni = packed.data();
+        w.w = nullptr;  // the kernel must read the packed copy only
+      }
       xnnpack::dq_linear(q.data(), p.data(), rows, w, y.data(), tp);
       for (size_t r = 0; r < rows; ++r) {
         for (size_t o = 0; o < n; ++o) {
-          ASSERT_EQ(y[r * n + o], reference(q, p[r], r, w, o)) << "row " << r << " out " << o;
+          ASSERT_EQ(y[r * n + o], reference(q, p[r], r, plain, o)) << "row " << r << " out " << o;
         }
+      }
+    }
+  }
+}
+
+// Static int8 layers (qs8_linear, VNNI only): XNNPACK's qc8 requantization
+// written out in scalar code, for shapes with every remainder of the 8-row
+// x 32-output tiles and of the 4-input groups, saturating outputs included.
+TEST(DqLinearTest, StaticInt8LinearMatchesXnnpackRequantization) {
+  std::mt19937 rng(11);
+  const size_t shapes[][3] = {{1, 1, 1}, {3, 17, 3}, {9, 64, 33}, {41, 35, 47}, {70, 258, 17}};
+  for (const auto& s : shapes) {
+    const size_t rows = s[0], k = s[1], n = s[2];
+    if (!xnnpack::dq_vnni_usable(k)) GTEST_SKIP() << "no AVX-512 VNNI here";
+    SCOPED_TRACE(::testing::Message() << rows << "x" << k << "x" << n);
+    std::uniform_int_distribution<int> i8(-128, 127);
+    std::uniform_int_distribution<int> ib(-20000, 20000);
+    std::uniform_real_distribution<float> uf(0.0f, 1.0f);
+    std::vector<int8_t> wq(n * k), x(rows * k);
+    for (int8_t& v : wq) v = static_cast<int8_t>(i8(rng));
+    for (int8_t& v : x) v = static_cast<int8_t>(i8(rng));
+    std::vector<int32_t> ksum(n, 0), bias(n);
+    std::vector<float> rq(n);
+    for (size_t o = 0; o < n; ++o) {
+      for (size_t i = 0; i < k; ++i) ksum[o] += wq[o * k + i];
+      bias[o] = ib(rng);
+      rq[o] = 0.002f * uf(rng) + 1e-5f;  // some outputs saturate, most do not
+    }
+    xnnpack::DqLinearWeights w;
+    w.k = k;
+    w.n = n;
+    w.ksum = ksum.data();
+    w.qbias = n % 2 ? nullptr : bias.data();
+    w.requant = rq.data();
+    w.input_zero_point = -7;
+    w.output_zero_point = 5;
+    std::vector<int8_t> packed(xnnpack::dq_vnni_packed_bytes(n, k));
+    xnnpack::dq_vnni_pack(wq.data(), n, k, packed.data());
+    w.wvnni = packed.data();
+    std::vector<int8_t> y(rows * n, 99);
+    xnnpack::qs8_linear(x.data(), rows, w, y.data(), nullptr);
+    for (size_t r = 0; r < rows; ++r) {
+      for (size_t o = 0; o < n; ++o) {
+        int64_t acc = w.qbias != nullptr ? bias[o] : 0;
+        for (size_t i = 0; i < k; ++i)
+          acc += (static_cast<int64_t>(x[r * k + i]) + 7) * wq[o * k + i];
+        const float f = static_cast<float>(acc) * rq[o];
+        const long q = std::lrint(f) + 5;  // round half to even
+        const int8_t want = static_cast<int8_t>(q < -128 ? -128 : (q > 127 ? 127 : q));
+        ASSERT_EQ(y[r * n + o], want) << "row " << r << " out " << o;
       }
     }
   }

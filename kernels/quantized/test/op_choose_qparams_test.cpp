@@ -2,6 +2,7 @@
 // choose_qparams_per_token_asymmetric.out. Expected values: torch 2.15.0,
 // torch.ops.quantized_decomposed.choose_qparams.tensor(x, qmin, qmax, eps, dtype)
 // and .choose_qparams_per_token_asymmetric(x, torch.int8).
+#include <cmath>
 #include <limits>
 
 #include "kernels/quantized/test/quantized_test_util.h"
@@ -79,6 +80,24 @@ TEST(ChooseQparamsPerTokenTest, MatchesTorch) {
   KernelRunner r2(quantized_test_registry());
   EXPECT_EQ(r2.prepare(kPerToken, {r2.tensor(x), r2.i(kChar), r2.tensor(flat), r2.tensor(zp)}),
             Error::InvalidArgument);
+}
+
+// Rows of 20: min and max found by the vector loop (quant_vec.h); a NaN in
+// the second row's vector part makes its scale NaN and its zero point
+// INT64_MIN, as torch.
+TEST(ChooseQparamsPerTokenTest, LongRowsAndNaN) {
+  std::vector<float> v;
+  for (int i = 0; i < 20; ++i) v.push_back(static_cast<float>((i % 7) - 2.5 + 0.1 * i));
+  for (int i = 0; i < 20; ++i) v.push_back(static_cast<float>(0.5 * i - 3));
+  v[20 + 12] = std::numeric_limits<float>::quiet_NaN();
+  HostTensor x = make_tensor<float>({2, 20}, v);
+  HostTensor scale = zeros_tensor(ScalarType::Double, {2, 1});
+  HostTensor zp = zeros_tensor(ScalarType::Long, {2, 1});
+  KernelRunner r(quantized_test_registry());
+  ASSERT_EQ(r.run(kPerToken, {r.tensor(x), r.i(kChar), r.tensor(scale), r.tensor(zp)}), Error::Ok);
+  EXPECT_EQ(scale.values<double>()[0], 0.02862745150923729);
+  EXPECT_TRUE(std::isnan(scale.values<double>()[1]));
+  EXPECT_EQ(zp.values<int64_t>(), (std::vector<int64_t>{-41, std::numeric_limits<int64_t>::min()}));
 }
 
 }  // namespace

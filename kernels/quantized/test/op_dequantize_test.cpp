@@ -34,6 +34,56 @@ TEST(DequantizePerTensorTest, FloatAndDoubleOut) {
             (std::vector<double>{-13.100000000000001, -0.4, -0.30000000000000004, 0.0, 0.1, 12.4}));
 }
 
+// Copies of `base` one after another, cut to n elements.
+template <typename T>
+std::vector<T> tiled(const std::vector<T>& base, size_t n) {
+  std::vector<T> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = base[i % base.size()];
+  return v;
+}
+
+// Long enough for the vector loop (quant_vec.h) and a ragged end (45 = 5 x 8
+// + 5); element by element, so torch's result is its result on kQ, tiled.
+TEST(DequantizePerTensorTest, LongInputMatchesTorch) {
+  HostTensor q = make_tensor<int8_t>({45}, tiled(kQ, 45));
+  HostTensor out = zeros_tensor(ScalarType::Float, {45});
+  KernelRunner r(quantized_test_registry());
+  // dequantize_per_tensor(q, 0.1, 3, -128, 127, torch.int8)
+  ASSERT_EQ(r.run(kPerTensor, {r.tensor(q), r.d(0.1), r.i(3), r.i(-128), r.i(127), r.i(kChar),
+                               r.none(), r.tensor(out)}),
+            Error::Ok);
+  EXPECT_EQ(out.values<float>(),
+            tiled<float>({-13.100000381469727f, -0.4000000059604645f, -0.30000001192092896f, 0.0f,
+                          0.10000000149011612f, 12.40000057220459f},
+                         45));
+}
+
+TEST(DequantizePerChannelTest, LongUint8BlocksWithFloatScales) {
+  const std::vector<uint8_t> row = {0, 1, 127, 128, 200, 255, 3, 77};
+  std::vector<uint8_t> v = tiled(row, 37);
+  for (uint8_t b : tiled(row, 37)) v.push_back(b);
+  HostTensor q = make_tensor<uint8_t>({2, 37}, v);
+  HostTensor s = make_tensor<float>({2}, {0.1f, 0.0731f});
+  HostTensor z = make_tensor<int64_t>({2}, {128, 5});
+  HostTensor out = zeros_tensor(ScalarType::Float, {2, 37});
+  KernelRunner r(quantized_test_registry());
+  // dequantize_per_channel(q, tensor([0.1, 0.0731]), tensor([128, 5]), 0, 0, 255, torch.uint8)
+  ASSERT_EQ(r.run(kPerChannel, {r.tensor(q), r.tensor(s), r.tensor(z), r.i(0), r.i(0), r.i(255),
+                                r.i(kByte), r.none(), r.tensor(out)}),
+            Error::Ok);
+  std::vector<float> expected =
+      tiled<float>({-12.800000190734863f, -12.699999809265137f, -0.10000000149011612f, 0.0f,
+                    7.200000286102295f, 12.699999809265137f, -12.5f, -5.099999904632568f},
+                   37);
+  for (float f : tiled<float>(
+           {-0.36550000309944153f, -0.2924000024795532f, 8.918200492858887f, 8.991299629211426f,
+            14.254500389099121f, 18.274999618530273f, -0.1462000012397766f, 5.263199806213379f},
+           37)) {
+    expected.push_back(f);
+  }
+  EXPECT_EQ(out.values<float>(), expected);
+}
+
 TEST(DequantizePerTensorTest, TensorScaleAndZeroPoint) {
   HostTensor q = make_tensor<int8_t>({2, 3}, kQ);
   HostTensor scale = make_tensor<float>({1}, {0.0731f});

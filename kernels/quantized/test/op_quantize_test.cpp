@@ -43,6 +43,37 @@ TEST(QuantizePerTensorTest, RoundsHalfToEvenAndClamps) {
             (std::vector<uint8_t>{126, 126, 128, 128, 130, 130, 255, 0, 128, 135}));
 }
 
+// Copies of `base` one after another, cut to n elements.
+template <typename T>
+std::vector<T> tiled(const std::vector<T>& base, size_t n) {
+  std::vector<T> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = base[i % base.size()];
+  return v;
+}
+
+// Long enough for the vector loops (quant_vec.h) and a ragged end: 139 =
+// 4 x 32 + 11. The operation is element by element, so torch's result on the
+// tiled input is its result on the 15 base values, tiled.
+TEST(QuantizePerTensorTest, LongInputsMatchTorchElementForElement) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> base = kTies;
+  for (float v : {std::numeric_limits<float>::quiet_NaN(), inf, -inf, 1e30f, -1e30f}) {
+    base.push_back(v);
+  }
+  const size_t n = 139;
+  HostTensor x = make_tensor<float>({static_cast<int64_t>(n)}, tiled(base, n));
+  HostTensor out = zeros_tensor(ScalarType::Char, {static_cast<int64_t>(n)});
+  // quantize_per_tensor(x, 0.5, 3, -128, 127, torch.int8): NaN gives 0
+  ASSERT_EQ(quantize(x, 0.5, 3, -128, 127, kChar, out), Error::Ok);
+  EXPECT_EQ(out.values<int8_t>(),
+            tiled<int8_t>({1, 1, 3, 3, 5, 5, 127, -128, 3, 10, 0, 127, -128, 127, -128}, n));
+  // quantize_per_tensor(x, 0.5, 128, 0, 255, torch.uint8)
+  HostTensor u = zeros_tensor(ScalarType::Byte, {static_cast<int64_t>(n)});
+  ASSERT_EQ(quantize(x, 0.5, 128, 0, 255, kByte, u), Error::Ok);
+  EXPECT_EQ(u.values<uint8_t>(),
+            tiled<uint8_t>({126, 126, 128, 128, 130, 130, 255, 0, 128, 135, 0, 255, 0, 255, 0}, n));
+}
+
 TEST(QuantizePerTensorTest, TensorScaleAndZeroPoint) {
   HostTensor x = make_tensor<float>({2, 5}, kTies);
   HostTensor scale = make_tensor<double>({1}, {0.0731});
@@ -130,6 +161,51 @@ TEST(QuantizePerChannelTest, DoubleScalesAlongAxis0) {
             Error::Ok);
   EXPECT_EQ(out.values<int8_t>(),
             (std::vector<int8_t>{-56, 74, -70, 9, -16, 11, -25, -43, 66, 127, 127, 127}));
+}
+
+// Rows of 37 and channel blocks of 45: the vector loops with ragged ends,
+// Float scales (the Double ones above take the plain loop).
+TEST(QuantizePerTokenTest, LongRowsWithFloatScales) {
+  std::vector<float> rows = tiled(kTies, 37);
+  for (size_t i = 0; i < 37; ++i) rows.push_back(kTies[i % 10] * 3.0f);
+  HostTensor x = make_tensor<float>({2, 37}, rows);
+  HostTensor s = make_tensor<float>({2, 1}, {0.01f, 0.04f});
+  HostTensor z = make_tensor<int64_t>({2, 1}, {4, -2});
+  HostTensor out = zeros_tensor(ScalarType::Char, {2, 37});
+  KernelRunner r(quantized_test_registry());
+  // quantize_per_token(x, s (float32), z, -128, 127, torch.int8)
+  ASSERT_EQ(r.run(kPerToken, {r.tensor(x), r.tensor(s), r.tensor(z), r.i(-128), r.i(127),
+                              r.i(kChar), r.tensor(out)}),
+            Error::Ok);
+  std::vector<int8_t> expected =
+      tiled<int8_t>({-121, -71, -21, 29, 79, 127, 127, -128, 14, 127}, 37);
+  for (int8_t v : tiled<int8_t>({-96, -58, -21, 17, 54, 92, 127, -128, 6, 127}, 37)) {
+    expected.push_back(v);
+  }
+  EXPECT_EQ(out.values<int8_t>(), expected);
+}
+
+TEST(QuantizePerChannelTest, LongChannelBlocks) {
+  std::vector<float> v = tiled(kTies, 45);
+  for (size_t i = 0; i < 45; ++i) v.push_back(kTies[i % 10] * 0.5f);
+  for (size_t i = 0; i < 45; ++i) v.push_back(kTies[i % 10] * -2.0f);
+  HostTensor x = make_tensor<float>({3, 5, 9}, v);
+  HostTensor s = make_tensor<float>({3}, {0.05f, 0.1f, 0.25f});
+  HostTensor z = make_tensor<int64_t>({3}, {0, 2, -3});
+  HostTensor out = zeros_tensor(ScalarType::Char, {3, 5, 9});
+  KernelRunner r(quantized_test_registry());
+  // quantize_per_channel(x, s, z, 0, -128, 127, torch.int8)
+  ASSERT_EQ(r.run(kPerChannel, {r.tensor(x), r.tensor(s), r.tensor(z), r.i(0), r.i(-128), r.i(127),
+                                r.i(kChar), r.tensor(out)}),
+            Error::Ok);
+  std::vector<int8_t> expected;
+  for (const std::vector<int8_t>& row :
+       {std::vector<int8_t>{-25, -15, -5, 5, 15, 25, 127, -128, 2, 66},
+        std::vector<int8_t>{-4, -2, 1, 3, 6, 8, 127, -128, 2, 18},
+        std::vector<int8_t>{7, 3, -1, -5, -9, -13, -128, 127, -4, -29}}) {
+    for (int8_t q : tiled(row, 45)) expected.push_back(q);
+  }
+  EXPECT_EQ(out.values<int8_t>(), expected);
 }
 
 TEST(QuantizePerChannelTest, BadAxisAndScalesAreRefused) {

@@ -817,6 +817,66 @@ def build_dq4pc_mlp() -> Case:
     )
 
 
+class DqCnn(nn.Module):
+    """Convolutions the dynamic-int8 quantizer rewrites (a 3x3 stride-2 stem, a 1x1, a
+    dilated 3x3 with padding) around a float depthwise convolution, a residual add and
+    a linear head: the node kinds of a dynamically quantized MobileNetV2."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.dw = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.bn2 = nn.BatchNorm2d(8)
+        self.pw = nn.Conv2d(8, 16, 1)
+        self.bn3 = nn.BatchNorm2d(16)
+        self.dil = nn.Conv2d(16, 16, 3, padding=2, dilation=2)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        y = F.relu6(self.bn1(self.stem(x)))
+        y = F.relu6(self.bn2(self.dw(y)))
+        y = self.bn3(self.pw(y))
+        y = y + self.dil(y)
+        return self.fc(y.mean((2, 3)))
+
+
+@case("dq_cnn")
+def build_dq_cnn() -> Case:
+    torch.manual_seed(121)
+    m = DqCnn().eval()
+    with torch.no_grad():  # batch-norm statistics that keep the activations of order 1
+        for bn in (m.bn1, m.bn2, m.bn3):
+            bn.running_mean.uniform_(-0.2, 0.2)
+            bn.running_var.uniform_(0.05, 0.3)
+    args = [torch.randn(1, 3, 20, 20)]
+    qm = quantize_pt2e(m, args, [tuple(args)], per_channel=True, dynamic=True)
+    pte = lower(export(qm, args))
+    # 'step' as for dq_mlp, for the linear head: its input's per-tensor scale
+    # times the largest L1 norm of a row of its weight.
+    with torch.no_grad():
+        y = F.relu6(m.bn1(m.stem(args[0])))
+        y = F.relu6(m.bn2(m.dw(y)))
+        y = m.bn3(m.pw(y))
+        h = (y + m.dil(y)).mean((2, 3))
+        lo = min(float(h.min()), 0.0)
+        hi = max(float(h.max()), 0.0)
+        step = (hi - lo) / 255.0 * float(m.fc.weight.abs().sum(dim=1).max())
+    return Case(
+        "dq_cnn",
+        pte,
+        [Check("a", args, eager(qm, args))],
+        quant_step=step,
+        notes=["dynamic int8 convolutions: PT2E XNNPACKQuantizer get_symmetric_quantization_config("
+               "is_per_channel=True, is_dynamic=True) on DqCnn; XnnpackPartitioner()",
+               "payload: Convert fp32 -> qdint8 with PerTokenDynamicQuant num_nonbatch_dims=3 (one "
+               "scale and zero point per image) feeding Conv2d qdint8 x qcint8 -> fp32 (3x3 stride 2, "
+               "1x1, 3x3 dilation 2); the depthwise convolution stays fp32",
+               "'step' as for dq_mlp, for the linear head (per-tensor input scale * max row L1 norm "
+               "of its float weight)"],
+    )
+
+
 ALL_CASES = list(CASE_BUILDERS.keys())
 
 
