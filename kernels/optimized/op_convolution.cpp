@@ -8,6 +8,9 @@
 //   a 3x3 stride-2 first layer over up to 4 input channels: the direct kernel
 //   of util/conv_direct.h (AVX2);
 //   a pointwise layer over a 1x1 image: a matrix-vector product (util/gemv.h);
+//   a 3x3, stride 1, dilation 1, groups 1 layer with constant weights and
+//   enough channels and pixels (takes_winograd): Winograd F(4x4, 3x3)
+//   (cpu_math/conv_winograd.h, AVX2), its weights transformed at prepare;
 //   otherwise per batch image and group a GEMM
 //     out[co, pixels] = W[co, ci*kh*kw] @ X[ci*kh*kw, pixels] + bias[co],
 //   with X the input itself for a pointwise (1x1, stride 1, no padding)
@@ -23,6 +26,7 @@
 #include "kernels/cpu_math/conv_depthwise.h"
 #include "kernels/cpu_math/conv_direct.h"
 #include "kernels/cpu_math/conv_im2col.h"
+#include "kernels/cpu_math/conv_winograd.h"
 #include "kernels/cpu_math/cpu_features.h"
 #include "kernels/cpu_math/gemm.h"
 #include "kernels/cpu_math/gemv.h"
@@ -247,6 +251,72 @@ bool run_direct(KernelContext& ctx, const Geom& g, const ConvState& st, const fl
   e.silu = st.silu;
   opt::conv3x3s2_avx2(dg, in, weight, bias, e, out, scratch, bytes, pool);
   return true;
+}
+
+// Winograd thresholds (measured with bench/layer_efficiency.py on ResNet18/50
+// and DenseNet-121, Zen 4): below these the transforms and the 16-tile
+// panels' idle lanes cost more than the 4x fewer multiplies save.
+constexpr int64_t kWinogradMinChannels = 16;
+constexpr int64_t kWinogradMinTiles = 16;  // 4x4 output tiles per image
+
+bool is_winograd_shape(const Geom& g) {
+  return g.groups == 1 && g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
+         g.dw == 1;
+}
+
+// True when prepare picks the Winograd kernel for g (sizes set, oh and ow included).
+bool takes_winograd(const Geom& g, bool avx2) {
+  return avx2 && opt::winograd_available() && is_winograd_shape(g) &&
+         g.c_in >= kWinogradMinChannels && g.c_out >= kWinogradMinChannels &&
+         ((g.oh + 3) / 4) * ((g.ow + 3) / 4) >= kWinogradMinTiles;
+}
+
+// Transforms and packs the constant weights for the Winograd kernel; false
+// (nothing kept) when memory is short.
+bool pack_winograd(KernelPrepareContext& ctx, const Geom& g, const float* weight, ConvState* st) {
+  const size_t bytes = opt::winograd_weight_bytes(g.c_out, g.c_in);
+  auto* dst = bytes == 0 ? nullptr : static_cast<float*>(ctx.allocate(bytes, 64));
+  if (dst == nullptr) return false;
+  opt::winograd_pack_weights(weight, g.c_out, g.c_in, dst);
+  st->winograd = dst;
+  st->winograd_c_out = g.c_out;
+  st->winograd_c_in = g.c_in;
+  return true;
+}
+
+// The Winograd kernel when prepare transformed the weights for g's shape and
+// temp memory holds its scratch for at least one thread; false otherwise
+// (the GEMM path then runs). Applies st's clamp and SiLU.
+bool run_winograd(KernelContext& ctx, const Geom& g, const ConvState& st, const float* in,
+                  const float* bias, float* out) {
+  if (st.winograd == nullptr || st.winograd_c_out != g.c_out || st.winograd_c_in != g.c_in ||
+      !is_winograd_shape(g)) {
+    return false;
+  }
+  opt::WinogradGeom wg;
+  wg.batch = g.batch;
+  wg.c_in = g.c_in;
+  wg.h = g.h;
+  wg.w = g.w;
+  wg.c_out = g.c_out;
+  wg.oh = g.oh;
+  wg.ow = g.ow;
+  wg.ph = g.ph;
+  wg.pw = g.pw;
+  ThreadPool* pool = ctx.thread_pool();
+  const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+  size_t bytes = 0;
+  void* scratch = nullptr;
+  for (size_t t = threads; scratch == nullptr && t >= 1; --t) {
+    bytes = opt::winograd_scratch_bytes(wg, t);
+    scratch = bytes == 0 ? nullptr : ctx.allocate_temp(bytes, 64);
+  }
+  if (scratch == nullptr) return false;
+  opt::DepthwiseEpilogue e;
+  e.lo = st.lo;
+  e.hi = st.hi;
+  e.silu = st.silu;
+  return opt::conv3x3_winograd_avx2(wg, in, st.winograd, bias, e, out, scratch, bytes, pool);
 }
 
 opt::Im2colGeom im2col_geom(const Geom& g) {
@@ -475,7 +545,9 @@ ConvState* make_conv_state(KernelPrepareContext& ctx, Geom g, const float* packa
     // whether one runs at all (the direct kernel reads the weights as they are).
     const bool sized = out_extent(g.h, g.kh, g.sh, g.ph, g.dh, &g.oh) &&
                        out_extent(g.w, g.kw, g.sw, g.pw, g.dw, &g.ow);
-    if (!(sized && takes_direct(g, st->avx2))) {
+    if (sized && takes_winograd(g, st->avx2) && pack_winograd(ctx, g, packable, st)) {
+      // The Winograd kernel reads only its own transformed weights.
+    } else if (!(sized && takes_direct(g, st->avx2))) {
       (void)pack_weights(ctx, g, packable, sized && use_transposed(g), st);
     }
   }
@@ -535,8 +607,10 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
   } else if (st->path == ConvPath::kDepthwise && is_depthwise(g)) {
     if (run_depthwise(ctx, g, *st, in, w, b, o)) return;  // the clamp and SiLU are applied
   } else {
-    // Either applies the clamp and SiLU.
-    if (!run_direct(ctx, g, *st, in, w, b, o)) run_gemm(ctx, g, *st, in, w, b, o);
+    // Each applies the clamp and SiLU.
+    if (!run_winograd(ctx, g, *st, in, b, o) && !run_direct(ctx, g, *st, in, w, b, o)) {
+      run_gemm(ctx, g, *st, in, w, b, o);
+    }
     return;
   }
   if (clamp && ctx.failure_state() == Error::Ok) {
