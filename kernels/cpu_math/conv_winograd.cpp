@@ -11,10 +11,11 @@
 // transforms the block's input itself). Within an item the output channels
 // go in chunks of `co_chunk`, so M (36 x co_chunk x block) stays in cache
 // from its product to the output transform.
+#include "kernels/cpu_math/conv_winograd.h"
+
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/cpu_math/conv_winograd.h"
 #include "kernels/cpu_math/gemm.h"
 #include "runtime/core/checked_math.h"
 
@@ -107,13 +108,19 @@ WinogradPlan plan_winograd(const WinogradGeom& g, size_t threads, int64_t block)
     p.co_block = round_up(ceil_div(g.c_out, t), kRows);
     p.co_blocks = ceil_div(g.c_out, p.co_block);
   }
-  p.co_chunk = std::min(p.co_block, round_up(std::max<int64_t>(1, kChunkFloats / (36 * p.block)),
-                                             kRows));
+  p.co_chunk =
+      std::min(p.co_block, round_up(std::max<int64_t>(1, kChunkFloats / (36 * p.block)), kRows));
   p.workers = std::min(t, p.blocks * p.co_blocks);
   size_t v = 0, m = 0;
-  if (!checked_mul(static_cast<size_t>(36 * p.block), static_cast<size_t>(g.c_in), &v) ||
-      !checked_mul(static_cast<size_t>(36 * p.block), static_cast<size_t>(p.co_chunk), &m) ||
-      !checked_add(v, m, &v) || !checked_mul(v, sizeof(float), &v)) {
+  if (!checked_mul(static_cast<size_t>(p.block), static_cast<size_t>(g.c_in), &v) ||
+      !checked_mul(static_cast<size_t>(p.block), static_cast<size_t>(p.co_chunk), &m) ||
+      v > SIZE_MAX / 2 - kPanel || m > SIZE_MAX / 2 - kPanel) {
+    p.worker_bytes = SIZE_MAX;
+    return p;
+  }
+  p.v_stride = static_cast<int64_t>(v) + kPanel;
+  p.m_stride = static_cast<int64_t>(m) + kPanel;
+  if (!checked_add(v + kPanel, m + kPanel, &v) || !checked_mul(v, 36 * sizeof(float), &v)) {
     p.worker_bytes = SIZE_MAX;
     return p;
   }

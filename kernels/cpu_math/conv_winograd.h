@@ -48,7 +48,11 @@ struct WinogradPlan {
   int64_t tiles_h = 0, tiles_w = 0, tiles = 0;  // per image: tiles_h x tiles_w; all images: tiles
   int64_t block = 0, blocks = 0;                // tiles per block, blocks
   int64_t co_block = 0, co_blocks = 0;          // output channels per work item, items per block
-  int64_t co_chunk = 0;     // output channels per batch of 36 products within an item
+  int64_t co_chunk = 0;  // output channels per batch of 36 products within an item
+  // Floats from one position's V (c_in x block) or M (co_chunk x block) to
+  // the next: 64 bytes more than the matrix, so the 36 positions' rows do
+  // not all fall into the same cache sets.
+  int64_t v_stride = 0, m_stride = 0;
   int64_t workers = 1;      // threads that take work items
   size_t worker_bytes = 0;  // scratch per worker (a multiple of 64)
 };

@@ -34,6 +34,10 @@ struct Lane {
   int64_t in_base = 0, out_base = 0;
   int64_t y0 = 0, x0 = 0;
   bool valid = false;
+  // Patch rows [r_lo, r_hi) lie inside the image (none for an invalid
+  // lane); within them, columns k with mask[k] set (k < 6, inside the image).
+  int r_lo = 0, r_hi = 0;
+  alignas(32) int32_t mask[8] = {};
 };
 
 // B^T applied to 6 values (one column or row of a patch).
@@ -73,60 +77,66 @@ struct Call {
   float* out;
 };
 
-// The 6x6 patches of 16 tiles for input channel ci, lane-major.
-void gather(const Call& c, const Lane* lanes, int64_t ci, float (*d)[kPanel]) {
-  const WinogradGeom& g = *c.g;
-  const int64_t plane = g.h * g.w;
-  for (int l = 0; l < kPanel; ++l) {
-    const Lane& ln = lanes[l];
-    if (!ln.valid) {
-      for (int k = 0; k < 36; ++k) d[k][l] = 0.0f;
-      continue;
-    }
-    const float* src = c.in + ln.in_base + ci * plane;
-    const int64_t y = ln.y0 - g.ph, x = ln.x0 - g.pw;
-    if (y >= 0 && y + 6 <= g.h && x >= 0 && x + 6 <= g.w) {
-      const float* row = src + y * g.w + x;
-      for (int r = 0; r < 6; ++r, row += g.w) {
-        for (int k = 0; k < 6; ++k) d[r * 6 + k][l] = row[k];
-      }
-      continue;
-    }
-    for (int r = 0; r < 6; ++r) {
-      const int64_t yy = y + r;
-      const bool in_rows = yy >= 0 && yy < g.h;
-      for (int k = 0; k < 6; ++k) {
-        const int64_t xx = x + k;
-        d[r * 6 + k][l] = in_rows && xx >= 0 && xx < g.w ? src[yy * g.w + xx] : 0.0f;
-      }
-    }
-  }
+// Transposes the 8x8 block in r (r[i] element k becomes r[k] element i).
+inline void transpose8(__m256* r) {
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+  const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  r[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+  r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+  r[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+  r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+  r[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+  r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+  r[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+  r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
 }
 
-// V for panel `panel` of the block (16 lanes), every input channel.
+// V for panel `panel` of the block (16 lanes), every input channel. Per 8
+// lanes, each patch row is one masked 8-float load per lane (the 6 columns
+// inside the image; zero elsewhere), transposed to 6 lane vectors.
 void input_panel(const Call& c, const Lane* lanes, int64_t panel, float* v) {
-  const int64_t c_in = c.g->c_in;
-  const size_t xi_stride = static_cast<size_t>(c_in * c.p->block);
-  alignas(32) float d[36][kPanel];
+  const WinogradGeom& g = *c.g;
+  const int64_t c_in = g.c_in, plane = g.h * g.w;
+  const size_t xi_stride = static_cast<size_t>(c.p->v_stride);
   alignas(32) float t[36][8];
-  for (int64_t ci = 0; ci < c_in; ++ci) {
-    gather(c, lanes + panel * kPanel, ci, d);
-    float* dst = v + panel * kPanel * c_in + ci * kPanel;
-    for (int h = 0; h < kPanel; h += 8) {
-      // Columns: t[i][k] = (B^T d)[i][k].
-      for (int k = 0; k < 6; ++k) {
-        __m256 col[6], o[6];
-        for (int r = 0; r < 6; ++r) col[r] = _mm256_load_ps(&d[r * 6 + k][h]);
-        bt6(col, o);
-        for (int i = 0; i < 6; ++i) _mm256_store_ps(t[i * 6 + k], o[i]);
+  for (int h = 0; h < kPanel; h += 8) {
+    const Lane* ln = lanes + panel * kPanel + h;
+    __m256i mask[8];
+    // Offset of each lane's patch origin (row y, column x, possibly
+    // outside the image: only in-image elements are read).
+    int64_t origin[8];
+    for (int q = 0; q < 8; ++q) {
+      mask[q] = _mm256_load_si256(reinterpret_cast<const __m256i*>(ln[q].mask));
+      origin[q] = ln[q].in_base + (ln[q].y0 - g.ph) * g.w + (ln[q].x0 - g.pw);
+    }
+    for (int64_t ci = 0; ci < c_in; ++ci) {
+      const float* src = c.in + ci * plane;
+      // Rows: t[r][j] = (d B)[r][j].
+      for (int r = 0; r < 6; ++r) {
+        __m256 d[8], o[6];
+        for (int q = 0; q < 8; ++q) {
+          d[q] = r >= ln[q].r_lo && r < ln[q].r_hi
+                     ? _mm256_maskload_ps(src + origin[q] + r * g.w, mask[q])
+                     : _mm256_setzero_ps();
+        }
+        transpose8(d);
+        bt6(d, o);
+        for (int j = 0; j < 6; ++j) _mm256_store_ps(t[r * 6 + j], o[j]);
       }
-      // Rows: V[i][j] = (t B)[i][j].
-      for (int i = 0; i < 6; ++i) {
-        __m256 row[6], o[6];
-        for (int k = 0; k < 6; ++k) row[k] = _mm256_load_ps(t[i * 6 + k]);
-        bt6(row, o);
-        for (int j = 0; j < 6; ++j) {
-          _mm256_store_ps(dst + static_cast<size_t>(i * 6 + j) * xi_stride + h, o[j]);
+      // Columns: V[i][j] = (B^T t)[i][j].
+      float* dst = v + panel * kPanel * c_in + ci * kPanel + h;
+      for (int j = 0; j < 6; ++j) {
+        __m256 col[6], o[6];
+        for (int r = 0; r < 6; ++r) col[r] = _mm256_load_ps(t[r * 6 + j]);
+        bt6(col, o);
+        for (int i = 0; i < 6; ++i) {
+          _mm256_store_ps(dst + static_cast<size_t>(i * 6 + j) * xi_stride, o[i]);
         }
       }
     }
@@ -142,7 +152,6 @@ void output_rows(const Call& c, const Lane* lanes, int64_t ncols, int64_t c0, in
   const __m256 lo = _mm256_set1_ps(c.e.lo), hi = _mm256_set1_ps(c.e.hi);
   const bool clamp = c.e.lo > -__builtin_inff() || c.e.hi < __builtin_inff();
   alignas(32) float s[4][6][8];
-  alignas(32) float y[16][8];
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t co = c0 + r;
     const __m256 b = _mm256_set1_ps(c.bias == nullptr ? 0.0f : c.bias[co]);
@@ -155,7 +164,9 @@ void output_rows(const Call& c, const Lane* lanes, int64_t ncols, int64_t c0, in
         at6(col, o);
         for (int i = 0; i < 4; ++i) _mm256_store_ps(s[i][k], o[i]);
       }
-      // Rows: y[i][j] = (s A)[i][j] + bias, then the epilogue.
+      // Rows: y[i][j] = (s A)[i][j] + bias, then the epilogue; y[i * 4 + j]
+      // holds output (i, j) of the 8 tiles.
+      __m256 y[16];
       for (int i = 0; i < 4; ++i) {
         __m256 row[6], o[4];
         for (int k = 0; k < 6; ++k) row[k] = _mm256_load_ps(s[i][k]);
@@ -164,9 +175,12 @@ void output_rows(const Call& c, const Lane* lanes, int64_t ncols, int64_t c0, in
           __m256 v = _mm256_add_ps(o[j], b);
           if (clamp) v = _mm256_min_ps(hi, _mm256_max_ps(lo, v));
           if (c.e.silu) v = avx2_inl::silu8(v);
-          _mm256_store_ps(y[i * 4 + j], v);
+          y[i * 4 + j] = v;
         }
       }
+      // Per tile: y[q] = output rows 0 and 1, y[8 + q] = rows 2 and 3.
+      transpose8(y);
+      transpose8(y + 8);
       for (int q = 0; q < 8; ++q) {
         const Lane& ln = lanes[l0 + q];
         if (!ln.valid) continue;
@@ -174,16 +188,17 @@ void output_rows(const Call& c, const Lane* lanes, int64_t ncols, int64_t c0, in
         const int64_t vr = std::min<int64_t>(4, g.oh - ln.y0);
         const int64_t vc = std::min<int64_t>(4, g.ow - ln.x0);
         if (vr == 4 && vc == 4) {
-          for (int i = 0; i < 4; ++i, o += g.ow) {
-            o[0] = y[i * 4][q];
-            o[1] = y[i * 4 + 1][q];
-            o[2] = y[i * 4 + 2][q];
-            o[3] = y[i * 4 + 3][q];
-          }
+          _mm_storeu_ps(o, _mm256_castps256_ps128(y[q]));
+          _mm_storeu_ps(o + g.ow, _mm256_extractf128_ps(y[q], 1));
+          _mm_storeu_ps(o + 2 * g.ow, _mm256_castps256_ps128(y[8 + q]));
+          _mm_storeu_ps(o + 3 * g.ow, _mm256_extractf128_ps(y[8 + q], 1));
           continue;
         }
+        alignas(32) float tile[16];
+        _mm256_store_ps(tile, y[q]);
+        _mm256_store_ps(tile + 8, y[8 + q]);
         for (int64_t i = 0; i < vr; ++i, o += g.ow) {
-          for (int64_t j = 0; j < vc; ++j) o[j] = y[i * 4 + j][q];
+          for (int64_t j = 0; j < vc; ++j) o[j] = tile[i * 4 + j];
         }
       }
     }
@@ -200,9 +215,9 @@ struct Worker {
     const WinogradGeom& g = *c.g;
     const WinogradPlan& p = *c.p;
     float* v = reinterpret_cast<float*>(scratch + static_cast<size_t>(w) * p.worker_bytes);
-    float* m = v + 36 * p.block * g.c_in;
-    const size_t v_xi = static_cast<size_t>(g.c_in * p.block);
-    const size_t m_xi = static_cast<size_t>(p.co_chunk * p.block);
+    float* m = v + 36 * p.v_stride;
+    const size_t v_xi = static_cast<size_t>(p.v_stride);
+    const size_t m_xi = static_cast<size_t>(p.m_stride);
     Lane lanes[kMaxBlock];
     int64_t held = -1, ncols = 0;
     const int64_t first = w * items / p.workers, end = (w + 1) * items / p.workers;
@@ -215,11 +230,18 @@ struct Worker {
         for (int64_t l = 0; l < p.block; ++l) {
           Lane& ln = lanes[l];
           ln.valid = l < count;
-          if (!ln.valid) continue;
+          if (!ln.valid) {
+            ln.r_lo = ln.r_hi = 0;
+            continue;
+          }
           const int64_t t = t0 + l, b = t / per_image, in_image = t % per_image;
           ln.y0 = in_image / p.tiles_w * 4;
           ln.x0 = in_image % p.tiles_w * 4;
           ln.in_base = b * g.c_in * g.h * g.w;
+          const int64_t y = ln.y0 - g.ph, x = ln.x0 - g.pw;
+          ln.r_lo = static_cast<int>(std::min<int64_t>(6, std::max<int64_t>(0, -y)));
+          ln.r_hi = static_cast<int>(std::max<int64_t>(ln.r_lo, std::min<int64_t>(6, g.h - y)));
+          for (int k = 0; k < 8; ++k) ln.mask[k] = k < 6 && x + k >= 0 && x + k < g.w ? -1 : 0;
           ln.out_base = b * g.c_out * g.oh * g.ow;
         }
         ncols = (count + kPanel - 1) / kPanel * kPanel;

@@ -176,8 +176,8 @@ HostTensor to_tensor(std::vector<int32_t> sizes, const std::vector<float>& v) {
   return make_tensor<float>(std::move(sizes), v);
 }
 
-// Through aten::convolution.out with constant weights (prepare transforms them for the Winograd kernel),
-// on 1 and 2 threads, against the float64 reference.
+// Through aten::convolution.out with constant weights (prepare transforms them for the Winograd
+// kernel), on 1 and 2 threads, against the float64 reference.
 TEST(WinogradTest, ConvolutionKernelsMatchFloat64Reference) {
   const Shape shapes[] = {{1, 32, 20, 20, 48, 1}, {2, 40, 16, 17, 24, 1}, {1, 64, 16, 16, 64, 1}};
   uint32_t seed = 50;
