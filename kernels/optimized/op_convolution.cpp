@@ -253,11 +253,20 @@ bool run_direct(KernelContext& ctx, const Geom& g, const ConvState& st, const fl
   return true;
 }
 
-// Winograd thresholds (measured with bench/layer_efficiency.py on ResNet18/50
-// and DenseNet-121, Zen 4): below these the transforms and the 16-tile
-// panels' idle lanes cost more than the 4x fewer multiplies save.
+// Winograd thresholds, measured on Zen 4 against im2col + GEMM (one thread,
+// padding 1): from 16 input and output channels on images of 4 or more 4x4
+// output tiles (16 x 16 channels at 8x8 pixels: 1.3x faster; 64 x 64 at
+// 56x56: 3.6x; one tile, 4x4 pixels: 0.5-0.8x). Below 16 tiles the 36
+// transformed weight matrices serve few tiles each, so only layers of up
+// to 128 x 128 channels take it there (128 x 32 at 7x7: 1.8x, 128 x 128:
+// 1.14x; 256 x 256 at 8x8: 1.05x; 512 x 512 at 7x7: 0.78x). Layers of 8 to
+// 15 channels would gain too (8 x 8 at 32x32: 2.1x) but keep the im2col
+// product: Winograd's error is small against the output's scale, not
+// against every element (the per-element bounds such layers are tested to).
 constexpr int64_t kWinogradMinChannels = 16;
-constexpr int64_t kWinogradMinTiles = 16;  // 4x4 output tiles per image
+constexpr int64_t kWinogradMinTiles = 4;
+constexpr int64_t kWinogradManyTiles = 16;
+constexpr int64_t kWinogradFewTilesMaxChannels = 128 * 128;  // c_in * c_out
 
 bool is_winograd_shape(const Geom& g) {
   return g.groups == 1 && g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
@@ -266,9 +275,13 @@ bool is_winograd_shape(const Geom& g) {
 
 // True when prepare picks the Winograd kernel for g (sizes set, oh and ow included).
 bool takes_winograd(const Geom& g, bool avx2) {
-  return avx2 && opt::winograd_available() && is_winograd_shape(g) &&
-         g.c_in >= kWinogradMinChannels && g.c_out >= kWinogradMinChannels &&
-         ((g.oh + 3) / 4) * ((g.ow + 3) / 4) >= kWinogradMinTiles;
+  if (!avx2 || !opt::winograd_available() || !is_winograd_shape(g) ||
+      g.c_in < kWinogradMinChannels || g.c_out < kWinogradMinChannels) {
+    return false;
+  }
+  const int64_t tiles = ((g.oh + 3) / 4) * ((g.ow + 3) / 4);
+  return tiles >= kWinogradManyTiles ||
+         (tiles >= kWinogradMinTiles && g.c_in * g.c_out <= kWinogradFewTilesMaxChannels);
 }
 
 // Transforms and packs the constant weights for the Winograd kernel; false

@@ -179,7 +179,11 @@ HostTensor to_tensor(std::vector<int32_t> sizes, const std::vector<float>& v) {
 // Through aten::convolution.out with constant weights (prepare transforms them for the Winograd
 // kernel), on 1 and 2 threads, against the float64 reference.
 TEST(WinogradTest, ConvolutionKernelsMatchFloat64Reference) {
-  const Shape shapes[] = {{1, 32, 20, 20, 48, 1}, {2, 40, 16, 17, 24, 1}, {1, 64, 16, 16, 64, 1}};
+  // The last: 7x7 pixels, 4 tiles (taken up to 128 x 128 channels).
+  const Shape shapes[] = {{1, 32, 20, 20, 48, 1},
+                          {2, 40, 16, 17, 24, 1},
+                          {1, 64, 16, 16, 64, 1},
+                          {1, 128, 7, 7, 32, 1}};
   uint32_t seed = 50;
   for (const Shape& s : shapes) {
     const Data d = make_data(s, seed++);
@@ -205,6 +209,38 @@ TEST(WinogradTest, ConvolutionKernelsMatchFloat64Reference) {
       EXPECT_LE(err, kBound) << describe(s);
     }
   }
+}
+
+// Prepared for one input size, run at a smaller one (fewer images, pixels
+// not a multiple of the tile): the transformed weights serve any size.
+TEST(WinogradTest, SmallerSizeAtRun) {
+  const Shape big{2, 24, 20, 20, 32, 1};
+  const Shape small{1, 24, 13, 11, 32, 1};
+  const Data d = make_data(small, 90);
+  const std::vector<double> want = reference(small, d);
+  std::vector<float> x_big(static_cast<size_t>(big.batch) * big.c_in * big.h * big.w, 0.0f);
+  HostTensor x = to_tensor({big.batch, big.c_in, big.h, big.w}, x_big);
+  HostTensor w = to_tensor({big.c_out, big.c_in, 3, 3}, d.w);
+  HostTensor b = to_tensor({big.c_out}, d.b);
+  HostTensor out = zeros_tensor(ScalarType::Float, {big.batch, big.c_out, big.h, big.w});
+  KernelRunner r(test_kernel_registry(), test_thread_pool());
+  r.set_constant_args(0b110);
+  const std::vector<int64_t> one{1, 1}, pad{1, 1}, zero{0, 0};
+  ASSERT_EQ(r.prepare("aten::convolution.out",
+                      {r.tensor(x), r.tensor(w), r.tensor(b), r.int_list(one), r.int_list(pad),
+                       r.int_list(one), r.b(false), r.int_list(zero), r.i(1), r.tensor(out)}),
+            Error::Ok);
+  const int32_t sizes[] = {small.batch, small.c_in, small.h, small.w};
+  ASSERT_EQ(resize_tensor(x.tensor(), Span<const int32_t>(sizes, 4)), Error::Ok);
+  float* xd = x.tensor().data_ptr<float>();
+  for (size_t i = 0; i < d.x.size(); ++i) xd[i] = d.x[i];
+  ASSERT_EQ(r.run_prepared(), Error::Ok);
+  const std::vector<int32_t> want_shape{small.batch, small.c_out, small.h, small.w};
+  ASSERT_EQ(out.shape(), want_shape);
+  const double err = scaled_error(out.values<float>(), want, 0);
+  std::printf("aten::convolution.out prepared %s, run %s: max error %.3g of the output's scale\n",
+              describe(big).c_str(), describe(small).c_str(), err);
+  EXPECT_LE(err, kBound);
 }
 
 }  // namespace
