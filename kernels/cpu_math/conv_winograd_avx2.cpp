@@ -1,14 +1,15 @@
 // The tiles and products of the Winograd convolution (conv_winograd.h),
 // AVX2 + FMA.
 //
-// Input transform, per 16-tile panel and input channel: each tile's 6x6
-// patch (zero outside the image) is gathered into a lane-major buffer
-// (element (r, c) of tile l at [r * 6 + c][l]), then B^T d B runs on 8 tiles
-// per vector, columns first, and the 36 results go to V_xi's packed panel
-// (element (ci, l) at ci * 16 + l). Output transform, per output channel and
-// 8 tiles: A^T M A from the 36 product rows, plus the bias, clamp and SiLU,
-// into a lane-major 4x4 buffer that is scattered into the tiles' rows
-// (clipped at the image's bottom and right edges).
+// Input transform, per 16-tile panel and input channel, 8 tiles per vector:
+// each row of a tile's a x a patch is one masked load (zero outside the
+// image), 8 tiles' rows are transposed into lane vectors (element k of
+// every tile), then B^T d B runs rows first, and the a * a results go to
+// V_xi's packed panel (element (ci, l) at ci * 16 + l). Output transform,
+// per output channel and 8 tiles: A^T M A from the a * a product rows, plus
+// the bias, clamp and SiLU, transposed back to per-tile rows and stored
+// (clipped at the image's bottom and right edges). Both are templates on
+// the tile size m (4: F(4x4, 3x3), a = 6; 2: F(2x2, 3x3), a = 4).
 #include "kernels/cpu_math/conv_winograd.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -40,7 +41,21 @@ struct Lane {
   alignas(32) int32_t mask[8] = {};
 };
 
-// B^T applied to 6 values (one column or row of a patch).
+// B^T of F(2x2, 3x3) applied to 4 values.
+inline void bt4(const __m256* d, __m256* o) {
+  o[0] = _mm256_sub_ps(d[0], d[2]);
+  o[1] = _mm256_add_ps(d[1], d[2]);
+  o[2] = _mm256_sub_ps(d[2], d[1]);
+  o[3] = _mm256_sub_ps(d[1], d[3]);
+}
+
+// A^T of F(2x2, 3x3) applied to 4 values.
+inline void at4(const __m256* m, __m256* y) {
+  y[0] = _mm256_add_ps(_mm256_add_ps(m[0], m[1]), m[2]);
+  y[1] = _mm256_sub_ps(_mm256_sub_ps(m[1], m[2]), m[3]);
+}
+
+// B^T of F(4x4, 3x3) applied to 6 values (one column or row of a patch).
 inline void bt6(const __m256* d, __m256* o) {
   const __m256 two = _mm256_set1_ps(2.0f), four = _mm256_set1_ps(4.0f);
   const __m256 five = _mm256_set1_ps(5.0f);
@@ -56,7 +71,7 @@ inline void bt6(const __m256* d, __m256* o) {
   o[5] = _mm256_fmadd_ps(four, d[1], _mm256_fnmadd_ps(five, d[3], d[5]));
 }
 
-// A^T applied to 6 values.
+// A^T of F(4x4, 3x3) applied to 6 values.
 inline void at6(const __m256* m, __m256* y) {
   const __m256 s12 = _mm256_add_ps(m[1], m[2]), d12 = _mm256_sub_ps(m[1], m[2]);
   const __m256 s34 = _mm256_add_ps(m[3], m[4]), d34 = _mm256_sub_ps(m[3], m[4]);
@@ -97,10 +112,31 @@ inline void transpose8(__m256* r) {
   r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
 }
 
-// V for panel `panel` of the block (16 lanes), every input channel. Per 8
-// lanes, each patch row is one masked 8-float load per lane (the 6 columns
-// inside the image; zero elsewhere), transposed to 6 lane vectors.
+template <int A>
+inline void bt(const __m256* d, __m256* o) {
+  if constexpr (A == 6) {
+    bt6(d, o);
+  } else {
+    bt4(d, o);
+  }
+}
+
+template <int A>
+inline void at(const __m256* m, __m256* y) {
+  if constexpr (A == 6) {
+    at6(m, y);
+  } else {
+    at4(m, y);
+  }
+}
+
+// V for panel `panel` of the block (16 lanes), every input channel, for
+// tiles of M (patches of A = M + 2). Per 8 lanes, each patch row is one
+// masked 8-float load per lane (the A columns inside the image; zero
+// elsewhere), transposed to A lane vectors.
+template <int M>
 void input_panel(const Call& c, const Lane* lanes, int64_t panel, float* v) {
+  constexpr int A = M + 2;
   const WinogradGeom& g = *c.g;
   const int64_t c_in = g.c_in, plane = g.h * g.w;
   const size_t xi_stride = static_cast<size_t>(c.p->v_stride);
@@ -118,25 +154,25 @@ void input_panel(const Call& c, const Lane* lanes, int64_t panel, float* v) {
     for (int64_t ci = 0; ci < c_in; ++ci) {
       const float* src = c.in + ci * plane;
       // Rows: t[r][j] = (d B)[r][j].
-      for (int r = 0; r < 6; ++r) {
-        __m256 d[8], o[6];
+      for (int r = 0; r < A; ++r) {
+        __m256 d[8], o[A];
         for (int q = 0; q < 8; ++q) {
           d[q] = r >= ln[q].r_lo && r < ln[q].r_hi
                      ? _mm256_maskload_ps(src + origin[q] + r * g.w, mask[q])
                      : _mm256_setzero_ps();
         }
         transpose8(d);
-        bt6(d, o);
-        for (int j = 0; j < 6; ++j) _mm256_store_ps(t[r * 6 + j], o[j]);
+        bt<A>(d, o);
+        for (int j = 0; j < A; ++j) _mm256_store_ps(t[r * A + j], o[j]);
       }
       // Columns: V[i][j] = (B^T t)[i][j].
       float* dst = v + panel * kPanel * c_in + ci * kPanel + h;
-      for (int j = 0; j < 6; ++j) {
-        __m256 col[6], o[6];
-        for (int r = 0; r < 6; ++r) col[r] = _mm256_load_ps(t[r * 6 + j]);
-        bt6(col, o);
-        for (int i = 0; i < 6; ++i) {
-          _mm256_store_ps(dst + static_cast<size_t>(i * 6 + j) * xi_stride, o[i]);
+      for (int j = 0; j < A; ++j) {
+        __m256 col[A], o[A];
+        for (int r = 0; r < A; ++r) col[r] = _mm256_load_ps(t[r * A + j]);
+        bt<A>(col, o);
+        for (int i = 0; i < A; ++i) {
+          _mm256_store_ps(dst + static_cast<size_t>(i * A + j) * xi_stride, o[i]);
         }
       }
     }
@@ -144,39 +180,57 @@ void input_panel(const Call& c, const Lane* lanes, int64_t panel, float* v) {
 }
 
 // Output channels [c0, c0 + rows) from M (row r of position xi at
-// m + xi * xi_stride + r * ldc), for the block's `ncols` lanes.
+// m + xi * xi_stride + r * ldc), for the block's `ncols` lanes, tiles of M.
+template <int M>
 void output_rows(const Call& c, const Lane* lanes, int64_t ncols, int64_t c0, int64_t rows,
                  const float* m, size_t xi_stride, int64_t ldc) {
   const WinogradGeom& g = *c.g;
   const int64_t plane = g.oh * g.ow;
   const __m256 lo = _mm256_set1_ps(c.e.lo), hi = _mm256_set1_ps(c.e.hi);
   const bool clamp = c.e.lo > -__builtin_inff() || c.e.hi < __builtin_inff();
-  alignas(32) float s[4][6][8];
+  constexpr int A = M + 2;
+  alignas(32) float s[M][A][8];
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t co = c0 + r;
     const __m256 b = _mm256_set1_ps(c.bias == nullptr ? 0.0f : c.bias[co]);
     for (int64_t l0 = 0; l0 < ncols; l0 += 8) {
       const float* mr = m + r * ldc + l0;
       // Columns: s[i][k] = (A^T M)[i][k].
-      for (int k = 0; k < 6; ++k) {
-        __m256 col[6], o[4];
-        for (int i = 0; i < 6; ++i) col[i] = _mm256_loadu_ps(mr + (i * 6 + k) * xi_stride);
-        at6(col, o);
-        for (int i = 0; i < 4; ++i) _mm256_store_ps(s[i][k], o[i]);
+      for (int k = 0; k < A; ++k) {
+        __m256 col[A], o[M];
+        for (int i = 0; i < A; ++i) col[i] = _mm256_loadu_ps(mr + (i * A + k) * xi_stride);
+        at<A>(col, o);
+        for (int i = 0; i < M; ++i) _mm256_store_ps(s[i][k], o[i]);
       }
-      // Rows: y[i][j] = (s A)[i][j] + bias, then the epilogue; y[i * 4 + j]
+      // Rows: y[i][j] = (s A)[i][j] + bias, then the epilogue; y[i * M + j]
       // holds output (i, j) of the 8 tiles.
       __m256 y[16];
-      for (int i = 0; i < 4; ++i) {
-        __m256 row[6], o[4];
-        for (int k = 0; k < 6; ++k) row[k] = _mm256_load_ps(s[i][k]);
-        at6(row, o);
-        for (int j = 0; j < 4; ++j) {
+      for (int i = 0; i < M; ++i) {
+        __m256 row[A], o[M];
+        for (int k = 0; k < A; ++k) row[k] = _mm256_load_ps(s[i][k]);
+        at<A>(row, o);
+        for (int j = 0; j < M; ++j) {
           __m256 v = _mm256_add_ps(o[j], b);
           if (clamp) v = _mm256_min_ps(hi, _mm256_max_ps(lo, v));
           if (c.e.silu) v = avx2_inl::silu8(v);
-          y[i * 4 + j] = v;
+          y[i * M + j] = v;
         }
+      }
+      if constexpr (M == 2) {
+        // 2x2 tiles: stored element by element.
+        alignas(32) float tile[4][8];
+        for (int k = 0; k < 4; ++k) _mm256_store_ps(tile[k], y[k]);
+        for (int q = 0; q < 8; ++q) {
+          const Lane& ln = lanes[l0 + q];
+          if (!ln.valid) continue;
+          float* o = c.out + ln.out_base + co * plane + ln.y0 * g.ow + ln.x0;
+          const int64_t vr = std::min<int64_t>(2, g.oh - ln.y0);
+          const int64_t vc = std::min<int64_t>(2, g.ow - ln.x0);
+          for (int64_t i = 0; i < vr; ++i, o += g.ow) {
+            for (int64_t j = 0; j < vc; ++j) o[j] = tile[i * 2 + j][q];
+          }
+        }
+        continue;
       }
       // Per tile: y[q] = output rows 0 and 1, y[8 + q] = rows 2 and 3.
       transpose8(y);
@@ -215,7 +269,8 @@ struct Worker {
     const WinogradGeom& g = *c.g;
     const WinogradPlan& p = *c.p;
     float* v = reinterpret_cast<float*>(scratch + static_cast<size_t>(w) * p.worker_bytes);
-    float* m = v + 36 * p.v_stride;
+    const int64_t tile = g.tile, span = tile + 2, positions = span * span;
+    float* m = v + positions * p.v_stride;
     const size_t v_xi = static_cast<size_t>(p.v_stride);
     const size_t m_xi = static_cast<size_t>(p.m_stride);
     Lane lanes[kMaxBlock];
@@ -235,24 +290,30 @@ struct Worker {
             continue;
           }
           const int64_t t = t0 + l, b = t / per_image, in_image = t % per_image;
-          ln.y0 = in_image / p.tiles_w * 4;
-          ln.x0 = in_image % p.tiles_w * 4;
+          ln.y0 = in_image / p.tiles_w * tile;
+          ln.x0 = in_image % p.tiles_w * tile;
           ln.in_base = b * g.c_in * g.h * g.w;
           const int64_t y = ln.y0 - g.ph, x = ln.x0 - g.pw;
-          ln.r_lo = static_cast<int>(std::min<int64_t>(6, std::max<int64_t>(0, -y)));
-          ln.r_hi = static_cast<int>(std::max<int64_t>(ln.r_lo, std::min<int64_t>(6, g.h - y)));
-          for (int k = 0; k < 8; ++k) ln.mask[k] = k < 6 && x + k >= 0 && x + k < g.w ? -1 : 0;
+          ln.r_lo = static_cast<int>(std::min<int64_t>(span, std::max<int64_t>(0, -y)));
+          ln.r_hi = static_cast<int>(std::max<int64_t>(ln.r_lo, std::min<int64_t>(span, g.h - y)));
+          for (int k = 0; k < 8; ++k) ln.mask[k] = k < span && x + k >= 0 && x + k < g.w ? -1 : 0;
           ln.out_base = b * g.c_out * g.oh * g.ow;
         }
         ncols = (count + kPanel - 1) / kPanel * kPanel;
-        for (int64_t panel = 0; panel < ncols / kPanel; ++panel) input_panel(c, lanes, panel, v);
+        for (int64_t panel = 0; panel < ncols / kPanel; ++panel) {
+          if (tile == 4) {
+            input_panel<4>(c, lanes, panel, v);
+          } else {
+            input_panel<2>(c, lanes, panel, v);
+          }
+        }
         held = blk;
       }
       const int64_t co_first = cb * p.co_block;
       const int64_t co_end = std::min(g.c_out, co_first + p.co_block);
       for (int64_t c0 = co_first; c0 < co_end; c0 += p.co_chunk) {
         const int64_t rows = std::min(p.co_chunk, co_end - c0);
-        for (int xi = 0; xi < 36; ++xi) {
+        for (int64_t xi = 0; xi < positions; ++xi) {
           const PackedMatrix a{c.packed + xi * c.mat + c0 * g.c_in, rows, g.c_in};
           const PackedMatrix b{v + xi * v_xi, g.c_in, ncols};
           GemmArgs args;
@@ -266,7 +327,11 @@ struct Worker {
           // Both operands packed: no scratch taken, one thread.
           if (gemm(args, nullptr, nullptr) != Error::Ok) *failed = true;
         }
-        output_rows(c, lanes, ncols, c0, rows, m, m_xi, ncols);
+        if (tile == 4) {
+          output_rows<4>(c, lanes, ncols, c0, rows, m, m_xi, ncols);
+        } else {
+          output_rows<2>(c, lanes, ncols, c0, rows, m, m_xi, ncols);
+        }
       }
     }
   }
@@ -281,7 +346,10 @@ bool conv3x3_winograd_avx2(const WinogradGeom& g, const float* in, const float* 
                            size_t scratch_bytes, ThreadPool* pool, int64_t block) {
   const size_t threads = pool == nullptr ? 1 : std::max<size_t>(1, pool->num_threads());
   WinogradPlan p = plan_winograd(g, threads, block);
-  if (p.tiles <= 0 || p.block > kMaxBlock || p.worker_bytes == SIZE_MAX) return false;
+  if ((g.tile != 2 && g.tile != 4) || p.tiles <= 0 || p.block > kMaxBlock ||
+      p.worker_bytes == SIZE_MAX) {
+    return false;
+  }
   // 64-byte aligned start; as many workers as the scratch holds.
   const uintptr_t at = reinterpret_cast<uintptr_t>(scratch);
   const size_t skip = (64 - at % 64) % 64;
@@ -289,7 +357,8 @@ bool conv3x3_winograd_avx2(const WinogradGeom& g, const float* in, const float* 
   const int64_t fit = static_cast<int64_t>(usable / p.worker_bytes);
   if (fit < 1) return false;
   p.workers = std::min(p.workers, fit);
-  const size_t mat = winograd_weight_bytes(g.c_out, g.c_in) / (36 * sizeof(float));
+  const size_t mat = winograd_weight_bytes(g.c_out, g.c_in, g.tile) /
+                     (static_cast<size_t>((g.tile + 2) * (g.tile + 2)) * sizeof(float));
   bool failed = false;
   const Worker worker{Call{&g, &p, in, packed, mat, bias, e, out},
                       static_cast<char*>(scratch) + skip, p.blocks * p.co_blocks, &failed};

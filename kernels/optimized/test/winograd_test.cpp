@@ -1,9 +1,9 @@
-// The Winograd F(4x4, 3x3) convolution (kernels/cpu_math/conv_winograd.h)
-// against a float64 direct convolution, at the scales of real networks
-// (post-batch-norm activations, He-initialised weights): the largest error
-// over the output, relative to the output's scale (its largest magnitude),
-// must stay within 1e-4. A few shapes also run through aten::convolution.out
-// with constant weights, which prepare routes to the Winograd kernel.
+// The Winograd F(4x4, 3x3) and F(2x2, 3x3) convolutions
+// (kernels/cpu_math/conv_winograd.h) against a float64 direct convolution, at the scales of real
+// networks (post-batch-norm activations, He-initialised weights): the largest error over the
+// output, relative to the output's scale (its largest magnitude), must stay within 1e-4. A few
+// shapes also run through aten::convolution.out with constant weights, which prepare routes to the
+// Winograd kernel.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -115,44 +115,52 @@ TEST(WinogradTest, MatchesFloat64Reference) {
   for (const Shape& s : kShapes) {
     const Data d = make_data(s, seed++);
     const std::vector<double> want = reference(s, d);
-    opt::WinogradGeom g;
-    g.batch = s.batch;
-    g.c_in = s.c_in;
-    g.h = s.h;
-    g.w = s.w;
-    g.c_out = s.c_out;
-    g.oh = out_extent(s.h, s.pad);
-    g.ow = out_extent(s.w, s.pad);
-    g.ph = g.pw = s.pad;
-    std::vector<float> packed(opt::winograd_weight_bytes(s.c_out, s.c_in) / sizeof(float) + 16);
-    float* pk = packed.data() + (64 - reinterpret_cast<uintptr_t>(packed.data()) % 64) % 64 / 4;
-    opt::winograd_pack_weights(d.w.data(), s.c_out, s.c_in, pk);
-    // One and two threads; the default block and the smallest (more blocks,
-    // so work items and the channel split differ).
-    for (int mode = 0; mode < 4; ++mode) {
-      ThreadPool* pool = mode % 2 == 0 ? nullptr : test_thread_pool();
-      const int64_t block = mode < 2 ? 0 : 16;
-      const size_t threads = pool == nullptr ? 1 : pool->num_threads();
-      const opt::WinogradPlan plan = opt::plan_winograd(g, threads, block);
-      std::vector<uint8_t> scratch(plan.worker_bytes * static_cast<size_t>(plan.workers) + 64);
+    for (int64_t tile : {4, 2}) {
+      opt::WinogradGeom g;
+      g.batch = s.batch;
+      g.c_in = s.c_in;
+      g.h = s.h;
+      g.w = s.w;
+      g.c_out = s.c_out;
+      g.oh = out_extent(s.h, s.pad);
+      g.ow = out_extent(s.w, s.pad);
+      g.ph = g.pw = s.pad;
+      g.tile = tile;
+      const size_t bytes = opt::winograd_weight_bytes(s.c_out, s.c_in, tile);
+      ASSERT_GT(bytes, 0u);
+      std::vector<float> packed(bytes / sizeof(float) + 16);
+      float* pk = packed.data() + (64 - reinterpret_cast<uintptr_t>(packed.data()) % 64) % 64 / 4;
+      opt::winograd_pack_weights(d.w.data(), s.c_out, s.c_in, tile, pk);
+      // One and two threads; the default block and the smallest (more
+      // blocks, so work items and the channel split differ).
+      for (int mode = 0; mode < 4; ++mode) {
+        ThreadPool* pool = mode % 2 == 0 ? nullptr : test_thread_pool();
+        const int64_t block = mode < 2 ? 0 : 16;
+        const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+        const opt::WinogradPlan plan = opt::plan_winograd(g, threads, block);
+        std::vector<uint8_t> scratch(plan.worker_bytes * static_cast<size_t>(plan.workers) + 64);
+        std::vector<float> out(want.size(), std::nanf(""));
+        opt::DepthwiseEpilogue e;
+        ASSERT_TRUE(opt::conv3x3_winograd_avx2(g, d.x.data(), pk, d.b.data(), e, out.data(),
+                                               scratch.data(), scratch.size(), pool, block));
+        const double err = scaled_error(out, want, 0);
+        std::printf(
+            "F(%lldx%lld, 3x3) %s threads %zu block %lld: max error %.3g of the output's "
+            "scale\n",
+            static_cast<long long>(tile), static_cast<long long>(tile), describe(s).c_str(),
+            threads, static_cast<long long>(plan.block), err);
+        EXPECT_LE(err, kBound) << describe(s) << " tile " << tile << " mode " << mode;
+      }
+      // With a relu clamp.
       std::vector<float> out(want.size(), std::nanf(""));
-      opt::DepthwiseEpilogue e;
-      ASSERT_TRUE(opt::conv3x3_winograd_avx2(g, d.x.data(), pk, d.b.data(), e, out.data(),
-                                             scratch.data(), scratch.size(), pool, block));
-      const double err = scaled_error(out, want, 0);
-      std::printf("winograd %s threads %zu block %lld: max error %.3g of the output's scale\n",
-                  describe(s).c_str(), threads, static_cast<long long>(plan.block), err);
-      EXPECT_LE(err, kBound) << describe(s) << " mode " << mode;
+      std::vector<uint8_t> scratch(opt::winograd_scratch_bytes(g, 2));
+      opt::DepthwiseEpilogue relu;
+      relu.lo = 0.0f;
+      ASSERT_TRUE(opt::conv3x3_winograd_avx2(g, d.x.data(), pk, d.b.data(), relu, out.data(),
+                                             scratch.data(), scratch.size(), test_thread_pool()));
+      EXPECT_LE(scaled_error(out, want, 1), kBound) << describe(s) << " tile " << tile << " relu";
+      for (float v : out) ASSERT_GE(v, 0.0f) << describe(s) << " tile " << tile << " relu";
     }
-    // With a relu clamp.
-    std::vector<float> out(want.size(), std::nanf(""));
-    std::vector<uint8_t> scratch(opt::winograd_scratch_bytes(g, 2));
-    opt::DepthwiseEpilogue relu;
-    relu.lo = 0.0f;
-    ASSERT_TRUE(opt::conv3x3_winograd_avx2(g, d.x.data(), pk, d.b.data(), relu, out.data(),
-                                           scratch.data(), scratch.size(), test_thread_pool()));
-    EXPECT_LE(scaled_error(out, want, 1), kBound) << describe(s) << " relu";
-    for (float v : out) ASSERT_GE(v, 0.0f) << describe(s) << " relu";
   }
 }
 
@@ -165,7 +173,7 @@ TEST(WinogradTest, RefusesShortScratch) {
   g.h = g.w = g.oh = g.ow = 16;
   g.ph = g.pw = 1;
   std::vector<float> x(32 * 16 * 16, 1.0f), out(32 * 16 * 16, 0.0f);
-  std::vector<float> packed(opt::winograd_weight_bytes(32, 32) / 4 + 16, 0.0f);
+  std::vector<float> packed(opt::winograd_weight_bytes(32, 32, 4) / 4 + 16, 0.0f);
   std::vector<uint8_t> scratch(opt::plan_winograd(g, 1).worker_bytes / 2);
   EXPECT_FALSE(opt::conv3x3_winograd_avx2(g, x.data(), packed.data(), nullptr, {}, out.data(),
                                           scratch.data(), scratch.size(), nullptr));
@@ -179,11 +187,12 @@ HostTensor to_tensor(std::vector<int32_t> sizes, const std::vector<float>& v) {
 // Through aten::convolution.out with constant weights (prepare transforms them for the Winograd
 // kernel), on 1 and 2 threads, against the float64 reference.
 TEST(WinogradTest, ConvolutionKernelsMatchFloat64Reference) {
-  // The last: 7x7 pixels, 4 tiles (taken up to 128 x 128 channels).
+  // The last two: 7x7 and 9x8 pixels, which take F(2x2, 3x3).
   const Shape shapes[] = {{1, 32, 20, 20, 48, 1},
                           {2, 40, 16, 17, 24, 1},
                           {1, 64, 16, 16, 64, 1},
-                          {1, 128, 7, 7, 32, 1}};
+                          {1, 128, 7, 7, 32, 1},
+                          {1, 256, 9, 8, 64, 1}};
   uint32_t seed = 50;
   for (const Shape& s : shapes) {
     const Data d = make_data(s, seed++);
