@@ -325,7 +325,8 @@ struct Worker {
           args.c = m + xi * m_xi;
           args.ldc = ncols;
           // Both operands packed: no scratch taken, one thread.
-          if (gemm(args, nullptr, nullptr) != Error::Ok) *failed = true;
+          if (gemm(args, nullptr, nullptr) != Error::Ok)
+            __atomic_store_n(failed, true, __ATOMIC_RELAXED);
         }
         if (tile == 4) {
           output_rows<4>(c, lanes, ncols, c0, rows, m, m_xi, ncols);

@@ -101,12 +101,13 @@ constexpr double kBound = 1e-4;
 
 // ResNet's and DenseNet's stride-1 3x3 layers (fewer channels where the
 // double reference would be slow), odd sizes (partial edge tiles), other
-// paddings, two images (a block's tiles span both), and channel counts that
-// are not multiples of the GEMM's 6-row panels.
+// paddings, two images (a block's tiles span both), channel counts that
+// are not multiples of the GEMM's 6-row panels, and more input channels than
+// one K block of the GEMM (512).
 const Shape kShapes[] = {
     {1, 64, 56, 56, 64, 1},  {1, 128, 28, 28, 128, 1}, {1, 128, 14, 14, 32, 1},
     {1, 96, 14, 14, 256, 1}, {2, 32, 15, 13, 40, 1},   {1, 24, 17, 19, 17, 0},
-    {2, 20, 9, 22, 33, 2},   {1, 256, 16, 16, 20, 1},
+    {2, 20, 9, 22, 33, 2},   {1, 256, 16, 16, 20, 1},  {1, 600, 8, 9, 16, 1},
 };
 
 TEST(WinogradTest, MatchesFloat64Reference) {
