@@ -35,37 +35,47 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t round_up(int64_t v, int64_t to) { return ceil_div(v, to) * to; }
 
 // Floats of one position's packed [c_out, c_in] operand (row panels of 6,
-// rows past c_out zero), rounded to 64 bytes; 0 on overflow.
+// rows past c_out zero), rounded to 64 bytes, plus 64 bytes so the
+// positions' rows (written together at prepare) do not share cache sets;
+// 0 on overflow.
 size_t matrix_floats(int64_t c_out, int64_t c_in) {
   size_t f = 0;
   if (c_out < 0 || c_in < 0 ||
       !checked_mul(static_cast<size_t>(round_up(c_out, kRows)), static_cast<size_t>(c_in), &f) ||
-      f > SIZE_MAX - 16) {
+      f > SIZE_MAX - 32) {
     return 0;
   }
-  return (f + 15) / 16 * 16;
+  return (f + 15) / 16 * 16 + 16;
 }
 
 // Positions (a * a) for output tiles of `tile`.
 int64_t positions(int64_t tile) { return (tile + 2) * (tile + 2); }
 
-// G of F(2x2, 3x3): U = G g G^T.
-constexpr double kG2[4][3] = {
-    {1, 0, 0},
-    {0.5, 0.5, 0.5},
-    {0.5, -0.5, 0.5},
-    {0, 0, 1},
-};
+// G of F(2x2, 3x3) times 3 values: rows (1, 0, 0), (1/2, 1/2, 1/2),
+// (1/2, -1/2, 1/2), (0, 0, 1).
+inline void g2(const double* g, ptrdiff_t step, double* o) {
+  const double g0 = g[0], g1 = g[step], g2v = g[2 * step];
+  const double even = 0.5 * (g0 + g2v);
+  o[0] = g0;
+  o[1] = even + 0.5 * g1;
+  o[2] = even - 0.5 * g1;
+  o[3] = g2v;
+}
 
-// G of F(4x4, 3x3).
-constexpr double kG4[6][3] = {
-    {1.0 / 4, 0, 0},
-    {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-    {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-    {1.0 / 24, 1.0 / 12, 1.0 / 6},
-    {1.0 / 24, -1.0 / 12, 1.0 / 6},
-    {0, 0, 1},
-};
+// G of F(4x4, 3x3) times 3 values: rows (1/4, 0, 0), (-1/6, -1/6, -1/6),
+// (-1/6, 1/6, -1/6), (1/24, 1/12, 1/6), (1/24, -1/12, 1/6), (0, 0, 1).
+inline void g4(const double* g, ptrdiff_t step, double* o) {
+  constexpr double k6 = 1.0 / 6, k12 = 1.0 / 12, k24 = 1.0 / 24;
+  const double g0 = g[0], g1 = g[step], g2v = g[2 * step];
+  const double a = -(g0 + g2v) * k6, b = g1 * k6;
+  const double c = g0 * k24 + g2v * k6, d = g1 * k12;
+  o[0] = g0 * 0.25;
+  o[1] = a - b;
+  o[2] = a + b;
+  o[3] = c + d;
+  o[4] = c - d;
+  o[5] = g2v;
+}
 
 }  // namespace
 
@@ -79,32 +89,59 @@ size_t winograd_weight_bytes(int64_t c_out, int64_t c_in, int64_t tile) {
   return bytes;
 }
 
-void winograd_pack_weights(const float* weight, int64_t c_out, int64_t c_in, int64_t tile,
-                           float* dst) {
+namespace {
+
+// winograd_pack_weights for patches of A (tiles of A - 2), one row panel of
+// the operands (6 output channels) at a time, so each position's panel is
+// written 6 floats at a time.
+template <int A>
+void pack_weights(const float* weight, int64_t c_out, int64_t c_in, float* dst) {
   const size_t mat = matrix_floats(c_out, c_in);
-  const int a = static_cast<int>(tile) + 2;
-  const double(*kG)[3] = tile == 2 ? kG2 : kG4;
-  std::memset(dst, 0, mat * static_cast<size_t>(a * a) * sizeof(float));
-  for (int64_t co = 0; co < c_out; ++co) {
-    // Row co of every position's operand: panel co / 6, row co % 6.
-    float* row = dst + (co / kRows) * kRows * c_in + co % kRows;
+  std::memset(dst, 0, mat * static_cast<size_t>(A * A) * sizeof(float));
+  for (int64_t p0 = 0; p0 < c_out; p0 += kRows) {
+    const int rows = static_cast<int>(std::min<int64_t>(kRows, c_out - p0));
+    float* panel = dst + p0 * c_in;
     for (int64_t ci = 0; ci < c_in; ++ci) {
-      const float* g = weight + (co * c_in + ci) * 9;
-      // t = G g (a x 3), then U = t G^T (a x a), in double, rounded once.
-      double t[6][3];
-      for (int i = 0; i < a; ++i) {
+      float u[A * A][kRows];
+      for (int r = 0; r < rows; ++r) {
+        const float* w = weight + ((p0 + r) * c_in + ci) * 9;
+        // t = G g (A x 3, column by column), then U = t G^T (A x A, row by
+        // row), in double, rounded once.
+        double g[9], t[A][3], col[A], row[A];
+        for (int k = 0; k < 9; ++k) g[k] = w[k];
         for (int j = 0; j < 3; ++j) {
-          t[i][j] = kG[i][0] * g[j] + kG[i][1] * g[3 + j] + kG[i][2] * g[6 + j];
+          if constexpr (A == 4) {
+            g2(g + j, 3, col);
+          } else {
+            g4(g + j, 3, col);
+          }
+          for (int i = 0; i < A; ++i) t[i][j] = col[i];
+        }
+        for (int i = 0; i < A; ++i) {
+          if constexpr (A == 4) {
+            g2(t[i], 1, row);
+          } else {
+            g4(t[i], 1, row);
+          }
+          for (int j = 0; j < A; ++j) u[i * A + j][r] = static_cast<float>(row[j]);
         }
       }
-      for (int i = 0; i < a; ++i) {
-        for (int j = 0; j < a; ++j) {
-          const double u = t[i][0] * kG[j][0] + t[i][1] * kG[j][1] + t[i][2] * kG[j][2];
-          row[static_cast<size_t>(i * a + j) * mat + static_cast<size_t>(ci * kRows)] =
-              static_cast<float>(u);
-        }
+      for (int xi = 0; xi < A * A; ++xi) {
+        float* d = panel + static_cast<size_t>(xi) * mat + static_cast<size_t>(ci * kRows);
+        for (int r = 0; r < rows; ++r) d[r] = u[xi][r];
       }
     }
+  }
+}
+
+}  // namespace
+
+void winograd_pack_weights(const float* weight, int64_t c_out, int64_t c_in, int64_t tile,
+                           float* dst) {
+  if (tile == 2) {
+    pack_weights<4>(weight, c_out, c_in, dst);
+  } else {
+    pack_weights<6>(weight, c_out, c_in, dst);
   }
 }
 
