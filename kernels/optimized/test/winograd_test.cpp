@@ -221,6 +221,62 @@ TEST(WinogradTest, ConvolutionKernelsMatchFloat64Reference) {
   }
 }
 
+// The fused convolution -> batch norm -> relu / SiLU kernels (the batch
+// norm folded into the constant weights at prepare, the activation applied
+// by the Winograd output transform), against float64: conv, then
+// (y - mean) / sqrt(var + eps) * gamma + beta, then the activation.
+TEST(WinogradTest, FusedConvBatchNormActivationMatchesFloat64Reference) {
+  const Shape s{2, 24, 14, 13, 32, 1};
+  const Data d = make_data(s, 70);
+  const std::vector<double> conv = reference(s, d);
+  std::mt19937 rng(71);
+  std::uniform_real_distribution<float> pos(0.5f, 1.5f), var_dist(0.5f, 2.0f);
+  std::normal_distribution<float> small(0.0f, 0.1f);
+  std::vector<float> gamma(32), beta(32), mean(32), var(32);
+  for (int c = 0; c < 32; ++c) {
+    gamma[c] = pos(rng);
+    beta[c] = small(rng);
+    mean[c] = small(rng);
+    var[c] = var_dist(rng);
+  }
+  const double eps = 1e-5;
+  const int plane = s.h * s.w;  // padding 1: output size = input size
+  for (const char* op : {"etr::conv_bn_relu.fused", "etr::conv_bn_silu.fused"}) {
+    const bool silu = std::string(op).find("silu") != std::string::npos;
+    std::vector<double> want(conv.size());
+    for (size_t i = 0; i < conv.size(); ++i) {
+      const size_t c = i / plane % 32;
+      const double z =
+          (conv[i] - mean[c]) / std::sqrt(static_cast<double>(var[c]) + eps) * gamma[c] + beta[c];
+      want[i] = silu ? z / (1.0 + std::exp(-z)) : std::max(z, 0.0);
+    }
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), test_thread_pool()}) {
+      HostTensor x = to_tensor({s.batch, s.c_in, s.h, s.w}, d.x);
+      HostTensor w = to_tensor({s.c_out, s.c_in, 3, 3}, d.w);
+      HostTensor b = to_tensor({s.c_out}, d.b);
+      HostTensor tg = to_tensor({32}, gamma), tb = to_tensor({32}, beta);
+      HostTensor tm = to_tensor({32}, mean), tv = to_tensor({32}, var);
+      HostTensor conv_out = zeros_tensor(ScalarType::Float, {s.batch, s.c_out, s.h, s.w});
+      HostTensor out = zeros_tensor(ScalarType::Float, {s.batch, s.c_out, s.h, s.w});
+      KernelRunner r(test_kernel_registry(), pool);
+      // Constant: weight, bias, gamma, beta, mean, var.
+      r.set_constant_args((1u << 1) | (1u << 2) | (1u << 9) | (1u << 10) | (1u << 11) | (1u << 12));
+      const std::vector<int64_t> one{1, 1}, zero{0, 0};
+      ASSERT_EQ(r.prepare(op, {r.tensor(x), r.tensor(w), r.tensor(b), r.int_list(one),
+                               r.int_list(one), r.int_list(one), r.b(false), r.int_list(zero),
+                               r.i(1), r.tensor(tg), r.tensor(tb), r.tensor(tm), r.tensor(tv),
+                               r.d(0.1), r.d(eps), r.tensor(conv_out), r.tensor(out)}),
+                Error::Ok)
+          << op;
+      EXPECT_STREQ(r.chosen_library(), "optimized") << op;
+      ASSERT_EQ(r.run_prepared(), Error::Ok) << op;
+      const double err = scaled_error(out.values<float>(), want, 0);
+      std::printf("%s %s: max error %.3g of the output's scale\n", op, describe(s).c_str(), err);
+      EXPECT_LE(err, kBound) << op;
+    }
+  }
+}
+
 // Prepared for one input size, run at a smaller one (fewer images, pixels
 // not a multiple of the tile): the transformed weights serve any size.
 TEST(WinogradTest, SmallerSizeAtRun) {
