@@ -5,12 +5,17 @@
 // Plan: the tiles of all images, in row-major order per image, form blocks
 // of `block` tiles (whole 16-tile GEMM panels); a block's V (positions x
 // c_in x block floats) is sized to stay in the L2 cache while the products
-// stream the packed weights past it. A work item is one block and a range
-// of output channels; with fewer blocks than threads to share evenly, each
-// block is split into one channel range per thread (each thread then
-// transforms the block's input itself). Within an item the output channels
-// go in chunks of `co_chunk`, so M (positions x co_chunk x block) stays in cache
-// from its product to the output transform.
+// stream the packed weights past it, and made smaller when that lets the
+// threads share the blocks evenly at no extra lanes. A work item is a block
+// and a range of output channels (co_block): all of them, or, when the
+// blocks do not share evenly between the threads, one range per thread;
+// each worker takes a contiguous range of items (transforming a block's
+// input once for its items of it). With fewer blocks than threads, the
+// threads go through each block together instead: they transform its input
+// by disjoint input channel ranges into one V, then each takes one output
+// channel range. Within an item the output channels go in chunks of
+// `co_chunk`, so M (positions x co_chunk x block) stays in cache from its
+// product to the output transform.
 #include "kernels/cpu_math/conv_winograd.h"
 
 #include <algorithm>
@@ -158,6 +163,17 @@ WinogradPlan plan_winograd(const WinogradGeom& g, size_t threads, int64_t block)
   most = std::min(std::max(most, kPanel), kMaxBlock);
   p.blocks = ceil_div(p.tiles, most);
   p.block = round_up(ceil_div(p.tiles, p.blocks), kPanel);
+  // Lanes the products compute with blocks of b tiles (whole panels each).
+  auto lanes = [&](int64_t b) { return p.tiles / b * b + round_up(p.tiles % b, kPanel); };
+  if (block <= 0 && t > 1 && p.blocks % t != 0) {
+    // Smaller blocks that share evenly, when they compute no more lanes
+    // (49 tiles: 2 x 32 rather than 1 x 64), so no block is transformed twice.
+    const int64_t b2 = round_up(ceil_div(p.tiles, round_up(p.blocks, t)), kPanel);
+    if (ceil_div(p.tiles, b2) % t == 0 && lanes(b2) <= lanes(p.block)) {
+      p.block = b2;
+      p.blocks = ceil_div(p.tiles, b2);
+    }
+  }
   p.co_block = g.c_out;
   p.co_blocks = 1;
   if (t > 1 && p.blocks % t != 0 && p.blocks < 8 * t) {

@@ -53,7 +53,9 @@ void winograd_pack_weights(const float* weight, int64_t c_out, int64_t c_in, int
 struct WinogradPlan {
   int64_t tiles_h = 0, tiles_w = 0, tiles = 0;  // per image: tiles_h x tiles_w; all images: tiles
   int64_t block = 0, blocks = 0;                // tiles per block, blocks
-  int64_t co_block = 0, co_blocks = 0;          // output channels per work item, items per block
+  // Output channels per work item and the items per block (more than one
+  // when the blocks do not share evenly between the threads).
+  int64_t co_block = 0, co_blocks = 0;
   int64_t co_chunk = 0;  // output channels per batch of 36 products within an item
   // Floats from one position's V (c_in x block) or M (co_chunk x block) to
   // the next: 64 bytes more than the matrix, so the positions' rows do not
@@ -71,10 +73,12 @@ size_t winograd_scratch_bytes(const WinogradGeom& g, size_t threads);
 // out = conv(in, weight) + bias, clamped to [e.lo, e.hi], then SiLU when
 // e.silu; `packed`: winograd_pack_weights of the weight for g.tile; bias
 // may be null.
-// Work items (tile blocks x output channel blocks) are split over `pool`
-// (fewer threads when `scratch` holds less than all need; at least one
-// worker's worth, else nothing is computed and false is returned). Only
-// where winograd_available().
+// Work items (blocks of tiles x output channel ranges; with fewer blocks
+// than threads, each block's input channels and then its output channels)
+// are split over `pool` (fewer threads when
+// `scratch` holds less than all need; at least one worker's worth, else
+// nothing is computed and false is returned). Only where
+// winograd_available().
 bool conv3x3_winograd_avx2(const WinogradGeom& g, const float* in, const float* packed,
                            const float* bias, const DepthwiseEpilogue& e, float* out, void* scratch,
                            size_t scratch_bytes, ThreadPool* pool, int64_t block = 0);

@@ -130,12 +130,13 @@ inline void at(const __m256* m, __m256* y) {
   }
 }
 
-// V for panel `panel` of the block (16 lanes), every input channel, for
-// tiles of M (patches of A = M + 2). Per 8 lanes, each patch row is one
+// V for panel `panel` of the block (16 lanes), input channels
+// [ci0, ci1), for tiles of M (patches of A = M + 2). Per 8 lanes, each patch row is one
 // masked 8-float load per lane (the A columns inside the image; zero
 // elsewhere), transposed to A lane vectors.
 template <int M>
-void input_panel(const Call& c, const Lane* lanes, int64_t panel, float* v) {
+void input_panel(const Call& c, const Lane* lanes, int64_t panel, int64_t ci0, int64_t ci1,
+                 float* v) {
   constexpr int A = M + 2;
   const WinogradGeom& g = *c.g;
   const int64_t c_in = g.c_in, plane = g.h * g.w;
@@ -151,7 +152,7 @@ void input_panel(const Call& c, const Lane* lanes, int64_t panel, float* v) {
       mask[q] = _mm256_load_si256(reinterpret_cast<const __m256i*>(ln[q].mask));
       origin[q] = ln[q].in_base + (ln[q].y0 - g.ph) * g.w + (ln[q].x0 - g.pw);
     }
-    for (int64_t ci = 0; ci < c_in; ++ci) {
+    for (int64_t ci = ci0; ci < ci1; ++ci) {
       const float* src = c.in + ci * plane;
       // Rows: t[r][j] = (d B)[r][j].
       for (int r = 0; r < A; ++r) {
@@ -259,84 +260,89 @@ void output_rows(const Call& c, const Lane* lanes, int64_t ncols, int64_t c0, in
   }
 }
 
-struct Worker {
-  Call c;
-  char* scratch;
-  int64_t items;
-  bool* failed;
+// The lanes of block `blk` (its tiles' positions); returns the columns the
+// products compute (the block's tiles rounded up to whole panels).
+int64_t block_lanes(const Call& c, int64_t blk, Lane* lanes) {
+  const WinogradGeom& g = *c.g;
+  const WinogradPlan& p = *c.p;
+  const int64_t tile = g.tile, span = tile + 2;
+  const int64_t t0 = blk * p.block;
+  const int64_t count = std::min(p.block, p.tiles - t0);
+  const int64_t per_image = p.tiles_h * p.tiles_w;
+  for (int64_t l = 0; l < p.block; ++l) {
+    Lane& ln = lanes[l];
+    ln.valid = l < count;
+    if (!ln.valid) {
+      ln.r_lo = ln.r_hi = 0;
+      continue;
+    }
+    const int64_t t = t0 + l, b = t / per_image, in_image = t % per_image;
+    ln.y0 = in_image / p.tiles_w * tile;
+    ln.x0 = in_image % p.tiles_w * tile;
+    ln.in_base = b * g.c_in * g.h * g.w;
+    const int64_t y = ln.y0 - g.ph, x = ln.x0 - g.pw;
+    ln.r_lo = static_cast<int>(std::min<int64_t>(span, std::max<int64_t>(0, -y)));
+    ln.r_hi = static_cast<int>(std::max<int64_t>(ln.r_lo, std::min<int64_t>(span, g.h - y)));
+    for (int k = 0; k < 8; ++k) ln.mask[k] = k < span && x + k >= 0 && x + k < g.w ? -1 : 0;
+    ln.out_base = b * g.c_out * g.oh * g.ow;
+  }
+  return (count + kPanel - 1) / kPanel * kPanel;
+}
 
-  void run(int64_t w) const {
-    const WinogradGeom& g = *c.g;
-    const WinogradPlan& p = *c.p;
-    float* v = reinterpret_cast<float*>(scratch + static_cast<size_t>(w) * p.worker_bytes);
-    const int64_t tile = g.tile, span = tile + 2, positions = span * span;
-    float* m = v + positions * p.v_stride;
-    const size_t v_xi = static_cast<size_t>(p.v_stride);
-    const size_t m_xi = static_cast<size_t>(p.m_stride);
-    Lane lanes[kMaxBlock];
-    int64_t held = -1, ncols = 0;
-    const int64_t first = w * items / p.workers, end = (w + 1) * items / p.workers;
-    for (int64_t item = first; item < end; ++item) {
-      const int64_t blk = item / p.co_blocks, cb = item % p.co_blocks;
-      if (blk != held) {
-        const int64_t t0 = blk * p.block;
-        const int64_t count = std::min(p.block, p.tiles - t0);
-        const int64_t per_image = p.tiles_h * p.tiles_w;
-        for (int64_t l = 0; l < p.block; ++l) {
-          Lane& ln = lanes[l];
-          ln.valid = l < count;
-          if (!ln.valid) {
-            ln.r_lo = ln.r_hi = 0;
-            continue;
-          }
-          const int64_t t = t0 + l, b = t / per_image, in_image = t % per_image;
-          ln.y0 = in_image / p.tiles_w * tile;
-          ln.x0 = in_image % p.tiles_w * tile;
-          ln.in_base = b * g.c_in * g.h * g.w;
-          const int64_t y = ln.y0 - g.ph, x = ln.x0 - g.pw;
-          ln.r_lo = static_cast<int>(std::min<int64_t>(span, std::max<int64_t>(0, -y)));
-          ln.r_hi = static_cast<int>(std::max<int64_t>(ln.r_lo, std::min<int64_t>(span, g.h - y)));
-          for (int k = 0; k < 8; ++k) ln.mask[k] = k < span && x + k >= 0 && x + k < g.w ? -1 : 0;
-          ln.out_base = b * g.c_out * g.oh * g.ow;
-        }
-        ncols = (count + kPanel - 1) / kPanel * kPanel;
-        for (int64_t panel = 0; panel < ncols / kPanel; ++panel) {
-          if (tile == 4) {
-            input_panel<4>(c, lanes, panel, v);
-          } else {
-            input_panel<2>(c, lanes, panel, v);
-          }
-        }
-        held = blk;
-      }
-      const int64_t co_first = cb * p.co_block;
-      const int64_t co_end = std::min(g.c_out, co_first + p.co_block);
-      for (int64_t c0 = co_first; c0 < co_end; c0 += p.co_chunk) {
-        const int64_t rows = std::min(p.co_chunk, co_end - c0);
-        for (int64_t xi = 0; xi < positions; ++xi) {
-          const PackedMatrix a{c.packed + xi * c.mat + c0 * g.c_in, rows, g.c_in};
-          const PackedMatrix b{v + xi * v_xi, g.c_in, ncols};
-          GemmArgs args;
-          args.m = rows;
-          args.n = ncols;
-          args.k = g.c_in;
-          args.packed_a = &a;
-          args.packed_b = &b;
-          args.c = m + xi * m_xi;
-          args.ldc = ncols;
-          // Both operands packed: no scratch taken, one thread.
-          if (gemm(args, nullptr, nullptr) != Error::Ok)
-            __atomic_store_n(failed, true, __ATOMIC_RELAXED);
-        }
-        if (tile == 4) {
-          output_rows<4>(c, lanes, ncols, c0, rows, m, m_xi, ncols);
-        } else {
-          output_rows<2>(c, lanes, ncols, c0, rows, m, m_xi, ncols);
-        }
-      }
+// V of the block's `ncols` lanes for input channels [ci0, ci1).
+void transform_input(const Call& c, const Lane* lanes, int64_t ncols, int64_t ci0, int64_t ci1,
+                     float* v) {
+  for (int64_t panel = 0; panel < ncols / kPanel; ++panel) {
+    if (c.g->tile == 4) {
+      input_panel<4>(c, lanes, panel, ci0, ci1, v);
+    } else {
+      input_panel<2>(c, lanes, panel, ci0, ci1, v);
     }
   }
-};
+}
+
+// The products and the output transform of output channels [co_first,
+// co_end) for the block whose V is at v, in chunks through M at m.
+void products_and_output(const Call& c, const Lane* lanes, int64_t ncols, int64_t co_first,
+                         int64_t co_end, const float* v, float* m, bool* failed) {
+  const WinogradGeom& g = *c.g;
+  const WinogradPlan& p = *c.p;
+  const int64_t positions = (g.tile + 2) * (g.tile + 2);
+  const size_t v_xi = static_cast<size_t>(p.v_stride);
+  const size_t m_xi = static_cast<size_t>(p.m_stride);
+  for (int64_t c0 = co_first; c0 < co_end; c0 += p.co_chunk) {
+    const int64_t rows = std::min(p.co_chunk, co_end - c0);
+    for (int64_t xi = 0; xi < positions; ++xi) {
+      const PackedMatrix a{c.packed + xi * c.mat + c0 * g.c_in, rows, g.c_in};
+      const PackedMatrix b{v + xi * v_xi, g.c_in, ncols};
+      GemmArgs args;
+      args.m = rows;
+      args.n = ncols;
+      args.k = g.c_in;
+      args.packed_a = &a;
+      args.packed_b = &b;
+      args.c = m + xi * m_xi;
+      args.ldc = ncols;
+      // Both operands packed: no scratch taken, one thread.
+      if (gemm(args, nullptr, nullptr) != Error::Ok)
+        __atomic_store_n(failed, true, __ATOMIC_RELAXED);
+    }
+    if (g.tile == 4) {
+      output_rows<4>(c, lanes, ncols, c0, rows, m, m_xi, ncols);
+    } else {
+      output_rows<2>(c, lanes, ncols, c0, rows, m, m_xi, ncols);
+    }
+  }
+}
+
+// Worker w's V and M in the scratch.
+float* worker_v(const Call& c, char* scratch, int64_t w) {
+  return reinterpret_cast<float*>(scratch + static_cast<size_t>(w) * c.p->worker_bytes);
+}
+float* worker_m(const Call& c, char* scratch, int64_t w) {
+  const int64_t positions = (c.g->tile + 2) * (c.g->tile + 2);
+  return worker_v(c, scratch, w) + positions * c.p->v_stride;
+}
 
 }  // namespace
 
@@ -360,11 +366,61 @@ bool conv3x3_winograd_avx2(const WinogradGeom& g, const float* in, const float* 
   p.workers = std::min(p.workers, fit);
   const size_t mat = winograd_weight_bytes(g.c_out, g.c_in, g.tile) /
                      (static_cast<size_t>((g.tile + 2) * (g.tile + 2)) * sizeof(float));
+  const Call c{&g, &p, in, packed, mat, bias, e, out};
+  char* base = static_cast<char*>(scratch) + skip;
   bool failed = false;
-  const Worker worker{Call{&g, &p, in, packed, mat, bias, e, out},
-                      static_cast<char*>(scratch) + skip, p.blocks * p.co_blocks, &failed};
-  parallel_for(pool, static_cast<size_t>(p.workers), 1, [&](size_t begin, size_t end) {
-    for (size_t w = begin; w < end; ++w) worker.run(static_cast<int64_t>(w));
+  const int64_t workers = p.workers;
+  if (p.co_blocks > 1 && p.blocks < workers) {
+    // Fewer blocks than threads: per block, the threads first transform
+    // disjoint input channel ranges into one V (worker 0's), then take one
+    // output channel range each.
+    Lane lanes[kMaxBlock];
+    float* v = worker_v(c, base, 0);
+    for (int64_t blk = 0; blk < p.blocks; ++blk) {
+      const int64_t ncols = block_lanes(c, blk, lanes);
+      parallel_for(pool, static_cast<size_t>(workers), 1, [&](size_t begin, size_t end) {
+        for (size_t w = begin; w < end; ++w) {
+          const int64_t i = static_cast<int64_t>(w);
+          transform_input(c, lanes, ncols, i * g.c_in / workers, (i + 1) * g.c_in / workers, v);
+        }
+      });
+      parallel_for(pool, static_cast<size_t>(workers), 1, [&](size_t begin, size_t end) {
+        for (size_t w = begin; w < end; ++w) {
+          // Worker w's M serves channel ranges w, w + workers, ...
+          for (int64_t cb = static_cast<int64_t>(w); cb < p.co_blocks; cb += workers) {
+            const int64_t co_first = cb * p.co_block;
+            const int64_t co_end = std::min(g.c_out, co_first + p.co_block);
+            products_and_output(c, lanes, ncols, co_first, co_end, v,
+                                worker_m(c, base, static_cast<int64_t>(w)), &failed);
+          }
+        }
+      });
+    }
+    return !failed;
+  }
+  // Work items (a block and an output channel range), contiguous ranges per
+  // worker; a worker transforms a block's input once for its items of it
+  // (a block split between two workers is transformed by both).
+  const int64_t items = p.blocks * p.co_blocks;
+  parallel_for(pool, static_cast<size_t>(workers), 1, [&](size_t begin, size_t end) {
+    Lane lanes[kMaxBlock];
+    for (size_t w = begin; w < end; ++w) {
+      const int64_t i = static_cast<int64_t>(w);
+      float* v = worker_v(c, base, i);
+      float* m = worker_m(c, base, i);
+      int64_t held = -1, ncols = 0;
+      for (int64_t item = i * items / workers; item < (i + 1) * items / workers; ++item) {
+        const int64_t blk = item / p.co_blocks, cb = item % p.co_blocks;
+        if (blk != held) {
+          ncols = block_lanes(c, blk, lanes);
+          transform_input(c, lanes, ncols, 0, g.c_in, v);
+          held = blk;
+        }
+        const int64_t co_first = cb * p.co_block;
+        products_and_output(c, lanes, ncols, co_first, std::min(g.c_out, co_first + p.co_block), v,
+                            m, &failed);
+      }
+    }
   });
   return !failed;
 }
