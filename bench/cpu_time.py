@@ -14,6 +14,10 @@ execution without the load. Official: a child process under
 `_unsafe_reset_threadpool(1)`) measures its own CPU time over --many
 executions after two warm-up ones. Everything repeats --rounds times,
 interleaved over the programs and runtimes, and the lowest figure is kept.
+
+With --baseline RUNNER, an A/B of two builds instead: that executor_runner
+(a copy of an earlier build) is measured the same way as ours, in place of
+the official runtime (whose portable kernels take minutes on the big CNNs).
 """
 import argparse
 import json
@@ -67,9 +71,9 @@ def official_cpu_ms(cmd):
     return float(m.group(1))
 
 
-def command(runtime, pte, inp, runs, runner, python):
+def command(runtime, pte, inp, runs, runner, python, threads=1):
     if runtime == "ours":
-        return [runner, "--model_path=" + pte, "--input=" + inp, "--threads=1",
+        return [runner, "--model_path=" + pte, "--input=" + inp, "--threads=%d" % threads,
                 "--num_executions=%d" % runs]
     return [python, "-c", CHILD, json.dumps(dict(model=pte, input=inp, runs=runs))]
 
@@ -83,15 +87,25 @@ def main():
     ap.add_argument("--runner", default=os.path.join(ROOT, "build", "examples", "executor_runner",
                                                      "executor_runner"))
     ap.add_argument("--official-python", default="/opt/tv213/bin/python")
+    ap.add_argument("--baseline", help="an earlier executor_runner to compare with, instead of "
+                                       "the official runtime")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="threads of our runners (with --baseline; the official runtime: 1)")
     args = ap.parse_args()
+    if args.threads != 1 and not args.baseline:
+        sys.exit("--threads other than 1 needs --baseline (the official child runs 1 thread)")
+    peer = "baseline" if args.baseline else "official"
     best = {}
     for _ in range(args.rounds):
         for spec in args.programs:
             pte, inp = spec.split(":")
-            for runtime in ("ours", "official"):
-                if runtime == "ours":
-                    few = ours_cpu_seconds(command(runtime, pte, inp, args.few, args.runner, None))
-                    many = ours_cpu_seconds(command(runtime, pte, inp, args.many, args.runner, None))
+            for runtime in ("ours", peer):
+                if runtime != "official":
+                    runner = args.runner if runtime == "ours" else args.baseline
+                    few = ours_cpu_seconds(command("ours", pte, inp, args.few, runner, None,
+                                                   args.threads))
+                    many = ours_cpu_seconds(command("ours", pte, inp, args.many, runner, None,
+                                                    args.threads))
                     ms = 1e3 * (many - few) / (args.many - args.few)
                 else:
                     ms = official_cpu_ms(command(runtime, pte, inp, args.many, None,
@@ -99,11 +113,11 @@ def main():
                 key = (os.path.basename(pte), runtime)
                 best[key] = min(best.get(key, ms), ms)
                 print("%s %s: %.2f ms" % (key[0], runtime, ms), file=sys.stderr)
-    print("| program | ours CPU ms / inference | official CPU ms / inference | ours / official |")
+    print("| program | ours CPU ms / inference | %s CPU ms / inference | ours / %s |" % (peer, peer))
     print("|---|---|---|---|")
     for spec in args.programs:
         name = os.path.basename(spec.split(":")[0])
-        o, e = best[(name, "ours")], best[(name, "official")]
+        o, e = best[(name, "ours")], best[(name, peer)]
         print("| %s | %.2f | %.2f | %.2fx |" % (name, o, e, o / e))
 
 

@@ -33,6 +33,13 @@ struct ConvState {
   const opt::PackedMatrix* packed = nullptr;
   int64_t packed_c_out = 0, packed_k = 0, packed_groups = 0;
   bool packed_transposed = false;
+  // A 3x3, stride 1, dilation 1, groups 1 layer with enough channels and
+  // pixels (winograd_tile in op_convolution.cpp): its constant weights
+  // transformed and packed for the Winograd kernel (cpu_math/conv_winograd.h)
+  // with output tiles of winograd_tile, for this weight shape, or null. Such
+  // a layer has no `packed` matrices.
+  const float* winograd = nullptr;
+  int64_t winograd_c_out = 0, winograd_c_in = 0, winograd_tile = 0;
   // Fused kernels (etr::conv_bn*.fused): the weights and bias with the batch
   // norm folded in (method memory; run uses them instead of the arguments'),
   // and the activation's bounds applied to the output, then SiLU
