@@ -7,6 +7,9 @@
 //   (applying the fused clamp and SiLU), else the banded kernel;
 //   a 3x3 stride-2 first layer over up to 4 input channels: the direct kernel
 //   of util/conv_direct.h (AVX2);
+//   a grouped layer with a few channels per group (output channels per group
+//   a multiple of 8): the direct kernel of util/conv_grouped.h (AVX2;
+//   op_convolution_grouped.cpp);
 //   a pointwise layer over a 1x1 image: a matrix-vector product (util/gemv.h);
 //   otherwise per batch image and group a GEMM
 //     out[co, pixels] = W[co, ci*kh*kw] @ X[ci*kh*kw, pixels] + bias[co],
@@ -475,7 +478,9 @@ ConvState* make_conv_state(KernelPrepareContext& ctx, Geom g, const float* packa
     // whether one runs at all (the direct kernel reads the weights as they are).
     const bool sized = out_extent(g.h, g.kh, g.sh, g.ph, g.dh, &g.oh) &&
                        out_extent(g.w, g.kw, g.sw, g.pw, g.dw, &g.ow);
-    if (!(sized && takes_direct(g, st->avx2))) {
+    if (sized && internal::takes_grouped(g, st->avx2)) {
+      internal::prepare_grouped(ctx, g, packable, st);
+    } else if (!(sized && takes_direct(g, st->avx2))) {
       (void)pack_weights(ctx, g, packable, sized && use_transposed(g), st);
     }
   }
@@ -536,7 +541,9 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
     if (run_depthwise(ctx, g, *st, in, w, b, o)) return;  // the clamp and SiLU are applied
   } else {
     // Either applies the clamp and SiLU.
-    if (!run_direct(ctx, g, *st, in, w, b, o)) run_gemm(ctx, g, *st, in, w, b, o);
+    if (!run_direct(ctx, g, *st, in, w, b, o) && !internal::run_grouped(ctx, g, *st, in, w, b, o)) {
+      run_gemm(ctx, g, *st, in, w, b, o);
+    }
     return;
   }
   if (clamp && ctx.failure_state() == Error::Ok) {
