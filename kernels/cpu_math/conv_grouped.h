@@ -54,8 +54,8 @@ size_t conv_grouped_scratch_bytes(const GroupedConvGeom& g, size_t threads, bool
 // least one thread's worth). Only
 // where cpu_features().avx2_fma.
 void conv_grouped_avx2(const GroupedConvGeom& g, const float* in, const float* weight,
-                       const float* packed, const float* bias, const DepthwiseEpilogue& epilogue, float* out,
-                       void* scratch, size_t scratch_bytes, ThreadPool* pool);
+                       const float* packed, const float* bias, const DepthwiseEpilogue& epilogue,
+                       float* out, void* scratch, size_t scratch_bytes, ThreadPool* pool);
 
 }  // namespace opt
 }  // namespace etr

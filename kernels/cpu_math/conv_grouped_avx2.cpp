@@ -11,9 +11,9 @@
 // value under pixel q (a broadcast load). The 8 x 8 block is transposed in
 // registers into 8 output rows. Weights are reordered once per call into
 // [group][channel block][ci][ki][kj][8].
-#include "kernels/cpu_math/conv_grouped.h"
-
 #include <algorithm>
+
+#include "kernels/cpu_math/conv_grouped.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -48,8 +48,8 @@ size_t band_floats(const GroupedConvGeom& g, int64_t rows) {
 int64_t band_rows(const GroupedConvGeom& g, size_t threads) {
   const int64_t planes = g.batch * g.groups;
   int64_t rows = g.oh;
-  while (rows > 1 && planes * ((g.oh + rows - 1) / rows) <
-                         kUnitsPerThread * static_cast<int64_t>(threads)) {
+  while (rows > 1 &&
+         planes * ((g.oh + rows - 1) / rows) < kUnitsPerThread * static_cast<int64_t>(threads)) {
     rows = (rows + 1) / 2;
   }
   while (rows > 1 && band_floats(g, rows) * sizeof(float) > kBandBytes) rows = (rows + 1) / 2;
@@ -234,7 +234,8 @@ void conv_grouped_pack(const GroupedConvGeom& g, const float* w, float* dst) {
     float* d = dst + b * 8 * icg * taps;
     for (int64_t ci = 0; ci < icg; ++ci) {
       for (int64_t t = 0; t < taps; ++t) {
-        for (int64_t o = 0; o < 8; ++o) d[(ci * taps + t) * 8 + o] = w[((b * 8 + o) * icg + ci) * taps + t];
+        for (int64_t o = 0; o < 8; ++o)
+          d[(ci * taps + t) * 8 + o] = w[((b * 8 + o) * icg + ci) * taps + t];
       }
     }
   }
@@ -243,7 +244,7 @@ void conv_grouped_pack(const GroupedConvGeom& g, const float* w, float* dst) {
 namespace {
 
 using BandFn = void (*)(const BlockArgs&, int64_t, int64_t, int64_t, int64_t, const Epi&, float*,
-                       int64_t);
+                        int64_t);
 
 }  // namespace
 
@@ -357,8 +358,8 @@ void conv_grouped_pack(const GroupedConvGeom&, const float*, float*) {}
 size_t conv_grouped_scratch_bytes(const GroupedConvGeom&, size_t, bool) { return 0; }
 
 void conv_grouped_avx2(const GroupedConvGeom&, const float*, const float*, const float*,
-                       const float*, const DepthwiseEpilogue&, float*, void*, size_t,
-                       ThreadPool*) {}
+                       const float*, const DepthwiseEpilogue&, float*, void*, size_t, ThreadPool*) {
+}
 
 }  // namespace opt
 }  // namespace etr

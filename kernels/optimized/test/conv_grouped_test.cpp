@@ -60,7 +60,8 @@ std::vector<double> reference(const opt::GroupedConvGeom& g, const std::vector<f
               }
             }
           }
-          if (e.lo > -INFINITY || e.hi < INFINITY) s = std::min<double>(std::max<double>(s, e.lo), e.hi);
+          if (e.lo > -INFINITY || e.hi < INFINITY)
+            s = std::min<double>(std::max<double>(s, e.lo), e.hi);
           if (e.silu) s = s / (1.0 + std::exp(-s));
           out[at++] = s;
         }
@@ -101,8 +102,10 @@ opt::GroupedConvGeom random_geom(std::mt19937& rng, uint32_t seed) {
   g.dh = one_d ? 1 : (seed % 8 == 2 ? 2 : g.dw);
   g.pw = pick(rng, 0, g.kw / 2 + 1);
   g.ph = one_d ? 0 : pick(rng, 0, g.kh / 2 + 1);
-  const int span_h = (static_cast<int>(g.kh) - 1) * static_cast<int>(g.dh) + 1 - 2 * static_cast<int>(g.ph);
-  const int span_w = (static_cast<int>(g.kw) - 1) * static_cast<int>(g.dw) + 1 - 2 * static_cast<int>(g.pw);
+  const int span_h =
+      (static_cast<int>(g.kh) - 1) * static_cast<int>(g.dh) + 1 - 2 * static_cast<int>(g.ph);
+  const int span_w =
+      (static_cast<int>(g.kw) - 1) * static_cast<int>(g.dw) + 1 - 2 * static_cast<int>(g.pw);
   g.h = one_d ? 1 : std::max(1, span_h) + pick(rng, 0, 30);
   g.w = std::max(1, span_w) + pick(rng, 0, 40);
   g.oh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
@@ -112,11 +115,12 @@ opt::GroupedConvGeom random_geom(std::mt19937& rng, uint32_t seed) {
 
 std::string describe(const opt::GroupedConvGeom& g) {
   char buf[200];
-  std::snprintf(buf, sizeof buf,
-                "b%lld cin%lld cout%lld g%lld %lldx%lld k%lldx%lld s%lldx%lld p%lldx%lld d%lldx%lld",
-                (long long)g.batch, (long long)g.c_in, (long long)g.c_out, (long long)g.groups,
-                (long long)g.h, (long long)g.w, (long long)g.kh, (long long)g.kw, (long long)g.sh,
-                (long long)g.sw, (long long)g.ph, (long long)g.pw, (long long)g.dh, (long long)g.dw);
+  std::snprintf(
+      buf, sizeof buf,
+      "b%lld cin%lld cout%lld g%lld %lldx%lld k%lldx%lld s%lldx%lld p%lldx%lld d%lldx%lld",
+      (long long)g.batch, (long long)g.c_in, (long long)g.c_out, (long long)g.groups,
+      (long long)g.h, (long long)g.w, (long long)g.kh, (long long)g.kw, (long long)g.sh,
+      (long long)g.sw, (long long)g.ph, (long long)g.pw, (long long)g.dh, (long long)g.dw);
   return buf;
 }
 
@@ -128,8 +132,10 @@ TEST(OptConvGroupedTest, MatchesDoubleReference) {
     const opt::GroupedConvGeom g = random_geom(rng, seed);
     ASSERT_TRUE(opt::conv_grouped_supported(g)) << describe(g);
     const int64_t icg = g.c_in / g.groups;
-    const std::vector<float> x = random_values(static_cast<size_t>(g.batch * g.c_in * g.h * g.w), rng);
-    const std::vector<float> w = random_values(static_cast<size_t>(g.c_out * icg * g.kh * g.kw), rng);
+    const std::vector<float> x =
+        random_values(static_cast<size_t>(g.batch * g.c_in * g.h * g.w), rng);
+    const std::vector<float> w =
+        random_values(static_cast<size_t>(g.c_out * icg * g.kh * g.kw), rng);
     const std::vector<float> bias = random_values(static_cast<size_t>(g.c_out), rng);
     opt::DepthwiseEpilogue e;
     if (seed % 3 == 1) {
@@ -158,7 +164,8 @@ TEST(OptConvGroupedTest, MatchesDoubleReference) {
                                (pool == nullptr ? " 1 thread" : " 2 threads");
       expect_close(got, want, tol, what);
       for (size_t i = 0; i < got.size(); ++i) {
-        worst_seen = std::max(worst_seen, std::abs(got[i] - want[i]) / std::max(1.0, std::abs(want[i])));
+        worst_seen =
+            std::max(worst_seen, std::abs(got[i] - want[i]) / std::max(1.0, std::abs(want[i])));
       }
     }
   }
@@ -184,7 +191,8 @@ TEST(OptConvGroupedTest, RunsOnOneSlotOfScratch) {
   ASSERT_LT(one, opt::conv_grouped_scratch_bytes(g, 2, false));
   std::vector<float> a(static_cast<size_t>(48 * 30 * 30)), b(a.size());
   Scratch s1(one), s2(one);
-  opt::conv_grouped_avx2(g, x.data(), w.data(), nullptr, nullptr, {}, a.data(), s1.get(), one, nullptr);
+  opt::conv_grouped_avx2(g, x.data(), w.data(), nullptr, nullptr, {}, a.data(), s1.get(), one,
+                         nullptr);
   opt::conv_grouped_avx2(g, x.data(), w.data(), nullptr, nullptr, {}, b.data(), s2.get(), one,
                          test_thread_pool());
   EXPECT_EQ(a, b);
