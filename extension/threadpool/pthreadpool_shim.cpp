@@ -112,14 +112,14 @@ R call_real(void* fn, pthreadpool_t tp, A... args) {
 // the call runs serially (as on a null pool), which gives the same result.
 // (pthreadpool.h overloads the names for C++ functors, so the function is
 // looked up by name and called with the parameters' own types.)
-#define ETR_SHIM_FORWARD(fn, ...)                                           \
-  if (tp != nullptr && etr::pool_shim::ours(tp) == nullptr) {               \
-    static void* const next = etr::pool_shim::real(#fn);                   \
-    if (next != nullptr) {                                                  \
-      etr::pool_shim::call_real<void>(next, tp, __VA_ARGS__);               \
-      return;                                                               \
-    }                                                                       \
-    tp = nullptr;                                                           \
+#define ETR_SHIM_FORWARD(fn, ...)                             \
+  if (tp != nullptr && etr::pool_shim::ours(tp) == nullptr) { \
+    static void* const next = etr::pool_shim::real(#fn);      \
+    if (next != nullptr) {                                    \
+      etr::pool_shim::call_real<void>(next, tp, __VA_ARGS__); \
+      return;                                                 \
+    }                                                         \
+    tp = nullptr;                                             \
   }
 
 // Marks this object for active(): dladdr finds the object holding it.
@@ -131,20 +131,28 @@ bool active() {
   static const bool is_active = [] {
     Dl_info self;
     if (dladdr(reinterpret_cast<void*>(&marker), &self) == 0) return false;
-    const char* names[] = {
-        "pthreadpool_get_threads_count",     "pthreadpool_parallelize_1d",
-        "pthreadpool_parallelize_1d_tile_1d", "pthreadpool_parallelize_2d",
-        "pthreadpool_parallelize_2d_tile_1d", "pthreadpool_parallelize_2d_tile_2d",
-        "pthreadpool_parallelize_3d",         "pthreadpool_parallelize_3d_tile_1d",
-        "pthreadpool_parallelize_3d_tile_2d", "pthreadpool_parallelize_4d",
-        "pthreadpool_parallelize_4d_tile_1d", "pthreadpool_parallelize_4d_tile_2d",
-        "pthreadpool_parallelize_5d",         "pthreadpool_parallelize_5d_tile_1d",
-        "pthreadpool_parallelize_5d_tile_2d", "pthreadpool_parallelize_6d",
-        "pthreadpool_parallelize_6d_tile_1d", "pthreadpool_parallelize_6d_tile_2d",
-        "pthreadpool_parallelize_1d_with_uarch",
-        "pthreadpool_parallelize_2d_tile_2d_with_uarch",
-        "pthreadpool_parallelize_3d_tile_2d_with_uarch",
-        "pthreadpool_parallelize_4d_tile_2d_with_uarch"};
+    const char* names[] = {"pthreadpool_get_threads_count",
+                           "pthreadpool_parallelize_1d",
+                           "pthreadpool_parallelize_1d_tile_1d",
+                           "pthreadpool_parallelize_2d",
+                           "pthreadpool_parallelize_2d_tile_1d",
+                           "pthreadpool_parallelize_2d_tile_2d",
+                           "pthreadpool_parallelize_3d",
+                           "pthreadpool_parallelize_3d_tile_1d",
+                           "pthreadpool_parallelize_3d_tile_2d",
+                           "pthreadpool_parallelize_4d",
+                           "pthreadpool_parallelize_4d_tile_1d",
+                           "pthreadpool_parallelize_4d_tile_2d",
+                           "pthreadpool_parallelize_5d",
+                           "pthreadpool_parallelize_5d_tile_1d",
+                           "pthreadpool_parallelize_5d_tile_2d",
+                           "pthreadpool_parallelize_6d",
+                           "pthreadpool_parallelize_6d_tile_1d",
+                           "pthreadpool_parallelize_6d_tile_2d",
+                           "pthreadpool_parallelize_1d_with_uarch",
+                           "pthreadpool_parallelize_2d_tile_2d_with_uarch",
+                           "pthreadpool_parallelize_3d_tile_2d_with_uarch",
+                           "pthreadpool_parallelize_4d_tile_2d_with_uarch"};
     for (const char* name : names) {
       void* f = dlsym(RTLD_DEFAULT, name);
       Dl_info where;
@@ -220,8 +228,7 @@ void pthreadpool_parallelize_2d_tile_1d(pthreadpool_t tp, pthreadpool_task_2d_ti
                                         size_t ri, size_t rj, size_t tj, uint32_t flags) {
   ETR_SHIM_FORWARD(pthreadpool_parallelize_2d_tile_1d, f, c, ri, rj, tj, flags)
   const size_t rg[2] = {ri, rj}, tl[2] = {1, tj};
-  run_grid<2>(tp, rg, tl, flags,
-              [&](const size_t* s, const size_t* n) { f(c, s[0], s[1], n[1]); });
+  run_grid<2>(tp, rg, tl, flags, [&](const size_t* s, const size_t* n) { f(c, s[0], s[1], n[1]); });
 }
 
 void pthreadpool_parallelize_2d_tile_2d(pthreadpool_t tp, pthreadpool_task_2d_tile_2d_t f, void* c,
@@ -234,10 +241,9 @@ void pthreadpool_parallelize_2d_tile_2d(pthreadpool_t tp, pthreadpool_task_2d_ti
 }
 
 void pthreadpool_parallelize_2d_tile_2d_with_uarch(pthreadpool_t tp,
-                                                   pthreadpool_task_2d_tile_2d_with_id_t f,
-                                                   void* c, uint32_t def, uint32_t max, size_t ri,
-                                                   size_t rj, size_t ti, size_t tj,
-                                                   uint32_t flags) {
+                                                   pthreadpool_task_2d_tile_2d_with_id_t f, void* c,
+                                                   uint32_t def, uint32_t max, size_t ri, size_t rj,
+                                                   size_t ti, size_t tj, uint32_t flags) {
   ETR_SHIM_FORWARD(pthreadpool_parallelize_2d_tile_2d_with_uarch, f, c, def, max, ri, rj, ti, tj,
                    flags)
   const size_t rg[2] = {ri, rj}, tl[2] = {ti, tj};
@@ -271,16 +277,15 @@ void pthreadpool_parallelize_3d_tile_2d(pthreadpool_t tp, pthreadpool_task_3d_ti
 }
 
 void pthreadpool_parallelize_3d_tile_2d_with_uarch(pthreadpool_t tp,
-                                                   pthreadpool_task_3d_tile_2d_with_id_t f,
-                                                   void* c, uint32_t def, uint32_t max, size_t ri,
-                                                   size_t rj, size_t rk, size_t tj, size_t tk,
+                                                   pthreadpool_task_3d_tile_2d_with_id_t f, void* c,
+                                                   uint32_t def, uint32_t max, size_t ri, size_t rj,
+                                                   size_t rk, size_t tj, size_t tk,
                                                    uint32_t flags) {
   ETR_SHIM_FORWARD(pthreadpool_parallelize_3d_tile_2d_with_uarch, f, c, def, max, ri, rj, rk, tj,
                    tk, flags)
   const size_t rg[3] = {ri, rj, rk}, tl[3] = {1, tj, tk};
-  run_grid<3>(tp, rg, tl, flags, [&](const size_t* s, const size_t* n) {
-    f(c, def, s[0], s[1], s[2], n[1], n[2]);
-  });
+  run_grid<3>(tp, rg, tl, flags,
+              [&](const size_t* s, const size_t* n) { f(c, def, s[0], s[1], s[2], n[1], n[2]); });
 }
 
 void pthreadpool_parallelize_4d(pthreadpool_t tp, pthreadpool_task_4d_t f, void* c, size_t ri,
@@ -305,16 +310,15 @@ void pthreadpool_parallelize_4d_tile_2d(pthreadpool_t tp, pthreadpool_task_4d_ti
                                         size_t tl_, uint32_t flags) {
   ETR_SHIM_FORWARD(pthreadpool_parallelize_4d_tile_2d, f, c, ri, rj, rk, rl, tk, tl_, flags)
   const size_t rg[4] = {ri, rj, rk, rl}, tl[4] = {1, 1, tk, tl_};
-  run_grid<4>(tp, rg, tl, flags, [&](const size_t* s, const size_t* n) {
-    f(c, s[0], s[1], s[2], s[3], n[2], n[3]);
-  });
+  run_grid<4>(tp, rg, tl, flags,
+              [&](const size_t* s, const size_t* n) { f(c, s[0], s[1], s[2], s[3], n[2], n[3]); });
 }
 
 void pthreadpool_parallelize_4d_tile_2d_with_uarch(pthreadpool_t tp,
-                                                   pthreadpool_task_4d_tile_2d_with_id_t f,
-                                                   void* c, uint32_t def, uint32_t max, size_t ri,
-                                                   size_t rj, size_t rk, size_t rl, size_t tk,
-                                                   size_t tl_, uint32_t flags) {
+                                                   pthreadpool_task_4d_tile_2d_with_id_t f, void* c,
+                                                   uint32_t def, uint32_t max, size_t ri, size_t rj,
+                                                   size_t rk, size_t rl, size_t tk, size_t tl_,
+                                                   uint32_t flags) {
   ETR_SHIM_FORWARD(pthreadpool_parallelize_4d_tile_2d_with_uarch, f, c, def, max, ri, rj, rk, rl,
                    tk, tl_, flags)
   const size_t rg[4] = {ri, rj, rk, rl}, tl[4] = {1, 1, tk, tl_};
@@ -336,9 +340,8 @@ void pthreadpool_parallelize_5d_tile_1d(pthreadpool_t tp, pthreadpool_task_5d_ti
                                         size_t tm, uint32_t flags) {
   ETR_SHIM_FORWARD(pthreadpool_parallelize_5d_tile_1d, f, c, ri, rj, rk, rl, rm, tm, flags)
   const size_t rg[5] = {ri, rj, rk, rl, rm}, tl[5] = {1, 1, 1, 1, tm};
-  run_grid<5>(tp, rg, tl, flags, [&](const size_t* s, const size_t* n) {
-    f(c, s[0], s[1], s[2], s[3], s[4], n[4]);
-  });
+  run_grid<5>(tp, rg, tl, flags,
+              [&](const size_t* s, const size_t* n) { f(c, s[0], s[1], s[2], s[3], s[4], n[4]); });
 }
 
 void pthreadpool_parallelize_5d_tile_2d(pthreadpool_t tp, pthreadpool_task_5d_tile_2d_t f, void* c,
@@ -356,9 +359,8 @@ void pthreadpool_parallelize_6d(pthreadpool_t tp, pthreadpool_task_6d_t f, void*
                                 uint32_t flags) {
   ETR_SHIM_FORWARD(pthreadpool_parallelize_6d, f, c, ri, rj, rk, rl, rm, rn, flags)
   const size_t rg[6] = {ri, rj, rk, rl, rm, rn}, tl[6] = {1, 1, 1, 1, 1, 1};
-  run_grid<6>(tp, rg, tl, flags, [&](const size_t* s, const size_t*) {
-    f(c, s[0], s[1], s[2], s[3], s[4], s[5]);
-  });
+  run_grid<6>(tp, rg, tl, flags,
+              [&](const size_t* s, const size_t*) { f(c, s[0], s[1], s[2], s[3], s[4], s[5]); });
 }
 
 void pthreadpool_parallelize_6d_tile_1d(pthreadpool_t tp, pthreadpool_task_6d_tile_1d_t f, void* c,

@@ -4,7 +4,9 @@
 // current sizes in run:
 //   depthwise (groups == c_in == c_out): with AVX2 the direct kernels of
 //   util/conv_depthwise.h for 3x3 / 5x5, padding k / 2, stride 1 or 2
-//   (applying the fused clamp and SiLU), else the banded kernel;
+//   (applying the fused clamp and SiLU; planes of up to 1024 outputs with
+//   channels in blocks of 8: the channel-blocked kernel), else the banded
+//   kernel;
 //   a 3x3 stride-2 first layer over up to 4 input channels: the direct kernel
 //   of util/conv_direct.h (AVX2);
 //   a grouped layer with a few channels per group (output channels per group
@@ -156,6 +158,27 @@ void fill_bias(const Geom& g, const float* bias, float* out) {
   }
 }
 
+// The channel-blocked depthwise kernel for small planes
+// (util/conv_depthwise.h); false when temp memory lacks its scratch.
+bool run_depthwise_c8(KernelContext& ctx, const opt::DepthwiseGeom& dg, const ConvState& st,
+                      const float* in, const float* weight, const float* bias, float* out) {
+  ThreadPool* pool = ctx.thread_pool();
+  const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+  void* scratch = nullptr;
+  size_t bytes = 0;
+  for (size_t t = threads; scratch == nullptr && t >= 1; --t) {
+    bytes = opt::depthwise_c8_scratch_bytes(dg, t);
+    scratch = ctx.allocate_temp(bytes, 64);
+  }
+  if (scratch == nullptr) return false;  // the other kernels report what they lack
+  opt::DepthwiseEpilogue e;
+  e.lo = st.lo;
+  e.hi = st.hi;
+  e.silu = st.silu;
+  opt::depthwise_c8_avx2(dg, in, weight, bias, e, out, scratch, bytes, pool);
+  return true;
+}
+
 // The depthwise convolution; true when it also applied st's clamp and SiLU
 // (the direct kernels do; the banded one leaves them to the caller).
 bool run_depthwise(KernelContext& ctx, const Geom& g, const ConvState& st, const float* in,
@@ -177,6 +200,10 @@ bool run_depthwise(KernelContext& ctx, const Geom& g, const ConvState& st, const
   dg.dw = g.dw;
   ThreadPool* pool = ctx.thread_pool();
   const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+  if (st.avx2 && opt::depthwise_c8_supported(dg) &&
+      run_depthwise_c8(ctx, dg, st, in, weight, bias, out)) {
+    return true;
+  }
   if (st.avx2 && opt::depthwise_direct_supported(dg)) {
     opt::DepthwiseEpilogue e;
     e.lo = st.lo;

@@ -8,6 +8,7 @@
 #include "extension/threadpool/pthreadpool_shim.h"
 
 #include <gtest/gtest.h>
+
 #include <pthreadpool.h>
 
 #include <atomic>
@@ -100,7 +101,8 @@ TEST_F(ShimTest, OneAndTwoDimensionalGrids) {
   {
     Grid g({1000});
     pthreadpool_parallelize_1d(
-        handle_, [](void* c, size_t i) { static_cast<Grid*>(c)->hit(&i, std::vector<size_t>{1}.data()); },
+        handle_,
+        [](void* c, size_t i) { static_cast<Grid*>(c)->hit(&i, std::vector<size_t>{1}.data()); },
         &g, 1000, 0);
     g.expect_each_once("1d");
   }
@@ -285,8 +287,12 @@ TEST(ShimForeignTest, NativeHandleIsTheShimUnlessAskedForLibpthreadpool) {
   EXPECT_EQ(pthreadpool_get_threads_count(h), 2u);
   Grid g({100});
   pthreadpool_parallelize_1d(
-      h, [](void* c, size_t i) { const size_t n = 1; static_cast<Grid*>(c)->hit(&i, &n); }, &g, 100,
-      0);
+      h,
+      [](void* c, size_t i) {
+        const size_t n = 1;
+        static_cast<Grid*>(c)->hit(&i, &n);
+      },
+      &g, 100, 0);
   g.expect_each_once("native 1d");
   // A new thread count: a new handle with the new count.
   ASSERT_EQ(pool->set_num_threads(1), Error::Ok);
@@ -302,8 +308,12 @@ TEST(ShimForeignTest, NativeHandleIsTheShimUnlessAskedForLibpthreadpool) {
   EXPECT_EQ(pthreadpool_get_threads_count(lib), 2u);
   Grid g2({100});
   pthreadpool_parallelize_1d(
-      lib, [](void* c, size_t i) { const size_t n = 1; static_cast<Grid*>(c)->hit(&i, &n); }, &g2,
-      100, 0);
+      lib,
+      [](void* c, size_t i) {
+        const size_t n = 1;
+        static_cast<Grid*>(c)->hit(&i, &n);
+      },
+      &g2, 100, 0);
   g2.expect_each_once("libpthreadpool native 1d");
 }
 
