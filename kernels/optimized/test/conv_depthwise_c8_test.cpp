@@ -45,7 +45,8 @@ std::vector<double> reference(const opt::DepthwiseGeom& g, const std::vector<flo
                    x[static_cast<size_t>(((b * g.channels + c) * g.h + r) * g.w + col)];
             }
           }
-          if (e.lo > -INFINITY || e.hi < INFINITY) s = std::isnan(s) ? s : std::min<double>(std::max<double>(s, e.lo), e.hi);
+          if (e.lo > -INFINITY || e.hi < INFINITY)
+            s = std::isnan(s) ? s : std::min<double>(std::max<double>(s, e.lo), e.hi);
           if (e.silu) s = s / (1.0 + std::exp(-s));
           out.push_back(s);
         }
@@ -63,7 +64,8 @@ void expect_close(const std::vector<float>& got, const std::vector<double>& want
   size_t bad = 0;
   for (size_t i = 0; i < got.size(); ++i) {
     if (std::isnan(want[i])) {
-      if (!std::isnan(got[i]) && ++bad <= 3) ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", want NaN";
+      if (!std::isnan(got[i]) && ++bad <= 3)
+        ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", want NaN";
       continue;
     }
     const double err = std::abs(got[i] - want[i]) / std::max(1.0, std::abs(want[i]));
@@ -98,7 +100,8 @@ TEST(OptConvDepthwiseC8Test, MatchesDoubleReference) {
     std::vector<float> x(static_cast<size_t>(g.batch * g.channels * g.h * g.w));
     for (float& v : x) v = dist(rng);
     if (seed % 4 == 1) x[static_cast<size_t>(pick(rng, 0, static_cast<int>(x.size()) - 1))] = NAN;
-    std::vector<float> w(static_cast<size_t>(g.channels * g.kh * g.kw)), b(static_cast<size_t>(g.channels));
+    std::vector<float> w(static_cast<size_t>(g.channels * g.kh * g.kw)),
+        b(static_cast<size_t>(g.channels));
     for (float& v : w) v = dist(rng);
     for (float& v : b) v = dist(rng);
     opt::DepthwiseEpilogue e;
@@ -119,8 +122,9 @@ TEST(OptConvDepthwiseC8Test, MatchesDoubleReference) {
       opt::depthwise_c8_avx2(g, x.data(), w.data(), bias, e, got.data(), s.get(), bytes, pool);
       expect_close(got, want, 5e-7 * static_cast<double>(g.kh * g.kw),
                    "seed " + std::to_string(seed) + " k" + std::to_string(g.kh) + " s" +
-                       std::to_string(g.sh) + " " + std::to_string(g.h) + "x" + std::to_string(g.w) +
-                       " c" + std::to_string(g.channels) + (pool == nullptr ? " 1 thread" : " 2 threads"),
+                       std::to_string(g.sh) + " " + std::to_string(g.h) + "x" +
+                       std::to_string(g.w) + " c" + std::to_string(g.channels) +
+                       (pool == nullptr ? " 1 thread" : " 2 threads"),
                    &worst);
     }
   }
