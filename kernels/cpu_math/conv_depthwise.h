@@ -88,7 +88,7 @@ inline constexpr int64_t kDepthwiseC8MaxPlane = 16384;
 bool depthwise_c8_supported(const DepthwiseGeom& g);
 
 // Scratch for depthwise_c8_avx2 on `threads` threads (the padded block copy
-// per thread).
+// per thread: the whole plane up to 512 KiB, else a band of rows).
 size_t depthwise_c8_scratch_bytes(const DepthwiseGeom& g, size_t threads);
 
 // The whole convolution of `g` (depthwise_c8_supported), channel blocks of

@@ -50,13 +50,68 @@ inline __m256i first_lanes(int64_t n) {
                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-// Floats of one padded block copy: (h + 2p) x (w + 2p) pixels of 8, and
-// the slack the last row's last block reads past it (up to 8 * S + K
-// pixels, zero).
+// A whole padded plane copy at most this large (MobileNet's 112x112 planes
+// measured faster whole than in bands); larger planes run in bands of
+// output rows, each with a padded copy of just the input rows it reads.
+constexpr size_t kWholePlaneBytes = size_t{512} << 10;
+// Bytes of one band's padded copy (about).
+constexpr size_t kBandBytes = size_t{96} << 10;
+
+int64_t band_input_rows(const DepthwiseGeom& g, int64_t rows) { return (rows - 1) * g.sh + g.kh; }
+
+// Output rows per band: all of them when the whole padded plane fits
+// kWholePlaneBytes, else as many as keep the band's copy near kBandBytes.
+int64_t band_rows(const DepthwiseGeom& g) {
+  const size_t row_bytes = static_cast<size_t>(g.w + 2 * g.pw) * 8 * sizeof(float);
+  if (static_cast<size_t>(g.h + 2 * g.ph) * row_bytes <= kWholePlaneBytes) return g.oh;
+  int64_t rows = 1;
+  while (rows < g.oh &&
+         static_cast<size_t>(band_input_rows(g, rows + 1)) * row_bytes <= kBandBytes) {
+    ++rows;
+  }
+  return rows;
+}
+
+// Floats of one padded copy: a band's input rows (the whole plane with its
+// zero rows, when one band) of (w + 2p) pixels of 8, and the slack the last
+// row's last block reads past it (up to 8 * S + K pixels, zero).
 size_t block_floats(const DepthwiseGeom& g) {
-  return (static_cast<size_t>(g.h + 2 * g.ph) * static_cast<size_t>(g.w + 2 * g.pw) +
+  const int64_t rows = band_rows(g);
+  const int64_t in_rows = rows == g.oh ? g.h + 2 * g.ph : band_input_rows(g, rows);
+  return (static_cast<size_t>(in_rows) * static_cast<size_t>(g.w + 2 * g.pw) +
           static_cast<size_t>(8 * g.sw + g.kw)) *
          8;
+}
+
+// Input rows [iy0, iy0 + rows) of the 8 channel planes at `in` (plane
+// floats apart, w wide) into padded rows 0.. of `pad` (wp pixels each, the
+// data from pixel p; the border columns stay zero); rows outside [0, h)
+// are written as zeros.
+void interleave_rows(const float* in, int64_t h, int64_t w, int64_t iy0, int64_t rows, int64_t p,
+                     int64_t wp, float* pad) {
+  const int64_t n = h * w;
+  __m256 v[8];
+  for (int64_t i = 0; i < rows; ++i) {
+    float* d = pad + (i * wp + p) * 8;
+    const int64_t iy = iy0 + i;
+    if (iy < 0 || iy >= h) {
+      for (int64_t j = 0; j < w * 8; j += 8) _mm256_storeu_ps(d + j, _mm256_setzero_ps());
+      continue;
+    }
+    const float* src = in + iy * w;
+    int64_t x = 0;
+    for (; x + 8 <= w; x += 8) {
+      for (int c = 0; c < 8; ++c) v[c] = _mm256_loadu_ps(src + c * n + x);
+      transpose8(v);
+      for (int j = 0; j < 8; ++j) _mm256_storeu_ps(d + (x + j) * 8, v[j]);
+    }
+    if (x < w) {
+      const __m256i m = first_lanes(w - x);
+      for (int c = 0; c < 8; ++c) v[c] = _mm256_maskload_ps(src + c * n + x, m);
+      transpose8(v);
+      for (int64_t j = 0; j < w - x; ++j) _mm256_storeu_ps(d + (x + j) * 8, v[j]);
+    }
+  }
 }
 
 // The 8 channel planes at `in` (plane floats apart, h x w) into the
@@ -182,6 +237,7 @@ void depthwise_c8_avx2(const DepthwiseGeom& g, const float* in, const float* wei
   const int64_t cb = g.channels / 8, units = g.batch * cb;
   const int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow;
   const size_t per_slot = block_floats(g);
+  const int64_t band = band_rows(g);
   // One slot per chunk of blocks; small layers (under ~8192 outputs per
   // chunk) on fewer chunks.
   int64_t slots = std::min<int64_t>(units, std::max<int64_t>(1, units * 8 * out_plane / 8192));
@@ -210,8 +266,18 @@ void depthwise_c8_avx2(const DepthwiseGeom& g, const float* in, const float* wei
           for (int c = 0; c < 8; ++c) wk[t * 8 + c] = weight[(c0 + c) * k * k + t];
         }
         const __m256 vb = bias == nullptr ? _mm256_setzero_ps() : _mm256_loadu_ps(bias + c0);
-        interleave(in + (b * g.channels + c0) * in_plane, g.h, g.w, p, wp, pad);
-        fn(pad, wp, g.oh, g.ow, wk, vb, e, out + (b * g.channels + c0) * out_plane, out_plane);
+        const float* src = in + (b * g.channels + c0) * in_plane;
+        float* dst = out + (b * g.channels + c0) * out_plane;
+        if (band == g.oh) {
+          interleave(src, g.h, g.w, p, wp, pad);
+          fn(pad, wp, g.oh, g.ow, wk, vb, e, dst, out_plane);
+          continue;
+        }
+        for (int64_t y0 = 0; y0 < g.oh; y0 += band) {
+          const int64_t rows = std::min(band, g.oh - y0);
+          interleave_rows(src, g.h, g.w, y0 * s - p, band_input_rows(g, rows), p, wp, pad);
+          fn(pad, wp, rows, g.ow, wk, vb, e, dst + y0 * g.ow, out_plane);
+        }
       }
     }
   });

@@ -3,6 +3,8 @@
 // takes (3x3 / 5x5, stride 1 / 2, channels in blocks of 8, rows with 8 or
 // more interior pixels) and around them (odd widths, 12 channels, dilation
 // 2, a 3x5 filter), with a clamp, SiLU, 1 and 2 threads.
+#include "backends/xnnpack/native_dwconv.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "backends/xnnpack/native_dwconv.h"
 #include "extension/threadpool/pthread_pool.h"
 
 namespace etr {
@@ -30,8 +31,10 @@ std::vector<double> reference(const DwConvShape& s, const std::vector<float>& x,
           double acc = b[c];
           for (uint32_t ky = 0; ky < s.kernel_h; ++ky) {
             for (uint32_t kx = 0; kx < s.kernel_w; ++kx) {
-              const int64_t iy = static_cast<int64_t>(oy * s.stride_h + ky * s.dilation_h) - s.pad_top;
-              const int64_t ix = static_cast<int64_t>(ox * s.stride_w + kx * s.dilation_w) - s.pad_left;
+              const int64_t iy =
+                  static_cast<int64_t>(oy * s.stride_h + ky * s.dilation_h) - s.pad_top;
+              const int64_t ix =
+                  static_cast<int64_t>(ox * s.stride_w + kx * s.dilation_w) - s.pad_left;
               if (iy < 0 || ix < 0 || iy >= static_cast<int64_t>(s.in_h) ||
                   ix >= static_cast<int64_t>(s.in_w))
                 continue;
@@ -53,9 +56,10 @@ TEST(NativeDwConvTest, SlidingRowsMatchDoubleReference) {
   std::unique_ptr<PthreadPool> tp = PthreadPool::create(2);
   ASSERT_NE(tp, nullptr);
   // {h, w, channels, kh, kw, stride, dilation}
-  const int cases[][7] = {{12, 30, 16, 3, 3, 1, 1}, {9, 41, 24, 5, 5, 1, 1}, {20, 37, 8, 3, 3, 2, 1},
-                          {15, 64, 16, 5, 5, 2, 1}, {7, 19, 12, 3, 3, 1, 1}, {10, 33, 16, 3, 3, 1, 2},
-                          {8, 29, 16, 3, 5, 1, 1},  {4, 8, 32, 3, 3, 1, 1},  {14, 14, 40, 5, 5, 1, 1}};
+  const int cases[][7] = {
+      {12, 30, 16, 3, 3, 1, 1}, {9, 41, 24, 5, 5, 1, 1}, {20, 37, 8, 3, 3, 2, 1},
+      {15, 64, 16, 5, 5, 2, 1}, {7, 19, 12, 3, 3, 1, 1}, {10, 33, 16, 3, 3, 1, 2},
+      {8, 29, 16, 3, 5, 1, 1},  {4, 8, 32, 3, 3, 1, 1},  {14, 14, 40, 5, 5, 1, 1}};
   double worst = 0.0;
   uint32_t seed = 7;
   for (const auto& c : cases) {
@@ -85,16 +89,19 @@ TEST(NativeDwConvTest, SlidingRowsMatchDoubleReference) {
     for (float& v : w) v = dist(rng);
     for (float& v : b) v = dist(rng);
     const std::vector<double> want = reference(s, x, w, b);
-    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(tp.get())}) {
+    for (ThreadPool* pool :
+         {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(tp.get())}) {
       std::vector<float> y(want.size(), std::nanf(""));
       xnnpack::depthwise_conv_nhwc(s, x.data(), w.data(), b.data(), y.data(), pool);
-      const std::string what = "case " + std::to_string(seed - 1) + (pool ? " 2 threads" : " 1 thread");
+      const std::string what =
+          "case " + std::to_string(seed - 1) + (pool ? " 2 threads" : " 1 thread");
       size_t bad = 0;
       const double tol = 5e-7 * s.kernel_h * s.kernel_w;
       for (size_t i = 0; i < y.size(); ++i) {
         const double err = std::abs(y[i] - want[i]) / std::max(1.0, std::abs(want[i]));
         worst = std::max(worst, err);
-        if (!(err <= tol) && ++bad <= 3) ADD_FAILURE() << what << ": element " << i << " is " << y[i] << ", want " << want[i];
+        if (!(err <= tol) && ++bad <= 3)
+          ADD_FAILURE() << what << ": element " << i << " is " << y[i] << ", want " << want[i];
       }
       EXPECT_EQ(bad, 0u) << what;
     }
