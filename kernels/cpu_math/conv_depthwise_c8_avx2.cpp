@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/cpu_math/scratch_slots.h"
 #include "kernels/cpu_math/vec_math_avx2_inl.h"
 
 namespace etr {
@@ -238,12 +239,13 @@ void depthwise_c8_avx2(const DepthwiseGeom& g, const float* in, const float* wei
   const int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow;
   const size_t per_slot = block_floats(g);
   const int64_t band = band_rows(g);
-  // One slot per chunk of blocks; small layers (under ~8192 outputs per
-  // chunk) on fewer chunks.
-  int64_t slots = std::min<int64_t>(units, std::max<int64_t>(1, units * 8 * out_plane / 8192));
-  if (pool != nullptr) slots = std::min<int64_t>(slots, static_cast<int64_t>(pool->num_threads()));
-  slots = std::max<int64_t>(
-      1, std::min<int64_t>(slots, static_cast<int64_t>(scratch_bytes / sizeof(float) / per_slot)));
+  // A scratch slot per thread (fewer when scratch is short); chunks of
+  // blocks claimed dynamically, small layers (under ~8192 outputs per chunk)
+  // in fewer, larger chunks.
+  const size_t threads = pool == nullptr ? 1 : std::max<size_t>(1, pool->num_threads());
+  ScratchSlots slots(std::max<size_t>(
+      1, std::min(threads, scratch_bytes / sizeof(float) / std::max<size_t>(1, per_slot))));
+  const size_t grain = static_cast<size_t>(std::max<int64_t>(1, 8192 / (8 * out_plane)));
   const BlockFn fn = k == 3 ? (s == 1 ? &compute_block<3, 1> : &compute_block<3, 2>)
                             : (s == 1 ? &compute_block<5, 1> : &compute_block<5, 2>);
   Epi e;
@@ -252,34 +254,33 @@ void depthwise_c8_avx2(const DepthwiseGeom& g, const float* in, const float* wei
   e.clamp = epilogue.lo > -__builtin_inff() || epilogue.hi < __builtin_inff();
   e.silu = epilogue.silu;
   float* base = static_cast<float*>(scratch);
-  parallel_for(pool, static_cast<size_t>(slots), 1, [&](size_t s0, size_t s1) {
+  parallel_for(pool, static_cast<size_t>(units), grain, [&](size_t u0, size_t u1) {
     alignas(32) float wk[25 * 8];
-    for (size_t sl = s0; sl < s1; ++sl) {
-      float* pad = base + sl * per_slot;
-      // The borders stay zero: every block is written over the same interior.
-      std::memset(pad, 0, per_slot * sizeof(float));
-      const int64_t u0 = units * static_cast<int64_t>(sl) / slots;
-      const int64_t u1 = units * static_cast<int64_t>(sl + 1) / slots;
-      for (int64_t u = u0; u < u1; ++u) {
-        const int64_t b = u / cb, c0 = (u % cb) * 8;
-        for (int64_t t = 0; t < k * k; ++t) {
-          for (int c = 0; c < 8; ++c) wk[t * 8 + c] = weight[(c0 + c) * k * k + t];
-        }
-        const __m256 vb = bias == nullptr ? _mm256_setzero_ps() : _mm256_loadu_ps(bias + c0);
-        const float* src = in + (b * g.channels + c0) * in_plane;
-        float* dst = out + (b * g.channels + c0) * out_plane;
-        if (band == g.oh) {
-          interleave(src, g.h, g.w, p, wp, pad);
-          fn(pad, wp, g.oh, g.ow, wk, vb, e, dst, out_plane);
-          continue;
-        }
-        for (int64_t y0 = 0; y0 < g.oh; y0 += band) {
-          const int64_t rows = std::min(band, g.oh - y0);
-          interleave_rows(src, g.h, g.w, y0 * s - p, band_input_rows(g, rows), p, wp, pad);
-          fn(pad, wp, rows, g.ow, wk, vb, e, dst + y0 * g.ow, out_plane);
-        }
+    bool fresh = false;
+    const size_t sl = slots.acquire(&fresh);
+    float* pad = base + sl * per_slot;
+    // The borders stay zero: every block is written over the same interior.
+    if (fresh) std::memset(pad, 0, per_slot * sizeof(float));
+    for (int64_t u = static_cast<int64_t>(u0); u < static_cast<int64_t>(u1); ++u) {
+      const int64_t b = u / cb, c0 = (u % cb) * 8;
+      for (int64_t t = 0; t < k * k; ++t) {
+        for (int c = 0; c < 8; ++c) wk[t * 8 + c] = weight[(c0 + c) * k * k + t];
+      }
+      const __m256 vb = bias == nullptr ? _mm256_setzero_ps() : _mm256_loadu_ps(bias + c0);
+      const float* src = in + (b * g.channels + c0) * in_plane;
+      float* dst = out + (b * g.channels + c0) * out_plane;
+      if (band == g.oh) {
+        interleave(src, g.h, g.w, p, wp, pad);
+        fn(pad, wp, g.oh, g.ow, wk, vb, e, dst, out_plane);
+        continue;
+      }
+      for (int64_t y0 = 0; y0 < g.oh; y0 += band) {
+        const int64_t rows = std::min(band, g.oh - y0);
+        interleave_rows(src, g.h, g.w, y0 * s - p, band_input_rows(g, rows), p, wp, pad);
+        fn(pad, wp, rows, g.ow, wk, vb, e, dst + y0 * g.ow, out_plane);
       }
     }
+    slots.release(sl);
   });
 }
 

@@ -18,6 +18,7 @@
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
 
+#include "kernels/cpu_math/scratch_slots.h"
 #include "kernels/cpu_math/vec_math_avx2_inl.h"
 
 namespace etr {
@@ -27,7 +28,7 @@ namespace {
 constexpr int64_t kMaxGroupInputs = 64;
 // A band's padded input at most this many bytes (per thread).
 constexpr size_t kBandBytes = size_t{192} << 10;
-// Work units wanted per thread (for an even split).
+// Work units wanted per thread (chunks for the pool to even out).
 constexpr int64_t kUnitsPerThread = 4;
 
 // Width of a padded input row: output column x reads [x * sw, x * sw + span].
@@ -290,7 +291,8 @@ void conv_grouped_avx2(const GroupedConvGeom& g, const float* in, const float* w
   const int64_t bands = (g.oh + rows - 1) / rows;
   const int64_t icg = g.c_in / g.groups, ocg = g.c_out / g.groups;
   const int64_t units = g.batch * g.groups * bands;
-  const int64_t slots = std::min<int64_t>(static_cast<int64_t>(threads), units);
+  // A scratch slot per thread; units claimed in chunks as threads come free.
+  ScratchSlots slots(threads);
   const int64_t pitch = padded_width(g), plane = g.oh * g.ow;
   float* slot_base = static_cast<float*>(scratch);
   const float* wr = packed;
@@ -308,36 +310,34 @@ void conv_grouped_avx2(const GroupedConvGeom& g, const float* in, const float* w
   e.clamp = epilogue.lo > -__builtin_inff() || epilogue.hi < __builtin_inff();
   e.silu = epilogue.silu;
   const int64_t wblock = 8 * icg * g.kh * g.kw;  // reordered floats per channel block
-  parallel_for(pool, static_cast<size_t>(slots), 1, [&](size_t s0, size_t s1) {
-    for (size_t s = s0; s < s1; ++s) {
-      float* pad = slot_base + s * slot_floats;
-      const int64_t u0 = units * static_cast<int64_t>(s) / slots;
-      const int64_t u1 = units * static_cast<int64_t>(s + 1) / slots;
-      for (int64_t u = u0; u < u1; ++u) {
-        const int64_t band = u % bands, plane_index = u / bands;
-        const int64_t gi = plane_index % g.groups, b = plane_index / g.groups;
-        const int64_t y0 = band * rows, y1 = std::min(g.oh, y0 + rows);
-        const int64_t rows_in = band_input_rows(g, y1 - y0);
-        copy_band(g, in + (b * g.c_in + gi * icg) * g.h * g.w, y0 * g.sh - g.ph, rows_in, pitch,
-                  pad);
-        for (int64_t ob = 0; ob < ocg / 8; ++ob) {
-          const int64_t co = gi * ocg + ob * 8;
-          BlockArgs a;
-          a.pad = pad;
-          a.pitch = pitch;
-          a.rows_in = rows_in;
-          a.icg = icg;
-          a.kh = g.kh;
-          a.kw = g.kw;
-          a.dh = g.dh;
-          a.dw = g.dw;
-          a.wb = wr + (co / 8) * wblock;
-          a.bias = bias == nullptr ? _mm256_setzero_ps() : _mm256_loadu_ps(bias + co);
-          float* o = out + (b * g.c_out + co) * plane + y0 * g.ow;
-          band_fn(a, (y1 - y0) * g.ow, g.ow, g.sh, g.sw, e, o, plane);
-        }
+  parallel_for(pool, static_cast<size_t>(units), 1, [&](size_t u0, size_t u1) {
+    bool fresh = false;  // every band copy writes its whole slot
+    const size_t sl = slots.acquire(&fresh);
+    float* pad = slot_base + sl * slot_floats;
+    for (int64_t u = static_cast<int64_t>(u0); u < static_cast<int64_t>(u1); ++u) {
+      const int64_t band = u % bands, plane_index = u / bands;
+      const int64_t gi = plane_index % g.groups, b = plane_index / g.groups;
+      const int64_t y0 = band * rows, y1 = std::min(g.oh, y0 + rows);
+      const int64_t rows_in = band_input_rows(g, y1 - y0);
+      copy_band(g, in + (b * g.c_in + gi * icg) * g.h * g.w, y0 * g.sh - g.ph, rows_in, pitch, pad);
+      for (int64_t ob = 0; ob < ocg / 8; ++ob) {
+        const int64_t co = gi * ocg + ob * 8;
+        BlockArgs a;
+        a.pad = pad;
+        a.pitch = pitch;
+        a.rows_in = rows_in;
+        a.icg = icg;
+        a.kh = g.kh;
+        a.kw = g.kw;
+        a.dh = g.dh;
+        a.dw = g.dw;
+        a.wb = wr + (co / 8) * wblock;
+        a.bias = bias == nullptr ? _mm256_setzero_ps() : _mm256_loadu_ps(bias + co);
+        float* o = out + (b * g.c_out + co) * plane + y0 * g.ow;
+        band_fn(a, (y1 - y0) * g.ow, g.ow, g.sh, g.sw, e, o, plane);
       }
     }
+    slots.release(sl);
   });
 }
 
