@@ -4,9 +4,9 @@
 // current sizes in run:
 //   depthwise (groups == c_in == c_out): with AVX2 the direct kernels of
 //   util/conv_depthwise.h for 3x3 / 5x5, padding k / 2, stride 1 or 2
-//   (applying the fused clamp and SiLU; planes of up to 1024 outputs with
-//   channels in blocks of 8: the channel-blocked kernel), else the banded
-//   kernel;
+//   (applying the fused clamp and SiLU; with channels in blocks of 8, at
+//   stride 1 or over up to 32x32 outputs: the channel-blocked kernel), else
+//   the banded kernel;
 //   a 3x3 stride-2 first layer over up to 4 input channels: the direct kernel
 //   of util/conv_direct.h (AVX2);
 //   a grouped layer with a few channels per group (output channels per group
@@ -158,8 +158,8 @@ void fill_bias(const Geom& g, const float* bias, float* out) {
   }
 }
 
-// The channel-blocked depthwise kernel for small planes
-// (util/conv_depthwise.h); false when temp memory lacks its scratch.
+// The channel-blocked depthwise kernel (util/conv_depthwise.h,
+// depthwise_c8_avx2); false when temp memory lacks its scratch.
 bool run_depthwise_c8(KernelContext& ctx, const opt::DepthwiseGeom& dg, const ConvState& st,
                       const float* in, const float* weight, const float* bias, float* out) {
   ThreadPool* pool = ctx.thread_pool();
@@ -567,7 +567,7 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
   } else if (st->path == ConvPath::kDepthwise && is_depthwise(g)) {
     if (run_depthwise(ctx, g, *st, in, w, b, o)) return;  // the clamp and SiLU are applied
   } else {
-    // Either applies the clamp and SiLU.
+    // Each of these applies the clamp and SiLU.
     if (!run_direct(ctx, g, *st, in, w, b, o) && !internal::run_grouped(ctx, g, *st, in, w, b, o)) {
       run_gemm(ctx, g, *st, in, w, b, o);
     }
