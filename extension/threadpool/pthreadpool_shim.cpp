@@ -4,6 +4,7 @@
 #include <pthreadpool.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <new>
 
@@ -95,7 +96,27 @@ void run_grid(pthreadpool_t tp, const size_t (&range)[N], const size_t (&tile)[N
       }
     }
   };
-  parallel_for(ours(tp), total, 1, chunk);
+  ThreadPool* pool = ours(tp);
+  const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+  if (threads <= 1 || total <= 1) {
+    chunk(0, total);
+    return;
+  }
+  // Items are claimed in blocks of about 1/16 of a thread's share from a
+  // shared counter by every thread that runs (libpthreadpool's work stealing
+  // at a coarser grain): one parallel_for index per thread, and a thread that
+  // finds the counter exhausted returns, so the caller, which claims until
+  // none is left, never waits for a worker that has not started and waits
+  // at most one block for one that has.
+  const size_t block = std::max<size_t>(1, total / (threads * 16));
+  std::atomic<size_t> next{0};
+  parallel_for(pool, threads, 1, [&](size_t, size_t) {
+    for (;;) {
+      const size_t begin = next.fetch_add(block, std::memory_order_relaxed);
+      if (begin >= total) return;
+      chunk(begin, std::min(total, begin + block));
+    }
+  });
 }
 
 // libpthreadpool's own definition of `name` (the next one after ours), or

@@ -44,9 +44,7 @@ class ScratchSlots {
     }
   }
 
-  void release(size_t slot) {
-    busy_.fetch_and(~(uint32_t{1} << slot), std::memory_order_release);
-  }
+  void release(size_t slot) { busy_.fetch_and(~(uint32_t{1} << slot), std::memory_order_release); }
 
  private:
   size_t count_;
