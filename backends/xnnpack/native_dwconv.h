@@ -1,7 +1,7 @@
 // fp32 depthwise convolution over NHWC for the XNNPACK delegate's native
 // nodes. Debian's 2022 XNNPACK runs a 5x5 depthwise window as one chain of
-// 25 dependent FMAs per 8 channels; this kernel keeps four output pixels in
-// flight (AVX2+FMA when the CPU has them, a scalar loop otherwise).
+// 25 dependent FMAs per 8 channels; this kernel keeps four to eight output
+// pixels in flight (AVX2+FMA when the CPU has them, a scalar loop otherwise).
 #pragma once
 
 #include <cstddef>

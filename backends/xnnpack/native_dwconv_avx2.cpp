@@ -82,12 +82,77 @@ void pixels_avx2(const DwConvShape& s, const float* x_img, const float* w, const
   for (; c + 8 <= C; c += 8) pixels_block<P, 1, false>(s, x_img, w, bias, oy, ox, y_row, c, all);
   if (c < C) pixels_block<P, 1, true>(s, x_img, w, bias, oy, ox, y_row, c, lanes(C - c));
 }
+// Interior output pixels [ox, ox + 8) of row oy, channels [c, c + 8), for
+// a K x K filter (dilation 1) at horizontal stride S (the clamp applied,
+// SiLU left to the row pass of native_dwconv.cpp): along a filter row the
+// 8 pixels' windows overlap, so input pixel j (from the first window's
+// start) is loaded once and multiplied into every pixel q with tap
+// kx = j - q * S: 7 * S + K loads per filter row instead of 8 * K.
+template <int K, int S>
+inline void slide8(const DwConvShape& s, const float* x_img, const float* w, const float* bias,
+                   size_t oy, size_t ox, float* y_row, size_t c) {
+  constexpr int kSpan = 7 * S + K;
+  const Window win = window_of(s, oy, ox);
+  const size_t C = s.channels;
+  __m256 acc[8];
+  const __m256 b0 = bias != nullptr ? _mm256_loadu_ps(bias + c) : _mm256_setzero_ps();
+  for (int q = 0; q < 8; ++q) acc[q] = b0;
+  for (uint32_t ky = win.ky.k0; ky < win.ky.k1; ++ky) {
+    const float* xp = x_img + x_offset(s, win, ky, 0) + c;
+    const float* wp = w + w_offset(s, ky, 0) + c;
+    __m256 wv[K];
+#pragma GCC unroll 5
+    for (int kx = 0; kx < K; ++kx) wv[kx] = _mm256_loadu_ps(wp + kx * C);
+#pragma GCC unroll 19
+    for (int j = 0; j < kSpan; ++j) {
+      const __m256 v = _mm256_loadu_ps(xp + j * C);
+#pragma GCC unroll 8
+      for (int q = 0; q < 8; ++q) {
+        const int kx = j - q * S;
+        if (kx >= 0 && kx < K) acc[q] = _mm256_fmadd_ps(v, wv[kx], acc[q]);
+      }
+    }
+  }
+  const __m256 lo = _mm256_set1_ps(s.output_min);
+  const __m256 hi = _mm256_set1_ps(s.output_max);
+  for (int q = 0; q < 8; ++q)
+    _mm256_storeu_ps(y_row + (ox + q) * C + c, _mm256_min_ps(_mm256_max_ps(acc[q], lo), hi));
+}
+
+// Interior pixels from ox, 8 at a time while they fit before hi, with the
+// sliding kernel (channels a multiple of 8); returns the first pixel left.
+template <int K, int S>
+size_t slide_row(const DwConvShape& s, const float* x_img, const float* w, const float* bias,
+                 size_t oy, size_t ox, size_t hi, float* y_row) {
+  for (; ox + 8 <= hi; ox += 8) {
+    for (size_t c = 0; c < s.channels; c += 8) slide8<K, S>(s, x_img, w, bias, oy, ox, y_row, c);
+  }
+  return ox;
+}
+
+using SlideFn = size_t (*)(const DwConvShape&, const float*, const float*, const float*, size_t,
+                           size_t, size_t, float*);
+
+// The sliding kernel for s, or null: square 3x3 (stride 1) or 5x5 (stride
+// 1 or 2) filters, dilation 1, channels a multiple of 8. (3x3 at stride 2
+// measured 0.8x the four-pixel kernel on MobileNetV2's 112x112 layer; the
+// others 1.1-1.3x faster, CPU time, Zen 4.)
+SlideFn slide_fn(const DwConvShape& s) {
+  if (s.kernel_h != s.kernel_w || s.dilation_h != 1 || s.dilation_w != 1 || s.channels % 8 != 0 ||
+      (s.stride_w != 1 && s.stride_w != 2)) {
+    return nullptr;
+  }
+  if (s.kernel_w == 3) return s.stride_w == 1 ? &slide_row<3, 1> : nullptr;
+  if (s.kernel_w == 5) return s.stride_w == 1 ? &slide_row<5, 1> : &slide_row<5, 2>;
+  return nullptr;
+}
 }  // namespace
 
 bool row_avx2(const DwConvShape& s, const float* x_img, const float* w, const float* bias,
               size_t oy, size_t lo, size_t hi, float* y_row) {
   size_t ox = 0;
   for (; ox < lo; ++ox) pixels_avx2<1, 4>(s, x_img, w, bias, oy, ox, y_row);
+  if (const SlideFn slide = slide_fn(s)) ox = slide(s, x_img, w, bias, oy, ox, hi, y_row);
   for (; ox + 4 <= hi; ox += 4) pixels_avx2<4, 2>(s, x_img, w, bias, oy, ox, y_row);
   for (; ox < s.out_w; ++ox) pixels_avx2<1, 4>(s, x_img, w, bias, oy, ox, y_row);
   return true;

@@ -65,7 +65,9 @@ inline size_t w_offset(const DwConvShape& s, uint32_t ky, uint32_t kx) {
 
 // Output pixels [0, out_w) of row oy of one image with AVX2 + FMA: border
 // pixels one at a time (32 channels in flight), the interior ones [lo, hi)
-// four at a time (16 channels). Called only where
+// eight at a time with each input pixel loaded once per filter row (3x3
+// stride 1, 5x5 stride 1 or 2, channels in blocks of 8), the rest four at a
+// time (16 channels). Called only where
 // opt::cpu_features().avx2_fma; false (nothing written) in a build whose
 // file was compiled without AVX2.
 bool row_avx2(const DwConvShape& s, const float* x_img, const float* w, const float* bias,

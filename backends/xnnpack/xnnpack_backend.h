@@ -8,8 +8,9 @@
 // Registration is explicit (no static initializer). At init the payload is
 // parsed and checked, the node list is split into XNNPACK runs and native
 // nodes that share one set of value buffers, and one XNNPACK runtime is
-// created per run on the method's thread pool (its pthreadpool when the
-// pool is extension/threadpool's PthreadPool; single-threaded otherwise).
+// created per run on the method's thread pool (its native_handle() when the
+// pool is extension/threadpool's PthreadPool: a pthreadpool shim onto the
+// pool's own parallel_for, or a libpthreadpool; single-threaded otherwise).
 //
 // Node kinds: each XNNPACK node kind has one descriptor (node_kinds.h) that
 // parses it, checks its shapes, derives its output shape and either defines

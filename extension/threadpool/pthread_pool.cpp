@@ -5,6 +5,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "extension/threadpool/pthreadpool_shim.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -50,8 +54,15 @@ std::unique_ptr<PthreadPool> PthreadPool::create(size_t num_threads) {
 
 PthreadPool::~PthreadPool() {
   stop_workers();
-  if (native_ != nullptr) pthreadpool_destroy(native_);
+  if (native_ != nullptr) {
+    if (native_is_shim_) {
+      pool_shim::destroy_handle(native_);
+    } else {
+      pthreadpool_destroy(native_);
+    }
+  }
   for (pthreadpool* p : retired_) pthreadpool_destroy(p);
+  for (pthreadpool* p : retired_shims_) pool_shim::destroy_handle(p);
 }
 
 bool PthreadPool::start_workers() {
@@ -164,9 +175,11 @@ Error PthreadPool::set_num_threads(size_t n) {
   start_workers();
   std::lock_guard<std::mutex> lock(native_mutex_);
   if (native_ != nullptr) {
-    pthreadpool* p = pthreadpool_create(count);
+    // A new object, so that a library comparing handles sees the change.
+    pthreadpool* p = native_is_shim_ ? pool_shim::make_handle(const_cast<PthreadPool*>(this))
+                                     : pthreadpool_create(count);
     if (p == nullptr) ETR_FAIL(Error::OutOfResources, "thread pool: cannot start %zu threads", n);
-    retired_.push_back(native_);
+    (native_is_shim_ ? retired_shims_ : retired_).push_back(native_);
     native_ = p;
   }
   return Error::Ok;
@@ -174,7 +187,15 @@ Error PthreadPool::set_num_threads(size_t n) {
 
 pthreadpool* PthreadPool::native() const {
   std::lock_guard<std::mutex> lock(native_mutex_);
-  if (native_ == nullptr) native_ = pthreadpool_create(num_threads_);
+  if (native_ == nullptr) {
+    const char* env = std::getenv("ETR_LIBPTHREADPOOL");
+    const bool want_lib = env != nullptr && std::strcmp(env, "1") == 0;
+    if (!want_lib && pool_shim::active()) {
+      native_ = pool_shim::make_handle(const_cast<PthreadPool*>(this));
+      native_is_shim_ = native_ != nullptr;
+    }
+    if (native_ == nullptr) native_ = pthreadpool_create(num_threads_);
+  }
   return native_;
 }
 

@@ -1,6 +1,8 @@
 // PthreadPool: the runtime's ThreadPool. parallel_for runs on worker threads
-// of its own; libraries that take a pool object (XNNPACK) get a Debian
-// libpthreadpool through native_handle(), made on first use.
+// of its own; libraries that take a pool object (XNNPACK) get one through
+// native_handle(), made on first use: a handle onto this pool's own
+// parallel_for (pthreadpool_shim.h) where the process allows it, else a
+// Debian libpthreadpool.
 //
 //   auto pool = etr::PthreadPool::create();        // one thread per physical core
 //   options.thread_pool = pool.get();              // MethodLoadOptions
@@ -57,9 +59,12 @@ class PthreadPool final : public ThreadPool {
   // compares handles.
   [[nodiscard]] Error set_num_threads(size_t n);
 
-  // A libpthreadpool with num_threads() threads, made on the first call (null
-  // when it cannot be made). Does not take ownership of anything; the caller
-  // owns the pool.
+  // The pool object for XNNPACK, made on the first call (null when it
+  // cannot be made): where this process binds the pthreadpool_parallelize_*
+  // functions to pthreadpool_shim.cpp (pool_shim::active()), a handle that
+  // runs them on this pool's parallel_for; otherwise, or with the
+  // environment variable ETR_LIBPTHREADPOOL=1, a libpthreadpool with
+  // num_threads() threads of its own. This pool owns it.
   pthreadpool* native() const;
   void* native_handle() const override { return native(); }
 
@@ -93,7 +98,9 @@ class PthreadPool final : public ThreadPool {
 
   mutable std::mutex native_mutex_;
   mutable pthreadpool* native_ = nullptr;
+  mutable bool native_is_shim_ = false;  // native_ is a pool_shim handle
   mutable std::vector<pthreadpool*> retired_;
+  mutable std::vector<pthreadpool*> retired_shims_;
 };
 
 // Physical cores of this machine (>= 1).

@@ -71,6 +71,34 @@ void depthwise_direct_avx2(const DepthwiseGeom& g, const float* in, const float*
                            const float* bias, const DepthwiseEpilogue& epilogue, float* out,
                            void* scratch, size_t scratch_bytes, ThreadPool* pool);
 
+// Channel-blocked depthwise kernel for small planes
+// (conv_depthwise_c8_avx2.cpp): 8 channels at a time are interleaved into a
+// zero-padded [h + 2p][w + 2p][8] copy (8 x 8 register transposes), each
+// output pixel is then one vector of 8 channels (one load and one FMA per
+// tap, 8 pixels in flight), and the 8 x 8 result blocks are transposed back
+// into the channel planes: no per-plane setup (which dominates the flat
+// kernel on 7x7 and 14x14 planes), each input vector loaded once per filter
+// row for 8 output pixels, and no phase split or per-column masks for
+// stride 2 and 5x5 windows. True when it computes `g` (sizes set, oh and
+// ow included) and is the faster kernel for it: what
+// depthwise_direct_supported takes, channels a multiple of 8, at most
+// kDepthwiseC8MaxPlane outputs per plane (1024 for stride 2). False
+// without AVX2.
+inline constexpr int64_t kDepthwiseC8MaxPlane = 16384;
+bool depthwise_c8_supported(const DepthwiseGeom& g);
+
+// Scratch for depthwise_c8_avx2 on `threads` threads (the padded block copy
+// per thread: the whole plane up to 512 KiB, else a band of rows).
+size_t depthwise_c8_scratch_bytes(const DepthwiseGeom& g, size_t threads);
+
+// The whole convolution of `g` (depthwise_c8_supported), channel blocks of
+// 8 split over `pool` (fewer threads when `scratch`, 64-byte aligned, holds
+// less than depthwise_c8_scratch_bytes for all; at least one thread's
+// worth), the epilogue applied to every output. bias may be null.
+void depthwise_c8_avx2(const DepthwiseGeom& g, const float* in, const float* weight,
+                       const float* bias, const DepthwiseEpilogue& epilogue, float* out,
+                       void* scratch, size_t scratch_bytes, ThreadPool* pool);
+
 // `rows` output rows: out[r * out_stride + x] = bias + sum_t w[t] *
 // in[r * in_stride + x + off[t]], x in [0, n).
 void depthwise_rows_generic(const float* in, int64_t in_stride, const int64_t* off, const float* w,

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/cpu_math/scratch_slots.h"
 #include "kernels/cpu_math/vec_math_avx2_inl.h"
 
 namespace etr {
@@ -423,24 +424,26 @@ void depthwise_direct_avx2(const DepthwiseGeom& g, const float* in, const float*
   const int64_t planes = g.batch * g.channels;
   const int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow;
   const size_t per_slot = slot_floats(g);
-  // One slot of scratch per chunk of planes; small layers (under ~4096
-  // outputs per chunk) run on fewer chunks.
-  int64_t slots = std::min<int64_t>(planes, std::max<int64_t>(1, planes * out_plane / 4096));
-  if (pool != nullptr) slots = std::min<int64_t>(slots, static_cast<int64_t>(pool->num_threads()));
+  // A slot of scratch per thread (fewer when scratch is short); planes
+  // claimed in chunks as threads come free, small layers (under ~4096
+  // outputs per chunk) in fewer, larger chunks.
+  const size_t threads = pool == nullptr ? 1 : std::max<size_t>(1, pool->num_threads());
   const size_t room = scratch_bytes / sizeof(float) - mask_floats(g);
-  slots = std::max<int64_t>(1, std::min<int64_t>(slots, static_cast<int64_t>(room / per_slot)));
+  ScratchSlots slots(std::max<size_t>(1, std::min(threads, room / per_slot)));
+  const size_t grain =
+      static_cast<size_t>(std::max<int64_t>(1, 4096 / std::max<int64_t>(1, out_plane)));
   float* base = static_cast<float*>(scratch) + mask_floats(g);
-  parallel_for(pool, static_cast<size_t>(slots), 1, [&](size_t begin, size_t end) {
-    for (size_t s = begin; s < end; ++s) {
-      float* slot = base + s * per_slot;
-      // The padding stays zero: every plane is copied over the same places.
-      std::memset(slot, 0, per_slot * sizeof(float));
-      const int64_t first = planes * static_cast<int64_t>(s) / slots;
-      const int64_t last = planes * static_cast<int64_t>(s + 1) / slots;
-      for (int64_t plane = first; plane < last; ++plane) {
-        fn(call, in + plane * in_plane, plane % g.channels, slot, out + plane * out_plane);
-      }
+  parallel_for(pool, static_cast<size_t>(planes), grain, [&](size_t first, size_t last) {
+    bool fresh = false;
+    const size_t sl = slots.acquire(&fresh);
+    float* slot = base + sl * per_slot;
+    // The padding stays zero: every plane is copied over the same places.
+    if (fresh) std::memset(slot, 0, per_slot * sizeof(float));
+    for (size_t plane = first; plane < last; ++plane) {
+      const int64_t pl = static_cast<int64_t>(plane);
+      fn(call, in + pl * in_plane, pl % g.channels, slot, out + pl * out_plane);
     }
+    slots.release(sl);
   });
 }
 

@@ -49,6 +49,11 @@ struct ConvState {
   float lo = -std::numeric_limits<float>::infinity();
   float hi = std::numeric_limits<float>::infinity();
   bool silu = false;
+  // The grouped kernel's weights in its order (op_convolution_grouped.cpp),
+  // or null; valid for weights of grouped_c_out x grouped_k per group count
+  // grouped_groups only.
+  const float* grouped_packed = nullptr;
+  int64_t grouped_c_out = 0, grouped_k = 0, grouped_groups = 0;
 };
 
 // The calls the optimized kernels take (Float NCHW, not transposed); fills g.
@@ -65,6 +70,18 @@ ConvState* make_conv_state(KernelPrepareContext& ctx, ConvGeom g, const float* p
 void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, const Tensor& weight,
               const float* w, const float* b, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, int64_t groups, Tensor& out);
+
+// The direct grouped-convolution path (op_convolution_grouped.cpp): true
+// when it takes g (sizes set, oh and ow included).
+bool takes_grouped(const ConvGeom& g, bool avx2);
+// Packs constant weights (`packable`) for it into method memory and st;
+// without the memory, run packs per call.
+void prepare_grouped(KernelPrepareContext& ctx, const ConvGeom& g, const float* packable,
+                     ConvState* st);
+// Runs it and applies st's clamp and SiLU; false (nothing written) when it
+// does not take g or temp memory lacks its scratch.
+bool run_grouped(KernelContext& ctx, const ConvGeom& g, const ConvState& st, const float* in,
+                 const float* weight, const float* bias, float* out);
 
 }  // namespace internal
 }  // namespace etr

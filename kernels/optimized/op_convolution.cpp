@@ -4,9 +4,14 @@
 // current sizes in run:
 //   depthwise (groups == c_in == c_out): with AVX2 the direct kernels of
 //   util/conv_depthwise.h for 3x3 / 5x5, padding k / 2, stride 1 or 2
-//   (applying the fused clamp and SiLU), else the banded kernel;
+//   (applying the fused clamp and SiLU; with channels in blocks of 8, at
+//   stride 1 or over up to 32x32 outputs: the channel-blocked kernel), else
+//   the banded kernel;
 //   a 3x3 stride-2 first layer over up to 4 input channels: the direct kernel
 //   of util/conv_direct.h (AVX2);
+//   a grouped layer with a few channels per group (output channels per group
+//   a multiple of 8): the direct kernel of util/conv_grouped.h (AVX2;
+//   op_convolution_grouped.cpp);
 //   a pointwise layer over a 1x1 image: a matrix-vector product (util/gemv.h);
 //   a 3x3, stride 1, dilation 1, groups 1 layer with constant weights and
 //   enough channels and pixels (winograd_tile): Winograd F(4x4, 3x3), or
@@ -158,6 +163,27 @@ void fill_bias(const Geom& g, const float* bias, float* out) {
   }
 }
 
+// The channel-blocked depthwise kernel (util/conv_depthwise.h,
+// depthwise_c8_avx2); false when temp memory lacks its scratch.
+bool run_depthwise_c8(KernelContext& ctx, const opt::DepthwiseGeom& dg, const ConvState& st,
+                      const float* in, const float* weight, const float* bias, float* out) {
+  ThreadPool* pool = ctx.thread_pool();
+  const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+  void* scratch = nullptr;
+  size_t bytes = 0;
+  for (size_t t = threads; scratch == nullptr && t >= 1; --t) {
+    bytes = opt::depthwise_c8_scratch_bytes(dg, t);
+    scratch = ctx.allocate_temp(bytes, 64);
+  }
+  if (scratch == nullptr) return false;  // the other kernels report what they lack
+  opt::DepthwiseEpilogue e;
+  e.lo = st.lo;
+  e.hi = st.hi;
+  e.silu = st.silu;
+  opt::depthwise_c8_avx2(dg, in, weight, bias, e, out, scratch, bytes, pool);
+  return true;
+}
+
 // The depthwise convolution; true when it also applied st's clamp and SiLU
 // (the direct kernels do; the banded one leaves them to the caller).
 bool run_depthwise(KernelContext& ctx, const Geom& g, const ConvState& st, const float* in,
@@ -179,6 +205,10 @@ bool run_depthwise(KernelContext& ctx, const Geom& g, const ConvState& st, const
   dg.dw = g.dw;
   ThreadPool* pool = ctx.thread_pool();
   const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+  if (st.avx2 && opt::depthwise_c8_supported(dg) &&
+      run_depthwise_c8(ctx, dg, st, in, weight, bias, out)) {
+    return true;
+  }
   if (st.avx2 && opt::depthwise_direct_supported(dg)) {
     opt::DepthwiseEpilogue e;
     e.lo = st.lo;
@@ -576,6 +606,8 @@ ConvState* make_conv_state(KernelPrepareContext& ctx, Geom g, const float* packa
     const int64_t tile = sized ? winograd_tile(g, st->avx2) : 0;
     if (tile != 0 && pack_winograd(ctx, g, tile, packable, st)) {
       // The Winograd kernel reads only its own transformed weights.
+    } else if (sized && internal::takes_grouped(g, st->avx2)) {
+      internal::prepare_grouped(ctx, g, packable, st);
     } else if (!(sized && takes_direct(g, st->avx2))) {
       (void)pack_weights(ctx, g, packable, sized && use_transposed(g), st);
     }
@@ -636,8 +668,9 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
   } else if (st->path == ConvPath::kDepthwise && is_depthwise(g)) {
     if (run_depthwise(ctx, g, *st, in, w, b, o)) return;  // the clamp and SiLU are applied
   } else {
-    // Each applies the clamp and SiLU.
-    if (!run_winograd(ctx, g, *st, in, b, o) && !run_direct(ctx, g, *st, in, w, b, o)) {
+    // Each of these applies the clamp and SiLU.
+    if (!run_winograd(ctx, g, *st, in, b, o) && !run_direct(ctx, g, *st, in, w, b, o) &&
+        !internal::run_grouped(ctx, g, *st, in, w, b, o)) {
       run_gemm(ctx, g, *st, in, w, b, o);
     }
     return;

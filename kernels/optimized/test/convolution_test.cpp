@@ -268,6 +268,30 @@ TEST(OptConvolutionTest, GroupedMatchesPortable) {
   }
 }
 
+// Groups of 8 or 16 output channels (RegNet's grouped 3x3 layers, reduced):
+// the direct grouped kernel, checked against the portable kernel.
+TEST(OptConvolutionTest, GroupsOfEightMatchPortable) {
+  const int kernels[] = {1, 3, 5};
+  for (uint32_t seed = 430; seed < 442; ++seed) {
+    std::mt19937 rng(seed);
+    Case c = random_spatial(rng, kernels, 3);
+    c.groups = pick(rng, 2, 5);
+    c.cin = c.groups * (seed % 3 == 0 ? 8 : pick(rng, 1, 12));
+    c.cout = c.groups * 8 * pick(rng, 1, 2);
+    fit_input(&c, rng);
+    check_all_modes(c, seed);
+  }
+  Case r;  // a RegNetY-400MF stage-2 layer: 104 channels in 13 groups, 3x3 stride 2
+  r.cin = r.cout = 104;
+  r.groups = 13;
+  r.kh = r.kw = 3;
+  r.sh = r.sw = 2;
+  r.ph = r.pw = 1;
+  r.h = r.w = 28;
+  r.bias = true;
+  check_all_modes(r, 450);
+}
+
 TEST(OptConvolutionTest, EmptyShapes) {
   Case c;
   c.cin = 3;
