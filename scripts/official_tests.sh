@@ -24,13 +24,11 @@
 # reported as skipped.
 #
 # Status (ExecuTorch 1.5.1 API): tensor_ptr_test 100/100, tensor_ptr_maker_test
-# 33/33, tensor_util_test 33/33 (with upstream's TensorFactory),
-# operator_registry_test 19/19 and file_data_loader_test 42/42 pass;
-# evalue_test does not compile (it writes EValue::payload.copyable_union and
-# builds BoxedEvalueLists: upstream's EValue layout), nor does module_test
-# (stub_backend.h, backend_options.h, Module(DataLoader) / Module(Program),
-# Module::program() / update(), and its .pte fixtures from environment
-# variables are missing).
+# 33/33, evalue_test 40/40, tensor_util_test 33/33 (with upstream's
+# TensorFactory), operator_registry_test 19/19 and file_data_loader_test 42/42
+# pass; module_test does not compile (stub_backend.h, backend_options.h,
+# Module(DataLoader) / Module(Program), Module::program() / update(), and its
+# .pte fixtures from environment variables are missing).
 #
 # Prints one line per test (compile error / passed / failed, with gtest's
 # counts) and exits non-zero when any present test fails to compile or run.

@@ -64,11 +64,54 @@ Tag to_official(::etr::Tag t) {
 // ---- EValue ----------------------------------------------------------------
 
 namespace runtime {
+namespace {
 
-EValue::EValue(executorch::aten::Tensor t) : tag(Tag::Tensor), tensor_(t) {
+static_assert(std::is_trivially_copyable<executorch::aten::Tensor>::value,
+              "EValue copies its tensor payload as plain bytes");
+
+// The storage of a string this runtime made (what as_string_ptr points to).
+struct StringStorage {
+  std::string chars;
+  executorch::aten::ArrayRef<char> ref;
+};
+
+// The storage of a list this runtime made: the item EValues, pointers to
+// them, the unwrapped array and the list itself (heap: nothing moves).
+template <typename T>
+struct ListStorage {
+  std::vector<EValue> items;
+  std::vector<EValue*> pointers;
+  std::vector<T> unwrapped;
+  BoxedEvalueList<T> list;
+
+  explicit ListStorage(std::vector<EValue> values)
+      : items(std::move(values)), pointers(items.size()), unwrapped(items.size()) {
+    for (size_t i = 0; i < items.size(); ++i) pointers[i] = &items[i];
+    list = BoxedEvalueList<T>(pointers.data(), unwrapped.data(), static_cast<int>(items.size()));
+  }
+};
+
+// The storage of a double or bool list this runtime made: the ArrayRef the
+// payload points to (a view of the method's array).
+template <typename T>
+struct ArrayStorage {
+  executorch::aten::ArrayRef<T> ref;
+};
+
+}  // namespace
+
+EValue::EValue(executorch::aten::Tensor t) : tag(Tag::Tensor) { init_tensor(t); }
+
+void EValue::init_tensor(const executorch::aten::Tensor& t) {
+  new (&payload.as_tensor) executorch::aten::Tensor(t);
   if (t.etr_source() != nullptr) {
-    value_ = *t.etr_source();
-    rebind();
+    // Keep the etr value holding the tensor alive (its copies share the
+    // tensor object, so the view's tensor pointer stays the same).
+    auto held = std::make_shared<::etr::Value>(*t.etr_source());
+    executorch::aten::Tensor view(&held->mutable_tensor(), held.get());
+    view.set_device(t.device());
+    new (&payload.as_tensor) executorch::aten::Tensor(view);
+    keep_ = std::move(held);
   }
 }
 
@@ -76,144 +119,109 @@ EValue::EValue(const std::shared_ptr<executorch::aten::Tensor>& t) : tag(Tag::Te
   if (t == nullptr) {
     // A failed maker: the Module call fails with InvalidArgument.
     tag = Tag::None;
-    value_ = ::etr::Value(::etr::Result<::etr::HostTensor>(::etr::Error::InvalidArgument));
+    invalid_ = true;
     return;
   }
-  owner_ = t;
-  tensor_ = *t;
-  if (t->etr_source() != nullptr) {
-    value_ = *t->etr_source();
-    rebind();
-  }
+  // The TensorPtr keeps its tensor (and the etr value behind it) alive.
+  new (&payload.as_tensor) executorch::aten::Tensor(*t);
+  keep_ = t;
 }
 
-EValue::EValue(const EValue& other)
-    : tag(other.tag),
-      int_(other.int_),
-      double_(other.double_),
-      bool_(other.bool_),
-      string_(other.string_),
-      value_(other.value_),
-      owner_(other.owner_),
-      tensor_(other.tensor_),
-      lists_(other.lists_) {
-  rebind();
-}
-
-EValue::EValue(EValue&& other) noexcept
-    : tag(other.tag),
-      int_(other.int_),
-      double_(other.double_),
-      bool_(other.bool_),
-      string_(std::move(other.string_)),
-      value_(std::move(other.value_)),
-      owner_(std::move(other.owner_)),
-      tensor_(other.tensor_),
-      lists_(std::move(other.lists_)) {
-  rebind();
-}
-
-EValue& EValue::operator=(const EValue& other) {
-  if (this != &other) {
-    EValue copy(other);
-    *this = std::move(copy);
-  }
-  return *this;
-}
-
-EValue& EValue::operator=(EValue&& other) noexcept {
-  if (this != &other) {
-    tag = other.tag;
-    int_ = other.int_;
-    double_ = other.double_;
-    bool_ = other.bool_;
-    string_ = std::move(other.string_);
-    value_ = std::move(other.value_);
-    owner_ = std::move(other.owner_);
-    tensor_ = other.tensor_;
-    lists_ = std::move(other.lists_);
-    rebind();
-  }
-  return *this;
+EValue::EValue(const char* s, size_t size) : tag(Tag::String) {
+  auto storage = std::make_shared<StringStorage>();
+  storage->chars.assign(s, size);
+  storage->ref = executorch::aten::ArrayRef<char>(storage->chars.data(), storage->chars.size());
+  payload.copyable_union.as_string_ptr = &storage->ref;
+  keep_ = std::move(storage);
 }
 
 EValue EValue::int_list(std::vector<int64_t> items) {
-  EValue v;
-  v.tag = Tag::ListInt;
-  v.lists_.ints = std::move(items);
+  std::vector<EValue> values(items.begin(), items.end());
+  auto storage = std::make_shared<ListStorage<int64_t>>(std::move(values));
+  EValue v(&storage->list);
+  v.keep_ = std::move(storage);
   return v;
 }
 
 EValue EValue::double_list(executorch::aten::ArrayRef<double> items) {
-  EValue v;
-  v.tag = Tag::ListDouble;
-  v.lists_.doubles = items;
+  auto storage = std::make_shared<ArrayStorage<double>>();
+  storage->ref = items;
+  EValue v(&storage->ref);
+  v.keep_ = std::move(storage);
   return v;
 }
 
 EValue EValue::bool_list(executorch::aten::ArrayRef<bool> items) {
-  EValue v;
-  v.tag = Tag::ListBool;
-  v.lists_.bools = items;
+  auto storage = std::make_shared<ArrayStorage<bool>>();
+  storage->ref = items;
+  EValue v(&storage->ref);
+  v.keep_ = std::move(storage);
   return v;
 }
 
 EValue EValue::tensor_list(std::vector<executorch::aten::Tensor> items) {
-  EValue v;
-  v.tag = Tag::ListTensor;
-  v.lists_.tensors = std::move(items);
+  std::vector<EValue> values(items.begin(), items.end());
+  auto storage = std::make_shared<ListStorage<executorch::aten::Tensor>>(std::move(values));
+  EValue v(&storage->list);
+  v.keep_ = std::move(storage);
   return v;
 }
 
 EValue EValue::optional_tensor_list(std::vector<std::optional<executorch::aten::Tensor>> items) {
-  EValue v;
-  v.tag = Tag::ListOptionalTensor;
-  v.lists_.optional_tensors = std::move(items);
+  std::vector<EValue> values;
+  values.reserve(items.size());
+  for (auto& item : items) values.push_back(item.has_value() ? EValue(*item) : EValue());
+  auto storage =
+      std::make_shared<ListStorage<std::optional<executorch::aten::Tensor>>>(std::move(values));
+  EValue v(&storage->list);
+  v.keep_ = std::move(storage);
   return v;
 }
 
-void EValue::rebind() {
-  // The tensor lives in value_'s shared storage: only the source pointer moves.
-  if (tag == Tag::Tensor && value_.is_tensor()) {
-    tensor_ = executorch::aten::Tensor(&value_.mutable_tensor(), &value_);
-  }
-}
-
 EValue EValue::from_etr(::etr::Value value) {
-  EValue out;
-  out.tag = to_official(value.tag());
   switch (value.tag()) {
-    case ::etr::Tag::Int: out.int_ = value.to_int(); break;
-    case ::etr::Tag::Double: out.double_ = value.to_double(); break;
-    case ::etr::Tag::Bool: out.bool_ = value.to_bool(); break;
-    case ::etr::Tag::String: out.string_ = value.to_string(); break;
-    case ::etr::Tag::Tensor:
-      out.value_ = std::move(value);
-      out.rebind();
-      break;
+    case ::etr::Tag::None: return EValue();
+    case ::etr::Tag::Int: return EValue(value.to_int());
+    case ::etr::Tag::Double: return EValue(value.to_double());
+    case ::etr::Tag::Bool: return EValue(value.to_bool());
+    case ::etr::Tag::String: return EValue(value.to_string().data(), value.to_string().size());
+    case ::etr::Tag::Tensor: {
+      auto held = std::make_shared<::etr::Value>(std::move(value));
+      EValue out;
+      out.tag = Tag::Tensor;
+      new (&out.payload.as_tensor) executorch::aten::Tensor(&held->mutable_tensor(), held.get());
+      out.keep_ = std::move(held);
+      return out;
+    }
     default: break;
   }
+  // etr::Module returns no list values.
+  EValue out;
+  out.tag = to_official(value.tag());
   return out;
 }
 
 ::etr::Value EValue::to_etr() const {
-  if (value_.error() != ::etr::Error::Ok) return value_;
+  if (invalid_)
+    return ::etr::Value(::etr::Result<::etr::HostTensor>(::etr::Error::InvalidArgument));
   switch (tag) {
     case Tag::None: return ::etr::Value();
-    case Tag::Int: return ::etr::Value(int_);
-    case Tag::Double: return ::etr::Value(double_);
-    case Tag::Bool: return ::etr::Value(bool_);
-    case Tag::String: return ::etr::Value(string_);
+    case Tag::Int: return ::etr::Value(toInt());
+    case Tag::Double: return ::etr::Value(toDouble());
+    case Tag::Bool: return ::etr::Value(toBool());
+    case Tag::String: return ::etr::Value(std::string(toString()));
     case Tag::Tensor: {
-      if (value_.is_tensor()) return value_;
+      const executorch::aten::Tensor& t = payload.as_tensor;
+      if (t.etr_source() != nullptr && t.etr_source()->is_tensor()) return *t.etr_source();
       // A TensorPtr or a plain view: borrow its data, in its dim order.
-      const ::etr::Tensor* t = tensor_.unsafeGetTensorImpl();
-      if (t == nullptr) {
+      const ::etr::Tensor* impl = t.unsafeGetTensorImpl();
+      if (impl == nullptr) {
         return ::etr::Value(::etr::Result<::etr::HostTensor>(::etr::Error::InvalidArgument));
       }
       return ::etr::Value(::etr::BorrowedTensor::wrap(
-          t->scalar_type(), std::vector<int32_t>(t->sizes().begin(), t->sizes().end()),
-          t->mutable_data(), std::vector<uint8_t>(t->dim_order().begin(), t->dim_order().end())));
+          impl->scalar_type(), std::vector<int32_t>(impl->sizes().begin(), impl->sizes().end()),
+          impl->mutable_data(),
+          std::vector<uint8_t>(impl->dim_order().begin(), impl->dim_order().end())));
     }
     default:
       ETR_LOG(Error, "EValue: list values cannot be passed as inputs");
