@@ -297,9 +297,72 @@ Module::Module(const std::string& file_path, std::vector<std::string> data_files
                const LoadMode load_mode)
     : module_(make_module(file_path, std::move(data_files), load_mode)) {}
 
+namespace {
+
+::etr::ModuleOptions default_options() {
+  ::etr::ModuleOptions options;
+  if (threadpool::NoThreadPoolGuard::is_enabled()) options.num_threads = 1;
+  return options;
+}
+
+// The .ptd loader given to a Module, as etr's list of data loaders.
+std::vector<std::unique_ptr<::etr::DataLoader>> data_loaders_of(
+    std::unique_ptr<runtime::DataLoader> data_map_loader) {
+  std::vector<std::unique_ptr<::etr::DataLoader>> out;
+  if (data_map_loader != nullptr) {
+    out.push_back(runtime::internal::etr_loader_owning(std::move(data_map_loader)));
+  }
+  return out;
+}
+
+void note_unused(bool memory_allocator, bool temp_allocator, bool event_tracer) {
+  if (memory_allocator || temp_allocator) {
+    ET_LOG(Info, "Module: etr sizes each method's memory itself; the given allocators are unused");
+  }
+  if (event_tracer) {
+    ET_LOG(Info,
+           "Module: the given event tracer is unused (load methods through Program to trace)");
+  }
+}
+
+}  // namespace
+
+Module::Module(std::unique_ptr<runtime::DataLoader> data_loader,
+               std::unique_ptr<runtime::MemoryAllocator> memory_allocator,
+               std::unique_ptr<runtime::MemoryAllocator> temp_allocator,
+               std::unique_ptr<runtime::EventTracer> event_tracer,
+               std::unique_ptr<runtime::DataLoader> data_map_loader, bool share_memory_arenas)
+    : share_memory_arenas_(share_memory_arenas) {
+  note_unused(memory_allocator != nullptr, temp_allocator != nullptr, event_tracer != nullptr);
+  ET_CHECK_MSG(data_loader != nullptr, "Module: null data loader");
+  module_ = std::make_unique<::etr::Module>(
+      runtime::internal::etr_loader_owning(std::move(data_loader)),
+      data_loaders_of(std::move(data_map_loader)), default_options());
+}
+
+Module::Module(std::shared_ptr<Program> program,
+               std::unique_ptr<runtime::MemoryAllocator> memory_allocator,
+               std::unique_ptr<runtime::MemoryAllocator> temp_allocator,
+               std::unique_ptr<runtime::EventTracer> event_tracer,
+               std::unique_ptr<runtime::DataLoader> data_map_loader, bool share_memory_arenas)
+    : program_(program), share_memory_arenas_(share_memory_arenas) {
+  note_unused(memory_allocator != nullptr, temp_allocator != nullptr, event_tracer != nullptr);
+  ET_CHECK_MSG(program != nullptr, "Module: null program");
+  module_ = std::make_unique<::etr::Module>(runtime::internal::etr_program_of(program),
+                                            data_loaders_of(std::move(data_map_loader)),
+                                            default_options());
+}
+
 Module::~Module() = default;
 
+std::shared_ptr<Program> Module::program() const {
+  if (program_ == nullptr) program_ = runtime::internal::program_over(module_->shared_program());
+  return program_;
+}
+
 runtime::Error Module::load(const Program::Verification) {
+  ET_CHECK_OR_RETURN_ERROR(!share_memory_arenas_, NotSupported,
+                           "Module: share_memory_arenas is not supported by etr");
   // Kernels registered through the official API join etr's registry first.
   const runtime::Error flushed = runtime::internal::flush_official_kernels();
   if (flushed != runtime::Error::Ok) return flushed;
