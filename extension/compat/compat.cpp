@@ -401,6 +401,7 @@ runtime::Result<MethodMeta> Module::method_meta(const std::string& method_name) 
 
 bool Module::unload_method(const std::string& method_name) {
   inputs_.erase(method_name);
+  output_buffers_.erase(method_name);
   outputs_.erase(method_name);
   return module_->unload_method(method_name);
 }
@@ -446,11 +447,27 @@ runtime::Error Module::set_output(const std::string& method_name, runtime::EValu
   ET_CHECK_OR_RETURN_ERROR(output_value.isTensor(), InvalidArgument,
                            "set_output: output %zu of '%s' must be a tensor", output_index,
                            method_name.c_str());
-  ETR_LOG(Error,
-          "set_output: etr returns each output of '%s' in a tensor it owns; caller-provided "
-          "output buffers are not supported",
-          method_name.c_str());
-  return runtime::Error::NotSupported;
+  const executorch::aten::Tensor& buffer = output_value.toTensor();
+  auto info = meta->output_tensor_meta(output_index);
+  if (!info.ok()) return to_official(info.error());
+  ET_CHECK_OR_RETURN_ERROR(buffer.scalar_type() == info->dtype, InvalidArgument,
+                           "set_output: output %zu of '%s' is %s, the buffer given is %s",
+                           output_index, method_name.c_str(), ::etr::to_string(info->dtype),
+                           ::etr::to_string(buffer.scalar_type()));
+  const runtime::Error flushed = runtime::internal::flush_official_kernels();
+  if (flushed != runtime::Error::Ok) return flushed;
+  auto method = module_->method(method_name);
+  if (!method.ok()) return to_official(method.error());
+  // The method writes this output into the buffer from now on (etr checks
+  // its size and alignment, and whether the output may move).
+  const runtime::Error err = to_official(
+      (*method)->set_output_data_ptr(buffer.mutable_data_ptr(), buffer.nbytes(), output_index));
+  if (err != runtime::Error::Ok) return err;
+  // The buffer's owner (a TensorPtr) stays alive while the method uses it.
+  auto& held = output_buffers_[method_name];
+  if (held.size() <= output_index) held.resize(output_index + 1);
+  held[output_index] = std::move(output_value);
+  return runtime::Error::Ok;
 }
 
 runtime::Error Module::set_outputs(const std::string& method_name,

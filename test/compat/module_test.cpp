@@ -7,6 +7,7 @@
 #include <executorch/extension/tensor/tensor.h>
 #include <executorch/runtime/platform/runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "extension/tensor/npy.h"
 
+using executorch::aten::ScalarType;
 using executorch::extension::FileDataLoader;
 using executorch::extension::make_tensor_ptr;
 using executorch::extension::Module;
@@ -190,12 +192,31 @@ TEST_F(CompatModuleTest, DataMapLoaderSuppliesExternalConstants) {
   EXPECT_NE(missing.load_method("forward"), Error::Ok);
 }
 
-TEST_F(CompatModuleTest, SetOutputChecksThenDeclines) {
+TEST_F(CompatModuleTest, SetOutputWritesTheCallersBuffer) {
   Module module(kDir + "add_mul.pte");
   auto buffer = executorch::extension::empty({2, 3, 4});
+  std::fill(buffer->mutable_data_ptr<float>(), buffer->mutable_data_ptr<float>() + 24,
+            std::nanf(""));
   EXPECT_EQ(module.set_output(buffer, 3), Error::InvalidArgument);
   EXPECT_EQ(module.set_output(EValue(int64_t{1}), 0), Error::InvalidArgument);
-  EXPECT_EQ(module.set_output(buffer, 0), Error::NotSupported);
+  EXPECT_EQ(module.set_output(executorch::extension::empty({2, 3, 4}, ScalarType::Int), 0),
+            Error::InvalidArgument);
+  EXPECT_EQ(module.set_output(executorch::extension::empty({2, 3}), 0), Error::InvalidArgument);
+  EXPECT_EQ(module.set_outputs({buffer}), Error::InvalidArgument);  // 3 outputs
+  ASSERT_EQ(module.set_output(buffer, 2), Error::Ok);
+  auto out = module.forward({inputs_[0], inputs_[1], inputs_[2], inputs_[3]});
+  ASSERT_EQ(out.error(), Error::Ok);
+  expect_matches(EValue(buffer), "a_out2.npy");
+  expect_matches((*out)[2], "a_out2.npy");
+  expect_matches((*out)[0], "a_out0.npy");
+
+  // All three outputs into caller buffers (the TensorPtrs are kept alive by
+  // the Module while the method uses them).
+  std::vector<EValue> buffers;
+  for (int i = 0; i < 3; ++i) buffers.emplace_back(executorch::extension::empty({2, 3, 4}));
+  ASSERT_EQ(module.set_outputs(buffers), Error::Ok);
+  ASSERT_EQ(module.forward({inputs_[0], inputs_[1], inputs_[2], inputs_[3]}).error(), Error::Ok);
+  for (int i = 0; i < 3; ++i) expect_matches(buffers[i], "a_out" + std::to_string(i) + ".npy");
 }
 
 }  // namespace

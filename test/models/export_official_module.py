@@ -14,6 +14,11 @@ modules here are written from their description:
 * ModuleLinear.pte + ModuleLinear.ptd: nn.Linear(3, 3), weights in the .ptd
                      (ET_MODULE_LINEAR_PROGRAM_PATH, ET_MODULE_LINEAR_DATA_PATH)
 
+and, for our own set_output tests (test/executor/set_output_test.cpp):
+
+* ReturnsInput.pte:  forward(x, y) = (x, x + y), x and y Float [2, 3]: output 0
+                     is input 0 itself, output 1 is memory-planned
+
 Each program is run on the official Python runtime against PyTorch eager before
 it is written. scripts/official_tests.sh points the variables at these files.
 
@@ -55,6 +60,11 @@ class ModuleLinear(torch.nn.Module):
         return self.linear(x)
 
 
+class ReturnsInput(torch.nn.Module):
+    def forward(self, x, y):
+        return x, x + y
+
+
 def check_on_official_runtime(pte_path, ptd_path, model, inputs):
     from executorch.runtime import Runtime
 
@@ -65,8 +75,10 @@ def check_on_official_runtime(pte_path, ptd_path, model, inputs):
         program = runtime.load_program(pte_path, data_path=ptd_path)
     got = program.load_method("forward").execute(list(inputs))
     want = model(*inputs)
-    if not torch.allclose(got[0], want, atol=1e-5):
-        sys.exit(f"{pte_path}: official runtime gives {got[0]}, eager {want}")
+    want = list(want) if isinstance(want, tuple) else [want]
+    for i, w in enumerate(want):
+        if not torch.allclose(got[i], w, atol=1e-5):
+            sys.exit(f"{pte_path}: official runtime gives {got[i]} for output {i}, eager {w}")
 
 
 def write(name, model, inputs, external):
@@ -95,6 +107,7 @@ def main():
     write("ModuleAdd", ModuleAdd(), (torch.randn(2, 2), torch.randn(2, 2), 1.0), False)
     write("ModuleAddMul", ModuleAddMul(), (torch.ones(2, 2),), True)
     write("ModuleLinear", ModuleLinear(), (torch.randn(3),), True)
+    write("ReturnsInput", ReturnsInput(), (torch.randn(2, 3), torch.randn(2, 3)), False)
 
 
 if __name__ == "__main__":

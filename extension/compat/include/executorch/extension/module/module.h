@@ -8,10 +8,15 @@
 // (as upstream) until replaced or the method is unloaded; get_output(s)
 // returns the outputs of the method's last execution.
 //
+// set_output(s) hands the method a caller's buffer for a tensor output (of
+// the output's dtype, at least its capacity in bytes): the method writes
+// that output there from then on (a memory-planned output is redirected
+// out of planned memory; see etr::Method::set_output_data_ptr), and the
+// buffer's owner is kept alive until the method is unloaded.
+//
 // Not covered: event tracers, caller-provided allocators and planned memory,
-// shared memory arenas, backend load options, caller-provided output buffers
-// (set_output(s) checks its arguments, then returns NotSupported: etr hands
-// out each output as a tensor it owns). Not polymorphic (no virtual members).
+// shared memory arenas, backend load options. Not polymorphic (no virtual
+// members).
 #pragma once
 
 #include <executorch/runtime/core/data_loader.h>
@@ -189,6 +194,8 @@ class Module {
   // Per method: the inputs set so far (unset: nullopt) and the last outputs.
   std::map<std::string, std::vector<std::optional<runtime::EValue>>> inputs_;
   std::map<std::string, std::vector<runtime::EValue>> outputs_;
+  // The output buffers given to set_output(s), kept alive per method.
+  std::map<std::string, std::vector<runtime::EValue>> output_buffers_;
 };
 
 }  // namespace module
