@@ -103,8 +103,8 @@ float run_custom_op() {
   const Tensor& y = (*out)[0].toTensor();
   float worst = 0;
   for (ptrdiff_t i = 0; i < y.numel(); ++i) {
-    worst = std::fmax(worst, std::fabs(y.const_data_ptr<float>()[i] -
-                                       want->tensor().const_data_ptr<float>()[i]));
+    worst = std::fmax(
+        worst, std::fabs(y.const_data_ptr<float>()[i] - want->tensor().const_data_ptr<float>()[i]));
   }
   return worst;
 }
@@ -151,8 +151,7 @@ void no_kernel_for_the_key_fails_the_load() {
   executorch::runtime::runtime_init();
   Module module(kDir + "custom_op.pte");
   const Error err = module.load_method("forward");
-  std::fprintf(stderr, "load_method: %d; double calls %d\n", static_cast<int>(err),
-               g_double_calls);
+  std::fprintf(stderr, "load_method: %d; double calls %d\n", static_cast<int>(err), g_double_calls);
   std::exit(err == Error::OperatorMissing && g_double_calls == 0 ? 0 : 1);
 }
 
