@@ -384,6 +384,8 @@ runtime::Result<std::unordered_set<std::string>> Module::method_names() {
 }
 
 runtime::Error Module::load_method(const std::string& method_name) {
+  ET_CHECK_OR_RETURN_ERROR(!share_memory_arenas_, NotSupported,
+                           "Module: share_memory_arenas is not supported by etr");
   const runtime::Error flushed = runtime::internal::flush_official_kernels();
   if (flushed != runtime::Error::Ok) return flushed;
   return to_official(module_->load_method(method_name));
@@ -503,6 +505,8 @@ runtime::Result<runtime::EValue> Module::get_output(const std::string& method_na
 
 runtime::Result<std::vector<runtime::EValue>> Module::execute(
     const std::string& method_name, const std::vector<runtime::EValue>& input_values) {
+  ET_CHECK_OR_RETURN_ERROR(!share_memory_arenas_, NotSupported,
+                           "Module: share_memory_arenas is not supported by etr");
   auto count = num_inputs(method_name);
   if (!count.ok()) return count.error();
   ET_CHECK_OR_RETURN_ERROR(input_values.size() <= *count, InvalidArgument,

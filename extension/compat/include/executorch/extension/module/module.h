@@ -68,7 +68,8 @@ class Module {
   // method's memory and runs no event tracer of the caller's here:
   // `memory_allocator`, `temp_allocator` and `event_tracer` are accepted and
   // released unused (logged), and every Module has its own memory arenas
-  // (`share_memory_arenas` must be false: NotSupported at load otherwise).
+  // (`share_memory_arenas` must be false: load, load_method and execute
+  // fail with NotSupported otherwise).
   explicit Module(std::unique_ptr<runtime::DataLoader> data_loader,
                   std::unique_ptr<runtime::MemoryAllocator> memory_allocator = nullptr,
                   std::unique_ptr<runtime::MemoryAllocator> temp_allocator = nullptr,
