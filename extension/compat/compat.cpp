@@ -64,11 +64,54 @@ Tag to_official(::etr::Tag t) {
 // ---- EValue ----------------------------------------------------------------
 
 namespace runtime {
+namespace {
 
-EValue::EValue(executorch::aten::Tensor t) : tag(Tag::Tensor), tensor_(t) {
+static_assert(std::is_trivially_copyable<executorch::aten::Tensor>::value,
+              "EValue copies its tensor payload as plain bytes");
+
+// The storage of a string this runtime made (what as_string_ptr points to).
+struct StringStorage {
+  std::string chars;
+  executorch::aten::ArrayRef<char> ref;
+};
+
+// The storage of a list this runtime made: the item EValues, pointers to
+// them, the unwrapped array and the list itself (heap: nothing moves).
+template <typename T>
+struct ListStorage {
+  std::vector<EValue> items;
+  std::vector<EValue*> pointers;
+  std::vector<T> unwrapped;
+  BoxedEvalueList<T> list;
+
+  explicit ListStorage(std::vector<EValue> values)
+      : items(std::move(values)), pointers(items.size()), unwrapped(items.size()) {
+    for (size_t i = 0; i < items.size(); ++i) pointers[i] = &items[i];
+    list = BoxedEvalueList<T>(pointers.data(), unwrapped.data(), static_cast<int>(items.size()));
+  }
+};
+
+// The storage of a double or bool list this runtime made: the ArrayRef the
+// payload points to (a view of the method's array).
+template <typename T>
+struct ArrayStorage {
+  executorch::aten::ArrayRef<T> ref;
+};
+
+}  // namespace
+
+EValue::EValue(executorch::aten::Tensor t) : tag(Tag::Tensor) { init_tensor(t); }
+
+void EValue::init_tensor(const executorch::aten::Tensor& t) {
+  new (&payload.as_tensor) executorch::aten::Tensor(t);
   if (t.etr_source() != nullptr) {
-    value_ = *t.etr_source();
-    rebind();
+    // Keep the etr value holding the tensor alive (its copies share the
+    // tensor object, so the view's tensor pointer stays the same).
+    auto held = std::make_shared<::etr::Value>(*t.etr_source());
+    executorch::aten::Tensor view(&held->mutable_tensor(), held.get());
+    view.set_device(t.device());
+    new (&payload.as_tensor) executorch::aten::Tensor(view);
+    keep_ = std::move(held);
   }
 }
 
@@ -76,144 +119,109 @@ EValue::EValue(const std::shared_ptr<executorch::aten::Tensor>& t) : tag(Tag::Te
   if (t == nullptr) {
     // A failed maker: the Module call fails with InvalidArgument.
     tag = Tag::None;
-    value_ = ::etr::Value(::etr::Result<::etr::HostTensor>(::etr::Error::InvalidArgument));
+    invalid_ = true;
     return;
   }
-  owner_ = t;
-  tensor_ = *t;
-  if (t->etr_source() != nullptr) {
-    value_ = *t->etr_source();
-    rebind();
-  }
+  // The TensorPtr keeps its tensor (and the etr value behind it) alive.
+  new (&payload.as_tensor) executorch::aten::Tensor(*t);
+  keep_ = t;
 }
 
-EValue::EValue(const EValue& other)
-    : tag(other.tag),
-      int_(other.int_),
-      double_(other.double_),
-      bool_(other.bool_),
-      string_(other.string_),
-      value_(other.value_),
-      owner_(other.owner_),
-      tensor_(other.tensor_),
-      lists_(other.lists_) {
-  rebind();
-}
-
-EValue::EValue(EValue&& other) noexcept
-    : tag(other.tag),
-      int_(other.int_),
-      double_(other.double_),
-      bool_(other.bool_),
-      string_(std::move(other.string_)),
-      value_(std::move(other.value_)),
-      owner_(std::move(other.owner_)),
-      tensor_(other.tensor_),
-      lists_(std::move(other.lists_)) {
-  rebind();
-}
-
-EValue& EValue::operator=(const EValue& other) {
-  if (this != &other) {
-    EValue copy(other);
-    *this = std::move(copy);
-  }
-  return *this;
-}
-
-EValue& EValue::operator=(EValue&& other) noexcept {
-  if (this != &other) {
-    tag = other.tag;
-    int_ = other.int_;
-    double_ = other.double_;
-    bool_ = other.bool_;
-    string_ = std::move(other.string_);
-    value_ = std::move(other.value_);
-    owner_ = std::move(other.owner_);
-    tensor_ = other.tensor_;
-    lists_ = std::move(other.lists_);
-    rebind();
-  }
-  return *this;
+EValue::EValue(const char* s, size_t size) : tag(Tag::String) {
+  auto storage = std::make_shared<StringStorage>();
+  storage->chars.assign(s, size);
+  storage->ref = executorch::aten::ArrayRef<char>(storage->chars.data(), storage->chars.size());
+  payload.copyable_union.as_string_ptr = &storage->ref;
+  keep_ = std::move(storage);
 }
 
 EValue EValue::int_list(std::vector<int64_t> items) {
-  EValue v;
-  v.tag = Tag::ListInt;
-  v.lists_.ints = std::move(items);
+  std::vector<EValue> values(items.begin(), items.end());
+  auto storage = std::make_shared<ListStorage<int64_t>>(std::move(values));
+  EValue v(&storage->list);
+  v.keep_ = std::move(storage);
   return v;
 }
 
 EValue EValue::double_list(executorch::aten::ArrayRef<double> items) {
-  EValue v;
-  v.tag = Tag::ListDouble;
-  v.lists_.doubles = items;
+  auto storage = std::make_shared<ArrayStorage<double>>();
+  storage->ref = items;
+  EValue v(&storage->ref);
+  v.keep_ = std::move(storage);
   return v;
 }
 
 EValue EValue::bool_list(executorch::aten::ArrayRef<bool> items) {
-  EValue v;
-  v.tag = Tag::ListBool;
-  v.lists_.bools = items;
+  auto storage = std::make_shared<ArrayStorage<bool>>();
+  storage->ref = items;
+  EValue v(&storage->ref);
+  v.keep_ = std::move(storage);
   return v;
 }
 
 EValue EValue::tensor_list(std::vector<executorch::aten::Tensor> items) {
-  EValue v;
-  v.tag = Tag::ListTensor;
-  v.lists_.tensors = std::move(items);
+  std::vector<EValue> values(items.begin(), items.end());
+  auto storage = std::make_shared<ListStorage<executorch::aten::Tensor>>(std::move(values));
+  EValue v(&storage->list);
+  v.keep_ = std::move(storage);
   return v;
 }
 
 EValue EValue::optional_tensor_list(std::vector<std::optional<executorch::aten::Tensor>> items) {
-  EValue v;
-  v.tag = Tag::ListOptionalTensor;
-  v.lists_.optional_tensors = std::move(items);
+  std::vector<EValue> values;
+  values.reserve(items.size());
+  for (auto& item : items) values.push_back(item.has_value() ? EValue(*item) : EValue());
+  auto storage =
+      std::make_shared<ListStorage<std::optional<executorch::aten::Tensor>>>(std::move(values));
+  EValue v(&storage->list);
+  v.keep_ = std::move(storage);
   return v;
 }
 
-void EValue::rebind() {
-  // The tensor lives in value_'s shared storage: only the source pointer moves.
-  if (tag == Tag::Tensor && value_.is_tensor()) {
-    tensor_ = executorch::aten::Tensor(&value_.mutable_tensor(), &value_);
-  }
-}
-
 EValue EValue::from_etr(::etr::Value value) {
-  EValue out;
-  out.tag = to_official(value.tag());
   switch (value.tag()) {
-    case ::etr::Tag::Int: out.int_ = value.to_int(); break;
-    case ::etr::Tag::Double: out.double_ = value.to_double(); break;
-    case ::etr::Tag::Bool: out.bool_ = value.to_bool(); break;
-    case ::etr::Tag::String: out.string_ = value.to_string(); break;
-    case ::etr::Tag::Tensor:
-      out.value_ = std::move(value);
-      out.rebind();
-      break;
+    case ::etr::Tag::None: return EValue();
+    case ::etr::Tag::Int: return EValue(value.to_int());
+    case ::etr::Tag::Double: return EValue(value.to_double());
+    case ::etr::Tag::Bool: return EValue(value.to_bool());
+    case ::etr::Tag::String: return EValue(value.to_string().data(), value.to_string().size());
+    case ::etr::Tag::Tensor: {
+      auto held = std::make_shared<::etr::Value>(std::move(value));
+      EValue out;
+      out.tag = Tag::Tensor;
+      new (&out.payload.as_tensor) executorch::aten::Tensor(&held->mutable_tensor(), held.get());
+      out.keep_ = std::move(held);
+      return out;
+    }
     default: break;
   }
+  // etr::Module returns no list values.
+  EValue out;
+  out.tag = to_official(value.tag());
   return out;
 }
 
 ::etr::Value EValue::to_etr() const {
-  if (value_.error() != ::etr::Error::Ok) return value_;
+  if (invalid_)
+    return ::etr::Value(::etr::Result<::etr::HostTensor>(::etr::Error::InvalidArgument));
   switch (tag) {
     case Tag::None: return ::etr::Value();
-    case Tag::Int: return ::etr::Value(int_);
-    case Tag::Double: return ::etr::Value(double_);
-    case Tag::Bool: return ::etr::Value(bool_);
-    case Tag::String: return ::etr::Value(string_);
+    case Tag::Int: return ::etr::Value(toInt());
+    case Tag::Double: return ::etr::Value(toDouble());
+    case Tag::Bool: return ::etr::Value(toBool());
+    case Tag::String: return ::etr::Value(std::string(toString()));
     case Tag::Tensor: {
-      if (value_.is_tensor()) return value_;
+      const executorch::aten::Tensor& t = payload.as_tensor;
+      if (t.etr_source() != nullptr && t.etr_source()->is_tensor()) return *t.etr_source();
       // A TensorPtr or a plain view: borrow its data, in its dim order.
-      const ::etr::Tensor* t = tensor_.unsafeGetTensorImpl();
-      if (t == nullptr) {
+      const ::etr::Tensor* impl = t.unsafeGetTensorImpl();
+      if (impl == nullptr) {
         return ::etr::Value(::etr::Result<::etr::HostTensor>(::etr::Error::InvalidArgument));
       }
       return ::etr::Value(::etr::BorrowedTensor::wrap(
-          t->scalar_type(), std::vector<int32_t>(t->sizes().begin(), t->sizes().end()),
-          t->mutable_data(), std::vector<uint8_t>(t->dim_order().begin(), t->dim_order().end())));
+          impl->scalar_type(), std::vector<int32_t>(impl->sizes().begin(), impl->sizes().end()),
+          impl->mutable_data(),
+          std::vector<uint8_t>(impl->dim_order().begin(), impl->dim_order().end())));
     }
     default:
       ETR_LOG(Error, "EValue: list values cannot be passed as inputs");
@@ -289,9 +297,72 @@ Module::Module(const std::string& file_path, std::vector<std::string> data_files
                const LoadMode load_mode)
     : module_(make_module(file_path, std::move(data_files), load_mode)) {}
 
+namespace {
+
+::etr::ModuleOptions default_options() {
+  ::etr::ModuleOptions options;
+  if (threadpool::NoThreadPoolGuard::is_enabled()) options.num_threads = 1;
+  return options;
+}
+
+// The .ptd loader given to a Module, as etr's list of data loaders.
+std::vector<std::unique_ptr<::etr::DataLoader>> data_loaders_of(
+    std::unique_ptr<runtime::DataLoader> data_map_loader) {
+  std::vector<std::unique_ptr<::etr::DataLoader>> out;
+  if (data_map_loader != nullptr) {
+    out.push_back(runtime::internal::etr_loader_owning(std::move(data_map_loader)));
+  }
+  return out;
+}
+
+void note_unused(bool memory_allocator, bool temp_allocator, bool event_tracer) {
+  if (memory_allocator || temp_allocator) {
+    ET_LOG(Info, "Module: etr sizes each method's memory itself; the given allocators are unused");
+  }
+  if (event_tracer) {
+    ET_LOG(Info,
+           "Module: the given event tracer is unused (load methods through Program to trace)");
+  }
+}
+
+}  // namespace
+
+Module::Module(std::unique_ptr<runtime::DataLoader> data_loader,
+               std::unique_ptr<runtime::MemoryAllocator> memory_allocator,
+               std::unique_ptr<runtime::MemoryAllocator> temp_allocator,
+               std::unique_ptr<runtime::EventTracer> event_tracer,
+               std::unique_ptr<runtime::DataLoader> data_map_loader, bool share_memory_arenas)
+    : share_memory_arenas_(share_memory_arenas) {
+  note_unused(memory_allocator != nullptr, temp_allocator != nullptr, event_tracer != nullptr);
+  ET_CHECK_MSG(data_loader != nullptr, "Module: null data loader");
+  module_ = std::make_unique<::etr::Module>(
+      runtime::internal::etr_loader_owning(std::move(data_loader)),
+      data_loaders_of(std::move(data_map_loader)), default_options());
+}
+
+Module::Module(std::shared_ptr<Program> program,
+               std::unique_ptr<runtime::MemoryAllocator> memory_allocator,
+               std::unique_ptr<runtime::MemoryAllocator> temp_allocator,
+               std::unique_ptr<runtime::EventTracer> event_tracer,
+               std::unique_ptr<runtime::DataLoader> data_map_loader, bool share_memory_arenas)
+    : program_(program), share_memory_arenas_(share_memory_arenas) {
+  note_unused(memory_allocator != nullptr, temp_allocator != nullptr, event_tracer != nullptr);
+  ET_CHECK_MSG(program != nullptr, "Module: null program");
+  module_ = std::make_unique<::etr::Module>(runtime::internal::etr_program_of(program),
+                                            data_loaders_of(std::move(data_map_loader)),
+                                            default_options());
+}
+
 Module::~Module() = default;
 
+std::shared_ptr<Program> Module::program() const {
+  if (program_ == nullptr) program_ = runtime::internal::program_over(module_->shared_program());
+  return program_;
+}
+
 runtime::Error Module::load(const Program::Verification) {
+  ET_CHECK_OR_RETURN_ERROR(!share_memory_arenas_, NotSupported,
+                           "Module: share_memory_arenas is not supported by etr");
   // Kernels registered through the official API join etr's registry first.
   const runtime::Error flushed = runtime::internal::flush_official_kernels();
   if (flushed != runtime::Error::Ok) return flushed;
@@ -313,6 +384,8 @@ runtime::Result<std::unordered_set<std::string>> Module::method_names() {
 }
 
 runtime::Error Module::load_method(const std::string& method_name) {
+  ET_CHECK_OR_RETURN_ERROR(!share_memory_arenas_, NotSupported,
+                           "Module: share_memory_arenas is not supported by etr");
   const runtime::Error flushed = runtime::internal::flush_official_kernels();
   if (flushed != runtime::Error::Ok) return flushed;
   return to_official(module_->load_method(method_name));
@@ -330,6 +403,7 @@ runtime::Result<MethodMeta> Module::method_meta(const std::string& method_name) 
 
 bool Module::unload_method(const std::string& method_name) {
   inputs_.erase(method_name);
+  output_buffers_.erase(method_name);
   outputs_.erase(method_name);
   return module_->unload_method(method_name);
 }
@@ -375,11 +449,27 @@ runtime::Error Module::set_output(const std::string& method_name, runtime::EValu
   ET_CHECK_OR_RETURN_ERROR(output_value.isTensor(), InvalidArgument,
                            "set_output: output %zu of '%s' must be a tensor", output_index,
                            method_name.c_str());
-  ETR_LOG(Error,
-          "set_output: etr returns each output of '%s' in a tensor it owns; caller-provided "
-          "output buffers are not supported",
-          method_name.c_str());
-  return runtime::Error::NotSupported;
+  const executorch::aten::Tensor& buffer = output_value.toTensor();
+  auto info = meta->output_tensor_meta(output_index);
+  if (!info.ok()) return to_official(info.error());
+  ET_CHECK_OR_RETURN_ERROR(buffer.scalar_type() == info->dtype, InvalidArgument,
+                           "set_output: output %zu of '%s' is %s, the buffer given is %s",
+                           output_index, method_name.c_str(), ::etr::to_string(info->dtype),
+                           ::etr::to_string(buffer.scalar_type()));
+  const runtime::Error flushed = runtime::internal::flush_official_kernels();
+  if (flushed != runtime::Error::Ok) return flushed;
+  auto method = module_->method(method_name);
+  if (!method.ok()) return to_official(method.error());
+  // The method writes this output into the buffer from now on (etr checks
+  // its size and alignment, and whether the output may move).
+  const runtime::Error err = to_official(
+      (*method)->set_output_data_ptr(buffer.mutable_data_ptr(), buffer.nbytes(), output_index));
+  if (err != runtime::Error::Ok) return err;
+  // The buffer's owner (a TensorPtr) stays alive while the method uses it.
+  auto& held = output_buffers_[method_name];
+  if (held.size() <= output_index) held.resize(output_index + 1);
+  held[output_index] = std::move(output_value);
+  return runtime::Error::Ok;
 }
 
 runtime::Error Module::set_outputs(const std::string& method_name,
@@ -415,6 +505,8 @@ runtime::Result<runtime::EValue> Module::get_output(const std::string& method_na
 
 runtime::Result<std::vector<runtime::EValue>> Module::execute(
     const std::string& method_name, const std::vector<runtime::EValue>& input_values) {
+  ET_CHECK_OR_RETURN_ERROR(!share_memory_arenas_, NotSupported,
+                           "Module: share_memory_arenas is not supported by etr");
   auto count = num_inputs(method_name);
   if (!count.ok()) return count.error();
   ET_CHECK_OR_RETURN_ERROR(input_values.size() <= *count, InvalidArgument,

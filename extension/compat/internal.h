@@ -1,14 +1,20 @@
 // Internal to extension/compat (not installed): what its sources share.
 #pragma once
 
+#include <executorch/runtime/core/data_loader.h>
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/core/event_tracer.h>
 #include <executorch/runtime/core/freeable_buffer.h>
+#include <executorch/runtime/executor/program.h>
 
+#include <memory>
+
+#include "runtime/core/data_loader.h"
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
 #include "runtime/core/freeable_buffer.h"
+#include "runtime/executor/program.h"
 
 namespace executorch {
 namespace runtime {
@@ -28,6 +34,14 @@ Error to_official_error(int etr_error);
 // thread (set around them by Program::load_method's tracer bridge), handed
 // to official backends in their init and execute contexts; null otherwise.
 EventTracer*& active_event_tracer();
+
+// The etr program behind an official one, sharing its ownership (null for
+// a null program).
+std::shared_ptr<const ::etr::Program> etr_program_of(const std::shared_ptr<Program>& program);
+// An etr loader that owns `loader` and reads through it (null for null).
+std::unique_ptr<::etr::DataLoader> etr_loader_owning(std::unique_ptr<DataLoader> loader);
+// An official Program over a loaded etr program (shared, not copied).
+std::shared_ptr<Program> program_over(std::shared_ptr<const ::etr::Program> program);
 
 // Hands the kernels registered through the official API since the last call
 // to etr's kernel registry (one library). Called before a method loads.

@@ -1,8 +1,13 @@
 // The official operator registry (runtime/kernel/operator_registry.h) over
 // etr's kernel registry. Official kernels are kept in a fixed table; at the
 // next method load they join etr's registry as a library of variadic entries
-// (kVariadicArgs) whose one run function calls the official OpFunction with
-// official EValues viewing the call's values (tensors shared, not copied).
+// (kVariadicArgs), one per operator name. The entry's prepare step picks the
+// kernel for each call as the official runtime does at method load: the key
+// made from the dtype and dim order of the call's tensor arguments, else the
+// operator's fallback kernel (registered without a key); none fails the load
+// with OperatorMissing naming the key. Its run function calls that
+// OpFunction with official EValues viewing the call's values (tensors
+// shared, not copied).
 #include <executorch/runtime/kernel/operator_registry.h>
 
 #include <cstdio>
@@ -22,6 +27,12 @@ constexpr size_t kMaxKernels = ET_MAX_REGISTERED_KERNELS;
 constexpr size_t kMaxFlushes = 8;
 
 void run_official(::etr::KernelContext& ctx, ::etr::EValue* const* args);
+::etr::Error prepare_official(::etr::KernelPrepareContext& ctx, ::etr::EValue* const* args);
+
+// The kernel a call was given at method load (its prepare state).
+struct SelectedKernel {
+  OpFunction fn;
+};
 
 struct OfficialRegistry {
   std::mutex mutex;
@@ -55,9 +66,53 @@ struct CallFrame {
   std::vector<EValue*> pointers;
 };
 
+// Most tensor arguments one call's kernel key is made of.
+constexpr size_t kMaxKeyTensors = 32;
+
+::etr::Error prepare_official(::etr::KernelPrepareContext& ctx, ::etr::EValue* const* args) {
+  const char* op = ctx.op_name();
+  // The call's tensor arguments (not tensor lists), in order, as upstream
+  // keys them.
+  TensorMeta meta[kMaxKeyTensors];
+  size_t count = 0;
+  for (size_t i = 0; i < ctx.num_args(); ++i) {
+    if (!args[i]->is_tensor()) continue;
+    if (count == kMaxKeyTensors) {
+      ETR_FAIL(::etr::Error::NotSupported,
+               "official kernel '%s': the call has more than %zu tensor arguments to key", op,
+               kMaxKeyTensors);
+    }
+    const ::etr::Tensor& t = args[i]->to_tensor();
+    const ::etr::Span<const uint8_t> order = t.dim_order();
+    meta[count++] =
+        TensorMeta(t.scalar_type(),
+                   Span<executorch::aten::DimOrderType>(
+                       const_cast<executorch::aten::DimOrderType*>(order.data()), order.size()));
+  }
+  Result<OpFunction> fn = get_op_function_from_registry(op, Span<const TensorMeta>(meta, count));
+  if (!fn.ok()) {
+    char key[internal::kKernelKeyBufSize];
+    if (internal::make_kernel_key_string(Span<const TensorMeta>(meta, count), key, sizeof(key)) !=
+        Error::Ok) {
+      std::snprintf(key, sizeof(key), "(too long)");
+    }
+    ETR_FAIL(::etr::Error::OperatorMissing,
+             "official kernel '%s': none registered for key '%s' and no fallback kernel", op, key);
+  }
+  SelectedKernel* state = ctx.make_state<SelectedKernel>();
+  if (state == nullptr) {
+    ETR_FAIL(::etr::Error::MemoryAllocationFailed, "official kernel '%s': no memory for its state",
+             op);
+  }
+  state->fn = *fn;
+  ctx.set_state(state);
+  return ::etr::Error::Ok;
+}
+
 void run_official(::etr::KernelContext& ctx, ::etr::EValue* const* args) {
   const char* op = ctx.op_name();
-  const OpFunction fn = find_function(registry(), op);
+  const SelectedKernel* selected = ctx.state<SelectedKernel>();
+  const OpFunction fn = selected != nullptr ? selected->fn : find_function(registry(), op);
   if (fn == nullptr) {
     ETR_LOG(Error, "official kernel '%s': not registered", op);
     ctx.fail(::etr::Error::OperatorMissing);
@@ -183,7 +238,7 @@ Error register_kernels(const Span<const Kernel> kernels) {
       r.entries[r.num_entries++] = ::etr::KernelEntry{k.name_,
                                                       ::etr::op_name_hash(k.name_),
                                                       run_official,
-                                                      nullptr,
+                                                      prepare_official,
                                                       nullptr,
                                                       ::etr::kVariadicArgs,
                                                       0,

@@ -115,6 +115,31 @@ class LoaderBridge final : public ::etr::DataLoader {
   const runtime::DataLoader* loader_;
 };
 
+// An official DataLoader taken over and seen by etr: its own etr loader
+// when it wraps one, else through a LoaderBridge.
+class OwningLoader final : public ::etr::DataLoader {
+ public:
+  explicit OwningLoader(std::unique_ptr<runtime::DataLoader> loader)
+      : owned_(std::move(loader)), bridge_(owned_.get()) {
+    target_ = owned_->etr_loader();
+    if (target_ == nullptr) target_ = &bridge_;
+  }
+
+  ::etr::Result<::etr::FreeableBuffer> load(size_t offset, size_t size,
+                                            ::etr::SegmentKind kind) override {
+    return target_->load(offset, size, kind);
+  }
+  ::etr::Error load_into(size_t offset, size_t size, ::etr::SegmentKind kind, void* dst) override {
+    return target_->load_into(offset, size, kind, dst);
+  }
+  ::etr::Result<size_t> size() const override { return target_->size(); }
+
+ private:
+  std::unique_ptr<runtime::DataLoader> owned_;
+  LoaderBridge bridge_;
+  ::etr::DataLoader* target_ = nullptr;
+};
+
 // An official NamedDataMap that wraps no etr map, seen by etr.
 class DataMapBridge final : public ::etr::NamedDataMap {
  public:
@@ -195,7 +220,9 @@ EValue face_of(const ::etr::EValue& v) {
 
 struct Program::State {
   std::unique_ptr<LoaderBridge> bridge;
-  std::optional<::etr::Program> program;
+  // Shared with the Modules built over this program (and, for a Module's
+  // program(), owned with the loader it reads from).
+  std::shared_ptr<const ::etr::Program> program;
 
   // True when the program has a method of that name.
   bool has_method(const char* name) const {
@@ -211,6 +238,29 @@ Program::Program(std::unique_ptr<State> state) : state_(std::move(state)) {}
 Program::Program(Program&&) noexcept = default;
 Program::~Program() = default;
 
+namespace internal {
+
+std::shared_ptr<const ::etr::Program> etr_program_of(const std::shared_ptr<Program>& program) {
+  if (program == nullptr || program->internal_state() == nullptr) return nullptr;
+  // The etr program, kept alive with the official Program (and so with the
+  // loader bridge it may read through).
+  return std::shared_ptr<const ::etr::Program>(program, program->internal_state()->program.get());
+}
+
+std::unique_ptr<::etr::DataLoader> etr_loader_owning(std::unique_ptr<DataLoader> loader) {
+  if (loader == nullptr) return nullptr;
+  return std::make_unique<OwningLoader>(std::move(loader));
+}
+
+std::shared_ptr<Program> program_over(std::shared_ptr<const ::etr::Program> program) {
+  if (program == nullptr) return nullptr;
+  auto state = std::make_unique<Program::State>();
+  state->program = std::move(program);
+  return std::make_shared<Program>(std::move(state));
+}
+
+}  // namespace internal
+
 Result<Program> Program::load(DataLoader* loader, Verification verification) {
   (void)verification;
   ET_CHECK_OR_RETURN_ERROR(loader != nullptr, InvalidArgument, "Program::load: null loader");
@@ -223,7 +273,7 @@ Result<Program> Program::load(DataLoader* loader, Verification verification) {
   ::etr::Result<::etr::Program> program =
       ::etr::Program::load(etr_loader, ::etr::Program::Verification::Full);
   if (!program.ok()) return official(program.error());
-  state->program.emplace(std::move(*program));
+  state->program = std::make_shared<const ::etr::Program>(std::move(*program));
   return Program(std::move(state));
 }
 

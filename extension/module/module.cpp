@@ -257,11 +257,16 @@ struct Module::Impl {
   ModuleOptions options;
   // Declared in dependency order: later members use earlier ones and are
   // destroyed first.
-  std::unique_ptr<DataLoader> loader;
+  // The program loader given at construction (taken by load()).
+  std::unique_ptr<DataLoader> given_loader;
+  // .ptd loaders given at construction, then those opened from data_paths.
   std::vector<std::unique_ptr<DataLoader>> data_loaders;
+  size_t num_given_data_loaders = 0;
   std::vector<std::unique_ptr<FlatTensorDataMap>> data_maps;
   std::vector<const NamedDataMap*> data_views;
-  std::unique_ptr<Program> program;
+  bool data_loaded = false;
+  // The program and the loader it reads from (shared with other Modules).
+  std::shared_ptr<const Program> program;
 #if defined(ETR_MODULE_HAVE_THREADPOOL)
   std::unique_ptr<PthreadPool> own_pool;
 #endif
@@ -273,6 +278,15 @@ struct Module::Impl {
 };
 
 Error Module::Impl::load_data_files() {
+  data_loaders.resize(num_given_data_loaders);
+  data_maps.clear();
+  data_views.clear();
+  for (size_t i = 0; i < num_given_data_loaders; ++i) {
+    Result<FlatTensorDataMap> map = FlatTensorDataMap::load(data_loaders[i].get());
+    if (!map.ok()) ETR_FAIL(map.error(), "module: cannot load data file %zu (a data loader)", i);
+    data_maps.push_back(std::make_unique<FlatTensorDataMap>(std::move(*map)));
+    data_views.push_back(data_maps.back().get());
+  }
   for (const std::string& p : data_paths) {
     Result<std::unique_ptr<DataLoader>> l = open_loader(p, options.loader);
     if (!l.ok()) ETR_FAIL(l.error(), "module: cannot open data file '%s'", p.c_str());
@@ -331,6 +345,30 @@ Module::Module(std::string path, std::vector<std::string> data_paths, ModuleOpti
   impl_->options = options;
 }
 
+Module::Module(std::unique_ptr<DataLoader> loader,
+               std::vector<std::unique_ptr<DataLoader>> data_loaders, ModuleOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->path = "<data loader>";
+  impl_->given_loader = std::move(loader);
+  impl_->num_given_data_loaders = data_loaders.size();
+  impl_->data_loaders = std::move(data_loaders);
+  impl_->options = options;
+}
+
+Module::Module(std::shared_ptr<const Program> program,
+               std::vector<std::unique_ptr<DataLoader>> data_loaders, ModuleOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->path = "<shared program>";
+  impl_->program = std::move(program);
+  impl_->num_given_data_loaders = data_loaders.size();
+  impl_->data_loaders = std::move(data_loaders);
+  impl_->options = options;
+}
+
+std::shared_ptr<const Program> Module::shared_program() const {
+  return impl_ == nullptr ? nullptr : impl_->program;
+}
+
 Module::Module(Module&&) noexcept = default;
 Module& Module::operator=(Module&&) noexcept = default;
 Module::~Module() = default;
@@ -339,25 +377,40 @@ bool Module::is_loaded() const { return impl_ != nullptr && impl_->program != nu
 
 Error Module::load() {
   if (impl_ == nullptr) ETR_FAIL(Error::InvalidState, "module: used after move");
-  if (impl_->program != nullptr) return Error::Ok;
-  if (impl_->options.kernels == nullptr || impl_->options.backends == nullptr) {
+  Impl& s = *impl_;
+  if (s.program != nullptr && s.data_loaded) return Error::Ok;
+  if (s.options.kernels == nullptr || s.options.backends == nullptr) {
     ETR_RETURN_IF_ERROR(register_builtins());
   }
-  Impl& s = *impl_;
-  Result<std::unique_ptr<DataLoader>> loader = open_loader(s.path, s.options.loader);
-  if (!loader.ok()) ETR_FAIL(loader.error(), "module: cannot open '%s'", s.path.c_str());
-  std::unique_ptr<DataLoader> owned = std::move(*loader);
-  Result<Program> program = Program::load(owned.get());
-  if (!program.ok()) {
-    ETR_FAIL(program.error(), "module: cannot load program '%s': %s", s.path.c_str(),
-             to_string(program.error()));
+  if (s.program == nullptr) {
+    std::unique_ptr<DataLoader> owned;
+    if (s.given_loader != nullptr) {
+      owned = std::move(s.given_loader);
+    } else {
+      Result<std::unique_ptr<DataLoader>> loader = open_loader(s.path, s.options.loader);
+      if (!loader.ok()) ETR_FAIL(loader.error(), "module: cannot open '%s'", s.path.c_str());
+      owned = std::move(*loader);
+    }
+    Result<Program> program = Program::load(owned.get());
+    if (!program.ok()) {
+      // A given loader stays for another try.
+      if (s.path == "<data loader>") s.given_loader = std::move(owned);
+      ETR_FAIL(program.error(), "module: cannot load program '%s': %s", s.path.c_str(),
+               to_string(program.error()));
+    }
+    ETR_RETURN_IF_ERROR(s.load_data_files());
+    // The program and its loader live together, as long as any Module
+    // (or other holder) shares the program.
+    struct Loaded {
+      std::unique_ptr<DataLoader> loader;
+      Program program;
+    };
+    auto loaded = std::make_shared<Loaded>(Loaded{std::move(owned), std::move(*program)});
+    s.program = std::shared_ptr<const Program>(loaded, &loaded->program);
+  } else {
+    ETR_RETURN_IF_ERROR(s.load_data_files());
   }
-  s.data_loaders.clear();
-  s.data_maps.clear();
-  s.data_views.clear();
-  ETR_RETURN_IF_ERROR(s.load_data_files());
-  s.loader = std::move(owned);
-  s.program = std::make_unique<Program>(std::move(*program));
+  s.data_loaded = true;
   return Error::Ok;
 }
 

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "extension/module/value.h"
+#include "runtime/core/data_loader.h"
 #include "runtime/core/error.h"
 #include "runtime/core/result.h"
 #include "runtime/core/thread_pool.h"
@@ -41,6 +42,7 @@
 namespace etr {
 
 class KernelRegistry;
+class Program;
 class BackendRegistry;
 
 // Adds the built-in kernel libraries (portable, portable_half, prim ops, and
@@ -89,6 +91,19 @@ class Module final {
   // files searched in order for external tensors and delegate data.
   explicit Module(std::string path, std::vector<std::string> data_paths = {},
                   ModuleOptions options = {});
+  // A program read through `loader` (taken over; opened at load()), with
+  // .ptd maps read through `data_loaders` (also taken over). The path used
+  // in messages is "<data loader>".
+  explicit Module(std::unique_ptr<DataLoader> loader,
+                  std::vector<std::unique_ptr<DataLoader>> data_loaders = {},
+                  ModuleOptions options = {});
+  // A program another Module loaded (shared_program()): loaded from the
+  // start; each Module keeps its own methods, memory and .ptd maps.
+  // Program::load_method is const, so Modules on different threads may share
+  // one program.
+  explicit Module(std::shared_ptr<const Program> program,
+                  std::vector<std::unique_ptr<DataLoader>> data_loaders = {},
+                  ModuleOptions options = {});
   Module(Module&&) noexcept;
   Module& operator=(Module&&) noexcept;
   Module(const Module&) = delete;
@@ -100,6 +115,9 @@ class Module final {
   // for malformed ones, or the registration error.
   [[nodiscard]] Error load();
   bool is_loaded() const;
+  // The loaded program (null before load()), which keeps what it reads
+  // from alive: another Module may be built over it.
+  std::shared_ptr<const Program> shared_program() const;
 
   [[nodiscard]] Result<std::vector<std::string>> method_names();
   // Metadata of `name`; valid while the Module lives.

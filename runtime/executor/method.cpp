@@ -158,6 +158,43 @@ Error Method::set_input(const EValue& value, size_t index) {
   return Error::Ok;
 }
 
+namespace {
+
+// Whether [p, p + n) lies inside one of the method's planned buffers.
+bool in_planned_memory(const MemoryManager* memory, const void* p, size_t n) {
+  const HierarchicalAllocator* planned = memory == nullptr ? nullptr : memory->planned_memory();
+  if (planned == nullptr || p == nullptr) return false;
+  const uint8_t* lo = static_cast<const uint8_t*>(p);
+  for (size_t b = 0; b < planned->num_buffers(); ++b) {
+    const Span<uint8_t> buf = planned->buffer(b);
+    if (lo >= buf.data() && n <= buf.size() &&
+        static_cast<size_t>(lo - buf.data()) <= buf.size() - n) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+// Why planned output `index` keeps its memory (null: it may move to the
+// caller's buffer). Only an output in the method's planned memory may move,
+// and not one that is also a method input. Other values whose planned
+// memory overlaps the output's keep theirs: the planner lets values share
+// memory only when their lifetimes do not overlap (or one is consumed by
+// the instruction that writes the other, which reads it where it is).
+const char* Method::output_bound_reason(size_t index) const {
+  const int32_t value = s_.output_indices[index];
+  for (size_t i = 0; i < s_.num_inputs; ++i) {
+    if (s_.input_indices[i] == value) return "is also an input of the method";
+  }
+  const Tensor& t = s_.values[value].to_tensor();
+  if (!in_planned_memory(s_.memory, t.const_data(), t.capacity_bytes())) {
+    return "is not in the method's planned memory (a constant or external tensor)";
+  }
+  return nullptr;
+}
+
 Error Method::set_output_data_ptr(void* data, size_t size, size_t index) {
   if (!s_.initialized) ETR_FAIL(Error::InvalidState, "set_output_data_ptr: method is not loaded");
   if (index >= s_.num_outputs) {
@@ -165,17 +202,38 @@ Error Method::set_output_data_ptr(void* data, size_t size, size_t index) {
              name(), index, s_.num_outputs);
   }
   EValue& slot = s_.values[s_.output_indices[index]];
-  if (!slot.is_tensor() || s_.output_planned[index]) {
-    ETR_FAIL(Error::InvalidState,
-             "method '%s': output %zu is planned or not a tensor; it cannot be rebound", name(),
-             index);
+  if (!slot.is_tensor()) {
+    ETR_FAIL(Error::InvalidArgument, "method '%s': output %zu is a %s, not a tensor", name(), index,
+             to_string(slot.tag()));
   }
-  if (data == nullptr || size < slot.to_tensor().nbytes() ||
-      reinterpret_cast<uintptr_t>(data) % tensor_data_alignment(slot.to_tensor().dtype()) != 0) {
-    ETR_FAIL(Error::InvalidArgument, "method '%s': output %zu needs %zu aligned bytes, got %zu",
-             name(), index, slot.to_tensor().nbytes(), data == nullptr ? size_t{0} : size);
+  Tensor& t = slot.to_tensor();
+  // A planned output keeps room for its largest shape (capacity); an
+  // unplanned one needs its current size.
+  const bool planned =
+      s_.output_planned[index] != internal::kOutputUnplanned && t.const_data() != nullptr;
+  const size_t need = planned ? t.capacity_bytes() : t.nbytes();
+  if (planned && s_.output_planned[index] == internal::kOutputPlanned) {
+    const char* reason = output_bound_reason(index);
+    if (reason != nullptr) {
+      ETR_FAIL(Error::InvalidState, "method '%s': output %zu %s; it cannot be redirected", name(),
+               index, reason);
+    }
   }
-  slot.to_tensor().set_data(data, size);
+  if (data == nullptr || size < need ||
+      reinterpret_cast<uintptr_t>(data) % tensor_data_alignment(t.dtype()) != 0) {
+    ETR_FAIL(Error::InvalidArgument,
+             "method '%s': output %zu needs %zu bytes aligned to %zu, got %zu at %p", name(), index,
+             need, tensor_data_alignment(t.dtype()), data == nullptr ? size_t{0} : size, data);
+  }
+  if (s_.output_planned[index] == internal::kOutputPlanned && data != t.mutable_data() &&
+      need != 0) {
+    // Out of planned memory, the output's current bytes move with it (a
+    // state the program keeps in an output stays valid). A caller's earlier
+    // buffer is not read: it may be gone.
+    std::memmove(data, t.const_data(), need);
+  }
+  t.set_data(data, size);
+  if (planned) s_.output_planned[index] = internal::kOutputRedirected;
   return Error::Ok;
 }
 
@@ -242,7 +300,8 @@ Error Method::check_ready() {
     }
   }
   for (size_t i = 0; i < s_.num_outputs; ++i) {
-    if (!s_.output_planned[i] && get_output(i).to_tensor().mutable_data() == nullptr) {
+    if (s_.output_planned[i] == internal::kOutputUnplanned &&
+        get_output(i).to_tensor().mutable_data() == nullptr) {
       ETR_FAIL(Error::InvalidState,
                "method '%s': output %zu has no memory; bind it with set_output_data_ptr", name(),
                i);

@@ -113,6 +113,13 @@ class ResetOnMove final {
   T v_{};
 };
 
+// Where a method output's memory is (MethodState::output_planned).
+enum OutputMemory : uint8_t {
+  kOutputUnplanned = 0,   // none planned: the caller binds it (set_output_data_ptr)
+  kOutputPlanned = 1,     // in the method's planned memory (or not a tensor / empty)
+  kOutputRedirected = 2,  // planned, moved to a caller's buffer by set_output_data_ptr
+};
+
 // Everything a loaded method holds. All arrays live in the method allocator.
 struct MethodState {
   const Program* program = nullptr;
@@ -130,7 +137,8 @@ struct MethodState {
   bool* input_consumed = nullptr;
   const int32_t* output_indices = nullptr;
   size_t num_outputs = 0;
-  bool* output_planned = nullptr;
+  // OutputMemory of each output.
+  uint8_t* output_planned = nullptr;
   // "name.overload" of each operator, NUL-terminated.
   const char** op_names = nullptr;
   Chain* chains = nullptr;
@@ -174,7 +182,15 @@ class Method final {
   [[nodiscard]] Error set_input(const EValue& value, size_t index);
   [[nodiscard]] Error set_input(const Tensor& tensor, size_t index);
 
-  // Binds caller memory to an output that the program did not plan.
+  // Binds caller memory (`size` bytes at `data`, aligned for the dtype) to
+  // tensor output `index`: an output the program did not plan needs its
+  // current size in bytes; a memory-planned one is redirected from its
+  // planned memory to `data` (its current bytes copied over the first
+  // time) and needs its capacity (the largest shape it may take); it may be
+  // given another buffer later. Kernels then write it there;
+  // the caller keeps `data` valid while the method runs. A planned output
+  // that is also an input, or a constant or external tensor, stays where it
+  // is: InvalidState. A non-tensor output or bad index: InvalidArgument.
   [[nodiscard]] Error set_output_data_ptr(void* data, size_t size, size_t index);
 
   // Runs every chain. Fails with InvalidState until every tensor input is
@@ -211,6 +227,7 @@ class Method final {
   Method() = default;
   [[nodiscard]] Error report_failure(size_t chain, size_t pc, Error err) const;
   [[nodiscard]] Error check_ready();
+  const char* output_bound_reason(size_t index) const;
   // The instructions of execute, once its inputs are checked.
   [[nodiscard]] Error run_chains();
 

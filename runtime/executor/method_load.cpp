@@ -96,7 +96,7 @@ Error MethodLoader::init_io_state() {
   s.input_set = alloc_->allocate_array<bool>(ni);
   s.input_planned = alloc_->allocate_array<bool>(ni);
   s.input_consumed = alloc_->allocate_array<bool>(ni);
-  s.output_planned = alloc_->allocate_array<bool>(no);
+  s.output_planned = alloc_->allocate_array<uint8_t>(no);
   if ((ni != 0 &&
        (s.input_set == nullptr || s.input_planned == nullptr || s.input_consumed == nullptr)) ||
       (no != 0 && s.output_planned == nullptr)) {
@@ -112,7 +112,9 @@ Error MethodLoader::init_io_state() {
   for (size_t i = 0; i < no; ++i) {
     const EValue& v = s.values[s.output_indices[i]];
     s.output_planned[i] =
-        !v.is_tensor() || v.to_tensor().mutable_data() != nullptr || v.to_tensor().numel() == 0;
+        !v.is_tensor() || v.to_tensor().mutable_data() != nullptr || v.to_tensor().numel() == 0
+            ? internal::kOutputPlanned
+            : internal::kOutputUnplanned;
   }
   return Error::Ok;
 }

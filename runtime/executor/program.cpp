@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cstring>
+#include <utility>
 
 #include "runtime/core/byte_order.h"
 #include "runtime/core/checked_math.h"
@@ -9,6 +10,16 @@
 #include "schema/program_generated.h"
 
 namespace etr {
+
+Program::Program(Program&& other) noexcept
+    : loader_(other.loader_),
+      program_data_(std::move(other.program_data_)),
+      constant_segment_(std::move(other.constant_segment_)),
+      program_(other.program_),
+      header_(other.header_),
+      legacy_constants_(other.legacy_constants_) {
+  named_data_.program = this;
+}
 namespace {
 
 constexpr size_t kHeaderProbeSize = 64;

@@ -56,7 +56,9 @@ class Program final {
   [[nodiscard]] static Result<Program> load(DataLoader* loader,
                                             Verification verification = Verification::Full);
 
-  Program(Program&&) noexcept = default;
+  // A moved Program's named data follows it (set here, so that named_data()
+  // writes nothing and Modules on several threads may share one Program).
+  Program(Program&& other) noexcept;
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;
   Program& operator=(Program&&) = delete;
@@ -80,10 +82,7 @@ class Program final {
       const MethodLoadOptions& options = MethodLoadOptions()) const;
 
   // Named data stored in the program itself (may be empty).
-  const NamedDataMap& named_data() const {
-    named_data_.program = this;  // the Program may have moved since load
-    return named_data_;
-  }
+  const NamedDataMap& named_data() const { return named_data_; }
   bool has_extended_header() const { return header_.length != 0; }
   const ExtendedHeader& extended_header() const { return header_; }
   size_t program_size() const { return program_data_.size(); }
@@ -107,7 +106,7 @@ class Program final {
     Result<const char*> key_at(size_t index) const override;
   };
 
-  Program() = default;
+  Program() { named_data_.program = this; }
   [[nodiscard]] Result<Method> load_method_impl(const char* method_name, MemoryManager* memory,
                                                 const MethodLoadOptions& options) const;
   [[nodiscard]] Error probe_header(size_t file_size);
@@ -121,7 +120,7 @@ class Program final {
   ExtendedHeader header_;
   // Set when constants come from the legacy in-flatbuffer constant_buffer.
   bool legacy_constants_ = false;
-  mutable PteNamedData named_data_;
+  PteNamedData named_data_;
 };
 
 }  // namespace etr

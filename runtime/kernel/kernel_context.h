@@ -112,12 +112,17 @@ class KernelPrepareContext final {
   // Hands `state` to every run of this instruction (KernelContext::state()).
   void set_state(void* state) { state_ = state; }
   void* state() const { return state_; }
+  // How many arguments the call has (return slot included); set before
+  // prepare runs (a variadic entry learns its call's arity here).
+  size_t num_args() const { return num_args_; }
+  void set_num_args(size_t n) { num_args_ = n; }
 
  private:
   const char* op_name_;
   MemoryAllocator* alloc_;
   ThreadPool* pool_;
   void* state_ = nullptr;
+  size_t num_args_ = 0;
   uint64_t constant_args_ = 0;
   uint64_t run_time_scalar_args_ = 0;
 };

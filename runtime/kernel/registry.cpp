@@ -225,6 +225,7 @@ bool find_unsupported_dtype(DtypeSet set, EValue* const* args, size_t n, size_t*
 Error accept_call(const KernelEntry& entry, EValue* const* args, size_t n,
                   KernelPrepareContext& ctx, CallMismatch* mismatch) {
   *mismatch = CallMismatch{};
+  ctx.set_num_args(n);
   if (entry.num_args == kVariadicArgs) {  // the kernel checks its own arguments
     if (find_unsupported_dtype(entry.dtypes, args, n, &mismatch->arg, &mismatch->dtype)) {
       mismatch->kind = CallMismatch::Kind::Dtype;

@@ -2,20 +2,28 @@
 // (extension/compat) on test/models/add_mul.pte, against PyTorch's outputs.
 #include <gtest/gtest.h>
 
+#include <executorch/extension/data_loader/file_data_loader.h>
 #include <executorch/extension/module/module.h>
 #include <executorch/extension/tensor/tensor.h>
 #include <executorch/runtime/platform/runtime.h>
 
+#include <algorithm>
+#include <cmath>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "extension/tensor/npy.h"
 
+using executorch::aten::ScalarType;
+using executorch::extension::FileDataLoader;
 using executorch::extension::make_tensor_ptr;
 using executorch::extension::Module;
 using executorch::extension::TensorPtr;
 using executorch::runtime::Error;
 using executorch::runtime::EValue;
+using executorch::runtime::Program;
 
 namespace {
 
@@ -106,12 +114,120 @@ TEST_F(CompatModuleTest, UnloadMethodDropsItsInputs) {
   expect_matches((*out)[2], "a_out2.npy");
 }
 
-TEST_F(CompatModuleTest, SetOutputChecksThenDeclines) {
+TEST_F(CompatModuleTest, DataLoaderModuleSharesItsProgram) {
+  auto loader = FileDataLoader::from((kDir + "add_mul.pte").c_str());
+  ASSERT_EQ(loader.error(), Error::Ok);
+  auto module1 = std::make_unique<Module>(std::make_unique<FileDataLoader>(std::move(*loader)));
+  EXPECT_FALSE(module1->is_loaded());
+  EXPECT_EQ(module1->program(), nullptr);
+  ASSERT_EQ(module1->load(), Error::Ok);
+  std::shared_ptr<Program> program = module1->program();
+  ASSERT_NE(program, nullptr);
+  EXPECT_EQ(module1->program(), program);
+  EXPECT_EQ(program->num_methods(), 1u);
+  auto out1 = module1->forward({inputs_[0], inputs_[1], inputs_[2], inputs_[3]});
+  ASSERT_EQ(out1.error(), Error::Ok);
+  expect_matches((*out1)[0], "a_out0.npy");
+
+  // A second Module over the program: loaded at once, its own methods; it
+  // keeps the program (and the loader) alive after the first one is gone.
+  Module module2(program);
+  EXPECT_TRUE(module2.is_loaded());
+  EXPECT_FALSE(module2.is_method_loaded("forward"));
+  EXPECT_EQ(module2.program(), program);
+  module1.reset();
+  program.reset();
+  auto out2 = module2.forward({inputs_[0], inputs_[1], inputs_[2], inputs_[3]});
+  ASSERT_EQ(out2.error(), Error::Ok);
+  for (int i = 0; i < 3; ++i) expect_matches((*out2)[i], "a_out" + std::to_string(i) + ".npy");
+}
+
+TEST_F(CompatModuleTest, ModulesOnThreadsShareOneProgram) {
+  Module first(kDir + "add_mul.pte");
+  ASSERT_EQ(first.load(), Error::Ok);
+  std::shared_ptr<Program> program = first.program();
+  std::vector<std::thread> threads;
+  std::vector<int> ok(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      Module module(program);
+      for (int round = 0; round < 3; ++round) {
+        auto out = module.forward({inputs_[0], inputs_[1], inputs_[2], inputs_[3]});
+        if (!out.ok()) return;
+        TensorPtr want = load_npy("a_out2.npy");
+        const auto& got = (*out)[2].toTensor();
+        for (ptrdiff_t i = 0; i < got.numel(); ++i) {
+          if (std::abs(got.const_data_ptr<float>()[i] - want->const_data_ptr<float>()[i]) > 1e-5) {
+            return;
+          }
+        }
+      }
+      ok[t] = 1;
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(ok[t], 1) << "thread " << t;
+}
+
+// A .ptd given as a DataLoader: ModuleAddMul computes 3 * x + 2 with both
+// constants in the .ptd (test/models/export_official_module.py).
+TEST_F(CompatModuleTest, DataMapLoaderSuppliesExternalConstants) {
+  const std::string dir = kDir + "official_module/";
+  auto pte = FileDataLoader::from((dir + "ModuleAddMul.pte").c_str());
+  auto ptd = FileDataLoader::from((dir + "ModuleAddMul.ptd").c_str());
+  ASSERT_TRUE(pte.ok() && ptd.ok());
+  Module module(std::make_unique<FileDataLoader>(std::move(*pte)), nullptr, nullptr, nullptr,
+                std::make_unique<FileDataLoader>(std::move(*ptd)));
+  auto out = module.forward(make_tensor_ptr({2, 2}, std::vector<float>{2.f, 3.f, 4.f, -1.f}));
+  ASSERT_EQ(out.error(), Error::Ok);
+  const auto& y = (*out)[0].toTensor();
+  const float want[4] = {8.f, 11.f, 14.f, -1.f};
+  ASSERT_EQ(y.numel(), 4);
+  for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(y.const_data_ptr<float>()[i], want[i]) << i;
+
+  // Without the .ptd the method cannot load.
+  auto alone = FileDataLoader::from((dir + "ModuleAddMul.pte").c_str());
+  ASSERT_TRUE(alone.ok());
+  Module missing(std::make_unique<FileDataLoader>(std::move(*alone)));
+  EXPECT_NE(missing.load_method("forward"), Error::Ok);
+}
+
+TEST_F(CompatModuleTest, SharedMemoryArenasAreRefused) {
+  auto loader = FileDataLoader::from((kDir + "add_mul.pte").c_str());
+  ASSERT_EQ(loader.error(), Error::Ok);
+  Module module(std::make_unique<FileDataLoader>(std::move(*loader)), nullptr, nullptr, nullptr,
+                nullptr, /*share_memory_arenas=*/true);
+  EXPECT_EQ(module.load(), Error::NotSupported);
+  EXPECT_EQ(module.load_method("forward"), Error::NotSupported);
+  EXPECT_EQ(module.forward({inputs_[0], inputs_[1], inputs_[2], inputs_[3]}).error(),
+            Error::NotSupported);
+}
+
+TEST_F(CompatModuleTest, SetOutputWritesTheCallersBuffer) {
   Module module(kDir + "add_mul.pte");
   auto buffer = executorch::extension::empty({2, 3, 4});
+  std::fill(buffer->mutable_data_ptr<float>(), buffer->mutable_data_ptr<float>() + 24,
+            std::nanf(""));
   EXPECT_EQ(module.set_output(buffer, 3), Error::InvalidArgument);
   EXPECT_EQ(module.set_output(EValue(int64_t{1}), 0), Error::InvalidArgument);
-  EXPECT_EQ(module.set_output(buffer, 0), Error::NotSupported);
+  EXPECT_EQ(module.set_output(executorch::extension::empty({2, 3, 4}, ScalarType::Int), 0),
+            Error::InvalidArgument);
+  EXPECT_EQ(module.set_output(executorch::extension::empty({2, 3}), 0), Error::InvalidArgument);
+  EXPECT_EQ(module.set_outputs({buffer}), Error::InvalidArgument);  // 3 outputs
+  ASSERT_EQ(module.set_output(buffer, 2), Error::Ok);
+  auto out = module.forward({inputs_[0], inputs_[1], inputs_[2], inputs_[3]});
+  ASSERT_EQ(out.error(), Error::Ok);
+  expect_matches(EValue(buffer), "a_out2.npy");
+  expect_matches((*out)[2], "a_out2.npy");
+  expect_matches((*out)[0], "a_out0.npy");
+
+  // All three outputs into caller buffers (the TensorPtrs are kept alive by
+  // the Module while the method uses them).
+  std::vector<EValue> buffers;
+  for (int i = 0; i < 3; ++i) buffers.emplace_back(executorch::extension::empty({2, 3, 4}));
+  ASSERT_EQ(module.set_outputs(buffers), Error::Ok);
+  ASSERT_EQ(module.forward({inputs_[0], inputs_[1], inputs_[2], inputs_[3]}).error(), Error::Ok);
+  for (int i = 0; i < 3; ++i) expect_matches(buffers[i], "a_out" + std::to_string(i) + ".npy");
 }
 
 }  // namespace

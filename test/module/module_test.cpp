@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "extension/data_loader/file_data_loader.h"
 #include "extension/tensor/npy.h"
 #include "runtime/platform/error_capture.h"
 #include "test/support/fixtures.h"
@@ -115,6 +117,48 @@ TEST(ModuleTest, ExternalWeightsFromPtd) {
   EXPECT_NE(std::string(capture.message()), "");
 }
 #endif
+
+// A Module over data loaders it takes, and Modules over its program: the
+// program (with its loader) lives as long as any of them; each has its own
+// methods and .ptd maps. official_module/ModuleAddMul computes 3 * x + 2
+// with both constants in its .ptd (test/models/export_official_module.py).
+TEST(ModuleTest, LoadersAndASharedProgram) {
+  const std::string dir = model("official_module/");
+  auto ptd_loader = [&] {
+    std::vector<std::unique_ptr<DataLoader>> data;
+    Result<FileDataLoader> ptd = FileDataLoader::from((dir + "ModuleAddMul.ptd").c_str());
+    EXPECT_TRUE(ptd.ok());
+    if (ptd.ok()) data.push_back(std::make_unique<FileDataLoader>(std::move(*ptd)));
+    return data;
+  };
+  auto x = [] { return Value(make_tensor({2, 2}, std::vector<float>{2.f, 3.f, 4.f, -1.f})); };
+  auto expect_affine = [](const Result<std::vector<Value>>& outs) {
+    ASSERT_TRUE(outs.ok()) << to_string(outs.error());
+    EXPECT_EQ((*outs)[0].values<float>(), (std::vector<float>{8.f, 11.f, 14.f, -1.f}));
+  };
+  Result<FileDataLoader> pte = FileDataLoader::from((dir + "ModuleAddMul.pte").c_str());
+  ASSERT_TRUE(pte.ok());
+  auto first =
+      std::make_unique<Module>(std::make_unique<FileDataLoader>(std::move(*pte)), ptd_loader());
+  EXPECT_EQ(first->shared_program(), nullptr);
+  expect_affine(first->forward({x()}));
+  std::shared_ptr<const Program> program = first->shared_program();
+  ASSERT_NE(program, nullptr);
+
+  // Without a .ptd, a Module over the program cannot load the method.
+  Module bare(program);
+  EXPECT_TRUE(bare.is_loaded());
+  EXPECT_FALSE(bare.is_method_loaded("forward"));
+  first.reset();
+  program.reset();
+  char msg[512];
+  ErrorCapture capture(msg, sizeof(msg));
+  EXPECT_NE(bare.load_method("forward"), Error::Ok);
+
+  // With one it runs, after the Module that loaded the program is gone.
+  Module second(bare.shared_program(), ptd_loader());
+  expect_affine(second.forward({x()}));
+}
 
 TEST(ModuleTest, MethodNamesAndLazyLoading) {
   Module m(model("two_methods.pte"));

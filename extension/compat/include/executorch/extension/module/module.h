@@ -8,14 +8,22 @@
 // (as upstream) until replaced or the method is unloaded; get_output(s)
 // returns the outputs of the method's last execution.
 //
+// set_output(s) hands the method a caller's buffer for a tensor output (of
+// the output's dtype, at least its capacity in bytes): the method writes
+// that output there from then on (a memory-planned output is redirected
+// out of planned memory; see etr::Method::set_output_data_ptr), and the
+// buffer's owner is kept alive until the method is unloaded.
+//
 // Not covered: event tracers, caller-provided allocators and planned memory,
-// shared memory arenas, backend load options, caller-provided output buffers
-// (set_output(s) checks its arguments, then returns NotSupported: etr hands
-// out each output as a tensor it owns). Not polymorphic (no virtual members).
+// shared memory arenas, backend load options. Not polymorphic (no virtual
+// members).
 #pragma once
 
+#include <executorch/runtime/core/data_loader.h>
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/event_tracer.h>
+#include <executorch/runtime/core/memory_allocator.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/executor/method_meta.h>
 #include <executorch/runtime/executor/program.h>
@@ -55,6 +63,29 @@ class Module {
                   const LoadMode load_mode = LoadMode::File);
   explicit Module(const std::string& file_path, std::vector<std::string> data_files,
                   const LoadMode load_mode = LoadMode::File);
+  // A program read through `data_loader` (taken over), with the .ptd read
+  // through `data_map_loader` when one is given. etr sizes and owns each
+  // method's memory and runs no event tracer of the caller's here:
+  // `memory_allocator`, `temp_allocator` and `event_tracer` are accepted and
+  // released unused (logged), and every Module has its own memory arenas
+  // (`share_memory_arenas` must be false: load, load_method and execute
+  // fail with NotSupported otherwise).
+  explicit Module(std::unique_ptr<runtime::DataLoader> data_loader,
+                  std::unique_ptr<runtime::MemoryAllocator> memory_allocator = nullptr,
+                  std::unique_ptr<runtime::MemoryAllocator> temp_allocator = nullptr,
+                  std::unique_ptr<runtime::EventTracer> event_tracer = nullptr,
+                  std::unique_ptr<runtime::DataLoader> data_map_loader = nullptr,
+                  bool share_memory_arenas = false);
+  // A program shared with other Modules (program() of another Module, or a
+  // Program loaded by the caller): loaded from the start; methods, their
+  // memory and inputs are this Module's own. Modules sharing a program may
+  // run on different threads.
+  explicit Module(std::shared_ptr<Program> program,
+                  std::unique_ptr<runtime::MemoryAllocator> memory_allocator = nullptr,
+                  std::unique_ptr<runtime::MemoryAllocator> temp_allocator = nullptr,
+                  std::unique_ptr<runtime::EventTracer> event_tracer = nullptr,
+                  std::unique_ptr<runtime::DataLoader> data_map_loader = nullptr,
+                  bool share_memory_arenas = false);
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
   Module(Module&&) = delete;
@@ -64,6 +95,8 @@ class Module {
   [[nodiscard]] runtime::Error load(
       const Program::Verification verification = Program::Verification::Minimal);
   bool is_loaded() const;
+  // The loaded program, to build other Modules over (null before load()).
+  std::shared_ptr<Program> program() const;
 
   runtime::Result<size_t> num_methods();
   runtime::Result<std::unordered_set<std::string>> method_names();
@@ -155,9 +188,15 @@ class Module {
   runtime::Result<size_t> num_inputs(const std::string& method_name);
 
   std::unique_ptr<::etr::Module> module_;
+  // program()'s answer, made once per loaded program.
+  mutable std::shared_ptr<Program> program_;
+  // A Module built with share_memory_arenas (not supported: load fails).
+  bool share_memory_arenas_ = false;
   // Per method: the inputs set so far (unset: nullopt) and the last outputs.
   std::map<std::string, std::vector<std::optional<runtime::EValue>>> inputs_;
   std::map<std::string, std::vector<runtime::EValue>> outputs_;
+  // The output buffers given to set_output(s), kept alive per method.
+  std::map<std::string, std::vector<runtime::EValue>> output_buffers_;
 };
 
 }  // namespace module

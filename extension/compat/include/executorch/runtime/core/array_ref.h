@@ -8,6 +8,23 @@
 
 #include "runtime/core/span.h"
 
+namespace etr {
+// The official ArrayRef's comparison: the same length and equal elements.
+// (Declared with etr::Span, so that lookup finds it for ArrayRef arguments.)
+template <typename T>
+bool operator==(Span<const T> a, Span<const T> b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!(a[i] == b[i])) return false;
+  }
+  return true;
+}
+template <typename T>
+bool operator!=(Span<const T> a, Span<const T> b) {
+  return !(a == b);
+}
+}  // namespace etr
+
 namespace executorch {
 namespace runtime {
 namespace etensor {

@@ -1,17 +1,24 @@
-// Compatibility layer (extension/compat): the official EValue (None, Int,
-// Double, Bool, String, Tensor) as a thin wrapper over etr::Value, which is
-// what etr::Module takes and returns. Copies share the tensor. An EValue made
-// from a TensorPtr keeps that TensorPtr alive; one made from a plain Tensor
-// is a view, like the official one.
+// Compatibility layer (extension/compat): the official EValue, with the
+// official layout (a tag and a payload union that code may read and write),
+// made from and turned into etr::Value, which is what etr::Module takes and
+// returns. A tensor payload is a view of an etr tensor; values this runtime
+// makes (method inputs and outputs, kernel arguments) keep what their
+// payload points to alive and share it with their copies, so the executor's
+// objects are never copied. An EValue made from a TensorPtr keeps that
+// TensorPtr alive; one made from a plain Tensor or an official pointer
+// constructor is a view, like the official one.
 #pragma once
 
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
+#include <executorch/runtime/core/result.h>
 #include <executorch/runtime/core/tag.h>
 #include <executorch/runtime/platform/assert.h>
+#include <executorch/runtime/platform/log.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,8 +31,57 @@
 namespace executorch {
 namespace runtime {
 
+class EValue;
+
+// A list value as the official runtime keeps it: pointers to the EValues of
+// its items (`wrapped`, owned elsewhere) and an array of as many T that get()
+// fills from them (`unwrapped`, owned by the caller). Does not own either.
+template <typename T>
+class BoxedEvalueList {
+ public:
+  BoxedEvalueList() = default;
+  // `wrapped` and `unwrapped` must hold `size` entries and outlive the list;
+  // a null array or a negative size aborts.
+  BoxedEvalueList(EValue** wrapped, T* unwrapped, int size) {
+    ET_CHECK_MSG(wrapped != nullptr || size == 0, "BoxedEvalueList: wrapped_vals cannot be null");
+    ET_CHECK_MSG(unwrapped != nullptr || size == 0,
+                 "BoxedEvalueList: unwrapped_vals cannot be null");
+    ET_CHECK_MSG(size >= 0, "BoxedEvalueList: size cannot be negative (%d)", size);
+    wrapped_vals_ = executorch::aten::ArrayRef<EValue*>(wrapped, static_cast<size_t>(size));
+    unwrapped_vals_ = unwrapped;
+  }
+  // Reads each item's current value into the unwrapped array and views it.
+  executorch::aten::ArrayRef<T> get() const;
+
+ private:
+  executorch::aten::ArrayRef<EValue*> wrapped_vals_;
+  mutable T* unwrapped_vals_ = nullptr;
+};
+
 class EValue {
  public:
+  // The official layout: `tag` says which member of `payload` is live.
+  // Scalars are stored inline; strings and lists are pointers to objects
+  // the caller owns (or, for values made by this runtime, that this EValue
+  // keeps alive); a tensor is a view (executorch::aten::Tensor).
+  union Payload {
+    union TriviallyCopyablePayload {
+      TriviallyCopyablePayload() : as_int(0) {}
+      int64_t as_int;
+      double as_double;
+      bool as_bool;
+      executorch::aten::ArrayRef<char>* as_string_ptr;
+      BoxedEvalueList<int64_t>* as_int_list_ptr;
+      executorch::aten::ArrayRef<double>* as_double_list_ptr;
+      executorch::aten::ArrayRef<bool>* as_bool_list_ptr;
+      BoxedEvalueList<executorch::aten::Tensor>* as_tensor_list_ptr;
+      BoxedEvalueList<std::optional<executorch::aten::Tensor>>* as_list_optional_tensor_ptr;
+    } copyable_union;
+    executorch::aten::Tensor as_tensor;
+
+    Payload() : copyable_union() {}
+    ~Payload() {}
+  } payload;
   Tag tag = Tag::None;
 
   EValue() = default;
@@ -33,36 +89,90 @@ class EValue {
   /* implicit */ EValue(const std::shared_ptr<executorch::aten::Tensor>& t);
   /* implicit */ EValue(std::shared_ptr<executorch::aten::Tensor>&& t)
       : EValue(static_cast<const std::shared_ptr<executorch::aten::Tensor>&>(t)) {}
-  // Any other pointer-like object to a Tensor (a view: does not own it).
+  // Any other pointer-like object to a Tensor (a view: does not own it); a
+  // null one aborts.
   template <typename T,
             typename = std::enable_if_t<
                 !std::is_same<std::decay_t<T>, std::shared_ptr<executorch::aten::Tensor>>::value &&
                 !std::is_same<std::decay_t<T>, EValue>::value &&
                 std::is_convertible<decltype(*std::declval<T>()), executorch::aten::Tensor>::value>>
-  /* implicit */ EValue(T&& ptr) : EValue(static_cast<executorch::aten::Tensor>(*ptr)) {}
-  /* implicit */ EValue(int64_t i) : tag(Tag::Int), int_(i) {}
+  /* implicit */ EValue(T&& ptr) : tag(Tag::Tensor) {
+    ET_CHECK_MSG(ptr != nullptr, "Pointer is null.");
+    init_tensor(static_cast<executorch::aten::Tensor>(*ptr));
+  }
+  /* implicit */ EValue(int64_t i) : tag(Tag::Int) { payload.copyable_union.as_int = i; }
   /* implicit */ EValue(int i) : EValue(static_cast<int64_t>(i)) {}
-  /* implicit */ EValue(double d) : tag(Tag::Double), double_(d) {}
-  /* implicit */ EValue(bool b) : tag(Tag::Bool), bool_(b) {}
-  EValue(const char* s, size_t size) : tag(Tag::String), string_(s, size) {}
+  /* implicit */ EValue(double d) : tag(Tag::Double) { payload.copyable_union.as_double = d; }
+  /* implicit */ EValue(bool b) : tag(Tag::Bool) { payload.copyable_union.as_bool = b; }
+  // A copy of the `size` chars at `s` (kept alive by this EValue and its copies).
+  EValue(const char* s, size_t size);
+  // The official pointer constructors: the pointee must outlive the EValue;
+  // a null pointer aborts.
+  /* implicit */ EValue(executorch::aten::ArrayRef<char>* s) : tag(Tag::String) {
+    ET_CHECK_MSG(s != nullptr, "ArrayRef<char> pointer cannot be null");
+    payload.copyable_union.as_string_ptr = s;
+  }
+  /* implicit */ EValue(BoxedEvalueList<int64_t>* list) : tag(Tag::ListInt) {
+    ET_CHECK_MSG(list != nullptr, "BoxedEvalueList<int64_t> pointer cannot be null");
+    payload.copyable_union.as_int_list_ptr = list;
+  }
+  /* implicit */ EValue(executorch::aten::ArrayRef<double>* list) : tag(Tag::ListDouble) {
+    ET_CHECK_MSG(list != nullptr, "ArrayRef<double> pointer cannot be null");
+    payload.copyable_union.as_double_list_ptr = list;
+  }
+  /* implicit */ EValue(executorch::aten::ArrayRef<bool>* list) : tag(Tag::ListBool) {
+    ET_CHECK_MSG(list != nullptr, "ArrayRef<bool> pointer cannot be null");
+    payload.copyable_union.as_bool_list_ptr = list;
+  }
+  /* implicit */ EValue(BoxedEvalueList<executorch::aten::Tensor>* list) : tag(Tag::ListTensor) {
+    ET_CHECK_MSG(list != nullptr, "BoxedEvalueList<Tensor> pointer cannot be null");
+    payload.copyable_union.as_tensor_list_ptr = list;
+  }
+  /* implicit */ EValue(BoxedEvalueList<std::optional<executorch::aten::Tensor>>* list)
+      : tag(Tag::ListOptionalTensor) {
+    ET_CHECK_MSG(list != nullptr, "BoxedEvalueList<optional<Tensor>> pointer cannot be null");
+    payload.copyable_union.as_list_optional_tensor_ptr = list;
+  }
   // A Scalar becomes an Int, Double or Bool value.
   /* implicit */ EValue(executorch::aten::Scalar s) {
     if (s.isBoolean()) {
       tag = Tag::Bool;
-      bool_ = s.to<bool>();
+      payload.copyable_union.as_bool = s.to<bool>();
     } else if (s.isFloatingPoint()) {
       tag = Tag::Double;
-      double_ = s.to<double>();
+      payload.copyable_union.as_double = s.to<double>();
     } else {
       tag = Tag::Int;
-      int_ = s.to<int64_t>();
+      payload.copyable_union.as_int = s.to<int64_t>();
     }
   }
 
-  EValue(const EValue& other);
-  EValue(EValue&& other) noexcept;
-  EValue& operator=(const EValue& other);
-  EValue& operator=(EValue&& other) noexcept;
+  // Copies share what the payload points to.
+  EValue(const EValue& other) : tag(other.tag), keep_(other.keep_), invalid_(other.invalid_) {
+    copy_payload(other);
+  }
+  EValue(EValue&& other) noexcept
+      : tag(other.tag), keep_(std::move(other.keep_)), invalid_(other.invalid_) {
+    copy_payload(other);
+  }
+  EValue& operator=(const EValue& other) {
+    if (this != &other) {
+      tag = other.tag;
+      keep_ = other.keep_;
+      invalid_ = other.invalid_;
+      copy_payload(other);
+    }
+    return *this;
+  }
+  EValue& operator=(EValue&& other) noexcept {
+    if (this != &other) {
+      tag = other.tag;
+      keep_ = std::move(other.keep_);
+      invalid_ = other.invalid_;
+      copy_payload(other);
+    }
+    return *this;
+  }
   ~EValue() = default;
 
   bool isNone() const { return tag == Tag::None; }
@@ -78,29 +188,42 @@ class EValue {
   bool isTensorList() const { return tag == Tag::ListTensor; }
   bool isListOptionalTensor() const { return tag == Tag::ListOptionalTensor; }
 
-  // List accessors (views, valid while this EValue is); the wrong kind aborts.
+  // List accessors (views, valid while the list's storage is); the wrong
+  // kind or a null list pointer aborts.
   executorch::aten::ArrayRef<int64_t> toIntList() const {
     ET_CHECK_MSG(isIntList(), "EValue is not an int list.");
-    return {lists_.ints.data(), lists_.ints.size()};
+    ET_CHECK_MSG(payload.copyable_union.as_int_list_ptr != nullptr,
+                 "EValue int list pointer is null.");
+    return payload.copyable_union.as_int_list_ptr->get();
   }
   executorch::aten::ArrayRef<double> toDoubleList() const {
     ET_CHECK_MSG(isDoubleList(), "EValue is not a Double list.");
-    return lists_.doubles;
+    ET_CHECK_MSG(payload.copyable_union.as_double_list_ptr != nullptr,
+                 "EValue double list pointer is null.");
+    return *payload.copyable_union.as_double_list_ptr;
   }
   executorch::aten::ArrayRef<bool> toBoolList() const {
     ET_CHECK_MSG(isBoolList(), "EValue is not a Bool list.");
-    return lists_.bools;
+    ET_CHECK_MSG(payload.copyable_union.as_bool_list_ptr != nullptr,
+                 "EValue bool list pointer is null.");
+    return *payload.copyable_union.as_bool_list_ptr;
   }
   executorch::aten::ArrayRef<executorch::aten::Tensor> toTensorList() const {
     ET_CHECK_MSG(isTensorList(), "EValue is not a Tensor list.");
-    return {lists_.tensors.data(), lists_.tensors.size()};
+    ET_CHECK_MSG(payload.copyable_union.as_tensor_list_ptr != nullptr,
+                 "EValue tensor list pointer is null.");
+    return payload.copyable_union.as_tensor_list_ptr->get();
   }
   executorch::aten::ArrayRef<std::optional<executorch::aten::Tensor>> toListOptionalTensor() const {
     ET_CHECK_MSG(isListOptionalTensor(), "EValue is not a list of optional Tensors.");
-    return {lists_.optional_tensors.data(), lists_.optional_tensors.size()};
+    ET_CHECK_MSG(payload.copyable_union.as_list_optional_tensor_ptr != nullptr,
+                 "EValue optional tensor list pointer is null.");
+    return payload.copyable_union.as_list_optional_tensor_ptr->get();
   }
 
-  // Internal (extension/compat): list values viewing a method's values.
+  // Internal (extension/compat): list values over copies of `items` (their
+  // storage kept alive by the EValue and its copies); double and bool lists
+  // view `items`.
   static EValue int_list(std::vector<int64_t> items);
   static EValue double_list(executorch::aten::ArrayRef<double> items);
   static EValue bool_list(executorch::aten::ArrayRef<bool> items);
@@ -111,46 +234,56 @@ class EValue {
   // official runtime.
   int64_t toInt() const {
     ET_CHECK_MSG(isInt(), "EValue is not an int.");
-    return int_;
+    return payload.copyable_union.as_int;
   }
   double toDouble() const {
     ET_CHECK_MSG(isDouble(), "EValue is not a Double.");
-    return double_;
+    return payload.copyable_union.as_double;
   }
   bool toBool() const {
     ET_CHECK_MSG(isBool(), "EValue is not a Bool.");
-    return bool_;
+    return payload.copyable_union.as_bool;
   }
   std::string_view toString() const {
     ET_CHECK_MSG(isString(), "EValue is not a String.");
-    return string_;
+    const executorch::aten::ArrayRef<char>* s = payload.copyable_union.as_string_ptr;
+    ET_CHECK_MSG(s != nullptr, "EValue string pointer is null.");
+    return std::string_view(s->data(), s->size());
   }
   executorch::aten::Tensor& toTensor() & {
     ET_CHECK_MSG(isTensor(), "EValue is not a Tensor.");
-    return tensor_;
+    return payload.as_tensor;
   }
   const executorch::aten::Tensor& toTensor() const& {
     ET_CHECK_MSG(isTensor(), "EValue is not a Tensor.");
-    return tensor_;
+    return payload.as_tensor;
   }
   executorch::aten::Tensor toTensor() && {
     ET_CHECK_MSG(isTensor(), "EValue is not a Tensor.");
-    return tensor_;
+    return payload.as_tensor;
+  }
+  // The tensor, or InvalidType (logged) for another kind.
+  Result<executorch::aten::Tensor> tryToTensor() const {
+    if (!isTensor()) {
+      ET_LOG(Error, "EValue is not a Tensor (tag %d)", static_cast<int>(tag));
+      return Error::InvalidType;
+    }
+    return payload.as_tensor;
   }
   executorch::aten::ScalarType toScalarType() const {
     return static_cast<executorch::aten::ScalarType>(toInt());
   }
   // An Int, Double or Bool value as a Scalar; another kind aborts.
   executorch::aten::Scalar toScalar() const {
-    if (isDouble()) return executorch::aten::Scalar(double_);
-    if (isInt()) return executorch::aten::Scalar(int_);
+    if (isDouble()) return executorch::aten::Scalar(payload.copyable_union.as_double);
+    if (isInt()) return executorch::aten::Scalar(payload.copyable_union.as_int);
     ET_CHECK_MSG(isBool(), "EValue is not a Scalar.");
-    return executorch::aten::Scalar(bool_);
+    return executorch::aten::Scalar(payload.copyable_union.as_bool);
   }
 
   // The value as a T (int64_t, double, bool, Tensor, std::string_view,
-  // ScalarType, Scalar, MemoryFormat, Layout, Device, or a narrower
-  // integer); the wrong kind aborts.
+  // ScalarType, Scalar, MemoryFormat, Layout, Device, a list as an
+  // ArrayRef, or a narrower integer); the wrong kind aborts.
   template <typename T>
   T to() const {
     if constexpr (std::is_same<T, executorch::aten::Tensor>::value) {
@@ -193,39 +326,61 @@ class EValue {
     if (isNone()) return std::nullopt;
     return to<T>();
   }
+  // None as std::nullopt, a Tensor as itself, another kind InvalidType.
+  template <typename T>
+  Result<std::optional<T>> tryToOptional() const {
+    if (isNone()) return std::optional<T>();
+    if constexpr (std::is_same<T, executorch::aten::Tensor>::value) {
+      Result<executorch::aten::Tensor> t = tryToTensor();
+      if (!t.ok()) return t.error();
+      return std::optional<T>(*t);
+    } else {
+      return std::optional<T>(to<T>());
+    }
+  }
 
   // Internal (extension/compat): conversions to and from etr::Value.
   static EValue from_etr(::etr::Value value);
   ::etr::Value to_etr() const;
 
  private:
-  void rebind();
+  void init_tensor(const executorch::aten::Tensor& t);
+  void copy_payload(const EValue& other) {
+    if (other.tag == Tag::Tensor) {
+      new (&payload.as_tensor) executorch::aten::Tensor(other.payload.as_tensor);
+    } else {
+      payload.copyable_union = other.payload.copyable_union;
+    }
+  }
 
-  int64_t int_ = 0;
-  double double_ = 0.0;
-  bool bool_ = false;
-  std::string string_;
-  // The etr value holding the tensor (shared with copies), when there is one.
-  ::etr::Value value_;
-  // Keeps a TensorPtr (and so its data or deleter) alive.
-  std::shared_ptr<const void> owner_;
-  executorch::aten::Tensor tensor_;
-  // List payloads (only the one matching the tag is used).
-  struct Lists {
-    std::vector<int64_t> ints;
-    executorch::aten::ArrayRef<double> doubles;
-    executorch::aten::ArrayRef<bool> bools;
-    std::vector<executorch::aten::Tensor> tensors;
-    std::vector<std::optional<executorch::aten::Tensor>> optional_tensors;
-  };
-  Lists lists_;
+  // What keeps the payload's referents alive when this runtime made them (an
+  // etr value holding the tensor, a TensorPtr, a string's or list's
+  // storage); shared by copies. Empty for the official pointer constructors.
+  std::shared_ptr<const void> keep_;
+  // Made from a failed TensorPtr maker (a null TensorPtr): a Module call
+  // given it fails with InvalidArgument.
+  bool invalid_ = false;
 };
+
+template <typename T>
+executorch::aten::ArrayRef<T> BoxedEvalueList<T>::get() const {
+  for (size_t i = 0; i < wrapped_vals_.size(); ++i) {
+    ET_CHECK_MSG(wrapped_vals_[i] != nullptr, "BoxedEvalueList: item %zu is null", i);
+    if constexpr (std::is_same<T, std::optional<executorch::aten::Tensor>>::value) {
+      unwrapped_vals_[i] = wrapped_vals_[i]->template toOptional<executorch::aten::Tensor>();
+    } else {
+      unwrapped_vals_[i] = wrapped_vals_[i]->template to<T>();
+    }
+  }
+  return executorch::aten::ArrayRef<T>(unwrapped_vals_, wrapped_vals_.size());
+}
 
 }  // namespace runtime
 }  // namespace executorch
 
 namespace torch {
 namespace executor {
+using ::executorch::runtime::BoxedEvalueList;
 using ::executorch::runtime::EValue;
 using ::executorch::runtime::Tag;
 }  // namespace executor

@@ -80,6 +80,7 @@ class Program final {
   // Internal (extension/compat).
   struct State;
   explicit Program(std::unique_ptr<State> state);
+  State* internal_state() const { return state_.get(); }
 
  private:
   Program(const Program&) = delete;

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Export the .pte/.ptd fixtures that upstream's extension/module/test/module_test.cpp
+reads from environment variables, with the official exporter (executorch 1.5.1).
+
+Upstream builds them from test/models/export_program.py (ModuleAdd) and its
+program-and-data variant (ModuleAddMul, ModuleLinear, weights in a .ptd); the
+modules here are written from their description:
+
+* ModuleAdd.pte:     forward(x, y, alpha: float) = torch.add(x, y, alpha=alpha),
+                     x and y Float [2, 2]                     (ET_MODULE_ADD_PATH)
+* ModuleAddMul.pte + ModuleAddMul.ptd: forward(x) = a * x + b, a = 3, b = 2
+                     (2x2 constants in the .ptd)   (ET_MODULE_ADD_MUL_PROGRAM_PATH,
+                                                    ET_MODULE_ADD_MUL_DATA_PATH)
+* ModuleLinear.pte + ModuleLinear.ptd: nn.Linear(3, 3), weights in the .ptd
+                     (ET_MODULE_LINEAR_PROGRAM_PATH, ET_MODULE_LINEAR_DATA_PATH)
+
+and, for our own set_output tests (test/executor/set_output_test.cpp):
+
+* ReturnsInput.pte:  forward(x, y) = (x, x + y), x and y Float [2, 3]: output 0
+                     is input 0 itself, output 1 is memory-planned
+
+Each program is run on the official Python runtime against PyTorch eager before
+it is written. scripts/official_tests.sh points the variables at these files.
+
+    /opt/tv213/bin/python test/models/export_official_module.py
+"""
+import os
+import shutil
+import sys
+import tempfile
+
+import torch
+from executorch.exir import ExecutorchBackendConfig, to_edge_transform_and_lower
+from torch.export import export
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "official_module")
+
+
+class ModuleAdd(torch.nn.Module):
+    def forward(self, x, y, alpha: float):
+        return torch.add(x, y, alpha=alpha)
+
+
+class ModuleAddMul(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = 3 * torch.ones(2, 2, dtype=torch.float)
+        self.b = 2 * torch.ones(2, 2, dtype=torch.float)
+
+    def forward(self, x):
+        return torch.add(torch.mul(self.a, x), self.b)
+
+
+class ModuleLinear(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(3, 3)
+
+    def forward(self, x):
+        return self.linear(x)
+
+
+class ReturnsInput(torch.nn.Module):
+    def forward(self, x, y):
+        return x, x + y
+
+
+def check_on_official_runtime(pte_path, ptd_path, model, inputs):
+    from executorch.runtime import Runtime
+
+    runtime = Runtime.get()
+    if ptd_path is None:
+        program = runtime.load_program(pte_path)
+    else:
+        program = runtime.load_program(pte_path, data_path=ptd_path)
+    got = program.load_method("forward").execute(list(inputs))
+    want = model(*inputs)
+    want = list(want) if isinstance(want, tuple) else [want]
+    for i, w in enumerate(want):
+        if not torch.allclose(got[i], w, atol=1e-5):
+            sys.exit(f"{pte_path}: official runtime gives {got[i]} for output {i}, eager {w}")
+
+
+def write(name, model, inputs, external):
+    program = export(model, inputs)
+    config = ExecutorchBackendConfig(external_constants=True) if external else None
+    et = to_edge_transform_and_lower(program).to_executorch(config)
+    pte = os.path.join(OUT, name + ".pte")
+    with open(pte, "wb") as f:
+        et.write_to_file(f)
+    ptd = None
+    if external:
+        with tempfile.TemporaryDirectory() as tmp:
+            et.write_tensor_data_to_file(tmp)
+            files = [f for f in os.listdir(tmp) if f.endswith(".ptd")]
+            if len(files) != 1:
+                sys.exit(f"{name}: expected one .ptd, got {files}")
+            ptd = os.path.join(OUT, name + ".ptd")
+            shutil.copyfile(os.path.join(tmp, files[0]), ptd)
+    check_on_official_runtime(pte, ptd, model, inputs)
+    print("wrote", pte, ptd or "")
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    torch.manual_seed(0)
+    write("ModuleAdd", ModuleAdd(), (torch.randn(2, 2), torch.randn(2, 2), 1.0), False)
+    write("ModuleAddMul", ModuleAddMul(), (torch.ones(2, 2),), True)
+    write("ModuleLinear", ModuleLinear(), (torch.randn(3),), True)
+    write("ReturnsInput", ReturnsInput(), (torch.randn(2, 3), torch.randn(2, 3)), False)
+
+
+if __name__ == "__main__":
+    main()
