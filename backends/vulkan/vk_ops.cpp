@@ -1,5 +1,6 @@
 #include "backends/vulkan/vk_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -40,7 +41,7 @@ const ShaderInfo kShaders[kNumShaders] = {
     {"unary", kSpirv_unary, kSpirv_unary_words, 2, 16, 64},
     {"matmul", kSpirv_matmul, kSpirv_matmul_words, 4, 56, 8},
     {"softmax", kSpirv_softmax, kSpirv_softmax_words, 2, 16, 64},
-    {"copy_strided", kSpirv_copy_strided, kSpirv_copy_strided_words, 2, 88, 64},
+    {"copy_strided", kSpirv_copy_strided, kSpirv_copy_strided_words, 3, 100, 64},
     {"conv2d", kSpirv_conv2d, kSpirv_conv2d_words, 4, 76, 64},
     {"pool2d", kSpirv_pool2d, kSpirv_pool2d_words, 2, 64, 64},
     {"reduce", kSpirv_reduce, kSpirv_reduce_words, 2, 16, 64},
@@ -570,17 +571,29 @@ void contiguous_strides(const TensorInfo& t, uint32_t* strides) {
   }
 }
 
+// A position read on the device: element `index` of the int32 tensor
+// `tensor`, clamped to [0, max], in units of `stride` elements; tensor
+// kNoId: none.
+struct DevicePos {
+  uint32_t tensor = kNoId;
+  uint32_t index = 0xFFFFFFFFu;
+  uint32_t stride = 0;
+  uint32_t max = 0;
+};
+
 // One copy_strided dispatch over a view of `ndim` dims.
 Error emit_strided(const Ctx& c, uint32_t out_id, uint32_t in_id, uint32_t ndim,
                    const uint32_t* dims, const uint32_t* in_strides, const uint32_t* out_strides,
-                   uint32_t in_offset, uint32_t out_offset) {
+                   uint32_t in_offset, uint32_t out_offset, const DevicePos& pos = DevicePos()) {
   if (ndim > kViewDims) {
     OP_FAIL(c, Error::NotSupported, "%u dims (at most %u here)", ndim, kViewDims);
   }
   uint64_t numel = 1;
   for (uint32_t i = 0; i < ndim; ++i) numel *= dims[i];
   if (numel == 0) return Error::Ok;
-  Step s = dispatch(c, Shader::CopyStrided, out_id, in_id);
+  // Without a device position the input is bound again in its place, unread.
+  Step s =
+      dispatch(c, Shader::CopyStrided, out_id, in_id, pos.tensor == kNoId ? in_id : pos.tensor);
   s.push[0] = static_cast<uint32_t>(numel);
   s.push[1] = ndim;
   s.push[2] = in_offset;
@@ -590,6 +603,9 @@ Error emit_strided(const Ctx& c, uint32_t out_id, uint32_t in_id, uint32_t ndim,
     s.push[4 + kViewDims + i] = in_strides[i];
     s.push[4 + 2 * kViewDims + i] = out_strides[i];
   }
+  s.push[4 + 3 * kViewDims] = pos.tensor == kNoId ? 0xFFFFFFFFu : pos.index;
+  s.push[5 + 3 * kViewDims] = pos.stride;
+  s.push[6 + 3 * kViewDims] = pos.max;
   ETR_RETURN_IF_ERROR(groups_1d(c, numel, 64, &s));
   c.steps->push_back(s);
   return Error::Ok;
@@ -652,6 +668,59 @@ Error plan_permute(const Ctx& c) {
                       0);
 }
 
+// slice_copy whose start is a position held on the device (the SymInt of an
+// et_vk.select_as_symint, element `element` of `pos`) and whose end is that
+// start plus a length known here (the exporter's `add` of the two, as in the
+// LLM's rotary table slice freqs[input_pos : input_pos + seq_len]). The
+// shader reads the start, clamped so that the slice stays inside; execute
+// checks the start first when `pos` is a graph input.
+Error plan_slice_at_device_pos(const Ctx& c, const TensorInfo& in, const TensorInfo& out,
+                               uint32_t dim, uint32_t pos, uint32_t element) {
+  const uint32_t start_id = c.op.args[2], end_id = c.op.args[3];
+  const Value* length = nullptr;
+  for (const Operator& o : c.g.ops) {
+    if (o.index >= c.op.index) break;
+    if (o.name != "add" || o.args.size() != 3 || o.args[2] != end_id) continue;
+    if (o.args[0] == start_id) length = &c.g.values[o.args[1]];
+    if (o.args[1] == start_id) length = &c.g.values[o.args[0]];
+  }
+  if (length == nullptr || (length->kind != Kind::Int && length->kind != Kind::SymInt)) {
+    OP_FAIL(c, Error::NotSupported,
+            "argument 3 (end): with a start held on the device, the end must be an earlier "
+            "add of that start and a length");
+  }
+  const Value& step = c.g.values[c.op.args[4]];
+  if (step.kind != Kind::Null && !(step.kind == Kind::Int && step.int_value == 1)) {
+    OP_FAIL(c, Error::NotSupported, "argument 4 (step): must be 1 with a start held on the device");
+  }
+  const int64_t size = in.dims[dim];
+  const int64_t len = length->int_value < 0 ? 0 : std::min<int64_t>(length->int_value, size);
+  bool ok = out.ndim == in.ndim;
+  for (uint32_t i = 0; ok && i < in.ndim; ++i) {
+    ok = out.dims[i] == (i == dim ? static_cast<uint32_t>(len) : in.dims[i]);
+  }
+  if (!ok) OP_FAIL(c, Error::InvalidProgram, "output shape disagrees with the slice");
+  Step check;
+  check.kind = Step::Kind::CheckInput;
+  check.op_index = c.op.index;
+  check.buffers[0] = pos;
+  check.num_buffers = 1;
+  check.push[0] = element;
+  check.push[1] = 0;
+  check.push[2] = static_cast<uint32_t>(size - len);
+  c.steps->push_back(check);
+  uint32_t in_strides[kMaxDims], out_strides[kMaxDims];
+  contiguous_strides(in, in_strides);
+  contiguous_strides(out, out_strides);
+  DevicePos dp;
+  dp.tensor = pos;
+  dp.index = element;
+  dp.stride = in_strides[dim];
+  dp.max = static_cast<uint32_t>(size - len);
+  return emit_strided(c, c.op.args[5], c.op.args[0], out.ndim, out.dims, in_strides, out_strides, 0,
+                      0, dp);
+}
+
 // aten.slice_copy.Tensor(self, dim, start, end, step, out)
 Error plan_slice(const Ctx& c) {
   ETR_RETURN_IF_ERROR(expect_args(c, 6));
@@ -661,6 +730,12 @@ Error plan_slice(const Ctx& c) {
   ETR_RETURN_IF_ERROR(copyable(c, *in, *out));
   uint32_t dim;
   ETR_RETURN_IF_ERROR(dim_arg(c, 1, in->ndim, &dim));
+  if (c.g.values[c.op.args[2]].kind == Kind::SymInt) {
+    bool on_device = false;
+    uint32_t pos = 0, element = 0;
+    ETR_RETURN_IF_ERROR(device_symint(c.g, c.op, c.op.args[2], &on_device, &pos, &element));
+    if (on_device) return plan_slice_at_device_pos(c, *in, *out, dim, pos, element);
+  }
   const int64_t size = in->dims[dim];
   double start_d, end_d, step_d;
   ETR_RETURN_IF_ERROR(scalar_arg(c, 2, "start", 0.0, &start_d));

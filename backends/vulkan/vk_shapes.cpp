@@ -51,6 +51,7 @@ const char* const kSameShape[] = {"aten.relu.default",
                                   "aten.clone.default",
                                   "aten.alias_copy.default",
                                   "dim_order_ops._to_dim_order_copy.default",
+                                  "et_vk.rms_norm.default",
                                   nullptr};
 
 // Elementwise operators of two broadcast tensors.
@@ -138,7 +139,23 @@ class Propagator {
         std::strcmp(name, "aten._unsafe_view.default") == 0) {
       return view();
     }
-    if (std::strcmp(name, "aten.linear.default") == 0) return linear();
+    if (std::strcmp(name, "aten.linear.default") == 0 ||
+        std::strcmp(name, "et_vk.linear_q4gsw.default") == 0) {
+      return linear();
+    }
+    if (std::strcmp(name, "aten.embedding.default") == 0) return embedding(1);
+    if (std::strcmp(name, "et_vk.embedding_q4gsw.default") == 0) return embedding(3);
+    if (std::strcmp(name, "et_vk.apply_rotary_emb.default") == 0) return rotary();
+    if (std::strcmp(name, "sdpa_with_kv_cache.default") == 0) {
+      const TensorInfo* q;
+      ETR_RETURN_IF_ERROR(tensor_arg(0, "query", &q));
+      return set(op_.args.back(), shape_of(*q));
+    }
+    // The position an LLM step starts at lives on the device (input_pos):
+    // the operators that take it read it there, and the shapes computed
+    // from it here (a slice [pos, pos + seq_len)) depend only on lengths, so
+    // it counts as 0 on the host.
+    if (std::strcmp(name, "et_vk.select_as_symint.default") == 0) return set_int(0);
     if (std::strcmp(name, "aten.bmm.default") == 0) return bmm();
     if (std::strcmp(name, "aten.permute_copy.default") == 0) return permute();
     if (std::strcmp(name, "aten.slice_copy.Tensor") == 0) return slice();
@@ -308,6 +325,37 @@ class Propagator {
     Shape s = shape_of(*in);
     s.dims[s.ndim - 1] = w->dims[0];
     return set(op_.args.back(), s);
+  }
+
+  // embedding(weight, indices, ...) and embedding_q4gsw(.., indices at
+  // `idx_arg`, ..): the indices' shape followed by the row size.
+  Error embedding(size_t idx_arg) {
+    const TensorInfo* idx;
+    ETR_RETURN_IF_ERROR(tensor_arg(idx_arg, "indices", &idx));
+    const TensorInfo* out = g_.tensor(op_.args.back());
+    if (out == nullptr || out->ndim != idx->ndim + 1) {
+      SHAPE_FAIL(g_, op_, Error::InvalidProgram, "output must be the indices' shape and a row");
+    }
+    Shape s = shape_of(*idx);
+    s.ndim = idx->ndim + 1;
+    s.dims[idx->ndim] = out->dims[out->ndim - 1];
+    return set(op_.args.back(), s);
+  }
+
+  // apply_rotary_emb(xq, xk, cos, sin) -> [xq_out, xk_out]: each output has
+  // its input's shape.
+  Error rotary() {
+    const Value& list = g_.values[op_.args.back()];
+    if (list.kind != Kind::ValueList || list.values.size() != 2) {
+      SHAPE_FAIL(g_, op_, Error::InvalidProgram, "output %u is not a list of two tensors",
+                 op_.args.back());
+    }
+    for (size_t k = 0; k < 2; ++k) {
+      const TensorInfo* x;
+      ETR_RETURN_IF_ERROR(tensor_arg(k, k == 0 ? "xq" : "xk", &x));
+      ETR_RETURN_IF_ERROR(set(list.values[k], shape_of(*x)));
+    }
+    return Error::Ok;
   }
 
   Error bmm() {

@@ -22,7 +22,10 @@ Cases (files next to this script):
   exported by `python -m executorch.extension.llm.export.export_llm` with
   `backend.vulkan.enabled=True model.enable_dynamic_shape=False` (tokens Long[1, 1]:
   prefill token by token; the KV caches are constants of the payload that its
-  sdpa_with_kv_cache updates in place). Reference: the official runtime
+  sdpa_with_kv_cache updates in place).
+* `tiny_llama_vulkan_dynamic.pte`: the same with the exporter's default
+  `enable_dynamic_shape=True` (tokens Long[1, S], S in 1..max_seq_len: a prefill
+  of several tokens per call). Same reference. Reference: the official runtime
   (executorch.runtime, torch 2.13 environment) running test/models/llm/tiny_llama_portable.pte
   (the NON-Vulkan export of the same checkpoint).
 * `tiny_llama_vulkan_8da4w.pte`: the same with `quantization.qmode=8da4w
@@ -161,12 +164,19 @@ HEADER = """# Test manifest for the Vulkan LLM fixtures in this directory (gener
 
 # Exporter arguments after the common ones (checkpoint, params, context).
 VULKAN = ["backend.vulkan.enabled=True", "model.enable_dynamic_shape=False"]
+# The exporter's default: tokens Long[1, S] with S dynamic (prefill in one call).
+VULKAN_DYNAMIC = ["backend.vulkan.enabled=True"]
 Q8DA4W = ["quantization.qmode=8da4w", "quantization.group_size=32"]
 
 # name -> (the Vulkan export's arguments, the reference: a committed non-Vulkan
 # .pte of the same checkpoint run by the official runtime, or "eager")
 LLAMAS = {
     "tiny_llama_vulkan": (VULKAN, os.path.join(LLM, "tiny_llama_portable.pte")),
+    # The default dynamic-shape program (prefill of several tokens per call);
+    # its reference rows are the same one-token steps of the official runtime
+    # (the test compares a prefill's last-token logits with the row of its
+    # last token).
+    "tiny_llama_vulkan_dynamic": (VULKAN_DYNAMIC, os.path.join(LLM, "tiny_llama_portable.pte")),
     # 8da4w linear layers (linear_dq8ca_q4gsw). Reference: PyTorch eager of the
     # exporter's own quantized model (_prepare_for_llama_export with the same
     # arguments, before lowering). The same quantization lowered to XNNPACK is
