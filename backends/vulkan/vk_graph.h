@@ -117,8 +117,9 @@ struct Graph {
   std::vector<uint32_t> outputs;  // tensor value ids
   std::vector<Constant> constants;
   std::vector<FreeableBuffer> named_buffers;
-  // Whether the program was exported with dynamic dims (it has SymInt
-  // values): its tensors can take any shape within their max_dims.
+  // Whether the program has SymInt values (sizes computed at run time,
+  // propagated at init too). Every program's tensors can take any shape
+  // within their max_dims when its inputs change shape.
   bool dynamic = false;
 
   const TensorInfo* tensor(uint32_t id) const {

@@ -724,7 +724,11 @@ class VulkanBackend final : public BackendInterface {
                "VulkanBackend: delegate %zu: %zu arguments, expected %zu inputs and %zu outputs",
                d->index, args.size(), g.inputs.size(), g.outputs.size());
     }
-    if (g.dynamic) ETR_RETURN_IF_ERROR(resize(d, args));
+    // Any program may get inputs of new dims within its bounds: one exported
+    // with dynamic dims has SymInts only where a size is computed (a CNN
+    // over a dynamic height and width has none); the method lets through
+    // only what its own tensors allow.
+    ETR_RETURN_IF_ERROR(resize(d, args));
     for (size_t i = 0; i < g.inputs.size(); ++i) {
       Result<Tensor*> t = arg_tensor(*d, args, i, g.inputs[i], "input", i);
       if (!t.ok()) return t.error();
@@ -734,7 +738,7 @@ class VulkanBackend final : public BackendInterface {
     std::vector<Tensor*>& outs = d->out_tensors;
     for (size_t i = 0; i < g.outputs.size(); ++i) {
       EValue* v = args[g.inputs.size() + i];
-      if (g.dynamic && v != nullptr && v->is_tensor()) {
+      if (v != nullptr && v->is_tensor()) {
         ETR_RETURN_IF_ERROR(resize_output(*d, &v->to_tensor(), *g.tensor(g.outputs[i]), i));
       }
       Result<Tensor*> t = arg_tensor(*d, args, g.inputs.size() + i, g.outputs[i], "output", i);

@@ -65,7 +65,7 @@ TEST_F(VulkanTest, TheFixturesCoverEveryCase) {
   for (const FixtureCase& c : vulkan_cases()) names += c.pte + " ";
   for (const char* want : {"mlp.pte", "elementwise.pte", "softmax.pte", "matmul.pte", "partial.pte",
                            "resnet18.pte", "resnet18_fp16.pte", "decoder.pte", "group_norm.pte",
-                           "dynamic_seq.pte", "dynamic_decoder.pte"}) {
+                           "dynamic_seq.pte", "dynamic_decoder.pte", "dynamic_cnn.pte"}) {
     EXPECT_NE(names.find(want), std::string::npos) << want;
   }
 }
@@ -436,12 +436,13 @@ TEST_F(VulkanTest, ADispatchBeyondTheDeviceLimitsFailsInit) {
       << msg;
 }
 
-// dynamic_seq (batch Dim(1..4), sequence Dim(2..6)) and dynamic_decoder
-// (causal attention, sequence Dim(2..7)): each one's three input shapes
-// alternate on one loaded method, each matching PyTorch; resizing creates
-// no pipeline.
+// dynamic_seq (batch Dim(1..4), sequence Dim(2..6)), dynamic_decoder
+// (causal attention, sequence Dim(2..7)) and dynamic_cnn (height and width
+// 2*Dim(2..8): convolutions, pooling, upsampling, cat, expand, mean): each
+// one's three input shapes alternate on one loaded method, each matching
+// PyTorch; resizing creates no pipeline.
 TEST_F(VulkanTest, BoundedDynamicShapesAlternateOnOneMethod) {
-  for (const char* name : {"/dynamic_seq.pte", "/dynamic_decoder.pte"}) {
+  for (const char* name : {"/dynamic_seq.pte", "/dynamic_decoder.pte", "/dynamic_cnn.pte"}) {
     SCOPED_TRACE(name);
     std::vector<FixtureCase> cases;
     for (const FixtureCase& c : vulkan_cases()) {
