@@ -2,16 +2,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
 #include "backends/vulkan/spirv/batch_norm.h"
 #include "backends/vulkan/spirv/binary.h"
+#include "backends/vulkan/spirv/binary_fp16.h"
 #include "backends/vulkan/spirv/cast.h"
 #include "backends/vulkan/spirv/conv2d.h"
+#include "backends/vulkan/spirv/conv2d_fp16.h"
 #include "backends/vulkan/spirv/conv2d_oc4.h"
+#include "backends/vulkan/spirv/conv2d_oc4_fp16.h"
 #include "backends/vulkan/spirv/conv_transpose2d.h"
 #include "backends/vulkan/spirv/copy_strided.h"
+#include "backends/vulkan/spirv/copy_strided_fp16.h"
 #include "backends/vulkan/spirv/embedding.h"
 #include "backends/vulkan/spirv/embedding_q4gsw.h"
 #include "backends/vulkan/spirv/group_norm.h"
@@ -19,15 +24,19 @@
 #include "backends/vulkan/spirv/layer_norm.h"
 #include "backends/vulkan/spirv/linear_q4gsw.h"
 #include "backends/vulkan/spirv/matmul.h"
+#include "backends/vulkan/spirv/matmul_fp16.h"
 #include "backends/vulkan/spirv/pool2d.h"
+#include "backends/vulkan/spirv/pool2d_fp16.h"
 #include "backends/vulkan/spirv/q8ta_linear.h"
 #include "backends/vulkan/spirv/quantize.h"
 #include "backends/vulkan/spirv/reduce.h"
+#include "backends/vulkan/spirv/reduce_fp16.h"
 #include "backends/vulkan/spirv/rms_norm.h"
 #include "backends/vulkan/spirv/rope.h"
 #include "backends/vulkan/spirv/sdpa.h"
 #include "backends/vulkan/spirv/softmax.h"
 #include "backends/vulkan/spirv/unary.h"
+#include "backends/vulkan/spirv/unary_fp16.h"
 #include "backends/vulkan/spirv/upsample.h"
 #include "backends/vulkan/vk_ops_llm.h"
 #include "runtime/platform/log.h"
@@ -63,6 +72,24 @@ const ShaderInfo kShaders[kNumShaders] = {
     {"conv2d_oc4", kSpirv_conv2d_oc4, kSpirv_conv2d_oc4_words, 4, 76, 64},
 };
 
+// The float16-storage variants (same bindings, push constants and local
+// size as the float32 shader).
+struct Fp16Variant {
+  Shader shader;
+  const uint32_t* code;
+  size_t words;
+};
+const Fp16Variant kFp16Variants[] = {
+    {Shader::Binary, kSpirv_binary_fp16, kSpirv_binary_fp16_words},
+    {Shader::Unary, kSpirv_unary_fp16, kSpirv_unary_fp16_words},
+    {Shader::Matmul, kSpirv_matmul_fp16, kSpirv_matmul_fp16_words},
+    {Shader::CopyStrided, kSpirv_copy_strided_fp16, kSpirv_copy_strided_fp16_words},
+    {Shader::Conv2d, kSpirv_conv2d_fp16, kSpirv_conv2d_fp16_words},
+    {Shader::Conv2dOc4, kSpirv_conv2d_oc4_fp16, kSpirv_conv2d_oc4_fp16_words},
+    {Shader::Pool2d, kSpirv_pool2d_fp16, kSpirv_pool2d_fp16_words},
+    {Shader::Reduce, kSpirv_reduce_fp16, kSpirv_reduce_fp16_words},
+};
+
 // What a descriptor needs to name the place of a refusal.
 struct Ctx {
   const Graph& g;
@@ -94,8 +121,8 @@ Error tensor_arg(const Ctx& c, size_t a, const char* field, bool float_only,
     OP_FAIL(c, Error::InvalidProgram, "argument %zu (%s): value %u is a %s, not a tensor", a, field,
             id, to_string(v.kind));
   }
-  if (float_only && v.tensor.device != Dtype::Float32) {
-    OP_FAIL(c, Error::NotSupported, "argument %zu (%s): value %u is %s; only float32 runs here", a,
+  if (float_only && !is_float(v.tensor.device)) {
+    OP_FAIL(c, Error::NotSupported, "argument %zu (%s): value %u is %s; only float runs here", a,
             field, id, to_string(v.tensor.dtype));
   }
   *out = &v.tensor;
@@ -612,8 +639,9 @@ Error emit_strided(const Ctx& c, uint32_t out_id, uint32_t in_id, uint32_t ndim,
 }
 
 Error copyable(const Ctx& c, const TensorInfo& in, const TensorInfo& out) {
-  if (element_size(in.device) != 4 || in.device != out.device) {
-    OP_FAIL(c, Error::NotSupported, "only 32-bit elements of one dtype are copied here (%s, %s)",
+  if ((element_size(in.device) != 4 && in.device != Dtype::Float16) || in.device != out.device) {
+    OP_FAIL(c, Error::NotSupported,
+            "only 32-bit or float16 elements of one dtype are copied here (%s, %s)",
             to_string(in.dtype), to_string(out.dtype));
   }
   return Error::Ok;
@@ -925,10 +953,10 @@ Error norm_output(const Ctx& c, size_t arg, const TensorInfo& in, uint32_t* out_
   ETR_RETURN_IF_ERROR(unused_output(c, list.values[1], stat1));
   ETR_RETURN_IF_ERROR(unused_output(c, list.values[2], stat2));
   const Value& ov = c.g.values[list.values[0]];
-  if (ov.kind != Kind::Tensor || ov.tensor.device != Dtype::Float32 || ov.tensor.constant_id >= 0 ||
+  if (ov.kind != Kind::Tensor || ov.tensor.device != in.device || ov.tensor.constant_id >= 0 ||
       !same_dims(ov.tensor, in)) {
     OP_FAIL(c, Error::InvalidProgram,
-            "output value %u is not a float32 tensor of the input's shape", list.values[0]);
+            "output value %u is not a float tensor of the input's shape and dtype", list.values[0]);
   }
   *out_id = list.values[0];
   return Error::Ok;
@@ -1202,8 +1230,9 @@ Error plan_max_pool(const Ctx& c, bool with_indices) {
     out_id = list.values[0];
   }
   const Value& ov = c.g.values[out_id];
-  if (ov.kind != Kind::Tensor || ov.tensor.device != Dtype::Float32 || ov.tensor.constant_id >= 0) {
-    OP_FAIL(c, Error::InvalidProgram, "output value %u is not a float32 tensor", out_id);
+  if (ov.kind != Kind::Tensor || ov.tensor.device != in->device || ov.tensor.constant_id >= 0) {
+    OP_FAIL(c, Error::InvalidProgram, "output value %u is not a float tensor of the input's dtype",
+            out_id);
   }
   out = &ov.tensor;
   int64_t k[2], st[2], pad[2], dil[2];
@@ -1635,6 +1664,28 @@ const OpKind* find_op(const char* name) {
 }  // namespace
 
 const ShaderInfo& shader_info(Shader s) { return kShaders[static_cast<size_t>(s)]; }
+
+const ShaderInfo* shader_info_fp16(Shader s) {
+  // Built on first use from the float32 entries (names get an "_fp16").
+  static ShaderInfo table[kNumShaders];
+  static bool has[kNumShaders];
+  static const bool built = [] {
+    static char names[kNumShaders][40];
+    for (const Fp16Variant& v : kFp16Variants) {
+      const size_t i = static_cast<size_t>(v.shader);
+      table[i] = kShaders[i];
+      std::snprintf(names[i], sizeof(names[i]), "%s_fp16", kShaders[i].name);
+      table[i].name = names[i];
+      table[i].code = v.code;
+      table[i].words = v.words;
+      has[i] = true;
+    }
+    return true;
+  }();
+  (void)built;
+  const size_t i = static_cast<size_t>(s);
+  return i < kNumShaders && has[i] ? &table[i] : nullptr;
+}
 
 bool is_supported_operator(const char* name) {
   return find_op(name) != nullptr || find_llm_operator(name) != nullptr;

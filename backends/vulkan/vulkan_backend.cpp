@@ -1,5 +1,6 @@
 #include "backends/vulkan/vulkan_backend.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -40,7 +41,11 @@ struct Delegate {
   std::vector<Buffer> buffers;      // device storage buffers
   std::vector<Buffer> in_staging;   // per graph input, host-visible
   std::vector<Buffer> out_staging;  // per graph output, host-visible
-  const Pipeline* pipelines[vulkan::kNumShaders] = {};  // the device's, shared
+  // The device's pipelines (shared), by slot: shader, or kNumShaders +
+  // shader for its float16-storage variant.
+  const Pipeline* pipelines[2 * vulkan::kNumShaders] = {};
+  // Whether the program's float16 tensors are float16 on the device.
+  bool fp16_storage = false;
   VkDescriptorPool descriptor_pool = VK_NULL_HANDLE;
   std::vector<VkDescriptorSet> sets;  // per step (null for copies)
   VkCommandPool command_pool = VK_NULL_HANDLE;
@@ -98,17 +103,97 @@ uint32_t resolve(const std::vector<uint32_t>& alias, uint32_t id) {
   return alias[id];
 }
 
-// Plans every operator; fills d->steps and d->alias.
-Error plan(Delegate* d) {
+std::atomic<size_t> g_fp16_delegates{0};
+
+size_t pipeline_slot(const Step& s) {
+  return static_cast<size_t>(s.shader) + (s.fp16 ? vulkan::kNumShaders : 0);
+}
+
+// Marks every dispatch whose bound float tensors are float16 on the device
+// for its shader's float16-storage variant. NotSupported when a dispatch
+// binds float16 and float32 tensors together or its shader has no variant.
+Error mark_fp16(const Delegate& d, std::vector<Step>* steps) {
+  const Graph& g = d.graph;
+  for (Step& s : *steps) {
+    if (s.kind != Step::Kind::Dispatch) continue;
+    bool half = false, single = false;
+    for (uint32_t b = 0; b < s.num_buffers; ++b) {
+      const vulkan::TensorInfo* t = g.tensor(s.buffers[b]);
+      if (t == nullptr) continue;
+      half |= t->device == Dtype::Float16;
+      single |= t->device == Dtype::Float32;
+    }
+    s.fp16 = half;
+    if (!half) continue;
+    const char* name = vulkan::shader_info(s.shader).name;
+    ETR_CHECK_OR_FAIL(!single, Error::NotSupported,
+                      "VulkanBackend: delegate %zu: operator %u (%s): shader '%s' binds float16 "
+                      "and float32 tensors together",
+                      d.index, s.op_index, g.ops[s.op_index].name.c_str(), name);
+    ETR_CHECK_OR_FAIL(vulkan::shader_info_fp16(s.shader) != nullptr, Error::NotSupported,
+                      "VulkanBackend: delegate %zu: operator %u (%s): shader '%s' has no float16 "
+                      "storage variant",
+                      d.index, s.op_index, g.ops[s.op_index].name.c_str(), name);
+  }
+  return Error::Ok;
+}
+
+// Plans every operator into `steps` (and d->alias).
+Error plan_steps(Delegate* d, std::vector<Step>* steps) {
   const Graph& g = d->graph;
   d->alias.resize(g.values.size());
   for (size_t i = 0; i < d->alias.size(); ++i) d->alias[i] = static_cast<uint32_t>(i);
   vulkan::DispatchLimits limits;
   for (int i = 0; i < 3; ++i) limits.max_groups[i] = d->dev->limits.maxComputeWorkGroupCount[i];
+  steps->clear();
   for (const vulkan::Operator& op : g.ops) {
-    ETR_RETURN_IF_ERROR(vulkan::plan_operator(g, op, limits, &d->steps, &d->alias));
+    ETR_RETURN_IF_ERROR(vulkan::plan_operator(g, op, limits, steps, &d->alias));
   }
-  return Error::Ok;
+  return mark_fp16(*d, steps);
+}
+
+// Gives every float16 tensor a float16 (or a float32) buffer on the device.
+void set_fp16_storage(Graph* g, bool on) {
+  for (vulkan::Value& v : g->values) {
+    if (v.kind == vulkan::Kind::Tensor && v.tensor.dtype == Dtype::Float16) {
+      v.tensor.device = on ? Dtype::Float16 : Dtype::Float32;
+    }
+  }
+}
+
+// Plans every operator; fills d->steps and d->alias. A program with float16
+// tensors keeps them in float16 buffers when the device has 16-bit storage
+// buffers, ETR_VULKAN_FP16_STORAGE is not 0 and every dispatch has a
+// float16-storage shader; otherwise in float32 buffers (as everywhere
+// before: shaders compute in float32 either way).
+Error plan(Delegate* d) {
+  Graph& g = d->graph;
+  bool has_fp16 = false;
+  for (const vulkan::Value& v : g.values) {
+    has_fp16 |= v.kind == vulkan::Kind::Tensor && v.tensor.dtype == Dtype::Float16;
+  }
+  const char* env = std::getenv("ETR_VULKAN_FP16_STORAGE");
+  const bool allowed = env == nullptr || std::strcmp(env, "0") != 0;
+  if (has_fp16 && d->dev->fp16_storage && allowed) {
+    set_fp16_storage(&g, true);
+    const Error e = plan_steps(d, &d->steps);
+    if (e == Error::Ok) {
+      d->fp16_storage = true;
+      g_fp16_delegates.fetch_add(1);
+      ETR_LOG(Info, "VulkanBackend: delegate %zu: float16 tensors in float16 buffers", d->index);
+      return Error::Ok;
+    }
+    ETR_LOG(Info,
+            "VulkanBackend: delegate %zu: float16 tensors in float32 buffers instead (the reason "
+            "is logged above)",
+            d->index);
+    set_fp16_storage(&g, false);
+  } else if (has_fp16) {
+    ETR_LOG(Info, "VulkanBackend: delegate %zu: float16 tensors in float32 buffers (%s)", d->index,
+            !d->dev->fp16_storage ? "the device has no 16-bit storage buffers"
+                                  : "ETR_VULKAN_FP16_STORAGE=0");
+  }
+  return plan_steps(d, &d->steps);
 }
 
 // Gives every tensor the steps, inputs and outputs touch a device buffer.
@@ -239,7 +324,7 @@ Error upload_constants(Delegate* d) {
     const uint64_t n = t->device_nbytes();
     if (n == 0) continue;
     uint8_t* dst = static_cast<uint8_t*>(staging.mapped) + offset;
-    if (t->dtype == Dtype::Float16) {  // widened to the device's float32
+    if (t->dtype == Dtype::Float16 && t->device == Dtype::Float32) {  // widened
       for (uint64_t e = 0; e < t->numel; ++e) {
         uint16_t h;
         std::memcpy(&h, c.data + 2 * e, 2);
@@ -262,17 +347,20 @@ Error upload_constants(Delegate* d) {
 }
 
 Error create_pipelines_and_sets(Delegate* d) {
-  bool used[vulkan::kNumShaders] = {};
+  bool used[2 * vulkan::kNumShaders] = {};
   uint32_t num_sets = 0, num_descriptors = 0;
   for (const Step& s : d->steps) {
     if (s.kind != Step::Kind::Dispatch) continue;
-    used[static_cast<size_t>(s.shader)] = true;
+    used[pipeline_slot(s)] = true;
     ++num_sets;
     num_descriptors += s.num_buffers;
   }
-  for (size_t i = 0; i < vulkan::kNumShaders; ++i) {
+  for (size_t i = 0; i < 2 * vulkan::kNumShaders; ++i) {
     if (!used[i]) continue;
-    const vulkan::ShaderInfo& info = vulkan::shader_info(static_cast<Shader>(i));
+    const Shader shader = static_cast<Shader>(i % vulkan::kNumShaders);
+    // mark_fp16 checked that a float16 step's variant exists.
+    const vulkan::ShaderInfo& info =
+        i < vulkan::kNumShaders ? vulkan::shader_info(shader) : *vulkan::shader_info_fp16(shader);
     ETR_CHECK_OR_FAIL(info.push_bytes <= d->dev->limits.maxPushConstantsSize, Error::NotSupported,
                       "VulkanBackend: delegate %zu: shader '%s' needs %u bytes of push constants "
                       "(the device has %u)",
@@ -295,7 +383,7 @@ Error create_pipelines_and_sets(Delegate* d) {
   for (size_t i = 0; i < d->steps.size(); ++i) {
     const Step& s = d->steps[i];
     if (s.kind != Step::Kind::Dispatch) continue;
-    const Pipeline& p = *d->pipelines[static_cast<size_t>(s.shader)];
+    const Pipeline& p = *d->pipelines[pipeline_slot(s)];
     VkDescriptorSetAllocateInfo ai = {};
     ai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
     ai.descriptorPool = d->descriptor_pool;
@@ -335,18 +423,24 @@ ScalarType staging_type(Dtype d) {
   }
 }
 
+// Whether an input/output's staging buffer can hold its device elements for
+// the host: the same dtype, or float16 on the device for float32 on the host
+// (execute converts while copying).
+bool staged_as_is(const vulkan::TensorInfo& t) {
+  if (t.device == Dtype::Float16 && t.staging == Dtype::Float32) return true;
+  return t.device == t.staging && staging_type(t.device) != static_cast<ScalarType>(-1);
+}
+
 // Creates the host-visible staging buffer of every input and output, sized
-// for its upper bounds.
+// for its upper bounds (in device elements).
 Error create_staging(Delegate* d) {
   const Graph& g = d->graph;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const TensorInfo& t = *g.tensor(g.inputs[i]);
-    ETR_CHECK_OR_FAIL(
-        t.device == t.staging && staging_type(t.device) != static_cast<ScalarType>(-1),
-        Error::NotSupported,
-        "VulkanBackend: delegate %zu: input %zu: dtype %s staged as %s is not "
-        "supported",
-        d->index, i, vulkan::to_string(t.dtype), vulkan::to_string(t.staging));
+    ETR_CHECK_OR_FAIL(staged_as_is(t), Error::NotSupported,
+                      "VulkanBackend: delegate %zu: input %zu: dtype %s staged as %s is not "
+                      "supported",
+                      d->index, i, vulkan::to_string(t.dtype), vulkan::to_string(t.staging));
     Buffer b;
     ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, t.max_device_nbytes(), true, d->index,
                                               "an input's staging", &b));
@@ -354,12 +448,10 @@ Error create_staging(Delegate* d) {
   }
   for (size_t i = 0; i < g.outputs.size(); ++i) {
     const TensorInfo& t = *g.tensor(g.outputs[i]);
-    ETR_CHECK_OR_FAIL(
-        t.device == t.staging && staging_type(t.device) != static_cast<ScalarType>(-1),
-        Error::NotSupported,
-        "VulkanBackend: delegate %zu: output %zu: dtype %s staged as %s is not "
-        "supported",
-        d->index, i, vulkan::to_string(t.dtype), vulkan::to_string(t.staging));
+    ETR_CHECK_OR_FAIL(staged_as_is(t), Error::NotSupported,
+                      "VulkanBackend: delegate %zu: output %zu: dtype %s staged as %s is not "
+                      "supported",
+                      d->index, i, vulkan::to_string(t.dtype), vulkan::to_string(t.staging));
     Buffer b;
     ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, t.max_device_nbytes(), true, d->index,
                                               "an output's staging", &b));
@@ -406,7 +498,7 @@ Error record(Delegate* d) {
         vkCmdCopyBuffer(cb, src.buffer, dst.buffer, 1, &region);
       }
     } else {
-      const Pipeline& p = *d->pipelines[static_cast<size_t>(s.shader)];
+      const Pipeline& p = *d->pipelines[pipeline_slot(s)];
       vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
       vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &d->sets[i], 0,
                               nullptr);
@@ -540,11 +632,13 @@ Error resize(Delegate* d, Span<EValue*> args) {
   for (const vulkan::Operator& op : g.ops) {
     ETR_RETURN_IF_ERROR(vulkan::plan_operator(g, op, limits, &d->replanned, &d->alias));
   }
+  ETR_RETURN_IF_ERROR(mark_fp16(*d, &d->replanned));
   bool same = d->replanned.size() == d->steps.size();
   for (size_t i = 0; same && i < d->steps.size(); ++i) {
     const Step& a = d->steps[i];
     const Step& b = d->replanned[i];
-    same = a.kind == b.kind && a.shader == b.shader && a.num_buffers == b.num_buffers &&
+    same = a.kind == b.kind && a.shader == b.shader && a.fp16 == b.fp16 &&
+           a.num_buffers == b.num_buffers &&
            std::memcmp(a.buffers, b.buffers, sizeof(a.buffers)) == 0;
   }
   if (!same) {
@@ -586,10 +680,21 @@ bool widened(Dtype staging, ScalarType host) {
 }
 
 // Copies n elements between a host tensor and a staging buffer, narrowing
-// (to_staging) or widening 64-bit host elements; a plain copy otherwise.
-void copy_staging(const Tensor& host, void* staging, bool to_staging) {
+// (to_staging) or widening 64-bit host elements, or converting float32 host
+// elements from and to a float16 device tensor; a plain copy otherwise.
+void copy_staging(const Tensor& host, Dtype device, void* staging, bool to_staging) {
   const size_t n = static_cast<size_t>(host.numel());
-  if (host.dtype() == ScalarType::Long) {
+  if (device == Dtype::Float16 && host.dtype() == ScalarType::Float) {
+    float* h = static_cast<float*>(host.mutable_data());
+    uint16_t* g = static_cast<uint16_t*>(staging);
+    for (size_t i = 0; i < n; ++i) {
+      if (to_staging) {
+        g[i] = internal::float_to_half_bits(h[i]);
+      } else {
+        h[i] = internal::half_bits_to_float(g[i]);
+      }
+    }
+  } else if (host.dtype() == ScalarType::Long) {
     int64_t* h = static_cast<int64_t*>(host.mutable_data());
     int32_t* g = static_cast<int32_t*>(staging);
     for (size_t i = 0; i < n; ++i) {
@@ -732,7 +837,7 @@ class VulkanBackend final : public BackendInterface {
     for (size_t i = 0; i < g.inputs.size(); ++i) {
       Result<Tensor*> t = arg_tensor(*d, args, i, g.inputs[i], "input", i);
       if (!t.ok()) return t.error();
-      copy_staging(**t, d->in_staging[i].mapped, true);
+      copy_staging(**t, g.tensor(g.inputs[i])->device, d->in_staging[i].mapped, true);
     }
     ETR_RETURN_IF_ERROR(check_inputs(*d, args));
     std::vector<Tensor*>& outs = d->out_tensors;
@@ -748,7 +853,7 @@ class VulkanBackend final : public BackendInterface {
     ETR_RETURN_IF_ERROR(submit_and_wait(d));
     if (d->queries != VK_NULL_HANDLE) collect_profile(d);
     for (size_t i = 0; i < outs.size(); ++i)
-      copy_staging(*outs[i], d->out_staging[i].mapped, false);
+      copy_staging(*outs[i], g.tensor(g.outputs[i])->device, d->out_staging[i].mapped, false);
     return Error::Ok;
   }
 
@@ -773,5 +878,6 @@ Error register_vulkan_backend(BackendRegistry* registry) {
 
 size_t vulkan_pipeline_creations() { return vulkan::vulkan_pipeline_creations(); }
 size_t vulkan_validation_messages() { return vulkan::vulkan_validation_messages(); }
+size_t vulkan_fp16_storage_delegates() { return g_fp16_delegates.load(); }
 
 }  // namespace etr

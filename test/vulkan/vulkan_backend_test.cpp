@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "backends/vulkan/schema_generated.h"
+#include "extension/tensor/npy.h"
 #include "kernels/portable/portable_kernels.h"
 #include "runtime/platform/error_capture.h"
 #include "test/support/fixtures.h"
@@ -58,6 +60,72 @@ TEST_F(VulkanTest, FixturesMatchPyTorch) {
   const std::vector<FixtureCase> cases = vulkan_cases();
   ASSERT_GE(cases.size(), 27u);
   for (const FixtureCase& c : cases) run_case(c);
+}
+
+// The largest |got - expected| of every output of `c` over the largest
+// |expected| (PyTorch's output files).
+double max_error_over_scale(const FixtureCase& c, const Method& m) {
+  double worst = 0;
+  for (size_t i = 0; i < c.expected.size() && i < m.outputs_size(); ++i) {
+    Result<HostTensor> want = read_npy(c.expected[i]);
+    const EValue& got = m.get_output(i);
+    if (!want.ok() || !got.is_tensor() || got.to_tensor().dtype() != ScalarType::Float) return 1e9;
+    const std::vector<float> w = want->values<float>();
+    const Tensor& t = got.to_tensor();
+    if (static_cast<size_t>(t.numel()) != w.size()) return 1e9;
+    const float* g = static_cast<const float*>(t.const_data());
+    double scale = 0, diff = 0;
+    for (size_t k = 0; k < w.size(); ++k) {
+      scale = std::max(scale, std::abs(static_cast<double>(w[k])));
+      diff = std::max(diff, std::abs(static_cast<double>(g[k]) - w[k]));
+    }
+    worst = std::max(worst, diff / std::max(scale, 1e-30));
+  }
+  return worst;
+}
+
+// The fp16 programs (force_fp16: every tensor float16) on a device with
+// 16-bit storage buffers (lavapipe has them) keep their tensors in float16
+// buffers; with ETR_VULKAN_FP16_STORAGE=0 the same programs run with
+// float32 buffers. Both match PyTorch within 2e-2 of the output's scale.
+TEST_F(VulkanTest, Fp16ProgramsUseFloat16BuffersOrFallBackToFloat32) {
+  std::vector<FixtureCase> cases;
+  for (const FixtureCase& c : vulkan_cases()) {
+    if (c.pte.find("_fp16.pte") != std::string::npos) cases.push_back(c);
+  }
+  ASSERT_GE(cases.size(), 3u);
+  register_all_kernels();
+  MethodLoadOptions options;
+  options.backends = &vulkan_registry();
+  const bool lavapipe = std::getenv("ETR_VULKAN_TEST_NATIVE") == nullptr;
+  for (const FixtureCase& c : cases) {
+    for (bool fallback : {false, true}) {
+      SCOPED_TRACE(c.line + (fallback ? ": ETR_VULKAN_FP16_STORAGE=0" : ": float16 buffers"));
+      if (fallback) setenv("ETR_VULKAN_FP16_STORAGE", "0", 1);
+      const size_t before = vulkan_fp16_storage_delegates();
+      LoadedMethod lm;
+      char message[2048];
+      ErrorCapture capture(message, sizeof(message));
+      const bool loaded = load_fixture_method(c, &lm, &options);
+      unsetenv("ETR_VULKAN_FP16_STORAGE");
+      ASSERT_TRUE(loaded) << lm.error << ": " << capture.message();
+      if (fallback) {
+        EXPECT_EQ(vulkan_fp16_storage_delegates(), before);
+      } else if (lavapipe) {
+        EXPECT_GT(vulkan_fp16_storage_delegates(), before);
+      }
+      for (int i = 0; i < c.executions; ++i) {
+        ASSERT_TRUE(set_fixture_inputs(c, &lm)) << lm.error;
+        ASSERT_EQ(lm.method->execute(), Error::Ok) << capture.message();
+      }
+      EXPECT_EQ(compare_outputs(c, *lm.method), "");
+      const double err = max_error_over_scale(c, *lm.method);
+      EXPECT_LE(err, 2e-2);
+      std::printf("[ info ] %s with %s buffers: max error %.3g of the output's scale\n",
+                  c.pte.substr(c.pte.rfind('/') + 1).c_str(), fallback ? "float32" : "float16",
+                  err);
+    }
+  }
 }
 
 TEST_F(VulkanTest, TheFixturesCoverEveryCase) {
@@ -198,14 +266,21 @@ std::vector<uint8_t> make_clone_payload(fb::VkDataType dt) {
 
 // A payload with one operator `name` whose arguments are float tensors of
 // the given dims (the last one the output; the others the inputs).
+// dtypes: per tensor (float32 when empty); float16 tensors are staged as
+// float32 (as force_fp16 programs are).
 std::vector<uint8_t> make_op_payload(const char* name,
-                                     const std::vector<std::vector<uint32_t>>& dims) {
+                                     const std::vector<std::vector<uint32_t>>& dims,
+                                     const std::vector<fb::VkDataType>& dtypes = {}) {
   flatbuffers::FlatBufferBuilder b;
   std::vector<flatbuffers::Offset<fb::VkValue>> values;
   std::vector<int32_t> args;
   std::vector<uint32_t> inputs, outputs;
   for (size_t i = 0; i < dims.size(); ++i) {
-    auto t = fb::CreateVkTensorDirect(b, fb::VkDataType::FLOAT32, &dims[i], -1, -1);
+    const fb::VkDataType dt = i < dtypes.size() ? dtypes[i] : fb::VkDataType::FLOAT32;
+    auto t = fb::CreateVkTensorDirect(
+        b, dt, &dims[i], -1, -1, fb::VkStorageType::DEFAULT_STORAGE,
+        fb::VkMemoryLayout::DEFAULT_LAYOUT,
+        dt == fb::VkDataType::FLOAT16 ? fb::VkDataType::FLOAT32 : fb::VkDataType::UNSET);
     values.push_back(fb::CreateVkValue(b, fb::GraphTypes::VkTensor, t.Union()));
     args.push_back(static_cast<int32_t>(i));
     (i + 1 == dims.size() ? outputs : inputs).push_back(static_cast<uint32_t>(i));
@@ -247,6 +322,32 @@ Error init_payload(const std::vector<uint8_t>& bytes, std::string* message,
     vulkan_backend().destroy(*h);
   }
   return Error::Ok;
+}
+
+// A dispatch that would bind float16 and float32 tensors together (maximum
+// of a float16 and a float32 input) has no float16-storage shader: the
+// delegate keeps its float16 tensors in float32 buffers instead, and inits.
+// The same operator on float16 tensors alone gets float16 buffers.
+TEST_F(VulkanTest, MixedFloat16AndFloat32DispatchFallsBackToFloat32Buffers) {
+  const fb::VkDataType h = fb::VkDataType::FLOAT16, f = fb::VkDataType::FLOAT32;
+  std::string msg;
+  size_t before = vulkan_fp16_storage_delegates();
+  ASSERT_EQ(init_payload(
+                make_op_payload("aten.maximum.default", {{2, 3}, {2, 3}, {2, 3}}, {h, f, h}), &msg),
+            Error::Ok)
+      << msg;
+  EXPECT_EQ(vulkan_fp16_storage_delegates(), before);
+  EXPECT_NE(msg.find("operator 0 (aten.maximum.default): shader 'binary' binds float16 and "
+                     "float32 tensors together"),
+            std::string::npos)
+      << msg;
+  if (std::getenv("ETR_VULKAN_TEST_NATIVE") != nullptr) return;  // lavapipe has 16-bit storage
+  before = vulkan_fp16_storage_delegates();
+  ASSERT_EQ(init_payload(
+                make_op_payload("aten.maximum.default", {{2, 3}, {2, 3}, {2, 3}}, {h, h, h}), &msg),
+            Error::Ok)
+      << msg;
+  EXPECT_EQ(vulkan_fp16_storage_delegates(), before + 1);
 }
 
 TEST_F(VulkanTest, HandBuiltPayloadRunsWithConstantsFromThePayload) {

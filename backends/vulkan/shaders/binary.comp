@@ -2,12 +2,13 @@
 // out = op(a, b) elementwise with broadcasting (fp32). Strides of a
 // broadcast dim are 0; dims are the output's, innermost last.
 #extension GL_GOOGLE_include_directive : require
+#include "float_storage.glsl"
 layout(local_size_x = 64) in;
 #include "common.glsl"
 
-layout(std430, set = 0, binding = 0) writeonly buffer Out { float o[]; };
-layout(std430, set = 0, binding = 1) readonly buffer A { float a[]; };
-layout(std430, set = 0, binding = 2) readonly buffer B { float b[]; };
+layout(std430, set = 0, binding = 0) writeonly buffer Out { FLOAT_T o[]; };
+layout(std430, set = 0, binding = 1) readonly buffer A { FLOAT_T a[]; };
+layout(std430, set = 0, binding = 2) readonly buffer B { FLOAT_T b[]; };
 layout(push_constant) uniform Params {
   uint numel;
   uint ndim;
@@ -30,8 +31,8 @@ void main() {
     ai += c * p.a_strides[d];
     bi += c * p.b_strides[d];
   }
-  const float x = a[ai];
-  const float y = b[bi];
+  const float x = LOAD(a[ai]);
+  const float y = LOAD(b[bi]);
   float r;
   switch (p.op) {
     case 0u: r = x + p.alpha * y; break;
@@ -42,5 +43,5 @@ void main() {
     case 5u: r = min(x, y); break;
     default: r = pow(x, y); break;
   }
-  o[i] = r;
+  o[i] = STORE(r);
 }

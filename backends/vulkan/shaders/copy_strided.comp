@@ -7,11 +7,12 @@
 // pos_stride, the position clamped to [0, pos_max]: a slice whose start is a position the graph holds on the device
 // (et_vk.select_as_symint of input_pos), so one recording serves every step.
 #extension GL_GOOGLE_include_directive : require
+#include "float_storage.glsl"
 layout(local_size_x = 64) in;
 #include "common.glsl"
 
-layout(std430, set = 0, binding = 0) writeonly buffer Out { uint o[]; };
-layout(std430, set = 0, binding = 1) readonly buffer In { uint x[]; };
+layout(std430, set = 0, binding = 0) writeonly buffer Out { WORD_T o[]; };
+layout(std430, set = 0, binding = 1) readonly buffer In { WORD_T x[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Pos { int pos[]; };
 layout(push_constant) uniform Params {
   uint numel;  // elements of the view

@@ -1,11 +1,12 @@
 #version 450
 // out = f(in) elementwise (fp32), f chosen by p.op with parameters p0, p1.
 #extension GL_GOOGLE_include_directive : require
+#include "float_storage.glsl"
 layout(local_size_x = 64) in;
 #include "common.glsl"
 
-layout(std430, set = 0, binding = 0) writeonly buffer Out { float o[]; };
-layout(std430, set = 0, binding = 1) readonly buffer In { float x[]; };
+layout(std430, set = 0, binding = 0) writeonly buffer Out { FLOAT_T o[]; };
+layout(std430, set = 0, binding = 1) readonly buffer In { FLOAT_T x[]; };
 layout(push_constant) uniform Params {
   uint numel;
   uint op;
@@ -34,7 +35,7 @@ float safe_tanh(float v) {
 void main() {
   const uint i = flat_index();
   if (i >= p.numel) return;
-  const float v = x[i];
+  const float v = LOAD(x[i]);
   float r;
   switch (p.op) {
     case 0u: r = max(v, 0.0); break;                     // relu
@@ -57,5 +58,5 @@ void main() {
     case 13u: r = inversesqrt(v); break;
     default: r = v; break;
   }
-  o[i] = r;
+  o[i] = STORE(r);
 }
