@@ -105,6 +105,12 @@ uint32_t resolve(const std::vector<uint32_t>& alias, uint32_t id) {
 
 std::atomic<size_t> g_fp16_delegates{0};
 
+// Whether environment variable `name` is set to `value`.
+bool env_is(const char* name, const char* value) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::strcmp(v, value) == 0;
+}
+
 size_t pipeline_slot(const Step& s) {
   return static_cast<size_t>(s.shader) + (s.fp16 ? vulkan::kNumShaders : 0);
 }
@@ -172,8 +178,7 @@ Error plan(Delegate* d) {
   for (const vulkan::Value& v : g.values) {
     has_fp16 |= v.kind == vulkan::Kind::Tensor && v.tensor.dtype == Dtype::Float16;
   }
-  const char* env = std::getenv("ETR_VULKAN_FP16_STORAGE");
-  const bool allowed = env == nullptr || std::strcmp(env, "0") != 0;
+  const bool allowed = !env_is("ETR_VULKAN_FP16_STORAGE", "0");
   if (has_fp16 && d->dev->fp16_storage && allowed) {
     set_fp16_storage(&g, true);
     const Error e = plan_steps(d, &d->steps);
@@ -410,6 +415,58 @@ Error create_pipelines_and_sets(Delegate* d) {
   return Error::Ok;
 }
 
+// One-off work at init that the first execute would otherwise do, in one
+// submission:
+//  - every buffer that holds no constant is filled with zeros: its memory is
+//    touched (on a CPU driver such as Mesa's lavapipe, device memory is host
+//    memory, paged in at its first write) and starts defined;
+//  - every pipeline the delegate uses is dispatched once with zero push
+//    constants (every shader then returns at once, touching no memory):
+//    drivers that compile a pipeline's machine code at its first dispatch
+//    rather than at its creation (lavapipe JIT-compiles with LLVM there) do
+//    that now.
+// ETR_VULKAN_WARM_UP=0 leaves it out (to measure what it saves).
+Error warm_up(Delegate* d) {
+  bool done[2 * vulkan::kNumShaders] = {};
+  const uint32_t zeros[32] = {};
+  VkCommandBufferBeginInfo bi = {};
+  bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  vkBeginCommandBuffer(d->commands, &bi);
+  std::vector<bool> holds_constant(d->buffers.size(), false);
+  for (size_t id = 0; id < d->buffer_of.size(); ++id) {
+    const vulkan::TensorInfo* t = d->graph.tensor(static_cast<uint32_t>(id));
+    if (t != nullptr && t->constant_id >= 0 && d->buffer_of[id] >= 0) {
+      holds_constant[static_cast<size_t>(d->buffer_of[id])] = true;
+    }
+  }
+  bool any = false;
+  for (size_t b = 0; b < d->buffers.size(); ++b) {
+    if (holds_constant[b] || d->buffers[b].size < 4) continue;
+    vkCmdFillBuffer(d->commands, d->buffers[b].buffer, 0, VK_WHOLE_SIZE, 0);
+    any = true;
+  }
+  barrier(d->commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  for (size_t i = 0; i < d->steps.size(); ++i) {
+    const Step& s = d->steps[i];
+    if (s.kind != Step::Kind::Dispatch || done[pipeline_slot(s)]) continue;
+    done[pipeline_slot(s)] = true;
+    any = true;
+    const Pipeline& p = *d->pipelines[pipeline_slot(s)];
+    vkCmdBindPipeline(d->commands, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+    vkCmdBindDescriptorSets(d->commands, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1,
+                            &d->sets[i], 0, nullptr);
+    vkCmdPushConstants(d->commands, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p.push_bytes, zeros);
+    vkCmdDispatch(d->commands, 1, 1, 1);
+  }
+  vkEndCommandBuffer(d->commands);
+  const Error e = any ? submit_and_wait(d) : Error::Ok;
+  vkResetCommandBuffer(d->commands, 0);
+  return e;
+}
+
 // Host-side element type of an input/output's staging copy.
 ScalarType staging_type(Dtype d) {
   switch (d) {
@@ -541,6 +598,7 @@ Error build(Delegate* d, BackendInitContext& ctx, FreeableBuffer* processed) {
   d->graph.named_buffers.clear();
   processed->release();
   ETR_RETURN_IF_ERROR(create_pipelines_and_sets(d));
+  if (!env_is("ETR_VULKAN_WARM_UP", "0")) ETR_RETURN_IF_ERROR(warm_up(d));
   d->out_tensors.assign(d->graph.outputs.size(), nullptr);
   ETR_RETURN_IF_ERROR(create_staging(d));
   const char* profile = std::getenv("ETR_VULKAN_PROFILE");
