@@ -68,7 +68,8 @@ struct TensorInfo {
   // Element type of the tensor's buffer on the device: the dtype, except
   // that float16 tensors (force_fp16 programs) are kept in float32 (their
   // constants widened at upload) unless the backend chooses float16
-  // storage for the delegate (vulkan_backend.cpp; computed in float32).
+  // storage for the delegate (vulkan_backend.cpp; computed in float32);
+  // bool tensors are float32 0.0 or 1.0 (widened at upload and staging).
   Dtype device = Dtype::Unset;
   uint32_t ndim = 0;
   uint32_t dims[kMaxDims] = {};

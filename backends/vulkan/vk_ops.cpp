@@ -38,6 +38,7 @@
 #include "backends/vulkan/spirv/unary.h"
 #include "backends/vulkan/spirv/unary_fp16.h"
 #include "backends/vulkan/spirv/upsample.h"
+#include "backends/vulkan/spirv/where.h"
 #include "backends/vulkan/vk_ops_llm.h"
 #include "runtime/platform/log.h"
 
@@ -70,6 +71,7 @@ const ShaderInfo kShaders[kNumShaders] = {
     {"embedding_q4gsw", kSpirv_embedding_q4gsw, kSpirv_embedding_q4gsw_words, 4, 28, 64},
     {"group_norm", kSpirv_group_norm, kSpirv_group_norm_words, 4, 28, 64},
     {"conv2d_oc4", kSpirv_conv2d_oc4, kSpirv_conv2d_oc4_words, 4, 76, 64},
+    {"where", kSpirv_where, kSpirv_where_words, 4, 104, 64},
 };
 
 // The float16-storage variants (same bindings, push constants and local
@@ -240,6 +242,9 @@ Error plan_binary(const Ctx& c, uint32_t opcode, bool has_alpha) {
   ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", true, &a));
   ETR_RETURN_IF_ERROR(tensor_arg(c, 1, "other", true, &b));
   ETR_RETURN_IF_ERROR(tensor_arg(c, c.op.args.size() - 1, "out", true, &out));
+  if (opcode >= 7 && out->dtype != Dtype::Bool) {  // the comparisons
+    OP_FAIL(c, Error::NotSupported, "the output is %s, not bool", to_string(out->dtype));
+  }
   double alpha = 1.0;
   if (has_alpha) ETR_RETURN_IF_ERROR(scalar_arg(c, 2, "alpha", 1.0, &alpha));
   if (out->ndim > kBinaryDims) {
@@ -285,6 +290,8 @@ enum UnaryOp : uint32_t {
   kExp = 11,
   kSqrt = 12,
   kRsqrt = 13,
+  kEqScalar = 14,  // 14-19: eq, ne, lt, le, gt, ge with a scalar
+  kLogicalNot = 20,
 };
 
 Error emit_unary(const Ctx& c, uint32_t opcode, float p0, float p1) {
@@ -308,6 +315,81 @@ Error emit_unary(const Ctx& c, uint32_t opcode, float p0, float p1) {
 Error plan_unary(const Ctx& c, uint32_t opcode) {
   ETR_RETURN_IF_ERROR(expect_args(c, 2));
   return emit_unary(c, opcode, 0.0f, 0.0f);
+}
+
+// aten.{eq,ne,lt,le,gt,ge}.Scalar(self, other, out): out is bool (0.0 or
+// 1.0 on the device).
+Error plan_compare_scalar(const Ctx& c, uint32_t which) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 3));
+  double other = 0.0;
+  ETR_RETURN_IF_ERROR(scalar_arg(c, 1, "other", 0.0, &other));
+  const TensorInfo* out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 2, "out", true, &out));
+  if (out->dtype != Dtype::Bool) {
+    OP_FAIL(c, Error::NotSupported, "argument 2 (out) is %s, not bool", to_string(out->dtype));
+  }
+  return emit_unary(c, kEqScalar + which, static_cast<float>(other), 0.0f);
+}
+
+// aten.logical_not.default(self, out): bool (or float: x == 0) to bool.
+Error plan_logical_not(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 2));
+  const TensorInfo* out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 1, "out", true, &out));
+  if (out->dtype != Dtype::Bool) {
+    OP_FAIL(c, Error::NotSupported, "argument 1 (out) is %s, not bool", to_string(out->dtype));
+  }
+  return emit_unary(c, kLogicalNot, 0.0f, 0.0f);
+}
+
+// aten.where.self(condition, self, other, out) with broadcasting.
+Error plan_where(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 4));
+  const TensorInfo *cond, *a, *b, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "condition", true, &cond));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 1, "self", true, &a));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 2, "other", true, &b));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 3, "out", true, &out));
+  if (cond->dtype != Dtype::Bool) {
+    OP_FAIL(c, Error::NotSupported, "argument 0 (condition) is %s, not bool",
+            to_string(cond->dtype));
+  }
+  if (out->ndim > kBinaryDims) {
+    OP_FAIL(c, Error::NotSupported, "output has %u dims (at most %zu here)", out->ndim,
+            kBinaryDims);
+  }
+  Step s = dispatch(c, Shader::Where, c.op.args[3], c.op.args[0], c.op.args[1], c.op.args[2]);
+  uint32_t* p = s.push;
+  p[0] = static_cast<uint32_t>(out->numel);
+  p[1] = out->ndim;
+  for (uint32_t i = 0; i < out->ndim; ++i) p[2 + i] = out->dims[i];
+  const TensorInfo* in[3] = {cond, a, b};
+  const char* names[3] = {"condition", "self", "other"};
+  uint32_t n = 0;
+  for (int k = 0; k < 3; ++k) {
+    if (!broadcast_strides(*in[k], *out, p + 2 + (k + 1) * kBinaryDims)) {
+      OP_FAIL(c, Error::InvalidProgram, "argument %d (%s) does not broadcast to the output's shape",
+              k, names[k]);
+    }
+    n = in[k]->ndim > n ? in[k]->ndim : n;
+  }
+  // The output is the broadcast of the three shapes: each dim is the
+  // largest of the inputs' (each broadcasts to it, checked above).
+  bool ok = out->ndim == n;
+  for (uint32_t i = 0; ok && i < n; ++i) {
+    uint32_t want = 1;
+    for (int k = 0; k < 3; ++k) {
+      const uint32_t nd = in[k]->ndim;
+      const uint32_t dk = i < nd ? in[k]->dims[nd - 1 - i] : 1;
+      want = dk > want ? dk : want;
+    }
+    ok = out->dims[n - 1 - i] == want;
+  }
+  if (!ok) OP_FAIL(c, Error::InvalidProgram, "output shape is not the broadcast of the inputs'");
+  if (out->numel == 0) return Error::Ok;
+  ETR_RETURN_IF_ERROR(groups_1d(c, out->numel, 64, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
 }
 
 Error plan_hardtanh(const Ctx& c) {
@@ -1530,6 +1612,11 @@ Error plan_to_dim_order_copy(const Ctx& c) {
   const TensorInfo *in, *out;
   ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", false, &in));
   ETR_RETURN_IF_ERROR(tensor_arg(c, 7, "out", false, &out));
+  // Bool tensors are float32 0/1 on the device: only bool itself converts
+  // to bool by copying.
+  if (out->dtype == Dtype::Bool && in->dtype != Dtype::Bool) {
+    OP_FAIL(c, Error::NotSupported, "conversion from %s to bool", to_string(in->dtype));
+  }
   if (in->device == out->device) return plan_byte_copy(c);
   uint32_t mode;
   if (in->device == Dtype::Int32 && out->device == Dtype::Float32) {
@@ -1596,6 +1683,20 @@ const OpKind kOps[] = {
     {"aten.maximum.default", [](const Ctx& c) { return plan_binary(c, 4, false); }},
     {"aten.minimum.default", [](const Ctx& c) { return plan_binary(c, 5, false); }},
     {"aten.pow.Tensor_Tensor", [](const Ctx& c) { return plan_binary(c, 6, false); }},
+    {"aten.eq.Tensor", [](const Ctx& c) { return plan_binary(c, 7, false); }},
+    {"aten.ne.Tensor", [](const Ctx& c) { return plan_binary(c, 8, false); }},
+    {"aten.lt.Tensor", [](const Ctx& c) { return plan_binary(c, 9, false); }},
+    {"aten.le.Tensor", [](const Ctx& c) { return plan_binary(c, 10, false); }},
+    {"aten.gt.Tensor", [](const Ctx& c) { return plan_binary(c, 11, false); }},
+    {"aten.ge.Tensor", [](const Ctx& c) { return plan_binary(c, 12, false); }},
+    {"aten.eq.Scalar", [](const Ctx& c) { return plan_compare_scalar(c, 0); }},
+    {"aten.ne.Scalar", [](const Ctx& c) { return plan_compare_scalar(c, 1); }},
+    {"aten.lt.Scalar", [](const Ctx& c) { return plan_compare_scalar(c, 2); }},
+    {"aten.le.Scalar", [](const Ctx& c) { return plan_compare_scalar(c, 3); }},
+    {"aten.gt.Scalar", [](const Ctx& c) { return plan_compare_scalar(c, 4); }},
+    {"aten.ge.Scalar", [](const Ctx& c) { return plan_compare_scalar(c, 5); }},
+    {"aten.logical_not.default", plan_logical_not},
+    {"aten.where.self", plan_where},
     {"aten.relu.default", [](const Ctx& c) { return plan_unary(c, kRelu); }},
     {"aten.sigmoid.default", [](const Ctx& c) { return plan_unary(c, kSigmoid); }},
     {"aten.tanh.default", [](const Ctx& c) { return plan_unary(c, kTanh); }},

@@ -46,6 +46,7 @@ enum class Shader : uint8_t {
   EmbeddingQ4gsw,
   GroupNorm,
   Conv2dOc4,
+  Where,
   Count
 };
 constexpr size_t kNumShaders = static_cast<size_t>(Shader::Count);

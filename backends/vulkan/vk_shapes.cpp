@@ -53,12 +53,23 @@ const char* const kSameShape[] = {"aten.relu.default",
                                   "aten.alias_copy.default",
                                   "dim_order_ops._to_dim_order_copy.default",
                                   "et_vk.rms_norm.default",
+                                  "aten.eq.Scalar",
+                                  "aten.ne.Scalar",
+                                  "aten.lt.Scalar",
+                                  "aten.le.Scalar",
+                                  "aten.gt.Scalar",
+                                  "aten.ge.Scalar",
+                                  "aten.logical_not.default",
                                   nullptr};
 
 // Elementwise operators of two broadcast tensors.
-const char* const kBinary[] = {
-    "aten.add.Tensor",      "aten.sub.Tensor",      "aten.mul.Tensor",        "aten.div.Tensor",
-    "aten.maximum.default", "aten.minimum.default", "aten.pow.Tensor_Tensor", nullptr};
+const char* const kBinary[] = {"aten.add.Tensor",        "aten.sub.Tensor",
+                               "aten.mul.Tensor",        "aten.div.Tensor",
+                               "aten.maximum.default",   "aten.minimum.default",
+                               "aten.pow.Tensor_Tensor", "aten.eq.Tensor",
+                               "aten.ne.Tensor",         "aten.lt.Tensor",
+                               "aten.le.Tensor",         "aten.gt.Tensor",
+                               "aten.ge.Tensor",         nullptr};
 
 // Operators with [out, saved statistics...] outputs whose out has the
 // input's shape (the statistics are never read: the planner checks that).
@@ -168,6 +179,14 @@ class Propagator {
     if (std::strcmp(name, "aten.upsample_nearest2d.vec") == 0) return upsample(1, 2);
     if (std::strcmp(name, "aten.upsample_bilinear2d.vec") == 0) return upsample(1, 3);
     if (std::strcmp(name, "aten.cat.default") == 0) return cat();
+    // squeeze_copy.default (every size-1 dim) has none: which dims are 1
+    // depends on the shape, and the output's rank is fixed.
+    if (std::strcmp(name, "aten.squeeze_copy.dims") == 0 ||
+        std::strcmp(name, "aten.squeeze_copy.dim") == 0) {
+      return squeeze();
+    }
+    if (std::strcmp(name, "aten.unsqueeze_copy.default") == 0) return unsqueeze();
+    if (std::strcmp(name, "aten.where.self") == 0) return broadcast(0, 3);
     if (std::strcmp(name, "aten.expand_copy.default") == 0) return expand();
     if (std::strcmp(name, "aten.mean.dim") == 0 || std::strcmp(name, "aten.sum.dim_IntList") == 0 ||
         std::strcmp(name, "aten.amax.default") == 0 ||
@@ -188,23 +207,30 @@ class Propagator {
     return set(op_.args.back(), shape_of(*in));
   }
 
-  Error binary() {
-    const TensorInfo *a, *b;
-    ETR_RETURN_IF_ERROR(tensor_arg(0, "self", &a));
-    ETR_RETURN_IF_ERROR(tensor_arg(1, "other", &b));
+  // The broadcast shape of tensor arguments first .. first + n - 1.
+  Error broadcast(size_t first, size_t n) {
     Shape s;
-    s.ndim = a->ndim > b->ndim ? a->ndim : b->ndim;
-    for (uint32_t i = 0; i < s.ndim; ++i) {
-      const uint32_t da = i < a->ndim ? a->dims[a->ndim - 1 - i] : 1;
-      const uint32_t db = i < b->ndim ? b->dims[b->ndim - 1 - i] : 1;
-      if (da != db && da != 1 && db != 1) {
-        SHAPE_FAIL(g_, op_, Error::InvalidProgram,
-                   "the inputs do not broadcast (%u and %u at dim %u from the end)", da, db, i);
+    for (size_t k = first; k < first + n; ++k) {
+      const TensorInfo* t;
+      ETR_RETURN_IF_ERROR(tensor_arg(k, "input", &t));
+      const uint32_t nd = t->ndim > s.ndim ? t->ndim : s.ndim;
+      Shape r;
+      r.ndim = nd;
+      for (uint32_t i = 0; i < nd; ++i) {
+        const uint32_t da = i < s.ndim ? s.dims[s.ndim - 1 - i] : 1;
+        const uint32_t db = i < t->ndim ? t->dims[t->ndim - 1 - i] : 1;
+        if (da != db && da != 1 && db != 1) {
+          SHAPE_FAIL(g_, op_, Error::InvalidProgram,
+                     "the inputs do not broadcast (%u and %u at dim %u from the end)", da, db, i);
+        }
+        r.dims[nd - 1 - i] = da == 1 ? db : da;
       }
-      s.dims[s.ndim - 1 - i] = da == 1 ? db : da;
+      s = r;
     }
     return set(op_.args.back(), s);
   }
+
+  Error binary() { return broadcast(0, 2); }
 
   Error normalization() {
     const TensorInfo* in;
@@ -582,6 +608,56 @@ class Propagator {
     return set(op_.args[2], s);
   }
 
+  // squeeze_copy.dims(self, dims, out) / .dim(self, dim, out): the listed
+  // dims of size 1 go (as exported: the output's rank is fixed).
+  Error squeeze() {
+    const TensorInfo* in;
+    ETR_RETURN_IF_ERROR(tensor_arg(0, "self", &in));
+    bool drop[kMaxDims] = {};
+    if (op_.args.size() != 3) {
+      SHAPE_FAIL(g_, op_, Error::InvalidProgram, "%zu arguments, expected 3", op_.args.size());
+    }
+    {
+      const Value& dv = g_.values[op_.args[1]];
+      int64_t list[kMaxDims];
+      size_t n = 0;
+      if (dv.kind == Kind::Int) {
+        list[n++] = dv.int_value;
+      } else if (dv.kind == Kind::IntList && dv.ints.size() <= kMaxDims) {
+        for (int64_t d : dv.ints) list[n++] = d;
+      } else {
+        SHAPE_FAIL(g_, op_, Error::InvalidProgram, "argument 1 (dim) is a %s", to_string(dv.kind));
+      }
+      for (size_t k = 0; k < n; ++k) {
+        const int64_t d = list[k] < 0 ? list[k] + in->ndim : list[k];
+        if (d < 0 || d >= static_cast<int64_t>(in->ndim)) {
+          SHAPE_FAIL(g_, op_, Error::InvalidProgram, "argument 1 (dim): %lld out of range",
+                     static_cast<long long>(list[k]));
+        }
+        drop[d] = in->max_dims[d] == 1 || in->dims[d] == 1;
+      }
+    }
+    Shape s;
+    for (uint32_t i = 0; i < in->ndim; ++i) {
+      if (drop[i] && in->dims[i] != 1) {
+        SHAPE_FAIL(g_, op_, Error::InvalidProgram, "dim %u to squeeze has size %u", i, in->dims[i]);
+      }
+      if (!drop[i]) s.dims[s.ndim++] = in->dims[i];
+    }
+    return set(op_.args.back(), s);
+  }
+
+  // unsqueeze_copy(self, dim, out): a 1 inserted at dim.
+  Error unsqueeze() {
+    const TensorInfo* in;
+    ETR_RETURN_IF_ERROR(tensor_arg(0, "self", &in));
+    uint32_t dim;
+    ETR_RETURN_IF_ERROR(dim_arg(1, in->ndim + 1, &dim));
+    Shape s;
+    for (uint32_t i = 0, j = 0; i <= in->ndim; ++i) s.dims[s.ndim++] = i == dim ? 1 : in->dims[j++];
+    return set(op_.args.back(), s);
+  }
+
   // expand_copy(self, size, implicit, out): -1 keeps the input's dim (the
   // input aligned to the right), other entries are the new sizes.
   Error expand() {
@@ -811,6 +887,45 @@ class Propagator {
 };
 
 }  // namespace
+
+void infer_symint_inputs(Graph* g) {
+  for (uint32_t id : g->inputs) {
+    Value& sym = g->values[id];
+    if (sym.kind != Kind::SymInt) continue;
+    bool found = false;
+    for (const Operator& op : g->ops) {
+      if (found) break;
+      if (op.args.empty()) continue;
+      const TensorInfo* out = g->tensor(op.args.back());
+      if (out == nullptr) continue;
+      const bool sized = op.name == "aten.view_copy.default" ||
+                         op.name == "aten._unsafe_view.default" ||
+                         op.name == "aten.expand_copy.default";
+      if (sized && op.args.size() >= 3) {
+        const Value& list = g->values[op.args[1]];
+        if (list.kind != Kind::ValueList || list.values.size() != out->ndim) continue;
+        for (size_t k = 0; k < list.values.size() && !found; ++k) {
+          if (list.values[k] != id) continue;
+          sym.int_value = out->max_dims[k];
+          found = true;
+        }
+      } else if (op.name == "aten.slice_copy.Tensor" && op.args.size() == 6 && op.args[3] == id) {
+        const TensorInfo* in = g->tensor(op.args[0]);
+        const Value& dim = g->values[op.args[1]];
+        const Value& start = g->values[op.args[2]];
+        const Value& step = g->values[op.args[4]];
+        if (in == nullptr || dim.kind != Kind::Int || start.kind != Kind::Int ||
+            step.kind != Kind::Int || step.int_value != 1 || start.int_value < 0) {
+          continue;
+        }
+        int64_t d = dim.int_value < 0 ? dim.int_value + in->ndim : dim.int_value;
+        if (d < 0 || d >= static_cast<int64_t>(out->ndim)) continue;
+        sym.int_value = start.int_value + out->max_dims[d];
+        found = true;
+      }
+    }
+  }
+}
 
 Error propagate_shapes(Graph* g) {
   for (const Operator& op : g->ops) {

@@ -209,8 +209,9 @@ Error place_buffers(Delegate* d) {
   for (const Step& s : d->steps) {
     for (uint32_t i = 0; i < s.num_buffers; ++i) used[resolve(d->alias, s.buffers[i])] = true;
   }
-  for (uint32_t id : g.inputs) used[id] = true;
-  for (uint32_t id : g.outputs) used[resolve(d->alias, id)] = true;
+  // SymInt inputs and outputs (sizes passed between delegates) have no buffer.
+  for (uint32_t id : g.inputs) used[id] = g.tensor(id) != nullptr;
+  for (uint32_t id : g.outputs) used[resolve(d->alias, id)] = g.tensor(id) != nullptr;
   // Sizes first: a shared memory object is as large as its largest tensor.
   std::vector<uint64_t> mem_obj_bytes(g.values.size(), 0);
   std::vector<int32_t> mem_obj_buffer(g.values.size(), -1);
@@ -334,6 +335,11 @@ Error upload_constants(Delegate* d) {
         uint16_t h;
         std::memcpy(&h, c.data + 2 * e, 2);
         const float f = internal::half_bits_to_float(h);
+        std::memcpy(dst + 4 * e, &f, 4);
+      }
+    } else if (t->dtype == Dtype::Bool && t->device == Dtype::Float32) {  // 0.0 or 1.0
+      for (uint64_t e = 0; e < t->numel; ++e) {
+        const float f = c.data[e] != 0 ? 1.0f : 0.0f;
         std::memcpy(dst + 4 * e, &f, 4);
       }
     } else {
@@ -481,10 +487,12 @@ ScalarType staging_type(Dtype d) {
 }
 
 // Whether an input/output's staging buffer can hold its device elements for
-// the host: the same dtype, or float16 on the device for float32 on the host
-// (execute converts while copying).
+// the host: the same dtype, float16 on the device for float32 on the host,
+// or float32 0/1 on the device for bool on the host (execute converts while
+// copying).
 bool staged_as_is(const vulkan::TensorInfo& t) {
   if (t.device == Dtype::Float16 && t.staging == Dtype::Float32) return true;
+  if (t.device == Dtype::Float32 && t.staging == Dtype::Bool) return true;
   return t.device == t.staging && staging_type(t.device) != static_cast<ScalarType>(-1);
 }
 
@@ -493,6 +501,10 @@ bool staged_as_is(const vulkan::TensorInfo& t) {
 Error create_staging(Delegate* d) {
   const Graph& g = d->graph;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
+    if (g.tensor(g.inputs[i]) == nullptr) {  // a SymInt: no staging
+      d->in_staging.push_back(Buffer{});
+      continue;
+    }
     const TensorInfo& t = *g.tensor(g.inputs[i]);
     ETR_CHECK_OR_FAIL(staged_as_is(t), Error::NotSupported,
                       "VulkanBackend: delegate %zu: input %zu: dtype %s staged as %s is not "
@@ -504,6 +516,10 @@ Error create_staging(Delegate* d) {
     d->in_staging.push_back(b);
   }
   for (size_t i = 0; i < g.outputs.size(); ++i) {
+    if (g.tensor(g.outputs[i]) == nullptr) {  // a SymInt: no staging
+      d->out_staging.push_back(Buffer{});
+      continue;
+    }
     const TensorInfo& t = *g.tensor(g.outputs[i]);
     ETR_CHECK_OR_FAIL(staged_as_is(t), Error::NotSupported,
                       "VulkanBackend: delegate %zu: output %zu: dtype %s staged as %s is not "
@@ -525,7 +541,8 @@ Error record(Delegate* d) {
   bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
   vkBeginCommandBuffer(cb, &bi);
   for (size_t i = 0; i < g.inputs.size(); ++i) {
-    const uint64_t n = g.tensor(g.inputs[i])->device_nbytes();
+    const TensorInfo* t = g.tensor(g.inputs[i]);
+    const uint64_t n = t == nullptr ? 0 : t->device_nbytes();
     if (n == 0) continue;
     VkBufferCopy region = {0, 0, n};
     vkCmdCopyBuffer(cb, d->in_staging[i].buffer, d->buffer(g.inputs[i]).buffer, 1, &region);
@@ -569,7 +586,8 @@ Error record(Delegate* d) {
     }
   }
   for (size_t i = 0; i < g.outputs.size(); ++i) {
-    const uint64_t n = g.tensor(g.outputs[i])->device_nbytes();
+    const TensorInfo* t = g.tensor(g.outputs[i]);
+    const uint64_t n = t == nullptr ? 0 : t->device_nbytes();
     if (n == 0) continue;
     VkBufferCopy region = {0, 0, n};
     vkCmdCopyBuffer(cb, d->buffer(g.outputs[i]).buffer, d->out_staging[i].buffer, 1, &region);
@@ -588,7 +606,10 @@ Error build(Delegate* d, BackendInitContext& ctx, FreeableBuffer* processed) {
                                           processed->size(), ctx.named_data, d->index, &d->graph));
   ETR_RETURN_IF_ERROR(vulkan::acquire_device(d->index, &d->dev));
   // A dynamic program's symbolic sizes, computed for the upper bounds.
-  if (d->graph.dynamic) ETR_RETURN_IF_ERROR(vulkan::propagate_shapes(&d->graph));
+  if (d->graph.dynamic) {
+    vulkan::infer_symint_inputs(&d->graph);
+    ETR_RETURN_IF_ERROR(vulkan::propagate_shapes(&d->graph));
+  }
   ETR_RETURN_IF_ERROR(plan(d));
   ETR_RETURN_IF_ERROR(place_buffers(d));
   ETR_RETURN_IF_ERROR(create_commands(d));
@@ -653,6 +674,25 @@ Error resize(Delegate* d, Span<EValue*> args) {
   bool changed = !d->shapes_valid;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     EValue* v = args[i];
+    vulkan::Value& in = g.values[g.inputs[i]];
+    if (in.kind == vulkan::Kind::SymInt) {
+      // A size computed by the caller (an earlier delegate or the CPU).
+      if (v == nullptr || !v->is_int()) {
+        ETR_FAIL(Error::InvalidArgument, "VulkanBackend: delegate %zu: input %zu is not an int",
+                 d->index, i);
+      }
+      if (v->to_int() < 0 || v->to_int() > static_cast<int64_t>(vulkan::kMaxNumel)) {
+        ETR_FAIL(Error::InvalidArgument,
+                 "VulkanBackend: delegate %zu: input %zu (a size) is %lld, out of range", d->index,
+                 i, static_cast<long long>(v->to_int()));
+      }
+      if (v->to_int() != in.int_value) {
+        in.int_value = v->to_int();
+        d->shapes_valid = false;
+        changed = true;
+      }
+      continue;
+    }
     if (v == nullptr || !v->is_tensor()) continue;  // reported by arg_tensor
     const Tensor& t = v->to_tensor();
     TensorInfo& info = g.values[g.inputs[i]].tensor;
@@ -750,6 +790,16 @@ void copy_staging(const Tensor& host, Dtype device, void* staging, bool to_stagi
         g[i] = internal::float_to_half_bits(h[i]);
       } else {
         h[i] = internal::half_bits_to_float(g[i]);
+      }
+    }
+  } else if (device == Dtype::Float32 && host.dtype() == ScalarType::Bool) {
+    bool* h = static_cast<bool*>(host.mutable_data());
+    float* g = static_cast<float*>(staging);
+    for (size_t i = 0; i < n; ++i) {
+      if (to_staging) {
+        g[i] = h[i] ? 1.0f : 0.0f;
+      } else {
+        h[i] = g[i] != 0.0f;
       }
     }
   } else if (host.dtype() == ScalarType::Long) {
@@ -893,6 +943,7 @@ class VulkanBackend final : public BackendInterface {
     // only what its own tensors allow.
     ETR_RETURN_IF_ERROR(resize(d, args));
     for (size_t i = 0; i < g.inputs.size(); ++i) {
+      if (g.tensor(g.inputs[i]) == nullptr) continue;  // a SymInt, taken by resize
       Result<Tensor*> t = arg_tensor(*d, args, i, g.inputs[i], "input", i);
       if (!t.ok()) return t.error();
       copy_staging(**t, g.tensor(g.inputs[i])->device, d->in_staging[i].mapped, true);
@@ -901,6 +952,15 @@ class VulkanBackend final : public BackendInterface {
     std::vector<Tensor*>& outs = d->out_tensors;
     for (size_t i = 0; i < g.outputs.size(); ++i) {
       EValue* v = args[g.inputs.size() + i];
+      if (g.tensor(g.outputs[i]) == nullptr) {  // a SymInt the shapes computed
+        if (v == nullptr || !v->is_int()) {
+          ETR_FAIL(Error::InvalidArgument, "VulkanBackend: delegate %zu: output %zu is not an int",
+                   d->index, i);
+        }
+        *v = EValue(static_cast<int64_t>(g.values[g.outputs[i]].int_value));
+        outs[i] = nullptr;
+        continue;
+      }
       if (v != nullptr && v->is_tensor()) {
         ETR_RETURN_IF_ERROR(resize_output(*d, &v->to_tensor(), *g.tensor(g.outputs[i]), i));
       }
@@ -910,8 +970,10 @@ class VulkanBackend final : public BackendInterface {
     }
     ETR_RETURN_IF_ERROR(submit_and_wait(d));
     if (d->queries != VK_NULL_HANDLE) collect_profile(d);
-    for (size_t i = 0; i < outs.size(); ++i)
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (outs[i] == nullptr) continue;
       copy_staging(*outs[i], g.tensor(g.outputs[i])->device, d->out_staging[i].mapped, false);
+    }
     return Error::Ok;
   }
 

@@ -255,6 +255,67 @@ TEST_F(VulkanLlmTest, TinyLlamaDynamicPrefillAndDecodeMatchTheOfficialRuntime) {
   }
 }
 
+// The exporter's defaults otherwise too (no KV cache: every call runs the
+// whole sequence; the causal mask is a bool constant sliced to the length,
+// with where, eq.Scalar and logical_not; nine delegates with SymInt sizes
+// and CPU operators between them): after each growing prefix, the last
+// token's logits are within 2e-3 of the official runtime's on the non-Vulkan
+// no-KV export; then the greedy continuation through TextGenerator equals
+// the official runner's (twice, with reset() between).
+TEST_F(VulkanLlmTest, TinyLlamaNoKvCacheMatchesTheOfficialRuntime) {
+  const std::string dir = kVulkanDir + "tiny_llama_vulkan_no_kv/";
+  const std::string pte = kVulkanDir + "tiny_llama_vulkan_no_kv.pte";
+  const std::vector<int64_t> tokens = load_npy<int64_t>(dir + "tokens.npy");
+  const std::vector<float> want_all = load_npy<float>(dir + "logits.npy");
+  ASSERT_GE(tokens.size(), 8u);
+  ASSERT_EQ(want_all.size(), tokens.size() * kVocab);
+  char message[2048];
+  ErrorCapture capture(message, sizeof(message));
+  {
+    Module m(pte, {}, vulkan_options());
+    // Prefixes out of order: each call's shapes differ from the last's.
+    std::vector<size_t> lengths;
+    for (size_t n = 1; n <= tokens.size(); ++n) lengths.push_back(n);
+    std::swap(lengths[1], lengths[5]);
+    std::swap(lengths[3], lengths.back());
+    for (size_t n : lengths) {
+      SCOPED_TRACE("prefix of " + std::to_string(n) + " tokens");
+      Result<std::vector<Value>> outs = m.forward({long_tensor(
+          {1, static_cast<int32_t>(n)}, std::vector<int64_t>(tokens.begin(), tokens.begin() + n))});
+      ASSERT_TRUE(outs.ok()) << to_string(outs.error()) << ": " << capture.message();
+      ASSERT_EQ(outs->size(), 1u);
+      const Tensor& t = (*outs)[0].tensor();
+      ASSERT_EQ(t.scalar_type(), ScalarType::Float);
+      ASSERT_EQ(static_cast<size_t>(t.numel()), kVocab);
+      const float* got = static_cast<const float*>(t.const_data());
+      const float* want = want_all.data() + (n - 1) * kVocab;
+      double scale = 0, max_diff = 0;
+      for (size_t i = 0; i < kVocab; ++i) {
+        scale = std::max(scale, std::abs(static_cast<double>(want[i])));
+        max_diff = std::max(max_diff, std::abs(static_cast<double>(got[i]) - want[i]));
+      }
+      EXPECT_LE(max_diff, 2e-3 * scale) << "max |logit| " << scale;
+      std::printf(
+          "[ info ] no KV cache, %zu tokens: max |vulkan - reference| %.3g (%.2g of max "
+          "|logit| %.3g)\n",
+          n, max_diff, max_diff / scale, scale);
+    }
+  }
+  const std::vector<int64_t> prompt = load_npy<int64_t>(kLlmDir + "refs/prompt_ids.npy");
+  const std::vector<int64_t> want = load_npy<int64_t>(kLlmDir + "refs/no_kv_greedy.npy");
+  ASSERT_FALSE(want.empty());
+  llm::TextGenerator gen(pte, vulkan_options());
+  ASSERT_EQ(gen.load(), Error::Ok) << capture.message();
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE(round == 0 ? "first generate" : "after reset()");
+    std::vector<int64_t> got;
+    ASSERT_EQ(gen.generate(prompt, greedy(), [&](int64_t id) { got.push_back(id); }), Error::Ok)
+        << capture.message();
+    EXPECT_EQ(got, want);
+    gen.reset();
+  }
+}
+
 // A chunk that would pass the end of the cache (32 rows) fails execute,
 // checked on the host before the shaders run (the rotary table's slice, the
 // first operator to read the position); the method still works afterwards.

@@ -56,6 +56,15 @@ void main() {
     case 11u: r = exp(v); break;
     case 12u: r = sqrt(v); break;
     case 13u: r = inversesqrt(v); break;
+    // Comparisons with a scalar p0 and logical not: bool results are 0.0
+    // or 1.0 (bool tensors are float32 on the device).
+    case 14u: r = v == p.p0 ? 1.0 : 0.0; break;  // eq.Scalar
+    case 15u: r = v != p.p0 ? 1.0 : 0.0; break;  // ne.Scalar
+    case 16u: r = v < p.p0 ? 1.0 : 0.0; break;   // lt.Scalar
+    case 17u: r = v <= p.p0 ? 1.0 : 0.0; break;  // le.Scalar
+    case 18u: r = v > p.p0 ? 1.0 : 0.0; break;   // gt.Scalar
+    case 19u: r = v >= p.p0 ? 1.0 : 0.0; break;  // ge.Scalar
+    case 20u: r = v == 0.0 ? 1.0 : 0.0; break;   // logical_not
     default: r = v; break;
   }
   o[i] = STORE(r);
