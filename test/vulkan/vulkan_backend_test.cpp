@@ -350,6 +350,68 @@ TEST_F(VulkanTest, MixedFloat16AndFloat32DispatchFallsBackToFloat32Buffers) {
   EXPECT_EQ(vulkan_fp16_storage_delegates(), before + 1);
 }
 
+// Bool tensors (float32 0/1 on the device, bool on the host): where.self
+// with a [2, 1] condition, a [2, 3] and a [1] operand (three-way
+// broadcasting), and lt.Tensor of [2, 3] and [3] into a bool output.
+TEST_F(VulkanTest, WhereAndComparisonsBroadcastWithBoolTensors) {
+  const fb::VkDataType f = fb::VkDataType::FLOAT32, b = fb::VkDataType::BOOL;
+  BackendExecutionContext ctx{nullptr, "forward", nullptr};
+  std::string msg;
+  {
+    DelegateHandle* h = nullptr;
+    ASSERT_EQ(init_payload(
+                  make_op_payload("aten.where.self", {{2, 1}, {2, 3}, {1}, {2, 3}}, {b, f, f, f}),
+                  &msg, &h),
+              Error::Ok)
+        << msg;
+    bool cond[2] = {true, false};
+    float a[6] = {1, 2, 3, 4, 5, 6};
+    float other[1] = {-7};
+    float out[6] = {};
+    int32_t s21[2] = {2, 1}, s23[2] = {2, 3}, s1[1] = {1}, o23[2] = {2, 3};
+    uint8_t order2[2] = {0, 1}, order2b[2] = {0, 1}, order2c[2] = {0, 1}, order1[1] = {0};
+    int64_t st[2] = {}, st2[2] = {}, st3[2] = {}, st1[1] = {};
+    Tensor tc(ScalarType::Bool, 2, s21, order2, st, cond);
+    Tensor ta(ScalarType::Float, 2, s23, order2b, st2, a);
+    Tensor tb(ScalarType::Float, 1, s1, order1, st1, other);
+    Tensor to(ScalarType::Float, 2, o23, order2c, st3, out);
+    EValue ec(&tc), ea(&ta), eb(&tb), eo(&to);
+    EValue* args[4] = {&ec, &ea, &eb, &eo};
+    ASSERT_EQ(vulkan_backend().execute(ctx, h, Span<EValue*>(args, 4)), Error::Ok);
+    const float want[6] = {1, 2, 3, -7, -7, -7};
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(out[i], want[i]) << i;
+    vulkan_backend().destroy(h);
+  }
+  {
+    DelegateHandle* h = nullptr;
+    ASSERT_EQ(
+        init_payload(make_op_payload("aten.lt.Tensor", {{2, 3}, {3}, {2, 3}}, {f, f, b}), &msg, &h),
+        Error::Ok)
+        << msg;
+    float x[6] = {1, 5, -2, 0, 3, 9};
+    float y[3] = {2, 5, -3};
+    bool out[6] = {};
+    int32_t s23[2] = {2, 3}, s3[1] = {3}, o23[2] = {2, 3};
+    uint8_t order2[2] = {0, 1}, order2b[2] = {0, 1}, order1[1] = {0};
+    int64_t st[2] = {}, st2[2] = {}, st1[1] = {};
+    Tensor tx(ScalarType::Float, 2, s23, order2, st, x);
+    Tensor ty(ScalarType::Float, 1, s3, order1, st1, y);
+    Tensor to(ScalarType::Bool, 2, o23, order2b, st2, out);
+    EValue ex(&tx), ey(&ty), eo(&to);
+    EValue* args[3] = {&ex, &ey, &eo};
+    ASSERT_EQ(vulkan_backend().execute(ctx, h, Span<EValue*>(args, 3)), Error::Ok);
+    const bool want[6] = {true, false, false, true, true, false};
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(out[i], want[i]) << i;
+    vulkan_backend().destroy(h);
+  }
+  // A comparison into a float output is refused.
+  EXPECT_EQ(init_payload(make_op_payload("aten.lt.Tensor", {{2, 3}, {3}, {2, 3}}), &msg),
+            Error::NotSupported);
+  EXPECT_NE(msg.find("operator 0 (aten.lt.Tensor): the output is float32, not bool"),
+            std::string::npos)
+      << msg;
+}
+
 TEST_F(VulkanTest, HandBuiltPayloadRunsWithConstantsFromThePayload) {
   std::string msg;
   DelegateHandle* h = nullptr;
