@@ -7,7 +7,8 @@
 //
 // Every tensor lives in a plain storage buffer, contiguous in the
 // payload's dims (the payload's texture/packing requests are ignored:
-// layout is internal), and every shader computes in fp32.
+// layout is internal), and every shader computes in fp32 (float16 tensors
+// may be stored as float16: Step::fp16; bool tensors are float32 0/1).
 #pragma once
 
 #include <cstddef>
