@@ -651,6 +651,9 @@ class Propagator {
   Error unsqueeze() {
     const TensorInfo* in;
     ETR_RETURN_IF_ERROR(tensor_arg(0, "self", &in));
+    if (in->ndim >= kMaxDims) {
+      SHAPE_FAIL(g_, op_, Error::InvalidProgram, "argument 0 (self) already has %u dims", in->ndim);
+    }
     uint32_t dim;
     ETR_RETURN_IF_ERROR(dim_arg(1, in->ndim + 1, &dim));
     Shape s;
