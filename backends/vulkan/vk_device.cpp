@@ -72,7 +72,16 @@ Error create_device(size_t di, Device* d) {
   app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
   app.pApplicationName = "etr";
   app.pEngineName = "etr";
-  app.apiVersion = VK_API_VERSION_1_0;
+  // Vulkan 1.1 where the loader has it (16-bit storage buffers are core
+  // there); 1.0 otherwise.
+  uint32_t loader_version = VK_API_VERSION_1_0;
+  auto enumerate_version = reinterpret_cast<PFN_vkEnumerateInstanceVersion>(
+      vkGetInstanceProcAddr(VK_NULL_HANDLE, "vkEnumerateInstanceVersion"));
+  if (enumerate_version != nullptr && enumerate_version(&loader_version) != VK_SUCCESS) {
+    loader_version = VK_API_VERSION_1_0;
+  }
+  const bool instance_11 = loader_version >= VK_API_VERSION_1_1;
+  app.apiVersion = instance_11 ? VK_API_VERSION_1_1 : VK_API_VERSION_1_0;
   const char* ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
   VkInstanceCreateInfo ici = {};
   ici.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
@@ -159,20 +168,42 @@ Error create_device(size_t di, Device* d) {
   // memory. The planner keeps every access in range; this is the backstop.
   VkPhysicalDeviceFeatures supported;
   vkGetPhysicalDeviceFeatures(d->physical, &supported);
-  VkPhysicalDeviceFeatures features = {};
-  features.robustBufferAccess = supported.robustBufferAccess;
+  VkPhysicalDeviceFeatures2 features = {};
+  features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+  features.features.robustBufferAccess = supported.robustBufferAccess;
+  // 16-bit storage buffers (an fp16 program's tensors stay in fp16 on the
+  // device) on a Vulkan 1.1 device that has them.
+  VkPhysicalDevice16BitStorageFeatures storage16 = {};
+  storage16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+  if (instance_11 && props.apiVersion >= VK_API_VERSION_1_1) {
+    VkPhysicalDeviceFeatures2 query = {};
+    query.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    query.pNext = &storage16;
+    vkGetPhysicalDeviceFeatures2(d->physical, &query);
+    d->fp16_storage = storage16.storageBuffer16BitAccess == VK_TRUE;
+    storage16 = {};
+    storage16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+    storage16.storageBuffer16BitAccess = d->fp16_storage ? VK_TRUE : VK_FALSE;
+    features.pNext = &storage16;
+  }
   VkDeviceCreateInfo dci = {};
   dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qci;
-  dci.pEnabledFeatures = &features;
+  // The features go in the chain on Vulkan 1.1, as the plain struct on 1.0.
+  if (features.pNext != nullptr) {
+    dci.pNext = &features;
+  } else {
+    dci.pEnabledFeatures = &features.features;
+  }
   r = vkCreateDevice(d->physical, &dci, nullptr, &d->device);
   ETR_CHECK_OR_FAIL(r == VK_SUCCESS, Error::NotSupported,
                     "VulkanBackend: delegate %zu: vkCreateDevice on '%s' returned %d", di, d->name,
                     static_cast<int>(r));
   vkGetDeviceQueue(d->device, d->queue_family, 0, &d->queue);
-  ETR_LOG(Info, "VulkanBackend: device %u '%s'%s", d->index, d->name,
-          d->validation ? " with validation" : "");
+  ETR_LOG(Info, "VulkanBackend: device %u '%s'%s%s", d->index, d->name,
+          d->validation ? " with validation" : "",
+          d->fp16_storage ? ", 16-bit storage buffers" : "");
   return Error::Ok;
 }
 

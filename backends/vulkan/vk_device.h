@@ -33,7 +33,7 @@ struct Pipeline {
 };
 
 // Pipelines the device keeps for every delegate (one per shader slot).
-constexpr size_t kMaxPipelines = 32;
+constexpr size_t kMaxPipelines = 64;
 
 struct Device {
   VkInstance instance = VK_NULL_HANDLE;
@@ -47,6 +47,9 @@ struct Device {
   char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE] = {};
   uint32_t index = 0;  // in vkEnumeratePhysicalDevices order
   bool validation = false;
+  // Storage buffers of 16-bit elements (Vulkan 1.1 storageBuffer16BitAccess,
+  // enabled at creation when the device has it).
+  bool fp16_storage = false;
   // Pipelines shared by every delegate on this device (pipeline()).
   Pipeline pipelines[kMaxPipelines];
 };

@@ -31,7 +31,10 @@ Error parse_tensor(const fb::VkTensor* t, uint32_t id, size_t num_constants, siz
                     "VulkanBackend: delegate %zu: value %u: tensor datatype %d is unknown", d, id,
                     dt);
   out->dtype = static_cast<Dtype>(dt);
-  out->device = out->dtype == Dtype::Float16 ? Dtype::Float32 : out->dtype;
+  // float16 (until the backend picks float16 storage) and bool (0 or 1)
+  // tensors are float32 on the device.
+  out->device =
+      out->dtype == Dtype::Float16 || out->dtype == Dtype::Bool ? Dtype::Float32 : out->dtype;
   const int8_t st = static_cast<int8_t>(t->staging_datatype());
   ETR_CHECK_OR_FAIL(known_dtype(st), Error::InvalidProgram,
                     "VulkanBackend: delegate %zu: value %u: staging datatype %d is unknown", d, id,
@@ -201,10 +204,16 @@ Error read_ids(const flatbuffers::Vector<uint32_t>* ids, const char* what, size_
     ETR_CHECK_OR_FAIL(id < g.values.size(), Error::InvalidProgram,
                       "VulkanBackend: delegate %zu: %s %zu: value id %u out of range (%zu values)",
                       d, what, i, id, g.values.size());
+    // A SymInt passes a size between delegates (a program split in several).
     const TensorInfo* t = g.tensor(id);
+    if (t == nullptr && g.values[id].kind == Kind::SymInt) {
+      (*out)[i] = id;
+      continue;
+    }
     ETR_CHECK_OR_FAIL(t != nullptr, Error::InvalidProgram,
-                      "VulkanBackend: delegate %zu: %s %zu: value %u is a %s, not a tensor", d,
-                      what, i, id, to_string(g.values[id].kind));
+                      "VulkanBackend: delegate %zu: %s %zu: value %u is a %s, not a tensor or a "
+                      "SymInt",
+                      d, what, i, id, to_string(g.values[id].kind));
     ETR_CHECK_OR_FAIL(t->constant_id < 0, Error::InvalidProgram,
                       "VulkanBackend: delegate %zu: %s %zu: value %u is a constant", d, what, i,
                       id);

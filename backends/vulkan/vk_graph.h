@@ -40,6 +40,8 @@ enum class Dtype : int8_t {
   Unset = 127,
 };
 const char* to_string(Dtype d);
+// Float32 or Float16.
+inline bool is_float(Dtype d) { return d == Dtype::Float32 || d == Dtype::Float16; }
 // Bytes per element; 0 for Unset or an unknown code.
 size_t element_size(Dtype d);
 
@@ -64,8 +66,10 @@ struct TensorInfo {
   Dtype dtype = Dtype::Unset;
   Dtype staging = Dtype::Unset;  // host-side dtype of an input/output
   // Element type of the tensor's buffer on the device: the dtype, except
-  // that float16 tensors (force_fp16 programs) are kept and computed in
-  // float32 (their constants widened at upload).
+  // that float16 tensors (force_fp16 programs) are kept in float32 (their
+  // constants widened at upload) unless the backend chooses float16
+  // storage for the delegate (vulkan_backend.cpp; computed in float32);
+  // bool tensors are float32 0.0 or 1.0 (widened at upload and staging).
   Dtype device = Dtype::Unset;
   uint32_t ndim = 0;
   uint32_t dims[kMaxDims] = {};
@@ -117,8 +121,9 @@ struct Graph {
   std::vector<uint32_t> outputs;  // tensor value ids
   std::vector<Constant> constants;
   std::vector<FreeableBuffer> named_buffers;
-  // Whether the program was exported with dynamic dims (it has SymInt
-  // values): its tensors can take any shape within their max_dims.
+  // Whether the program has SymInt values (sizes computed at run time,
+  // propagated at init too). Every program's tensors can take any shape
+  // within their max_dims when its inputs change shape.
   bool dynamic = false;
 
   const TensorInfo* tensor(uint32_t id) const {

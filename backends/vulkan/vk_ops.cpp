@@ -1,16 +1,22 @@
 #include "backends/vulkan/vk_ops.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
 #include "backends/vulkan/spirv/batch_norm.h"
 #include "backends/vulkan/spirv/binary.h"
+#include "backends/vulkan/spirv/binary_fp16.h"
 #include "backends/vulkan/spirv/cast.h"
 #include "backends/vulkan/spirv/conv2d.h"
+#include "backends/vulkan/spirv/conv2d_fp16.h"
 #include "backends/vulkan/spirv/conv2d_oc4.h"
+#include "backends/vulkan/spirv/conv2d_oc4_fp16.h"
 #include "backends/vulkan/spirv/conv_transpose2d.h"
 #include "backends/vulkan/spirv/copy_strided.h"
+#include "backends/vulkan/spirv/copy_strided_fp16.h"
 #include "backends/vulkan/spirv/embedding.h"
 #include "backends/vulkan/spirv/embedding_q4gsw.h"
 #include "backends/vulkan/spirv/group_norm.h"
@@ -18,16 +24,21 @@
 #include "backends/vulkan/spirv/layer_norm.h"
 #include "backends/vulkan/spirv/linear_q4gsw.h"
 #include "backends/vulkan/spirv/matmul.h"
+#include "backends/vulkan/spirv/matmul_fp16.h"
 #include "backends/vulkan/spirv/pool2d.h"
+#include "backends/vulkan/spirv/pool2d_fp16.h"
 #include "backends/vulkan/spirv/q8ta_linear.h"
 #include "backends/vulkan/spirv/quantize.h"
 #include "backends/vulkan/spirv/reduce.h"
+#include "backends/vulkan/spirv/reduce_fp16.h"
 #include "backends/vulkan/spirv/rms_norm.h"
 #include "backends/vulkan/spirv/rope.h"
 #include "backends/vulkan/spirv/sdpa.h"
 #include "backends/vulkan/spirv/softmax.h"
 #include "backends/vulkan/spirv/unary.h"
+#include "backends/vulkan/spirv/unary_fp16.h"
 #include "backends/vulkan/spirv/upsample.h"
+#include "backends/vulkan/spirv/where.h"
 #include "backends/vulkan/vk_ops_llm.h"
 #include "runtime/platform/log.h"
 
@@ -40,7 +51,7 @@ const ShaderInfo kShaders[kNumShaders] = {
     {"unary", kSpirv_unary, kSpirv_unary_words, 2, 16, 64},
     {"matmul", kSpirv_matmul, kSpirv_matmul_words, 4, 56, 8},
     {"softmax", kSpirv_softmax, kSpirv_softmax_words, 2, 16, 64},
-    {"copy_strided", kSpirv_copy_strided, kSpirv_copy_strided_words, 2, 88, 64},
+    {"copy_strided", kSpirv_copy_strided, kSpirv_copy_strided_words, 3, 100, 64},
     {"conv2d", kSpirv_conv2d, kSpirv_conv2d_words, 4, 76, 64},
     {"pool2d", kSpirv_pool2d, kSpirv_pool2d_words, 2, 64, 64},
     {"reduce", kSpirv_reduce, kSpirv_reduce_words, 2, 16, 64},
@@ -60,6 +71,25 @@ const ShaderInfo kShaders[kNumShaders] = {
     {"embedding_q4gsw", kSpirv_embedding_q4gsw, kSpirv_embedding_q4gsw_words, 4, 28, 64},
     {"group_norm", kSpirv_group_norm, kSpirv_group_norm_words, 4, 28, 64},
     {"conv2d_oc4", kSpirv_conv2d_oc4, kSpirv_conv2d_oc4_words, 4, 76, 64},
+    {"where", kSpirv_where, kSpirv_where_words, 4, 104, 64},
+};
+
+// The float16-storage variants (same bindings, push constants and local
+// size as the float32 shader).
+struct Fp16Variant {
+  Shader shader;
+  const uint32_t* code;
+  size_t words;
+};
+const Fp16Variant kFp16Variants[] = {
+    {Shader::Binary, kSpirv_binary_fp16, kSpirv_binary_fp16_words},
+    {Shader::Unary, kSpirv_unary_fp16, kSpirv_unary_fp16_words},
+    {Shader::Matmul, kSpirv_matmul_fp16, kSpirv_matmul_fp16_words},
+    {Shader::CopyStrided, kSpirv_copy_strided_fp16, kSpirv_copy_strided_fp16_words},
+    {Shader::Conv2d, kSpirv_conv2d_fp16, kSpirv_conv2d_fp16_words},
+    {Shader::Conv2dOc4, kSpirv_conv2d_oc4_fp16, kSpirv_conv2d_oc4_fp16_words},
+    {Shader::Pool2d, kSpirv_pool2d_fp16, kSpirv_pool2d_fp16_words},
+    {Shader::Reduce, kSpirv_reduce_fp16, kSpirv_reduce_fp16_words},
 };
 
 // What a descriptor needs to name the place of a refusal.
@@ -93,8 +123,8 @@ Error tensor_arg(const Ctx& c, size_t a, const char* field, bool float_only,
     OP_FAIL(c, Error::InvalidProgram, "argument %zu (%s): value %u is a %s, not a tensor", a, field,
             id, to_string(v.kind));
   }
-  if (float_only && v.tensor.device != Dtype::Float32) {
-    OP_FAIL(c, Error::NotSupported, "argument %zu (%s): value %u is %s; only float32 runs here", a,
+  if (float_only && !is_float(v.tensor.device)) {
+    OP_FAIL(c, Error::NotSupported, "argument %zu (%s): value %u is %s; only float runs here", a,
             field, id, to_string(v.tensor.dtype));
   }
   *out = &v.tensor;
@@ -212,6 +242,9 @@ Error plan_binary(const Ctx& c, uint32_t opcode, bool has_alpha) {
   ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", true, &a));
   ETR_RETURN_IF_ERROR(tensor_arg(c, 1, "other", true, &b));
   ETR_RETURN_IF_ERROR(tensor_arg(c, c.op.args.size() - 1, "out", true, &out));
+  if (opcode >= 7 && out->dtype != Dtype::Bool) {  // the comparisons
+    OP_FAIL(c, Error::NotSupported, "the output is %s, not bool", to_string(out->dtype));
+  }
   double alpha = 1.0;
   if (has_alpha) ETR_RETURN_IF_ERROR(scalar_arg(c, 2, "alpha", 1.0, &alpha));
   if (out->ndim > kBinaryDims) {
@@ -257,6 +290,8 @@ enum UnaryOp : uint32_t {
   kExp = 11,
   kSqrt = 12,
   kRsqrt = 13,
+  kEqScalar = 14,  // 14-19: eq, ne, lt, le, gt, ge with a scalar
+  kLogicalNot = 20,
 };
 
 Error emit_unary(const Ctx& c, uint32_t opcode, float p0, float p1) {
@@ -280,6 +315,81 @@ Error emit_unary(const Ctx& c, uint32_t opcode, float p0, float p1) {
 Error plan_unary(const Ctx& c, uint32_t opcode) {
   ETR_RETURN_IF_ERROR(expect_args(c, 2));
   return emit_unary(c, opcode, 0.0f, 0.0f);
+}
+
+// aten.{eq,ne,lt,le,gt,ge}.Scalar(self, other, out): out is bool (0.0 or
+// 1.0 on the device).
+Error plan_compare_scalar(const Ctx& c, uint32_t which) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 3));
+  double other = 0.0;
+  ETR_RETURN_IF_ERROR(scalar_arg(c, 1, "other", 0.0, &other));
+  const TensorInfo* out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 2, "out", true, &out));
+  if (out->dtype != Dtype::Bool) {
+    OP_FAIL(c, Error::NotSupported, "argument 2 (out) is %s, not bool", to_string(out->dtype));
+  }
+  return emit_unary(c, kEqScalar + which, static_cast<float>(other), 0.0f);
+}
+
+// aten.logical_not.default(self, out): bool (or float: x == 0) to bool.
+Error plan_logical_not(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 2));
+  const TensorInfo* out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 1, "out", true, &out));
+  if (out->dtype != Dtype::Bool) {
+    OP_FAIL(c, Error::NotSupported, "argument 1 (out) is %s, not bool", to_string(out->dtype));
+  }
+  return emit_unary(c, kLogicalNot, 0.0f, 0.0f);
+}
+
+// aten.where.self(condition, self, other, out) with broadcasting.
+Error plan_where(const Ctx& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 4));
+  const TensorInfo *cond, *a, *b, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "condition", true, &cond));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 1, "self", true, &a));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 2, "other", true, &b));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 3, "out", true, &out));
+  if (cond->dtype != Dtype::Bool) {
+    OP_FAIL(c, Error::NotSupported, "argument 0 (condition) is %s, not bool",
+            to_string(cond->dtype));
+  }
+  if (out->ndim > kBinaryDims) {
+    OP_FAIL(c, Error::NotSupported, "output has %u dims (at most %zu here)", out->ndim,
+            kBinaryDims);
+  }
+  Step s = dispatch(c, Shader::Where, c.op.args[3], c.op.args[0], c.op.args[1], c.op.args[2]);
+  uint32_t* p = s.push;
+  p[0] = static_cast<uint32_t>(out->numel);
+  p[1] = out->ndim;
+  for (uint32_t i = 0; i < out->ndim; ++i) p[2 + i] = out->dims[i];
+  const TensorInfo* in[3] = {cond, a, b};
+  const char* names[3] = {"condition", "self", "other"};
+  uint32_t n = 0;
+  for (int k = 0; k < 3; ++k) {
+    if (!broadcast_strides(*in[k], *out, p + 2 + (k + 1) * kBinaryDims)) {
+      OP_FAIL(c, Error::InvalidProgram, "argument %d (%s) does not broadcast to the output's shape",
+              k, names[k]);
+    }
+    n = in[k]->ndim > n ? in[k]->ndim : n;
+  }
+  // The output is the broadcast of the three shapes: each dim is the
+  // largest of the inputs' (each broadcasts to it, checked above).
+  bool ok = out->ndim == n;
+  for (uint32_t i = 0; ok && i < n; ++i) {
+    uint32_t want = 1;
+    for (int k = 0; k < 3; ++k) {
+      const uint32_t nd = in[k]->ndim;
+      const uint32_t dk = i < nd ? in[k]->dims[nd - 1 - i] : 1;
+      want = dk > want ? dk : want;
+    }
+    ok = out->dims[n - 1 - i] == want;
+  }
+  if (!ok) OP_FAIL(c, Error::InvalidProgram, "output shape is not the broadcast of the inputs'");
+  if (out->numel == 0) return Error::Ok;
+  ETR_RETURN_IF_ERROR(groups_1d(c, out->numel, 64, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
 }
 
 Error plan_hardtanh(const Ctx& c) {
@@ -570,17 +680,29 @@ void contiguous_strides(const TensorInfo& t, uint32_t* strides) {
   }
 }
 
+// A position read on the device: element `index` of the int32 tensor
+// `tensor`, clamped to [0, max], in units of `stride` elements; tensor
+// kNoId: none.
+struct DevicePos {
+  uint32_t tensor = kNoId;
+  uint32_t index = 0xFFFFFFFFu;
+  uint32_t stride = 0;
+  uint32_t max = 0;
+};
+
 // One copy_strided dispatch over a view of `ndim` dims.
 Error emit_strided(const Ctx& c, uint32_t out_id, uint32_t in_id, uint32_t ndim,
                    const uint32_t* dims, const uint32_t* in_strides, const uint32_t* out_strides,
-                   uint32_t in_offset, uint32_t out_offset) {
+                   uint32_t in_offset, uint32_t out_offset, const DevicePos& pos = DevicePos()) {
   if (ndim > kViewDims) {
     OP_FAIL(c, Error::NotSupported, "%u dims (at most %u here)", ndim, kViewDims);
   }
   uint64_t numel = 1;
   for (uint32_t i = 0; i < ndim; ++i) numel *= dims[i];
   if (numel == 0) return Error::Ok;
-  Step s = dispatch(c, Shader::CopyStrided, out_id, in_id);
+  // Without a device position the input is bound again in its place, unread.
+  Step s =
+      dispatch(c, Shader::CopyStrided, out_id, in_id, pos.tensor == kNoId ? in_id : pos.tensor);
   s.push[0] = static_cast<uint32_t>(numel);
   s.push[1] = ndim;
   s.push[2] = in_offset;
@@ -590,14 +712,18 @@ Error emit_strided(const Ctx& c, uint32_t out_id, uint32_t in_id, uint32_t ndim,
     s.push[4 + kViewDims + i] = in_strides[i];
     s.push[4 + 2 * kViewDims + i] = out_strides[i];
   }
+  s.push[4 + 3 * kViewDims] = pos.tensor == kNoId ? 0xFFFFFFFFu : pos.index;
+  s.push[5 + 3 * kViewDims] = pos.stride;
+  s.push[6 + 3 * kViewDims] = pos.max;
   ETR_RETURN_IF_ERROR(groups_1d(c, numel, 64, &s));
   c.steps->push_back(s);
   return Error::Ok;
 }
 
 Error copyable(const Ctx& c, const TensorInfo& in, const TensorInfo& out) {
-  if (element_size(in.device) != 4 || in.device != out.device) {
-    OP_FAIL(c, Error::NotSupported, "only 32-bit elements of one dtype are copied here (%s, %s)",
+  if ((element_size(in.device) != 4 && in.device != Dtype::Float16) || in.device != out.device) {
+    OP_FAIL(c, Error::NotSupported,
+            "only 32-bit or float16 elements of one dtype are copied here (%s, %s)",
             to_string(in.dtype), to_string(out.dtype));
   }
   return Error::Ok;
@@ -652,6 +778,59 @@ Error plan_permute(const Ctx& c) {
                       0);
 }
 
+// slice_copy whose start is a position held on the device (the SymInt of an
+// et_vk.select_as_symint, element `element` of `pos`) and whose end is that
+// start plus a length known here (the exporter's `add` of the two, as in the
+// LLM's rotary table slice freqs[input_pos : input_pos + seq_len]). The
+// shader reads the start, clamped so that the slice stays inside; execute
+// checks the start first when `pos` is a graph input.
+Error plan_slice_at_device_pos(const Ctx& c, const TensorInfo& in, const TensorInfo& out,
+                               uint32_t dim, uint32_t pos, uint32_t element) {
+  const uint32_t start_id = c.op.args[2], end_id = c.op.args[3];
+  const Value* length = nullptr;
+  for (const Operator& o : c.g.ops) {
+    if (o.index >= c.op.index) break;
+    if (o.name != "add" || o.args.size() != 3 || o.args[2] != end_id) continue;
+    if (o.args[0] == start_id) length = &c.g.values[o.args[1]];
+    if (o.args[1] == start_id) length = &c.g.values[o.args[0]];
+  }
+  if (length == nullptr || (length->kind != Kind::Int && length->kind != Kind::SymInt)) {
+    OP_FAIL(c, Error::NotSupported,
+            "argument 3 (end): with a start held on the device, the end must be an earlier "
+            "add of that start and a length");
+  }
+  const Value& step = c.g.values[c.op.args[4]];
+  if (step.kind != Kind::Null && !(step.kind == Kind::Int && step.int_value == 1)) {
+    OP_FAIL(c, Error::NotSupported, "argument 4 (step): must be 1 with a start held on the device");
+  }
+  const int64_t size = in.dims[dim];
+  const int64_t len = length->int_value < 0 ? 0 : std::min<int64_t>(length->int_value, size);
+  bool ok = out.ndim == in.ndim;
+  for (uint32_t i = 0; ok && i < in.ndim; ++i) {
+    ok = out.dims[i] == (i == dim ? static_cast<uint32_t>(len) : in.dims[i]);
+  }
+  if (!ok) OP_FAIL(c, Error::InvalidProgram, "output shape disagrees with the slice");
+  Step check;
+  check.kind = Step::Kind::CheckInput;
+  check.op_index = c.op.index;
+  check.buffers[0] = pos;
+  check.num_buffers = 1;
+  check.push[0] = element;
+  check.push[1] = 0;
+  check.push[2] = static_cast<uint32_t>(size - len);
+  c.steps->push_back(check);
+  uint32_t in_strides[kMaxDims], out_strides[kMaxDims];
+  contiguous_strides(in, in_strides);
+  contiguous_strides(out, out_strides);
+  DevicePos dp;
+  dp.tensor = pos;
+  dp.index = element;
+  dp.stride = in_strides[dim];
+  dp.max = static_cast<uint32_t>(size - len);
+  return emit_strided(c, c.op.args[5], c.op.args[0], out.ndim, out.dims, in_strides, out_strides, 0,
+                      0, dp);
+}
+
 // aten.slice_copy.Tensor(self, dim, start, end, step, out)
 Error plan_slice(const Ctx& c) {
   ETR_RETURN_IF_ERROR(expect_args(c, 6));
@@ -661,6 +840,12 @@ Error plan_slice(const Ctx& c) {
   ETR_RETURN_IF_ERROR(copyable(c, *in, *out));
   uint32_t dim;
   ETR_RETURN_IF_ERROR(dim_arg(c, 1, in->ndim, &dim));
+  if (c.g.values[c.op.args[2]].kind == Kind::SymInt) {
+    bool on_device = false;
+    uint32_t pos = 0, element = 0;
+    ETR_RETURN_IF_ERROR(device_symint(c.g, c.op, c.op.args[2], &on_device, &pos, &element));
+    if (on_device) return plan_slice_at_device_pos(c, *in, *out, dim, pos, element);
+  }
   const int64_t size = in->dims[dim];
   double start_d, end_d, step_d;
   ETR_RETURN_IF_ERROR(scalar_arg(c, 2, "start", 0.0, &start_d));
@@ -850,10 +1035,10 @@ Error norm_output(const Ctx& c, size_t arg, const TensorInfo& in, uint32_t* out_
   ETR_RETURN_IF_ERROR(unused_output(c, list.values[1], stat1));
   ETR_RETURN_IF_ERROR(unused_output(c, list.values[2], stat2));
   const Value& ov = c.g.values[list.values[0]];
-  if (ov.kind != Kind::Tensor || ov.tensor.device != Dtype::Float32 || ov.tensor.constant_id >= 0 ||
+  if (ov.kind != Kind::Tensor || ov.tensor.device != in.device || ov.tensor.constant_id >= 0 ||
       !same_dims(ov.tensor, in)) {
     OP_FAIL(c, Error::InvalidProgram,
-            "output value %u is not a float32 tensor of the input's shape", list.values[0]);
+            "output value %u is not a float tensor of the input's shape and dtype", list.values[0]);
   }
   *out_id = list.values[0];
   return Error::Ok;
@@ -1127,8 +1312,9 @@ Error plan_max_pool(const Ctx& c, bool with_indices) {
     out_id = list.values[0];
   }
   const Value& ov = c.g.values[out_id];
-  if (ov.kind != Kind::Tensor || ov.tensor.device != Dtype::Float32 || ov.tensor.constant_id >= 0) {
-    OP_FAIL(c, Error::InvalidProgram, "output value %u is not a float32 tensor", out_id);
+  if (ov.kind != Kind::Tensor || ov.tensor.device != in->device || ov.tensor.constant_id >= 0) {
+    OP_FAIL(c, Error::InvalidProgram, "output value %u is not a float tensor of the input's dtype",
+            out_id);
   }
   out = &ov.tensor;
   int64_t k[2], st[2], pad[2], dil[2];
@@ -1426,6 +1612,11 @@ Error plan_to_dim_order_copy(const Ctx& c) {
   const TensorInfo *in, *out;
   ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "self", false, &in));
   ETR_RETURN_IF_ERROR(tensor_arg(c, 7, "out", false, &out));
+  // Bool tensors are float32 0/1 on the device: only bool itself converts
+  // to bool by copying.
+  if (out->dtype == Dtype::Bool && in->dtype != Dtype::Bool) {
+    OP_FAIL(c, Error::NotSupported, "conversion from %s to bool", to_string(in->dtype));
+  }
   if (in->device == out->device) return plan_byte_copy(c);
   uint32_t mode;
   if (in->device == Dtype::Int32 && out->device == Dtype::Float32) {
@@ -1492,6 +1683,20 @@ const OpKind kOps[] = {
     {"aten.maximum.default", [](const Ctx& c) { return plan_binary(c, 4, false); }},
     {"aten.minimum.default", [](const Ctx& c) { return plan_binary(c, 5, false); }},
     {"aten.pow.Tensor_Tensor", [](const Ctx& c) { return plan_binary(c, 6, false); }},
+    {"aten.eq.Tensor", [](const Ctx& c) { return plan_binary(c, 7, false); }},
+    {"aten.ne.Tensor", [](const Ctx& c) { return plan_binary(c, 8, false); }},
+    {"aten.lt.Tensor", [](const Ctx& c) { return plan_binary(c, 9, false); }},
+    {"aten.le.Tensor", [](const Ctx& c) { return plan_binary(c, 10, false); }},
+    {"aten.gt.Tensor", [](const Ctx& c) { return plan_binary(c, 11, false); }},
+    {"aten.ge.Tensor", [](const Ctx& c) { return plan_binary(c, 12, false); }},
+    {"aten.eq.Scalar", [](const Ctx& c) { return plan_compare_scalar(c, 0); }},
+    {"aten.ne.Scalar", [](const Ctx& c) { return plan_compare_scalar(c, 1); }},
+    {"aten.lt.Scalar", [](const Ctx& c) { return plan_compare_scalar(c, 2); }},
+    {"aten.le.Scalar", [](const Ctx& c) { return plan_compare_scalar(c, 3); }},
+    {"aten.gt.Scalar", [](const Ctx& c) { return plan_compare_scalar(c, 4); }},
+    {"aten.ge.Scalar", [](const Ctx& c) { return plan_compare_scalar(c, 5); }},
+    {"aten.logical_not.default", plan_logical_not},
+    {"aten.where.self", plan_where},
     {"aten.relu.default", [](const Ctx& c) { return plan_unary(c, kRelu); }},
     {"aten.sigmoid.default", [](const Ctx& c) { return plan_unary(c, kSigmoid); }},
     {"aten.tanh.default", [](const Ctx& c) { return plan_unary(c, kTanh); }},
@@ -1560,6 +1765,28 @@ const OpKind* find_op(const char* name) {
 }  // namespace
 
 const ShaderInfo& shader_info(Shader s) { return kShaders[static_cast<size_t>(s)]; }
+
+const ShaderInfo* shader_info_fp16(Shader s) {
+  // Built on first use from the float32 entries (names get an "_fp16").
+  static ShaderInfo table[kNumShaders];
+  static bool has[kNumShaders];
+  static const bool built = [] {
+    static char names[kNumShaders][40];
+    for (const Fp16Variant& v : kFp16Variants) {
+      const size_t i = static_cast<size_t>(v.shader);
+      table[i] = kShaders[i];
+      std::snprintf(names[i], sizeof(names[i]), "%s_fp16", kShaders[i].name);
+      table[i].name = names[i];
+      table[i].code = v.code;
+      table[i].words = v.words;
+      has[i] = true;
+    }
+    return true;
+  }();
+  (void)built;
+  const size_t i = static_cast<size_t>(s);
+  return i < kNumShaders && has[i] ? &table[i] : nullptr;
+}
 
 bool is_supported_operator(const char* name) {
   return find_op(name) != nullptr || find_llm_operator(name) != nullptr;

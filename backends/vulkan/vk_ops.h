@@ -7,7 +7,8 @@
 //
 // Every tensor lives in a plain storage buffer, contiguous in the
 // payload's dims (the payload's texture/packing requests are ignored:
-// layout is internal), and every shader computes in fp32.
+// layout is internal), and every shader computes in fp32 (float16 tensors
+// may be stored as float16: Step::fp16; bool tensors are float32 0/1).
 #pragma once
 
 #include <cstddef>
@@ -46,10 +47,12 @@ enum class Shader : uint8_t {
   EmbeddingQ4gsw,
   GroupNorm,
   Conv2dOc4,
+  Where,
   Count
 };
 constexpr size_t kNumShaders = static_cast<size_t>(Shader::Count);
-static_assert(kNumShaders <= kMaxPipelines, "the device keeps one pipeline per shader");
+// Pipeline slots: shader s at s, its float16-storage variant at kNumShaders + s.
+static_assert(2 * kNumShaders <= kMaxPipelines, "the device keeps one pipeline per variant");
 
 struct ShaderInfo {
   const char* name;
@@ -60,6 +63,9 @@ struct ShaderInfo {
   uint32_t local_size;  // invocations per workgroup along x (1-D shaders)
 };
 const ShaderInfo& shader_info(Shader s);
+// The float16-storage variant of `s` (its float buffers hold float16, see
+// shaders/float_storage.glsl), or null when `s` has none.
+const ShaderInfo* shader_info_fp16(Shader s);
 
 struct Step {
   // CheckInput records nothing: execute checks, before submitting, that
@@ -76,6 +82,9 @@ struct Step {
   uint32_t push[32] = {};
   uint32_t groups[3] = {1, 1, 1};
   uint64_t copy_bytes = 0;
+  // Dispatch: the shader's float16-storage variant (set by the backend when
+  // the bound float tensors are float16 on the device).
+  bool fp16 = false;
 };
 
 // Workgroup-count limits of the device (maxComputeWorkGroupCount).

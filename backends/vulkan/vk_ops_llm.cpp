@@ -582,13 +582,18 @@ Error symint_source(const Call& c, const Operator& o, uint32_t* tensor, uint32_t
     SYMINT_FAIL("argument 1 (dim): x has %llu elements, more than its dim %lld holds",
                 static_cast<unsigned long long>(t->numel), static_cast<long long>(dim.int_value));
   }
+  // A negative index counts from the end (the exporter writes -1 for
+  // input_pos[-1]).
   const Value& index = c.g.values[o.args[2]];
-  if (index.kind != Kind::Int || index.int_value < 0 || index.int_value >= size) {
-    SYMINT_FAIL("argument 2 (index): must be an int in [0, %u)", size);
+  const int64_t at = index.kind != Kind::Int ? -1
+                     : index.int_value < 0   ? index.int_value + size
+                                             : index.int_value;
+  if (at < 0 || at >= size) {
+    SYMINT_FAIL("argument 2 (index): must be an int in [-%u, %u)", size, size);
   }
 #undef SYMINT_FAIL
   *tensor = o.args[0];
-  *element = static_cast<uint32_t>(index.int_value);
+  *element = static_cast<uint32_t>(at);
   return Error::Ok;
 }
 
@@ -688,9 +693,19 @@ Error plan_sdpa_with_kv_cache(const Call& c) {
   }
   Position pos;
   ETR_RETURN_IF_ERROR(position_arg(c, 5, "start_pos", &pos));
+  // The query's length is the number of new tokens. In a program whose
+  // token count is dynamic (it reads sizes with sym_size.int) seq_len holds
+  // the length the exporter traced (an Int, not the SymInt of the tokens'
+  // length), so it must equal the query's length in static programs only.
+  bool sized_at_run_time = false;
+  for (const Operator& o : c.g.ops) sized_at_run_time |= o.name == "sym_size.int";
   int64_t seq_len = 0;
-  ETR_RETURN_IF_ERROR(int_arg(c, 6, "seq_len", &seq_len));
-  if (seq_len != S) {
+  if (c.value(6).kind == Kind::SymInt) {
+    seq_len = c.value(6).int_value;
+  } else {
+    ETR_RETURN_IF_ERROR(int_arg(c, 6, "seq_len", &seq_len));
+  }
+  if (seq_len < 1 || (!sized_at_run_time && seq_len != S)) {
     CALL_FAIL(c, Error::InvalidProgram, "argument 6 (seq_len): %lld, the query has %u tokens",
               static_cast<long long>(seq_len), S);
   }
@@ -830,6 +845,22 @@ const LlmOp kLlmOps[] = {
 };
 
 }  // namespace
+
+Error device_symint(const Graph& g, const Operator& user, uint32_t id, bool* found,
+                    uint32_t* tensor, uint32_t* element) {
+  *found = false;
+  for (const Operator& o : g.ops) {
+    if (o.index >= user.index) break;
+    if (o.args.empty() || o.args.back() != id || o.name != "et_vk.select_as_symint.default") {
+      continue;
+    }
+    *found = true;
+    const DispatchLimits none{};
+    const Call c{g, user, none, nullptr};
+    return symint_source(c, o, tensor, element);
+  }
+  return Error::Ok;
+}
 
 LlmPlanFn find_llm_operator(const char* name) {
   for (const LlmOp& o : kLlmOps) {

@@ -26,6 +26,13 @@ namespace vulkan {
 using LlmPlanFn = Error (*)(const Graph& g, const Operator& op, const DispatchLimits& limits,
                             std::vector<Step>* steps);
 
+// Whether value `id` is the SymInt output of an et_vk.select_as_symint call
+// before operator `user` (*found); if so, the int32 tensor and the element it
+// reads on the device. InvalidProgram (naming `user`) when that call's
+// arguments are bad.
+Error device_symint(const Graph& g, const Operator& user, uint32_t id, bool* found,
+                    uint32_t* tensor, uint32_t* element);
+
 // The planner of the LLM operator `name`, or null when it is not one.
 LlmPlanFn find_llm_operator(const char* name);
 

@@ -22,5 +22,11 @@ namespace vulkan {
 // leaves its tensor's bounds or the operator's arguments disagree.
 Error propagate_shapes(Graph* g);
 
+// A SymInt input of the graph (a size computed by an earlier delegate or
+// the CPU) is serialized without its value; for planning at the upper
+// bounds, it takes the size it gives the first tensor it shapes (an entry of
+// a view or expand size list, or a slice's end), as serialized.
+void infer_symint_inputs(Graph* g);
+
 }  // namespace vulkan
 }  // namespace etr

@@ -1,5 +1,6 @@
 #include "backends/vulkan/vulkan_backend.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -40,7 +41,11 @@ struct Delegate {
   std::vector<Buffer> buffers;      // device storage buffers
   std::vector<Buffer> in_staging;   // per graph input, host-visible
   std::vector<Buffer> out_staging;  // per graph output, host-visible
-  const Pipeline* pipelines[vulkan::kNumShaders] = {};  // the device's, shared
+  // The device's pipelines (shared), by slot: shader, or kNumShaders +
+  // shader for its float16-storage variant.
+  const Pipeline* pipelines[2 * vulkan::kNumShaders] = {};
+  // Whether the program's float16 tensors are float16 on the device.
+  bool fp16_storage = false;
   VkDescriptorPool descriptor_pool = VK_NULL_HANDLE;
   std::vector<VkDescriptorSet> sets;  // per step (null for copies)
   VkCommandPool command_pool = VK_NULL_HANDLE;
@@ -98,17 +103,102 @@ uint32_t resolve(const std::vector<uint32_t>& alias, uint32_t id) {
   return alias[id];
 }
 
-// Plans every operator; fills d->steps and d->alias.
-Error plan(Delegate* d) {
+std::atomic<size_t> g_fp16_delegates{0};
+
+// Whether environment variable `name` is set to `value`.
+bool env_is(const char* name, const char* value) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::strcmp(v, value) == 0;
+}
+
+size_t pipeline_slot(const Step& s) {
+  return static_cast<size_t>(s.shader) + (s.fp16 ? vulkan::kNumShaders : 0);
+}
+
+// Marks every dispatch whose bound float tensors are float16 on the device
+// for its shader's float16-storage variant. NotSupported when a dispatch
+// binds float16 and float32 tensors together or its shader has no variant.
+Error mark_fp16(const Delegate& d, std::vector<Step>* steps) {
+  const Graph& g = d.graph;
+  for (Step& s : *steps) {
+    if (s.kind != Step::Kind::Dispatch) continue;
+    bool half = false, single = false;
+    for (uint32_t b = 0; b < s.num_buffers; ++b) {
+      const vulkan::TensorInfo* t = g.tensor(s.buffers[b]);
+      if (t == nullptr) continue;
+      half |= t->device == Dtype::Float16;
+      single |= t->device == Dtype::Float32;
+    }
+    s.fp16 = half;
+    if (!half) continue;
+    const char* name = vulkan::shader_info(s.shader).name;
+    ETR_CHECK_OR_FAIL(!single, Error::NotSupported,
+                      "VulkanBackend: delegate %zu: operator %u (%s): shader '%s' binds float16 "
+                      "and float32 tensors together",
+                      d.index, s.op_index, g.ops[s.op_index].name.c_str(), name);
+    ETR_CHECK_OR_FAIL(vulkan::shader_info_fp16(s.shader) != nullptr, Error::NotSupported,
+                      "VulkanBackend: delegate %zu: operator %u (%s): shader '%s' has no float16 "
+                      "storage variant",
+                      d.index, s.op_index, g.ops[s.op_index].name.c_str(), name);
+  }
+  return Error::Ok;
+}
+
+// Plans every operator into `steps` (and d->alias).
+Error plan_steps(Delegate* d, std::vector<Step>* steps) {
   const Graph& g = d->graph;
   d->alias.resize(g.values.size());
   for (size_t i = 0; i < d->alias.size(); ++i) d->alias[i] = static_cast<uint32_t>(i);
   vulkan::DispatchLimits limits;
   for (int i = 0; i < 3; ++i) limits.max_groups[i] = d->dev->limits.maxComputeWorkGroupCount[i];
+  steps->clear();
   for (const vulkan::Operator& op : g.ops) {
-    ETR_RETURN_IF_ERROR(vulkan::plan_operator(g, op, limits, &d->steps, &d->alias));
+    ETR_RETURN_IF_ERROR(vulkan::plan_operator(g, op, limits, steps, &d->alias));
   }
-  return Error::Ok;
+  return mark_fp16(*d, steps);
+}
+
+// Gives every float16 tensor a float16 (or a float32) buffer on the device.
+void set_fp16_storage(Graph* g, bool on) {
+  for (vulkan::Value& v : g->values) {
+    if (v.kind == vulkan::Kind::Tensor && v.tensor.dtype == Dtype::Float16) {
+      v.tensor.device = on ? Dtype::Float16 : Dtype::Float32;
+    }
+  }
+}
+
+// Plans every operator; fills d->steps and d->alias. A program with float16
+// tensors keeps them in float16 buffers when the device has 16-bit storage
+// buffers, ETR_VULKAN_FP16_STORAGE is not 0 and every dispatch has a
+// float16-storage shader; otherwise in float32 buffers (as everywhere
+// before: shaders compute in float32 either way).
+Error plan(Delegate* d) {
+  Graph& g = d->graph;
+  bool has_fp16 = false;
+  for (const vulkan::Value& v : g.values) {
+    has_fp16 |= v.kind == vulkan::Kind::Tensor && v.tensor.dtype == Dtype::Float16;
+  }
+  const bool allowed = !env_is("ETR_VULKAN_FP16_STORAGE", "0");
+  if (has_fp16 && d->dev->fp16_storage && allowed) {
+    set_fp16_storage(&g, true);
+    const Error e = plan_steps(d, &d->steps);
+    if (e == Error::Ok) {
+      d->fp16_storage = true;
+      g_fp16_delegates.fetch_add(1);
+      ETR_LOG(Info, "VulkanBackend: delegate %zu: float16 tensors in float16 buffers", d->index);
+      return Error::Ok;
+    }
+    ETR_LOG(Info,
+            "VulkanBackend: delegate %zu: float16 tensors in float32 buffers instead (the reason "
+            "is logged above)",
+            d->index);
+    set_fp16_storage(&g, false);
+  } else if (has_fp16) {
+    ETR_LOG(Info, "VulkanBackend: delegate %zu: float16 tensors in float32 buffers (%s)", d->index,
+            !d->dev->fp16_storage ? "the device has no 16-bit storage buffers"
+                                  : "ETR_VULKAN_FP16_STORAGE=0");
+  }
+  return plan_steps(d, &d->steps);
 }
 
 // Gives every tensor the steps, inputs and outputs touch a device buffer.
@@ -119,8 +209,9 @@ Error place_buffers(Delegate* d) {
   for (const Step& s : d->steps) {
     for (uint32_t i = 0; i < s.num_buffers; ++i) used[resolve(d->alias, s.buffers[i])] = true;
   }
-  for (uint32_t id : g.inputs) used[id] = true;
-  for (uint32_t id : g.outputs) used[resolve(d->alias, id)] = true;
+  // SymInt inputs and outputs (sizes passed between delegates) have no buffer.
+  for (uint32_t id : g.inputs) used[id] = g.tensor(id) != nullptr;
+  for (uint32_t id : g.outputs) used[resolve(d->alias, id)] = g.tensor(id) != nullptr;
   // Sizes first: a shared memory object is as large as its largest tensor.
   std::vector<uint64_t> mem_obj_bytes(g.values.size(), 0);
   std::vector<int32_t> mem_obj_buffer(g.values.size(), -1);
@@ -239,11 +330,16 @@ Error upload_constants(Delegate* d) {
     const uint64_t n = t->device_nbytes();
     if (n == 0) continue;
     uint8_t* dst = static_cast<uint8_t*>(staging.mapped) + offset;
-    if (t->dtype == Dtype::Float16) {  // widened to the device's float32
+    if (t->dtype == Dtype::Float16 && t->device == Dtype::Float32) {  // widened
       for (uint64_t e = 0; e < t->numel; ++e) {
         uint16_t h;
         std::memcpy(&h, c.data + 2 * e, 2);
         const float f = internal::half_bits_to_float(h);
+        std::memcpy(dst + 4 * e, &f, 4);
+      }
+    } else if (t->dtype == Dtype::Bool && t->device == Dtype::Float32) {  // 0.0 or 1.0
+      for (uint64_t e = 0; e < t->numel; ++e) {
+        const float f = c.data[e] != 0 ? 1.0f : 0.0f;
         std::memcpy(dst + 4 * e, &f, 4);
       }
     } else {
@@ -262,17 +358,20 @@ Error upload_constants(Delegate* d) {
 }
 
 Error create_pipelines_and_sets(Delegate* d) {
-  bool used[vulkan::kNumShaders] = {};
+  bool used[2 * vulkan::kNumShaders] = {};
   uint32_t num_sets = 0, num_descriptors = 0;
   for (const Step& s : d->steps) {
     if (s.kind != Step::Kind::Dispatch) continue;
-    used[static_cast<size_t>(s.shader)] = true;
+    used[pipeline_slot(s)] = true;
     ++num_sets;
     num_descriptors += s.num_buffers;
   }
-  for (size_t i = 0; i < vulkan::kNumShaders; ++i) {
+  for (size_t i = 0; i < 2 * vulkan::kNumShaders; ++i) {
     if (!used[i]) continue;
-    const vulkan::ShaderInfo& info = vulkan::shader_info(static_cast<Shader>(i));
+    const Shader shader = static_cast<Shader>(i % vulkan::kNumShaders);
+    // mark_fp16 checked that a float16 step's variant exists.
+    const vulkan::ShaderInfo& info =
+        i < vulkan::kNumShaders ? vulkan::shader_info(shader) : *vulkan::shader_info_fp16(shader);
     ETR_CHECK_OR_FAIL(info.push_bytes <= d->dev->limits.maxPushConstantsSize, Error::NotSupported,
                       "VulkanBackend: delegate %zu: shader '%s' needs %u bytes of push constants "
                       "(the device has %u)",
@@ -295,7 +394,7 @@ Error create_pipelines_and_sets(Delegate* d) {
   for (size_t i = 0; i < d->steps.size(); ++i) {
     const Step& s = d->steps[i];
     if (s.kind != Step::Kind::Dispatch) continue;
-    const Pipeline& p = *d->pipelines[static_cast<size_t>(s.shader)];
+    const Pipeline& p = *d->pipelines[pipeline_slot(s)];
     VkDescriptorSetAllocateInfo ai = {};
     ai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
     ai.descriptorPool = d->descriptor_pool;
@@ -322,6 +421,58 @@ Error create_pipelines_and_sets(Delegate* d) {
   return Error::Ok;
 }
 
+// One-off work at init that the first execute would otherwise do, in one
+// submission:
+//  - every buffer that holds no constant is filled with zeros: its memory is
+//    touched (on a CPU driver such as Mesa's lavapipe, device memory is host
+//    memory, paged in at its first write) and starts defined;
+//  - every pipeline the delegate uses is dispatched once with zero push
+//    constants (every shader then returns at once, touching no memory):
+//    drivers that compile a pipeline's machine code at its first dispatch
+//    rather than at its creation (lavapipe JIT-compiles with LLVM there) do
+//    that now.
+// ETR_VULKAN_WARM_UP=0 leaves it out (to measure what it saves).
+Error warm_up(Delegate* d) {
+  bool done[2 * vulkan::kNumShaders] = {};
+  const uint32_t zeros[32] = {};
+  VkCommandBufferBeginInfo bi = {};
+  bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  vkBeginCommandBuffer(d->commands, &bi);
+  std::vector<bool> holds_constant(d->buffers.size(), false);
+  for (size_t id = 0; id < d->buffer_of.size(); ++id) {
+    const vulkan::TensorInfo* t = d->graph.tensor(static_cast<uint32_t>(id));
+    if (t != nullptr && t->constant_id >= 0 && d->buffer_of[id] >= 0) {
+      holds_constant[static_cast<size_t>(d->buffer_of[id])] = true;
+    }
+  }
+  bool any = false;
+  for (size_t b = 0; b < d->buffers.size(); ++b) {
+    if (holds_constant[b] || d->buffers[b].size < 4) continue;
+    vkCmdFillBuffer(d->commands, d->buffers[b].buffer, 0, VK_WHOLE_SIZE, 0);
+    any = true;
+  }
+  barrier(d->commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  for (size_t i = 0; i < d->steps.size(); ++i) {
+    const Step& s = d->steps[i];
+    if (s.kind != Step::Kind::Dispatch || done[pipeline_slot(s)]) continue;
+    done[pipeline_slot(s)] = true;
+    any = true;
+    const Pipeline& p = *d->pipelines[pipeline_slot(s)];
+    vkCmdBindPipeline(d->commands, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+    vkCmdBindDescriptorSets(d->commands, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1,
+                            &d->sets[i], 0, nullptr);
+    vkCmdPushConstants(d->commands, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p.push_bytes, zeros);
+    vkCmdDispatch(d->commands, 1, 1, 1);
+  }
+  vkEndCommandBuffer(d->commands);
+  const Error e = any ? submit_and_wait(d) : Error::Ok;
+  vkResetCommandBuffer(d->commands, 0);
+  return e;
+}
+
 // Host-side element type of an input/output's staging copy.
 ScalarType staging_type(Dtype d) {
   switch (d) {
@@ -335,31 +486,45 @@ ScalarType staging_type(Dtype d) {
   }
 }
 
+// Whether an input/output's staging buffer can hold its device elements for
+// the host: the same dtype, float16 on the device for float32 on the host,
+// or float32 0/1 on the device for bool on the host (execute converts while
+// copying).
+bool staged_as_is(const vulkan::TensorInfo& t) {
+  if (t.device == Dtype::Float16 && t.staging == Dtype::Float32) return true;
+  if (t.device == Dtype::Float32 && t.staging == Dtype::Bool) return true;
+  return t.device == t.staging && staging_type(t.device) != static_cast<ScalarType>(-1);
+}
+
 // Creates the host-visible staging buffer of every input and output, sized
-// for its upper bounds.
+// for its upper bounds (in device elements).
 Error create_staging(Delegate* d) {
   const Graph& g = d->graph;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
+    if (g.tensor(g.inputs[i]) == nullptr) {  // a SymInt: no staging
+      d->in_staging.push_back(Buffer{});
+      continue;
+    }
     const TensorInfo& t = *g.tensor(g.inputs[i]);
-    ETR_CHECK_OR_FAIL(
-        t.device == t.staging && staging_type(t.device) != static_cast<ScalarType>(-1),
-        Error::NotSupported,
-        "VulkanBackend: delegate %zu: input %zu: dtype %s staged as %s is not "
-        "supported",
-        d->index, i, vulkan::to_string(t.dtype), vulkan::to_string(t.staging));
+    ETR_CHECK_OR_FAIL(staged_as_is(t), Error::NotSupported,
+                      "VulkanBackend: delegate %zu: input %zu: dtype %s staged as %s is not "
+                      "supported",
+                      d->index, i, vulkan::to_string(t.dtype), vulkan::to_string(t.staging));
     Buffer b;
     ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, t.max_device_nbytes(), true, d->index,
                                               "an input's staging", &b));
     d->in_staging.push_back(b);
   }
   for (size_t i = 0; i < g.outputs.size(); ++i) {
+    if (g.tensor(g.outputs[i]) == nullptr) {  // a SymInt: no staging
+      d->out_staging.push_back(Buffer{});
+      continue;
+    }
     const TensorInfo& t = *g.tensor(g.outputs[i]);
-    ETR_CHECK_OR_FAIL(
-        t.device == t.staging && staging_type(t.device) != static_cast<ScalarType>(-1),
-        Error::NotSupported,
-        "VulkanBackend: delegate %zu: output %zu: dtype %s staged as %s is not "
-        "supported",
-        d->index, i, vulkan::to_string(t.dtype), vulkan::to_string(t.staging));
+    ETR_CHECK_OR_FAIL(staged_as_is(t), Error::NotSupported,
+                      "VulkanBackend: delegate %zu: output %zu: dtype %s staged as %s is not "
+                      "supported",
+                      d->index, i, vulkan::to_string(t.dtype), vulkan::to_string(t.staging));
     Buffer b;
     ETR_RETURN_IF_ERROR(vulkan::create_buffer(*d->dev, t.max_device_nbytes(), true, d->index,
                                               "an output's staging", &b));
@@ -376,7 +541,8 @@ Error record(Delegate* d) {
   bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
   vkBeginCommandBuffer(cb, &bi);
   for (size_t i = 0; i < g.inputs.size(); ++i) {
-    const uint64_t n = g.tensor(g.inputs[i])->device_nbytes();
+    const TensorInfo* t = g.tensor(g.inputs[i]);
+    const uint64_t n = t == nullptr ? 0 : t->device_nbytes();
     if (n == 0) continue;
     VkBufferCopy region = {0, 0, n};
     vkCmdCopyBuffer(cb, d->in_staging[i].buffer, d->buffer(g.inputs[i]).buffer, 1, &region);
@@ -406,7 +572,7 @@ Error record(Delegate* d) {
         vkCmdCopyBuffer(cb, src.buffer, dst.buffer, 1, &region);
       }
     } else {
-      const Pipeline& p = *d->pipelines[static_cast<size_t>(s.shader)];
+      const Pipeline& p = *d->pipelines[pipeline_slot(s)];
       vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
       vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &d->sets[i], 0,
                               nullptr);
@@ -420,7 +586,8 @@ Error record(Delegate* d) {
     }
   }
   for (size_t i = 0; i < g.outputs.size(); ++i) {
-    const uint64_t n = g.tensor(g.outputs[i])->device_nbytes();
+    const TensorInfo* t = g.tensor(g.outputs[i]);
+    const uint64_t n = t == nullptr ? 0 : t->device_nbytes();
     if (n == 0) continue;
     VkBufferCopy region = {0, 0, n};
     vkCmdCopyBuffer(cb, d->buffer(g.outputs[i]).buffer, d->out_staging[i].buffer, 1, &region);
@@ -439,7 +606,10 @@ Error build(Delegate* d, BackendInitContext& ctx, FreeableBuffer* processed) {
                                           processed->size(), ctx.named_data, d->index, &d->graph));
   ETR_RETURN_IF_ERROR(vulkan::acquire_device(d->index, &d->dev));
   // A dynamic program's symbolic sizes, computed for the upper bounds.
-  if (d->graph.dynamic) ETR_RETURN_IF_ERROR(vulkan::propagate_shapes(&d->graph));
+  if (d->graph.dynamic) {
+    vulkan::infer_symint_inputs(&d->graph);
+    ETR_RETURN_IF_ERROR(vulkan::propagate_shapes(&d->graph));
+  }
   ETR_RETURN_IF_ERROR(plan(d));
   ETR_RETURN_IF_ERROR(place_buffers(d));
   ETR_RETURN_IF_ERROR(create_commands(d));
@@ -449,6 +619,7 @@ Error build(Delegate* d, BackendInitContext& ctx, FreeableBuffer* processed) {
   d->graph.named_buffers.clear();
   processed->release();
   ETR_RETURN_IF_ERROR(create_pipelines_and_sets(d));
+  if (!env_is("ETR_VULKAN_WARM_UP", "0")) ETR_RETURN_IF_ERROR(warm_up(d));
   d->out_tensors.assign(d->graph.outputs.size(), nullptr);
   ETR_RETURN_IF_ERROR(create_staging(d));
   const char* profile = std::getenv("ETR_VULKAN_PROFILE");
@@ -503,6 +674,25 @@ Error resize(Delegate* d, Span<EValue*> args) {
   bool changed = !d->shapes_valid;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     EValue* v = args[i];
+    vulkan::Value& in = g.values[g.inputs[i]];
+    if (in.kind == vulkan::Kind::SymInt) {
+      // A size computed by the caller (an earlier delegate or the CPU).
+      if (v == nullptr || !v->is_int()) {
+        ETR_FAIL(Error::InvalidArgument, "VulkanBackend: delegate %zu: input %zu is not an int",
+                 d->index, i);
+      }
+      if (v->to_int() < 0 || v->to_int() > static_cast<int64_t>(vulkan::kMaxNumel)) {
+        ETR_FAIL(Error::InvalidArgument,
+                 "VulkanBackend: delegate %zu: input %zu (a size) is %lld, out of range", d->index,
+                 i, static_cast<long long>(v->to_int()));
+      }
+      if (v->to_int() != in.int_value) {
+        in.int_value = v->to_int();
+        d->shapes_valid = false;
+        changed = true;
+      }
+      continue;
+    }
     if (v == nullptr || !v->is_tensor()) continue;  // reported by arg_tensor
     const Tensor& t = v->to_tensor();
     TensorInfo& info = g.values[g.inputs[i]].tensor;
@@ -540,11 +730,13 @@ Error resize(Delegate* d, Span<EValue*> args) {
   for (const vulkan::Operator& op : g.ops) {
     ETR_RETURN_IF_ERROR(vulkan::plan_operator(g, op, limits, &d->replanned, &d->alias));
   }
+  ETR_RETURN_IF_ERROR(mark_fp16(*d, &d->replanned));
   bool same = d->replanned.size() == d->steps.size();
   for (size_t i = 0; same && i < d->steps.size(); ++i) {
     const Step& a = d->steps[i];
     const Step& b = d->replanned[i];
-    same = a.kind == b.kind && a.shader == b.shader && a.num_buffers == b.num_buffers &&
+    same = a.kind == b.kind && a.shader == b.shader && a.fp16 == b.fp16 &&
+           a.num_buffers == b.num_buffers &&
            std::memcmp(a.buffers, b.buffers, sizeof(a.buffers)) == 0;
   }
   if (!same) {
@@ -586,10 +778,31 @@ bool widened(Dtype staging, ScalarType host) {
 }
 
 // Copies n elements between a host tensor and a staging buffer, narrowing
-// (to_staging) or widening 64-bit host elements; a plain copy otherwise.
-void copy_staging(const Tensor& host, void* staging, bool to_staging) {
+// (to_staging) or widening 64-bit host elements, or converting float32 host
+// elements from and to a float16 device tensor; a plain copy otherwise.
+void copy_staging(const Tensor& host, Dtype device, void* staging, bool to_staging) {
   const size_t n = static_cast<size_t>(host.numel());
-  if (host.dtype() == ScalarType::Long) {
+  if (device == Dtype::Float16 && host.dtype() == ScalarType::Float) {
+    float* h = static_cast<float*>(host.mutable_data());
+    uint16_t* g = static_cast<uint16_t*>(staging);
+    for (size_t i = 0; i < n; ++i) {
+      if (to_staging) {
+        g[i] = internal::float_to_half_bits(h[i]);
+      } else {
+        h[i] = internal::half_bits_to_float(g[i]);
+      }
+    }
+  } else if (device == Dtype::Float32 && host.dtype() == ScalarType::Bool) {
+    bool* h = static_cast<bool*>(host.mutable_data());
+    float* g = static_cast<float*>(staging);
+    for (size_t i = 0; i < n; ++i) {
+      if (to_staging) {
+        g[i] = h[i] ? 1.0f : 0.0f;
+      } else {
+        h[i] = g[i] != 0.0f;
+      }
+    }
+  } else if (host.dtype() == ScalarType::Long) {
     int64_t* h = static_cast<int64_t*>(host.mutable_data());
     int32_t* g = static_cast<int32_t*>(staging);
     for (size_t i = 0; i < n; ++i) {
@@ -724,17 +937,31 @@ class VulkanBackend final : public BackendInterface {
                "VulkanBackend: delegate %zu: %zu arguments, expected %zu inputs and %zu outputs",
                d->index, args.size(), g.inputs.size(), g.outputs.size());
     }
-    if (g.dynamic) ETR_RETURN_IF_ERROR(resize(d, args));
+    // Any program may get inputs of new dims within its bounds: one exported
+    // with dynamic dims has SymInts only where a size is computed (a CNN
+    // over a dynamic height and width has none); the method lets through
+    // only what its own tensors allow.
+    ETR_RETURN_IF_ERROR(resize(d, args));
     for (size_t i = 0; i < g.inputs.size(); ++i) {
+      if (g.tensor(g.inputs[i]) == nullptr) continue;  // a SymInt, taken by resize
       Result<Tensor*> t = arg_tensor(*d, args, i, g.inputs[i], "input", i);
       if (!t.ok()) return t.error();
-      copy_staging(**t, d->in_staging[i].mapped, true);
+      copy_staging(**t, g.tensor(g.inputs[i])->device, d->in_staging[i].mapped, true);
     }
     ETR_RETURN_IF_ERROR(check_inputs(*d, args));
     std::vector<Tensor*>& outs = d->out_tensors;
     for (size_t i = 0; i < g.outputs.size(); ++i) {
       EValue* v = args[g.inputs.size() + i];
-      if (g.dynamic && v != nullptr && v->is_tensor()) {
+      if (g.tensor(g.outputs[i]) == nullptr) {  // a SymInt the shapes computed
+        if (v == nullptr || !v->is_int()) {
+          ETR_FAIL(Error::InvalidArgument, "VulkanBackend: delegate %zu: output %zu is not an int",
+                   d->index, i);
+        }
+        *v = EValue(static_cast<int64_t>(g.values[g.outputs[i]].int_value));
+        outs[i] = nullptr;
+        continue;
+      }
+      if (v != nullptr && v->is_tensor()) {
         ETR_RETURN_IF_ERROR(resize_output(*d, &v->to_tensor(), *g.tensor(g.outputs[i]), i));
       }
       Result<Tensor*> t = arg_tensor(*d, args, g.inputs.size() + i, g.outputs[i], "output", i);
@@ -743,8 +970,10 @@ class VulkanBackend final : public BackendInterface {
     }
     ETR_RETURN_IF_ERROR(submit_and_wait(d));
     if (d->queries != VK_NULL_HANDLE) collect_profile(d);
-    for (size_t i = 0; i < outs.size(); ++i)
-      copy_staging(*outs[i], d->out_staging[i].mapped, false);
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (outs[i] == nullptr) continue;
+      copy_staging(*outs[i], g.tensor(g.outputs[i])->device, d->out_staging[i].mapped, false);
+    }
     return Error::Ok;
   }
 
@@ -769,5 +998,6 @@ Error register_vulkan_backend(BackendRegistry* registry) {
 
 size_t vulkan_pipeline_creations() { return vulkan::vulkan_pipeline_creations(); }
 size_t vulkan_validation_messages() { return vulkan::vulkan_validation_messages(); }
+size_t vulkan_fp16_storage_delegates() { return g_fp16_delegates.load(); }
 
 }  // namespace etr

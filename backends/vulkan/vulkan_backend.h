@@ -12,6 +12,11 @@
 //   - the process-wide Vulkan device is acquired (vk_device.h: first device
 //     with a compute queue, or ETR_VULKAN_DEVICE=N; created once and kept
 //     for the process, with the compute pipelines every delegate shares);
+//   - a program's float16 tensors (force_fp16) get float16 buffers when the
+//     device has 16-bit storage buffers and every shader the program needs
+//     has a float16-storage variant, float32 buffers otherwise (or when
+//     ETR_VULKAN_FP16_STORAGE=0, read at each init); shaders compute in
+//     float32 either way;
 //   - every tensor gets a device storage buffer, contiguous in the payload's
 //     dims (the payload's texture/layout requests are not followed; for a
 //     program exported with dynamic dims, the dims are the upper bounds);
@@ -52,5 +57,8 @@ size_t vulkan_pipeline_creations();
 // Validation-layer warnings and errors seen in this process (the layer is
 // enabled by ETR_VULKAN_VALIDATION=1 when installed).
 size_t vulkan_validation_messages();
+// Delegates initialized so far in this process that keep float16 tensors in
+// float16 buffers on the device (tests check which storage ran).
+size_t vulkan_fp16_storage_delegates();
 
 }  // namespace etr

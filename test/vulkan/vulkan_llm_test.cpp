@@ -194,6 +194,171 @@ void expect_greedy(const Llama& l) {
 
 TEST_F(VulkanLlmTest, TinyLlamaLogitsMatchTheOfficialRuntimeStepByStep) { expect_logits(kFp32); }
 
+// forward(tokens, pos) on the dynamic-shape program: the last token's logits.
+Result<std::vector<float>> prefill(Module& m, const std::vector<int64_t>& tokens, int64_t pos) {
+  Result<std::vector<Value>> outs = m.forward(
+      {long_tensor({1, static_cast<int32_t>(tokens.size())}, tokens), long_tensor({1}, {pos})});
+  if (!outs.ok()) return outs.error();
+  if (outs->size() != 1 || !(*outs)[0].is_tensor()) return Error::InvalidProgram;
+  const Tensor& t = (*outs)[0].tensor();
+  if (t.scalar_type() != ScalarType::Float || static_cast<size_t>(t.numel()) != kVocab) {
+    return Error::InvalidProgram;
+  }
+  const float* p = static_cast<const float*>(t.const_data());
+  return std::vector<float>(p, p + kVocab);
+}
+
+// The exporter's default program (enable_dynamic_shape: tokens Long[1, S]):
+// the prompt fed in chunks of several tokens per call (a prefill of 1, 3, 5
+// or all 8 tokens, then the rest in chunks or one by one), on one Module each.
+// After every call the last token's logits are within 2e-3 of the official
+// runtime's on the non-Vulkan export after that token (the reference fed one
+// token per call), and no pipeline is created after the first load.
+TEST_F(VulkanLlmTest, TinyLlamaDynamicPrefillAndDecodeMatchTheOfficialRuntime) {
+  const std::string dir = kVulkanDir + "tiny_llama_vulkan_dynamic/";
+  const std::vector<int64_t> tokens = load_npy<int64_t>(dir + "tokens.npy");
+  const std::vector<float> want_all = load_npy<float>(dir + "logits.npy");
+  ASSERT_GE(tokens.size(), 8u);
+  ASSERT_EQ(want_all.size(), tokens.size() * kVocab);
+  // Chunk lengths per schedule; the last chunk repeats to the end.
+  const std::vector<std::vector<size_t>> schedules = {
+      {1}, {3, 1}, {5, 2, 1}, {tokens.size()}, {2, 4, 3}};
+  char message[2048];
+  ErrorCapture capture(message, sizeof(message));
+  size_t pipelines = 0;
+  for (size_t k = 0; k < schedules.size(); ++k) {
+    const std::vector<size_t>& chunks = schedules[k];
+    SCOPED_TRACE("schedule " + std::to_string(k));
+    Module m(kVulkanDir + "tiny_llama_vulkan_dynamic.pte", {}, vulkan_options());
+    size_t pos = 0;
+    for (size_t c = 0; pos < tokens.size(); ++c) {
+      const size_t n = std::min(chunks[std::min(c, chunks.size() - 1)], tokens.size() - pos);
+      SCOPED_TRACE("tokens " + std::to_string(pos) + ".." + std::to_string(pos + n - 1));
+      std::vector<int64_t> chunk(tokens.begin() + pos, tokens.begin() + pos + n);
+      Result<std::vector<float>> got = prefill(m, chunk, static_cast<int64_t>(pos));
+      ASSERT_TRUE(got.ok()) << to_string(got.error()) << ": " << capture.message();
+      pos += n;
+      const float* want = want_all.data() + (pos - 1) * kVocab;
+      double scale = 0, max_diff = 0;
+      for (size_t i = 0; i < kVocab; ++i) {
+        scale = std::max(scale, std::abs(static_cast<double>(want[i])));
+        max_diff = std::max(max_diff, std::abs(static_cast<double>((*got)[i]) - want[i]));
+      }
+      EXPECT_LE(max_diff, 2e-3 * scale) << "max |logit| " << scale;
+      std::printf(
+          "[ info ] dynamic, %zu tokens to position %zu: max |vulkan - reference| %.3g "
+          "(%.2g of max |logit| %.3g)\n",
+          n, pos - 1, max_diff, max_diff / scale, scale);
+    }
+    if (k == 0) pipelines = vulkan_pipeline_creations();
+    EXPECT_EQ(vulkan_pipeline_creations(), pipelines);
+  }
+}
+
+// The exporter's defaults otherwise too (no KV cache: every call runs the
+// whole sequence; the causal mask is a bool constant sliced to the length,
+// with where, eq.Scalar and logical_not; nine delegates with SymInt sizes
+// and CPU operators between them): after each growing prefix, the last
+// token's logits are within 2e-3 of the official runtime's on the non-Vulkan
+// no-KV export; then the greedy continuation through TextGenerator equals
+// the official runner's (twice, with reset() between).
+TEST_F(VulkanLlmTest, TinyLlamaNoKvCacheMatchesTheOfficialRuntime) {
+  const std::string dir = kVulkanDir + "tiny_llama_vulkan_no_kv/";
+  const std::string pte = kVulkanDir + "tiny_llama_vulkan_no_kv.pte";
+  const std::vector<int64_t> tokens = load_npy<int64_t>(dir + "tokens.npy");
+  const std::vector<float> want_all = load_npy<float>(dir + "logits.npy");
+  ASSERT_GE(tokens.size(), 8u);
+  ASSERT_EQ(want_all.size(), tokens.size() * kVocab);
+  char message[2048];
+  ErrorCapture capture(message, sizeof(message));
+  {
+    Module m(pte, {}, vulkan_options());
+    // Prefixes out of order: each call's shapes differ from the last's.
+    std::vector<size_t> lengths;
+    for (size_t n = 1; n <= tokens.size(); ++n) lengths.push_back(n);
+    std::swap(lengths[1], lengths[5]);
+    std::swap(lengths[3], lengths.back());
+    for (size_t n : lengths) {
+      SCOPED_TRACE("prefix of " + std::to_string(n) + " tokens");
+      Result<std::vector<Value>> outs = m.forward({long_tensor(
+          {1, static_cast<int32_t>(n)}, std::vector<int64_t>(tokens.begin(), tokens.begin() + n))});
+      ASSERT_TRUE(outs.ok()) << to_string(outs.error()) << ": " << capture.message();
+      ASSERT_EQ(outs->size(), 1u);
+      const Tensor& t = (*outs)[0].tensor();
+      ASSERT_EQ(t.scalar_type(), ScalarType::Float);
+      ASSERT_EQ(static_cast<size_t>(t.numel()), kVocab);
+      const float* got = static_cast<const float*>(t.const_data());
+      const float* want = want_all.data() + (n - 1) * kVocab;
+      double scale = 0, max_diff = 0;
+      for (size_t i = 0; i < kVocab; ++i) {
+        scale = std::max(scale, std::abs(static_cast<double>(want[i])));
+        max_diff = std::max(max_diff, std::abs(static_cast<double>(got[i]) - want[i]));
+      }
+      EXPECT_LE(max_diff, 2e-3 * scale) << "max |logit| " << scale;
+      std::printf(
+          "[ info ] no KV cache, %zu tokens: max |vulkan - reference| %.3g (%.2g of max "
+          "|logit| %.3g)\n",
+          n, max_diff, max_diff / scale, scale);
+    }
+  }
+  const std::vector<int64_t> prompt = load_npy<int64_t>(kLlmDir + "refs/prompt_ids.npy");
+  const std::vector<int64_t> want = load_npy<int64_t>(kLlmDir + "refs/no_kv_greedy.npy");
+  ASSERT_FALSE(want.empty());
+  llm::TextGenerator gen(pte, vulkan_options());
+  ASSERT_EQ(gen.load(), Error::Ok) << capture.message();
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE(round == 0 ? "first generate" : "after reset()");
+    std::vector<int64_t> got;
+    ASSERT_EQ(gen.generate(prompt, greedy(), [&](int64_t id) { got.push_back(id); }), Error::Ok)
+        << capture.message();
+    EXPECT_EQ(got, want);
+    gen.reset();
+  }
+}
+
+// A chunk that would pass the end of the cache (32 rows) fails execute,
+// checked on the host before the shaders run (the rotary table's slice, the
+// first operator to read the position); the method still works afterwards.
+TEST_F(VulkanLlmTest, TinyLlamaDynamicChunkPastTheCacheFailsExecute) {
+  Module m(kVulkanDir + "tiny_llama_vulkan_dynamic.pte", {}, vulkan_options());
+  char message[2048];
+  ErrorCapture capture(message, sizeof(message));
+  Result<std::vector<float>> got = prefill(m, {5, 6, 7}, 30);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.error(), Error::InvalidArgument);
+  EXPECT_NE(std::string(capture.message()).find("input 1 element 0 is 30; it must be in [0, 29]"),
+            std::string::npos)
+      << capture.message();
+  ASSERT_TRUE(prefill(m, {5, 6, 7}, 29).ok());
+  const std::vector<float> want = load_npy<float>(kVulkanDir + "tiny_llama_vulkan/logits.npy");
+  const std::vector<int64_t> tokens =
+      load_npy<int64_t>(kVulkanDir + "tiny_llama_vulkan/tokens.npy");
+  ASSERT_GE(tokens.size(), 2u);
+  Result<std::vector<float>> first = prefill(m, {tokens[0], tokens[1]}, 0);
+  ASSERT_TRUE(first.ok());
+  for (size_t i = 0; i < kVocab; ++i) EXPECT_NEAR((*first)[i], want[kVocab + i], 1e-4) << i;
+}
+
+// The dynamic program's greedy continuation of the prompt: TextGenerator
+// prefills the prompt in one call, then decodes one token per call; the ids
+// equal the official TextLLMRunner's on the non-Vulkan export (twice, with
+// reset() between).
+TEST_F(VulkanLlmTest, TinyLlamaDynamicGreedyTokensEqualTheOfficialRunners) {
+  const std::vector<int64_t> prompt = load_npy<int64_t>(kLlmDir + "refs/prompt_ids.npy");
+  const std::vector<int64_t> want = load_npy<int64_t>(kLlmDir + "refs/portable_greedy.npy");
+  ASSERT_GT(prompt.size(), 1u);
+  ASSERT_FALSE(want.empty());
+  llm::TextGenerator gen(kVulkanDir + "tiny_llama_vulkan_dynamic.pte", vulkan_options());
+  ASSERT_EQ(gen.load(), Error::Ok);
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE(round == 0 ? "first generate" : "after reset()");
+    std::vector<int64_t> got;
+    ASSERT_EQ(gen.generate(prompt, greedy(), [&](int64_t id) { got.push_back(id); }), Error::Ok);
+    EXPECT_EQ(got, want);
+    gen.reset();
+  }
+}
+
 TEST_F(VulkanLlmTest, TinyLlamaGreedyTokensEqualTheOfficialRunners) { expect_greedy(kFp32); }
 
 // examples/llm_runner registers the Vulkan delegate: on the Vulkan file it
@@ -605,7 +770,12 @@ TEST_F(VulkanLlmTest, AttentionArgumentsAreCheckedAtInit) {
   g.index = 14;
   expect_refused(g.payload(), Error::InvalidProgram,
                  "operator 0 (et_vk.select_as_symint.default): argument 2 (index): must be an "
-                 "int in [0, 1)");
+                 "int in [-1, 1)");
+  g = SdpaGraph();
+  g.v.push_back(int_value(-2));  // 14: index -2 of a [1] tensor
+  g.index = 14;
+  expect_refused(g.payload(), Error::InvalidProgram,
+                 "operator 0 (et_vk.select_as_symint.default): argument 2 (index)");
   g = SdpaGraph();
   g.v[0].dtype = fb::VkDataType::FLOAT32;
   expect_refused(g.payload(), Error::InvalidProgram,

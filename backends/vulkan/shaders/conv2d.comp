@@ -3,13 +3,14 @@
 // stride, padding, dilation and groups; one invocation per output element.
 // Depthwise and pointwise convolutions are the groups == C_in and 1x1 cases.
 #extension GL_GOOGLE_include_directive : require
+#include "float_storage.glsl"
 layout(local_size_x = 64) in;
 #include "common.glsl"
 
-layout(std430, set = 0, binding = 0) writeonly buffer Out { float o[]; };
-layout(std430, set = 0, binding = 1) readonly buffer In { float x[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Weight { float w[]; };
-layout(std430, set = 0, binding = 3) readonly buffer Bias { float bias[]; };
+layout(std430, set = 0, binding = 0) writeonly buffer Out { FLOAT_T o[]; };
+layout(std430, set = 0, binding = 1) readonly buffer In { FLOAT_T x[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Weight { FLOAT_T w[]; };
+layout(std430, set = 0, binding = 3) readonly buffer Bias { FLOAT_T bias[]; };
 layout(push_constant) uniform Params {
   uint numel;  // N * C_out * OH * OW
   uint C_in;
@@ -42,7 +43,7 @@ void main() {
   const uint cin_g = p.C_in / p.groups;
   const uint cout_g = p.C_out / p.groups;
   const uint g = oc / cout_g;
-  float acc = p.has_bias != 0u ? bias[oc] : 0.0;
+  float acc = p.has_bias != 0u ? LOAD(bias[oc]) : 0.0;
   const int ih0 = int(oh * p.stride_h) - p.pad_h;
   const int iw0 = int(ow * p.stride_w) - p.pad_w;
   for (uint ic = 0u; ic < cin_g; ++ic) {
@@ -54,9 +55,9 @@ void main() {
       for (uint kw = 0u; kw < p.KW; ++kw) {
         const int iw = iw0 + int(kw * p.dil_w);
         if (iw < 0 || iw >= int(p.W)) continue;
-        acc += x[in_plane + uint(ih) * p.W + uint(iw)] * w[w_base + kh * p.KW + kw];
+        acc += LOAD(x[in_plane + uint(ih) * p.W + uint(iw)]) * LOAD(w[w_base + kh * p.KW + kw]);
       }
     }
   }
-  o[i] = min(max(acc, p.out_min), p.out_max);
+  o[i] = STORE(min(max(acc, p.out_min), p.out_max));
 }

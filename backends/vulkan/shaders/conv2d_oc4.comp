@@ -6,13 +6,14 @@
 // uses this shader for ungrouped convolutions with C_out a multiple of 4.
 // p.numel counts invocations: N * C_out / 4 * OH * OW.
 #extension GL_GOOGLE_include_directive : require
+#include "float_storage.glsl"
 layout(local_size_x = 64) in;
 #include "common.glsl"
 
-layout(std430, set = 0, binding = 0) writeonly buffer Out { float o[]; };
-layout(std430, set = 0, binding = 1) readonly buffer In { float x[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Weight { float w[]; };
-layout(std430, set = 0, binding = 3) readonly buffer Bias { float bias[]; };
+layout(std430, set = 0, binding = 0) writeonly buffer Out { FLOAT_T o[]; };
+layout(std430, set = 0, binding = 1) readonly buffer In { FLOAT_T x[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Weight { FLOAT_T w[]; };
+layout(std430, set = 0, binding = 3) readonly buffer Bias { FLOAT_T bias[]; };
 layout(push_constant) uniform Params {
   uint numel;  // N * C_out / 4 * OH * OW
   uint C_in;
@@ -48,7 +49,7 @@ void main() {
   const uint khw = p.KH * p.KW;
   const uint ws = cin_g * khw;  // weight elements per output channel
   vec4 acc = vec4(0.0);
-  if (p.has_bias != 0u) acc = vec4(bias[oc], bias[oc + 1u], bias[oc + 2u], bias[oc + 3u]);
+  if (p.has_bias != 0u) acc = vec4(LOAD(bias[oc]), LOAD(bias[oc + 1u]), LOAD(bias[oc + 2u]), LOAD(bias[oc + 3u]));
   const int ih0 = int(oh * p.stride_h) - p.pad_h;
   const int iw0 = int(ow * p.stride_w) - p.pad_w;
   for (uint ic = 0u; ic < cin_g; ++ic) {
@@ -60,17 +61,17 @@ void main() {
       for (uint kw = 0u; kw < p.KW; ++kw) {
         const int iw = iw0 + int(kw * p.dil_w);
         if (iw < 0 || iw >= int(p.W)) continue;
-        const float xv = x[in_plane + uint(ih) * p.W + uint(iw)];
+        const float xv = LOAD(x[in_plane + uint(ih) * p.W + uint(iw)]);
         const uint k = w_base + kh * p.KW + kw;
-        acc += xv * vec4(w[k], w[k + ws], w[k + 2u * ws], w[k + 3u * ws]);
+        acc += xv * vec4(LOAD(w[k]), LOAD(w[k + ws]), LOAD(w[k + 2u * ws]), LOAD(w[k + 3u * ws]));
       }
     }
   }
   acc = min(max(acc, vec4(p.out_min)), vec4(p.out_max));
   const uint plane = p.OH * p.OW;
   const uint base = ((n * p.C_out + oc) * p.OH + oh) * p.OW + ow;
-  o[base] = acc.x;
-  o[base + plane] = acc.y;
-  o[base + 2u * plane] = acc.z;
-  o[base + 3u * plane] = acc.w;
+  o[base] = STORE(acc.x);
+  o[base + plane] = STORE(acc.y);
+  o[base + 2u * plane] = STORE(acc.z);
+  o[base + 3u * plane] = STORE(acc.w);
 }

@@ -4,11 +4,12 @@
 // divides by the window size (count_include_pad: clipped to the padded
 // input), by the valid elements otherwise, or by divisor when it is not 0.
 #extension GL_GOOGLE_include_directive : require
+#include "float_storage.glsl"
 layout(local_size_x = 64) in;
 #include "common.glsl"
 
-layout(std430, set = 0, binding = 0) writeonly buffer Out { float o[]; };
-layout(std430, set = 0, binding = 1) readonly buffer In { float x[]; };
+layout(std430, set = 0, binding = 0) writeonly buffer Out { FLOAT_T o[]; };
+layout(std430, set = 0, binding = 1) readonly buffer In { FLOAT_T x[]; };
 layout(push_constant) uniform Params {
   uint numel;  // planes * OH * OW
   uint H;
@@ -44,7 +45,7 @@ void main() {
     for (uint kw = 0u; kw < p.KW; ++kw) {
       const int iw = iw0 + int(kw * p.dil_w);
       if (iw < 0 || iw >= int(p.W)) continue;
-      const float v = x[plane * p.H * p.W + uint(ih) * p.W + uint(iw)];
+      const float v = LOAD(x[plane * p.H * p.W + uint(ih) * p.W + uint(iw)]);
       acc = p.is_avg != 0u ? acc + v : max(acc, v);
       ++valid;
     }
@@ -63,5 +64,5 @@ void main() {
     }
     acc /= count;
   }
-  o[i] = acc;
+  o[i] = STORE(acc);
 }

@@ -2,11 +2,12 @@
 // sum / mean / amax (fp32) over the middle dim of a tensor viewed as
 // [outer, size, inner]: one invocation per (outer, inner) output element.
 #extension GL_GOOGLE_include_directive : require
+#include "float_storage.glsl"
 layout(local_size_x = 64) in;
 #include "common.glsl"
 
-layout(std430, set = 0, binding = 0) writeonly buffer Out { float o[]; };
-layout(std430, set = 0, binding = 1) readonly buffer In { float x[]; };
+layout(std430, set = 0, binding = 0) writeonly buffer Out { FLOAT_T o[]; };
+layout(std430, set = 0, binding = 1) readonly buffer In { FLOAT_T x[]; };
 layout(push_constant) uniform Params {
   uint outer;
   uint size;
@@ -20,7 +21,7 @@ void main() {
   const uint base = (row / p.inner) * p.size * p.inner + row % p.inner;
   float acc = p.op == 2u ? -1.0 / 0.0 : (p.op == 3u ? 1.0 / 0.0 : 0.0);
   for (uint j = 0u; j < p.size; ++j) {
-    const float v = x[base + j * p.inner];
+    const float v = LOAD(x[base + j * p.inner]);
     if (p.op == 2u) {
       acc = max(acc, v);
     } else if (p.op == 3u) {
@@ -30,5 +31,5 @@ void main() {
     }
   }
   if (p.op == 1u) acc /= float(p.size);
-  o[row] = acc;
+  o[row] = STORE(acc);
 }

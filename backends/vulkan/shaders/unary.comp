@@ -1,11 +1,12 @@
 #version 450
 // out = f(in) elementwise (fp32), f chosen by p.op with parameters p0, p1.
 #extension GL_GOOGLE_include_directive : require
+#include "float_storage.glsl"
 layout(local_size_x = 64) in;
 #include "common.glsl"
 
-layout(std430, set = 0, binding = 0) writeonly buffer Out { float o[]; };
-layout(std430, set = 0, binding = 1) readonly buffer In { float x[]; };
+layout(std430, set = 0, binding = 0) writeonly buffer Out { FLOAT_T o[]; };
+layout(std430, set = 0, binding = 1) readonly buffer In { FLOAT_T x[]; };
 layout(push_constant) uniform Params {
   uint numel;
   uint op;
@@ -34,7 +35,7 @@ float safe_tanh(float v) {
 void main() {
   const uint i = flat_index();
   if (i >= p.numel) return;
-  const float v = x[i];
+  const float v = LOAD(x[i]);
   float r;
   switch (p.op) {
     case 0u: r = max(v, 0.0); break;                     // relu
@@ -55,7 +56,16 @@ void main() {
     case 11u: r = exp(v); break;
     case 12u: r = sqrt(v); break;
     case 13u: r = inversesqrt(v); break;
+    // Comparisons with a scalar p0 and logical not: bool results are 0.0
+    // or 1.0 (bool tensors are float32 on the device).
+    case 14u: r = v == p.p0 ? 1.0 : 0.0; break;  // eq.Scalar
+    case 15u: r = v != p.p0 ? 1.0 : 0.0; break;  // ne.Scalar
+    case 16u: r = v < p.p0 ? 1.0 : 0.0; break;   // lt.Scalar
+    case 17u: r = v <= p.p0 ? 1.0 : 0.0; break;  // le.Scalar
+    case 18u: r = v > p.p0 ? 1.0 : 0.0; break;   // gt.Scalar
+    case 19u: r = v >= p.p0 ? 1.0 : 0.0; break;  // ge.Scalar
+    case 20u: r = v == 0.0 ? 1.0 : 0.0; break;   // logical_not
     default: r = v; break;
   }
-  o[i] = r;
+  o[i] = STORE(r);
 }

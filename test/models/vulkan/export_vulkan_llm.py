@@ -22,9 +22,15 @@ Cases (files next to this script):
   exported by `python -m executorch.extension.llm.export.export_llm` with
   `backend.vulkan.enabled=True model.enable_dynamic_shape=False` (tokens Long[1, 1]:
   prefill token by token; the KV caches are constants of the payload that its
-  sdpa_with_kv_cache updates in place). Reference: the official runtime
+  sdpa_with_kv_cache updates in place).
+* `tiny_llama_vulkan_dynamic.pte`: the same with the exporter's default
+  `enable_dynamic_shape=True` (tokens Long[1, S], S in 1..max_seq_len: a prefill
+  of several tokens per call). Same reference. Reference: the official runtime
   (executorch.runtime, torch 2.13 environment) running test/models/llm/tiny_llama_portable.pte
   (the NON-Vulkan export of the same checkpoint).
+* `tiny_llama_vulkan_no_kv.pte`: the exporter's defaults (no KV cache, dynamic
+  tokens Long[1, S]: every call runs the whole sequence), reference: the official
+  runtime on test/models/llm/tiny_llama_no_kv.pte, one growing prefix per call.
 * `tiny_llama_vulkan_8da4w.pte`: the same with `quantization.qmode=8da4w
   quantization.group_size=32` (linear_dq8ca_q4gsw); reference: PyTorch eager of
   the exporter's own quantized model (the official runtime cannot be the
@@ -161,12 +167,25 @@ HEADER = """# Test manifest for the Vulkan LLM fixtures in this directory (gener
 
 # Exporter arguments after the common ones (checkpoint, params, context).
 VULKAN = ["backend.vulkan.enabled=True", "model.enable_dynamic_shape=False"]
+# The exporter's default: tokens Long[1, S] with S dynamic (prefill in one call).
+VULKAN_DYNAMIC = ["backend.vulkan.enabled=True"]
+NO_KV = ["backend.vulkan.enabled=True"]  # with no model.use_kv_cache
 Q8DA4W = ["quantization.qmode=8da4w", "quantization.group_size=32"]
 
 # name -> (the Vulkan export's arguments, the reference: a committed non-Vulkan
 # .pte of the same checkpoint run by the official runtime, or "eager")
 LLAMAS = {
     "tiny_llama_vulkan": (VULKAN, os.path.join(LLM, "tiny_llama_portable.pte")),
+    # The default dynamic-shape program (prefill of several tokens per call);
+    # its reference rows are the same one-token steps of the official runtime
+    # (the test compares a prefill's last-token logits with the row of its
+    # last token).
+    "tiny_llama_vulkan_dynamic": (VULKAN_DYNAMIC, os.path.join(LLM, "tiny_llama_portable.pte")),
+    # The exporter's defaults otherwise too: no KV cache (each call runs the
+    # whole sequence; causal mask from a bool constant: where, eq, logical_not,
+    # several delegates with SymInts between them). Reference: the official
+    # runtime on the non-Vulkan no-KV export, one prefix per call.
+    "tiny_llama_vulkan_no_kv": (NO_KV, os.path.join(LLM, "tiny_llama_no_kv.pte")),
     # 8da4w linear layers (linear_dq8ca_q4gsw). Reference: PyTorch eager of the
     # exporter's own quantized model (_prepare_for_llama_export with the same
     # arguments, before lowering). The same quantization lowered to XNNPACK is
@@ -224,7 +243,9 @@ def export_llama(name: str) -> List[str]:
     d = os.path.join(HERE, name)
     os.makedirs(d, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        common_args = fl.common_args(*base.write_checkpoint(tmp)[:2]) + fl.KV_SDPA + fl.FP32
+        no_kv = vulkan_args is NO_KV
+        common_args = (fl.common_args(*base.write_checkpoint(tmp)[:2]) +
+                       ([] if no_kv else fl.KV_SDPA) + fl.FP32)
         run_export_llm(common_args + vulkan_args + [
             f"export.output_dir={tmp}", f"export.output_name={out}"], tmp)
 
@@ -233,9 +254,15 @@ def export_llama(name: str) -> List[str]:
             if ref == "eager":
                 return eager_stepper(common_args + vulkan_args)
             method = Runtime.get().load_program(ref).load_method("forward")
+            seen = []
 
             def step(token, pos):
-                logits = method.execute([torch.tensor([[token]]), torch.tensor([pos])])[0]
+                if no_kv:  # the whole sequence so far, every call
+                    del seen[pos:]
+                    seen.append(token)
+                    logits = method.execute([torch.tensor([seen])])[0]
+                else:
+                    logits = method.execute([torch.tensor([[token]]), torch.tensor([pos])])[0]
                 return logits.float().reshape(-1)[-128:].clone()
 
             return step

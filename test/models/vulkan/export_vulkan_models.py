@@ -339,6 +339,35 @@ class ResNet18(torch.nn.Module):
         return self.fc(h)
 
 
+class DynamicCnn(torch.nn.Module):
+    """Exported with dynamic H = 2*h and W = 2*w (h, w in 2..8): a regular
+    convolution with batch norm, max and average pooling, a depthwise strided
+    and a pointwise convolution, a transposed convolution, nearest and
+    bilinear upsampling, cat along channels, expand, and a global mean; the
+    payload's tensors have the upper bounds (16 x 16)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(8)
+        self.dw = torch.nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=8)
+        self.pw = torch.nn.Conv2d(8, 12, 1)
+        self.up = torch.nn.ConvTranspose2d(12, 4, 2, stride=2)
+
+    def forward(self, x):
+        y = torch.relu(self.bn(self.conv1(x)))                        # [N, 8, H, W]
+        p = torch.nn.functional.max_pool2d(y, 2)                        # [N, 8, H/2, W/2]
+        a = torch.nn.functional.avg_pool2d(y, 3, stride=2, padding=1)   # [N, 8, H/2, W/2]
+        z = self.pw(self.dw(y)) + a.mean(dim=1, keepdim=True)           # [N, 12, H/2, W/2]
+        u = torch.nn.functional.interpolate(z, scale_factor=2.0, mode="nearest")
+        b = torch.nn.functional.interpolate(p, scale_factor=2.0, mode="bilinear",
+                                            align_corners=False)
+        g = y.mean(dim=1, keepdim=True).expand(-1, 4, -1, -1)           # [N, 4, H, W]
+        t = self.up(z) + g
+        m = torch.cat([y, u, b, t], dim=1)                              # [N, 32, H, W]
+        return m, m.mean(dim=(2, 3))
+
+
 def calibrated(model: torch.nn.Module, shape) -> torch.nn.Module:
     """Random weights with batch-norm statistics measured on random inputs
     (cumulative averages over a few batches), then eval mode."""
@@ -405,6 +434,8 @@ def cases() -> Dict[str, Tuple[Callable[[], torch.nn.Module], Callable[[], Tuple
         # checked against eager too, on the same lowered program.
         "dynamic_seq": (DynamicSeq, lambda: (torch.randn(2, 3, 16),)),
         "dynamic_decoder": (Decoder, lambda: (torch.randn(2, 5, 16),)),
+        "dynamic_cnn": (lambda: calibrated(DynamicCnn(), (4, 3, 12, 12)),
+                        lambda: (torch.randn(1, 3, 12, 16),)),
     }
 
 
@@ -421,6 +452,13 @@ DYNAMIC = {
     "dynamic_decoder": (
         lambda: ({1: torch.export.Dim("seq", min=2, max=7)},),
         [lambda: (torch.randn(2, 7, 16),), lambda: (torch.randn(2, 2, 16),)],
+    ),
+    # Height and width: even, 4..16 (the pooling halves them, the upsampling
+    # and the transposed convolution double them again before the cat).
+    "dynamic_cnn": (
+        lambda: ({2: 2 * torch.export.Dim("h", min=2, max=8),
+                  3: 2 * torch.export.Dim("w", min=2, max=8)},),
+        [lambda: (torch.randn(1, 3, 16, 16),), lambda: (torch.randn(1, 3, 4, 10),)],
     ),
 }
 
