@@ -295,7 +295,7 @@ class Builder {
       keep[static_cast<size_t>(b)] = use[v] == 1 && keep[static_cast<size_t>(b)] != 2 ? 1 : 2;
     }
     for (size_t b = 0; b < named.size(); ++b) {
-      if (keep[b] != 1) continue;
+      if (keep[b] != 1 || named[b].data() == nullptr) continue;
       d_->released_bytes += named[b].size();
       named[b].release();
     }
@@ -395,12 +395,61 @@ class Builder {
     return Error::Ok;
   }
 
+  // The position in g_.nodes of the last node that reads each named-data
+  // buffer (SIZE_MAX: none), and by buffer whether every read so far is of
+  // a copy a native node keeps (release_packed_sources).
+  void find_last_readers() {
+    const size_t nb = d_->graph.named_buffers.size();
+    last_reader_.assign(nb, SIZE_MAX);
+    copied_only_.assign(nb, true);
+    for (size_t pos = 0; pos < g_.nodes.size(); ++pos) {
+      const Node& n = g_.nodes[pos];
+      for (uint32_t k = 0; k < n.num_inputs; ++k) {
+        const int32_t b = named_buffer_of(n.inputs[k]);
+        if (b >= 0) last_reader_[static_cast<size_t>(b)] = pos;
+      }
+    }
+  }
+
+  int32_t named_buffer_of(uint32_t v) const {
+    if (v == kInvalidId || v >= g_.values.size()) return -1;
+    const int32_t b = g_.values[v].named_buffer;
+    return b >= 0 && static_cast<size_t>(b) < last_reader_.size() ? b : -1;
+  }
+
+  // After node `pos` (n) is prepared: notes how it reads its named data and
+  // releases each buffer it was the last reader of when every reader keeps
+  // its own copy (packed weights, copied biases), so that init holds one
+  // layer's source at a time rather than all of them (the loader frees or
+  // unmaps it). release_copied_constants applies the same rule at the end.
+  void release_packed_sources(size_t pos, const Node& n, bool native) {
+    const xnnpack::NativeState& st = d_->native_state[n.index];
+    for (uint32_t k = 0; k < n.num_inputs; ++k) {
+      const int32_t b = named_buffer_of(n.inputs[k]);
+      if (b < 0) continue;
+      const size_t bi = static_cast<size_t>(b);
+      if (!native || !scratch_fits_[n.index] || !xnnpack::copies_constant_input(st, k))
+        copied_only_[bi] = false;
+    }
+    for (uint32_t k = 0; k < n.num_inputs; ++k) {
+      const int32_t b = named_buffer_of(n.inputs[k]);
+      if (b < 0) continue;
+      const size_t bi = static_cast<size_t>(b);
+      FreeableBuffer& buf = d_->graph.named_buffers[bi];
+      if (last_reader_[bi] != pos || !copied_only_[bi] || buf.data() == nullptr) continue;
+      d_->released_bytes += buf.size();
+      buf.release();
+    }
+  }
+
   Error split_runs() {
     d_->native_state.resize(g_.nodes.size());
     natives_.assign(g_.nodes.size(), false);
     scratch_fits_.assign(g_.nodes.size(), false);
+    find_last_readers();
     bool cut = false;
-    for (const Node& n : g_.nodes) {
+    for (size_t pos = 0; pos < g_.nodes.size(); ++pos) {
+      const Node& n = g_.nodes[pos];
       const bool native = xnnpack::is_native_node(g_.values, n, d_->native_fp32);
       const xnnpack::NodeKindDesc* desc = xnnpack::find_node_kind(n.kind);
       if (!native && (desc == nullptr || desc->define == nullptr)) {
@@ -418,6 +467,7 @@ class Builder {
         if (scratch > d_->scratch_bytes) d_->scratch_bytes = scratch;
         scratch_fits_[n.index] = scratch <= kMaxScratchBytes;
       }
+      release_packed_sources(pos, n, native);
       if (native || d_->runs.empty() || d_->runs.back().native || cut) d_->runs.emplace_back();
       d_->runs.back().native = native;
       d_->runs.back().nodes.push_back(n.index);
@@ -836,9 +886,11 @@ class Builder {
   std::vector<bool> natives_;  // by node index (split_runs)
   // Native nodes whose scratch fits kMaxScratchBytes (never the fallback path).
   std::vector<bool> scratch_fits_;
-  std::vector<Lifetime> live_;  // by value id (roots of views)
-  size_t placed_bytes_ = 0;     // bytes place_in_workspace placed
-  size_t new_bytes_ = 0;        // of which in blocks it took from the method allocator
+  std::vector<size_t> last_reader_;  // by named buffer (find_last_readers)
+  std::vector<bool> copied_only_;    // by named buffer
+  std::vector<Lifetime> live_;       // by value id (roots of views)
+  size_t placed_bytes_ = 0;          // bytes place_in_workspace placed
+  size_t new_bytes_ = 0;             // of which in blocks it took from the method allocator
 };
 
 // The tensor argument of external value `id`, or an error naming it.

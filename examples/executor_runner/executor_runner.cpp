@@ -34,6 +34,7 @@
 #include "extension/bundled_program/bundled_program.h"
 #include "extension/data_loader/buffer_data_loader.h"
 #include "extension/data_loader/file_data_loader.h"
+#include "extension/data_loader/mmap_data_loader.h"
 #include "extension/flat_tensor/flat_tensor_data_map.h"
 #include "extension/memory/method_memory.h"
 #include "extension/module/module.h"
@@ -60,17 +61,31 @@ struct LoadedMemory {
 
 // The .ptd files given with --data_path, open for as long as the method runs.
 struct ExternalData {
-  std::vector<std::unique_ptr<FileDataLoader>> loaders;
+  std::vector<std::unique_ptr<DataLoader>> loaders;
   std::vector<std::unique_ptr<FlatTensorDataMap>> maps;
   std::vector<const NamedDataMap*> views;
 };
 
-int load_external_data(const std::vector<std::string>& paths, ExternalData* data) {
+// A loader for `path`: MmapDataLoader with `mmap`, else FileDataLoader (null
+// and the error in *err when the file cannot be opened).
+std::unique_ptr<DataLoader> open_loader(const std::string& path, bool mmap, Error* err) {
+  if (mmap) {
+    Result<MmapDataLoader> m = MmapDataLoader::from(path.c_str());
+    if (!m.ok()) return *err = m.error(), nullptr;
+    return std::make_unique<MmapDataLoader>(std::move(*m));
+  }
+  Result<FileDataLoader> f = FileDataLoader::from(path.c_str());
+  if (!f.ok()) return *err = f.error(), nullptr;
+  return std::make_unique<FileDataLoader>(std::move(*f));
+}
+
+int load_external_data(const std::vector<std::string>& paths, bool mmap, ExternalData* data) {
   for (const std::string& path : paths) {
     reset_first_error();
-    Result<FileDataLoader> loader = FileDataLoader::from(path.c_str());
-    if (!loader.ok()) return fail(kExitProgramLoad, "cannot open '" + path + "'", loader.error());
-    data->loaders.push_back(std::make_unique<FileDataLoader>(std::move(*loader)));
+    Error err = Error::Ok;
+    std::unique_ptr<DataLoader> loader = open_loader(path, mmap, &err);
+    if (loader == nullptr) return fail(kExitProgramLoad, "cannot open '" + path + "'", err);
+    data->loaders.push_back(std::move(loader));
     Result<FlatTensorDataMap> map = FlatTensorDataMap::load(data->loaders.back().get());
     if (!map.ok()) {
       return fail(kExitProgramLoad, "cannot load external data '" + path + "'", map.error());
@@ -394,7 +409,7 @@ int execute(Method& method, const InputSet& inputs, int64_t runs, TraceRecorder*
 
 // --model_path and its --data_path files, open (the loader outlives the program).
 struct OpenedProgram {
-  std::optional<FileDataLoader> loader;
+  std::unique_ptr<DataLoader> loader;
   std::optional<Program> program;
   ExternalData external;
 };
@@ -405,16 +420,16 @@ int open_program(const Options& options, OpenedProgram* out) {
   if (rc != kExitOk) return rc;
   const std::string& path = options.model_path;
   reset_first_error();
-  Result<FileDataLoader> loader = FileDataLoader::from(path.c_str());
-  if (!loader.ok()) return fail(kExitProgramLoad, "cannot open '" + path + "'", loader.error());
-  out->loader.emplace(std::move(*loader));
+  Error err = Error::Ok;
+  out->loader = open_loader(path, options.mmap_loader, &err);
+  if (out->loader == nullptr) return fail(kExitProgramLoad, "cannot open '" + path + "'", err);
   reset_first_error();
-  Result<Program> program = Program::load(&*out->loader);
+  Result<Program> program = Program::load(out->loader.get());
   if (!program.ok()) {
     return fail(kExitProgramLoad, "cannot load program '" + path + "'", program.error());
   }
   out->program.emplace(std::move(*program));
-  return load_external_data(options.data_paths, &out->external);
+  return load_external_data(options.data_paths, options.mmap_loader, &out->external);
 }
 
 int run(const Options& options) {
@@ -724,7 +739,7 @@ int run_bundled(const Options& options) {
     return fail(kExitProgramLoad, "cannot load the program inside '" + path + "'", program.error());
   }
   ExternalData external;
-  rc = load_external_data(options.data_paths, &external);
+  rc = load_external_data(options.data_paths, options.mmap_loader, &external);
   if (rc != kExitOk) return rc;
   std::unique_ptr<PthreadPool> pool = PthreadPool::create(static_cast<size_t>(options.threads));
   if (pool == nullptr)

@@ -55,6 +55,10 @@ struct Options {
   double atol = 1e-6;
   // --backend_option=BACKEND:KEY=VALUE (repeatable), checked for shape only.
   std::vector<std::string> backend_options;
+  // --loader=mmap (default): the program and its .ptd files are mapped, so
+  // weights are read in place and a delegate's payload is unmapped after
+  // init; --loader=file: each segment is read into memory of ours.
+  bool mmap_loader = true;
 };
 
 // Parses argv. On failure returns false and sets *error to a one-line

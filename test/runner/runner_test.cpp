@@ -168,6 +168,7 @@ TEST(RunnerCliTest, BadFlagsAreUsageErrors) {
                        "--model_path=x.pte --backend_option=XnnpackBackend",
                        "--model_path=x.pte --backend_option=:native_fp32=true",
                        "--model_path=x.pte --backend_option=XnnpackBackend:=1",
+                       "--model_path=x.pte --loader=stream",
                        ""};
   for (const char* args : bad) {
     SCOPED_TRACE(args);
@@ -291,15 +292,24 @@ const char* error_name_for(const std::string& word) {
 
 class RunnerManifestCase : public ::testing::TestWithParam<ManifestEntry> {};
 
+// Checks one run of manifest case `e` (outputs in `out`) against its expected files.
+void check_manifest_run(const ManifestEntry& e, const RunResult& r, const TempDir& out);
+
+// Once with each loader: mapped (the default) and read into memory.
 TEST_P(RunnerManifestCase, MatchesExpectedOutputs) {
-  const ManifestEntry& e = GetParam();
-  SCOPED_TRACE(e.describe());
-  TempDir out;
-  std::string args = "--model_path=" + quote(e.pte) + " --method=" + quote(e.method);
-  for (const std::string& in : e.inputs) args += " --input=" + quote(in);
-  args +=
-      " --num_executions=" + std::to_string(e.executions) + " --output_dir=" + quote(out.path());
-  const RunResult r = run_runner(args);
+  for (const char* loader : {"mmap", "file"}) {
+    const ManifestEntry& e = GetParam();
+    SCOPED_TRACE(e.describe() + " --loader=" + loader);
+    TempDir out;
+    std::string args = "--model_path=" + quote(e.pte) + " --method=" + quote(e.method);
+    for (const std::string& in : e.inputs) args += " --input=" + quote(in);
+    args += " --num_executions=" + std::to_string(e.executions) +
+            " --output_dir=" + quote(out.path()) + " --loader=" + loader;
+    check_manifest_run(e, run_runner(args), out);
+  }
+}
+
+void check_manifest_run(const ManifestEntry& e, const RunResult& r, const TempDir& out) {
   // "missing_backend" fixtures need XNNPACK, which the runner registers when
   // it was built with libxnnpack-dev: then they must run and match.
   const bool runner_has_xnnpack = ETR_RUNNER_HAS_XNNPACK != 0;
