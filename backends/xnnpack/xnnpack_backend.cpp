@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <new>
+#include <string>
 #include <vector>
 
 #include "backends/xnnpack/fusion.h"
@@ -15,6 +17,7 @@
 #include "backends/xnnpack/node_hooks.h"
 #include "backends/xnnpack/node_kinds.h"
 #include "backends/xnnpack/shapes.h"
+#include "backends/xnnpack/weight_cache.h"
 #include "backends/xnnpack/xnnpack_graph.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/thread_pool.h"
@@ -187,6 +190,12 @@ struct Delegate {
   bool native_fp32 = true;
   // Bytes of named data released after init (release_copied_constants).
   size_t released_bytes = 0;
+  // The packed-weight cache (load option "weight_cache_dir" or
+  // ETR_WEIGHT_CACHE_DIR; weight_cache.h): kept while its blobs are in use
+  // (a hit), dropped after init otherwise. Null when off.
+  std::unique_ptr<xnnpack::WeightCache> cache;
+  // The pool packing splits across during init (BackendInitContext's).
+  ThreadPool* init_pool = nullptr;
   // By run: the bf16 and fp16 values (held as fp32, narrow_float.h) the run
   // writes into buffers of ours, rounded to their format in place after it.
   std::vector<std::vector<uint32_t>> narrow_rounded;
@@ -462,7 +471,8 @@ class Builder {
       if (native) {
         ETR_RETURN_IF_ERROR(xnnpack::check_native_node(g_.values, n, d_->index));
         ETR_RETURN_IF_ERROR(xnnpack::prepare_native_node(g_.values, n, d_->index, d_->allocator,
-                                                         &d_->native_state[n.index]));
+                                                         &d_->native_state[n.index], d_->init_pool,
+                                                         d_->cache.get()));
         const size_t scratch = xnnpack::native_scratch_bytes(g_.values, n);
         if (scratch > d_->scratch_bytes) d_->scratch_bytes = scratch;
         scratch_fits_[n.index] = scratch <= kMaxScratchBytes;
@@ -1085,6 +1095,22 @@ Result<Instance*> instance_for(Delegate* d, Span<EValue*> args, void* pool) {
   return lru;
 }
 
+// With a cache directory: keys the delegate's packed weights by the hash of
+// its payload, the sizes of the named-data buffers it reads and its
+// native_fp32 option, and opens the cache file (weight_cache.h; the
+// weights' contents are checked blob by blob as init packs).
+void open_weight_cache(Delegate* d, const std::string& dir) {
+  if (dir.empty()) return;
+  std::vector<uint64_t> sizes;
+  for (const FreeableBuffer& b : d->graph.named_buffers) sizes.push_back(b.size());
+  sizes.push_back(d->native_fp32 ? 1 : 0);
+  const xnnpack::ByteRange parts[2] = {{d->payload.data(), d->payload.size()},
+                                       {sizes.data(), sizes.size() * sizeof(uint64_t)}};
+  const xnnpack::CacheKey key =
+      xnnpack::hash_parts(Span<const xnnpack::ByteRange>(parts, 2), d->init_pool);
+  d->cache = xnnpack::WeightCache::open(dir, key, d->index, d->init_pool);
+}
+
 class XnnpackBackend final : public BackendInterface {
  public:
   bool is_available() const override { return xnnpack_initialized(); }
@@ -1105,7 +1131,18 @@ class XnnpackBackend final : public BackendInterface {
     d->counted.inner = ctx.method_allocator;
     d->allocator = ctx.method_allocator == nullptr ? nullptr : &d->counted;
     d->workspace = acquire_workspace(ctx.method_allocator);
+    const char* cache_dir = nullptr;
     for (const BackendOption& o : ctx.options) {
+      if (StringView(o.key) == StringView("weight_cache_dir")) {
+        if (o.kind != BackendOption::Kind::String) {
+          destroy(d);
+          ETR_FAIL(Error::InvalidArgument,
+                   "XnnpackBackend: delegate %zu: option 'weight_cache_dir' takes a string",
+                   ctx.delegate_index);
+        }
+        cache_dir = o.string_value;
+        continue;
+      }
       if (StringView(o.key) != StringView("native_fp32")) continue;
       if (o.kind != BackendOption::Kind::Bool) {
         destroy(d);
@@ -1118,6 +1155,8 @@ class XnnpackBackend final : public BackendInterface {
     d->payload = std::move(*processed);
     Error err = xnnpack::parse_graph(d->payload.data(), d->payload.size(), ctx.named_data,
                                      ctx.delegate_index, &d->graph);
+    d->init_pool = ctx.thread_pool;
+    if (err == Error::Ok) open_weight_cache(d, xnnpack::weight_cache_dir(cache_dir));
     if (err == Error::Ok) err = xnnpack::widen_narrow_values(&d->graph, ctx.delegate_index);
     if (err == Error::Ok) {
       void* pool = ctx.thread_pool == nullptr ? nullptr : ctx.thread_pool->native_handle();
@@ -1125,6 +1164,11 @@ class XnnpackBackend final : public BackendInterface {
       d->shapes[0].last_use = ++d->clock;
       d->input_dims.assign(d->inputs.size() * xnnpack::kMaxDims, 0);
     }
+    if (err == Error::Ok && d->cache != nullptr) {
+      d->cache->write(ctx.thread_pool);
+      if (!d->cache->mapped()) d->cache.reset();
+    }
+    d->init_pool = nullptr;
     if (err != Error::Ok) {
       destroy(d);
       return err;

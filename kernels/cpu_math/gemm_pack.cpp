@@ -144,5 +144,19 @@ PackedMatrix pack_b(MatrixView b, int64_t k, int64_t n, float* dst) {
   return PackedMatrix{dst, k, n};
 }
 
+PackedMatrix pack_b(MatrixView b, int64_t k, int64_t n, float* dst, ThreadPool* pool) {
+  // Panel jp (a multiple of kGemmNr) starts at dst + jp * k, so each chunk
+  // of whole panels packs on its own. A chunk is at least ~64 KiB of output.
+  const int64_t panels = (n + internal::kGemmNr - 1) / internal::kGemmNr;
+  const int64_t panel_floats = std::max<int64_t>(1, k) * internal::kGemmNr;
+  const size_t grain = static_cast<size_t>(std::max<int64_t>(1, 16384 / panel_floats));
+  parallel_for(pool, static_cast<size_t>(panels), grain, [&](size_t begin, size_t end) {
+    const int64_t j0 = static_cast<int64_t>(begin) * internal::kGemmNr;
+    const int64_t j1 = std::min<int64_t>(n, static_cast<int64_t>(end) * internal::kGemmNr);
+    internal::pack_b_panels(b, 0, k, j0, j1 - j0, dst + j0 * k);
+  });
+  return PackedMatrix{dst, k, n};
+}
+
 }  // namespace opt
 }  // namespace etr

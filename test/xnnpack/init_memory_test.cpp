@@ -32,7 +32,8 @@ class ReleaseTimingMap final : public NamedDataMap {
     copies_.emplace_back(new std::vector<uint8_t>(b->size()));
     std::memcpy(copies_.back()->data(), b->data(), b->size());
     loaded_bytes_ += b->size();
-    return FreeableBuffer(copies_.back()->data(), b->size(), note, const_cast<ReleaseTimingMap*>(this));
+    return FreeableBuffer(copies_.back()->data(), b->size(), note,
+                          const_cast<ReleaseTimingMap*>(this));
   }
   Result<TensorLayout> get_layout(StringView key) const override { return inner_.get_layout(key); }
   size_t num_keys() const override { return inner_.num_keys(); }
