@@ -144,6 +144,19 @@ PackedMatrix pack_b(MatrixView b, int64_t k, int64_t n, float* dst) {
   return PackedMatrix{dst, k, n};
 }
 
+PackedMatrix pack_a(MatrixView a, int64_t m, int64_t k, float* dst, ThreadPool* pool) {
+  // Panel ip (a multiple of kGemmMr) starts at dst + ip * k.
+  const int64_t panels = (m + internal::kGemmMr - 1) / internal::kGemmMr;
+  const int64_t panel_floats = std::max<int64_t>(1, k) * internal::kGemmMr;
+  const size_t grain = static_cast<size_t>(std::max<int64_t>(1, 16384 / panel_floats));
+  parallel_for(pool, static_cast<size_t>(panels), grain, [&](size_t begin, size_t end) {
+    const int64_t i0 = static_cast<int64_t>(begin) * internal::kGemmMr;
+    const int64_t i1 = std::min<int64_t>(m, static_cast<int64_t>(end) * internal::kGemmMr);
+    internal::pack_a_panels(a, i0, i1 - i0, 0, k, dst + i0 * k);
+  });
+  return PackedMatrix{dst, m, k};
+}
+
 PackedMatrix pack_b(MatrixView b, int64_t k, int64_t n, float* dst, ThreadPool* pool) {
   // Panel jp (a multiple of kGemmNr) starts at dst + jp * k, so each chunk
   // of whole panels packs on its own. A chunk is at least ~64 KiB of output.

@@ -408,8 +408,8 @@ TEST(GemmTest, MicroKernelsEveryTileSizeAndStep) {
   }
 }
 
-// pack_b split across the pool writes the same bytes as on one thread, for
-// both source layouts and column counts that end in a partial panel.
+// pack_b and pack_a split across the pool write the same bytes as on one
+// thread, for both source layouts and sizes that end in a partial panel.
 TEST(GemmTest, PackBOnThePoolMatchesOneThread) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -431,6 +431,17 @@ TEST(GemmTest, PackBOnThePoolMatchesOneThread) {
         // Spot-check the layout: element (p, j) of B lies in panel j / 16.
         const int64_t p = k - 1, j = n - 1;
         EXPECT_EQ(many[static_cast<size_t>((j / 16) * 16 * k + p * 16 + j % 16)],
+                  src[static_cast<size_t>(kn ? p * n + j : j * k + p)]);
+        // The same source as A [n, k] (rows along k when not kn).
+        const MatrixView a = kn ? MatrixView{src.data(), 1, static_cast<ptrdiff_t>(n)}
+                                : MatrixView{src.data(), static_cast<ptrdiff_t>(k), 1};
+        const size_t a_floats = opt::packed_a_bytes(n, k) / sizeof(float);
+        std::vector<float> a_one(a_floats, -7.0f), a_many(a_floats, 7.0f);
+        opt::pack_a(a, n, k, a_one.data());
+        opt::pack_a(a, n, k, a_many.data(), pool);
+        ASSERT_EQ(a_one, a_many);
+        // Element (i, p) of A lies in row panel i / 6.
+        EXPECT_EQ(a_many[static_cast<size_t>((j / 6) * 6 * k + p * 6 + j % 6)],
                   src[static_cast<size_t>(kn ? p * n + j : j * k + p)]);
       }
     }
