@@ -202,8 +202,8 @@ void WeightCache::load(ThreadPool* pool) {
   struct stat st {};
   const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   const size_t size = regular ? static_cast<size_t>(st.st_size) : 0;
-  void* m = size >= sizeof(Header) ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0)
-                                   : MAP_FAILED;
+  void* m =
+      size >= sizeof(Header) ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
   ::close(fd);
   const char* why = nullptr;
   if (!regular) {

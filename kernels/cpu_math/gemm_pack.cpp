@@ -80,6 +80,25 @@ void pack_b_panels(MatrixView b, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
     const int cols = static_cast<int>(std::min<int64_t>(kGemmNr, nc - jp));
     float* panel = dst + jp * kc;
     const float* src = b.data + p0 * b.row_stride + (j0 + jp) * b.col_stride;
+    if (b.row_stride == 1 && cols == kGemmNr) {
+      // Columns contiguous along K (B stored transposed, as filters are):
+      // transpose 8 x 16 blocks, reading 16 short runs and writing 8 whole
+      // panel rows, so both sides stay in L1.
+      int64_t kk = 0;
+      for (; kk + 8 <= kc; kk += 8) {
+        float block[kGemmNr][8];
+        for (int c = 0; c < kGemmNr; ++c)
+          std::memcpy(block[c], src + c * b.col_stride + kk, sizeof block[c]);
+        for (int r = 0; r < 8; ++r) {
+          float* d = panel + (kk + r) * kGemmNr;
+          for (int c = 0; c < kGemmNr; ++c) d[c] = block[c][r];
+        }
+      }
+      for (; kk < kc; ++kk) {
+        for (int c = 0; c < kGemmNr; ++c) panel[kk * kGemmNr + c] = src[c * b.col_stride + kk];
+      }
+      continue;
+    }
     for (int c = 0; c < cols; ++c) {
       const float* s = src + c * b.col_stride;
       for (int64_t kk = 0; kk < kc; ++kk) panel[kk * kGemmNr + c] = s[kk * b.row_stride];

@@ -3,7 +3,10 @@
 // method allocator) with outputs identical to packing and matching PyTorch,
 // and a corrupted, truncated or foreign file is ignored (the weights are
 // packed as without a cache) and replaced by a good one.
+#include "backends/xnnpack/weight_cache.h"
+
 #include <gtest/gtest.h>
+
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,7 +20,6 @@
 #include <string>
 #include <vector>
 
-#include "backends/xnnpack/weight_cache.h"
 #include "backends/xnnpack/xnnpack_backend.h"
 #include "extension/threadpool/pthread_pool.h"
 #include "runtime/platform/error_capture.h"
@@ -204,8 +206,8 @@ TEST(XnnpackWeightCacheTest, ABadFileIsIgnoredAndReplaced) {
   damages.push_back({"a flipped byte in the entry table", b, true});
   damages.push_back({"truncated to half",
                      std::vector<uint8_t>(good.begin(), good.begin() + good.size() / 2), true});
-  damages.push_back({"truncated to 10 bytes",
-                     std::vector<uint8_t>(good.begin(), good.begin() + 10), true});
+  damages.push_back(
+      {"truncated to 10 bytes", std::vector<uint8_t>(good.begin(), good.begin() + 10), true});
   damages.push_back({"empty", {}, true});
   damages.push_back({"text", std::vector<uint8_t>(5000, 'x'), true});
   for (const Damage& d : damages) {
@@ -272,8 +274,8 @@ TEST(XnnpackWeightCacheTest, TheHashSeesEveryByteAndNotTheThreads) {
   std::unique_ptr<PthreadPool> pool = PthreadPool::create(2);
   ASSERT_NE(pool, nullptr);
   const xnnpack::ByteRange whole{data.data(), data.size()};
-  const xnnpack::CacheKey base = xnnpack::hash_parts(Span<const xnnpack::ByteRange>(&whole, 1),
-                                                     nullptr);
+  const xnnpack::CacheKey base =
+      xnnpack::hash_parts(Span<const xnnpack::ByteRange>(&whole, 1), nullptr);
   EXPECT_TRUE(xnnpack::hash_parts(Span<const xnnpack::ByteRange>(&whole, 1), pool.get()) == base);
   for (size_t at : {size_t{0}, size_t{31}, size_t{1} << 20, data.size() - 1}) {
     data[at] ^= 1;
@@ -281,7 +283,8 @@ TEST(XnnpackWeightCacheTest, TheHashSeesEveryByteAndNotTheThreads) {
         << "byte " << at;
     data[at] ^= 1;
   }
-  const xnnpack::ByteRange split[2] = {{data.data(), 1000}, {data.data() + 1000, data.size() - 1000}};
+  const xnnpack::ByteRange split[2] = {{data.data(), 1000},
+                                       {data.data() + 1000, data.size() - 1000}};
   EXPECT_FALSE(xnnpack::hash_parts(Span<const xnnpack::ByteRange>(split, 2), nullptr) == base);
 }
 
