@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -327,7 +328,10 @@ void WeightCache::write(ThreadPool* pool) const {
   h.digest_lo = digest.lo;
   h.digest_hi = digest.hi;
 
-  const std::string tmp = path_ + ".tmp." + std::to_string(::getpid());
+  // Unique per process and call, so concurrent writers never share one.
+  static std::atomic<unsigned> serial{0};
+  const std::string tmp = path_ + ".tmp." + std::to_string(::getpid()) + "." +
+                          std::to_string(serial.fetch_add(1, std::memory_order_relaxed));
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   bool ok = fd >= 0;
   const int open_errno = errno;

@@ -20,7 +20,9 @@
 // skipped the same way. Either way those weights are packed as without a
 // cache and the file is written anew (with every blob, reused or packed).
 // Files are written to a temporary name and renamed into place, so a reader
-// sees either no file or a whole one.
+// sees either no file or a whole one, and a file in use is never rewritten
+// in place. (As with any mapping, truncating a mapped file by other means
+// makes the next touch of a lost page raise SIGBUS.)
 #pragma once
 
 #include <cstddef>
