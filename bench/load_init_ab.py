@@ -84,15 +84,22 @@ def first_ratio(e):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("models", nargs="*", help="default: the issue-22 models in bench/models")
-    ap.add_argument("--old", required=True, help="the old executor_runner")
-    ap.add_argument("--new", required=True, help="the new executor_runner")
+    ap.add_argument("--old", help="the old executor_runner")
+    ap.add_argument("--new", help="the new executor_runner")
     ap.add_argument("--threads", type=int, nargs="+", default=[1])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--runs", type=int, default=10, help="executes per run (steady median)")
     ap.add_argument("--no-official", action="store_true")
     ap.add_argument("--official-python", default=compare.default_python("/opt/tv213/bin/python"))
     ap.add_argument("--json", help="write the figures here")
+    ap.add_argument("--from-json", help="measure nothing: print the table of an earlier --json")
     args = ap.parse_args()
+    if not args.from_json and not (args.old and args.new):
+        ap.error("--old and --new are needed (or --from-json)")
+    if args.from_json:
+        with open(args.from_json) as f:
+            print_table(json.load(f))
+        return
     models = args.models or [m for m in compare.ISSUE22_MODELS
                              if os.path.exists(os.path.join(compare.MODELS_DIR, m + ".pte"))]
     cache_dir = tempfile.mkdtemp(prefix="etr_weight_cache_ab")
@@ -126,7 +133,10 @@ def main():
                             json.dump(results, f, indent=1)
     finally:
         shutil.rmtree(cache_dir, ignore_errors=True)
+    print_table(results)
 
+
+def print_table(results):
     print("| file | threads | old load ms / CPU ms | new | new + weight cache | official | "
           "new / official (CPU) | new + cache / official (CPU) | init peak / steady RSS old -> "
           "new (cache) | first CPU x steady new (cache) |")

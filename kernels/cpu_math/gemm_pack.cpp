@@ -163,11 +163,15 @@ PackedMatrix pack_b(MatrixView b, int64_t k, int64_t n, float* dst) {
   return PackedMatrix{dst, k, n};
 }
 
+// The least output a thread packs (1 MiB): below it waking the pool costs
+// more than the split saves, and most layers pack on the calling thread.
+constexpr int64_t kPackGrainFloats = int64_t{1} << 18;
+
 PackedMatrix pack_a(MatrixView a, int64_t m, int64_t k, float* dst, ThreadPool* pool) {
   // Panel ip (a multiple of kGemmMr) starts at dst + ip * k.
   const int64_t panels = (m + internal::kGemmMr - 1) / internal::kGemmMr;
   const int64_t panel_floats = std::max<int64_t>(1, k) * internal::kGemmMr;
-  const size_t grain = static_cast<size_t>(std::max<int64_t>(1, 16384 / panel_floats));
+  const size_t grain = static_cast<size_t>(std::max<int64_t>(1, kPackGrainFloats / panel_floats));
   parallel_for(pool, static_cast<size_t>(panels), grain, [&](size_t begin, size_t end) {
     const int64_t i0 = static_cast<int64_t>(begin) * internal::kGemmMr;
     const int64_t i1 = std::min<int64_t>(m, static_cast<int64_t>(end) * internal::kGemmMr);
@@ -178,10 +182,10 @@ PackedMatrix pack_a(MatrixView a, int64_t m, int64_t k, float* dst, ThreadPool* 
 
 PackedMatrix pack_b(MatrixView b, int64_t k, int64_t n, float* dst, ThreadPool* pool) {
   // Panel jp (a multiple of kGemmNr) starts at dst + jp * k, so each chunk
-  // of whole panels packs on its own. A chunk is at least ~64 KiB of output.
+  // of whole panels packs on its own.
   const int64_t panels = (n + internal::kGemmNr - 1) / internal::kGemmNr;
   const int64_t panel_floats = std::max<int64_t>(1, k) * internal::kGemmNr;
-  const size_t grain = static_cast<size_t>(std::max<int64_t>(1, 16384 / panel_floats));
+  const size_t grain = static_cast<size_t>(std::max<int64_t>(1, kPackGrainFloats / panel_floats));
   parallel_for(pool, static_cast<size_t>(panels), grain, [&](size_t begin, size_t end) {
     const int64_t j0 = static_cast<int64_t>(begin) * internal::kGemmNr;
     const int64_t j1 = std::min<int64_t>(n, static_cast<int64_t>(end) * internal::kGemmNr);
