@@ -18,11 +18,6 @@
 #include <string>
 #include <vector>
 
-#if defined(__linux__)
-#include <sys/resource.h>
-#include <unistd.h>
-#endif
-
 #if defined(ETR_HAVE_VULKAN)
 #include "backends/vulkan/vulkan_backend.h"
 #endif
@@ -237,22 +232,26 @@ int load_method(const Program& program, const MethodMeta& meta, const ExternalDa
   return kExitOk;
 }
 
-// Linux: the process's peak resident set so far and its resident set now, in MiB (from
-// getrusage and /proc/self/statm); false elsewhere. The runner prints them after the load
+// Linux: the process's peak resident set so far and its resident set now, in MiB (VmHWM
+// and VmRSS of /proc/self/status); false elsewhere. The runner prints them after the load
 // and after the executions so a benchmark can tell the init peak from the steady state.
+// (getrusage's ru_maxrss is no use here: Linux carries it across fork and exec, so a
+// runner started by a bigger process, e.g. a Python benchmark, reports that one's peak.)
 bool resident_mib(double* peak, double* now) {
 #if defined(__linux__)
-  struct rusage usage;
-  if (getrusage(RUSAGE_SELF, &usage) != 0) return false;
-  *peak = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  std::FILE* f = std::fopen("/proc/self/status", "r");
   if (f == nullptr) return false;
-  unsigned long long pages_total = 0, pages_resident = 0;
-  const bool ok = std::fscanf(f, "%llu %llu", &pages_total, &pages_resident) == 2;
+  char line[256];
+  unsigned long long hwm_kib = 0, rss_kib = 0;
+  bool have_hwm = false, have_rss = false;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::sscanf(line, "VmHWM: %llu kB", &hwm_kib) == 1) have_hwm = true;
+    if (std::sscanf(line, "VmRSS: %llu kB", &rss_kib) == 1) have_rss = true;
+  }
   std::fclose(f);
-  if (!ok) return false;
-  *now = static_cast<double>(pages_resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) /
-         (1024.0 * 1024.0);
+  if (!have_hwm || !have_rss) return false;
+  *peak = static_cast<double>(hwm_kib) / 1024.0;
+  *now = static_cast<double>(rss_kib) / 1024.0;
   return true;
 #else
   (void)peak;
