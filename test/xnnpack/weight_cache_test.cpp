@@ -24,6 +24,7 @@
 #include "extension/threadpool/pthread_pool.h"
 #include "runtime/platform/error_capture.h"
 #include "test/support/in_process.h"
+#include "test/xnnpack/payload_util.h"
 
 namespace etr {
 namespace testing {
@@ -225,6 +226,90 @@ TEST(XnnpackWeightCacheTest, ABadFileIsIgnoredAndReplaced) {
     // The file is written anew: the same bytes as the first time.
     EXPECT_EQ(read_file(only_cache_file(dir)), good);
   }
+}
+
+// Hands out copies of another map's named data, with one byte of key
+// `changed` (when set) flipped: the same program with one weight changed.
+class EditedMap final : public NamedDataMap {
+ public:
+  explicit EditedMap(const NamedDataMap& inner) : inner_(inner) {}
+  Result<FreeableBuffer> get_data(StringView key) const override {
+    Result<FreeableBuffer> b = inner_.get_data(key);
+    if (!b.ok()) return b.error();
+    copies_.emplace_back(new std::vector<uint8_t>(b->size()));
+    std::memcpy(copies_.back()->data(), b->data(), b->size());
+    if (!changed.empty() && key == StringView(changed.c_str()) && b->size() > 100)
+      (*copies_.back())[b->size() / 2] ^= 0x20;
+    return FreeableBuffer(copies_.back()->data(), b->size());
+  }
+  Result<TensorLayout> get_layout(StringView key) const override { return inner_.get_layout(key); }
+  size_t num_keys() const override { return inner_.num_keys(); }
+  Result<const char*> key_at(size_t index) const override { return inner_.key_at(index); }
+  std::string changed;
+
+ private:
+  const NamedDataMap& inner_;
+  mutable std::vector<std::unique_ptr<std::vector<uint8_t>>> copies_;
+};
+
+// Inits the first delegate of `file` with `named` and the cache in `dir`;
+// the method allocator's bytes afterwards (0 on failure).
+size_t init_delegate(const LoadedFile& file, const NamedDataMap& named, const std::string& dir) {
+  std::vector<uint8_t> payload = first_xnnpack_payload(file.bytes);
+  FreeableBuffer processed(payload.data(), payload.size());
+  std::vector<uint8_t> pool(size_t{64} << 20);
+  MemoryAllocator alloc(pool.data(), pool.size());
+  const BackendOption opt = BackendOption::of("weight_cache_dir", dir.c_str());
+  BackendInitContext ctx{&alloc, &named, "forward", 0, nullptr, {&opt, 1}};
+  char buf[512];
+  ErrorCapture capture(buf, sizeof(buf));
+  Result<DelegateHandle*> h = xnnpack_backend().init(ctx, &processed, {});
+  if (!h.ok()) {
+    ADD_FAILURE() << capture.message();
+    return 0;
+  }
+  xnnpack_backend().destroy(*h);
+  return alloc.used();
+}
+
+// A changed weight keeps the file's name (its key hashes the payload and the
+// sizes) but not its blob: that layer is packed again from the new weights
+// and the file rewritten, so the next load maps everything again.
+TEST(XnnpackWeightCacheTest, AChangedWeightIsPackedAgain) {
+  const LoadedFile& file = load_fixture_once("xnnpack/resnet18_small.pte");
+  ASSERT_NE(file.program, nullptr);
+  const NamedDataMap& original = file.program->named_data();
+  // The largest named buffer: a convolution filter.
+  std::string largest;
+  size_t largest_bytes = 0;
+  for (size_t i = 0; i < original.num_keys(); ++i) {
+    Result<const char*> key = original.key_at(i);
+    ASSERT_TRUE(key.ok());
+    Result<FreeableBuffer> b = original.get_data(StringView(*key));
+    ASSERT_TRUE(b.ok());
+    if (b->size() > largest_bytes) largest_bytes = b->size(), largest = *key;
+  }
+  ASSERT_GT(largest_bytes, size_t{100000});
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  EditedMap named(original);
+  const size_t plain = init_delegate(file, named, "");
+  init_delegate(file, named, dir.path());  // writes the cache
+  const std::string path = only_cache_file(dir);
+  ASSERT_FALSE(path.empty());
+  const std::vector<uint8_t> first = read_file(path);
+  const size_t hit = init_delegate(file, named, dir.path());
+  ASSERT_LT(hit + largest_bytes, plain);
+
+  named.changed = largest;
+  const size_t repacked = init_delegate(file, named, dir.path());
+  EXPECT_GE(repacked, hit + largest_bytes) << "the changed filter is packed again";
+  EXPECT_LT(repacked, plain) << "the others still come from the file";
+  EXPECT_EQ(only_cache_file(dir), path);  // same name...
+  const std::vector<uint8_t> second = read_file(path);
+  EXPECT_NE(second, first);  // ...new contents
+  EXPECT_EQ(second.size(), first.size());
+  EXPECT_NEAR(double(init_delegate(file, named, dir.path())), double(hit), kPadding);
 }
 
 TEST(XnnpackWeightCacheTest, TheEnvironmentVariableTurnsItOn) {
