@@ -5,6 +5,7 @@
 
 #include "backends/xnnpack/native_dwconv.h"
 #include "backends/xnnpack/node_hooks.h"
+#include "backends/xnnpack/weight_cache.h"
 #include "kernels/cpu_math/gemm.h"
 #include "kernels/cpu_math/vec_math.h"
 #include "runtime/core/memory_allocator.h"
@@ -498,6 +499,37 @@ size_t float_gemm_scratch_bytes(const Values& g, const Node& n, GemmSource s) {
   return gemm_bytes == SIZE_MAX ? SIZE_MAX : tile_bytes + gemm_bytes;
 }
 
+// Filter `w` ([k, n] when `kn`, else [n, k]) packed as the GEMM's B operand
+// (`bytes`, 64-byte aligned): the weight cache's blob on a hit, else packed
+// on ctx.pool into the method allocator (and added to the cache); null when
+// the allocator is exhausted (logged).
+const float* packed_filter(const PrepareContext& ctx, const Node& n, const Value& w, bool kn,
+                           size_t k, size_t nn, size_t bytes) {
+  CacheKey source;
+  if (ctx.cache != nullptr) {
+    const ByteRange src{w.data, k * nn * sizeof(float)};
+    source = hash_parts(Span<const ByteRange>(&src, 1), ctx.pool);
+    const void* hit = ctx.cache->find(n.index, 1, bytes, source, ctx.pool);
+    if (hit != nullptr) return static_cast<const float*>(hit);
+  }
+  float* dst = take<float>(ctx, n, bytes / sizeof(float), "the packed filter", 64);
+  if (dst == nullptr) return nullptr;
+  // The payload's constant may be unaligned: pack from an aligned copy then
+  // (a temporary, freed before init returns).
+  std::vector<float> aligned;
+  const float* wd = reinterpret_cast<const float*>(w.data);
+  if (reinterpret_cast<uintptr_t>(w.data) % alignof(float) != 0) {
+    aligned.resize(k * nn);
+    std::memcpy(aligned.data(), w.data, k * nn * sizeof(float));
+    wd = aligned.data();
+  }
+  const opt::MatrixView b = kn ? opt::MatrixView{wd, static_cast<ptrdiff_t>(nn), 1}
+                               : opt::MatrixView{wd, 1, static_cast<ptrdiff_t>(k)};
+  opt::pack_b(b, static_cast<int64_t>(k), static_cast<int64_t>(nn), dst, ctx.pool);
+  if (ctx.cache != nullptr) ctx.cache->add(n.index, 1, dst, bytes, source);
+  return dst;
+}
+
 Error prepare_float_gemm(const PrepareContext& ctx, const Node& n, GemmSource s, NativeState* st) {
   const Values& g = ctx.values;
   const size_t d = ctx.delegate;
@@ -512,21 +544,8 @@ Error prepare_float_gemm(const PrepareContext& ctx, const Node& n, GemmSource s,
   if (k == 0 || nn == 0) return refuse(d, n, "filter is empty");
   const size_t bytes = opt::packed_b_bytes(static_cast<int64_t>(k), static_cast<int64_t>(nn));
   if (bytes == 0) return refuse(d, n, "filter is too large to pack");
-  float* dst = take<float>(ctx, n, bytes / sizeof(float), "the packed filter", 64);
-  if (dst == nullptr) return Error::DelegateMemoryAllocationFailed;
-  // The payload's constant may be unaligned: pack from an aligned copy then
-  // (a temporary, freed before init returns).
-  std::vector<float> aligned;
-  const float* wd = reinterpret_cast<const float*>(w.data);
-  if (reinterpret_cast<uintptr_t>(w.data) % alignof(float) != 0) {
-    aligned.resize(k * nn);
-    std::memcpy(aligned.data(), w.data, k * nn * sizeof(float));
-    wd = aligned.data();
-  }
-  const opt::MatrixView b = st->gemm_filter_kn ? opt::MatrixView{wd, static_cast<ptrdiff_t>(nn), 1}
-                                               : opt::MatrixView{wd, 1, static_cast<ptrdiff_t>(k)};
-  opt::pack_b(b, static_cast<int64_t>(k), static_cast<int64_t>(nn), dst);
-  st->packed = dst;
+  st->packed = packed_filter(ctx, n, w, st->gemm_filter_kn, k, nn, bytes);
+  if (st->packed == nullptr) return Error::DelegateMemoryAllocationFailed;
   st->copied_inputs |= 1u << 1;
   if (has_bias(n) && in(g, n, 2).data != nullptr) {
     const Value& bv = in(g, n, 2);
@@ -1785,12 +1804,12 @@ Error check_xnnpack_node(const Values& g, const Node& n, size_t d) {
 }
 
 Error prepare_native_node(const Values& g, const Node& n, size_t d, MemoryAllocator* allocator,
-                          NativeState* state) {
+                          NativeState* state, ThreadPool* pool, WeightCache* cache) {
   const NativeHooks* h = native_hooks(n);
   if (h == nullptr) return refuse(d, n, "is not a native node");
   state->view = is_view_node(g, n);
   if (h->prepare == nullptr) return Error::Ok;
-  const PrepareContext ctx{g, d, allocator};
+  const PrepareContext ctx{g, d, allocator, pool, cache};
   return h->prepare(ctx, n, state);
 }
 

@@ -98,8 +98,11 @@ bool is_native_node(const Values& values, const Node& n, bool float_compute = tr
 // Builds the node's NativeState (after check_native_node passed); what it
 // keeps comes from `allocator` (null or exhausted: fails with
 // DelegateMemoryAllocationFailed naming the node and what it allocates).
+// Packing splits across `pool` (may be null); `cache` (may be null) gives
+// or records the packed weights (weight_cache.h).
 [[nodiscard]] Error prepare_native_node(const Values& values, const Node& n, size_t delegate_index,
-                                        MemoryAllocator* allocator, NativeState* state);
+                                        MemoryAllocator* allocator, NativeState* state,
+                                        ThreadPool* pool = nullptr, WeightCache* cache = nullptr);
 
 // Checks that a node XNNPACK runs has operand shapes and dtypes that agree
 // with its parameters (XNNPACK 2022 trusts them and would read or write out

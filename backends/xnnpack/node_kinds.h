@@ -26,6 +26,7 @@
 #include "backends/xnnpack/xnnpack_graph.h"
 #include "runtime/core/error.h"
 #include "runtime/core/span.h"
+#include "runtime/core/thread_pool.h"
 
 struct xnn_subgraph;  // XNNPACK's subgraph (xnnpack.h)
 
@@ -73,12 +74,18 @@ struct DefineContext {
   size_t delegate;
 };
 
+class WeightCache;
+
 // Preparing a native node at init: what it keeps (packed weights, copied
-// biases) comes from `allocator` (the method allocator).
+// biases) comes from `allocator` (the method allocator). Packing may split
+// across `pool` (null: the calling thread); with a `cache`, packed weights
+// come from it on a hit and are added to it on a miss (weight_cache.h).
 struct PrepareContext {
   const Values& values;
   size_t delegate;
   MemoryAllocator* allocator;
+  ThreadPool* pool = nullptr;
+  WeightCache* cache = nullptr;
 };
 
 // Running a native node: `buffers[id]` is value id's memory (constants:

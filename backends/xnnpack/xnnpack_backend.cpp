@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <new>
+#include <string>
 #include <vector>
 
 #include "backends/xnnpack/fusion.h"
@@ -15,6 +17,7 @@
 #include "backends/xnnpack/node_hooks.h"
 #include "backends/xnnpack/node_kinds.h"
 #include "backends/xnnpack/shapes.h"
+#include "backends/xnnpack/weight_cache.h"
 #include "backends/xnnpack/xnnpack_graph.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/thread_pool.h"
@@ -187,6 +190,12 @@ struct Delegate {
   bool native_fp32 = true;
   // Bytes of named data released after init (release_copied_constants).
   size_t released_bytes = 0;
+  // The packed-weight cache (load option "weight_cache_dir" or
+  // ETR_WEIGHT_CACHE_DIR; weight_cache.h): kept while its blobs are in use
+  // (a hit), dropped after init otherwise. Null when off.
+  std::unique_ptr<xnnpack::WeightCache> cache;
+  // The pool packing splits across during init (BackendInitContext's).
+  ThreadPool* init_pool = nullptr;
   // By run: the bf16 and fp16 values (held as fp32, narrow_float.h) the run
   // writes into buffers of ours, rounded to their format in place after it.
   std::vector<std::vector<uint32_t>> narrow_rounded;
@@ -295,7 +304,7 @@ class Builder {
       keep[static_cast<size_t>(b)] = use[v] == 1 && keep[static_cast<size_t>(b)] != 2 ? 1 : 2;
     }
     for (size_t b = 0; b < named.size(); ++b) {
-      if (keep[b] != 1) continue;
+      if (keep[b] != 1 || named[b].data() == nullptr) continue;
       d_->released_bytes += named[b].size();
       named[b].release();
     }
@@ -395,12 +404,61 @@ class Builder {
     return Error::Ok;
   }
 
+  // The position in g_.nodes of the last node that reads each named-data
+  // buffer (SIZE_MAX: none), and by buffer whether every read so far is of
+  // a copy a native node keeps (release_packed_sources).
+  void find_last_readers() {
+    const size_t nb = d_->graph.named_buffers.size();
+    last_reader_.assign(nb, SIZE_MAX);
+    copied_only_.assign(nb, true);
+    for (size_t pos = 0; pos < g_.nodes.size(); ++pos) {
+      const Node& n = g_.nodes[pos];
+      for (uint32_t k = 0; k < n.num_inputs; ++k) {
+        const int32_t b = named_buffer_of(n.inputs[k]);
+        if (b >= 0) last_reader_[static_cast<size_t>(b)] = pos;
+      }
+    }
+  }
+
+  int32_t named_buffer_of(uint32_t v) const {
+    if (v == kInvalidId || v >= g_.values.size()) return -1;
+    const int32_t b = g_.values[v].named_buffer;
+    return b >= 0 && static_cast<size_t>(b) < last_reader_.size() ? b : -1;
+  }
+
+  // After node `pos` (n) is prepared: notes how it reads its named data and
+  // releases each buffer it was the last reader of when every reader keeps
+  // its own copy (packed weights, copied biases), so that init holds one
+  // layer's source at a time rather than all of them (the loader frees or
+  // unmaps it). release_copied_constants applies the same rule at the end.
+  void release_packed_sources(size_t pos, const Node& n, bool native) {
+    const xnnpack::NativeState& st = d_->native_state[n.index];
+    for (uint32_t k = 0; k < n.num_inputs; ++k) {
+      const int32_t b = named_buffer_of(n.inputs[k]);
+      if (b < 0) continue;
+      const size_t bi = static_cast<size_t>(b);
+      if (!native || !scratch_fits_[n.index] || !xnnpack::copies_constant_input(st, k))
+        copied_only_[bi] = false;
+    }
+    for (uint32_t k = 0; k < n.num_inputs; ++k) {
+      const int32_t b = named_buffer_of(n.inputs[k]);
+      if (b < 0) continue;
+      const size_t bi = static_cast<size_t>(b);
+      FreeableBuffer& buf = d_->graph.named_buffers[bi];
+      if (last_reader_[bi] != pos || !copied_only_[bi] || buf.data() == nullptr) continue;
+      d_->released_bytes += buf.size();
+      buf.release();
+    }
+  }
+
   Error split_runs() {
     d_->native_state.resize(g_.nodes.size());
     natives_.assign(g_.nodes.size(), false);
     scratch_fits_.assign(g_.nodes.size(), false);
+    find_last_readers();
     bool cut = false;
-    for (const Node& n : g_.nodes) {
+    for (size_t pos = 0; pos < g_.nodes.size(); ++pos) {
+      const Node& n = g_.nodes[pos];
       const bool native = xnnpack::is_native_node(g_.values, n, d_->native_fp32);
       const xnnpack::NodeKindDesc* desc = xnnpack::find_node_kind(n.kind);
       if (!native && (desc == nullptr || desc->define == nullptr)) {
@@ -413,11 +471,13 @@ class Builder {
       if (native) {
         ETR_RETURN_IF_ERROR(xnnpack::check_native_node(g_.values, n, d_->index));
         ETR_RETURN_IF_ERROR(xnnpack::prepare_native_node(g_.values, n, d_->index, d_->allocator,
-                                                         &d_->native_state[n.index]));
+                                                         &d_->native_state[n.index], d_->init_pool,
+                                                         d_->cache.get()));
         const size_t scratch = xnnpack::native_scratch_bytes(g_.values, n);
         if (scratch > d_->scratch_bytes) d_->scratch_bytes = scratch;
         scratch_fits_[n.index] = scratch <= kMaxScratchBytes;
       }
+      release_packed_sources(pos, n, native);
       if (native || d_->runs.empty() || d_->runs.back().native || cut) d_->runs.emplace_back();
       d_->runs.back().native = native;
       d_->runs.back().nodes.push_back(n.index);
@@ -836,9 +896,11 @@ class Builder {
   std::vector<bool> natives_;  // by node index (split_runs)
   // Native nodes whose scratch fits kMaxScratchBytes (never the fallback path).
   std::vector<bool> scratch_fits_;
-  std::vector<Lifetime> live_;  // by value id (roots of views)
-  size_t placed_bytes_ = 0;     // bytes place_in_workspace placed
-  size_t new_bytes_ = 0;        // of which in blocks it took from the method allocator
+  std::vector<size_t> last_reader_;  // by named buffer (find_last_readers)
+  std::vector<bool> copied_only_;    // by named buffer
+  std::vector<Lifetime> live_;       // by value id (roots of views)
+  size_t placed_bytes_ = 0;          // bytes place_in_workspace placed
+  size_t new_bytes_ = 0;             // of which in blocks it took from the method allocator
 };
 
 // The tensor argument of external value `id`, or an error naming it.
@@ -1033,6 +1095,22 @@ Result<Instance*> instance_for(Delegate* d, Span<EValue*> args, void* pool) {
   return lru;
 }
 
+// With a cache directory: keys the delegate's packed weights by the hash of
+// its payload, the sizes of the named-data buffers it reads and its
+// native_fp32 option, and opens the cache file (weight_cache.h; the
+// weights' contents are checked blob by blob as init packs).
+void open_weight_cache(Delegate* d, const std::string& dir) {
+  if (dir.empty()) return;
+  std::vector<uint64_t> sizes;
+  for (const FreeableBuffer& b : d->graph.named_buffers) sizes.push_back(b.size());
+  sizes.push_back(d->native_fp32 ? 1 : 0);
+  const xnnpack::ByteRange parts[2] = {{d->payload.data(), d->payload.size()},
+                                       {sizes.data(), sizes.size() * sizeof(uint64_t)}};
+  const xnnpack::CacheKey key =
+      xnnpack::hash_parts(Span<const xnnpack::ByteRange>(parts, 2), d->init_pool);
+  d->cache = xnnpack::WeightCache::open(dir, key, d->index, d->init_pool);
+}
+
 class XnnpackBackend final : public BackendInterface {
  public:
   bool is_available() const override { return xnnpack_initialized(); }
@@ -1053,7 +1131,18 @@ class XnnpackBackend final : public BackendInterface {
     d->counted.inner = ctx.method_allocator;
     d->allocator = ctx.method_allocator == nullptr ? nullptr : &d->counted;
     d->workspace = acquire_workspace(ctx.method_allocator);
+    const char* cache_dir = nullptr;
     for (const BackendOption& o : ctx.options) {
+      if (StringView(o.key) == StringView("weight_cache_dir")) {
+        if (o.kind != BackendOption::Kind::String) {
+          destroy(d);
+          ETR_FAIL(Error::InvalidArgument,
+                   "XnnpackBackend: delegate %zu: option 'weight_cache_dir' takes a string",
+                   ctx.delegate_index);
+        }
+        cache_dir = o.string_value;
+        continue;
+      }
       if (StringView(o.key) != StringView("native_fp32")) continue;
       if (o.kind != BackendOption::Kind::Bool) {
         destroy(d);
@@ -1066,6 +1155,8 @@ class XnnpackBackend final : public BackendInterface {
     d->payload = std::move(*processed);
     Error err = xnnpack::parse_graph(d->payload.data(), d->payload.size(), ctx.named_data,
                                      ctx.delegate_index, &d->graph);
+    d->init_pool = ctx.thread_pool;
+    if (err == Error::Ok) open_weight_cache(d, xnnpack::weight_cache_dir(cache_dir));
     if (err == Error::Ok) err = xnnpack::widen_narrow_values(&d->graph, ctx.delegate_index);
     if (err == Error::Ok) {
       void* pool = ctx.thread_pool == nullptr ? nullptr : ctx.thread_pool->native_handle();
@@ -1073,6 +1164,11 @@ class XnnpackBackend final : public BackendInterface {
       d->shapes[0].last_use = ++d->clock;
       d->input_dims.assign(d->inputs.size() * xnnpack::kMaxDims, 0);
     }
+    if (err == Error::Ok && d->cache != nullptr) {
+      d->cache->write(ctx.thread_pool);
+      if (!d->cache->mapped()) d->cache.reset();
+    }
+    d->init_pool = nullptr;
     if (err != Error::Ok) {
       destroy(d);
       return err;

@@ -18,11 +18,6 @@
 #include <string>
 #include <vector>
 
-#if defined(__linux__)
-#include <sys/resource.h>
-#include <unistd.h>
-#endif
-
 #if defined(ETR_HAVE_VULKAN)
 #include "backends/vulkan/vulkan_backend.h"
 #endif
@@ -34,6 +29,7 @@
 #include "extension/bundled_program/bundled_program.h"
 #include "extension/data_loader/buffer_data_loader.h"
 #include "extension/data_loader/file_data_loader.h"
+#include "extension/data_loader/mmap_data_loader.h"
 #include "extension/flat_tensor/flat_tensor_data_map.h"
 #include "extension/memory/method_memory.h"
 #include "extension/module/module.h"
@@ -60,17 +56,31 @@ struct LoadedMemory {
 
 // The .ptd files given with --data_path, open for as long as the method runs.
 struct ExternalData {
-  std::vector<std::unique_ptr<FileDataLoader>> loaders;
+  std::vector<std::unique_ptr<DataLoader>> loaders;
   std::vector<std::unique_ptr<FlatTensorDataMap>> maps;
   std::vector<const NamedDataMap*> views;
 };
 
-int load_external_data(const std::vector<std::string>& paths, ExternalData* data) {
+// A loader for `path`: MmapDataLoader with `mmap`, else FileDataLoader (null
+// and the error in *err when the file cannot be opened).
+std::unique_ptr<DataLoader> open_loader(const std::string& path, bool mmap, Error* err) {
+  if (mmap) {
+    Result<MmapDataLoader> m = MmapDataLoader::from(path.c_str());
+    if (!m.ok()) return *err = m.error(), nullptr;
+    return std::make_unique<MmapDataLoader>(std::move(*m));
+  }
+  Result<FileDataLoader> f = FileDataLoader::from(path.c_str());
+  if (!f.ok()) return *err = f.error(), nullptr;
+  return std::make_unique<FileDataLoader>(std::move(*f));
+}
+
+int load_external_data(const std::vector<std::string>& paths, bool mmap, ExternalData* data) {
   for (const std::string& path : paths) {
     reset_first_error();
-    Result<FileDataLoader> loader = FileDataLoader::from(path.c_str());
-    if (!loader.ok()) return fail(kExitProgramLoad, "cannot open '" + path + "'", loader.error());
-    data->loaders.push_back(std::make_unique<FileDataLoader>(std::move(*loader)));
+    Error err = Error::Ok;
+    std::unique_ptr<DataLoader> loader = open_loader(path, mmap, &err);
+    if (loader == nullptr) return fail(kExitProgramLoad, "cannot open '" + path + "'", err);
+    data->loaders.push_back(std::move(loader));
     Result<FlatTensorDataMap> map = FlatTensorDataMap::load(data->loaders.back().get());
     if (!map.ok()) {
       return fail(kExitProgramLoad, "cannot load external data '" + path + "'", map.error());
@@ -222,22 +232,26 @@ int load_method(const Program& program, const MethodMeta& meta, const ExternalDa
   return kExitOk;
 }
 
-// Linux: the process's peak resident set so far and its resident set now, in MiB (from
-// getrusage and /proc/self/statm); false elsewhere. The runner prints them after the load
+// Linux: the process's peak resident set so far and its resident set now, in MiB (VmHWM
+// and VmRSS of /proc/self/status); false elsewhere. The runner prints them after the load
 // and after the executions so a benchmark can tell the init peak from the steady state.
+// (getrusage's ru_maxrss is no use here: Linux carries it across fork and exec, so a
+// runner started by a bigger process, e.g. a Python benchmark, reports that one's peak.)
 bool resident_mib(double* peak, double* now) {
 #if defined(__linux__)
-  struct rusage usage;
-  if (getrusage(RUSAGE_SELF, &usage) != 0) return false;
-  *peak = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  std::FILE* f = std::fopen("/proc/self/status", "r");
   if (f == nullptr) return false;
-  unsigned long long pages_total = 0, pages_resident = 0;
-  const bool ok = std::fscanf(f, "%llu %llu", &pages_total, &pages_resident) == 2;
+  char line[256];
+  unsigned long long hwm_kib = 0, rss_kib = 0;
+  bool have_hwm = false, have_rss = false;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::sscanf(line, "VmHWM: %llu kB", &hwm_kib) == 1) have_hwm = true;
+    if (std::sscanf(line, "VmRSS: %llu kB", &rss_kib) == 1) have_rss = true;
+  }
   std::fclose(f);
-  if (!ok) return false;
-  *now = static_cast<double>(pages_resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) /
-         (1024.0 * 1024.0);
+  if (!have_hwm || !have_rss) return false;
+  *peak = static_cast<double>(hwm_kib) / 1024.0;
+  *now = static_cast<double>(rss_kib) / 1024.0;
   return true;
 #else
   (void)peak;
@@ -394,7 +408,7 @@ int execute(Method& method, const InputSet& inputs, int64_t runs, TraceRecorder*
 
 // --model_path and its --data_path files, open (the loader outlives the program).
 struct OpenedProgram {
-  std::optional<FileDataLoader> loader;
+  std::unique_ptr<DataLoader> loader;
   std::optional<Program> program;
   ExternalData external;
 };
@@ -405,16 +419,16 @@ int open_program(const Options& options, OpenedProgram* out) {
   if (rc != kExitOk) return rc;
   const std::string& path = options.model_path;
   reset_first_error();
-  Result<FileDataLoader> loader = FileDataLoader::from(path.c_str());
-  if (!loader.ok()) return fail(kExitProgramLoad, "cannot open '" + path + "'", loader.error());
-  out->loader.emplace(std::move(*loader));
+  Error err = Error::Ok;
+  out->loader = open_loader(path, options.mmap_loader, &err);
+  if (out->loader == nullptr) return fail(kExitProgramLoad, "cannot open '" + path + "'", err);
   reset_first_error();
-  Result<Program> program = Program::load(&*out->loader);
+  Result<Program> program = Program::load(out->loader.get());
   if (!program.ok()) {
     return fail(kExitProgramLoad, "cannot load program '" + path + "'", program.error());
   }
   out->program.emplace(std::move(*program));
-  return load_external_data(options.data_paths, &out->external);
+  return load_external_data(options.data_paths, options.mmap_loader, &out->external);
 }
 
 int run(const Options& options) {
@@ -724,7 +738,7 @@ int run_bundled(const Options& options) {
     return fail(kExitProgramLoad, "cannot load the program inside '" + path + "'", program.error());
   }
   ExternalData external;
-  rc = load_external_data(options.data_paths, &external);
+  rc = load_external_data(options.data_paths, options.mmap_loader, &external);
   if (rc != kExitOk) return rc;
   std::unique_ptr<PthreadPool> pool = PthreadPool::create(static_cast<size_t>(options.threads));
   if (pool == nullptr)

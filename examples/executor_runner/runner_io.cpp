@@ -38,6 +38,8 @@ constexpr FlagSpec kFlags[] = {
     {"profile", true},
     {"info", false},
     {"backend_option", true},
+    {"loader", true},
+    {"weight_cache_dir", true},
     {"etdump_path", true},
     {"debug_buffer_path", true},
     {"debug_output_path", true},  // the official example runner's name for it
@@ -116,6 +118,20 @@ bool apply_flag(const std::string& name, const std::string& value, bool has_valu
     *error =
         "--debug_buffer_size needs a whole number of bytes from 1 to 2^34, got '" + value + "'";
     return false;
+  }
+  if (name == "loader") {
+    if (value != "mmap" && value != "file") {
+      *error = "--loader needs mmap or file, got '" + value + "'";
+      return false;
+    }
+    o->mmap_loader = value == "mmap";
+  }
+  if (name == "weight_cache_dir") {
+    if (value.empty()) {
+      *error = "--weight_cache_dir needs a directory";
+      return false;
+    }
+    o->backend_options.push_back("XnnpackBackend:weight_cache_dir=" + value);
   }
   if (name == "backend_option") {
     const size_t colon = value.find(':');
@@ -395,6 +411,13 @@ void print_usage(std::FILE* out) {
       "                        a whole number an int, anything else a string; e.g.\n"
       "                        XnnpackBackend:native_fp32=false runs fp32 convolutions,\n"
       "                        linear layers, sigmoid and multiply in XNNPACK\n"
+      "  --weight_cache_dir=DIR  keep the XNNPACK delegate's packed weights in DIR and\n"
+      "                        map them on later loads of the same program (the same\n"
+      "                        as --backend_option=XnnpackBackend:weight_cache_dir=DIR\n"
+      "                        or the environment variable ETR_WEIGHT_CACHE_DIR)\n"
+      "  --loader=mmap|file    how the program and .ptd files are read: mmap (default)\n"
+      "                        maps them (weights read in place, pages shared with the\n"
+      "                        page cache); file reads each segment into memory\n"
       "  --profile=FILE.json   write a trace of every kernel and delegate call (name,\n"
       "                        tensor shapes, duration) for ui.perfetto.dev or\n"
       "                        chrome://tracing\n"

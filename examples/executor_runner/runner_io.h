@@ -53,8 +53,13 @@ struct Options {
   int etdump_debug_level = -1;  // -1: 2 with a debug buffer path, else 0
   double rtol = 1e-5;           // tolerances for comparing bundled expected outputs
   double atol = 1e-6;
-  // --backend_option=BACKEND:KEY=VALUE (repeatable), checked for shape only.
+  // --backend_option=BACKEND:KEY=VALUE (repeatable), checked for shape only;
+  // --weight_cache_dir=DIR adds XnnpackBackend:weight_cache_dir=DIR.
   std::vector<std::string> backend_options;
+  // --loader=mmap (default): the program and its .ptd files are mapped, so
+  // weights are read in place and a delegate's payload is unmapped after
+  // init; --loader=file: each segment is read into memory of ours.
+  bool mmap_loader = true;
 };
 
 // Parses argv. On failure returns false and sets *error to a one-line

@@ -57,6 +57,10 @@ size_t packed_b_bytes(int64_t k, int64_t n);
 // Packs a whole operand into `dst` (packed_*_bytes, 64-byte aligned).
 PackedMatrix pack_a(MatrixView a, int64_t m, int64_t k, float* dst);
 PackedMatrix pack_b(MatrixView b, int64_t k, int64_t n, float* dst);
+// pack_a / pack_b split by row / column panels across `pool` (null: the
+// calling thread); the same bytes as on one thread.
+PackedMatrix pack_a(MatrixView a, int64_t m, int64_t k, float* dst, ThreadPool* pool);
+PackedMatrix pack_b(MatrixView b, int64_t k, int64_t n, float* dst, ThreadPool* pool);
 
 struct GemmArgs {
   int64_t m = 0, n = 0, k = 0;

@@ -80,6 +80,25 @@ void pack_b_panels(MatrixView b, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
     const int cols = static_cast<int>(std::min<int64_t>(kGemmNr, nc - jp));
     float* panel = dst + jp * kc;
     const float* src = b.data + p0 * b.row_stride + (j0 + jp) * b.col_stride;
+    if (b.row_stride == 1 && cols == kGemmNr) {
+      // Columns contiguous along K (B stored transposed, as filters are):
+      // transpose 8 x 16 blocks, reading 16 short runs and writing 8 whole
+      // panel rows, so both sides stay in L1.
+      int64_t kk = 0;
+      for (; kk + 8 <= kc; kk += 8) {
+        float block[kGemmNr][8];
+        for (int c = 0; c < kGemmNr; ++c)
+          std::memcpy(block[c], src + c * b.col_stride + kk, sizeof block[c]);
+        for (int r = 0; r < 8; ++r) {
+          float* d = panel + (kk + r) * kGemmNr;
+          for (int c = 0; c < kGemmNr; ++c) d[c] = block[c][r];
+        }
+      }
+      for (; kk < kc; ++kk) {
+        for (int c = 0; c < kGemmNr; ++c) panel[kk * kGemmNr + c] = src[c * b.col_stride + kk];
+      }
+      continue;
+    }
     for (int c = 0; c < cols; ++c) {
       const float* s = src + c * b.col_stride;
       for (int64_t kk = 0; kk < kc; ++kk) panel[kk * kGemmNr + c] = s[kk * b.row_stride];
@@ -141,6 +160,37 @@ PackedMatrix pack_a(MatrixView a, int64_t m, int64_t k, float* dst) {
 
 PackedMatrix pack_b(MatrixView b, int64_t k, int64_t n, float* dst) {
   internal::pack_b_panels(b, 0, k, 0, n, dst);
+  return PackedMatrix{dst, k, n};
+}
+
+// The least output a thread packs (1 MiB): below it waking the pool costs
+// more than the split saves, and most layers pack on the calling thread.
+constexpr int64_t kPackGrainFloats = int64_t{1} << 18;
+
+PackedMatrix pack_a(MatrixView a, int64_t m, int64_t k, float* dst, ThreadPool* pool) {
+  // Panel ip (a multiple of kGemmMr) starts at dst + ip * k.
+  const int64_t panels = (m + internal::kGemmMr - 1) / internal::kGemmMr;
+  const int64_t panel_floats = std::max<int64_t>(1, k) * internal::kGemmMr;
+  const size_t grain = static_cast<size_t>(std::max<int64_t>(1, kPackGrainFloats / panel_floats));
+  parallel_for(pool, static_cast<size_t>(panels), grain, [&](size_t begin, size_t end) {
+    const int64_t i0 = static_cast<int64_t>(begin) * internal::kGemmMr;
+    const int64_t i1 = std::min<int64_t>(m, static_cast<int64_t>(end) * internal::kGemmMr);
+    internal::pack_a_panels(a, i0, i1 - i0, 0, k, dst + i0 * k);
+  });
+  return PackedMatrix{dst, m, k};
+}
+
+PackedMatrix pack_b(MatrixView b, int64_t k, int64_t n, float* dst, ThreadPool* pool) {
+  // Panel jp (a multiple of kGemmNr) starts at dst + jp * k, so each chunk
+  // of whole panels packs on its own.
+  const int64_t panels = (n + internal::kGemmNr - 1) / internal::kGemmNr;
+  const int64_t panel_floats = std::max<int64_t>(1, k) * internal::kGemmNr;
+  const size_t grain = static_cast<size_t>(std::max<int64_t>(1, kPackGrainFloats / panel_floats));
+  parallel_for(pool, static_cast<size_t>(panels), grain, [&](size_t begin, size_t end) {
+    const int64_t j0 = static_cast<int64_t>(begin) * internal::kGemmNr;
+    const int64_t j1 = std::min<int64_t>(n, static_cast<int64_t>(end) * internal::kGemmNr);
+    internal::pack_b_panels(b, 0, k, j0, j1 - j0, dst + j0 * k);
+  });
   return PackedMatrix{dst, k, n};
 }
 

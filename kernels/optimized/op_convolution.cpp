@@ -141,8 +141,8 @@ bool pack_weights(KernelPrepareContext& ctx, const Geom& g, const float* weight,
     float* dst = reinterpret_cast<float*>(data + one * gi);
     const float* w = weight + gi * ocg * k;
     // W^T element (kk, co) is W[co, kk].
-    mats[gi] = transposed ? opt::pack_b(opt::MatrixView{w, 1, k}, k, ocg, dst)
-                          : opt::pack_a(opt::MatrixView{w, k, 1}, ocg, k, dst);
+    mats[gi] = transposed ? opt::pack_b(opt::MatrixView{w, 1, k}, k, ocg, dst, ctx.thread_pool())
+                          : opt::pack_a(opt::MatrixView{w, k, 1}, ocg, k, dst, ctx.thread_pool());
   }
   st->packed = mats;
   st->packed_c_out = g.c_out;

@@ -6,6 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <dirent.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -95,6 +99,32 @@ TEST(ModuleTest, FixtureZooMatchesEager) { run_manifest(testing::models_dir(), f
 
 #if ETR_MODULE_TEST_HAS_XNNPACK
 TEST(ModuleTest, XnnpackZooMatchesEager) { run_manifest(model("xnnpack/"), true, 9); }
+
+// ETR_WEIGHT_CACHE_DIR turns the XNNPACK delegate's packed-weight cache on for
+// Module: the first pass writes the files, the second maps them; both match.
+TEST(ModuleTest, XnnpackZooMatchesEagerWithTheWeightCache) {
+  char tmpl[] = "/tmp/etr_module_weight_cacheXXXXXX";
+  const char* dir = ::mkdtemp(tmpl);
+  ASSERT_NE(dir, nullptr);
+  ASSERT_EQ(::setenv("ETR_WEIGHT_CACHE_DIR", dir, 1), 0);
+  for (int pass = 0; pass < 2; ++pass) {
+    SCOPED_TRACE(pass == 0 ? "writing the cache" : "mapping it");
+    run_manifest(model("xnnpack/"), true, 9);
+  }
+  ::unsetenv("ETR_WEIGHT_CACHE_DIR");
+  size_t files = 0;
+  if (DIR* d = ::opendir(dir)) {
+    while (const dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name == "." || name == "..") continue;
+      files += name.find(".etrwc") != std::string::npos ? 1 : 0;
+      std::remove((std::string(dir) + "/" + name).c_str());
+    }
+    ::closedir(d);
+  }
+  ::rmdir(dir);
+  EXPECT_GE(files, size_t{5});  // one per fixture whose delegate packs fp32 filters
+}
 
 // external_weights: the XNNPACK payload refers to weights in a .ptd file.
 TEST(ModuleTest, ExternalWeightsFromPtd) {

@@ -2,6 +2,7 @@
 // error reporting, and every check of test/models/manifest.txt.
 #include <gtest/gtest.h>
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -168,6 +169,8 @@ TEST(RunnerCliTest, BadFlagsAreUsageErrors) {
                        "--model_path=x.pte --backend_option=XnnpackBackend",
                        "--model_path=x.pte --backend_option=:native_fp32=true",
                        "--model_path=x.pte --backend_option=XnnpackBackend:=1",
+                       "--model_path=x.pte --loader=stream",
+                       "--model_path=x.pte --weight_cache_dir=",
                        ""};
   for (const char* args : bad) {
     SCOPED_TRACE(args);
@@ -188,6 +191,34 @@ TEST(RunnerCliTest, BackendOptionsReachTheDelegate) {
   for (const char* v : {"true", "false"}) {
     const RunResult ok = run_runner(model + " --backend_option=XnnpackBackend:native_fp32=" + v);
     EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  }
+}
+
+// --weight_cache_dir: the first run writes the delegate's packed weights
+// there, the second maps them; both match PyTorch.
+TEST(RunnerCliTest, WeightCacheDirKeepsThePackedWeights) {
+  const std::string dir = kSourceDir + "/test/models/xnnpack/";
+  TempDir cache;
+  for (int run = 0; run < 2; ++run) {
+    SCOPED_TRACE(run == 0 ? "first run (writes the cache)" : "second run (maps it)");
+    TempDir out;
+    const RunResult r =
+        run_runner("--model_path " + quote(dir + "resnet18_small.pte") + " --input " +
+                   quote(dir + "resnet18_small/a_in0.npy") + " --output_dir " + quote(out.path()) +
+                   " --weight_cache_dir " + quote(cache.path()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    char message[1024];
+    ErrorCapture capture(message, sizeof(message));
+    EXPECT_EQ(testing::compare_output_files(out.path() + "/output_0.npy",
+                                            dir + "resnet18_small/a_out0.npy", 1e-4, 7.8e-5),
+              Error::Ok)
+        << capture.message();
+    std::string names;
+    if (DIR* d = ::opendir(cache.path().c_str())) {
+      while (const dirent* e = ::readdir(d)) names += std::string(e->d_name) + " ";
+      ::closedir(d);
+    }
+    EXPECT_NE(names.find(".etrwc"), std::string::npos) << names;
   }
 }
 #endif  // ETR_RUNNER_HAS_XNNPACK
@@ -291,15 +322,24 @@ const char* error_name_for(const std::string& word) {
 
 class RunnerManifestCase : public ::testing::TestWithParam<ManifestEntry> {};
 
+// Checks one run of manifest case `e` (outputs in `out`) against its expected files.
+void check_manifest_run(const ManifestEntry& e, const RunResult& r, const TempDir& out);
+
+// Once with each loader: mapped (the default) and read into memory.
 TEST_P(RunnerManifestCase, MatchesExpectedOutputs) {
-  const ManifestEntry& e = GetParam();
-  SCOPED_TRACE(e.describe());
-  TempDir out;
-  std::string args = "--model_path=" + quote(e.pte) + " --method=" + quote(e.method);
-  for (const std::string& in : e.inputs) args += " --input=" + quote(in);
-  args +=
-      " --num_executions=" + std::to_string(e.executions) + " --output_dir=" + quote(out.path());
-  const RunResult r = run_runner(args);
+  for (const char* loader : {"mmap", "file"}) {
+    const ManifestEntry& e = GetParam();
+    SCOPED_TRACE(e.describe() + " --loader=" + loader);
+    TempDir out;
+    std::string args = "--model_path=" + quote(e.pte) + " --method=" + quote(e.method);
+    for (const std::string& in : e.inputs) args += " --input=" + quote(in);
+    args += " --num_executions=" + std::to_string(e.executions) +
+            " --output_dir=" + quote(out.path()) + " --loader=" + loader;
+    check_manifest_run(e, run_runner(args), out);
+  }
+}
+
+void check_manifest_run(const ManifestEntry& e, const RunResult& r, const TempDir& out) {
   // "missing_backend" fixtures need XNNPACK, which the runner registers when
   // it was built with libxnnpack-dev: then they must run and match.
   const bool runner_has_xnnpack = ETR_RUNNER_HAS_XNNPACK != 0;

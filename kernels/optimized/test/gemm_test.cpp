@@ -408,6 +408,52 @@ TEST(GemmTest, MicroKernelsEveryTileSizeAndStep) {
   }
 }
 
+// pack_b and pack_a split across the pool write the same bytes as on one
+// thread, for both source layouts and sizes that end in a partial panel.
+TEST(GemmTest, PackBOnThePoolMatchesOneThread) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  ThreadPool* pool = testing::test_thread_pool();
+  for (int64_t k : {1, 37, 1152}) {
+    for (int64_t n : {1, 16, 250, 1000}) {
+      std::vector<float> src(static_cast<size_t>(k * n));
+      for (float& v : src) v = dist(rng);
+      for (bool kn : {true, false}) {
+        SCOPED_TRACE("k=" + std::to_string(k) + " n=" + std::to_string(n) +
+                     (kn ? " [k, n]" : " [n, k]"));
+        const MatrixView b = kn ? MatrixView{src.data(), static_cast<ptrdiff_t>(n), 1}
+                                : MatrixView{src.data(), 1, static_cast<ptrdiff_t>(k)};
+        const size_t floats = opt::packed_b_bytes(k, n) / sizeof(float);
+        std::vector<float> one(floats, -7.0f), many(floats, 7.0f);
+        opt::pack_b(b, k, n, one.data());
+        opt::pack_b(b, k, n, many.data(), pool);
+        ASSERT_EQ(one, many);
+        // The layout: element (p, j) of B lies in panel j / 16, padding is zero.
+        size_t wrong = 0;
+        for (int64_t j = 0; j < (n + 15) / 16 * 16; ++j) {
+          for (int64_t p = 0; p < k; ++p) {
+            const float want = j < n ? src[static_cast<size_t>(kn ? p * n + j : j * k + p)] : 0.0f;
+            wrong += many[static_cast<size_t>((j / 16) * 16 * k + p * 16 + j % 16)] != want;
+          }
+        }
+        EXPECT_EQ(wrong, 0u);
+        const int64_t p = k - 1, j = n - 1;
+        // The same source as A [n, k] (rows along k when not kn).
+        const MatrixView a = kn ? MatrixView{src.data(), 1, static_cast<ptrdiff_t>(n)}
+                                : MatrixView{src.data(), static_cast<ptrdiff_t>(k), 1};
+        const size_t a_floats = opt::packed_a_bytes(n, k) / sizeof(float);
+        std::vector<float> a_one(a_floats, -7.0f), a_many(a_floats, 7.0f);
+        opt::pack_a(a, n, k, a_one.data());
+        opt::pack_a(a, n, k, a_many.data(), pool);
+        ASSERT_EQ(a_one, a_many);
+        // Element (i, p) of A lies in row panel i / 6.
+        EXPECT_EQ(a_many[static_cast<size_t>((j / 6) * 6 * k + p * 6 + j % 6)],
+                  src[static_cast<size_t>(kn ? p * n + j : j * k + p)]);
+      }
+    }
+  }
+}
+
 TEST(GemmTest, BadArgumentsAreRefused) {
   std::vector<float> a(6), b(6), c(4);
   GemmArgs g;
