@@ -127,6 +127,56 @@ void qb4w_pack_row(const uint8_t* src, size_t o, size_t k, uint8_t* dst) {
   }
 }
 
+bool qb4w_vnni_supported(size_t k, size_t block) {
+  return opt::cpu_features().avx512_vnni && dq::qb4w_vnni_built() && block != 0 &&
+         block % 128 == 0 && k % block == 0 && k <= kQb4wVnniMaxInputs;
+}
+
+void qb4w_vnni_pack(const uint8_t* src, size_t n, size_t k, uint8_t* dst) {
+  constexpr size_t G = kQb4wVnniGroup;
+  // Original input of reordered position p (dq_linear.h): within each 16,
+  // byte 4j + e holds input 2j + (e & 1) + 8 * (e >> 1).
+  auto input_of = [](size_t p) {
+    const size_t j = (p % 16) / 4, e = p % 4;
+    return p / 16 * 16 + 2 * j + (e & 1) + 8 * (e >> 1);
+  };
+  auto nibble = [&](size_t o, size_t i) -> uint8_t {  // padding outputs: 8 (q = 0)
+    if (o >= n) return 8;
+    const size_t e = o * k + i;
+    const uint8_t byte = src[e >> 1];
+    return static_cast<uint8_t>((e & 1) != 0 ? byte >> 4 : byte & 0x0F);
+  };
+  const size_t groups = qb4w_vnni_groups(n);
+  for (size_t g = 0; g < groups; ++g) {
+    for (size_t c = 0; c < k; c += 128) {
+      uint8_t* out = dst + g * 2 * k + c * 2;  // 4 vectors of 64 bytes per 128 inputs
+      for (size_t s = 0; s < 4; ++s) {
+        for (size_t o = 0; o < G; ++o) {
+          for (size_t je = 0; je < 16; ++je) {
+            const size_t lo = c + input_of(16 * s + je);
+            const size_t hi = c + input_of(64 + 16 * s + je);
+            out[s * 64 + o * 16 + je] =
+                static_cast<uint8_t>(nibble(g * G + o, lo) | nibble(g * G + o, hi) << 4);
+          }
+        }
+      }
+    }
+  }
+}
+
+void qb4w_vnni_pack_scales(const float* scales, size_t n, size_t blocks, float* dst) {
+  constexpr size_t G = kQb4wVnniGroup;
+  const size_t groups = qb4w_vnni_groups(n);
+  for (size_t g = 0; g < groups; ++g) {
+    for (size_t b = 0; b < blocks; ++b) {
+      for (size_t o = 0; o < G; ++o) {
+        const size_t out = g * G + o;
+        dst[(g * blocks + b) * G + o] = out < n ? scales[out * blocks + b] : 0.0f;
+      }
+    }
+  }
+}
+
 Qd8Params qd8_params(float min, float max, float* multiplier) {
   const float qmin = -128.0f, qmax = 127.0f;
   const float rmin = xmin(0.0f, min);
@@ -182,6 +232,15 @@ void dq_linear(const int8_t* q, const Qd8Params* params, size_t rows, const DqLi
   // (rows * n * k < kSerialMacs, written so that it cannot overflow.)
   const size_t per_row = w.n * w.k;
   if (per_row == 0 || rows <= (kSerialMacs - 1) / per_row) pool = nullptr;
+  if (w.w4 != nullptr && w.w4_vnni) {  // set only where qb4w_vnni_supported
+    const size_t groups = qb4w_vnni_groups(w.n);
+    const size_t per_group = rows * w.k * kQb4wVnniGroup;
+    const size_t grain = per_group >= 65536 ? 1 : 65536 / per_group;
+    parallel_for(pool, groups, grain, [&](size_t begin, size_t end) {
+      dq::qb4w_vnni_block(q, params, rows, w, begin, end, y);
+    });
+    return;
+  }
   const size_t pairs = (w.n + kPair - 1) / kPair;
   const size_t per_pair = rows * w.k * kPair;
   const size_t grain = per_pair >= 65536 ? 1 : 65536 / (per_pair == 0 ? 1 : per_pair);

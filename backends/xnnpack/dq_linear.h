@@ -107,6 +107,9 @@ struct DqLinearWeights {
   // qbint4 alternatively as nibbles in qb4w_pack's layout (w is then null):
   // the AVX2 kernel reads half the bytes. Set only where qb4w_packed_supported.
   const uint8_t* w4 = nullptr;
+  // w4 and block_scales are in qb4w_vnni_pack's layouts instead (the AVX-512
+  // VNNI kernel). Set only where qb4w_vnni_supported.
+  bool w4_vnni = false;
   const float* bias = nullptr;  // [n]; may be null
   float output_min = -__builtin_inff();
   float output_max = __builtin_inff();
@@ -130,6 +133,35 @@ bool qb4w_packed_supported(size_t k, size_t block);
 // holding input b in its low nibble and input 32 + b in its high nibble,
 // values kept as stored (q + 8).
 void qb4w_pack_row(const uint8_t* src, size_t o, size_t k, uint8_t* dst);
+
+// qbint4 weights for the AVX-512 VNNI kernel (vpdpbusd: four u8 x s8
+// products summed into each int32 element). The four inputs of an element
+// must belong to one of the kernel's lanes (input i is in lane (i / 2) mod 4),
+// so the activations of each 16 inputs are reordered (their int16 pairs taken
+// as 0, 4, 1, 5, 2, 6, 3, 7: bytes 4j .. 4j + 3 then hold inputs 2j, 2j + 1,
+// 2j + 8, 2j + 9, all of lane j) and the weights are stored to match:
+// outputs in groups of kQb4wVnniGroup (the last one padded), each group's
+// weights contiguous (2 * k bytes), per 128 inputs 4 vectors of 64 bytes;
+// in vector s byte 16 * o + 4 * j + e holds, for output o of the group, the
+// weight of reordered input 16 * s + 4 * j + e in its low nibble and that of
+// reordered input 64 + 16 * s + 4 * j + e in its high nibble (values as
+// stored, q + 8). One 64-byte load thus feeds four outputs x four lanes, and
+// the weights stream from memory in one run. Block scales: [groups, blocks,
+// kQb4wVnniGroup] floats (padding 0).
+constexpr size_t kQb4wVnniGroup = 4;
+// Largest k the kernel takes (its reordered activations live on the stack:
+// 4 rows of k bytes and their block sums, about 72 KiB).
+constexpr size_t kQb4wVnniMaxInputs = 16384;
+// Whether [*, k] qbint4 weights in blocks of `block` inputs can run on the
+// VNNI kernel on this CPU and build: AVX-512 F/BW/VL/VNNI, block a multiple
+// of 128, k <= kQb4wVnniMaxInputs.
+bool qb4w_vnni_supported(size_t k, size_t block);
+inline size_t qb4w_vnni_groups(size_t n) { return (n + kQb4wVnniGroup - 1) / kQb4wVnniGroup; }
+// Repacks the exporter's nibbles of all n rows (k a multiple of 128) into
+// qb4w_vnni_groups(n) * 2 * k bytes at dst.
+void qb4w_vnni_pack(const uint8_t* src, size_t n, size_t k, uint8_t* dst);
+// Block scales [n, blocks] -> [groups, blocks, kQb4wVnniGroup] at dst.
+void qb4w_vnni_pack_scales(const float* scales, size_t n, size_t blocks, float* dst);
 
 // y[rows, n] = dequantized (q[rows, k] x w^T) + bias, clamped; per-channel
 // or block-wise by w.block.

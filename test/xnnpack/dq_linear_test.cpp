@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -254,9 +255,11 @@ TEST(DqLinearTest, BlockwiseGemmMatchesTheKernelOrderForEveryRemainder) {
   ASSERT_NE(pool, nullptr);
   // rows, inputs, outputs, block
   const size_t shapes[][4] = {
-      {1, 32, 1, 32},    {3, 64, 3, 32},    {4, 96, 8, 32},    {5, 128, 33, 64}, {7, 64, 5, 64},
-      {9, 256, 64, 128}, {0, 32, 4, 32},    {13, 160, 31, 32}, {2, 2048, 7, 32}, {1, 768, 65, 128},
-      {6, 1024, 3, 256}, {3, 1024, 5, 512}, {1, 192, 4, 192}};
+      {1, 32, 1, 32},     {3, 64, 3, 32},    {4, 96, 8, 32},    {5, 128, 33, 64}, {7, 64, 5, 64},
+      {9, 256, 64, 128},  {0, 32, 4, 32},    {13, 160, 31, 32}, {2, 2048, 7, 32}, {1, 768, 65, 128},
+      {6, 1024, 3, 256},  {3, 1024, 5, 512}, {1, 192, 4, 192},  {5, 768, 9, 128}, {1, 2048, 6, 128},
+      {2, 384, 130, 128}, {17, 256, 7, 128}};
+  size_t vnni_cases = 0;
   for (const auto& s : shapes) {
     for (ThreadPool* tp :
          {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(pool.get())}) {
@@ -299,6 +302,30 @@ TEST(DqLinearTest, BlockwiseGemmMatchesTheKernelOrderForEveryRemainder) {
           ASSERT_EQ(y[r * n + o], qb4w_reference(q, p[r], r, w, o)) << "row " << r << " out " << o;
         }
       }
+      // The same weights repacked for the AVX-512 VNNI kernel (block a
+      // multiple of 128, where this CPU has it): the same values, bit for bit.
+      if (xnnpack::qb4w_vnni_supported(k, bl)) {
+        ++vnni_cases;
+        const size_t groups = xnnpack::qb4w_vnni_groups(n), nb = k / bl;
+        std::vector<uint8_t> wv(groups * 2 * k + 64);
+        uint8_t* wv64 = wv.data() + (64 - reinterpret_cast<uintptr_t>(wv.data()) % 64) % 64;
+        xnnpack::qb4w_vnni_pack(packed.data(), n, k, wv64);
+        std::vector<float> sv(groups * nb * xnnpack::kQb4wVnniGroup);
+        xnnpack::qb4w_vnni_pack_scales(block_scales.data(), n, nb, sv.data());
+        xnnpack::DqLinearWeights wvn = w;
+        wvn.w = nullptr;
+        wvn.w4 = wv64;
+        wvn.w4_vnni = true;
+        wvn.block_scales = sv.data();
+        std::vector<float> yv(rows * n, -7.0f);
+        xnnpack::dq_linear(q.data(), p.data(), rows, wvn, yv.data(), tp);
+        for (size_t r = 0; r < rows; ++r) {
+          for (size_t o = 0; o < n; ++o) {
+            ASSERT_EQ(yv[r * n + o], qb4w_reference(q, p[r], r, w, o))
+                << "vnni: row " << r << " out " << o;
+          }
+        }
+      }
       // The same weights repacked for the AVX2 nibble kernel (block a
       // multiple of 64): the same values, bit for bit.
       if (!xnnpack::qb4w_packed_supported(k, bl)) continue;
@@ -318,6 +345,7 @@ TEST(DqLinearTest, BlockwiseGemmMatchesTheKernelOrderForEveryRemainder) {
       }
     }
   }
+  if (vnni_cases == 0) std::printf("(no AVX-512 VNNI on this CPU: its kernel was not run)\n");
 }
 
 TEST(DqLinearTest, PackedNibblesKeepEveryWeight) {
@@ -335,6 +363,44 @@ TEST(DqLinearTest, PackedNibblesKeepEveryWeight) {
       const uint8_t byte = row[c / 2 + j % 32];
       const int nib = j < 32 ? byte & 0x0F : byte >> 4;
       ASSERT_EQ(nib - 8, unpacked[o * k + i]) << "row " << o << " input " << i;
+    }
+  }
+}
+
+TEST(DqLinearTest, VnniPackingKeepsEveryWeightWhereDocumented) {
+  // qb4w_vnni_pack (dq_linear.h): groups of 4 outputs, per 128 inputs 4
+  // vectors of 64 bytes; byte 16o + 4j + e of vector s holds reordered
+  // inputs 16s + 4j + e (low nibble) and 64 + 16s + 4j + e (high), where
+  // reordered position 4j + e of each 16 is input 2j + (e & 1) + 8 (e >> 1).
+  const size_t n = 6, k = 256, nb = 2;  // the second group is half padding
+  std::vector<uint8_t> src(n * k / 2);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 37 + 11);
+  std::vector<int8_t> unpacked(n * k);
+  ASSERT_TRUE(xnnpack::unpack_int4(src.data(), src.size(), n, k, unpacked.data()));
+  const size_t groups = xnnpack::qb4w_vnni_groups(n);
+  ASSERT_EQ(groups, 2u);
+  std::vector<uint8_t> dst(groups * 2 * k, 0xAA);
+  xnnpack::qb4w_vnni_pack(src.data(), n, k, dst.data());
+  for (size_t o = 0; o < groups * 4; ++o) {
+    for (size_t i = 0; i < k; ++i) {
+      // Where input i of output o went.
+      const size_t c = i / 128, r = i % 128, half = r / 64, in16 = r % 16, seg = r % 64 / 16;
+      const size_t j = in16 % 8 / 2, e = in16 % 2 + 2 * (in16 / 8);
+      const uint8_t byte = dst[(o / 4) * 2 * k + c * 256 + seg * 64 + (o % 4) * 16 + 4 * j + e];
+      const int nib = half == 0 ? byte & 0x0F : byte >> 4;
+      const int want = o < n ? unpacked[o * k + i] : 0;  // padding: zero weights
+      ASSERT_EQ(nib - 8, want) << "output " << o << " input " << i;
+    }
+  }
+  std::vector<float> scales(n * nb), sv(groups * nb * 4, -1.0f);
+  for (size_t i = 0; i < scales.size(); ++i) scales[i] = 0.5f + static_cast<float>(i);
+  xnnpack::qb4w_vnni_pack_scales(scales.data(), n, nb, sv.data());
+  for (size_t g = 0; g < groups; ++g) {
+    for (size_t b = 0; b < nb; ++b) {
+      for (size_t o = 0; o < 4; ++o) {
+        const size_t out = g * 4 + o;
+        EXPECT_EQ(sv[(g * nb + b) * 4 + o], out < n ? scales[out * nb + b] : 0.0f);
+      }
     }
   }
 }
