@@ -134,29 +134,33 @@ bool qb4w_vnni_supported(size_t k, size_t block) {
 
 void qb4w_vnni_pack(const uint8_t* src, size_t n, size_t k, uint8_t* dst) {
   constexpr size_t G = kQb4wVnniGroup;
-  // Original input of reordered position p (dq_linear.h): within each 16,
-  // byte 4j + e holds input 2j + (e & 1) + 8 * (e >> 1).
-  auto input_of = [](size_t p) {
-    const size_t j = (p % 16) / 4, e = p % 4;
-    return p / 16 * 16 + 2 * j + (e & 1) + 8 * (e >> 1);
-  };
-  auto nibble = [&](size_t o, size_t i) -> uint8_t {  // padding outputs: 8 (q = 0)
-    if (o >= n) return 8;
-    const size_t e = o * k + i;
-    const uint8_t byte = src[e >> 1];
-    return static_cast<uint8_t>((e & 1) != 0 ? byte >> 4 : byte & 0x0F);
-  };
+  static const uint8_t kPadding[64] = {
+      0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
+      0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
+      0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
+      0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
+      0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88};
   const size_t groups = qb4w_vnni_groups(n);
   for (size_t g = 0; g < groups; ++g) {
-    for (size_t c = 0; c < k; c += 128) {
-      uint8_t* out = dst + g * 2 * k + c * 2;  // 4 vectors of 64 bytes per 128 inputs
-      for (size_t s = 0; s < 4; ++s) {
-        for (size_t o = 0; o < G; ++o) {
-          for (size_t je = 0; je < 16; ++je) {
-            const size_t lo = c + input_of(16 * s + je);
-            const size_t hi = c + input_of(64 + 16 * s + je);
-            out[s * 64 + o * 16 + je] =
-                static_cast<uint8_t>(nibble(g * G + o, lo) | nibble(g * G + o, hi) << 4);
+    for (size_t o = 0; o < G; ++o) {
+      const size_t out = g * G + o;
+      for (size_t c = 0; c < k; c += 128) {
+        // The output's 128 weights from c: 64 source bytes, byte t holding
+        // inputs 2t (low nibble) and 2t + 1 (high); padding outputs q = 0.
+        // (k is a multiple of 128, so every row starts on a byte.)
+        const uint8_t* b = out < n ? src + (out * k + c) / 2 : kPadding;
+        uint8_t* d = dst + g * 2 * k + c * 2 + o * 16;  // 4 vectors of 64 bytes per 128 inputs
+        // Reordered position 16s + 4j + e is input 16s + 2j + (e & 1) +
+        // 8 (e >> 1): source byte 8s + j (e < 2) or 8s + j + 4, and its
+        // partner 64 inputs on (32 bytes on) goes into the high nibble.
+        for (size_t s = 0; s < 4; ++s) {
+          for (size_t j = 0; j < 4; ++j) {
+            const size_t t = 8 * s + j;
+            uint8_t* e = d + s * 64 + 4 * j;
+            e[0] = static_cast<uint8_t>((b[t] & 0x0F) | (b[t + 32] << 4));
+            e[1] = static_cast<uint8_t>((b[t] >> 4) | (b[t + 32] & 0xF0));
+            e[2] = static_cast<uint8_t>((b[t + 4] & 0x0F) | (b[t + 36] << 4));
+            e[3] = static_cast<uint8_t>((b[t + 4] >> 4) | (b[t + 36] & 0xF0));
           }
         }
       }
@@ -195,6 +199,7 @@ void qd8_quantize(const float* x, size_t rows, size_t k, int8_t* q, Qd8Params* p
   parallel_for(pool, rows, grain, [&](size_t begin, size_t end) {
     for (size_t r = begin; r < end; ++r) {
       const float* xr = x + r * k;
+      if (opt::cpu_features().avx2_fma && dq::qd8_row_avx2(xr, k, q + r * k, params + r)) continue;
       float lo = 0.0f, hi = 0.0f;  // NaN compares false: skipped
       for (size_t i = 0; i < k; ++i) {
         lo = xr[i] < lo ? xr[i] : lo;

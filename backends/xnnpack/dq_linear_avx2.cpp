@@ -304,6 +304,59 @@ bool dq_block_avx2(const int8_t* q, const Qd8Params* params, size_t rows, const 
   return true;
 }
 
+// qd8_quantize's row, 8 floats per step: the same comparisons (min_ps /
+// max_ps keep their second operand when the first is NaN, as the scalar
+// loop skips NaN) and round-to-nearest-even conversions, so the same codes.
+bool qd8_row_avx2(const float* x, size_t k, int8_t* q, Qd8Params* params) {
+  __m256 lo8 = _mm256_setzero_ps(), hi8 = _mm256_setzero_ps();
+  size_t i = 0;
+  for (; i + 8 <= k; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    lo8 = _mm256_min_ps(v, lo8);
+    hi8 = _mm256_max_ps(v, hi8);
+  }
+  alignas(32) float l[8], h[8];
+  _mm256_store_ps(l, lo8);
+  _mm256_store_ps(h, hi8);
+  float lo = 0.0f, hi = 0.0f;
+  for (size_t j = 0; j < 8; ++j) {
+    lo = l[j] < lo ? l[j] : lo;
+    hi = h[j] > hi ? h[j] : hi;
+  }
+  for (; i < k; ++i) {
+    lo = x[i] < lo ? x[i] : lo;
+    hi = x[i] > hi ? x[i] : hi;
+  }
+  float m = 1.0f;
+  const Qd8Params p = qd8_params(lo, hi, &m);
+  *params = p;
+  const float qlo = static_cast<float>(-128 - p.zero_point);
+  const float qhi = static_cast<float>(127 - p.zero_point);
+  const __m256 m8 = _mm256_set1_ps(m), qlo8 = _mm256_set1_ps(qlo), qhi8 = _mm256_set1_ps(qhi);
+  const __m256i zp8 = _mm256_set1_epi32(p.zero_point);
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  auto code = [&](const float* at) {
+    __m256 v = _mm256_mul_ps(_mm256_loadu_ps(at), m8);
+    v = _mm256_and_ps(v, _mm256_cmp_ps(v, v, _CMP_ORD_Q));  // NaN: the zero point
+    v = _mm256_min_ps(_mm256_max_ps(v, qlo8), qhi8);
+    return _mm256_add_epi32(_mm256_cvtps_epi32(v), zp8);
+  };
+  for (i = 0; i + 32 <= k; i += 32) {
+    const __m256i a = _mm256_packs_epi32(code(x + i), code(x + i + 8));
+    const __m256i b = _mm256_packs_epi32(code(x + i + 16), code(x + i + 24));
+    const __m256i c = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(a, b), order);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + i), c);
+  }
+  for (; i < k; ++i) {
+    float v = x[i] * m;
+    if (v != v) v = 0.0f;
+    v = v < qlo ? qlo : v;
+    v = v > qhi ? qhi : v;
+    q[i] = static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(v)) + p.zero_point);
+  }
+  return true;
+}
+
 bool qb4w_block_avx2(const int8_t* q, const Qd8Params* params, size_t rows,
                      const DqLinearWeights& w, size_t o0, size_t o1, float* y) {
   qb4w_block(q, params, rows, w, o0, o1, y);
@@ -322,6 +375,7 @@ bool qb4w_packed_block_avx2(const int8_t*, const Qd8Params*, size_t, const DqLin
   return false;
 }
 bool qb4w_packed_built() { return false; }
+bool qd8_row_avx2(const float*, size_t, int8_t*, Qd8Params*) { return false; }
 bool dq_block_avx2(const int8_t*, const Qd8Params*, size_t, const DqLinearWeights&, size_t, size_t,
                    float*) {
   return false;

@@ -39,8 +39,8 @@ constexpr size_t kPrefetchBytes = 2048;
 // The activations in the kernel's order (dq_linear.h): each 16 bytes' int16
 // pairs reordered 0, 4, 1, 5, 2, 6, 3, 7. k is a multiple of 128.
 void reorder_row(const int8_t* x, size_t k, int8_t* xr) {
-  const __m512i order = _mm512_maskz_broadcast_i32x4(kAll, 
-      _mm_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15));
+  const __m512i order = _mm512_maskz_broadcast_i32x4(
+      kAll, _mm_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15));
   for (size_t i = 0; i < k; i += 64) {
     const __m512i v = _mm512_loadu_si512(x + i);
     _mm512_storeu_si512(xr + i, _mm512_maskz_shuffle_epi8(~__mmask64{0}, v, order));
@@ -83,7 +83,8 @@ void vnni_rows(const int8_t* const* xr, const int32_t* const* xs8, const Qd8Para
     __m512 lane[MR];
     for (size_t r = 0; r < MR; ++r) {
       // Lane 0 of each output starts at kfsum * zero point, the others at 0.
-      lane[r] = _mm512_maskz_mul_ps(0x1111, kf, _mm512_set1_ps(static_cast<float>(p[r].zero_point)));
+      lane[r] =
+          _mm512_maskz_mul_ps(0x1111, kf, _mm512_set1_ps(static_cast<float>(p[r].zero_point)));
     }
     const uint8_t* wg = w.w4 + g * 2 * k;
     const float* sg = w.block_scales + g * nb * G;
@@ -104,11 +105,11 @@ void vnni_rows(const int8_t* const* xr, const int32_t* const* xs8, const Qd8Para
           }
         }
       }
-      const __m512 sc =
-          _mm512_maskz_permutexvar_ps(kAll, spread, _mm512_zextps128_ps512(_mm_loadu_ps(sg + blk * G)));
+      const __m512 sc = _mm512_maskz_permutexvar_ps(
+          kAll, spread, _mm512_zextps128_ps512(_mm_loadu_ps(sg + blk * G)));
       for (size_t r = 0; r < MR; ++r) {
-        const __m512i x8 = _mm512_maskz_broadcast_i32x4(kAll, 
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(xs8[r] + blk * 4)));
+        const __m512i x8 = _mm512_maskz_broadcast_i32x4(
+            kAll, _mm_loadu_si128(reinterpret_cast<const __m128i*>(xs8[r] + blk * 4)));
         const __m512i d =
             _mm512_sub_epi32(_mm512_add_epi32(lo[r], _mm512_maskz_srai_epi32(kAll, hi[r], 4)), x8);
         lane[r] = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAll, d), sc, lane[r]);

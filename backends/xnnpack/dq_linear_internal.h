@@ -46,6 +46,10 @@ bool qb4w_block_avx2(const int8_t* q, const Qd8Params* params, size_t rows,
 bool qb4w_packed_block_avx2(const int8_t* q, const Qd8Params* params, size_t rows,
                             const DqLinearWeights& w, size_t o0, size_t o1, float* y);
 bool qb4w_packed_built();
+// One row of qd8_quantize (k floats -> k codes and the row's parameters),
+// called only where opt::cpu_features().avx2_fma; false (nothing written)
+// in a build whose file was compiled without AVX2.
+bool qd8_row_avx2(const float* x, size_t k, int8_t* q, Qd8Params* params);
 // qbint4 weights in qb4w_vnni_pack's layout (w.w4_vnni), output groups
 // [g0, g1) (dq_linear_avx512vnni.cpp); called only where
 // opt::cpu_features().avx512_vnni and qb4w_vnni_built().

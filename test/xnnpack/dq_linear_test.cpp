@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -83,6 +84,50 @@ TEST(DqLinearTest, RowParametersAndValuesMatchXnnpackFormula) {
     }
     EXPECT_EQ(p.zero_point, c.zero_point);
     EXPECT_EQ(q, c.q);
+  }
+}
+
+TEST(DqLinearTest, LongRowsMatchTheFormulaElementByElement) {
+  // Rows long enough for the vector path (8 and 32 floats per step, scalar
+  // tails), with NaN, infinities, exact halves and values on the clamps;
+  // expected codes from the formula written out plainly (quantization.h's
+  // row parameters are checked by the test above).
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> uf(-3.0f, 2.0f);
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (size_t k : {8u, 31u, 32u, 33u, 100u, 768u, 2051u}) {
+    for (int variant = 0; variant < 4; ++variant) {
+      SCOPED_TRACE(::testing::Message() << "k " << k << " variant " << variant);
+      std::vector<float> x(k);
+      for (float& v : x) v = uf(rng);
+      if (variant == 1) x[k / 2] = nan;
+      if (variant == 2) x[k - 1] = inf;
+      if (variant == 3) {
+        for (size_t i = 0; i < k; ++i)
+          x[i] = static_cast<float>(static_cast<int>(i % 9) - 4) * 0.5f;
+      }
+      std::vector<int8_t> q(k);
+      Qd8Params p{};
+      xnnpack::qd8_quantize(x.data(), 1, k, q.data(), &p, nullptr);
+      float lo = 0.0f, hi = 0.0f;
+      for (float v : x) {
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+      }
+      float m = 0.0f;
+      const Qd8Params want = xnnpack::qd8_params(lo, hi, &m);
+      ASSERT_EQ(p.zero_point, want.zero_point);
+      ASSERT_TRUE(p.scale == want.scale || (std::isnan(p.scale) && std::isnan(want.scale)));
+      for (size_t i = 0; i < k; ++i) {
+        float v = x[i] * m;
+        if (std::isnan(v)) v = 0.0f;
+        v = std::min(std::max(v, static_cast<float>(-128 - want.zero_point)),
+                     static_cast<float>(127 - want.zero_point));
+        const int code = static_cast<int>(std::nearbyint(v)) + want.zero_point;
+        ASSERT_EQ(q[i], code) << "element " << i << " x " << x[i];
+      }
+    }
   }
 }
 
