@@ -132,7 +132,8 @@ bool qb4w_vnni_supported(size_t k, size_t block) {
          block % 128 == 0 && k % block == 0 && k <= kQb4wVnniMaxInputs;
 }
 
-void qb4w_vnni_pack(const uint8_t* src, size_t n, size_t k, uint8_t* dst) {
+void qb4w_vnni_pack(const uint8_t* src, const float* scales, size_t n, size_t k, size_t block,
+                    uint8_t* dst) {
   constexpr size_t G = kQb4wVnniGroup;
   static const uint8_t kPadding[64] = {
       0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
@@ -140,8 +141,21 @@ void qb4w_vnni_pack(const uint8_t* src, size_t n, size_t k, uint8_t* dst) {
       0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
       0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
       0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88};
-  const size_t groups = qb4w_vnni_groups(n);
+  const size_t groups = qb4w_vnni_groups(n), nb = k / block;
+  const size_t scale_bytes = qb4w_vnni_scale_bytes(k, block);
+  const size_t group_bytes = qb4w_vnni_group_bytes(k, block);
   for (size_t g = 0; g < groups; ++g) {
+    uint8_t* group = dst + g * group_bytes;
+    std::memset(group, 0, scale_bytes);
+    for (size_t b = 0; b < nb; ++b) {
+      for (size_t o = 0; o < G && g * G + o < n; ++o) {
+        const float f = scales[(g * G + o) * nb + b];
+        uint32_t u;
+        std::memcpy(&u, &f, sizeof u);
+        const uint16_t h = static_cast<uint16_t>(u >> 16);  // exact: a bf16 value
+        std::memcpy(group + (b * G + o) * 2, &h, sizeof h);
+      }
+    }
     for (size_t o = 0; o < G; ++o) {
       const size_t out = g * G + o;
       for (size_t c = 0; c < k; c += 128) {
@@ -149,7 +163,7 @@ void qb4w_vnni_pack(const uint8_t* src, size_t n, size_t k, uint8_t* dst) {
         // inputs 2t (low nibble) and 2t + 1 (high); padding outputs q = 0.
         // (k is a multiple of 128, so every row starts on a byte.)
         const uint8_t* b = out < n ? src + (out * k + c) / 2 : kPadding;
-        uint8_t* d = dst + g * 2 * k + c * 2 + o * 16;  // 4 vectors of 64 bytes per 128 inputs
+        uint8_t* d = group + scale_bytes + c * 2 + o * 16;  // 4 vectors of 64 bytes per 128 inputs
         // Reordered position 16s + 4j + e is input 16s + 2j + (e & 1) +
         // 8 (e >> 1): source byte 8s + j (e < 2) or 8s + j + 4, and its
         // partner 64 inputs on (32 bytes on) goes into the high nibble.
@@ -163,19 +177,6 @@ void qb4w_vnni_pack(const uint8_t* src, size_t n, size_t k, uint8_t* dst) {
             e[3] = static_cast<uint8_t>((b[t + 4] >> 4) | (b[t + 36] & 0xF0));
           }
         }
-      }
-    }
-  }
-}
-
-void qb4w_vnni_pack_scales(const float* scales, size_t n, size_t blocks, float* dst) {
-  constexpr size_t G = kQb4wVnniGroup;
-  const size_t groups = qb4w_vnni_groups(n);
-  for (size_t g = 0; g < groups; ++g) {
-    for (size_t b = 0; b < blocks; ++b) {
-      for (size_t o = 0; o < G; ++o) {
-        const size_t out = g * G + o;
-        dst[(g * blocks + b) * G + o] = out < n ? scales[out * blocks + b] : 0.0f;
       }
     }
   }

@@ -32,8 +32,9 @@ constexpr size_t G = kQb4wVnniGroup;
 // All 16 lanes. (The maskz forms of the intrinsics below: GCC 12 warns
 // about the plain ones' undefined pass-through operand.)
 constexpr __mmask16 kAll = 0xFFFF;
-// Weight bytes fetched ahead of the ones being read: they stream from
-// memory once per call and dominate a decode step's time.
+// Bytes fetched ahead of the ones being read: the groups (scales, then
+// weights) stream from memory once per call, one after the other, and
+// dominate a decode step's time.
 constexpr size_t kPrefetchBytes = 2048;
 
 // The activations in the kernel's order (dq_linear.h): each 16 bytes' int16
@@ -71,6 +72,8 @@ template <size_t MR>
 void vnni_rows(const int8_t* const* xr, const int32_t* const* xs8, const Qd8Params* p,
                const DqLinearWeights& w, size_t g0, size_t g1, float* const* yrow) {
   const size_t k = w.k, nb = k / w.block, chunks = w.block / 128;
+  const size_t scale_bytes = qb4w_vnni_scale_bytes(k, w.block);
+  const size_t group_bytes = qb4w_vnni_group_bytes(k, w.block);
   const __m512i low4 = _mm512_set1_epi8(0x0F);
   const __m512i high4 = _mm512_set1_epi8(static_cast<char>(0xF0));
   // Element 4 * o + j <- element o: a value per output spread over its lanes.
@@ -86,8 +89,8 @@ void vnni_rows(const int8_t* const* xr, const int32_t* const* xs8, const Qd8Para
       lane[r] =
           _mm512_maskz_mul_ps(0x1111, kf, _mm512_set1_ps(static_cast<float>(p[r].zero_point)));
     }
-    const uint8_t* wg = w.w4 + g * 2 * k;
-    const float* sg = w.block_scales + g * nb * G;
+    const uint8_t* sg = w.w4 + g * group_bytes;  // bf16 scales [blocks, G]
+    const uint8_t* wg = sg + scale_bytes;
     for (size_t blk = 0; blk < nb; ++blk) {
       __m512i lo[MR], hi[MR];
       for (size_t r = 0; r < MR; ++r) lo[r] = hi[r] = _mm512_setzero_si512();
@@ -105,8 +108,11 @@ void vnni_rows(const int8_t* const* xr, const int32_t* const* xs8, const Qd8Para
           }
         }
       }
-      const __m512 sc = _mm512_maskz_permutexvar_ps(
-          kAll, spread, _mm512_zextps128_ps512(_mm_loadu_ps(sg + blk * G)));
+      // The group's 4 bf16 scales of this block, widened (exact) and
+      // spread over each output's lanes.
+      const __m128i s16 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(sg + blk * G * 2));
+      const __m128 s4 = _mm_castsi128_ps(_mm_slli_epi32(_mm_cvtepu16_epi32(s16), 16));
+      const __m512 sc = _mm512_maskz_permutexvar_ps(kAll, spread, _mm512_zextps128_ps512(s4));
       for (size_t r = 0; r < MR; ++r) {
         const __m512i x8 = _mm512_maskz_broadcast_i32x4(
             kAll, _mm_loadu_si128(reinterpret_cast<const __m128i*>(xs8[r] + blk * 4)));

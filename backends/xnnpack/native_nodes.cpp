@@ -883,24 +883,22 @@ Error prepare_qb4w_packed(const PrepareContext& ctx, const Node& n, DqLinearWeig
   return prepare_dq_linear_tail(ctx, n, p);
 }
 
-// qbint4 weights in qb4w_vnni_pack's layout (the AVX-512 VNNI kernel), with
-// their int32 and float row sums and the block scales in groups.
+// qbint4 weights and their block scales in qb4w_vnni_pack's layout (the
+// AVX-512 VNNI kernel), with their int32 and float row sums.
 Error prepare_qb4w_vnni(const PrepareContext& ctx, const Node& n, DqLinearWeights* p) {
   const Value& w = in(ctx.values, n, 1);
   const size_t k = p->k, nb = k / w.group_size, groups = qb4w_vnni_groups(p->n);
   // groups * kQb4wVnniGroup <= n + 3 and k <= kQb4wVnniMaxInputs, while n * k
-  // was checked (qb4w_layout_problem): the products below cannot overflow.
+  // was checked (qb4w_layout_problem): the product below cannot overflow.
   const uint8_t* src = reinterpret_cast<const uint8_t*>(w.data);
-  uint8_t* packed = take<uint8_t>(ctx, n, groups * 2 * k, "the repacked 4-bit weights", 64);
+  uint8_t* packed = take<uint8_t>(ctx, n, groups * qb4w_vnni_group_bytes(k, w.group_size),
+                                  "the repacked 4-bit weights and scales", 64);
   int8_t* row = take<int8_t>(ctx, n, k, "one unpacked 4-bit weight row");
   int32_t* ksum = take<int32_t>(ctx, n, p->n, "the weight row sums");
-  float* scales = take<float>(ctx, n, groups * nb * kQb4wVnniGroup, "the block scales");
   float* kfsum = take<float>(ctx, n, p->n, "the block row sums");
-  if (packed == nullptr || row == nullptr || ksum == nullptr || scales == nullptr ||
-      kfsum == nullptr)
+  if (packed == nullptr || row == nullptr || ksum == nullptr || kfsum == nullptr)
     return Error::DelegateMemoryAllocationFailed;
-  qb4w_vnni_pack(src, p->n, k, packed);
-  qb4w_vnni_pack_scales(w.block_scales, p->n, nb, scales);
+  qb4w_vnni_pack(src, w.block_scales, p->n, k, w.group_size, packed);
   for (size_t o = 0; o < p->n; ++o) {
     int32_t s = 0;
     for (size_t i = 0; i < k; ++i) {
@@ -918,7 +916,7 @@ Error prepare_qb4w_vnni(const PrepareContext& ctx, const Node& n, DqLinearWeight
   p->ksum = ksum;
   p->scales = nullptr;
   p->block = w.group_size;
-  p->block_scales = scales;
+  p->block_scales = nullptr;
   p->kfsum = kfsum;
   return prepare_dq_linear_tail(ctx, n, p);
 }

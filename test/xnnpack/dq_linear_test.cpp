@@ -351,17 +351,15 @@ TEST(DqLinearTest, BlockwiseGemmMatchesTheKernelOrderForEveryRemainder) {
       // multiple of 128, where this CPU has it): the same values, bit for bit.
       if (xnnpack::qb4w_vnni_supported(k, bl)) {
         ++vnni_cases;
-        const size_t groups = xnnpack::qb4w_vnni_groups(n), nb = k / bl;
-        std::vector<uint8_t> wv(groups * 2 * k + 64);
+        const size_t groups = xnnpack::qb4w_vnni_groups(n);
+        std::vector<uint8_t> wv(groups * xnnpack::qb4w_vnni_group_bytes(k, bl) + 64);
         uint8_t* wv64 = wv.data() + (64 - reinterpret_cast<uintptr_t>(wv.data()) % 64) % 64;
-        xnnpack::qb4w_vnni_pack(packed.data(), n, k, wv64);
-        std::vector<float> sv(groups * nb * xnnpack::kQb4wVnniGroup);
-        xnnpack::qb4w_vnni_pack_scales(block_scales.data(), n, nb, sv.data());
+        xnnpack::qb4w_vnni_pack(packed.data(), block_scales.data(), n, k, bl, wv64);
         xnnpack::DqLinearWeights wvn = w;
         wvn.w = nullptr;
         wvn.w4 = wv64;
         wvn.w4_vnni = true;
-        wvn.block_scales = sv.data();
+        wvn.block_scales = nullptr;
         std::vector<float> yv(rows * n, -7.0f);
         xnnpack::dq_linear(q.data(), p.data(), rows, wvn, yv.data(), tp);
         for (size_t r = 0; r < rows; ++r) {
@@ -413,39 +411,41 @@ TEST(DqLinearTest, PackedNibblesKeepEveryWeight) {
 }
 
 TEST(DqLinearTest, VnniPackingKeepsEveryWeightWhereDocumented) {
-  // qb4w_vnni_pack (dq_linear.h): groups of 4 outputs, per 128 inputs 4
-  // vectors of 64 bytes; byte 16o + 4j + e of vector s holds reordered
-  // inputs 16s + 4j + e (low nibble) and 64 + 16s + 4j + e (high), where
-  // reordered position 4j + e of each 16 is input 2j + (e & 1) + 8 (e >> 1).
-  const size_t n = 6, k = 256, nb = 2;  // the second group is half padding
+  // qb4w_vnni_pack (dq_linear.h): groups of 4 outputs, each its bf16 block
+  // scales [blocks, 4] (padded to 64 bytes), then per 128 inputs 4 vectors
+  // of 64 bytes; byte 16o + 4j + e of vector s holds reordered inputs
+  // 16s + 4j + e (low nibble) and 64 + 16s + 4j + e (high), where reordered
+  // position 4j + e of each 16 is input 2j + (e & 1) + 8 (e >> 1).
+  const size_t n = 6, k = 256, block = 128, nb = 2;  // the second group is half padding
   std::vector<uint8_t> src(n * k / 2);
   for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 37 + 11);
   std::vector<int8_t> unpacked(n * k);
   ASSERT_TRUE(xnnpack::unpack_int4(src.data(), src.size(), n, k, unpacked.data()));
+  std::vector<float> scales(n * nb);
+  for (size_t i = 0; i < scales.size(); ++i) scales[i] = 0.5f + static_cast<float>(i);
   const size_t groups = xnnpack::qb4w_vnni_groups(n);
   ASSERT_EQ(groups, 2u);
-  std::vector<uint8_t> dst(groups * 2 * k, 0xAA);
-  xnnpack::qb4w_vnni_pack(src.data(), n, k, dst.data());
+  ASSERT_EQ(xnnpack::qb4w_vnni_scale_bytes(k, block), 64u);
+  const size_t group_bytes = xnnpack::qb4w_vnni_group_bytes(k, block);
+  ASSERT_EQ(group_bytes, 64u + 2 * k);
+  std::vector<uint8_t> dst(groups * group_bytes, 0xAA);
+  xnnpack::qb4w_vnni_pack(src.data(), scales.data(), n, k, block, dst.data());
   for (size_t o = 0; o < groups * 4; ++o) {
+    const uint8_t* group = dst.data() + (o / 4) * group_bytes;
+    for (size_t b = 0; b < nb; ++b) {
+      uint16_t h;
+      std::memcpy(&h, group + (b * 4 + o % 4) * 2, 2);
+      EXPECT_EQ(xnnpack::bf16_to_float(h), o < n ? scales[o * nb + b] : 0.0f)
+          << "output " << o << " block " << b;
+    }
     for (size_t i = 0; i < k; ++i) {
       // Where input i of output o went.
       const size_t c = i / 128, r = i % 128, half = r / 64, in16 = r % 16, seg = r % 64 / 16;
       const size_t j = in16 % 8 / 2, e = in16 % 2 + 2 * (in16 / 8);
-      const uint8_t byte = dst[(o / 4) * 2 * k + c * 256 + seg * 64 + (o % 4) * 16 + 4 * j + e];
+      const uint8_t byte = group[64 + c * 256 + seg * 64 + (o % 4) * 16 + 4 * j + e];
       const int nib = half == 0 ? byte & 0x0F : byte >> 4;
       const int want = o < n ? unpacked[o * k + i] : 0;  // padding: zero weights
       ASSERT_EQ(nib - 8, want) << "output " << o << " input " << i;
-    }
-  }
-  std::vector<float> scales(n * nb), sv(groups * nb * 4, -1.0f);
-  for (size_t i = 0; i < scales.size(); ++i) scales[i] = 0.5f + static_cast<float>(i);
-  xnnpack::qb4w_vnni_pack_scales(scales.data(), n, nb, sv.data());
-  for (size_t g = 0; g < groups; ++g) {
-    for (size_t b = 0; b < nb; ++b) {
-      for (size_t o = 0; o < 4; ++o) {
-        const size_t out = g * 4 + o;
-        EXPECT_EQ(sv[(g * nb + b) * 4 + o], out < n ? scales[out * nb + b] : 0.0f);
-      }
     }
   }
 }
