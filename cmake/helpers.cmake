@@ -31,8 +31,9 @@ function(etr_add_test name)
 endfunction()
 
 # etr_isa_sources(src...): the one ISA idiom. On x86-64, a source ending in
-# _avx2.cpp is compiled with AVX2+FMA+F16C and one ending in _avx512.cpp with
-# AVX-512F as well; callers reach them only where cpu_features()
+# _avx2.cpp is compiled with AVX2+FMA+F16C, one ending in _avx512.cpp with
+# AVX-512F as well and one ending in _avx512vnni.cpp with AVX-512 F, BW, VL
+# and VNNI as well; callers reach them only where cpu_features()
 # (kernels/cpu_math/cpu_features.h) reports the instruction set.
 function(etr_isa_sources)
   if(NOT CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
@@ -43,6 +44,9 @@ function(etr_isa_sources)
       set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-mf16c")
     elseif(src MATCHES "_avx512\\.cpp$")
       set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "-mavx512f;-mavx2;-mfma;-mf16c")
+    elseif(src MATCHES "_avx512vnni\\.cpp$")
+      set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
+        "-mavx512f;-mavx512bw;-mavx512vl;-mavx512vnni;-mavx2;-mfma;-mf16c")
     endif()
   endforeach()
 endfunction()

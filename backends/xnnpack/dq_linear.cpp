@@ -136,6 +136,61 @@ void qb4w_pack_row(const uint8_t* src, size_t o, size_t k, uint8_t* dst) {
   }
 }
 
+bool qb4w_vnni_supported(size_t k, size_t block) {
+  return opt::cpu_features().avx512_vnni && dq::qb4w_vnni_built() && block != 0 &&
+         block % 128 == 0 && k % block == 0 && k <= kQb4wVnniMaxInputs;
+}
+
+void qb4w_vnni_pack(const uint8_t* src, const float* scales, size_t n, size_t k, size_t block,
+                    uint8_t* dst) {
+  constexpr size_t G = kQb4wVnniGroup;
+  static const uint8_t kPadding[64] = {
+      0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
+      0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
+      0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
+      0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
+      0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88};
+  const size_t groups = qb4w_vnni_groups(n), nb = k / block;
+  const size_t scale_bytes = qb4w_vnni_scale_bytes(k, block);
+  const size_t group_bytes = qb4w_vnni_group_bytes(k, block);
+  for (size_t g = 0; g < groups; ++g) {
+    uint8_t* group = dst + g * group_bytes;
+    std::memset(group, 0, scale_bytes);
+    for (size_t b = 0; b < nb; ++b) {
+      for (size_t o = 0; o < G && g * G + o < n; ++o) {
+        const float f = scales[(g * G + o) * nb + b];
+        uint32_t u;
+        std::memcpy(&u, &f, sizeof u);
+        const uint16_t h = static_cast<uint16_t>(u >> 16);  // exact: a bf16 value
+        std::memcpy(group + (b * G + o) * 2, &h, sizeof h);
+      }
+    }
+    for (size_t o = 0; o < G; ++o) {
+      const size_t out = g * G + o;
+      for (size_t c = 0; c < k; c += 128) {
+        // The output's 128 weights from c: 64 source bytes, byte t holding
+        // inputs 2t (low nibble) and 2t + 1 (high); padding outputs q = 0.
+        // (k is a multiple of 128, so every row starts on a byte.)
+        const uint8_t* b = out < n ? src + (out * k + c) / 2 : kPadding;
+        uint8_t* d = group + scale_bytes + c * 2 + o * 16;  // 4 vectors of 64 bytes per 128 inputs
+        // Reordered position 16s + 4j + e is input 16s + 2j + (e & 1) +
+        // 8 (e >> 1): source byte 8s + j (e < 2) or 8s + j + 4, and its
+        // partner 64 inputs on (32 bytes on) goes into the high nibble.
+        for (size_t s = 0; s < 4; ++s) {
+          for (size_t j = 0; j < 4; ++j) {
+            const size_t t = 8 * s + j;
+            uint8_t* e = d + s * 64 + 4 * j;
+            e[0] = static_cast<uint8_t>((b[t] & 0x0F) | (b[t + 32] << 4));
+            e[1] = static_cast<uint8_t>((b[t] >> 4) | (b[t + 32] & 0xF0));
+            e[2] = static_cast<uint8_t>((b[t + 4] & 0x0F) | (b[t + 36] << 4));
+            e[3] = static_cast<uint8_t>((b[t + 4] >> 4) | (b[t + 36] & 0xF0));
+          }
+        }
+      }
+    }
+  }
+}
+
 Qd8Params qd8_params(float min, float max, float* multiplier) {
   const float qmin = -128.0f, qmax = 127.0f;
   const float rmin = xmin(0.0f, min);
@@ -320,6 +375,15 @@ void dq_linear(const int8_t* q, const Qd8Params* params, size_t rows, const DqLi
   if (per_row == 0 || rows <= (kSerialMacs - 1) / per_row) pool = nullptr;
   if (w.wvnni != nullptr) {  // set only where dq_vnni_usable
     dq_linear_vnni(q, params, rows, w, y, pool);
+    return;
+  }
+  if (w.w4 != nullptr && w.w4_vnni) {  // set only where qb4w_vnni_supported
+    const size_t groups = qb4w_vnni_groups(w.n);
+    const size_t per_group = rows * w.k * kQb4wVnniGroup;
+    const size_t grain = per_group >= 65536 ? 1 : 65536 / per_group;
+    parallel_for(pool, groups, grain, [&](size_t begin, size_t end) {
+      dq::qb4w_vnni_block(q, params, rows, w, begin, end, y);
+    });
     return;
   }
   const size_t pairs = (w.n + kPair - 1) / kPair;

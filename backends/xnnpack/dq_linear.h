@@ -118,6 +118,10 @@ struct DqLinearWeights {
   // Per-channel int8 weights also packed for the AVX-512 VNNI kernel
   // (dq_vnni_pack); null where dq_vnni_usable is false.
   const int8_t* wvnni = nullptr;
+  // w4 holds weights and block scales in qb4w_vnni_pack's layout instead
+  // (the AVX-512 VNNI kernel; block_scales is then unused). Set only where
+  // qb4w_vnni_supported.
+  bool w4_vnni = false;
   const float* bias = nullptr;  // [n]; may be null
   // Static int8 layers (qs8_linear): int8 output through XNNPACK's fp32
   // requantization (qs8_linear below) instead of the float epilogue.
@@ -170,6 +174,45 @@ bool qb4w_packed_supported(size_t k, size_t block);
 // holding input b in its low nibble and input 32 + b in its high nibble,
 // values kept as stored (q + 8).
 void qb4w_pack_row(const uint8_t* src, size_t o, size_t k, uint8_t* dst);
+
+// qbint4 weights for the AVX-512 VNNI kernel (vpdpbusd: four u8 x s8
+// products summed into each int32 element). The four inputs of an element
+// must belong to one of the kernel's lanes (input i is in lane (i / 2) mod 4),
+// so the activations of each 16 inputs are reordered (their int16 pairs taken
+// as 0, 4, 1, 5, 2, 6, 3, 7: bytes 4j .. 4j + 3 then hold inputs 2j, 2j + 1,
+// 2j + 8, 2j + 9, all of lane j) and the weights are stored to match.
+// Outputs go in groups of kQb4wVnniGroup (the last one padded with zero
+// weights and scales); each group is qb4w_vnni_group_bytes long, 64-byte
+// aligned, and holds, so that the kernel reads one stream front to back:
+//   - its block scales as bf16 (exact: the graph's block scales are bf16
+//     values), [blocks, kQb4wVnniGroup], zero-padded to a multiple of 64 bytes;
+//   - its weights, per 128 inputs 4 vectors of 64 bytes: in vector s, byte
+//     16 * o + 4 * j + e holds, for output o of the group, the weight of
+//     reordered input 16 * s + 4 * j + e in its low nibble and that of
+//     reordered input 64 + 16 * s + 4 * j + e in its high nibble (values as
+//     stored, q + 8). One 64-byte load thus feeds four outputs x four lanes.
+constexpr size_t kQb4wVnniGroup = 4;
+// Largest k the kernel takes (its reordered activations live on the stack:
+// 4 rows of k bytes and their block sums, about 72 KiB).
+constexpr size_t kQb4wVnniMaxInputs = 16384;
+// Whether [*, k] qbint4 weights in blocks of `block` inputs can run on the
+// VNNI kernel on this CPU and build: AVX-512 F/BW/VL/VNNI, block a multiple
+// of 128 dividing k, k <= kQb4wVnniMaxInputs.
+bool qb4w_vnni_supported(size_t k, size_t block);
+inline size_t qb4w_vnni_groups(size_t n) { return (n + kQb4wVnniGroup - 1) / kQb4wVnniGroup; }
+// Bytes of the scales at the start of a group, and of the whole group.
+inline size_t qb4w_vnni_scale_bytes(size_t k, size_t block) {
+  return (k / block * kQb4wVnniGroup * 2 + 63) / 64 * 64;
+}
+inline size_t qb4w_vnni_group_bytes(size_t k, size_t block) {
+  return qb4w_vnni_scale_bytes(k, block) + 2 * k;
+}
+// Repacks the exporter's nibbles of all n rows (k a multiple of 128, block
+// as in qb4w_vnni_supported) and their block scales [n, k / block] (bf16
+// values) into qb4w_vnni_groups(n) * qb4w_vnni_group_bytes(k, block) bytes
+// at dst.
+void qb4w_vnni_pack(const uint8_t* src, const float* scales, size_t n, size_t k, size_t block,
+                    uint8_t* dst);
 
 // y[rows, n] = dequantized (q[rows, k] x w^T) + bias, clamped; per-channel
 // or block-wise by w.block.

@@ -46,6 +46,12 @@ bool qb4w_block_avx2(const int8_t* q, const Qd8Params* params, size_t rows,
 bool qb4w_packed_block_avx2(const int8_t* q, const Qd8Params* params, size_t rows,
                             const DqLinearWeights& w, size_t o0, size_t o1, float* y);
 bool qb4w_packed_built();
+// qbint4 weights in qb4w_vnni_pack's layout (w.w4_vnni), output groups
+// [g0, g1) (dq_linear_avx512vnni.cpp); called only where
+// opt::cpu_features().avx512_vnni and qb4w_vnni_built().
+void qb4w_vnni_block(const int8_t* q, const Qd8Params* params, size_t rows,
+                     const DqLinearWeights& w, size_t g0, size_t g1, float* y);
+bool qb4w_vnni_built();
 
 // The qd8 conversion's loops with AVX2 (dq_linear_avx2.cpp), the plain
 // loops' results exactly: min and max of x[0..n) folded into *lo and *hi

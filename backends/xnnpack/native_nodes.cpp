@@ -1029,6 +1029,44 @@ Error prepare_qb4w_packed(const PrepareContext& ctx, const Node& n, DqLinearWeig
   return prepare_dq_linear_tail(ctx, n, p);
 }
 
+// qbint4 weights and their block scales in qb4w_vnni_pack's layout (the
+// AVX-512 VNNI kernel), with their int32 and float row sums.
+Error prepare_qb4w_vnni(const PrepareContext& ctx, const Node& n, DqLinearWeights* p) {
+  const Value& w = in(ctx.values, n, 1);
+  const size_t k = p->k, nb = k / w.group_size, groups = qb4w_vnni_groups(p->n);
+  // groups * kQb4wVnniGroup <= n + 3 and k <= kQb4wVnniMaxInputs, while n * k
+  // was checked (qb4w_layout_problem): the product below cannot overflow.
+  const uint8_t* src = reinterpret_cast<const uint8_t*>(w.data);
+  uint8_t* packed = take<uint8_t>(ctx, n, groups * qb4w_vnni_group_bytes(k, w.group_size),
+                                  "the repacked 4-bit weights and scales", 64);
+  int8_t* row = take<int8_t>(ctx, n, k, "one unpacked 4-bit weight row");
+  int32_t* ksum = take<int32_t>(ctx, n, p->n, "the weight row sums");
+  float* kfsum = take<float>(ctx, n, p->n, "the block row sums");
+  if (packed == nullptr || row == nullptr || ksum == nullptr || kfsum == nullptr)
+    return Error::DelegateMemoryAllocationFailed;
+  qb4w_vnni_pack(src, w.block_scales, p->n, k, w.group_size, packed);
+  for (size_t o = 0; o < p->n; ++o) {
+    int32_t s = 0;
+    for (size_t i = 0; i < k; ++i) {
+      const size_t e = o * k + i;
+      const uint8_t byte = src[e >> 1];
+      row[i] = static_cast<int8_t>(((e & 1) != 0 ? byte >> 4 : byte & 0x0F) - 8);
+      s += row[i];
+    }
+    ksum[o] = s;
+    kfsum[o] = qb4w_row_kfsum(row, k, w.group_size, w.block_scales + o * nb);
+  }
+  p->w = nullptr;
+  p->w4 = packed;
+  p->w4_vnni = true;
+  p->ksum = ksum;
+  p->scales = nullptr;
+  p->block = w.group_size;
+  p->block_scales = nullptr;
+  p->kfsum = kfsum;
+  return prepare_dq_linear_tail(ctx, n, p);
+}
+
 Error prepare_dq_linear(const PrepareContext& ctx, const Node& n, DqLinearWeights* p) {
   const Values& g = ctx.values;
   const size_t d = ctx.delegate;
@@ -1037,6 +1075,10 @@ Error prepare_dq_linear(const PrepareContext& ctx, const Node& n, DqLinearWeight
   p->k = transposed ? w.dims[0] : w.dims[1];
   p->n = transposed ? w.dims[1] : w.dims[0];
   const int8_t* src = reinterpret_cast<const int8_t*>(w.data);
+  if (w.dtype == Dtype::QBInt4 && qb4w_vnni_supported(p->k, w.group_size)) {
+    // Kept as nibbles in the AVX-512 VNNI kernel's layout.
+    return prepare_qb4w_vnni(ctx, n, p);
+  }
   if (w.dtype == Dtype::QBInt4 && qb4w_packed_supported(p->k, w.group_size)) {
     // Kept as nibbles in the AVX2 kernel's layout; the row sums come from
     // one row at a time unpacked to int8.

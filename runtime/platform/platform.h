@@ -26,6 +26,8 @@ struct PlatformHooks {
   // MethodMeta::method_allocator_bytes() and its PlatformArena, MethodMemory.
   // Program::load_method and Method::execute never call these (they take
   // memory from the caller's allocators). `alignment` is a power of two.
+  // The POSIX default starts blocks of 2 MiB or more on a 2 MiB boundary and,
+  // on Linux, advises transparent huge pages for them (madvise).
   void* (*allocate)(size_t size, size_t alignment);
   void (*deallocate)(void* ptr);
 };

@@ -13,7 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -82,6 +84,50 @@ TEST(DqLinearTest, RowParametersAndValuesMatchXnnpackFormula) {
     }
     EXPECT_EQ(p.zero_point, c.zero_point);
     EXPECT_EQ(q, c.q);
+  }
+}
+
+TEST(DqLinearTest, LongRowsMatchTheFormulaElementByElement) {
+  // Rows long enough for the vector path (8 and 32 floats per step, scalar
+  // tails), with NaN, infinities, exact halves and values on the clamps;
+  // expected codes from the formula written out plainly (quantization.h's
+  // row parameters are checked by the test above).
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> uf(-3.0f, 2.0f);
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (size_t k : {8u, 31u, 32u, 33u, 100u, 768u, 2051u}) {
+    for (int variant = 0; variant < 4; ++variant) {
+      SCOPED_TRACE(::testing::Message() << "k " << k << " variant " << variant);
+      std::vector<float> x(k);
+      for (float& v : x) v = uf(rng);
+      if (variant == 1) x[k / 2] = nan;
+      if (variant == 2) x[k - 1] = inf;
+      if (variant == 3) {
+        for (size_t i = 0; i < k; ++i)
+          x[i] = static_cast<float>(static_cast<int>(i % 9) - 4) * 0.5f;
+      }
+      std::vector<int8_t> q(k);
+      Qd8Params p{};
+      xnnpack::qd8_quantize(x.data(), 1, k, q.data(), &p, nullptr);
+      float lo = 0.0f, hi = 0.0f;
+      for (float v : x) {
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+      }
+      float m = 0.0f;
+      const Qd8Params want = xnnpack::qd8_params(lo, hi, &m);
+      ASSERT_EQ(p.zero_point, want.zero_point);
+      ASSERT_TRUE(p.scale == want.scale || (std::isnan(p.scale) && std::isnan(want.scale)));
+      for (size_t i = 0; i < k; ++i) {
+        float v = x[i] * m;
+        if (std::isnan(v)) v = 0.0f;
+        v = std::min(std::max(v, static_cast<float>(-128 - want.zero_point)),
+                     static_cast<float>(127 - want.zero_point));
+        const int code = static_cast<int>(std::nearbyint(v)) + want.zero_point;
+        ASSERT_EQ(q[i], code) << "element " << i << " x " << x[i];
+      }
+    }
   }
 }
 
@@ -319,9 +365,11 @@ TEST(DqLinearTest, BlockwiseGemmMatchesTheKernelOrderForEveryRemainder) {
   ASSERT_NE(pool, nullptr);
   // rows, inputs, outputs, block
   const size_t shapes[][4] = {
-      {1, 32, 1, 32},    {3, 64, 3, 32},    {4, 96, 8, 32},    {5, 128, 33, 64}, {7, 64, 5, 64},
-      {9, 256, 64, 128}, {0, 32, 4, 32},    {13, 160, 31, 32}, {2, 2048, 7, 32}, {1, 768, 65, 128},
-      {6, 1024, 3, 256}, {3, 1024, 5, 512}, {1, 192, 4, 192}};
+      {1, 32, 1, 32},     {3, 64, 3, 32},    {4, 96, 8, 32},    {5, 128, 33, 64}, {7, 64, 5, 64},
+      {9, 256, 64, 128},  {0, 32, 4, 32},    {13, 160, 31, 32}, {2, 2048, 7, 32}, {1, 768, 65, 128},
+      {6, 1024, 3, 256},  {3, 1024, 5, 512}, {1, 192, 4, 192},  {5, 768, 9, 128}, {1, 2048, 6, 128},
+      {2, 384, 130, 128}, {17, 256, 7, 128}};
+  size_t vnni_cases = 0;
   for (const auto& s : shapes) {
     for (ThreadPool* tp :
          {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(pool.get())}) {
@@ -364,6 +412,28 @@ TEST(DqLinearTest, BlockwiseGemmMatchesTheKernelOrderForEveryRemainder) {
           ASSERT_EQ(y[r * n + o], qb4w_reference(q, p[r], r, w, o)) << "row " << r << " out " << o;
         }
       }
+      // The same weights repacked for the AVX-512 VNNI kernel (block a
+      // multiple of 128, where this CPU has it): the same values, bit for bit.
+      if (xnnpack::qb4w_vnni_supported(k, bl)) {
+        ++vnni_cases;
+        const size_t groups = xnnpack::qb4w_vnni_groups(n);
+        std::vector<uint8_t> wv(groups * xnnpack::qb4w_vnni_group_bytes(k, bl) + 64);
+        uint8_t* wv64 = wv.data() + (64 - reinterpret_cast<uintptr_t>(wv.data()) % 64) % 64;
+        xnnpack::qb4w_vnni_pack(packed.data(), block_scales.data(), n, k, bl, wv64);
+        xnnpack::DqLinearWeights wvn = w;
+        wvn.w = nullptr;
+        wvn.w4 = wv64;
+        wvn.w4_vnni = true;
+        wvn.block_scales = nullptr;
+        std::vector<float> yv(rows * n, -7.0f);
+        xnnpack::dq_linear(q.data(), p.data(), rows, wvn, yv.data(), tp);
+        for (size_t r = 0; r < rows; ++r) {
+          for (size_t o = 0; o < n; ++o) {
+            ASSERT_EQ(yv[r * n + o], qb4w_reference(q, p[r], r, w, o))
+                << "vnni: row " << r << " out " << o;
+          }
+        }
+      }
       // The same weights repacked for the AVX2 nibble kernel (block a
       // multiple of 64): the same values, bit for bit.
       if (!xnnpack::qb4w_packed_supported(k, bl)) continue;
@@ -383,6 +453,7 @@ TEST(DqLinearTest, BlockwiseGemmMatchesTheKernelOrderForEveryRemainder) {
       }
     }
   }
+  if (vnni_cases == 0) std::printf("(no AVX-512 VNNI on this CPU: its kernel was not run)\n");
 }
 
 TEST(DqLinearTest, PackedNibblesKeepEveryWeight) {
@@ -400,6 +471,46 @@ TEST(DqLinearTest, PackedNibblesKeepEveryWeight) {
       const uint8_t byte = row[c / 2 + j % 32];
       const int nib = j < 32 ? byte & 0x0F : byte >> 4;
       ASSERT_EQ(nib - 8, unpacked[o * k + i]) << "row " << o << " input " << i;
+    }
+  }
+}
+
+TEST(DqLinearTest, VnniPackingKeepsEveryWeightWhereDocumented) {
+  // qb4w_vnni_pack (dq_linear.h): groups of 4 outputs, each its bf16 block
+  // scales [blocks, 4] (padded to 64 bytes), then per 128 inputs 4 vectors
+  // of 64 bytes; byte 16o + 4j + e of vector s holds reordered inputs
+  // 16s + 4j + e (low nibble) and 64 + 16s + 4j + e (high), where reordered
+  // position 4j + e of each 16 is input 2j + (e & 1) + 8 (e >> 1).
+  const size_t n = 6, k = 256, block = 128, nb = 2;  // the second group is half padding
+  std::vector<uint8_t> src(n * k / 2);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 37 + 11);
+  std::vector<int8_t> unpacked(n * k);
+  ASSERT_TRUE(xnnpack::unpack_int4(src.data(), src.size(), n, k, unpacked.data()));
+  std::vector<float> scales(n * nb);
+  for (size_t i = 0; i < scales.size(); ++i) scales[i] = 0.5f + static_cast<float>(i);
+  const size_t groups = xnnpack::qb4w_vnni_groups(n);
+  ASSERT_EQ(groups, 2u);
+  ASSERT_EQ(xnnpack::qb4w_vnni_scale_bytes(k, block), 64u);
+  const size_t group_bytes = xnnpack::qb4w_vnni_group_bytes(k, block);
+  ASSERT_EQ(group_bytes, 64u + 2 * k);
+  std::vector<uint8_t> dst(groups * group_bytes, 0xAA);
+  xnnpack::qb4w_vnni_pack(src.data(), scales.data(), n, k, block, dst.data());
+  for (size_t o = 0; o < groups * 4; ++o) {
+    const uint8_t* group = dst.data() + (o / 4) * group_bytes;
+    for (size_t b = 0; b < nb; ++b) {
+      uint16_t h;
+      std::memcpy(&h, group + (b * 4 + o % 4) * 2, 2);
+      EXPECT_EQ(xnnpack::bf16_to_float(h), o < n ? scales[o * nb + b] : 0.0f)
+          << "output " << o << " block " << b;
+    }
+    for (size_t i = 0; i < k; ++i) {
+      // Where input i of output o went.
+      const size_t c = i / 128, r = i % 128, half = r / 64, in16 = r % 16, seg = r % 64 / 16;
+      const size_t j = in16 % 8 / 2, e = in16 % 2 + 2 * (in16 / 8);
+      const uint8_t byte = group[64 + c * 256 + seg * 64 + (o % 4) * 16 + 4 * j + e];
+      const int nib = half == 0 ? byte & 0x0F : byte >> 4;
+      const int want = o < n ? unpacked[o * k + i] : 0;  // padding: zero weights
+      ASSERT_EQ(nib - 8, want) << "output " << o << " input " << i;
     }
   }
 }
