@@ -2,6 +2,9 @@
 #include "kernels/quantized/util/quant_vec.h"
 
 #include <cmath>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include "kernels/quantized/util/quant_util.h"
 
@@ -11,10 +14,14 @@ namespace qvec {
 namespace {
 
 // Whether this CPU runs quant_vec_avx2.cpp (AVX2; its file is also built
-// with FMA and F16C, so those are required too). Asked once.
+// with FMA and F16C, so those are required too). Asked once. (F16C is CPUID
+// leaf 1, ECX bit 29: clang's __builtin_cpu_supports has no "f16c".)
 bool use_avx2() {
-  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                          __builtin_cpu_supports("f16c");
+  static const bool yes = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 29)) != 0;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
+  }();
   return yes;
 }
 
