@@ -3,9 +3,10 @@
 // validation like vulkan_backend_test.cpp:
 //  - manifest_llm.txt: torchao 4-bit group-wise quantized MLPs
 //    (et_vk.linear_q4gsw; 8da4w: torchao.choose_qparams_affine +
-//    et_vk.linear_dq8ca_q4gsw) and a static int8 one (quantize_per_tensor,
-//    et_vk.q8ta_linear, dequantize_per_tensor) against PyTorch eager of the
-//    quantized module;
+//    et_vk.linear_dq8ca_q4gsw), a static int8 one (quantize_per_tensor,
+//    et_vk.q8ta_linear, dequantize_per_tensor) and one with int8 inputs and
+//    float outputs (quantize_per_tensor, et_vk.linear_q8ta_q8csw) against
+//    PyTorch eager of the quantized module;
 //  - tiny_llama_vulkan.pte, tiny_llama_vulkan_8da4w.pte and
 //    tiny_llama_vulkan_8da4w_emb4.pte (the official LLM exporter with
 //    backend.vulkan.enabled, static shapes): logits after each
@@ -58,7 +59,7 @@ constexpr size_t kVocab = 128;
 
 TEST_F(VulkanLlmTest, QuantizedLinearFixturesMatchPyTorch) {
   const std::vector<FixtureCase> cases = load_manifest(kVulkanDir, "manifest_llm.txt");
-  ASSERT_EQ(cases.size(), 3u);
+  ASSERT_EQ(cases.size(), 4u);
   register_all_kernels();
   for (const FixtureCase& c : cases) {
     SCOPED_TRACE(c.line);
