@@ -4,7 +4,8 @@
 // (et_vk.linear_q4gsw, et_vk.linear_dq8ca_q4gsw with its
 // torchao.choose_qparams_affine, et_vk.embedding_q4gsw), the static int8 flow
 // of the XNNPACK quantizer (quantize_per_tensor, et_vk.q8ta_linear,
-// dequantize_per_tensor), and what the official LLM exporter's Vulkan
+// dequantize_per_tensor), int8 activations with a float output
+// (et_vk.linear_q8ta_q8csw), and what the official LLM exporter's Vulkan
 // programs call (et_vk.rms_norm, et_vk.apply_rotary_emb,
 // et_vk.select_as_symint, sdpa_with_kv_cache, aten.index.Tensor).
 //

@@ -908,7 +908,7 @@ TEST_F(VulkanLlmTest, NormAndRotaryArgumentsAreCheckedAtInit) {
 
 TEST_F(VulkanLlmTest, EverySingleByteCorruptionOfTheNewOperatorsIsHandled) {
   for (const std::vector<uint8_t>& full :
-       {Q4Graph().payload(), SdpaGraph().payload(), Q8Graph().payload()}) {
+       {Q4Graph().payload(), SdpaGraph().payload(), Q8Graph().payload(), Q8cswGraph().payload()}) {
     for (size_t i = 0; i < full.size(); ++i) {
       std::vector<uint8_t> bad = full;
       bad[i] ^= 0xA5;
