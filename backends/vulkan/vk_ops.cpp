@@ -23,6 +23,7 @@
 #include "backends/vulkan/spirv/kv_update.h"
 #include "backends/vulkan/spirv/layer_norm.h"
 #include "backends/vulkan/spirv/linear_q4gsw.h"
+#include "backends/vulkan/spirv/linear_q8ta_q8csw.h"
 #include "backends/vulkan/spirv/matmul.h"
 #include "backends/vulkan/spirv/matmul_fp16.h"
 #include "backends/vulkan/spirv/pool2d.h"
@@ -72,6 +73,7 @@ const ShaderInfo kShaders[kNumShaders] = {
     {"group_norm", kSpirv_group_norm, kSpirv_group_norm_words, 4, 28, 64},
     {"conv2d_oc4", kSpirv_conv2d_oc4, kSpirv_conv2d_oc4_words, 4, 76, 64},
     {"where", kSpirv_where, kSpirv_where_words, 4, 104, 64},
+    {"linear_q8ta_q8csw", kSpirv_linear_q8ta_q8csw, kSpirv_linear_q8ta_q8csw_words, 6, 24, 64},
 };
 
 // The float16-storage variants (same bindings, push constants and local

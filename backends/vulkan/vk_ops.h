@@ -48,6 +48,7 @@ enum class Shader : uint8_t {
   GroupNorm,
   Conv2dOc4,
   Where,
+  LinearQ8taQ8csw,
   Count
 };
 constexpr size_t kNumShaders = static_cast<size_t>(Shader::Count);

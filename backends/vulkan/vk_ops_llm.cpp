@@ -485,6 +485,69 @@ Error plan_q8ta_linear(const Call& c) {
   return Error::Ok;
 }
 
+// et_vk.linear_q8ta_q8csw(x, input_scale, input_zero_point, weights,
+// weight_sums, weight_scales, bias?) -> out: x int8 [.., K] (the output of a
+// quantize_per_tensor), weights int8 [N, K] with their row sums (int32) and a
+// float scale per output channel (both padded to a multiple of 4 by the
+// exporter; the first N are read), out float [.., N].
+Error plan_linear_q8ta_q8csw(const Call& c) {
+  ETR_RETURN_IF_ERROR(expect_args(c, 8));
+  const TensorInfo *x, *w, *sums, *scales, *out;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "input", Dtype::Int8, &x));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 3, "weights", Dtype::Int8, &w));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 4, "weight_sums", Dtype::Int32, &sums));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 5, "weight_scales", Dtype::Float32, &scales));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 7, "out", Dtype::Float32, &out));
+  float in_scale = 1.0f;
+  int32_t in_zp = 0;
+  ETR_RETURN_IF_ERROR(qparams_args(c, 1, 2, &in_scale, &in_zp));
+  if (x->ndim < 1 || x->dims[x->ndim - 1] == 0) {
+    CALL_FAIL(c, Error::InvalidProgram, "argument 0 (input): needs a non-empty last dim");
+  }
+  const uint32_t K = x->dims[x->ndim - 1];
+  if (K >= (1u << 16)) {
+    CALL_FAIL(c, Error::NotSupported, "argument 0 (input): %u input channels (below 65536 here)",
+              K);
+  }
+  if (w->ndim != 2 || w->dims[1] != K) {
+    CALL_FAIL(c, Error::InvalidProgram, "argument 3 (weights): must be [N, K = %u]", K);
+  }
+  const uint32_t N = w->dims[0];
+  const uint64_t M = x->numel / K;
+  if (out->ndim != x->ndim || out->dims[out->ndim - 1] != N || out->numel != M * N) {
+    CALL_FAIL(c, Error::InvalidProgram,
+              "argument 7 (out): must be the input's shape with last dim N = %u", N);
+  }
+  if (sums->ndim != 1 || scales->ndim != 1) {
+    CALL_FAIL(c, Error::InvalidProgram, "argument %d (%s): must be 1-D", sums->ndim != 1 ? 4 : 5,
+              sums->ndim != 1 ? "weight_sums" : "weight_scales");
+  }
+  ETR_RETURN_IF_ERROR(expect_len(c, 4, "weight_sums", *sums, N));
+  ETR_RETURN_IF_ERROR(expect_len(c, 5, "weight_scales", *scales, N));
+  uint32_t bias_id = c.id(5);  // bound but unread without a bias
+  if (c.value(6).kind != Kind::Null) {
+    const TensorInfo* bias;
+    ETR_RETURN_IF_ERROR(tensor_arg(c, 6, "bias", Dtype::Float32, &bias));
+    if (bias->ndim != 1) {
+      CALL_FAIL(c, Error::InvalidProgram, "argument 6 (bias): must be 1-D");
+    }
+    ETR_RETURN_IF_ERROR(expect_len(c, 6, "bias", *bias, N));
+    bias_id = c.id(6);
+  }
+  if (out->numel == 0) return Error::Ok;
+  Step s =
+      dispatch(c, Shader::LinearQ8taQ8csw, {c.id(7), c.id(0), c.id(3), c.id(4), c.id(5), bias_id});
+  s.push[0] = static_cast<uint32_t>(M);
+  s.push[1] = N;
+  s.push[2] = K;
+  s.push[3] = f2u(in_scale);
+  s.push[4] = static_cast<uint32_t>(in_zp);
+  s.push[5] = bias_id != c.id(5) ? 1 : 0;
+  ETR_RETURN_IF_ERROR(groups_1d(c, out->numel, &s));
+  c.steps->push_back(s);
+  return Error::Ok;
+}
+
 // ---- the LLM exporter's operators ------------------------------------------
 
 // et_vk.rms_norm(x, weight, eps) -> out, over the last dim.
@@ -837,6 +900,7 @@ const LlmOp kLlmOps[] = {
     LLM_OP("quantized_decomposed.quantize_per_tensor.default", plan_quantize_per_tensor),
     LLM_OP("quantized_decomposed.dequantize_per_tensor.default", plan_dequantize_per_tensor),
     LLM_OP("et_vk.q8ta_linear.default", plan_q8ta_linear),
+    LLM_OP("et_vk.linear_q8ta_q8csw.default", plan_linear_q8ta_q8csw),
     LLM_OP("et_vk.rms_norm.default", plan_rms_norm),
     LLM_OP("et_vk.apply_rotary_emb.default", plan_rotary),
     LLM_OP("et_vk.select_as_symint.default", plan_select_as_symint),
@@ -860,6 +924,25 @@ Error device_symint(const Graph& g, const Operator& user, uint32_t id, bool* fou
     return symint_source(c, o, tensor, element);
   }
   return Error::Ok;
+}
+
+void retype_q8csw_outputs(Graph* g) {
+  for (const Operator& o : g->ops) {
+    if (o.name != "et_vk.linear_q8ta_q8csw.default" || o.args.size() != 8) continue;
+    const uint32_t id = o.args.back();
+    if (id >= g->values.size()) continue;  // refused with its name when planned
+    Value& v = g->values[id];
+    if (v.kind != Kind::Tensor || v.tensor.dtype != Dtype::Int8 || v.tensor.constant_id >= 0) {
+      continue;
+    }
+    ETR_LOG(Info,
+            "VulkanBackend: delegate %zu: operator %u (%s): argument 7 (out): value %u typed int8, "
+            "computed as float32",
+            g->delegate_index, o.index, o.name.c_str(), id);
+    v.tensor.dtype = Dtype::Float32;
+    v.tensor.device = Dtype::Float32;
+    if (v.tensor.staging == Dtype::Int8) v.tensor.staging = Dtype::Float32;
+  }
 }
 
 LlmPlanFn find_llm_operator(const char* name) {

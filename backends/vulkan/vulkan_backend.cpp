@@ -9,6 +9,7 @@
 #include "backends/vulkan/vk_device.h"
 #include "backends/vulkan/vk_graph.h"
 #include "backends/vulkan/vk_ops.h"
+#include "backends/vulkan/vk_ops_llm.h"
 #include "backends/vulkan/vk_shapes.h"
 #include "runtime/core/half.h"
 #include "runtime/platform/log.h"
@@ -605,6 +606,7 @@ Error build(Delegate* d, BackendInitContext& ctx, FreeableBuffer* processed) {
   ETR_RETURN_IF_ERROR(vulkan::parse_graph(static_cast<const uint8_t*>(processed->data()),
                                           processed->size(), ctx.named_data, d->index, &d->graph));
   ETR_RETURN_IF_ERROR(vulkan::acquire_device(d->index, &d->dev));
+  vulkan::retype_q8csw_outputs(&d->graph);
   // A dynamic program's symbolic sizes, computed for the upper bounds.
   if (d->graph.dynamic) {
     vulkan::infer_symint_inputs(&d->graph);

@@ -3,9 +3,10 @@
 // validation like vulkan_backend_test.cpp:
 //  - manifest_llm.txt: torchao 4-bit group-wise quantized MLPs
 //    (et_vk.linear_q4gsw; 8da4w: torchao.choose_qparams_affine +
-//    et_vk.linear_dq8ca_q4gsw) and a static int8 one (quantize_per_tensor,
-//    et_vk.q8ta_linear, dequantize_per_tensor) against PyTorch eager of the
-//    quantized module;
+//    et_vk.linear_dq8ca_q4gsw), a static int8 one (quantize_per_tensor,
+//    et_vk.q8ta_linear, dequantize_per_tensor) and one with int8 inputs and
+//    float outputs (quantize_per_tensor, et_vk.linear_q8ta_q8csw) against
+//    PyTorch eager of the quantized module;
 //  - tiny_llama_vulkan.pte, tiny_llama_vulkan_8da4w.pte and
 //    tiny_llama_vulkan_8da4w_emb4.pte (the official LLM exporter with
 //    backend.vulkan.enabled, static shapes): logits after each
@@ -58,7 +59,7 @@ constexpr size_t kVocab = 128;
 
 TEST_F(VulkanLlmTest, QuantizedLinearFixturesMatchPyTorch) {
   const std::vector<FixtureCase> cases = load_manifest(kVulkanDir, "manifest_llm.txt");
-  ASSERT_EQ(cases.size(), 3u);
+  ASSERT_EQ(cases.size(), 4u);
   register_all_kernels();
   for (const FixtureCase& c : cases) {
     SCOPED_TRACE(c.line);
@@ -717,6 +718,101 @@ TEST_F(VulkanLlmTest, Int8LinearArgumentsAreCheckedAtInit) {
   expect_refused(g.payload(), Error::NotSupported, "arguments 3-4 (quant_min, quant_max)");
 }
 
+// quantize_per_tensor of x [4, 48], then linear_q8ta_q8csw with weights
+// [16, 48] (its own input scale and zero point values) and a float [4, 16]
+// output.
+struct Q8cswGraph {
+  std::vector<Val> v = {tensor({4, 48}),                         // 0: x
+                        double_value(0.02),                      // 1: input scale
+                        int_value(-3),                           // 2: input zero point
+                        int_value(-128),                         // 3
+                        int_value(127),                          // 4
+                        null(),                                  // 5: dtype
+                        tensor({4, 48}, fb::VkDataType::INT8),   // 6: quantized x
+                        tensor({16, 48}, fb::VkDataType::INT8),  // 7: weights
+                        tensor({16}, fb::VkDataType::INT32),     // 8: weight sums
+                        tensor({16}),                            // 9: weight scales
+                        tensor({16}),                            // 10: bias
+                        tensor({4, 16}),                         // 11: y
+                        double_value(0.02),                      // 12: the linear's input scale
+                        int_value(-3)};                          // 13: and zero point
+  std::vector<int32_t> linear_args = {6, 12, 13, 7, 8, 9, 10, 11};
+  std::vector<uint32_t> inputs = {0, 7, 8, 9, 10};
+  std::vector<uint8_t> payload() const {
+    return build_payload(
+        v,
+        {{"quantized_decomposed.quantize_per_tensor.default", {0, 1, 2, 3, 4, 5, 6}},
+         {"et_vk.linear_q8ta_q8csw.default", linear_args}},
+        inputs, {11});
+  }
+};
+
+TEST_F(VulkanLlmTest, Int8InputFloatOutputLinearArgumentsAreCheckedAtInit) {
+  std::string msg;
+  ASSERT_EQ(init_payload(Q8cswGraph().payload(), &msg), Error::Ok) << msg;
+  const std::string op =
+      "VulkanBackend: delegate 0: operator 1 (et_vk.linear_q8ta_q8csw.default): ";
+  Q8cswGraph g;
+  g.v[7].dims = {16, 40};
+  expect_refused(g.payload(), Error::InvalidProgram,
+                 op + "argument 3 (weights): must be [N, K = 48]");
+  g = Q8cswGraph();
+  g.v[7].dtype = fb::VkDataType::UINT8;
+  expect_refused(g.payload(), Error::NotSupported, op + "argument 3 (weights): value 7 is uint8");
+  g = Q8cswGraph();
+  g.v[8].dims = {12};  // fewer sums than N = 16
+  expect_refused(g.payload(), Error::InvalidProgram,
+                 op + "argument 4 (weight_sums): 12 elements, at least 16 needed");
+  g = Q8cswGraph();
+  g.v[8].dtype = fb::VkDataType::FLOAT32;
+  expect_refused(g.payload(), Error::NotSupported,
+                 op + "argument 4 (weight_sums): value 8 is float32");
+  g = Q8cswGraph();
+  g.v[9].dims = {4, 4};
+  expect_refused(g.payload(), Error::InvalidProgram,
+                 op + "argument 5 (weight_scales): must be 1-D");
+  g = Q8cswGraph();
+  g.v[9].dims = {15};
+  expect_refused(g.payload(), Error::InvalidProgram,
+                 op + "argument 5 (weight_scales): 15 elements, at least 16 needed");
+  g = Q8cswGraph();
+  g.v[10].dims = {14};
+  expect_refused(g.payload(), Error::InvalidProgram,
+                 op + "argument 6 (bias): 14 elements, at least 16 needed");
+  g = Q8cswGraph();
+  g.v[11].dims = {4, 17};
+  expect_refused(g.payload(), Error::InvalidProgram,
+                 op + "argument 7 (out): must be the input's shape with last dim N = 16");
+  g = Q8cswGraph();
+  g.v[11].dtype = fb::VkDataType::INT32;
+  expect_refused(g.payload(), Error::NotSupported, op + "argument 7 (out): value 11 is int32");
+  g = Q8cswGraph();
+  g.v[0].dtype = fb::VkDataType::INT8;  // x itself int8: the quantize refuses it
+  expect_refused(g.payload(), Error::NotSupported,
+                 "operator 0 (quantized_decomposed.quantize_per_tensor.default): argument 0 "
+                 "(input)");
+  g = Q8cswGraph();
+  g.linear_args[0] = 0;  // the float x, not its quantized form
+  expect_refused(g.payload(), Error::NotSupported, op + "argument 0 (input): value 0 is float32");
+  g = Q8cswGraph();
+  g.v[13] = int_value(200);
+  expect_refused(g.payload(), Error::InvalidProgram,
+                 op + "argument 2 (zero_point): 200 is outside");
+  g = Q8cswGraph();
+  g.v[12] = double_value(-1.0);
+  expect_refused(g.payload(), Error::InvalidProgram,
+                 op + "argument 1 (scale): value 12 must be a positive finite double");
+  g = Q8cswGraph();
+  g.linear_args.pop_back();
+  expect_refused(g.payload(), Error::InvalidProgram, op + "7 arguments, expected 8");
+  // The exporter types a bias-free one's output int8: computed as float32.
+  g = Q8cswGraph();
+  g.v[10] = null();
+  g.inputs.pop_back();
+  g.v[11].dtype = fb::VkDataType::INT8;
+  EXPECT_EQ(init_payload(g.payload(), &msg), Error::Ok) << msg;
+}
+
 // select_as_symint(pos [1] int32, 0, 0) then sdpa_with_kv_cache with q
 // [1, 1, 4, 16], k, v [1, 1, 2, 16] and caches [1, 32, 2, 16].
 struct SdpaGraph {
@@ -812,7 +908,7 @@ TEST_F(VulkanLlmTest, NormAndRotaryArgumentsAreCheckedAtInit) {
 
 TEST_F(VulkanLlmTest, EverySingleByteCorruptionOfTheNewOperatorsIsHandled) {
   for (const std::vector<uint8_t>& full :
-       {Q4Graph().payload(), SdpaGraph().payload(), Q8Graph().payload()}) {
+       {Q4Graph().payload(), SdpaGraph().payload(), Q8Graph().payload(), Q8cswGraph().payload()}) {
     for (size_t i = 0; i < full.size(); ++i) {
       std::vector<uint8_t> bad = full;
       bad[i] ^= 0xA5;
