@@ -144,12 +144,8 @@ bool qb4w_vnni_supported(size_t k, size_t block) {
 void qb4w_vnni_pack(const uint8_t* src, const float* scales, size_t n, size_t k, size_t block,
                     uint8_t* dst) {
   constexpr size_t G = kQb4wVnniGroup;
-  static const uint8_t kPadding[64] = {
-      0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
-      0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
-      0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
-      0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
-      0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88};
+  uint8_t padding[64];  // a padding output's source bytes: every weight q = 0 (stored 8)
+  std::memset(padding, 0x88, sizeof padding);
   const size_t groups = qb4w_vnni_groups(n), nb = k / block;
   const size_t scale_bytes = qb4w_vnni_scale_bytes(k, block);
   const size_t group_bytes = qb4w_vnni_group_bytes(k, block);
@@ -171,7 +167,7 @@ void qb4w_vnni_pack(const uint8_t* src, const float* scales, size_t n, size_t k,
         // The output's 128 weights from c: 64 source bytes, byte t holding
         // inputs 2t (low nibble) and 2t + 1 (high); padding outputs q = 0.
         // (k is a multiple of 128, so every row starts on a byte.)
-        const uint8_t* b = out < n ? src + (out * k + c) / 2 : kPadding;
+        const uint8_t* b = out < n ? src + (out * k + c) / 2 : padding;
         uint8_t* d = group + scale_bytes + c * 2 + o * 16;  // 4 vectors of 64 bytes per 128 inputs
         // Reordered position 16s + 4j + e is input 16s + 2j + (e & 1) +
         // 8 (e >> 1): source byte 8s + j (e < 2) or 8s + j + 4, and its
