@@ -26,8 +26,10 @@ inline float round_even_small(float v) {
   return (v + kMagic) - kMagic;
 }
 
-// Multiply-adds below which dq_linear runs on the calling thread.
-constexpr size_t kSerialMacs = size_t{1} << 22;
+// Multiply-adds below which dq_linear runs on the calling thread (about
+// half a million: a 768 x 768 decode projection is split, a 256 x 256 one
+// is not).
+constexpr size_t kSerialMacs = size_t{1} << 19;
 
 void dq_block_generic(const int8_t* q, const Qd8Params* params, size_t rows,
                       const DqLinearWeights& w, size_t o0, size_t o1, float* y) {
@@ -362,10 +364,13 @@ void qs8_linear(const int8_t* x, size_t rows, const DqLinearWeights& w, int8_t* 
 void dq_linear(const int8_t* q, const Qd8Params* params, size_t rows, const DqLinearWeights& w,
                float* y, ThreadPool* pool) {
   if (rows == 0 || w.n == 0) return;
-  // A layer below kSerialMacs multiply-adds (a decode step's projections:
-  // tens of microseconds, bound by reading the weights) runs on the calling
-  // thread: waking a worker, and on a busy host waiting for one that was
-  // descheduled mid-chunk, costs more than the split saves.
+  // A layer below kSerialMacs multiply-adds (a few microseconds) runs on the
+  // calling thread: waking a worker costs more than the split saves. Larger
+  // decode projections are split: the weight stream of two cores is faster
+  // than one's (stories110M 8da4w decode at 2 threads on an idle 2-core host:
+  // 240-266 tok/s with a 4 M threshold, 347-387 with this one; on a host
+  // with more busy threads than cores the split was slower, as a worker
+  // descheduled mid-chunk holds the layer up).
   // (rows * n * k < kSerialMacs, written so that it cannot overflow.)
   const size_t per_row = w.n * w.k;
   if (per_row == 0 || rows <= (kSerialMacs - 1) / per_row) pool = nullptr;
