@@ -624,8 +624,29 @@ Result<etensor::Device> MethodMeta::memory_planned_buffer_device(size_t index) c
 }
 
 Result<TensorInfo> MethodMeta::attribute_tensor_meta(size_t index) const {
-  ET_LOG(Error, "attribute_tensor_meta(%zu): the method has no attributes", index);
-  return Error::NotFound;
+  auto r = meta_.attribute_tensor_meta(index);
+  if (!r.ok()) return official(r.error());
+  return TensorInfo(*r);
+}
+
+Result<TensorInfo> TensorInfo::create(Span<const int32_t> sizes, Span<const uint8_t> dim_order,
+                                      executorch::aten::ScalarType scalar_type,
+                                      bool is_memory_planned, std::string_view name) {
+  ::etr::TensorInfo info;
+  info.dtype = scalar_type;
+  info.sizes = sizes;
+  info.dim_order = dim_order;
+  info.is_memory_planned = is_memory_planned;
+  info.is_dynamic = false;
+  info.name = name.data();
+  info.name_size = name.size();
+  size_t nbytes = ::etr::element_size(scalar_type);
+  for (int32_t s : sizes) {
+    ET_CHECK_MSG(s >= 0 && !__builtin_mul_overflow(nbytes, static_cast<size_t>(s), &nbytes),
+                 "TensorInfo: size %" PRId32 " makes nbytes overflow", s);
+  }
+  info.nbytes = nbytes;
+  return TensorInfo(info);
 }
 
 }  // namespace runtime

@@ -129,6 +129,45 @@ Result<TensorInfo> MethodMeta::tensor_info(int32_t value_index) const {
   return info;
 }
 
+namespace {
+// The fully qualified name of a serialized value when it is a named tensor,
+// else null.
+const flatbuffers::String* attribute_name(const etr_fb::EValue* value) {
+  const etr_fb::Tensor* t = value == nullptr ? nullptr : value->val_as_Tensor();
+  if (t == nullptr || t->extra_tensor_info() == nullptr) return nullptr;
+  return t->extra_tensor_info()->fully_qualified_name();
+}
+}  // namespace
+
+size_t MethodMeta::num_attributes() const {
+  size_t count = 0;
+  const size_t n = vec_size(plan_->values());
+  for (size_t i = 0; i < n; ++i) {
+    if (attribute_name(plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(i))) != nullptr) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+Result<TensorInfo> MethodMeta::attribute_tensor_meta(size_t index) const {
+  size_t seen = 0;
+  const size_t n = vec_size(plan_->values());
+  for (size_t i = 0; i < n; ++i) {
+    const flatbuffers::String* fqn =
+        attribute_name(plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(i)));
+    if (fqn == nullptr) continue;
+    if (seen++ == index) {
+      ETR_ASSIGN_OR_RETURN(TensorInfo info, tensor_info(static_cast<int32_t>(i)));
+      info.name = fqn->c_str();
+      info.name_size = fqn->size();
+      return info;
+    }
+  }
+  ETR_FAIL(Error::InvalidArgument, "attribute index %zu is out of range (%zu attributes)", index,
+           seen);
+}
+
 Result<TensorInfo> MethodMeta::input_tensor_meta(size_t index) const {
   if (index >= num_inputs()) {
     ETR_FAIL(Error::InvalidArgument, "input index %zu is out of range (%zu inputs)", index,

@@ -30,6 +30,10 @@ struct TensorInfo {
   // nbytes at the declared (upper-bound) sizes.
   size_t nbytes;
   bool is_dynamic;
+  // The tensor's fully qualified name (attribute tensors, e.g. a mutable
+  // buffer "state"; points into the program), or null when it has none.
+  const char* name = nullptr;
+  size_t name_size = 0;
 };
 
 // One operator of a method's operator table and how the method calls it.
@@ -58,6 +62,10 @@ class MethodMeta final {
   // Planned buffers the caller must provide (memory ids 1..n in the file).
   size_t num_memory_planned_buffers() const;
   [[nodiscard]] Result<int64_t> memory_planned_buffer_size(size_t index) const;
+  // Attribute tensors: the method's tensor values that carry a fully
+  // qualified name, in value order (TensorInfo::name set).
+  size_t num_attributes() const;
+  [[nodiscard]] Result<TensorInfo> attribute_tensor_meta(size_t index) const;
   size_t num_instructions() const;
   size_t num_backends() const;
   [[nodiscard]] Result<const char*> get_backend_name(size_t index) const;

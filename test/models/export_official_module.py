@@ -14,6 +14,12 @@ modules here are written from their description:
 * ModuleLinear.pte + ModuleLinear.ptd: nn.Linear(3, 3), weights in the .ptd
                      (ET_MODULE_LINEAR_PROGRAM_PATH, ET_MODULE_LINEAR_DATA_PATH)
 
+and, for upstream's runtime/executor/test/method_meta_test.cpp:
+
+* ModuleStateful.pte: forward(x) = x + state after state += 1, state an int32
+                     [1] buffer whose name the program keeps, not memory-planned
+                     (the caller provides it)                 (ET_MODULE_STATEFUL_PATH)
+
 and, for our own set_output tests (test/executor/set_output_test.cpp):
 
 * ReturnsInput.pte:  forward(x, y) = (x, x + y), x and y Float [2, 3]: output 0
@@ -22,7 +28,7 @@ and, for our own set_output tests (test/executor/set_output_test.cpp):
 Each program is run on the official Python runtime against PyTorch eager before
 it is written. scripts/official_tests.sh points the variables at these files.
 
-    /opt/tv213/bin/python test/models/export_official_module.py
+    /opt/tv213/bin/python test/models/export_official_module.py [name...]
 """
 import os
 import shutil
@@ -31,6 +37,7 @@ import tempfile
 
 import torch
 from executorch.exir import ExecutorchBackendConfig, to_edge_transform_and_lower
+from executorch.exir.passes import MemoryPlanningPass
 from torch.export import export
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "official_module")
@@ -60,6 +67,16 @@ class ModuleLinear(torch.nn.Module):
         return self.linear(x)
 
 
+class ModuleStateful(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("state", torch.zeros(1, dtype=torch.int32))
+
+    def forward(self, x):
+        self.state.add_(1)
+        return x + self.state
+
+
 class ReturnsInput(torch.nn.Module):
     def forward(self, x, y):
         return x, x + y
@@ -81,9 +98,10 @@ def check_on_official_runtime(pte_path, ptd_path, model, inputs):
             sys.exit(f"{pte_path}: official runtime gives {got[i]} for output {i}, eager {w}")
 
 
-def write(name, model, inputs, external):
+def write(name, model, inputs, external, config=None):
     program = export(model, inputs)
-    config = ExecutorchBackendConfig(external_constants=True) if external else None
+    if external:
+        config = ExecutorchBackendConfig(external_constants=True)
     et = to_edge_transform_and_lower(program).to_executorch(config)
     pte = os.path.join(OUT, name + ".pte")
     with open(pte, "wb") as f:
@@ -102,12 +120,25 @@ def write(name, model, inputs, external):
 
 
 def main():
+    # Names on the command line export only those programs.
+    wanted = set(sys.argv[1:])
     os.makedirs(OUT, exist_ok=True)
     torch.manual_seed(0)
-    write("ModuleAdd", ModuleAdd(), (torch.randn(2, 2), torch.randn(2, 2), 1.0), False)
-    write("ModuleAddMul", ModuleAddMul(), (torch.ones(2, 2),), True)
-    write("ModuleLinear", ModuleLinear(), (torch.randn(3),), True)
-    write("ReturnsInput", ReturnsInput(), (torch.randn(2, 3), torch.randn(2, 3)), False)
+    jobs = [
+        ("ModuleAdd", ModuleAdd(), (torch.randn(2, 2), torch.randn(2, 2), 1.0), False, None),
+        ("ModuleAddMul", ModuleAddMul(), (torch.ones(2, 2),), True, None),
+        ("ModuleLinear", ModuleLinear(), (torch.randn(3),), True, None),
+        ("ReturnsInput", ReturnsInput(), (torch.randn(2, 3), torch.randn(2, 3)), False, None),
+        # The buffer keeps its name in the program (an attribute tensor) and
+        # is left out of memory planning (the test reads it as not planned).
+        ("ModuleStateful", ModuleStateful(), (torch.ones(1),), False,
+         ExecutorchBackendConfig(emit_mutable_buffer_names=True,
+                                 memory_planning_pass=MemoryPlanningPass(
+                                     alloc_mutable_buffers=False))),
+    ]
+    for name, model, inputs, external, config in jobs:
+        if not wanted or name in wanted:
+            write(name, model, inputs, external, config)
 
 
 if __name__ == "__main__":

@@ -110,6 +110,40 @@ TEST(ProgramTest, DelegatedMethodNamesItsBackend) {
   EXPECT_FALSE(meta->uses_backend("VulkanBackend"));
 }
 
+// ModuleStateful.pte keeps its mutable buffer's name "state" (an int32 [1]
+// left out of memory planning; test/models/export_official_module.py): it is
+// the method's one attribute tensor. Inputs and outputs carry no name.
+TEST(ProgramTest, AttributeTensorsAreTheNamedTensors) {
+  AlignedBytes bytes = read_aligned_file(model_path("official_module/ModuleStateful.pte"));
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Result<Program> p = Program::load(&loader);
+  ASSERT_TRUE(p.ok());
+  Result<MethodMeta> meta = p->method_meta("forward");
+  ASSERT_TRUE(meta.ok());
+  ASSERT_EQ(meta->num_attributes(), 1u);
+  Result<TensorInfo> state = meta->attribute_tensor_meta(0);
+  ASSERT_TRUE(state.ok());
+  ASSERT_NE(state->name, nullptr);
+  EXPECT_EQ(std::string(state->name, state->name_size), "state");
+  EXPECT_EQ(state->dtype, ScalarType::Int);
+  ASSERT_EQ(state->sizes.size(), 1u);
+  EXPECT_EQ(state->sizes[0], 1);
+  EXPECT_EQ(state->nbytes, 4u);
+  EXPECT_FALSE(state->is_memory_planned);
+  EXPECT_EQ(meta->attribute_tensor_meta(1).error(), Error::InvalidArgument);
+  Result<TensorInfo> input = meta->input_tensor_meta(0);
+  ASSERT_TRUE(input.ok());
+  EXPECT_EQ(input->name, nullptr);
+
+  // A program without named tensors has no attributes.
+  AlignedBytes linear = read_aligned_file(model_path("linear.pte"));
+  BufferDataLoader linear_loader(linear.data(), linear.size());
+  Result<Program> lp = Program::load(&linear_loader);
+  ASSERT_TRUE(lp.ok());
+  EXPECT_EQ(lp->method_meta("forward")->num_attributes(), 0u);
+  EXPECT_EQ(lp->method_meta("forward")->attribute_tensor_meta(0).error(), Error::InvalidArgument);
+}
+
 TEST(ProgramTest, RejectsTruncatedFiles) {
   const AlignedBytes full = read_aligned_file(model_path("linear.pte"));
   const size_t cuts[] = {0, 3, 7, 8, 12, 40, 100, full.size() / 2, full.size() - 1};

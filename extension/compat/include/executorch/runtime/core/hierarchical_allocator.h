@@ -28,6 +28,11 @@ class HierarchicalAllocator final {
                  "planned_buffer_devices size (%zu) must match buffers size (%zu)",
                  planned_buffer_devices.size(), buffers.size());
   }
+  // Deprecated form: one buffer per allocator, each the allocator's whole
+  // region (base_address(), size()); at most kMaxLegacyBuffers, or ET_CHECK
+  // aborts. The spans live inside this object.
+  ET_DEPRECATED HierarchicalAllocator(uint32_t n_allocators, MemoryAllocator* allocators)
+      : buffers_(legacy_spans(n_allocators, allocators)), etr_(buffers_) {}
 
   // Address of [offset_bytes, offset_bytes + size_bytes) in buffer
   // `memory_id`: InvalidArgument for an overflowing range or a bad id,
@@ -54,6 +59,19 @@ class HierarchicalAllocator final {
   ::etr::HierarchicalAllocator* etr_allocator() { return &etr_; }
 
  private:
+  static constexpr size_t kMaxLegacyBuffers = 16;
+  Span<Span<uint8_t>> legacy_spans(uint32_t n_allocators, MemoryAllocator* allocators) {
+    ET_CHECK_MSG(n_allocators <= kMaxLegacyBuffers, "n_allocators %" PRIu32 " > %zu", n_allocators,
+                 kMaxLegacyBuffers);
+    for (uint32_t i = 0; i < n_allocators; ++i) {
+      legacy_buffers_[i] = Span<uint8_t>(allocators[i].base_address(), allocators[i].size());
+    }
+    return {legacy_buffers_, n_allocators};
+  }
+
+  // Declared before buffers_: filled by the deprecated constructor before
+  // buffers_ points at it.
+  Span<uint8_t> legacy_buffers_[kMaxLegacyBuffers];
   Span<Span<uint8_t>> buffers_;
   ::etr::HierarchicalAllocator etr_;
   Span<const etensor::Device> planned_buffer_devices_;

@@ -5,6 +5,7 @@
 // malloc-backed allocator) is called by the runtime too.
 #pragma once
 
+#include <executorch/runtime/core/error.h>
 #include <executorch/runtime/platform/assert.h>
 #include <executorch/runtime/platform/compiler.h>
 #include <executorch/runtime/platform/log.h>

@@ -10,3 +10,10 @@ template <typename T>
 using Span = ::etr::Span<T>;
 }  // namespace runtime
 }  // namespace executorch
+
+// The deprecated torch::executor spelling that older code still uses.
+namespace torch {
+namespace executor {
+using ::executorch::runtime::Span;
+}  // namespace executor
+}  // namespace torch

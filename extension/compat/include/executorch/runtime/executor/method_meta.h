@@ -16,6 +16,10 @@
 
 namespace executorch {
 namespace runtime {
+namespace testing {
+// Upstream's tests build TensorInfo values through this friend.
+class TensorInfoTestFriend;
+}  // namespace testing
 
 class TensorInfo final {
  public:
@@ -26,10 +30,23 @@ class TensorInfo final {
   executorch::aten::ScalarType scalar_type() const { return info_.dtype; }
   bool is_memory_planned() const { return info_.is_memory_planned; }
   size_t nbytes() const { return info_.nbytes; }
-  // etr programs carry no tensor names: always empty.
-  std::string_view name() const { return {}; }
+  // The fully qualified name of an attribute tensor (a named buffer);
+  // empty for inputs and outputs.
+  std::string_view name() const {
+    return info_.name == nullptr ? std::string_view()
+                                 : std::string_view(info_.name, info_.name_size);
+  }
 
  private:
+  friend class testing::TensorInfoTestFriend;
+
+  // A TensorInfo over caller-owned sizes, dim order and name (they must
+  // outlive it). nbytes is the element count times the element size; a
+  // product that overflows size_t aborts (ET_CHECK).
+  static Result<TensorInfo> create(Span<const int32_t> sizes, Span<const uint8_t> dim_order,
+                                   executorch::aten::ScalarType scalar_type, bool is_memory_planned,
+                                   std::string_view name);
+
   ::etr::TensorInfo info_;
 };
 
@@ -49,8 +66,9 @@ class MethodMeta final {
   // etr plans CPU memory only: Device(CPU) for every valid index,
   // InvalidArgument otherwise.
   Result<etensor::Device> memory_planned_buffer_device(size_t index) const;
-  // etr programs expose no attribute tensors: 0, and NotFound.
-  size_t num_attributes() const { return 0; }
+  // Attribute tensors: the method's tensors that carry a fully qualified
+  // name (named buffers), in value order; InvalidArgument past the end.
+  size_t num_attributes() const { return meta_.num_attributes(); }
   Result<TensorInfo> attribute_tensor_meta(size_t index) const;
   ET_DEPRECATED size_t num_non_const_buffers() const { return num_memory_planned_buffers(); }
   Result<int64_t> non_const_buffer_size(size_t index) const {
