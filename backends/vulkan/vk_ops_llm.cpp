@@ -421,6 +421,54 @@ Error plan_per_tensor(const Call& c, bool quantize) {
 Error plan_quantize_per_tensor(const Call& c) { return plan_per_tensor(c, true); }
 Error plan_dequantize_per_tensor(const Call& c) { return plan_per_tensor(c, false); }
 
+// The arguments the int8-activation linears share: x int8 [.., K] (argument
+// 0) with its per-tensor input_scale / input_zero_point (1, 2), weights int8
+// [N, K] (3), weight_sums int32 (4) and weight_scales float (5), each at
+// least N long, and out (`out_arg`, of `out_dtype`) of x's shape with last
+// dim N.
+struct Int8LinearArgs {
+  const TensorInfo* out = nullptr;
+  uint32_t K = 0, N = 0;
+  uint64_t M = 0;
+  float in_scale = 1.0f;
+  int32_t in_zp = 0;
+};
+
+Error int8_linear_args(const Call& c, int out_arg, Dtype out_dtype, Int8LinearArgs* a) {
+  const TensorInfo *x, *w, *sums, *scales;
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "input", Dtype::Int8, &x));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 3, "weights", Dtype::Int8, &w));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 4, "weight_sums", Dtype::Int32, &sums));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, 5, "weight_scales", Dtype::Float32, &scales));
+  ETR_RETURN_IF_ERROR(tensor_arg(c, out_arg, "out", out_dtype, &a->out));
+  ETR_RETURN_IF_ERROR(qparams_args(c, 1, 2, &a->in_scale, &a->in_zp));
+  if (x->ndim < 1 || x->dims[x->ndim - 1] == 0) {
+    CALL_FAIL(c, Error::InvalidProgram, "argument 0 (input): needs a non-empty last dim");
+  }
+  a->K = x->dims[x->ndim - 1];
+  if (a->K >= (1u << 16)) {
+    CALL_FAIL(c, Error::NotSupported, "argument 0 (input): %u input channels (below 65536 here)",
+              a->K);
+  }
+  if (w->ndim != 2 || w->dims[1] != a->K) {
+    CALL_FAIL(c, Error::InvalidProgram, "argument 3 (weights): must be [N, K = %u]", a->K);
+  }
+  a->N = w->dims[0];
+  a->M = x->numel / a->K;
+  const TensorInfo* out = a->out;
+  if (out->ndim != x->ndim || out->dims[out->ndim - 1] != a->N || out->numel != a->M * a->N) {
+    CALL_FAIL(c, Error::InvalidProgram,
+              "argument %d (out): must be the input's shape with last dim N = %u", out_arg, a->N);
+  }
+  if (sums->ndim != 1 || scales->ndim != 1) {
+    CALL_FAIL(c, Error::InvalidProgram, "argument %d (%s): must be 1-D", sums->ndim != 1 ? 4 : 5,
+              sums->ndim != 1 ? "weight_sums" : "weight_scales");
+  }
+  ETR_RETURN_IF_ERROR(expect_len(c, 4, "weight_sums", *sums, a->N));
+  ETR_RETURN_IF_ERROR(expect_len(c, 5, "weight_scales", *scales, a->N));
+  return Error::Ok;
+}
+
 // et_vk.q8ta_linear(x, input_scale, input_zero_point, weights, weight_sums,
 // weight_scales, output_scale, output_zero_point, bias?, activation) -> out:
 // x, out int8 [.., K] / [.., N]; weights int8 [N, K] with a float scale per
@@ -428,35 +476,16 @@ Error plan_dequantize_per_tensor(const Call& c) { return plan_per_tensor(c, fals
 // but not needed here).
 Error plan_q8ta_linear(const Call& c) {
   ETR_RETURN_IF_ERROR(expect_args(c, 11));
-  const TensorInfo *x, *w, *sums, *scales, *out;
-  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "input", Dtype::Int8, &x));
-  ETR_RETURN_IF_ERROR(tensor_arg(c, 3, "weights", Dtype::Int8, &w));
-  ETR_RETURN_IF_ERROR(tensor_arg(c, 4, "weight_sums", Dtype::Int32, &sums));
-  ETR_RETURN_IF_ERROR(tensor_arg(c, 5, "weight_scales", Dtype::Float32, &scales));
-  ETR_RETURN_IF_ERROR(tensor_arg(c, 10, "out", Dtype::Int8, &out));
-  float in_scale = 1.0f, out_scale = 1.0f;
-  int32_t in_zp = 0, out_zp = 0;
-  ETR_RETURN_IF_ERROR(qparams_args(c, 1, 2, &in_scale, &in_zp));
+  Int8LinearArgs a;
+  ETR_RETURN_IF_ERROR(int8_linear_args(c, 10, Dtype::Int8, &a));
+  float out_scale = 1.0f;
+  int32_t out_zp = 0;
   ETR_RETURN_IF_ERROR(qparams_args(c, 6, 7, &out_scale, &out_zp));
-  if (x->ndim < 1 || x->dims[x->ndim - 1] == 0) {
-    CALL_FAIL(c, Error::InvalidProgram, "argument 0 (input): needs a non-empty last dim");
-  }
-  const uint32_t K = x->dims[x->ndim - 1];
-  if (K >= (1u << 16)) {
-    CALL_FAIL(c, Error::NotSupported, "argument 0 (input): %u input channels (below 65536 here)",
-              K);
-  }
-  if (w->ndim != 2 || w->dims[1] != K) {
-    CALL_FAIL(c, Error::InvalidProgram, "argument 3 (weights): must be [N, K = %u]", K);
-  }
-  const uint32_t N = w->dims[0];
-  const uint64_t M = x->numel / K;
-  if (out->ndim != x->ndim || out->dims[out->ndim - 1] != N || out->numel != M * N) {
-    CALL_FAIL(c, Error::InvalidProgram,
-              "argument 10 (out): must be the input's shape with last dim N = %u", N);
-  }
-  ETR_RETURN_IF_ERROR(expect_len(c, 4, "weight_sums", *sums, N));
-  ETR_RETURN_IF_ERROR(expect_len(c, 5, "weight_scales", *scales, N));
+  const TensorInfo* out = a.out;
+  const uint32_t K = a.K, N = a.N;
+  const uint64_t M = a.M;
+  const float in_scale = a.in_scale;
+  const int32_t in_zp = a.in_zp;
   uint32_t bias_id = c.id(5);  // bound but unread without a bias
   if (c.value(8).kind != Kind::Null) {
     const TensorInfo* bias;
@@ -492,38 +521,13 @@ Error plan_q8ta_linear(const Call& c) {
 // exporter; the first N are read), out float [.., N].
 Error plan_linear_q8ta_q8csw(const Call& c) {
   ETR_RETURN_IF_ERROR(expect_args(c, 8));
-  const TensorInfo *x, *w, *sums, *scales, *out;
-  ETR_RETURN_IF_ERROR(tensor_arg(c, 0, "input", Dtype::Int8, &x));
-  ETR_RETURN_IF_ERROR(tensor_arg(c, 3, "weights", Dtype::Int8, &w));
-  ETR_RETURN_IF_ERROR(tensor_arg(c, 4, "weight_sums", Dtype::Int32, &sums));
-  ETR_RETURN_IF_ERROR(tensor_arg(c, 5, "weight_scales", Dtype::Float32, &scales));
-  ETR_RETURN_IF_ERROR(tensor_arg(c, 7, "out", Dtype::Float32, &out));
-  float in_scale = 1.0f;
-  int32_t in_zp = 0;
-  ETR_RETURN_IF_ERROR(qparams_args(c, 1, 2, &in_scale, &in_zp));
-  if (x->ndim < 1 || x->dims[x->ndim - 1] == 0) {
-    CALL_FAIL(c, Error::InvalidProgram, "argument 0 (input): needs a non-empty last dim");
-  }
-  const uint32_t K = x->dims[x->ndim - 1];
-  if (K >= (1u << 16)) {
-    CALL_FAIL(c, Error::NotSupported, "argument 0 (input): %u input channels (below 65536 here)",
-              K);
-  }
-  if (w->ndim != 2 || w->dims[1] != K) {
-    CALL_FAIL(c, Error::InvalidProgram, "argument 3 (weights): must be [N, K = %u]", K);
-  }
-  const uint32_t N = w->dims[0];
-  const uint64_t M = x->numel / K;
-  if (out->ndim != x->ndim || out->dims[out->ndim - 1] != N || out->numel != M * N) {
-    CALL_FAIL(c, Error::InvalidProgram,
-              "argument 7 (out): must be the input's shape with last dim N = %u", N);
-  }
-  if (sums->ndim != 1 || scales->ndim != 1) {
-    CALL_FAIL(c, Error::InvalidProgram, "argument %d (%s): must be 1-D", sums->ndim != 1 ? 4 : 5,
-              sums->ndim != 1 ? "weight_sums" : "weight_scales");
-  }
-  ETR_RETURN_IF_ERROR(expect_len(c, 4, "weight_sums", *sums, N));
-  ETR_RETURN_IF_ERROR(expect_len(c, 5, "weight_scales", *scales, N));
+  Int8LinearArgs a;
+  ETR_RETURN_IF_ERROR(int8_linear_args(c, 7, Dtype::Float32, &a));
+  const TensorInfo* out = a.out;
+  const uint32_t K = a.K, N = a.N;
+  const uint64_t M = a.M;
+  const float in_scale = a.in_scale;
+  const int32_t in_zp = a.in_zp;
   uint32_t bias_id = c.id(5);  // bound but unread without a bias
   if (c.value(6).kind != Kind::Null) {
     const TensorInfo* bias;
