@@ -61,7 +61,7 @@ class ReleaseTimingMap final : public NamedDataMap {
 // resnet18_small.pte: 20 fp32 convolutions and a linear layer, all native
 // nodes, their weights in named data.
 TEST(XnnpackInitMemoryTest, EachLayersSourceIsReleasedOnceItIsPacked) {
-  const LoadedFile& file = load_fixture_once("xnnpack/resnet18_small.pte");
+  static const LoadedFile& file = load_fixture_once("xnnpack/resnet18_small.pte");
   ASSERT_NE(file.program, nullptr);
   std::vector<uint8_t> payload = first_xnnpack_payload(file.bytes);
   ASSERT_FALSE(payload.empty());

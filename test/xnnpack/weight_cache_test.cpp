@@ -276,7 +276,7 @@ size_t init_delegate(const LoadedFile& file, const NamedDataMap& named, const st
 // sizes) but not its blob: that layer is packed again from the new weights
 // and the file rewritten, so the next load maps everything again.
 TEST(XnnpackWeightCacheTest, AChangedWeightIsPackedAgain) {
-  const LoadedFile& file = load_fixture_once("xnnpack/resnet18_small.pte");
+  static const LoadedFile& file = load_fixture_once("xnnpack/resnet18_small.pte");
   ASSERT_NE(file.program, nullptr);
   const NamedDataMap& original = file.program->named_data();
   // The largest named buffer: a convolution filter.
