@@ -295,14 +295,7 @@ size_t qd8_buffer_bytes(size_t numel, size_t k) {
 }
 
 bool dq_vnni_usable(size_t k) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const bool cpu = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vnni");
-  return cpu && dq::vnni_built() && k > 0 && k <= kDqVnniMaxInputs;
-#else
-  (void)k;
-  return false;
-#endif
+  return opt::cpu_features().avx512_vnni && dq::vnni_built() && k > 0 && k <= kDqVnniMaxInputs;
 }
 
 size_t dq_vnni_packed_bytes(size_t n, size_t k) { return ((n + 15) / 16 * 16) * ((k + 3) / 4 * 4); }

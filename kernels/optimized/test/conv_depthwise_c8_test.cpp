@@ -77,7 +77,7 @@ void expect_close(const std::vector<float>& got, const std::vector<double>& want
 }
 
 TEST(OptConvDepthwiseC8Test, MatchesDoubleReference) {
-  if (!opt::cpu_features().avx2_fma) GTEST_SKIP() << "no AVX2 + FMA";
+  ETR_REQUIRE_AVX2_KERNELS();
   double worst = 0.0;
   int taken = 0;
   for (uint32_t seed = 1; seed <= 48; ++seed) {
@@ -134,7 +134,7 @@ TEST(OptConvDepthwiseC8Test, MatchesDoubleReference) {
 // Planes whose padded copy is too large to make whole run in bands of
 // output rows, each band copying the input rows it reads.
 TEST(OptConvDepthwiseC8Test, BandedPlanesMatchDoubleReference) {
-  if (!opt::cpu_features().avx2_fma) GTEST_SKIP() << "no AVX2 + FMA";
+  ETR_REQUIRE_AVX2_KERNELS();
   // {h, w, k, stride}
   const int cases[][4] = {{260, 250, 3, 1}, {231, 240, 5, 1}, {255, 262, 3, 2}};
   double worst = 0.0;
@@ -180,7 +180,7 @@ TEST(OptConvDepthwiseC8Test, BandedPlanesMatchDoubleReference) {
 }
 
 TEST(OptConvDepthwiseC8Test, DeclinesWhatTheFlatKernelRunsFaster) {
-  if (!opt::cpu_features().avx2_fma) GTEST_SKIP() << "no AVX2 + FMA";
+  ETR_REQUIRE_AVX2_KERNELS();
   opt::DepthwiseGeom g;
   g.batch = 1;
   g.channels = 16;

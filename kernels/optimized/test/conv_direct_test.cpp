@@ -113,7 +113,7 @@ opt::DepthwiseGeom random_depthwise(std::mt19937& rng, uint32_t seed) {
 }
 
 TEST(OptConvDirectTest, DepthwiseMatchesBandedWithEpilogue) {
-  if (!opt::cpu_features().avx2_fma) GTEST_SKIP() << "no AVX2 + FMA";
+  ETR_REQUIRE_AVX2_KERNELS();
   for (uint32_t seed = 1; seed <= 66; ++seed) {
     std::mt19937 rng(seed);
     const opt::DepthwiseGeom g = random_depthwise(rng, seed);
@@ -154,7 +154,7 @@ TEST(OptConvDirectTest, DepthwiseMatchesBandedWithEpilogue) {
 
 // Less scratch than asked for: fewer threads, same result.
 TEST(OptConvDirectTest, DepthwiseRunsOnOneSlotOfScratch) {
-  if (!opt::cpu_features().avx2_fma) GTEST_SKIP() << "no AVX2 + FMA";
+  ETR_REQUIRE_AVX2_KERNELS();
   std::mt19937 rng(90);
   opt::DepthwiseGeom g;
   g.batch = 1;
@@ -178,7 +178,7 @@ TEST(OptConvDirectTest, DepthwiseRunsOnOneSlotOfScratch) {
 // Larger planes (several bands for stride 2, windows past L1 for stride 1),
 // on 2 threads: the same values as one thread and the banded kernel.
 TEST(OptConvDirectTest, DepthwiseLargePlanesMatchOneThread) {
-  if (!opt::cpu_features().avx2_fma) GTEST_SKIP() << "no AVX2 + FMA";
+  ETR_REQUIRE_AVX2_KERNELS();
   const int cases[][4] = {{58, 61, 3, 1}, {57, 50, 5, 2},   {30, 28, 5, 1},
                           {29, 31, 3, 2}, {113, 112, 3, 2}, {28, 29, 3, 1}};
   uint32_t seed = 95;
@@ -256,7 +256,7 @@ std::vector<float> reference_3x3s2(const opt::DirectConvGeom& g, const std::vect
 }
 
 TEST(OptConvDirectTest, FirstLayer3x3Stride2MatchesReference) {
-  if (!opt::cpu_features().avx2_fma) GTEST_SKIP() << "no AVX2 + FMA";
+  ETR_REQUIRE_AVX2_KERNELS();
   for (uint32_t seed = 100; seed < 124; ++seed) {
     std::mt19937 rng(seed);
     opt::DirectConvGeom g;
@@ -290,7 +290,7 @@ TEST(OptConvDirectTest, FirstLayer3x3Stride2MatchesReference) {
 }
 
 TEST(OptConvDirectTest, GemvMatchesReference) {
-  if (!opt::cpu_features().avx2_fma) GTEST_SKIP() << "no AVX2 + FMA";
+  ETR_REQUIRE_AVX2_KERNELS();
   for (uint32_t seed = 200; seed < 230; ++seed) {
     std::mt19937 rng(seed);
     const int64_t m = pick(rng, 1, 70), k = pick(rng, 1, 1200);

@@ -125,7 +125,7 @@ std::string describe(const opt::GroupedConvGeom& g) {
 }
 
 TEST(OptConvGroupedTest, MatchesDoubleReference) {
-  if (!opt::cpu_features().avx2_fma) GTEST_SKIP() << "no AVX2 + FMA";
+  ETR_REQUIRE_AVX2_KERNELS();
   double worst_seen = 0.0;
   for (uint32_t seed = 1; seed <= 60; ++seed) {
     std::mt19937 rng(seed);
@@ -175,7 +175,7 @@ TEST(OptConvGroupedTest, MatchesDoubleReference) {
 // Scratch for one thread only: the 2-thread call runs on one and gives the
 // same values.
 TEST(OptConvGroupedTest, RunsOnOneSlotOfScratch) {
-  if (!opt::cpu_features().avx2_fma) GTEST_SKIP() << "no AVX2 + FMA";
+  ETR_REQUIRE_AVX2_KERNELS();
   std::mt19937 rng(77);
   opt::GroupedConvGeom g;
   g.batch = 1;
@@ -203,7 +203,7 @@ TEST(OptConvGroupedTest, RunsOnOneSlotOfScratch) {
 // output channels per group not a multiple of 8, one group, or too many
 // input channels per group are left to the GEMM.
 TEST(OptConvGroupedTest, DeclinesOtherShapes) {
-  if (!opt::cpu_features().avx2_fma) GTEST_SKIP() << "no AVX2 + FMA";
+  ETR_REQUIRE_AVX2_KERNELS();
   opt::GroupedConvGeom g;
   g.batch = 1;
   g.groups = 4;

@@ -10,7 +10,20 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu_math/cpu_features.h"
 #include "kernels/test/kernel_test_util.h"
+
+// For tests of the AVX2 + FMA kernels. On x86-64 those kernels are built and
+// every CPU the tests run on has AVX2 + FMA, so a CPU without them fails the
+// test (nothing of what it covers would run). Elsewhere the kernels are not
+// built at all, which the build decides: the test is an immediate skip.
+#if defined(__x86_64__)
+#define ETR_REQUIRE_AVX2_KERNELS()                 \
+  ASSERT_TRUE(::etr::opt::cpu_features().avx2_fma) \
+      << "this x86-64 CPU has no AVX2 + FMA: the kernel under test cannot run"
+#else
+#define ETR_REQUIRE_AVX2_KERNELS() GTEST_SKIP() << "the AVX2 kernels are built for x86-64 only"
+#endif
 
 namespace etr {
 namespace testing {

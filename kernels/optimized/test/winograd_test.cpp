@@ -111,7 +111,8 @@ const Shape kShapes[] = {
 };
 
 TEST(WinogradTest, MatchesFloat64Reference) {
-  if (!opt::winograd_available()) GTEST_SKIP() << "no AVX2 + FMA";
+  ETR_REQUIRE_AVX2_KERNELS();
+  ASSERT_TRUE(opt::winograd_available());
   uint32_t seed = 1;
   for (const Shape& s : kShapes) {
     const Data d = make_data(s, seed++);
@@ -167,7 +168,8 @@ TEST(WinogradTest, MatchesFloat64Reference) {
 
 // Too little scratch for one worker: nothing runs and the call says so.
 TEST(WinogradTest, RefusesShortScratch) {
-  if (!opt::winograd_available()) GTEST_SKIP() << "no AVX2 + FMA";
+  ETR_REQUIRE_AVX2_KERNELS();
+  ASSERT_TRUE(opt::winograd_available());
   opt::WinogradGeom g;
   g.batch = 1;
   g.c_in = g.c_out = 32;
