@@ -38,6 +38,8 @@ endif()
 if(TARGET etr_xnnpack_backend)
   etr_add_fuzzer(xnnpack_payload_fuzzer
     ${PROJECT_SOURCE_DIR}/test/fuzz/xnnpack_payload_fuzzer.cpp etr_xnnpack_backend)
+  etr_add_fuzzer(weight_cache_fuzzer
+    ${PROJECT_SOURCE_DIR}/test/fuzz/weight_cache_fuzzer.cpp etr_xnnpack_backend)
 endif()
 if(TARGET etr_vulkan_backend)
   etr_add_fuzzer(vulkan_payload_fuzzer

@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER=${1:-${FUZZ_SECONDS:-60}}
 if [ ! -x build-fuzz/program_fuzzer ] || [ ! -x build-fuzz/npy_fuzzer ] ||
    [ ! -x build-fuzz/flat_tensor_fuzzer ] || [ ! -x build-fuzz/xnnpack_payload_fuzzer ] ||
+   [ ! -x build-fuzz/weight_cache_fuzzer ] ||
    [ ! -x build-fuzz/bundled_program_fuzzer ] || [ ! -x build-fuzz/mmap_loader_fuzzer ] ||
    [ ! -x build-fuzz/hf_tokenizer_fuzzer ] || [ ! -x build-fuzz/tiktoken_tokenizer_fuzzer ] ||
    [ ! -x build-fuzz/sp_tokenizer_fuzzer ] || [ ! -x build-fuzz/llama2c_tokenizer_fuzzer ] ||
@@ -22,7 +23,10 @@ mkdir -p build-fuzz/corpus/program build-fuzz/corpus/npy build-fuzz/corpus/flat_
   build-fuzz/corpus/xnnpack_payload build-fuzz/corpus/bundled_program \
   build-fuzz/corpus/mmap_loader build-fuzz/corpus/hf_tokenizer build-fuzz/corpus/tiktoken_tokenizer \
   build-fuzz/corpus/sp_tokenizer build-fuzz/corpus/llama2c_tokenizer build-fuzz/corpus/vulkan_payload \
-  build-fuzz/artifacts
+  build-fuzz/corpus/weight_cache build-fuzz/artifacts
+# Packed-weight cache files: the runner writes one for an XNNPACK fixture.
+build-fuzz/examples/executor_runner/executor_runner --model_path=test/models/xnnpack/mlp.pte \
+  --weight_cache_dir=build-fuzz/corpus/weight_cache > /dev/null 2>&1 || true
 # XNNPACK payloads: the harness starts at the first XH00 header, so whole
 # XNNPACK-lowered programs (small ones) seed it.
 find test/models -name '*.pte' -size -100k -exec cp {} build-fuzz/corpus/xnnpack_payload/ \;
@@ -75,8 +79,8 @@ if [ -x build-fuzz/test/etr_flat_tensor_tests ]; then
 fi
 status=0
 PROGRAM_MAX_LEN=1048576
-fuzzers=(program mmap_loader npy flat_tensor xnnpack_payload bundled_program hf_tokenizer
-         tiktoken_tokenizer sp_tokenizer llama2c_tokenizer)
+fuzzers=(program mmap_loader npy flat_tensor xnnpack_payload weight_cache bundled_program
+         hf_tokenizer tiktoken_tokenizer sp_tokenizer llama2c_tokenizer)
 # Built when the Vulkan headers, loader and glslc are installed.
 [ -x build-fuzz/vulkan_payload_fuzzer ] && fuzzers+=(vulkan_payload)
 for f in "${fuzzers[@]}"; do
