@@ -38,13 +38,24 @@ void default_abort(const char* reason) {
 // that to madvise): packed weights and KV caches are read front to back on
 // every decode step, and with 4 KiB pages that stream stalls on TLB misses
 // and on the hardware prefetchers stopping at every page boundary.
+// ETR_HUGE_PAGES=0 in the environment turns this off (plain posix_memalign):
+// on a host whose memory is fragmented, the kernel's compaction for a huge
+// page can stall the allocation that asked for it.
 constexpr size_t kHugeBlockBytes = size_t{2} << 20;
+
+bool huge_pages_wanted() {
+  static const bool wanted = [] {
+    const char* v = std::getenv("ETR_HUGE_PAGES");
+    return v == nullptr || !(v[0] == '0' && v[1] == '\0');
+  }();
+  return wanted;
+}
 
 void* default_allocate(size_t size, size_t alignment) {
   if (alignment < sizeof(void*)) {
     alignment = sizeof(void*);
   }
-  const bool huge = size >= kHugeBlockBytes;
+  const bool huge = size >= kHugeBlockBytes && huge_pages_wanted();
   if (huge && alignment < kHugeBlockBytes) alignment = kHugeBlockBytes;
   void* p = nullptr;
   if (posix_memalign(&p, alignment, size == 0 ? 1 : size) != 0) {
