@@ -1,14 +1,17 @@
 #include "backends/xnnpack/weight_cache.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "kernels/cpu_math/cpu_features.h"
 #include "kernels/cpu_math/gemm_internal.h"
@@ -28,6 +31,10 @@ constexpr size_t kDataAlign = 4096;
 // pool), so a big buffer spreads across threads; the result does not depend
 // on the thread count.
 constexpr size_t kPiece = size_t{1} << 20;
+// The directory's size limit without ETR_WEIGHT_CACHE_MAX_MB, and the age
+// after which a temporary file of a writer that never renamed it goes.
+constexpr uint64_t kDefaultCacheBudgetMb = 2048;
+constexpr int64_t kStaleTempSeconds = 3600;
 
 struct Header {
   char magic[8];
@@ -258,6 +265,8 @@ void WeightCache::load(ThreadPool* pool) {
     return;
   }
   map_ = m;
+  // A use counts as recent for prune_weight_cache_dir (oldest first).
+  (void)::utimensat(AT_FDCWD, path_.c_str(), nullptr, 0);
   map_bytes_ = size;
   entries_ = entries;
   num_entries_ = static_cast<size_t>(h.num_entries);
@@ -355,6 +364,83 @@ void WeightCache::write(ThreadPool* pool) const {
   }
   ETR_LOG(Info, "XnnpackBackend: delegate %zu: weight cache %s written (%zu blobs, %zu bytes)",
           delegate_, path_.c_str(), pending_.size(), static_cast<size_t>(h.file_bytes));
+  const size_t slash = path_.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path_.substr(0, slash + 1);
+  const size_t removed =
+      prune_weight_cache_dir(dir, path_, weight_cache_budget_bytes(), ::time(nullptr));
+  if (removed > 0) {
+    ETR_LOG(Info, "XnnpackBackend: delegate %zu: weight cache directory %s: %zu old files removed",
+            delegate_, dir.c_str(), removed);
+  }
+}
+
+uint64_t weight_cache_budget_bytes() {
+  const char* env = std::getenv("ETR_WEIGHT_CACHE_MAX_MB");
+  uint64_t mb = kDefaultCacheBudgetMb;
+  if (env != nullptr && *env != '\0') {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(env, &end, 10);
+    if (end != nullptr && *end == '\0') mb = v;
+  }
+  // 0 means no limit; the product cannot overflow below 2^44 MiB.
+  if (mb == 0 || mb >= (uint64_t{1} << 44)) return 0;
+  return mb << 20;
+}
+
+size_t prune_weight_cache_dir(const std::string& dir, const std::string& keep,
+                              uint64_t budget_bytes, int64_t now) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return 0;
+  std::string base = dir;
+  if (!base.empty() && base.back() != '/') base += '/';
+  struct File {
+    std::string path;
+    uint64_t bytes;
+    int64_t mtime;
+  };
+  std::vector<File> caches;
+  size_t removed = 0;
+  uint64_t total = 0;
+  constexpr char kExt[] = ".etrwc";
+  constexpr size_t kExtLen = sizeof kExt - 1;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    const size_t ext = name.find(kExt);
+    if (ext == std::string::npos || ext == 0) continue;
+    const std::string path = base + name;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    const bool complete = ext + kExtLen == name.size();
+    const bool temporary = name.compare(ext + kExtLen, 5, ".tmp.") == 0;
+    if (temporary) {
+      // A writer that died before its rename; a live one finishes in well under an hour.
+      if (now - static_cast<int64_t>(st.st_mtime) > kStaleTempSeconds &&
+          ::unlink(path.c_str()) == 0) {
+        ++removed;
+      }
+      continue;
+    }
+    if (!complete) continue;
+    total += static_cast<uint64_t>(st.st_size);
+    if (path != keep) {
+      caches.push_back(
+          File{path, static_cast<uint64_t>(st.st_size), static_cast<int64_t>(st.st_mtime)});
+    }
+  }
+  ::closedir(d);
+  if (budget_bytes == 0 || total <= budget_bytes) return removed;
+  // Oldest (least recently written or mapped) first; a process that still
+  // maps a removed file keeps its pages until it unmaps them.
+  std::sort(caches.begin(), caches.end(),
+            [](const File& a, const File& b) { return a.mtime < b.mtime; });
+  for (const File& f : caches) {
+    if (total <= budget_bytes) break;
+    if (::unlink(f.path.c_str()) == 0) {
+      total -= f.bytes;
+      ++removed;
+    }
+  }
+  return removed;
 }
 
 }  // namespace xnnpack

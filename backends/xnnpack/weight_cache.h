@@ -22,7 +22,9 @@
 // Files are written to a temporary name and renamed into place, so a reader
 // sees either no file or a whole one, and a file in use is never rewritten
 // in place. (As with any mapping, truncating a mapped file by other means
-// makes the next touch of a lost page raise SIGBUS.)
+// makes the next touch of a lost page raise SIGBUS.) After each write the
+// directory is kept within ETR_WEIGHT_CACHE_MAX_MB (2048 MiB by default),
+// removing the least recently used cache files first.
 #pragma once
 
 #include <cstddef>
@@ -125,6 +127,19 @@ class WeightCache {
 // The directory the cache is turned on with: the load option's value when
 // given (may be empty: off), else ETR_WEIGHT_CACHE_DIR, else empty (off).
 std::string weight_cache_dir(const char* option_value);
+
+// The directory's size limit in bytes: ETR_WEIGHT_CACHE_MAX_MB (MiB; 0: no
+// limit), 2048 MiB when unset or not a number.
+uint64_t weight_cache_budget_bytes();
+
+// Keeps `dir` within `budget_bytes` (0: no limit) after a write: removes
+// the *.etrwc files other than `keep`, least recently written or mapped
+// first, until the complete cache files total at most the budget, and
+// temporary files (*.etrwc.tmp.*) older than an hour, left by writers that
+// died. `now` is the current time in seconds (time()). Returns how many
+// files it removed; other files and subdirectories are never touched.
+size_t prune_weight_cache_dir(const std::string& dir, const std::string& keep,
+                              uint64_t budget_bytes, int64_t now);
 
 }  // namespace xnnpack
 }  // namespace etr

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -371,6 +373,61 @@ TEST(XnnpackWeightCacheTest, TheHashSeesEveryByteAndNotTheThreads) {
   const xnnpack::ByteRange split[2] = {{data.data(), 1000},
                                        {data.data() + 1000, data.size() - 1000}};
   EXPECT_FALSE(xnnpack::hash_parts(Span<const xnnpack::ByteRange>(split, 2), nullptr) == base);
+}
+
+// Writes `bytes` bytes to dir/name with modification time `mtime`.
+void make_file(const std::string& dir, const std::string& name, size_t bytes, time_t mtime) {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path, std::ios::binary) << std::string(bytes, 'x');
+  const timespec times[2] = {{mtime, 0}, {mtime, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
+}
+
+// The directory stays within its budget: the least recently used cache files
+// go first, never the one just written, other files and fresh temporaries
+// stay, stale temporaries go; no budget removes no cache file.
+TEST(XnnpackWeightCacheTest, PruningKeepsTheDirectoryWithinItsBudget) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const time_t now = 1800000000;
+  make_file(dir.path(), "a.etrwc", 4000, now - 500);  // oldest
+  make_file(dir.path(), "b.etrwc", 3000, now - 400);
+  make_file(dir.path(), "c.etrwc", 2000, now - 300);
+  make_file(dir.path(), "new.etrwc", 5000, now - 900);  // just written: kept although older
+  make_file(dir.path(), "notes.txt", 9000, now - 1000);
+  make_file(dir.path(), "c.etrwc.tmp.77.0", 100, now - 7200);  // a dead writer's
+  make_file(dir.path(), "c.etrwc.tmp.78.0", 100, now - 60);    // a live writer's
+  const std::string keep = dir.path() + "/new.etrwc";
+
+  EXPECT_EQ(xnnpack::prune_weight_cache_dir(dir.path(), keep, 0, now), 1u);  // no limit
+  EXPECT_EQ(dir.files(), (std::vector<std::string>{"a.etrwc", "b.etrwc", "c.etrwc",
+                                                   "c.etrwc.tmp.78.0", "new.etrwc", "notes.txt"}));
+  // 14000 bytes of cache files; a 10000-byte budget removes a (oldest), then fits.
+  EXPECT_EQ(xnnpack::prune_weight_cache_dir(dir.path(), keep, 10000, now), 1u);
+  EXPECT_EQ(dir.files(), (std::vector<std::string>{"b.etrwc", "c.etrwc", "c.etrwc.tmp.78.0",
+                                                   "new.etrwc", "notes.txt"}));
+  // A budget below the kept file alone removes every other cache file.
+  EXPECT_EQ(xnnpack::prune_weight_cache_dir(dir.path(), keep, 100, now), 2u);
+  EXPECT_EQ(dir.files(), (std::vector<std::string>{"c.etrwc.tmp.78.0", "new.etrwc", "notes.txt"}));
+  EXPECT_EQ(xnnpack::prune_weight_cache_dir(dir.path() + "/missing", keep, 100, now), 0u);
+}
+
+TEST(XnnpackWeightCacheTest, TheBudgetComesFromTheEnvironment) {
+  const char* old = std::getenv("ETR_WEIGHT_CACHE_MAX_MB");
+  const std::string saved = old != nullptr ? old : "";
+  ::unsetenv("ETR_WEIGHT_CACHE_MAX_MB");
+  EXPECT_EQ(xnnpack::weight_cache_budget_bytes(), uint64_t{2048} << 20);
+  ::setenv("ETR_WEIGHT_CACHE_MAX_MB", "3", 1);
+  EXPECT_EQ(xnnpack::weight_cache_budget_bytes(), uint64_t{3} << 20);
+  ::setenv("ETR_WEIGHT_CACHE_MAX_MB", "0", 1);
+  EXPECT_EQ(xnnpack::weight_cache_budget_bytes(), 0u);
+  ::setenv("ETR_WEIGHT_CACHE_MAX_MB", "12x", 1);
+  EXPECT_EQ(xnnpack::weight_cache_budget_bytes(), uint64_t{2048} << 20);
+  if (old != nullptr) {
+    ::setenv("ETR_WEIGHT_CACHE_MAX_MB", saved.c_str(), 1);
+  } else {
+    ::unsetenv("ETR_WEIGHT_CACHE_MAX_MB");
+  }
 }
 
 }  // namespace
