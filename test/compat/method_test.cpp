@@ -101,9 +101,9 @@ struct FloatTensor {
       strides[i] = stride;
       stride *= sizes[i];
     }
-    impl = std::make_unique<TensorImpl>(ScalarType::Float, static_cast<ssize_t>(sizes.size()),
-                                        sizes.data(), data.data(), dim_order.data(),
-                                        strides.data());
+    impl =
+        std::make_unique<TensorImpl>(ScalarType::Float, static_cast<ssize_t>(sizes.size()),
+                                     sizes.data(), data.data(), dim_order.data(), strides.data());
   }
   EValue value() { return EValue(Tensor(impl.get())); }
   std::vector<int32_t> sizes;

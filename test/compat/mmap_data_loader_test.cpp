@@ -111,9 +111,8 @@ TEST_F(CompatMmapDataLoaderTest, OffsetsPastTheInt32Range) {
   char name[] = "/tmp/etr_compat_mmap_big_XXXXXX";
   const int fd = mkstemp(name);
   ASSERT_GE(fd, 0);
-  const bool written =
-      pwrite(fd, marker, sizeof(marker), static_cast<off_t>(offset)) ==
-      static_cast<ssize_t>(sizeof(marker));
+  const bool written = pwrite(fd, marker, sizeof(marker), static_cast<off_t>(offset)) ==
+                       static_cast<ssize_t>(sizeof(marker));
   close(fd);
   if (!written) {
     std::remove(name);
