@@ -11,6 +11,7 @@
 #include <executorch/runtime/executor/method.h>
 #include <executorch/runtime/executor/program.h>
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -425,7 +426,13 @@ struct Method::State {
   // The faces handed out by get_input/get_output (refreshed on each call).
   std::vector<EValue> inputs;
   std::vector<EValue> outputs;
+  uint32_t id = 0;  // Method::id()
 };
+
+namespace {
+// The next Method::id(); each load_method takes one.
+std::atomic<uint32_t> next_method_id{1};
+}  // namespace
 
 Result<Method> Program::load_method(const char* method_name, MemoryManager* memory_manager,
                                     EventTracer* event_tracer, const NamedDataMap* named_data_map,
@@ -499,6 +506,7 @@ Result<Method> Program::load_method(const char* method_name, MemoryManager* memo
   if (!method.ok()) return official(method.error());
   state->method.emplace(std::move(*method));
   state->tracer = event_tracer;
+  state->id = next_method_id.fetch_add(1, std::memory_order_relaxed);
   state->inputs.resize(state->method->inputs_size());
   state->outputs.resize(state->method->outputs_size());
   return Method(std::move(state));
@@ -510,7 +518,14 @@ Method::Method(std::unique_ptr<State> state) : state_(std::move(state)) {}
 Method::Method(Method&& rhs) noexcept = default;
 Method::~Method() = default;
 
+// A Method that was moved from holds no state: its calls fail (or, for the
+// accessors the official runtime checks with ET_CHECK, abort) instead of
+// reaching a null method.
+#define ETR_COMPAT_METHOD_LOADED(code, what) \
+  ET_CHECK_OR_RETURN_ERROR(state_ != nullptr, code, "%s: the Method was moved from", what)
+
 Error Method::set_input(const EValue& input_evalue, size_t input_idx) {
+  ETR_COMPAT_METHOD_LOADED(InvalidState, "set_input");
   ET_CHECK_OR_RETURN_ERROR(input_idx < inputs_size(), InvalidArgument,
                            "Input index (%zu) must be less than the number of inputs in method "
                            "(%zu).",
@@ -540,6 +555,7 @@ Error Method::set_input(const EValue& input_evalue, size_t input_idx) {
 }
 
 Error Method::set_inputs(const executorch::aten::ArrayRef<EValue>& input_evalues) {
+  ETR_COMPAT_METHOD_LOADED(InvalidState, "set_inputs");
   ET_CHECK_OR_RETURN_ERROR(input_evalues.size() == inputs_size(), InvalidArgument,
                            "The number of inputs (%zu) does not match the method's (%zu).",
                            input_evalues.size(), inputs_size());
@@ -551,10 +567,12 @@ Error Method::set_inputs(const executorch::aten::ArrayRef<EValue>& input_evalues
 }
 
 Error Method::set_output_data_ptr(void* buffer, size_t size, size_t output_idx) {
+  ETR_COMPAT_METHOD_LOADED(InvalidState, "set_output_data_ptr");
   return official(state_->method->set_output_data_ptr(buffer, size, output_idx));
 }
 
 Error Method::get_outputs(EValue* output_evalues, size_t length) {
+  ETR_COMPAT_METHOD_LOADED(InvalidState, "get_outputs");
   ET_CHECK_OR_RETURN_ERROR(length >= outputs_size(), InvalidArgument,
                            "The given array is not large enough to hold all outputs.");
   ET_CHECK_OR_RETURN_ERROR(output_evalues != nullptr || outputs_size() == 0, InvalidArgument,
@@ -565,6 +583,7 @@ Error Method::get_outputs(EValue* output_evalues, size_t length) {
 }
 
 Error Method::get_inputs(EValue* input_evalues, size_t length) {
+  ETR_COMPAT_METHOD_LOADED(InvalidState, "get_inputs");
   ET_CHECK_OR_RETURN_ERROR(length >= inputs_size(), InvalidArgument,
                            "The given array is not large enough to hold all inputs.");
   ET_CHECK_OR_RETURN_ERROR(input_evalues != nullptr || inputs_size() == 0, InvalidArgument,
@@ -577,16 +596,38 @@ Error Method::get_inputs(EValue* input_evalues, size_t length) {
 }
 
 Result<executorch::aten::Tensor> Method::get_attribute(std::string_view name) {
-  ET_LOG(Error, "Method::get_attribute('%.*s'): the method has no such attribute",
-         static_cast<int>(name.size()), name.data());
-  return Error::NotFound;
+  ETR_COMPAT_METHOD_LOADED(InvalidState, "get_attribute");
+  ::etr::Result<size_t> index =
+      state_->method->method_meta().attribute_value_index(name.data(), name.size());
+  if (!index.ok()) return official(index.error());
+  const ::etr::EValue& value = state_->method->value(*index);
+  ET_CHECK_OR_RETURN_ERROR(
+      value.is_tensor(), Internal, "get_attribute('%.*s'): value %zu is not a tensor",
+      static_cast<int>(name.size() < 256 ? name.size() : 256), name.data(), *index);
+  EValue face = internal::face_of(value);
+  return face.toTensor();
 }
 
-Error Method::execute() { return official(state_->method->execute()); }
+Error Method::execute() {
+  ETR_COMPAT_METHOD_LOADED(NotSupported, "execute");
+  // The official runtime's own check and error code (etr's execute reports
+  // the same condition as InvalidState).
+  for (size_t i = 0; i < inputs_size(); ++i) {
+    ET_CHECK_OR_RETURN_ERROR(state_->method->input_set(i), InvalidArgument,
+                             "Input %zu has not been set.", i);
+  }
+  return official(state_->method->execute());
+}
 
-MethodMeta Method::method_meta() const { return MethodMeta(state_->method->method_meta()); }
-size_t Method::inputs_size() const { return state_->method->inputs_size(); }
-size_t Method::outputs_size() const { return state_->method->outputs_size(); }
+MethodMeta Method::method_meta() const {
+  ET_CHECK_MSG(state_ != nullptr, "method_meta: the Method was moved from");
+  return MethodMeta(state_->method->method_meta());
+}
+size_t Method::inputs_size() const { return state_ != nullptr ? state_->method->inputs_size() : 0; }
+size_t Method::outputs_size() const {
+  return state_ != nullptr ? state_->method->outputs_size() : 0;
+}
+uint32_t Method::id() const { return state_ != nullptr ? state_->id : 0; }
 
 const EValue& Method::get_output(size_t i) const {
   ET_CHECK_MSG(i < outputs_size(), "%zu >= %zu", i, outputs_size());
@@ -594,7 +635,7 @@ const EValue& Method::get_output(size_t i) const {
   return state_->outputs[i];
 }
 
-EventTracer* Method::get_event_tracer() { return state_->tracer; }
+EventTracer* Method::get_event_tracer() { return state_ != nullptr ? state_->tracer : nullptr; }
 
 const EValue& Method::get_input(size_t i) const {
   ET_CHECK_MSG(i < inputs_size(), "%zu >= %zu", i, inputs_size());

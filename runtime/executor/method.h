@@ -198,6 +198,13 @@ class Method final {
   // consumed by execute and must be set again before the next execute.
   [[nodiscard]] Error execute();
 
+  // True when input `index` holds a value execute may use: a tensor input
+  // set since load (or, when execute consumes it, since the last execute), or
+  // a non-tensor input (it keeps its exported value). False out of range.
+  bool input_set(size_t index) const {
+    return index < s_.num_inputs && s_.input_set != nullptr && s_.input_set[index];
+  }
+
   // True when input `index` is consumed by execute (its planned memory is
   // reused for other values), so it must be set again before every execute.
   bool input_consumed(size_t index) const {

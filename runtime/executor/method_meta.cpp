@@ -168,6 +168,21 @@ Result<TensorInfo> MethodMeta::attribute_tensor_meta(size_t index) const {
            seen);
 }
 
+Result<size_t> MethodMeta::attribute_value_index(const char* name, size_t name_size) const {
+  if (name == nullptr && name_size != 0) ETR_FAIL(Error::InvalidArgument, "attribute: null name");
+  const size_t n = vec_size(plan_->values());
+  for (size_t i = 0; i < n; ++i) {
+    const flatbuffers::String* fqn =
+        attribute_name(plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(i)));
+    if (fqn != nullptr && fqn->size() == name_size &&
+        (name_size == 0 || std::memcmp(fqn->data(), name, name_size) == 0)) {
+      return i;
+    }
+  }
+  ETR_FAIL(Error::NotFound, "method '%s' has no attribute tensor named '%.*s'", this->name(),
+           static_cast<int>(name_size < 256 ? name_size : 256), name_size == 0 ? "" : name);
+}
+
 Result<TensorInfo> MethodMeta::input_tensor_meta(size_t index) const {
   if (index >= num_inputs()) {
     ETR_FAIL(Error::InvalidArgument, "input index %zu is out of range (%zu inputs)", index,

@@ -66,6 +66,9 @@ class MethodMeta final {
   // qualified name, in value order (TensorInfo::name set).
   size_t num_attributes() const;
   [[nodiscard]] Result<TensorInfo> attribute_tensor_meta(size_t index) const;
+  // The index in the method's value table (Method::value) of the attribute
+  // tensor named `name` (`name_size` bytes); NotFound when none has it.
+  [[nodiscard]] Result<size_t> attribute_value_index(const char* name, size_t name_size) const;
   size_t num_instructions() const;
   size_t num_backends() const;
   [[nodiscard]] Result<const char*> get_backend_name(size_t index) const;

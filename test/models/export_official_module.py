@@ -20,6 +20,25 @@ and, for upstream's runtime/executor/test/method_meta_test.cpp:
                      [1] buffer whose name the program keeps, not memory-planned
                      (the caller provides it)                 (ET_MODULE_STATEFUL_PATH)
 
+and, for upstream's runtime/executor/test/method_test.cpp:
+
+* ModuleIndex.pte:   forward(x) = x[1::2, torch.tensor([1, 2])], x Float
+                     [10, 10, 10] (an index.Tensor whose index list holds a
+                     None)                                    (ET_MODULE_INDEX_PATH)
+* ModuleDynamicCatUnallocatedIO.pte: forward(k) = cat(k, ones(1, 4)), k Float
+                     [<= 3, 4] with a dynamic first dimension; neither the
+                     input nor the output is memory-planned (the caller binds
+                     both)               (ET_MODULE_DYNAMIC_CAT_UNALLOCATED_IO_PATH)
+* ModuleAddMulOneFile.pte: ModuleAddMul with its constants in the program's
+                     own constant segment                     (ET_MODULE_ADD_MUL_PATH)
+* ModuleLinearConstantBuffer.pte: ModuleAddMul's computation with its
+                     constants in the flatbuffer's constant_buffer table, the
+                     layout before constant segments (upstream keeps an old file,
+                     ModuleLinear-no-constant-segment.pte; 1.5.1's exporter no
+                     longer has an option for it, so the emitted program is
+                     serialized here without moving the constants out)
+                                       (DEPRECATED_ET_MODULE_LINEAR_CONSTANT_BUFFER_PATH)
+
 and, for our own set_output tests (test/executor/set_output_test.cpp):
 
 * ReturnsInput.pte:  forward(x, y) = (x, x + y), x and y Float [2, 3]: output 0
@@ -77,6 +96,16 @@ class ModuleStateful(torch.nn.Module):
         return x + self.state
 
 
+class ModuleIndex(torch.nn.Module):
+    def forward(self, x):
+        return x[1::2, torch.tensor([1, 2])]
+
+
+class ModuleDynamicCatUnallocatedIO(torch.nn.Module):
+    def forward(self, k):
+        return torch.cat((k, torch.ones(1, 4)))
+
+
 class ReturnsInput(torch.nn.Module):
     def forward(self, x, y):
         return x, x + y
@@ -98,14 +127,77 @@ def check_on_official_runtime(pte_path, ptd_path, model, inputs):
             sys.exit(f"{pte_path}: official runtime gives {got[i]} for output {i}, eager {w}")
 
 
-def write(name, model, inputs, external, config=None):
-    program = export(model, inputs)
+def constant_buffer_pte(et):
+    """The emitted program serialized with its constants left in the
+    flatbuffer's constant_buffer (entry 0 is the empty placeholder) and no
+    segments, so no extended header either."""
+    import copy
+
+    from executorch.exir._serialize._flatbuffer_program import _program_to_flatbuffer
+    from executorch.exir.schema import SubsegmentOffsets
+
+    program = copy.deepcopy(et.executorch_program)
+    if len(program.constant_buffer) < 2 or program.segments:
+        sys.exit("constant_buffer_pte: expected constants and no segments in the emitted program")
+    program.constant_segment = SubsegmentOffsets(segment_index=0, offsets=[])
+    return bytes(_program_to_flatbuffer(program).data)
+
+
+def check_constant_buffer(pte_path, model):
+    """The 1.5.1 runtime wheel is built without the deprecated constant_buffer
+    path (ET_ENABLE_DEPRECATED_CONSTANT_BUFFER=0: it refuses the program with
+    InvalidProgram), so the official deserializer checks the file instead: no
+    constant segment, and the constant_buffer holds the module's constants."""
+    from executorch.exir._serialize._program import deserialize_pte_binary
+
+    with open(pte_path, "rb") as f:
+        data = f.read()
+    if data[4:8] != b"ET12" or b"eh00" in data[:64]:
+        sys.exit(f"{pte_path}: expected a plain flatbuffer without an extended header")
+    program = deserialize_pte_binary(data).program
+    if program.segments or program.constant_segment.offsets:
+        sys.exit(f"{pte_path}: constants are in a segment")
+    want = {bytes(t.numpy().tobytes()) for t in (model.a, model.b)}
+    got = {bytes(b.storage) for b in program.constant_buffer[1:]}
+    if got != want or len(program.constant_buffer[0].storage) != 0:
+        sys.exit(f"{pte_path}: constant_buffer does not hold the module's constants")
+
+
+def check_unallocated_cat(pte_path):
+    """The dynamic cat program wants its input and output bound to caller
+    memory, which the official Python runtime does not do; the official
+    runtime loads it here and must report one input of at most [3, 4] and one
+    output of at most [4, 4], neither memory-planned."""
+    from executorch.runtime import Runtime
+
+    meta = Runtime.get().load_program(pte_path).metadata("forward")
+    if meta.num_inputs() != 1 or meta.num_outputs() != 1:
+        sys.exit(f"{pte_path}: unexpected method meta {meta}")
+    for tensor_meta, sizes in ((meta.input_tensor_meta(0), (3, 4)),
+                               (meta.output_tensor_meta(0), (4, 4))):
+        if tensor_meta.is_memory_planned() or tuple(tensor_meta.sizes()) != sizes:
+            sys.exit(f"{pte_path}: unexpected tensor meta {tensor_meta}")
+
+
+def write(name, model, inputs, external, config=None, dynamic_shapes=None, layout="segment"):
+    program = export(model, inputs, dynamic_shapes=dynamic_shapes)
     if external:
         config = ExecutorchBackendConfig(external_constants=True)
     et = to_edge_transform_and_lower(program).to_executorch(config)
     pte = os.path.join(OUT, name + ".pte")
     with open(pte, "wb") as f:
-        et.write_to_file(f)
+        if layout == "constant_buffer":
+            f.write(constant_buffer_pte(et))
+        else:
+            et.write_to_file(f)
+    if layout == "constant_buffer":
+        check_constant_buffer(pte, model)
+        print("wrote", pte)
+        return
+    if layout == "unallocated_io":
+        check_unallocated_cat(pte)
+        print("wrote", pte)
+        return
     ptd = None
     if external:
         with tempfile.TemporaryDirectory() as tmp:
@@ -139,6 +231,21 @@ def main():
     for name, model, inputs, external, config in jobs:
         if not wanted or name in wanted:
             write(name, model, inputs, external, config)
+    # method_test's programs (see the module docstring).
+    if not wanted or "ModuleIndex" in wanted:
+        write("ModuleIndex", ModuleIndex(), (torch.randn(10, 10, 10),), False)
+    if not wanted or "ModuleAddMulOneFile" in wanted:
+        write("ModuleAddMulOneFile", ModuleAddMul(), (torch.ones(2, 2),), False)
+    if not wanted or "ModuleLinearConstantBuffer" in wanted:
+        write("ModuleLinearConstantBuffer", ModuleAddMul(), (torch.randn(2, 2),), False,
+              layout="constant_buffer")
+    if not wanted or "ModuleDynamicCatUnallocatedIO" in wanted:
+        write("ModuleDynamicCatUnallocatedIO", ModuleDynamicCatUnallocatedIO(),
+              (torch.randn(3, 4),), False,
+              ExecutorchBackendConfig(memory_planning_pass=MemoryPlanningPass(
+                  alloc_graph_input=False, alloc_graph_output=False)),
+              dynamic_shapes=({0: torch.export.Dim("dim0_k", max=3)},),
+              layout="unallocated_io")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@
 #include <executorch/runtime/platform/compiler.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string_view>
 
@@ -49,8 +50,13 @@ class Method final {
   // least outputs_size().
   ET_NODISCARD Error get_outputs(EValue* output_evalues, size_t length);
   ET_DEPRECATED ET_NODISCARD Error get_inputs(EValue* input_evalues, size_t length);
-  // etr programs carry no named attributes: NotFound.
+  // The attribute tensor named `name` (a mutable buffer whose name the
+  // program kept), a view of the method's own tensor: giving a tensor the
+  // program did not plan memory with set_data binds it. NotFound when none
+  // has that name.
   ET_NODISCARD Result<executorch::aten::Tensor> get_attribute(std::string_view name);
+  // Runs the method. InvalidArgument while a tensor input is not set;
+  // NotSupported on a Method that was moved from.
   ET_NODISCARD Error execute();
 
   MethodMeta method_meta() const;
@@ -62,6 +68,10 @@ class Method final {
   ET_DEPRECATED const EValue& get_input(size_t i) const;
   ET_DEPRECATED EValue& mutable_input(size_t i);
   ET_DEPRECATED EValue& mutable_output(size_t i);
+
+  // A number no other Method loaded in this process has (0 once moved from).
+  // Newer than the 1.5.1 API.
+  uint32_t id() const;
 
   // Internal (extension/compat).
   struct State;

@@ -79,6 +79,10 @@ class Tensor {
     return impl_->data_ptr<T>();
   }
 
+  // DEPRECATED in the official API: points the tensor at `ptr` (not owned,
+  // the old data is not freed), which must hold nbytes() bytes.
+  ET_DEPRECATED void set_data(void* ptr) const { impl_->set_data(ptr, impl_->nbytes()); }
+
   // Internal (extension/compat).
   const ::etr::Value* etr_source() const { return source_; }
   void set_device(Device device) { device_ = device; }

@@ -52,6 +52,10 @@ class TensorImpl : public ::etr::Tensor {
     static_cast<::etr::Tensor&>(*this) = ::etr::Tensor(
         type, dim, sizes, data, dim_order, strides == nullptr ? nullptr : strides64_, dynamism);
   }
+  // Points the tensor at `ptr` (not owned), which must hold nbytes() bytes.
+  void set_data(void* ptr) { ::etr::Tensor::set_data(ptr, nbytes()); }
+  using ::etr::Tensor::set_data;
+
   // The base points into this object's strides, so it may not be copied.
   TensorImpl(const TensorImpl&) = delete;
   TensorImpl& operator=(const TensorImpl&) = delete;
