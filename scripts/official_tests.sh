@@ -92,11 +92,14 @@ declare -A sources=(
   [method_meta_test]=runtime/executor/test/method_meta_test.cpp
   [hierarchical_allocator_test]=runtime/core/test/hierarchical_allocator_test.cpp
   [malloc_memory_allocator_test]=extension/memory_allocator/test/malloc_memory_allocator_test.cpp
+  [program_test]=runtime/executor/test/program_test.cpp
+  [flat_tensor_data_map_test]=extension/flat_tensor/test/flat_tensor_data_map_test.cpp
+  [flat_tensor_header_test]=extension/flat_tensor/test/flat_tensor_header_test.cpp
 )
 order=(tensor_ptr_test tensor_ptr_maker_test evalue_test tensor_util_test operator_registry_test
        module_test file_data_loader_test buffer_data_loader_test memory_manager_test
        memory_allocator_test hierarchical_allocator_test method_meta_test
-       malloc_memory_allocator_test)
+       malloc_memory_allocator_test program_test flat_tensor_data_map_test)
 [ $# -gt 0 ] && order=("$@")
 
 set -e
@@ -154,6 +157,10 @@ export ET_MODULE_ADD_MUL_DATA_PATH=$fixtures/ModuleAddMul.ptd
 export ET_MODULE_LINEAR_PROGRAM_PATH=$fixtures/ModuleLinear.pte
 export ET_MODULE_LINEAR_DATA_PATH=$fixtures/ModuleLinear.ptd
 export ET_MODULE_STATEFUL_PATH=$fixtures/ModuleStateful.pte
+export ET_MODULE_MULTI_ENTRY_PATH=$fixtures/ModuleMultiEntry.pte
+export ET_MODULE_ADD_MUL_PATH=$fixtures/ModuleAddMulOneFile.pte
+export DEPRECATED_ET_MODULE_LINEAR_CONSTANT_BUFFER_PATH=$fixtures/ModuleLinearConstantBuffer.pte
+export ET_MODULE_SIMPLE_TRAIN_PATH=$fixtures/ModuleSimpleTrain.pte
 
 failed=0
 for name in "${order[@]}"; do
