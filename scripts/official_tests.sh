@@ -22,6 +22,11 @@
 #   method_meta_test         runtime/executor/test/method_meta_test.cpp
 #   malloc_memory_allocator_test
 #                            extension/memory_allocator/test/malloc_memory_allocator_test.cpp
+#   program_test             runtime/executor/test/program_test.cpp
+#   flat_tensor_data_map_test
+#                            extension/flat_tensor/test/flat_tensor_data_map_test.cpp
+# and, only when named (it fails, see below):
+#   flat_tensor_header_test  extension/flat_tensor/test/flat_tensor_header_test.cpp
 # with the upstream test utilities they include (test/utils/*.h,
 # runtime/core/exec_aten/testing_util/*.h, extension/testing_util/*.h,
 # runtime/kernel/test/test_util.h,
@@ -39,28 +44,34 @@
 # memory_allocator_test 8/8 (its HelperMacrosTest uses ET_TRY_ALLOCATE_*
 # macros that the 1.5.1 headers no longer have; etr's face does not define
 # the deprecated __ET_HAVE_GNU_STATEMENT_EXPRESSIONS, so it is compiled out),
-# hierarchical_allocator_test 2/2, method_meta_test 4/4 and
-# malloc_memory_allocator_test 5/5 pass. The
-# programs they read are test/models/official_module/* (made by
+# hierarchical_allocator_test 2/2, method_meta_test 4/4,
+# malloc_memory_allocator_test 5/5, program_test 26/26 and
+# flat_tensor_data_map_test 6/6 pass (15 tests). program_test's
+# ProgramTestFriend reads upstream's private Program members (LoadSegment,
+# load_mutable_subsegment_into, internal_program_, get_constant_buffer_data,
+# get_backend_delegate_data, the private constructor from parts), which the
+# face declares as 1.5.1 does over etr::Program, and it builds malformed
+# programs with executorch/schema/program_generated.h; flat_tensor_data_map_test
+# includes executorch/extension/flat_tensor/serialize/flat_tensor_generated.h.
+# The package installs both generated headers (made from etr's schemas with
+# the official names, extension/compat/CMakeLists.txt; they include
+# <flatbuffers/flatbuffers.h>, found on the default include path). The
+# programs the tests read are test/models/official_module/* (made by
 # test/models/export_official_module.py); the script sets the variables that
 # name them.
 #
-# Not here: runtime/executor/test/program_test.cpp cannot compile unchanged:
-# its ProgramTestFriend reads upstream's private Program members
-# (LoadSegment, internal_program_, load_mutable_subsegment_into, the private
-# constructor) and it includes the generated schema header
-# executorch/schema/program_generated.h, which the 1.5.1 package does not
-# install. The stored mmap_data_loader_test.cpp needs a sparse-file
-# TempFile(offset, contents, size) constructor that the stored
-# extension/testing_util/temp_file.h lacks. flat_tensor_data_map_test.cpp
-# includes the generated flat_tensor_generated.h (not installed by 1.5.1);
-# the stored flat_tensor_header_test.cpp predates 1.5 (it puts the FH01
-# header at byte 0, 1.5.1's FlatTensorHeader::kHeaderOffset is 8, as in
-# etr); cpu_caching_malloc_allocator_test.cpp tests a header 1.5.1 does not
+# Not passing: flat_tensor_header_test (the stored version, the only one in
+# the public index) puts the FH01 header at byte 0; 1.5.1's
+# FlatTensorHeader::Parse reads it at byte 8 (kHeaderOffset), as etr does, so
+# it fails on the official 1.5.1 runtime too: built against the 1.5.1 wheel's
+# libexecutorch.so it fails the same way (Parse returns NotFound, 0x20), and
+# that library parses the same bytes placed at byte 8. The stored
+# mmap_data_loader_test.cpp needs a sparse-file TempFile(offset, contents,
+# size) constructor that the stored extension/testing_util/temp_file.h
+# lacks; cpu_caching_malloc_allocator_test.cpp tests a header 1.5.1 does not
 # ship. The stored method_test.cpp is newer than 1.5 (its MethodIdTest calls
 # Method::id(), which 1.5.1 lacks) and its fixture loads programs not made
-# here yet (ModuleIndex, ModuleDynamicCatUnallocatedIO, a one-file
-# ModuleAddMul, a deprecated constant-buffer ModuleLinear).
+# here yet (ModuleIndex, ModuleDynamicCatUnallocatedIO).
 #
 # Prints one line per test (compile error / passed / failed, with gtest's
 # counts) and exits non-zero when any present test fails to compile or run.

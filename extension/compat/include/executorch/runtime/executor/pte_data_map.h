@@ -1,7 +1,7 @@
 // Compatibility layer (extension/compat): the official runtime-internal
 // PteDataMap (a program's named data as a NamedDataMap, built from the
-// program's flatbuffers tables). etr parses programs without the flatbuffers
-// library and serves a program's named data to its methods itself, so
+// program's flatbuffers tables). etr serves a program's named data to its
+// methods itself (and Program::get_named_data_map() gives it to callers), so
 // create() returns Error::NotSupported (logged); the declaration is here so
 // code naming the type compiles.
 #pragma once
