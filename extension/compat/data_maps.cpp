@@ -121,8 +121,7 @@ Error validate_program(const executorch_flatbuffer::Program*) {
 }
 
 namespace internal {
-Result<PteDataMap> PteDataMap::create(DataLoader*, size_t, const flatbuffers::FlatbufferNamedData*,
-                                      const flatbuffers::FlatbufferDataSegment*) {
+Result<PteDataMap> PteDataMap::create_unsupported() {
   ET_LOG(Error,
          "PteDataMap::create: etr does not expose flatbuffers tables; a program's named data is "
          "served to its methods by Program::load_method");

@@ -172,6 +172,47 @@ class DataMapBridge final : public ::etr::NamedDataMap {
   const runtime::NamedDataMap* map_;
 };
 
+// An etr NamedDataMap (a program's own named data) seen as an official one.
+class EtrDataMapFace final : public NamedDataMap {
+ public:
+  explicit EtrDataMapFace(const ::etr::NamedDataMap* map) : map_(map) {}
+
+  Result<const TensorLayout> get_tensor_layout(std::string_view key) const override {
+    ::etr::Result<::etr::TensorLayout> layout =
+        map_->get_layout(::etr::StringView(key.data(), key.size()));
+    if (!layout.ok()) return official(layout.error());
+    return TensorLayout::create(layout->sizes, layout->dim_order, layout->dtype);
+  }
+  Result<FreeableBuffer> get_data(std::string_view key) const override {
+    ::etr::Result<::etr::FreeableBuffer> data =
+        map_->get_data(::etr::StringView(key.data(), key.size()));
+    if (!data.ok()) return official(data.error());
+    return to_official(std::move(*data));
+  }
+  Error load_data_into(std::string_view key, void* buffer, size_t size) const override {
+    ET_CHECK_OR_RETURN_ERROR(buffer != nullptr || size == 0, InvalidArgument,
+                             "load_data_into: null buffer");
+    ::etr::Result<::etr::FreeableBuffer> data =
+        map_->get_data(::etr::StringView(key.data(), key.size()));
+    if (!data.ok()) return official(data.error());
+    ET_CHECK_OR_RETURN_ERROR(size <= data->size(), InvalidArgument,
+                             "load_data_into('%.*s'): %zu bytes asked, %zu stored",
+                             static_cast<int>(key.size()), key.data(), size, data->size());
+    if (size != 0) std::memcpy(buffer, data->data(), size);
+    return Error::Ok;
+  }
+  Result<uint32_t> get_num_keys() const override { return static_cast<uint32_t>(map_->num_keys()); }
+  Result<const char*> get_key(uint32_t index) const override {
+    ::etr::Result<const char*> key = map_->key_at(index);
+    if (!key.ok()) return official(key.error());
+    return *key;
+  }
+  const ::etr::NamedDataMap* etr_map() const override { return map_; }
+
+ private:
+  const ::etr::NamedDataMap* map_;
+};
+
 }  // namespace
 
 namespace internal {
@@ -224,6 +265,22 @@ struct Program::State {
   // Shared with the Modules built over this program (and, for a Module's
   // program(), owned with the loader it reads from).
   std::shared_ptr<const ::etr::Program> program;
+  // The program's named_data table, when it has one, as an official map.
+  std::unique_ptr<EtrDataMapFace> named_data;
+  // What a Program built from parts was given (kept with it).
+  std::optional<FreeableBuffer> program_data;
+  std::optional<FreeableBuffer> constant_segment_data;
+  std::optional<internal::PteDataMap> pte_data_map;
+
+  // Sets up what the official Program derives from the etr program.
+  void attach(const executorch_flatbuffer::Program** internal_program) {
+    if (program == nullptr) return;
+    *internal_program =
+        reinterpret_cast<const executorch_flatbuffer::Program*>(program->flatbuffer());
+    if (program->has_named_data_table()) {
+      named_data = std::make_unique<EtrDataMapFace>(&program->named_data());
+    }
+  }
 
   // True when the program has a method of that name.
   bool has_method(const char* name) const {
@@ -235,7 +292,35 @@ struct Program::State {
   }
 };
 
-Program::Program(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Program::Program(std::unique_ptr<State> state) : state_(std::move(state)) {
+  if (state_ != nullptr) state_->attach(&internal_program_);
+}
+
+Program::Program(DataLoader* loader, size_t segment_base_offset, FreeableBuffer&& program_data,
+                 const executorch_flatbuffer::Program* internal_program,
+                 FreeableBuffer&& constant_segment_data,
+                 std::optional<internal::PteDataMap>&& pte_data_map)
+    : state_(std::make_unique<State>()), internal_program_(internal_program) {
+  state_->program_data.emplace(std::move(program_data));
+  state_->constant_segment_data.emplace(std::move(constant_segment_data));
+  if (pte_data_map.has_value()) state_->pte_data_map.emplace(std::move(*pte_data_map));
+  // As in the official runtime, the loader is kept only when there is
+  // segment data to read from it.
+  ::etr::DataLoader* etr_loader = nullptr;
+  if (loader != nullptr && segment_base_offset > 0) {
+    etr_loader = loader->etr_loader();
+    if (etr_loader == nullptr) {
+      state_->bridge = std::make_unique<LoaderBridge>(loader);
+      etr_loader = state_->bridge.get();
+    }
+  }
+  if (internal_program != nullptr) {
+    state_->program = std::make_shared<const ::etr::Program>(::etr::Program::over_flatbuffer(
+        etr_loader, segment_base_offset,
+        reinterpret_cast<const etr_fb::Program*>(internal_program)));
+    state_->attach(&internal_program_);
+  }
+}
 Program::Program(Program&&) noexcept = default;
 Program::~Program() = default;
 
@@ -278,24 +363,89 @@ Result<Program> Program::load(DataLoader* loader, Verification verification) {
   return Program(std::move(state));
 }
 
+// The etr program behind `program`'s state; null for a Program built from
+// parts without a flatbuffer (or moved from).
+#define ETR_COMPAT_PROGRAM_OR_RETURN(what)                                                \
+  ET_CHECK_OR_RETURN_ERROR(state_ != nullptr && state_->program != nullptr, InvalidState, \
+                           "%s: the Program has no program data", what)
+
 Result<const void*> Program::get_constant_buffer_data(size_t buffer_idx, size_t nbytes) const {
+  ETR_COMPAT_PROGRAM_OR_RETURN("get_constant_buffer_data");
   ET_CHECK_OR_RETURN_ERROR(buffer_idx <= UINT32_MAX, InvalidArgument,
                            "constant buffer %zu out of range", buffer_idx);
   ::etr::Result<const void*> data =
       state_->program->constant_data(static_cast<uint32_t>(buffer_idx), nbytes);
-  if (!data.ok()) return official(data.error());
+  if (!data.ok()) {
+    // etr reports a request outside the stored constants as InvalidProgram
+    // (a method's tensor asked for it); here the caller asked: the official
+    // runtime's InvalidArgument.
+    return data.error() == ::etr::Error::InvalidProgram ? Error::InvalidArgument
+                                                        : official(data.error());
+  }
   return *data;
 }
 
-size_t Program::num_methods() const { return state_->program->num_methods(); }
+Result<const NamedDataMap*> Program::get_named_data_map() const {
+  ETR_COMPAT_PROGRAM_OR_RETURN("get_named_data_map");
+  if (state_->named_data == nullptr) return Error::NotFound;
+  return static_cast<const NamedDataMap*>(state_->named_data.get());
+}
+
+Result<const char*> Program::get_output_flattening_encoding(const char* method_name) const {
+  ETR_COMPAT_PROGRAM_OR_RETURN("get_output_flattening_encoding");
+  ET_CHECK_OR_RETURN_ERROR(method_name != nullptr, InvalidArgument,
+                           "get_output_flattening_encoding: null name");
+  ::etr::Result<const char*> encoding = state_->program->output_flattening_encoding(method_name);
+  if (!encoding.ok()) {
+    // The official runtime reports an unknown method as InvalidArgument.
+    return encoding.error() == ::etr::Error::NotFound ? Error::InvalidArgument
+                                                      : official(encoding.error());
+  }
+  return *encoding;
+}
+
+Error Program::get_backend_delegate_data(size_t index, const void** out_data,
+                                         size_t* out_size) const {
+  ETR_COMPAT_PROGRAM_OR_RETURN("get_backend_delegate_data");
+  ET_CHECK_OR_RETURN_ERROR(out_data != nullptr && out_size != nullptr, InvalidArgument,
+                           "get_backend_delegate_data: null output");
+  ::etr::Result<::etr::Span<const uint8_t>> data = state_->program->inline_delegate_data(index);
+  if (!data.ok()) return official(data.error());
+  *out_data = data->data();
+  *out_size = data->size();
+  return Error::Ok;
+}
+
+Result<FreeableBuffer> Program::LoadSegment(const DataLoader::SegmentInfo& segment_info) const {
+  ETR_COMPAT_PROGRAM_OR_RETURN("LoadSegment");
+  ::etr::Result<::etr::FreeableBuffer> segment = state_->program->load_segment_at(
+      segment_info.segment_index, to_etr(segment_info.segment_type));
+  if (!segment.ok()) return official(segment.error());
+  return to_official(std::move(*segment));
+}
+
+Error Program::load_mutable_subsegment_into(size_t mutable_data_segments_index, size_t offset_index,
+                                            size_t size, void* buffer) const {
+  ETR_COMPAT_PROGRAM_OR_RETURN("load_mutable_subsegment_into");
+  ET_CHECK_OR_RETURN_ERROR(buffer != nullptr || size == 0, InvalidArgument,
+                           "load_mutable_subsegment_into: null buffer");
+  return official(state_->program->load_mutable_data_into(mutable_data_segments_index, offset_index,
+                                                          size, buffer));
+}
+
+size_t Program::num_methods() const {
+  return state_ != nullptr && state_->program != nullptr ? state_->program->num_methods() : 0;
+}
 
 Result<const char*> Program::get_method_name(size_t method_index) const {
+  ETR_COMPAT_PROGRAM_OR_RETURN("get_method_name");
   ::etr::Result<const char*> name = state_->program->get_method_name(method_index);
   if (!name.ok()) return official(name.error());
   return *name;
 }
 
 Result<MethodMeta> Program::method_meta(const char* method_name) const {
+  ETR_COMPAT_PROGRAM_OR_RETURN("method_meta");
   ET_CHECK_OR_RETURN_ERROR(method_name != nullptr, InvalidArgument, "method_meta: null name");
   ::etr::Result<::etr::MethodMeta> meta = state_->program->method_meta(method_name);
   if (!meta.ok()) {
@@ -438,6 +588,7 @@ Result<Method> Program::load_method(const char* method_name, MemoryManager* memo
                                     EventTracer* event_tracer, const NamedDataMap* named_data_map,
                                     const LoadBackendOptionsMap* backend_options,
                                     Span<const Kernel> kernel_registry) const {
+  ETR_COMPAT_PROGRAM_OR_RETURN("load_method");
   ET_CHECK_OR_RETURN_ERROR(method_name != nullptr, InvalidArgument, "load_method: null name");
   ET_CHECK_OR_RETURN_ERROR(memory_manager != nullptr, InvalidArgument,
                            "load_method: null memory manager");

@@ -40,11 +40,11 @@ Tag tag_of(etr_fb::KernelTypes t) {
 
 Result<MethodMeta> Program::method_meta(const char* method_name) const {
   const auto* plans = program_->execution_plan();
-  for (flatbuffers::uoffset_t i = 0; i < plans->size(); ++i) {
+  const flatbuffers::uoffset_t num_plans = plans == nullptr ? 0 : plans->size();
+  for (flatbuffers::uoffset_t i = 0; i < num_plans; ++i) {
     const etr_fb::ExecutionPlan* plan = plans->Get(i);
-    if (plan == nullptr || plan->name() == nullptr) {
-      ETR_FAIL(Error::InvalidProgram, "execution_plan[%" PRIu32 "] has no name", i);
-    }
+    // A plan without a name cannot be asked for by name.
+    if (plan == nullptr || plan->name() == nullptr) continue;
     if (std::strcmp(plan->name()->c_str(), method_name) == 0) {
       if (plan->values() == nullptr || plan->inputs() == nullptr || plan->outputs() == nullptr ||
           plan->non_const_buffer_sizes() == nullptr ||

@@ -117,10 +117,8 @@ Result<Program> Program::load(DataLoader* loader, Verification verification) {
                "program flatbuffer failed structural verification (%zu bytes)", program_size);
     }
   }
+  // A program without an execution_plan table loads with no methods.
   program.program_ = etr_fb::GetProgram(data);
-  if (program.program_->execution_plan() == nullptr) {
-    ETR_FAIL(Error::InvalidProgram, "program has no execution_plan");
-  }
   ETR_RETURN_IF_ERROR(program.check_segments(file_size));
   ETR_RETURN_IF_ERROR(program.load_constants());
   return program;
@@ -238,7 +236,10 @@ Result<const void*> Program::constant_data(uint32_t index, size_t nbytes) const 
   return static_cast<const void*>(static_cast<const uint8_t*>(constant_segment_.data()) + off);
 }
 
-size_t Program::num_methods() const { return program_->execution_plan()->size(); }
+size_t Program::num_methods() const {
+  const auto* plans = program_->execution_plan();
+  return plans == nullptr ? 0 : plans->size();
+}
 
 Result<const char*> Program::get_method_name(size_t index) const {
   if (index >= num_methods()) {
@@ -252,5 +253,120 @@ Result<const char*> Program::get_method_name(size_t index) const {
   }
   return plan->name()->c_str();
 }
+
+Program Program::over_flatbuffer(DataLoader* loader, uint64_t segment_base_offset,
+                                 const etr_fb::Program* program) {
+  Program p;
+  p.loader_ = loader;
+  p.program_ = program;
+  p.header_.segment_base_offset = segment_base_offset;
+  return p;
+}
+
+Result<FreeableBuffer> Program::load_segment_at(size_t index, SegmentKind kind) const {
+  if (loader_ == nullptr || header_.segment_base_offset == 0) {
+    ETR_FAIL(Error::NotFound, "segment %zu: the program has no segment data", index);
+  }
+  const auto* segments = program_->segments();
+  if (segments == nullptr) {
+    ETR_FAIL(Error::InvalidProgram, "segment %zu: the program has no segments table", index);
+  }
+  if (index >= segments->size()) {
+    ETR_FAIL(Error::NotFound, "segment index %zu is out of range (%" PRIu32 " segments)", index,
+             segments->size());
+  }
+  const etr_fb::DataSegment* s = segments->Get(static_cast<flatbuffers::uoffset_t>(index));
+  uint64_t start = 0;
+  if (s == nullptr || __builtin_add_overflow(header_.segment_base_offset, s->offset(), &start) ||
+      start > SIZE_MAX || s->size() > SIZE_MAX) {
+    ETR_FAIL(Error::InvalidProgram, "segments[%zu] is missing or its range overflows", index);
+  }
+  return loader_->load(static_cast<size_t>(start), static_cast<size_t>(s->size()), kind);
+}
+
+Error Program::load_mutable_data_into(size_t segments_index, size_t offset_index, size_t size,
+                                      void* dst) const {
+  if (loader_ == nullptr || header_.segment_base_offset == 0) {
+    ETR_FAIL(Error::NotFound, "mutable data: the program has no segment data");
+  }
+  const auto* groups = program_->mutable_data_segments();
+  if (groups == nullptr || segments_index >= groups->size()) {
+    ETR_FAIL(Error::NotFound, "mutable_data_segments[%zu] is out of range (%" PRIu32 " entries)",
+             segments_index, groups == nullptr ? 0u : groups->size());
+  }
+  const etr_fb::SubsegmentOffsets* group =
+      groups->Get(static_cast<flatbuffers::uoffset_t>(segments_index));
+  const auto* offsets = group == nullptr ? nullptr : group->offsets();
+  if (offsets == nullptr || offset_index >= offsets->size()) {
+    ETR_FAIL(Error::NotFound,
+             "mutable_data_segments[%zu].offsets[%zu] is out of range (%" PRIu32 " offsets)",
+             segments_index, offset_index, offsets == nullptr ? 0u : offsets->size());
+  }
+  const uint64_t offset = offsets->Get(static_cast<flatbuffers::uoffset_t>(offset_index));
+  const auto* segments = program_->segments();
+  if (segments == nullptr) {
+    ETR_FAIL(Error::InvalidProgram, "mutable data: the program has no segments table");
+  }
+  if (group->segment_index() >= segments->size()) {
+    ETR_FAIL(Error::NotFound,
+             "mutable_data_segments[%zu].segment_index %" PRIu32 " is out of range (%" PRIu32
+             " segments)",
+             segments_index, group->segment_index(), segments->size());
+  }
+  const etr_fb::DataSegment* s = segments->Get(group->segment_index());
+  if (s == nullptr)
+    ETR_FAIL(Error::InvalidProgram, "segments[%" PRIu32 "] is null", group->segment_index());
+  if (!range_within(offset, size, s->size())) {
+    ETR_FAIL(Error::InvalidArgument,
+             "mutable data [offset %llu, +%zu) passes the end of the %llu-byte segment %" PRIu32,
+             static_cast<unsigned long long>(offset), size,
+             static_cast<unsigned long long>(s->size()), group->segment_index());
+  }
+  uint64_t start = 0;
+  if (__builtin_add_overflow(header_.segment_base_offset, s->offset(), &start) ||
+      __builtin_add_overflow(start, offset, &start) || start > SIZE_MAX) {
+    ETR_FAIL(Error::InvalidProgram, "mutable data offset overflows");
+  }
+  return loader_->load_into(static_cast<size_t>(start), size, SegmentKind::Mutable, dst);
+}
+
+Result<Span<const uint8_t>> Program::inline_delegate_data(size_t index) const {
+  const auto* list = program_->backend_delegate_data();
+  if (list == nullptr) {
+    ETR_FAIL(Error::InvalidProgram, "delegate data %zu: the program has no backend_delegate_data",
+             index);
+  }
+  if (index >= list->size()) {
+    ETR_FAIL(Error::NotFound, "backend_delegate_data[%zu] is out of range (%" PRIu32 " entries)",
+             index, list->size());
+  }
+  const etr_fb::BackendDelegateInlineData* d =
+      list->Get(static_cast<flatbuffers::uoffset_t>(index));
+  if (d == nullptr || d->data() == nullptr) {
+    ETR_FAIL(Error::InvalidProgram, "backend_delegate_data[%zu] holds no data", index);
+  }
+  return Span<const uint8_t>(d->data()->data(), d->data()->size());
+}
+
+Result<const char*> Program::output_flattening_encoding(const char* method_name) const {
+  const auto* plans = program_->execution_plan();
+  const flatbuffers::uoffset_t num_plans = plans == nullptr ? 0 : plans->size();
+  for (flatbuffers::uoffset_t i = 0; i < num_plans; ++i) {
+    const etr_fb::ExecutionPlan* plan = plans->Get(i);
+    if (plan == nullptr || plan->name() == nullptr ||
+        std::strcmp(plan->name()->c_str(), method_name) != 0) {
+      continue;
+    }
+    const etr_fb::ContainerMetadata* meta = plan->container_meta_type();
+    if (meta == nullptr || meta->encoded_out_str() == nullptr) {
+      ETR_FAIL(Error::InvalidProgram, "method '%s' has no container_meta_type.encoded_out_str",
+               method_name);
+    }
+    return meta->encoded_out_str()->c_str();
+  }
+  ETR_FAIL(Error::NotFound, "program has no method named '%s'", method_name);
+}
+
+bool Program::has_named_data_table() const { return program_->named_data() != nullptr; }
 
 }  // namespace etr

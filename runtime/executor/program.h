@@ -96,6 +96,34 @@ class Program final {
   [[nodiscard]] Result<FreeableBuffer> load_segment(size_t index, SegmentKind kind) const;
   DataLoader* loader() const { return loader_; }
 
+  // Internal: the official API's Program (extension/compat) reads these.
+  // A Program over a flatbuffer root that the caller built, verified and
+  // keeps alive, with its segment data at `segment_base_offset` in `loader`
+  // (no segment data when 0). Nothing is loaded or checked: constants are
+  // not available, and only the calls below and the method queries answer.
+  static Program over_flatbuffer(DataLoader* loader, uint64_t segment_base_offset,
+                                 const etr_fb::Program* program);
+  // Program.segments[index] as the official Program::LoadSegment gives it:
+  // NotFound when the program has no segment data or `index` is out of
+  // range, InvalidProgram when it has no segments table.
+  [[nodiscard]] Result<FreeableBuffer> load_segment_at(size_t index, SegmentKind kind) const;
+  // Copies `size` bytes of mutable tensor data, offsets[offset_index] of
+  // mutable_data_segments[segments_index], into `dst`: NotFound for an index
+  // out of range, InvalidProgram when the segments table is absent,
+  // InvalidArgument when the bytes pass the end of their segment.
+  [[nodiscard]] Error load_mutable_data_into(size_t segments_index, size_t offset_index,
+                                             size_t size, void* dst) const;
+  // Inline delegate data `index` (Program.backend_delegate_data):
+  // InvalidProgram when the program has no such table, NotFound when out of
+  // range.
+  [[nodiscard]] Result<Span<const uint8_t>> inline_delegate_data(size_t index) const;
+  // The pytree encoding of a method's outputs
+  // (container_meta_type.encoded_out_str): NotFound when no method has that
+  // name, InvalidProgram when the string is absent.
+  [[nodiscard]] Result<const char*> output_flattening_encoding(const char* method_name) const;
+  // True when the program has a named_data table.
+  bool has_named_data_table() const;
+
  private:
   class PteNamedData final : public NamedDataMap {
    public:

@@ -205,7 +205,7 @@ TEST_F(CompatMethodTest, ExecuteWithAnInputNotSetIsInvalidArgument) {
 }
 
 TEST_F(CompatMethodTest, ConstantsInTheLegacyConstantBuffer) {
-  Loaded legacy("ModuleLinearConstantBuffer.pte");
+  Loaded legacy("ModuleAddMulConstantBuffer.pte");
   auto method = legacy.method();
   ASSERT_EQ(method.error(), Error::Ok);
   expect_add_mul(*method);

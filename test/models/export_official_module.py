@@ -29,15 +29,36 @@ and, for upstream's runtime/executor/test/method_test.cpp:
                      [<= 3, 4] with a dynamic first dimension; neither the
                      input nor the output is memory-planned (the caller binds
                      both)               (ET_MODULE_DYNAMIC_CAT_UNALLOCATED_IO_PATH)
-* ModuleAddMulOneFile.pte: ModuleAddMul with its constants in the program's
-                     own constant segment                     (ET_MODULE_ADD_MUL_PATH)
-* ModuleLinearConstantBuffer.pte: ModuleAddMul's computation with its
+* ModuleAddMulOneFile.pte (below)                        (ET_MODULE_ADD_MUL_PATH)
+* ModuleLinearConstantBuffer.pte (below): upstream keeps an old file for it,
+                     ModuleLinear-no-constant-segment.pte
+                                       (DEPRECATED_ET_MODULE_LINEAR_CONSTANT_BUFFER_PATH)
+
+and, for our own test/compat/method_test.cpp:
+
+* ModuleAddMulConstantBuffer.pte: ModuleAddMul's computation with its
                      constants in the flatbuffer's constant_buffer table, the
-                     layout before constant segments (upstream keeps an old file,
-                     ModuleLinear-no-constant-segment.pte; 1.5.1's exporter no
+                     layout before constant segments (1.5.1's exporter no
                      longer has an option for it, so the emitted program is
                      serialized here without moving the constants out)
-                                       (DEPRECATED_ET_MODULE_LINEAR_CONSTANT_BUFFER_PATH)
+
+and, for upstream's runtime/executor/test/program_test.cpp:
+
+* ModuleMultiEntry.pte: two methods, forward(x) = x + a and
+                     forward2(x) = x + a + b, a = 3, b = 2 (2x2 constants)
+                                                         (ET_MODULE_MULTI_ENTRY_PATH)
+* ModuleAddMulOneFile.pte: ModuleAddMul with its constants in the program's
+                     constant segment                       (ET_MODULE_ADD_MUL_PATH)
+* ModuleLinearConstantBuffer.pte: nn.Linear(3, 3) (weight[i][j] = (3i + j) / 8,
+                     bias (0.5, -0.25, 1)) with its constants in the
+                     deprecated in-flatbuffer Program.constant_buffer, no
+                     segments (DEPRECATED_ET_MODULE_LINEAR_CONSTANT_BUFFER_PATH)
+* ModuleSimpleTrain.pte: the joint forward-backward graph of
+                     softmax(nn.Linear(3, 3)(x)) under a cross-entropy loss (the
+                     same weight and bias as ModuleLinearConstantBuffer): the
+                     linear's weight and bias are mutable with an initial value,
+                     kept in the program's mutable data segment
+                                                         (ET_MODULE_SIMPLE_TRAIN_PATH)
 
 and, for our own set_output tests (test/executor/set_output_test.cpp):
 
@@ -104,6 +125,41 @@ class ModuleIndex(torch.nn.Module):
 class ModuleDynamicCatUnallocatedIO(torch.nn.Module):
     def forward(self, k):
         return torch.cat((k, torch.ones(1, 4)))
+
+
+class ModuleMultiEntry(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = 3 * torch.ones(2, 2, dtype=torch.float)
+        self.b = 2 * torch.ones(2, 2, dtype=torch.float)
+
+    def forward(self, x):
+        return x + self.a
+
+    def forward2(self, x):
+        return x + self.a + self.b
+
+
+class _Method(torch.nn.Module):
+    """Exports another method of `owner` as a forward."""
+
+    def __init__(self, owner, name):
+        super().__init__()
+        self.owner = owner
+        self.name = name
+
+    def forward(self, *args):
+        return getattr(self.owner, self.name)(*args)
+
+
+class ModuleSimpleTrain(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(3, 3)
+        self.loss = torch.nn.CrossEntropyLoss()
+
+    def forward(self, x, y):
+        return self.loss(self.linear(x).softmax(dim=0), y)
 
 
 class ReturnsInput(torch.nn.Module):
@@ -211,6 +267,81 @@ def write(name, model, inputs, external, config=None, dynamic_shapes=None, layou
     print("wrote", pte, ptd or "")
 
 
+def set_known_linear(linear):
+    """weight[i][j] = (3 * i + j) / 8, bias = (0.5, -0.25, 1): values the tests
+    (test/compat/program_test.cpp) compare the stored bytes with (exact in float)."""
+    with torch.no_grad():
+        linear.weight.copy_(torch.arange(9, dtype=torch.float).reshape(3, 3) / 8)
+        linear.bias.copy_(torch.tensor([0.5, -0.25, 1.0]))
+
+
+def write_multi_entry():
+    model = ModuleMultiEntry()
+    x = torch.randn(2, 2)
+    programs = {name: export(_Method(model, name), (x,)) for name in ("forward", "forward2")}
+    et = to_edge_transform_and_lower(programs).to_executorch()
+    pte = os.path.join(OUT, "ModuleMultiEntry.pte")
+    with open(pte, "wb") as f:
+        et.write_to_file(f)
+    from executorch.runtime import Runtime
+
+    program = Runtime.get().load_program(pte)
+    for name, want in (("forward", model.forward(x)), ("forward2", model.forward2(x))):
+        got = program.load_method(name).execute([x])[0]
+        if not torch.allclose(got, want):
+            sys.exit(f"{pte}: official runtime gives {got} for {name}, eager {want}")
+    print("wrote", pte)
+
+
+def write_constant_buffer():
+    """ModuleLinear with its constants in the deprecated Program.constant_buffer."""
+    from executorch.exir._serialize._flatbuffer_program import _program_to_flatbuffer
+    from executorch.exir._serialize._program import deserialize_pte_binary
+
+    model = ModuleLinear()
+    set_known_linear(model.linear)
+    et = to_edge_transform_and_lower(export(model, (torch.randn(3),))).to_executorch()
+    # deserialize_pte_binary moves the constant segment back into
+    # constant_buffer; the program is then flattened without segments (the
+    # serializer would move the constants into a segment again).
+    program = deserialize_pte_binary(et.buffer).program
+    if len(program.constant_buffer) < 2:
+        sys.exit("ModuleLinearConstantBuffer: expected constants in constant_buffer")
+    program.constant_segment.offsets = []
+    program.segments = []
+    data = _program_to_flatbuffer(program).data
+    check = deserialize_pte_binary(data).program
+    if len(check.constant_buffer) != len(program.constant_buffer) or check.segments:
+        sys.exit("ModuleLinearConstantBuffer: constant_buffer did not survive")
+    # The official wheel is built without the deprecated constant buffer
+    # (ET_ENABLE_DEPRECATED_CONSTANT_BUFFER=0), so the file is not run there.
+    pte = os.path.join(OUT, "ModuleLinearConstantBuffer.pte")
+    with open(pte, "wb") as f:
+        f.write(data)
+    print("wrote", pte)
+
+
+def write_simple_train():
+    from executorch.exir import to_edge
+    from torch.export.experimental import _export_forward_backward
+
+    model = ModuleSimpleTrain()
+    set_known_linear(model.linear)
+    inputs = (torch.randn(3), torch.tensor([1.0, 0.0, 0.0]))
+    ep = _export_forward_backward(export(model, inputs, strict=True))
+    et = to_edge(ep).to_executorch()
+    pte = os.path.join(OUT, "ModuleSimpleTrain.pte")
+    with open(pte, "wb") as f:
+        et.write_to_file(f)
+    from executorch.runtime import Runtime
+
+    got = Runtime.get().load_program(pte).load_method("forward").execute(list(inputs))
+    want = model(*inputs)
+    if not torch.allclose(got[0], want, atol=1e-5):
+        sys.exit(f"{pte}: official runtime gives loss {got[0]}, eager {want}")
+    print("wrote", pte)
+
+
 def main():
     # Names on the command line export only those programs.
     wanted = set(sys.argv[1:])
@@ -234,10 +365,8 @@ def main():
     # method_test's programs (see the module docstring).
     if not wanted or "ModuleIndex" in wanted:
         write("ModuleIndex", ModuleIndex(), (torch.randn(10, 10, 10),), False)
-    if not wanted or "ModuleAddMulOneFile" in wanted:
-        write("ModuleAddMulOneFile", ModuleAddMul(), (torch.ones(2, 2),), False)
-    if not wanted or "ModuleLinearConstantBuffer" in wanted:
-        write("ModuleLinearConstantBuffer", ModuleAddMul(), (torch.randn(2, 2),), False,
+    if not wanted or "ModuleAddMulConstantBuffer" in wanted:
+        write("ModuleAddMulConstantBuffer", ModuleAddMul(), (torch.randn(2, 2),), False,
               layout="constant_buffer")
     if not wanted or "ModuleDynamicCatUnallocatedIO" in wanted:
         write("ModuleDynamicCatUnallocatedIO", ModuleDynamicCatUnallocatedIO(),
@@ -246,6 +375,14 @@ def main():
                   alloc_graph_input=False, alloc_graph_output=False)),
               dynamic_shapes=({0: torch.export.Dim("dim0_k", max=3)},),
               layout="unallocated_io")
+    # program_test's programs.
+    if not wanted or "ModuleAddMulOneFile" in wanted:
+        write("ModuleAddMulOneFile", ModuleAddMul(), (torch.ones(2, 2),), False)
+    for name, job in (("ModuleMultiEntry", write_multi_entry),
+                      ("ModuleLinearConstantBuffer", write_constant_buffer),
+                      ("ModuleSimpleTrain", write_simple_train)):
+        if not wanted or name in wanted:
+            job()
 
 
 if __name__ == "__main__":

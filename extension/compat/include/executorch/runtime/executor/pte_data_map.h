@@ -1,7 +1,7 @@
 // Compatibility layer (extension/compat): the official runtime-internal
 // PteDataMap (a program's named data as a NamedDataMap, built from the
-// program's flatbuffers tables). etr parses programs without the flatbuffers
-// library and serves a program's named data to its methods itself, so
+// program's flatbuffers tables). etr serves a program's named data to its
+// methods itself (and Program::get_named_data_map() gives it to callers), so
 // create() returns Error::NotSupported (logged); the declaration is here so
 // code naming the type compiles.
 #pragma once
@@ -18,26 +18,28 @@ struct NamedData;
 struct DataSegment;
 }  // namespace executorch_flatbuffer
 
-namespace flatbuffers {
-template <typename T>
-struct Offset;
-template <typename T, typename SizeT>
-class Vector;
-using FlatbufferNamedData =
-    flatbuffers::Vector<flatbuffers::Offset<executorch_flatbuffer::NamedData>, uint32_t>;
-using FlatbufferDataSegment =
-    flatbuffers::Vector<flatbuffers::Offset<executorch_flatbuffer::DataSegment>, uint32_t>;
-}  // namespace flatbuffers
-
 namespace executorch {
 namespace runtime {
 namespace internal {
 
 class PteDataMap final : public NamedDataMap {
  public:
+  // `named_data` and `segments` are the program's flatbuffers vectors of
+  // executorch_flatbuffer::NamedData and ::DataSegment offsets (the official
+  // header's FlatbufferNamedData and FlatbufferDataSegment). A template, so
+  // that this header names no type of a particular flatbuffers release: the
+  // generated schema header (executorch/schema/program_generated.h) and the
+  // flatbuffers headers it was made with can be included beside it.
+  template <typename NamedDataVector, typename DataSegmentVector>
   static Result<PteDataMap> create(DataLoader* loader, size_t segment_base_offset,
-                                   const flatbuffers::FlatbufferNamedData* named_data,
-                                   const flatbuffers::FlatbufferDataSegment* segments);
+                                   const NamedDataVector* named_data,
+                                   const DataSegmentVector* segments) {
+    (void)loader;
+    (void)segment_base_offset;
+    (void)named_data;
+    (void)segments;
+    return create_unsupported();
+  }
 
   ET_NODISCARD Result<const TensorLayout> get_tensor_layout(std::string_view) const override {
     return Error::NotImplemented;
@@ -55,6 +57,9 @@ class PteDataMap final : public NamedDataMap {
   ~PteDataMap() override = default;
 
  private:
+  // Logs why create() is not supported and returns NotSupported.
+  static Result<PteDataMap> create_unsupported();
+
   PteDataMap() = default;
   PteDataMap(const PteDataMap&) = delete;
   PteDataMap& operator=(PteDataMap&&) noexcept = delete;
