@@ -192,17 +192,6 @@ TEST_F(CompatModuleTest, DataMapLoaderSuppliesExternalConstants) {
   EXPECT_NE(missing.load_method("forward"), Error::Ok);
 }
 
-TEST_F(CompatModuleTest, SharedMemoryArenasAreRefused) {
-  auto loader = FileDataLoader::from((kDir + "add_mul.pte").c_str());
-  ASSERT_EQ(loader.error(), Error::Ok);
-  Module module(std::make_unique<FileDataLoader>(std::move(*loader)), nullptr, nullptr, nullptr,
-                nullptr, /*share_memory_arenas=*/true);
-  EXPECT_EQ(module.load(), Error::NotSupported);
-  EXPECT_EQ(module.load_method("forward"), Error::NotSupported);
-  EXPECT_EQ(module.forward({inputs_[0], inputs_[1], inputs_[2], inputs_[3]}).error(),
-            Error::NotSupported);
-}
-
 TEST_F(CompatModuleTest, SetOutputWritesTheCallersBuffer) {
   Module module(kDir + "add_mul.pte");
   auto buffer = executorch::extension::empty({2, 3, 4});
