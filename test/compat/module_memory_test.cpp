@@ -237,8 +237,10 @@ TEST_F(CompatModuleMemoryTest, SharedMemoryArenasHoldEveryMethod) {
     auto forward = module.method("forward");
     auto decode = module.method("decode");
     ASSERT_TRUE(forward.ok() && decode.ok());
-    const auto f = reinterpret_cast<uintptr_t>((*forward)->get_output(0).toTensor().const_data_ptr());
-    const auto d = reinterpret_cast<uintptr_t>((*decode)->get_output(0).toTensor().const_data_ptr());
+    const auto f =
+        reinterpret_cast<uintptr_t>((*forward)->get_output(0).toTensor().const_data_ptr());
+    const auto d =
+        reinterpret_cast<uintptr_t>((*decode)->get_output(0).toTensor().const_data_ptr());
     const auto fsize = module.method_meta("forward")->memory_planned_buffer_size(0).get();
     const auto dsize = module.method_meta("decode")->memory_planned_buffer_size(0).get();
     const uintptr_t arena = static_cast<uintptr_t>(std::max(fsize, dsize));
