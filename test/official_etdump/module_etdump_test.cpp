@@ -103,7 +103,8 @@ TEST(OfficialModuleETDumpTest, ModuleTracerRecordsAsProgramLoadMethodDoes) {
   // The reference: mlp loaded with Program::load_method and run once.
   alignas(64) static uint8_t reference_debug[1 << 16];
   ETDumpGen reference;
-  ASSERT_TRUE(reference.set_debug_buffer(Span<uint8_t>(reference_debug, sizeof(reference_debug))).ok());
+  ASSERT_TRUE(
+      reference.set_debug_buffer(Span<uint8_t>(reference_debug, sizeof(reference_debug))).ok());
   reference.set_event_tracer_debug_level(EventTracerDebugLogLevel::kProgramOutputs);
   {
     auto loader = FileDataLoader::from((kModels + "mlp.pte").c_str());
