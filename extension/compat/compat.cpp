@@ -429,14 +429,12 @@ Module::Module(std::unique_ptr<runtime::DataLoader> data_loader,
                std::unique_ptr<runtime::MemoryAllocator> temp_allocator,
                std::unique_ptr<runtime::EventTracer> event_tracer,
                std::unique_ptr<runtime::DataLoader> data_map_loader, bool share_memory_arenas)
-    : file_path_("<data loader>"),
-      data_loader_(std::move(data_loader)),
+    : data_loader_(std::move(data_loader)),
       memory_allocator_(or_malloc(std::move(memory_allocator))),
       temp_allocator_(or_malloc(std::move(temp_allocator))),
       event_tracer_(std::move(event_tracer)),
       share_memory_arenas_(share_memory_arenas),
       state_(std::make_unique<State>()) {
-  ET_CHECK_MSG(data_loader_ != nullptr, "Module: null data loader");
   if (data_map_loader != nullptr) state_->data_map_loaders.push_back(std::move(data_map_loader));
   state_->num_given_loaders = state_->data_map_loaders.size();
   runtime::runtime_init();
@@ -447,14 +445,12 @@ Module::Module(std::shared_ptr<Program> program,
                std::unique_ptr<runtime::MemoryAllocator> temp_allocator,
                std::unique_ptr<runtime::EventTracer> event_tracer,
                std::unique_ptr<runtime::DataLoader> data_map_loader, bool share_memory_arenas)
-    : file_path_("<shared program>"),
-      program_(std::move(program)),
+    : program_(std::move(program)),
       memory_allocator_(or_malloc(std::move(memory_allocator))),
       temp_allocator_(or_malloc(std::move(temp_allocator))),
       event_tracer_(std::move(event_tracer)),
       share_memory_arenas_(share_memory_arenas),
       state_(std::make_unique<State>()) {
-  ET_CHECK_MSG(program_ != nullptr, "Module: null program");
   if (data_map_loader != nullptr) state_->data_map_loaders.push_back(std::move(data_map_loader));
   state_->num_given_loaders = state_->data_map_loaders.size();
   runtime::runtime_init();

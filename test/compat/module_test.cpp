@@ -192,6 +192,17 @@ TEST_F(CompatModuleTest, DataMapLoaderSuppliesExternalConstants) {
   EXPECT_NE(missing.load_method("forward"), Error::Ok);
 }
 
+// A null loader or program fails the load (as upstream), with no abort.
+TEST_F(CompatModuleTest, NullLoaderOrProgramFailsTheLoad) {
+  Module no_loader(std::unique_ptr<executorch::runtime::DataLoader>{});
+  EXPECT_FALSE(no_loader.is_loaded());
+  EXPECT_NE(no_loader.load(), Error::Ok);
+  EXPECT_NE(no_loader.forward().error(), Error::Ok);
+  Module no_program(std::shared_ptr<Program>{});
+  EXPECT_FALSE(no_program.is_loaded());
+  EXPECT_NE(no_program.load_method("forward"), Error::Ok);
+}
+
 TEST_F(CompatModuleTest, SetOutputWritesTheCallersBuffer) {
   Module module(kDir + "add_mul.pte");
   auto buffer = executorch::extension::empty({2, 3, 4});

@@ -119,7 +119,8 @@ class TracedAllocator final : public MallocMemoryAllocator {
   explicit TracedAllocator(size_t* bytes) : bytes_(bytes) {}
   void set_tracer(EventTracer* tracer) { tracer_ = tracer; }
   void* allocate(size_t size, size_t alignment = kDefaultAlignment) override {
-    if (id_ == 0) id_ = executorch::runtime::internal::event_tracer_track_allocator(tracer_, "method");
+    if (id_ == 0)
+      id_ = executorch::runtime::internal::event_tracer_track_allocator(tracer_, "method");
     executorch::runtime::internal::event_tracer_track_allocation(tracer_, id_, size);
     *bytes_ += size;
     return MallocMemoryAllocator::allocate(size, alignment);

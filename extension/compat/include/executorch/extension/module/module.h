@@ -108,8 +108,9 @@ class Module {
                   std::unique_ptr<runtime::MemoryAllocator> memory_allocator = nullptr,
                   std::unique_ptr<runtime::MemoryAllocator> temp_allocator = nullptr,
                   bool share_memory_arenas = false);
-  // A program read through `data_loader` (taken over; aborts when null),
-  // with the .ptd read through `data_map_loader` when one is given.
+  // A program read through `data_loader` (taken over), with the .ptd read
+  // through `data_map_loader` when one is given. A null loader: load()
+  // fails (as upstream, trying to open the empty path).
   explicit Module(std::unique_ptr<runtime::DataLoader> data_loader,
                   std::unique_ptr<runtime::MemoryAllocator> memory_allocator = nullptr,
                   std::unique_ptr<runtime::MemoryAllocator> temp_allocator = nullptr,
@@ -117,9 +118,9 @@ class Module {
                   std::unique_ptr<runtime::DataLoader> data_map_loader = nullptr,
                   bool share_memory_arenas = false);
   // A program shared with other Modules (program() of another Module, or a
-  // Program loaded by the caller; aborts when null): loaded from the start;
-  // methods, their memory and inputs are this Module's own. Modules sharing
-  // a program may run on different threads.
+  // Program loaded by the caller): loaded from the start (a null one: as a
+  // null data loader); methods, their memory and inputs are this Module's
+  // own. Modules sharing a program may run on different threads.
   explicit Module(std::shared_ptr<Program> program,
                   std::unique_ptr<runtime::MemoryAllocator> memory_allocator = nullptr,
                   std::unique_ptr<runtime::MemoryAllocator> temp_allocator = nullptr,
