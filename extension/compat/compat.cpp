@@ -316,11 +316,35 @@ Result<std::unique_ptr<runtime::DataLoader>> open_loader(const std::string& path
   return std::unique_ptr<runtime::DataLoader>(new MmapDataLoader(std::move(*mapped)));
 }
 
-// The caller's allocator, or one that takes each allocation from malloc().
+// The caller's method allocator, or one that takes each allocation from
+// malloc() (as upstream).
 std::unique_ptr<runtime::MemoryAllocator> or_malloc(
     std::unique_ptr<runtime::MemoryAllocator> given) {
   if (given != nullptr) return given;
   return std::make_unique<MallocMemoryAllocator>();
+}
+
+// The temp memory of a Module given none: 16 MiB (etr::Module's default),
+// 64-byte aligned, owned with the allocator. A bump allocator rather than
+// upstream's MallocMemoryAllocator: etr's optimized kernels size their
+// scratch from what a temp allocator has left, which a malloc allocator
+// cannot tell, and a bump allocator costs no malloc per kernel call.
+constexpr uint32_t kDefaultTempBytes = uint32_t{16} << 20;
+
+struct TempBuffer {
+  AlignedBytes bytes = allocate_aligned(kDefaultTempBytes);
+};
+
+class DefaultTempAllocator final : private TempBuffer, public runtime::MemoryAllocator {
+ public:
+  DefaultTempAllocator()
+      : runtime::MemoryAllocator(bytes != nullptr ? kDefaultTempBytes : 0, bytes.get()) {}
+};
+
+std::unique_ptr<runtime::MemoryAllocator> or_default_temp(
+    std::unique_ptr<runtime::MemoryAllocator> given) {
+  if (given != nullptr) return given;
+  return std::make_unique<DefaultTempAllocator>();
 }
 
 // An owning copy of a method's output: a tensor's data is copied (in its dim
@@ -417,7 +441,7 @@ Module::Module(const std::string& file_path, std::vector<std::string> data_files
       data_files_(std::move(data_files)),
       load_mode_(load_mode),
       memory_allocator_(or_malloc(std::move(memory_allocator))),
-      temp_allocator_(or_malloc(std::move(temp_allocator))),
+      temp_allocator_(or_default_temp(std::move(temp_allocator))),
       event_tracer_(std::move(event_tracer)),
       share_memory_arenas_(share_memory_arenas),
       state_(std::make_unique<State>()) {
@@ -431,7 +455,7 @@ Module::Module(std::unique_ptr<runtime::DataLoader> data_loader,
                std::unique_ptr<runtime::DataLoader> data_map_loader, bool share_memory_arenas)
     : data_loader_(std::move(data_loader)),
       memory_allocator_(or_malloc(std::move(memory_allocator))),
-      temp_allocator_(or_malloc(std::move(temp_allocator))),
+      temp_allocator_(or_default_temp(std::move(temp_allocator))),
       event_tracer_(std::move(event_tracer)),
       share_memory_arenas_(share_memory_arenas),
       state_(std::make_unique<State>()) {
@@ -447,7 +471,7 @@ Module::Module(std::shared_ptr<Program> program,
                std::unique_ptr<runtime::DataLoader> data_map_loader, bool share_memory_arenas)
     : program_(std::move(program)),
       memory_allocator_(or_malloc(std::move(memory_allocator))),
-      temp_allocator_(or_malloc(std::move(temp_allocator))),
+      temp_allocator_(or_default_temp(std::move(temp_allocator))),
       event_tracer_(std::move(event_tracer)),
       share_memory_arenas_(share_memory_arenas),
       state_(std::make_unique<State>()) {
