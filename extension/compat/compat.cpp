@@ -326,9 +326,9 @@ std::unique_ptr<runtime::MemoryAllocator> or_malloc(
 
 // The temp memory of a Module given none: 16 MiB (etr::Module's default),
 // 64-byte aligned, owned with the allocator. A bump allocator rather than
-// upstream's MallocMemoryAllocator: etr's optimized kernels size their
-// scratch from what a temp allocator has left, which a malloc allocator
-// cannot tell, and a bump allocator costs no malloc per kernel call.
+// upstream's MallocMemoryAllocator: it costs no malloc and free per kernel
+// call that takes scratch, and the optimized kernels fit their tiles to what
+// it has left.
 constexpr uint32_t kDefaultTempBytes = uint32_t{16} << 20;
 
 struct TempBuffer {

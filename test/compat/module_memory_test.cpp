@@ -193,6 +193,21 @@ TEST_F(CompatModuleMemoryTest, CallerTempAllocatorServesKernels) {
   EXPECT_NE(starved.forward(x.tensor).error(), Error::Ok);
 }
 
+// A temp allocator that takes each allocation from malloc (capacity 0)
+// serves the optimized convolution's im2col and GEMM scratch too.
+TEST_F(CompatModuleMemoryTest, MallocTempAllocatorServesConvolutionScratch) {
+  auto counts = std::make_shared<Counts>();
+  Module module(kDir + "conv_bn_fusion.pte", Module::LoadMode::File, nullptr, nullptr,
+                std::make_unique<CountingAllocator>(counts));
+  Fixture x = load_npy("conv_bn_fusion/a_in0.npy");
+  auto out = module.forward(x.tensor);
+  ASSERT_EQ(out.error(), Error::Ok);
+  ASSERT_EQ(out->size(), 2u);
+  expect_matches((*out)[0], "conv_bn_fusion/a_out0.npy", 1e-4f);
+  expect_matches((*out)[1], "conv_bn_fusion/a_out1.npy", 1e-4f);
+  EXPECT_GT(counts->allocations, 0u);
+}
+
 TEST_F(CompatModuleMemoryTest, CallerPlannedMemoryHoldsTheMethodsTensors) {
   Module module(kDir + "two_methods.pte");
   auto meta = module.method_meta("forward");

@@ -6,9 +6,9 @@
 // Memory: every method Module loads takes its MemoryManager from the
 // Module's `memory_allocator` (method allocator; a MallocMemoryAllocator
 // when not given, as upstream) and `temp_allocator` (when not given, 16 MiB
-// of the Module's: etr's optimized kernels size their scratch from what a
-// temp allocator has left, which a MallocMemoryAllocator cannot tell; give
-// a larger one for kernels that need more), and planned buffers sized from
+// of the Module's, as etr::Module has, instead of upstream's
+// MallocMemoryAllocator: no malloc per kernel call; give a larger one, or a
+// MallocMemoryAllocator, for kernels that need more), and planned buffers sized from
 // its MethodMeta (64-byte aligned heap), or the `planned_memory` given to
 // load_method. With `share_memory_arenas`, planned buffers 0 and 1 (mem_id
 // 1 and 2) are one pair of arenas for all methods, each sized to the
