@@ -311,6 +311,7 @@ Result<std::unique_ptr<runtime::DataLoader>> open_loader(const std::string& path
   if (mode == Module::LoadMode::MmapUseMlockIgnoreErrors) {
     mlock = MmapDataLoader::MlockConfig::UseMlockIgnoreErrors;
   }
+  if (mode == Module::LoadMode::MmapUseMadvise) mlock = MmapDataLoader::MlockConfig::UseMadvise;
   Result<MmapDataLoader> mapped = MmapDataLoader::from(path.c_str(), mlock);
   if (!mapped.ok()) return mapped.error();
   return std::unique_ptr<runtime::DataLoader>(new MmapDataLoader(std::move(*mapped)));
