@@ -60,9 +60,10 @@ if [ -d extension/llm ]; then
   check extension/llm '^(runtime/(platform|core)/|extension/(llm|module|tensor|tokenizers)/)'
 fi
 # The official-API compatibility layer: faces over the Module API, the
-# public executor headers, the data loaders, the .ptd map and the ETDump writer.
+# public executor headers, the data loaders, the .ptd map, the thread pool
+# (the official Module's own) and the ETDump writer.
 if [ -d extension/compat ]; then
-  check extension/compat '^(runtime/(platform|core|kernel|backend)/|runtime/executor/(method_meta|method|program)\.h$|extension/(module|tensor|compat|data_loader|flat_tensor)/|devtools/etdump/(etdump_writer|etdump_observer)\.h$)'
+  check extension/compat '^(runtime/(platform|core|kernel|backend)/|runtime/executor/(method_meta|method|program)\.h$|extension/(module|tensor|compat|data_loader|flat_tensor|threadpool)/|devtools/etdump/(etdump_writer|etdump_observer)\.h$)'
 fi
 # Tokenizers: plain C++17 on their own folder (no runtime dependency).
 if [ -d extension/tokenizers ]; then

@@ -13,12 +13,24 @@ ETDumps event by event (blocks, names, chain / instruction ids, logged
 tensors); the official XNNPACK delegate's per-operator sub-events
 ("Add (ND) #1", ...) are listed as not produced by us.
 
+Allocation events (--allocations, or --allocations-only): the official
+runtime writes none (its ETDump of mlp has no allocator list and no
+AllocationEvent); the official Inspector reads a RunData allocator list but
+refuses any AllocationEvent ("Unable to find populated event"), also in a file
+written with the official schema and flatc from the official runtime's own
+ETDump with one allocation event added. Ours (the official ETDumpGen of
+extension/compat, written by etr_official_etdump_tests with
+ETR_ALLOCATION_ETDUMP set) is read by the official deserializer with the
+allocator names, ids and sizes the test gave, and refused by the Inspector the
+same way.
+
 With --etrecord it also exports mlp with the official exporter, writes its
 ETRecord, runs our runner on that .pte and calls Inspector's
 calculate_numeric_gap (our logged intermediates against the ETRecord graph run
 by PyTorch).
 
   /opt/tv213/bin/python scripts/etdump_inspector_check.py [--runner PATH] [--etrecord]
+      [--allocations | --allocations-only] [--compat-tests PATH]
 """
 
 import argparse
@@ -187,20 +199,126 @@ def check_etrecord(runner, out_dir):
     print(f"etrecord: calculate_numeric_gap over {len(gaps)} nodes, largest MSE {max(gaps):.3g}")
 
 
+def write_etdump(etdump, path):
+    """Writes an ETDump dataclass with the official schema and flatc,
+    size-prefixed as the runtime writes it (the official
+    serialize_to_etdump_flatcc leaves the size prefix out, which its own
+    deserializer then refuses)."""
+    from executorch.devtools.etdump import serialize as ser
+
+    flatc = os.path.join(os.path.dirname(ser.__file__), "..", "..", "data", "bin", "flatc")
+    with tempfile.TemporaryDirectory() as d:
+        ser._write_schema(d, ser.ETDUMP_FLATCC_SCHEMA_NAME)
+        ser._write_schema(d, ser.SCALAR_TYPE_SCHEMA_NAME)
+        schema = os.path.join(d, ser.ETDUMP_FLATCC_SCHEMA_NAME + ".fbs")
+        json_path = os.path.join(d, "etdump.json")
+        with open(json_path, "w") as f:
+            f.write(ser._serialize_from_etdump_to_json(etdump))
+        subprocess.run([flatc, "--binary", "--size-prefixed", "-o", d, schema, json_path],
+                       check=True, capture_output=True)
+        with open(os.path.join(d, "etdump.etdp"), "rb") as f, open(path, "wb") as out:
+            out.write(f.read())
+
+
+def inspector_error(etdp, dbg):
+    """None when the Inspector reads the file, else its error as text."""
+    try:
+        inspect(etdp, dbg)
+        return None
+    except Exception as e:  # the Inspector's own exception, whatever its type
+        return f"{type(e).__name__}: {e}"
+
+
+def check_allocations(compat_tests, out_dir):
+    import dataclasses
+
+    from executorch.devtools.etdump import schema_flatcc as S
+    from executorch.devtools.etdump.serialize import deserialize_from_etdump_flatcc
+
+    print("== allocation events")
+    refused = "ValueError: Unable to find populated event"
+    pte = os.path.join(MODELS, "mlp.pte")
+    etdp, dbg = run_official(pte, [os.path.join(MODELS, "mlp/a_in0.npy")], out_dir, "alloc")
+    with open(etdp, "rb") as f:
+        official = deserialize_from_etdump_flatcc(f.read())
+    for rd in official.run_data:
+        if rd.allocators or any(e.allocation_event for e in rd.events):
+            fail(f"the official runtime wrote allocation data in block {rd.name}")
+    print("official runtime (executorch.runtime, enable_etdump): no allocators, no allocation "
+          "events")
+
+    last = official.run_data[-1]
+    listed = dataclasses.replace(last, allocators=[S.Allocator(name="method"),
+                                                  S.Allocator(name="temp")])
+    allocation = S.Event(profile_event=None, debug_event=None,
+                         allocation_event=S.AllocationEvent(allocator_id=1, allocation_size=128))
+    with_event = dataclasses.replace(listed, events=[allocation] + list(last.events))
+    listed_path = os.path.join(out_dir, "official_allocators.etdp")
+    event_path = os.path.join(out_dir, "official_allocation_event.etdp")
+    write_etdump(dataclasses.replace(official, run_data=official.run_data[:-1] + [listed]),
+                 listed_path)
+    write_etdump(dataclasses.replace(official, run_data=official.run_data[:-1] + [with_event]),
+                 event_path)
+    err = inspector_error(listed_path, dbg)
+    if err is not None:
+        fail(f"the Inspector refused an allocator list: {err}")
+    print("official ETDump + allocator list: the Inspector reads it")
+    err = inspector_error(event_path, dbg)
+    if err != refused:
+        fail(f"expected the Inspector to refuse an allocation event, got: {err}")
+    print(f"official ETDump + one allocation event: the Inspector refuses it ({err})")
+
+    ours = os.path.join(out_dir, "ours_allocations.etdp")
+    r = subprocess.run(
+        [compat_tests,
+         "--gtest_filter=OfficialETDumpAllocationTest.AllocatorsAndAllocationEventsAreWrittenAsUpstream"],
+        env=dict(os.environ, ETR_ALLOCATION_ETDUMP=ours), capture_output=True, text=True)
+    if r.returncode != 0 or not os.path.exists(ours):
+        fail(f"{compat_tests} failed ({r.returncode}): {r.stdout}{r.stderr}")
+    with open(ours, "rb") as f:
+        got = deserialize_from_etdump_flatcc(f.read())
+    summary = [([a.name for a in rd.allocators or []],
+                [(e.allocation_event.allocator_id, e.allocation_event.allocation_size)
+                 for e in rd.events if e.allocation_event]) for rd in got.run_data]
+    want = [(["method allocator", "temp allocator"], [(1, 128), (2, 64)]),
+            (["temp allocator"], [(1, 32)]),
+            ([], [])]
+    if summary != want:
+        fail(f"our allocation events as the official deserializer reads them: {summary}, "
+             f"expected {want}")
+    print(f"ours, read by the official deserializer: {summary}")
+    err = inspector_error(ours, dbg)
+    if err != refused:
+        fail(f"expected the Inspector to refuse our allocation events as the official ones, "
+             f"got: {err}")
+    print(f"ours: the Inspector refuses it the same way ({err})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runner", default=os.path.join(ROOT, "build", "examples", "executor_runner",
                                                      "executor_runner"))
     ap.add_argument("--etrecord", action="store_true", help="also check ETRecord linking")
     ap.add_argument("--keep", help="directory to keep the files in (default: a temp dir)")
+    ap.add_argument("--allocations", action="store_true", help="also check allocation events")
+    ap.add_argument("--allocations-only", action="store_true",
+                    help="check allocation events only")
+    ap.add_argument("--compat-tests", default=os.path.join(ROOT, "build", "test",
+                                                           "etr_official_etdump_tests"))
     a = ap.parse_args()
     out_dir = a.keep or tempfile.mkdtemp(prefix="etdump_check_")
     os.makedirs(out_dir, exist_ok=True)
+    if a.allocations_only:
+        check_allocations(a.compat_tests, out_dir)
+        print("OK")
+        return
     for name, pte, inputs, ref in CASES:
         check_case(a.runner, name, os.path.join(MODELS, pte),
                    [os.path.join(MODELS, i) for i in inputs], os.path.join(MODELS, ref), out_dir)
     if a.etrecord:
         check_etrecord(a.runner, out_dir)
+    if a.allocations:
+        check_allocations(a.compat_tests, out_dir)
     print("OK")
 
 

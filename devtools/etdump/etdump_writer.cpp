@@ -3,6 +3,7 @@
 // finish(), which ends the buffer with a size prefix and "ED00".
 #include "devtools/etdump/etdump_writer.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "devtools/etdump/etdump_generated.h"
@@ -61,6 +62,8 @@ struct Block {
   flatbuffers::Offset<flatbuffers::String> name;
   int32_t bundled_input_index;
   std::vector<flatbuffers::Offset<fb::Event>> events;
+  // Written only when the block names allocators (as the official writer).
+  std::vector<flatbuffers::Offset<fb::Allocator>> allocators;
 };
 
 struct ETDumpWriter::State {
@@ -81,6 +84,27 @@ ETDumpWriter::~ETDumpWriter() = default;
 void ETDumpWriter::create_event_block(const char* name, int32_t bundled_input_index) {
   s_->blocks.push_back(
       Block{s_->fbb.CreateString(name == nullptr ? "" : name), bundled_input_index, {}});
+}
+
+Result<uint32_t> ETDumpWriter::add_allocator(const char* name) {
+  if (s_->blocks.empty() || !s_->blocks.back().events.empty()) {
+    ETR_FAIL(Error::InvalidState,
+             "ETDump: allocators are named right after a block starts, before its events");
+  }
+  Block& b = s_->blocks.back();
+  if (b.allocators.size() >= static_cast<size_t>(INT32_MAX)) {
+    ETR_FAIL(Error::InvalidArgument, "ETDump: too many allocators in one block");
+  }
+  b.allocators.push_back(
+      fb::CreateAllocator(s_->fbb, s_->fbb.CreateString(name == nullptr ? "" : name)));
+  return static_cast<uint32_t>(b.allocators.size());
+}
+
+void ETDumpWriter::add_allocation_event(uint32_t allocator_id, uint64_t size) {
+  flatbuffers::FlatBufferBuilder& fbb = s_->fbb;
+  // The schema's allocator_id is an int; ids past INT32_MAX cannot be named.
+  const auto event = fb::CreateAllocationEvent(fbb, static_cast<int32_t>(allocator_id), size);
+  s_->current().events.push_back(fb::CreateEvent(fbb, 0, event, 0));
 }
 
 void ETDumpWriter::add_profile_event(const char* name, int32_t chain, int32_t instruction,
@@ -213,8 +237,9 @@ std::vector<uint8_t> ETDumpWriter::finish() {
   flatbuffers::FlatBufferBuilder& fbb = s_->fbb;
   std::vector<flatbuffers::Offset<fb::RunData>> runs;
   for (const Block& b : s_->blocks) {
+    const auto allocators = b.allocators.empty() ? 0 : fbb.CreateVector(b.allocators);
     const auto events = fbb.CreateVector(b.events);
-    runs.push_back(fb::CreateRunData(fbb, b.name, b.bundled_input_index, 0, events));
+    runs.push_back(fb::CreateRunData(fbb, b.name, b.bundled_input_index, allocators, events));
   }
   const auto root = fb::CreateETDump(fbb, 0, fbb.CreateVector(runs));
   fbb.FinishSizePrefixed(root, fb::ETDumpIdentifier());

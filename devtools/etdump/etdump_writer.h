@@ -96,6 +96,15 @@ class ETDumpWriter {
   Result<bool> log_value(const EValue& value, uint64_t chain, int32_t instruction,
                          bool program_output, DelegateId delegate = {});
 
+  // Names an allocator of the current block (a RunData's allocator list,
+  // which comes before its events as in the official format) and returns its
+  // id: 1, 2, ... in the order named within the block. InvalidState when no
+  // block is started or the current one has events already.
+  Result<uint32_t> add_allocator(const char* name);
+  // An allocation of `size` bytes from allocator `allocator_id` of the
+  // current block (an Event with only its allocation_event set).
+  void add_allocation_event(uint32_t allocator_id, uint64_t size);
+
   // Where tensor bytes go (not owned; null: tensors cannot be logged).
   void set_data_sink(DataSink* sink) { sink_ = sink; }
   DataSink* data_sink() const { return sink_; }

@@ -1,17 +1,30 @@
-// The official ExecuTorch C++ API (include/executorch/...) mapped onto
-// etr::Module, etr::Value, etr::HostTensor and etr::BorrowedTensor.
+// The official EValue and MethodMeta over etr::Value, etr::HostTensor and
+// etr::BorrowedTensor, and the official Module over the official Program and
+// Method of this layer (program.cpp).
+#include <executorch/extension/data_loader/file_data_loader.h>
+#include <executorch/extension/data_loader/mmap_data_loader.h>
+#include <executorch/extension/flat_tensor/flat_tensor_data_map.h>
+#include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
 #include <executorch/extension/module/module.h>
+#include <executorch/extension/named_data_map/merged_data_map.h>
 #include <executorch/extension/tensor/tensor.h>
 #include <executorch/extension/threadpool/threadpool_guard.h>
+#include <executorch/runtime/platform/runtime.h>
 
+#include <cinttypes>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "extension/compat/internal.h"
-#include "extension/module/module.h"
+#include "extension/module/value.h"
 #include "extension/tensor/host_tensor.h"
 #include "runtime/core/error.h"
 #include "runtime/platform/log.h"
+#if defined(ETR_COMPAT_HAVE_THREADPOOL)
+#include "extension/threadpool/pthread_pool.h"
+#endif
 
 namespace executorch {
 namespace {
@@ -45,18 +58,6 @@ Tag to_official(::etr::Tag t) {
     case ::etr::Tag::OptionalTensorList: return Tag::ListOptionalTensor;
   }
   return Tag::None;
-}
-
-::etr::ModuleOptions::Loader to_loader(extension::Module::LoadMode mode) {
-  switch (mode) {
-    case extension::Module::LoadMode::File: return ::etr::ModuleOptions::Loader::File;
-    case extension::Module::LoadMode::Mmap:
-    case extension::Module::LoadMode::MmapUseMadvise: return ::etr::ModuleOptions::Loader::Mmap;
-    case extension::Module::LoadMode::MmapUseMlock:
-    case extension::Module::LoadMode::MmapUseMlockIgnoreErrors:
-      return ::etr::ModuleOptions::Loader::MmapLocked;
-  }
-  return ::etr::ModuleOptions::Loader::File;
 }
 
 }  // namespace
@@ -274,70 +275,194 @@ Result<const char*> MethodMeta::get_backend_name(size_t index) const {
 namespace extension {
 namespace module {
 
+using merged_data_map::MergedDataMap;
+using runtime::Error;
+using runtime::EValue;
+using runtime::Result;
+
 namespace {
-std::unique_ptr<::etr::Module> make_module(const std::string& path,
-                                           std::vector<std::string> data_files,
-                                           Module::LoadMode mode) {
-  ::etr::ModuleOptions options;
-  options.loader = to_loader(mode);
-  // Under a NoThreadPoolGuard the Module runs on the calling thread alone.
-  if (threadpool::NoThreadPoolGuard::is_enabled()) options.num_threads = 1;
-  return std::make_unique<::etr::Module>(path, std::move(data_files), options);
+
+constexpr size_t kPlannedAlignment = 64;
+
+struct FreeDeleter {
+  void operator()(uint8_t* p) const { std::free(p); }
+};
+using AlignedBytes = std::unique_ptr<uint8_t, FreeDeleter>;
+
+// `size` bytes (at least one), 64-byte aligned and uninitialised; null when
+// the size overflows or the heap is exhausted.
+AlignedBytes allocate_aligned(size_t size) {
+  size_t rounded = size == 0 ? 1 : size;
+  if (__builtin_add_overflow(rounded, kPlannedAlignment - 1, &rounded)) return nullptr;
+  rounded &= ~(kPlannedAlignment - 1);
+  return AlignedBytes(static_cast<uint8_t*>(std::aligned_alloc(kPlannedAlignment, rounded)));
 }
+
+// The loader of `path` for a load mode.
+Result<std::unique_ptr<runtime::DataLoader>> open_loader(const std::string& path,
+                                                         Module::LoadMode mode) {
+  if (mode == Module::LoadMode::File) {
+    Result<FileDataLoader> file = FileDataLoader::from(path.c_str());
+    if (!file.ok()) return file.error();
+    return std::unique_ptr<runtime::DataLoader>(new FileDataLoader(std::move(*file)));
+  }
+  MmapDataLoader::MlockConfig mlock = MmapDataLoader::MlockConfig::NoMlock;
+  if (mode == Module::LoadMode::MmapUseMlock) mlock = MmapDataLoader::MlockConfig::UseMlock;
+  if (mode == Module::LoadMode::MmapUseMlockIgnoreErrors) {
+    mlock = MmapDataLoader::MlockConfig::UseMlockIgnoreErrors;
+  }
+  if (mode == Module::LoadMode::MmapUseMadvise) mlock = MmapDataLoader::MlockConfig::UseMadvise;
+  Result<MmapDataLoader> mapped = MmapDataLoader::from(path.c_str(), mlock);
+  if (!mapped.ok()) return mapped.error();
+  return std::unique_ptr<runtime::DataLoader>(new MmapDataLoader(std::move(*mapped)));
+}
+
+// The caller's method allocator, or one that takes each allocation from
+// malloc() (as upstream).
+std::unique_ptr<runtime::MemoryAllocator> or_malloc(
+    std::unique_ptr<runtime::MemoryAllocator> given) {
+  if (given != nullptr) return given;
+  return std::make_unique<MallocMemoryAllocator>();
+}
+
+// The temp memory of a Module given none: 16 MiB (etr::Module's default),
+// 64-byte aligned, owned with the allocator. A bump allocator rather than
+// upstream's MallocMemoryAllocator: it costs no malloc and free per kernel
+// call that takes scratch, and the optimized kernels fit their tiles to what
+// it has left.
+constexpr uint32_t kDefaultTempBytes = uint32_t{16} << 20;
+
+struct TempBuffer {
+  AlignedBytes bytes = allocate_aligned(kDefaultTempBytes);
+};
+
+class DefaultTempAllocator final : private TempBuffer, public runtime::MemoryAllocator {
+ public:
+  DefaultTempAllocator()
+      : runtime::MemoryAllocator(bytes != nullptr ? kDefaultTempBytes : 0, bytes.get()) {}
+};
+
+std::unique_ptr<runtime::MemoryAllocator> or_default_temp(
+    std::unique_ptr<runtime::MemoryAllocator> given) {
+  if (given != nullptr) return given;
+  return std::make_unique<DefaultTempAllocator>();
+}
+
+// An owning copy of a method's output: a tensor's data is copied (in its dim
+// order), other values are values already.
+Result<EValue> copy_output(const EValue& out) {
+  if (!out.isTensor()) return out;
+  const ::etr::Tensor* t = out.toTensor().unsafeGetTensorImpl();
+  if (t == nullptr) return out;
+  ::etr::Result<::etr::HostTensor> copy = ::etr::HostTensor::from_bytes(
+      t->dtype(), std::vector<int32_t>(t->sizes().begin(), t->sizes().end()), t->const_data(),
+      t->nbytes(), std::vector<uint8_t>(t->dim_order().begin(), t->dim_order().end()));
+  if (!copy.ok()) return to_official(copy.error());
+  return EValue::from_etr(::etr::Value(std::move(*copy)));
+}
+
 }  // namespace
 
-Module::Module(const std::string& file_path, const LoadMode load_mode)
-    : module_(make_module(file_path, {}, load_mode)) {}
+// What the Module keeps beside upstream's members: the .ptd maps, the shared
+// arenas and the thread pool.
+struct Module::State {
+  // .ptd loaders: the one given at construction, then those opened from
+  // data_files_ (dropped again when a load fails).
+  std::vector<std::unique_ptr<runtime::DataLoader>> data_map_loaders;
+  size_t num_given_loaders = 0;
+  std::vector<std::unique_ptr<FlatTensorDataMap>> data_maps;
+  std::unique_ptr<MergedDataMap> merged;
+  // What methods search for named data (null: no .ptd).
+  const NamedDataMap* data_map = nullptr;
+  bool data_loaded = false;
+  // share_memory_arenas: planned buffers 0 and 1 of every method.
+  std::vector<AlignedBytes> arenas;
+  std::vector<size_t> arena_sizes;
+#if defined(ETR_COMPAT_HAVE_THREADPOOL)
+  std::unique_ptr<::etr::PthreadPool> pool;
+  bool pool_tried = false;
+#endif
+
+  // The pool methods run on: the Module's own (one thread per physical
+  // core, made at the first method load), none under a NoThreadPoolGuard.
+  ::etr::ThreadPool* thread_pool() {
+    if (threadpool::NoThreadPoolGuard::is_enabled()) return nullptr;
+#if defined(ETR_COMPAT_HAVE_THREADPOOL)
+    if (!pool_tried) {
+      pool_tried = true;
+      pool = ::etr::PthreadPool::create(0);
+    }
+    return pool.get();
+#else
+    return nullptr;
+#endif
+  }
+};
+
+// One loaded method and what it uses. `method` is declared last so that it
+// goes first.
+struct Module::MethodHolder {
+  std::vector<AlignedBytes> planned_buffers;
+  std::vector<runtime::Span<uint8_t>> planned_spans;
+  std::unique_ptr<runtime::HierarchicalAllocator> planned_memory;
+  std::unique_ptr<runtime::MemoryManager> memory_manager;
+  std::vector<Kernel> kernel_registry;
+  // Heap memory of the outputs neither planned nor given with set_output.
+  std::vector<AlignedBytes> output_buffers;
+  // The buffers given to set_output(s), kept alive while the method uses them.
+  std::vector<EValue> given_outputs;
+  // The inputs set so far (unset: nullopt), set again before each execute.
+  std::vector<std::optional<EValue>> inputs;
+  bool ran = false;
+  std::unique_ptr<Method> method;
+};
+
+Module::Module(const std::string& file_path, const LoadMode load_mode,
+               std::unique_ptr<runtime::EventTracer> event_tracer,
+               std::unique_ptr<runtime::MemoryAllocator> memory_allocator,
+               std::unique_ptr<runtime::MemoryAllocator> temp_allocator, bool share_memory_arenas)
+    : Module(file_path, std::vector<std::string>{}, load_mode, std::move(event_tracer),
+             std::move(memory_allocator), std::move(temp_allocator), share_memory_arenas) {}
 
 Module::Module(const std::string& file_path, const std::string& data_map_path,
-               const LoadMode load_mode)
-    : module_(make_module(file_path, {data_map_path}, load_mode)) {}
+               const LoadMode load_mode, std::unique_ptr<runtime::EventTracer> event_tracer,
+               std::unique_ptr<runtime::MemoryAllocator> memory_allocator,
+               std::unique_ptr<runtime::MemoryAllocator> temp_allocator, bool share_memory_arenas)
+    : Module(file_path,
+             data_map_path.empty() ? std::vector<std::string>{}
+                                   : std::vector<std::string>{data_map_path},
+             load_mode, std::move(event_tracer), std::move(memory_allocator),
+             std::move(temp_allocator), share_memory_arenas) {}
 
 Module::Module(const std::string& file_path, std::vector<std::string> data_files,
-               const LoadMode load_mode)
-    : module_(make_module(file_path, std::move(data_files), load_mode)) {}
-
-namespace {
-
-::etr::ModuleOptions default_options() {
-  ::etr::ModuleOptions options;
-  if (threadpool::NoThreadPoolGuard::is_enabled()) options.num_threads = 1;
-  return options;
+               const LoadMode load_mode, std::unique_ptr<runtime::EventTracer> event_tracer,
+               std::unique_ptr<runtime::MemoryAllocator> memory_allocator,
+               std::unique_ptr<runtime::MemoryAllocator> temp_allocator, bool share_memory_arenas)
+    : file_path_(file_path),
+      data_files_(std::move(data_files)),
+      load_mode_(load_mode),
+      memory_allocator_(or_malloc(std::move(memory_allocator))),
+      temp_allocator_(or_default_temp(std::move(temp_allocator))),
+      event_tracer_(std::move(event_tracer)),
+      share_memory_arenas_(share_memory_arenas),
+      state_(std::make_unique<State>()) {
+  runtime::runtime_init();
 }
-
-// The .ptd loader given to a Module, as etr's list of data loaders.
-std::vector<std::unique_ptr<::etr::DataLoader>> data_loaders_of(
-    std::unique_ptr<runtime::DataLoader> data_map_loader) {
-  std::vector<std::unique_ptr<::etr::DataLoader>> out;
-  if (data_map_loader != nullptr) {
-    out.push_back(runtime::internal::etr_loader_owning(std::move(data_map_loader)));
-  }
-  return out;
-}
-
-void note_unused(bool memory_allocator, bool temp_allocator, bool event_tracer) {
-  if (memory_allocator || temp_allocator) {
-    ET_LOG(Info, "Module: etr sizes each method's memory itself; the given allocators are unused");
-  }
-  if (event_tracer) {
-    ET_LOG(Info,
-           "Module: the given event tracer is unused (load methods through Program to trace)");
-  }
-}
-
-}  // namespace
 
 Module::Module(std::unique_ptr<runtime::DataLoader> data_loader,
                std::unique_ptr<runtime::MemoryAllocator> memory_allocator,
                std::unique_ptr<runtime::MemoryAllocator> temp_allocator,
                std::unique_ptr<runtime::EventTracer> event_tracer,
                std::unique_ptr<runtime::DataLoader> data_map_loader, bool share_memory_arenas)
-    : share_memory_arenas_(share_memory_arenas) {
-  note_unused(memory_allocator != nullptr, temp_allocator != nullptr, event_tracer != nullptr);
-  ET_CHECK_MSG(data_loader != nullptr, "Module: null data loader");
-  module_ = std::make_unique<::etr::Module>(
-      runtime::internal::etr_loader_owning(std::move(data_loader)),
-      data_loaders_of(std::move(data_map_loader)), default_options());
+    : data_loader_(std::move(data_loader)),
+      memory_allocator_(or_malloc(std::move(memory_allocator))),
+      temp_allocator_(or_default_temp(std::move(temp_allocator))),
+      event_tracer_(std::move(event_tracer)),
+      share_memory_arenas_(share_memory_arenas),
+      state_(std::make_unique<State>()) {
+  if (data_map_loader != nullptr) state_->data_map_loaders.push_back(std::move(data_map_loader));
+  state_->num_given_loaders = state_->data_map_loaders.size();
+  runtime::runtime_init();
 }
 
 Module::Module(std::shared_ptr<Program> program,
@@ -345,204 +470,348 @@ Module::Module(std::shared_ptr<Program> program,
                std::unique_ptr<runtime::MemoryAllocator> temp_allocator,
                std::unique_ptr<runtime::EventTracer> event_tracer,
                std::unique_ptr<runtime::DataLoader> data_map_loader, bool share_memory_arenas)
-    : program_(program), share_memory_arenas_(share_memory_arenas) {
-  note_unused(memory_allocator != nullptr, temp_allocator != nullptr, event_tracer != nullptr);
-  ET_CHECK_MSG(program != nullptr, "Module: null program");
-  module_ = std::make_unique<::etr::Module>(runtime::internal::etr_program_of(program),
-                                            data_loaders_of(std::move(data_map_loader)),
-                                            default_options());
+    : program_(std::move(program)),
+      memory_allocator_(or_malloc(std::move(memory_allocator))),
+      temp_allocator_(or_default_temp(std::move(temp_allocator))),
+      event_tracer_(std::move(event_tracer)),
+      share_memory_arenas_(share_memory_arenas),
+      state_(std::make_unique<State>()) {
+  if (data_map_loader != nullptr) state_->data_map_loaders.push_back(std::move(data_map_loader));
+  state_->num_given_loaders = state_->data_map_loaders.size();
+  runtime::runtime_init();
 }
 
 Module::~Module() = default;
 
-std::shared_ptr<Program> Module::program() const {
-  if (program_ == nullptr) program_ = runtime::internal::program_over(module_->shared_program());
-  return program_;
+Error Module::load(const Program::Verification verification) { return load_internal(verification); }
+
+Error Module::load(const LoadBackendOptionsMap& backend_options,
+                   const Program::Verification verification) {
+  // A deep copy of the options (kept only when the load succeeds).
+  std::vector<std::vector<runtime::BackendOption>> storage;
+  for (size_t i = 0; i < backend_options.size(); ++i) {
+    const auto entry = backend_options.entry_at(i);
+    storage.emplace_back(entry.options.begin(), entry.options.end());
+  }
+  LoadBackendOptionsMap map;
+  for (size_t i = 0; i < backend_options.size(); ++i) {
+    const Error err = map.set_options(
+        backend_options.entry_at(i).backend_id,
+        runtime::Span<runtime::BackendOption>(storage[i].data(), storage[i].size()));
+    if (err != Error::Ok) return err;
+  }
+  const Error err = load_internal(verification);
+  if (err != Error::Ok) return err;
+  // Moving the arrays keeps their data where the map's spans point.
+  backend_options_storage_ = std::move(storage);
+  backend_options_map_ = map;
+  return Error::Ok;
 }
 
-runtime::Error Module::load(const Program::Verification) {
-  ET_CHECK_OR_RETURN_ERROR(!share_memory_arenas_, NotSupported,
-                           "Module: share_memory_arenas is not supported by etr");
-  // Kernels registered through the official API join etr's registry first.
-  const runtime::Error flushed = runtime::internal::flush_official_kernels();
-  if (flushed != runtime::Error::Ok) return flushed;
-  return to_official(module_->load());
+Error Module::load_internal(Program::Verification verification) {
+  if (program_ == nullptr) {
+    if (data_loader_ == nullptr) {
+      auto loader = open_loader(file_path_, load_mode_);
+      if (!loader.ok()) {
+        ET_LOG(Error, "Module: cannot open '%s'", file_path_.c_str());
+        return loader.error();
+      }
+      data_loader_ = std::move(*loader);
+    }
+    Result<Program> program = Program::load(data_loader_.get(), verification);
+    if (!program.ok()) return program.error();  // the loader stays for another try
+    // The program owns its loader from now on: both live as long as any
+    // Module (or other holder of program()) shares the program.
+    struct Loaded {
+      std::unique_ptr<runtime::DataLoader> loader;
+      Program program;
+    };
+    auto loaded = std::make_shared<Loaded>(Loaded{std::move(data_loader_), std::move(*program)});
+    program_ = std::shared_ptr<Program>(loaded, &loaded->program);
+  }
+  State& s = *state_;
+  if (s.data_loaded) return Error::Ok;
+  s.data_map_loaders.resize(s.num_given_loaders);
+  s.data_maps.clear();
+  for (const std::string& path : data_files_) {
+    auto loader = open_loader(path, load_mode_);
+    if (!loader.ok()) {
+      ET_LOG(Error, "Module: cannot open data file '%s'", path.c_str());
+      return loader.error();
+    }
+    s.data_map_loaders.push_back(std::move(*loader));
+  }
+  std::vector<const NamedDataMap*> maps;
+  for (const auto& loader : s.data_map_loaders) {
+    Result<FlatTensorDataMap> map = FlatTensorDataMap::load(loader.get());
+    if (!map.ok()) return map.error();
+    s.data_maps.push_back(std::make_unique<FlatTensorDataMap>(std::move(*map)));
+    maps.push_back(s.data_maps.back().get());
+  }
+  if (maps.size() == 1) {
+    s.data_map = maps[0];
+  } else if (maps.size() > 1) {
+    Result<MergedDataMap> merged =
+        MergedDataMap::load(runtime::Span<const NamedDataMap*>(maps.data(), maps.size()));
+    if (!merged.ok()) return merged.error();
+    s.merged = std::make_unique<MergedDataMap>(std::move(*merged));
+    s.data_map = s.merged.get();
+  }
+  s.data_loaded = true;
+  return Error::Ok;
 }
 
-bool Module::is_loaded() const { return module_->is_loaded(); }
-
-runtime::Result<size_t> Module::num_methods() {
-  auto names = module_->method_names();
-  if (!names.ok()) return to_official(names.error());
-  return names->size();
+Result<size_t> Module::num_methods() {
+  ET_CHECK_OK_OR_RETURN_ERROR(load());
+  return program_->num_methods();
 }
 
-runtime::Result<std::unordered_set<std::string>> Module::method_names() {
-  auto names = module_->method_names();
-  if (!names.ok()) return to_official(names.error());
-  return std::unordered_set<std::string>(names->begin(), names->end());
+Result<std::unordered_set<std::string>> Module::method_names() {
+  ET_CHECK_OK_OR_RETURN_ERROR(load());
+  std::unordered_set<std::string> names;
+  for (size_t i = 0; i < program_->num_methods(); ++i) {
+    Result<const char*> name = program_->get_method_name(i);
+    if (!name.ok()) return name.error();
+    names.emplace(*name);
+  }
+  return names;
 }
 
-runtime::Error Module::load_method(const std::string& method_name) {
-  ET_CHECK_OR_RETURN_ERROR(!share_memory_arenas_, NotSupported,
-                           "Module: share_memory_arenas is not supported by etr");
-  const runtime::Error flushed = runtime::internal::flush_official_kernels();
-  if (flushed != runtime::Error::Ok) return flushed;
-  return to_official(module_->load_method(method_name));
+Result<MethodMeta> Module::method_meta(const std::string& method_name) {
+  ET_CHECK_OK_OR_RETURN_ERROR(load());
+  return program_->method_meta(method_name.c_str());
+}
+
+Result<std::vector<size_t>> Module::max_planned_buffer_sizes() {
+  std::vector<size_t> sizes;
+  for (size_t m = 0; m < program_->num_methods(); ++m) {
+    Result<const char*> name = program_->get_method_name(m);
+    if (!name.ok()) return name.error();
+    Result<MethodMeta> meta = program_->method_meta(*name);
+    if (!meta.ok()) return meta.error();
+    const size_t n = meta->num_memory_planned_buffers();
+    if (n > sizes.size()) sizes.resize(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      Result<int64_t> size = meta->memory_planned_buffer_size(i);
+      if (!size.ok()) return size.error();
+      if (static_cast<size_t>(*size) > sizes[i]) sizes[i] = static_cast<size_t>(*size);
+    }
+  }
+  return sizes;
+}
+
+Error Module::load_method(const std::string& method_name,
+                          runtime::HierarchicalAllocator* planned_memory,
+                          runtime::EventTracer* event_tracer,
+                          const LoadBackendOptionsMap* backend_options,
+                          std::vector<Kernel> kernel_registry) {
+  if (is_method_loaded(method_name)) return Error::Ok;
+  ET_CHECK_OK_OR_RETURN_ERROR(load());
+  Result<MethodMeta> meta = program_->method_meta(method_name.c_str());
+  if (!meta.ok()) return meta.error();
+  auto h = std::make_unique<MethodHolder>();
+  State& s = *state_;
+  if (planned_memory == nullptr) {
+    if (share_memory_arenas_ && s.arenas.empty()) {
+      // mem_id 1 (activations) and 2 (mutable buffers shared between
+      // methods), each as large as the largest method's.
+      Result<std::vector<size_t>> largest = max_planned_buffer_sizes();
+      if (!largest.ok()) return largest.error();
+      for (size_t i = 0; i < largest->size() && i < 2; ++i) {
+        s.arenas.push_back(allocate_aligned((*largest)[i]));
+        s.arena_sizes.push_back((*largest)[i]);
+        ET_CHECK_OR_RETURN_ERROR(s.arenas.back() != nullptr, MemoryAllocationFailed,
+                                 "Module: cannot allocate a shared arena of %zu bytes",
+                                 (*largest)[i]);
+      }
+    }
+    for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) {
+      Result<int64_t> size = meta->memory_planned_buffer_size(i);
+      if (!size.ok()) return size.error();
+      if (share_memory_arenas_ && i < s.arenas.size()) {
+        h->planned_spans.emplace_back(s.arenas[i].get(), s.arena_sizes[i]);
+        continue;
+      }
+      h->planned_buffers.push_back(allocate_aligned(static_cast<size_t>(*size)));
+      ET_CHECK_OR_RETURN_ERROR(h->planned_buffers.back() != nullptr, MemoryAllocationFailed,
+                               "Module: cannot allocate planned buffer %zu (%" PRId64
+                               " bytes) of method '%s'",
+                               i, *size, method_name.c_str());
+      h->planned_spans.emplace_back(h->planned_buffers.back().get(), static_cast<size_t>(*size));
+    }
+    h->planned_memory = std::make_unique<runtime::HierarchicalAllocator>(
+        runtime::Span<runtime::Span<uint8_t>>(h->planned_spans.data(), h->planned_spans.size()));
+    planned_memory = h->planned_memory.get();
+  }
+  h->memory_manager = std::make_unique<runtime::MemoryManager>(
+      memory_allocator_.get(), planned_memory, temp_allocator_.get());
+  h->kernel_registry = std::move(kernel_registry);
+  if (backend_options == nullptr && backend_options_map_.size() != 0) {
+    backend_options = &backend_options_map_;
+  }
+  Result<Method> method = runtime::internal::load_method_on(
+      *program_, s.thread_pool(), method_name.c_str(), h->memory_manager.get(),
+      event_tracer != nullptr ? event_tracer : event_tracer_.get(), s.data_map, backend_options,
+      runtime::Span<const Kernel>(h->kernel_registry.data(), h->kernel_registry.size()));
+  if (!method.ok()) return method.error();
+  h->method = std::make_unique<Method>(std::move(*method));
+  Method& m = *h->method;
+  // Heap memory for each tensor output the program neither plans nor binds.
+  const MethodMeta method_meta = m.method_meta();
+  for (size_t i = 0; i < m.outputs_size(); ++i) {
+    Result<runtime::Tag> tag = method_meta.output_tag(i);
+    if (!tag.ok() || *tag != runtime::Tag::Tensor) continue;
+    Result<runtime::TensorInfo> info = method_meta.output_tensor_meta(i);
+    if (!info.ok() || info->is_memory_planned()) continue;
+    if (m.get_output(i).toTensor().const_data_ptr() != nullptr) continue;
+    h->output_buffers.push_back(allocate_aligned(info->nbytes()));
+    ET_CHECK_OR_RETURN_ERROR(h->output_buffers.back() != nullptr, MemoryAllocationFailed,
+                             "Module: cannot allocate output %zu of method '%s'", i,
+                             method_name.c_str());
+    const size_t size = info->nbytes() == 0 ? 1 : info->nbytes();
+    ET_CHECK_OK_OR_RETURN_ERROR(m.set_output_data_ptr(h->output_buffers.back().get(), size, i));
+  }
+  h->inputs.resize(m.inputs_size());
+  methods_.emplace(method_name, std::move(h));
+  return Error::Ok;
+}
+
+Result<Module::MethodHolder*> Module::holder(const std::string& method_name) {
+  auto found = methods_.find(method_name);
+  if (found == methods_.end()) {
+    ET_CHECK_OK_OR_RETURN_ERROR(load_method(method_name));
+    found = methods_.find(method_name);
+  }
+  return found->second.get();
+}
+
+Result<Method*> Module::method(const std::string& method_name) {
+  Result<MethodHolder*> h = holder(method_name);
+  if (!h.ok()) return h.error();
+  return (*h)->method.get();
 }
 
 bool Module::is_method_loaded(const std::string& method_name) const {
-  return module_->is_method_loaded(method_name);
-}
-
-runtime::Result<MethodMeta> Module::method_meta(const std::string& method_name) {
-  auto meta = module_->method_meta(method_name);
-  if (!meta.ok()) return to_official(meta.error());
-  return MethodMeta(*meta);
+  return methods_.count(method_name) != 0;
 }
 
 bool Module::unload_method(const std::string& method_name) {
-  inputs_.erase(method_name);
-  output_buffers_.erase(method_name);
-  outputs_.erase(method_name);
-  return module_->unload_method(method_name);
+  return methods_.erase(method_name) != 0;
 }
 
-runtime::Result<size_t> Module::num_inputs(const std::string& method_name) {
-  auto meta = module_->method_meta(method_name);
-  if (!meta.ok()) return to_official(meta.error());
-  return meta->num_inputs();
+Error Module::set_input(const std::string& method_name, const EValue& input_value,
+                        size_t input_index) {
+  Result<MethodHolder*> h = holder(method_name);
+  if (!h.ok()) return h.error();
+  ET_CHECK_OK_OR_RETURN_ERROR((*h)->method->set_input(input_value, input_index));
+  (*h)->inputs[input_index] = input_value;
+  return Error::Ok;
 }
 
-runtime::Error Module::set_input(const std::string& method_name, const runtime::EValue& input_value,
-                                 size_t input_index) {
-  auto count = num_inputs(method_name);
-  if (!count.ok()) return count.error();
-  ET_CHECK_OR_RETURN_ERROR(input_index < *count, InvalidArgument,
-                           "set_input: method '%s' has %zu inputs, index %zu given",
-                           method_name.c_str(), *count, input_index);
-  auto& staged = inputs_[method_name];
-  staged.resize(*count);
-  staged[input_index] = input_value;
-  return runtime::Error::Ok;
-}
-
-runtime::Error Module::set_inputs(const std::string& method_name,
-                                  const std::vector<runtime::EValue>& input_values) {
-  auto count = num_inputs(method_name);
-  if (!count.ok()) return count.error();
-  ET_CHECK_OR_RETURN_ERROR(input_values.size() == *count, InvalidArgument,
+Error Module::set_inputs(const std::string& method_name, const std::vector<EValue>& input_values) {
+  Result<MethodHolder*> h = holder(method_name);
+  if (!h.ok()) return h.error();
+  ET_CHECK_OR_RETURN_ERROR(input_values.size() == (*h)->inputs.size(), InvalidArgument,
                            "set_inputs: method '%s' has %zu inputs, %zu given", method_name.c_str(),
-                           *count, input_values.size());
-  auto& staged = inputs_[method_name];
-  staged.assign(input_values.begin(), input_values.end());
-  return runtime::Error::Ok;
+                           (*h)->inputs.size(), input_values.size());
+  for (size_t i = 0; i < input_values.size(); ++i) {
+    ET_CHECK_OK_OR_RETURN_ERROR(set_input(method_name, input_values[i], i));
+  }
+  return Error::Ok;
 }
 
-runtime::Error Module::set_output(const std::string& method_name, runtime::EValue output_value,
-                                  size_t output_index) {
-  auto meta = module_->method_meta(method_name);
-  if (!meta.ok()) return to_official(meta.error());
-  ET_CHECK_OR_RETURN_ERROR(output_index < meta->num_outputs(), InvalidArgument,
+Error Module::set_output(const std::string& method_name, EValue output_value, size_t output_index) {
+  Result<MethodHolder*> h = holder(method_name);
+  if (!h.ok()) return h.error();
+  Method& m = *(*h)->method;
+  ET_CHECK_OR_RETURN_ERROR(output_index < m.outputs_size(), InvalidArgument,
                            "set_output: method '%s' has %zu outputs, index %zu given",
-                           method_name.c_str(), meta->num_outputs(), output_index);
+                           method_name.c_str(), m.outputs_size(), output_index);
   ET_CHECK_OR_RETURN_ERROR(output_value.isTensor(), InvalidArgument,
                            "set_output: output %zu of '%s' must be a tensor", output_index,
                            method_name.c_str());
   const executorch::aten::Tensor& buffer = output_value.toTensor();
-  auto info = meta->output_tensor_meta(output_index);
-  if (!info.ok()) return to_official(info.error());
-  ET_CHECK_OR_RETURN_ERROR(buffer.scalar_type() == info->dtype, InvalidArgument,
+  Result<runtime::TensorInfo> info = m.method_meta().output_tensor_meta(output_index);
+  if (!info.ok()) return info.error();
+  ET_CHECK_OR_RETURN_ERROR(buffer.scalar_type() == info->scalar_type(), InvalidArgument,
                            "set_output: output %zu of '%s' is %s, the buffer given is %s",
-                           output_index, method_name.c_str(), ::etr::to_string(info->dtype),
+                           output_index, method_name.c_str(), ::etr::to_string(info->scalar_type()),
                            ::etr::to_string(buffer.scalar_type()));
-  const runtime::Error flushed = runtime::internal::flush_official_kernels();
-  if (flushed != runtime::Error::Ok) return flushed;
-  auto method = module_->method(method_name);
-  if (!method.ok()) return to_official(method.error());
   // The method writes this output into the buffer from now on (etr checks
   // its size and alignment, and whether the output may move).
-  const runtime::Error err = to_official(
-      (*method)->set_output_data_ptr(buffer.mutable_data_ptr(), buffer.nbytes(), output_index));
-  if (err != runtime::Error::Ok) return err;
-  // The buffer's owner (a TensorPtr) stays alive while the method uses it.
-  auto& held = output_buffers_[method_name];
+  ET_CHECK_OK_OR_RETURN_ERROR(
+      m.set_output_data_ptr(buffer.mutable_data_ptr(), buffer.nbytes(), output_index));
+  auto& held = (*h)->given_outputs;
   if (held.size() <= output_index) held.resize(output_index + 1);
   held[output_index] = std::move(output_value);
-  return runtime::Error::Ok;
+  return Error::Ok;
 }
 
-runtime::Error Module::set_outputs(const std::string& method_name,
-                                   const std::vector<runtime::EValue>& output_values) {
-  auto meta = module_->method_meta(method_name);
-  if (!meta.ok()) return to_official(meta.error());
-  ET_CHECK_OR_RETURN_ERROR(output_values.size() == meta->num_outputs(), InvalidArgument,
+Error Module::set_outputs(const std::string& method_name,
+                          const std::vector<EValue>& output_values) {
+  Result<MethodHolder*> h = holder(method_name);
+  if (!h.ok()) return h.error();
+  const size_t count = (*h)->method->outputs_size();
+  ET_CHECK_OR_RETURN_ERROR(output_values.size() == count, InvalidArgument,
                            "set_outputs: method '%s' has %zu outputs, %zu given",
-                           method_name.c_str(), meta->num_outputs(), output_values.size());
-  for (size_t i = 0; i < output_values.size(); ++i) {
-    const runtime::Error err = set_output(method_name, output_values[i], i);
-    if (err != runtime::Error::Ok) return err;
+                           method_name.c_str(), count, output_values.size());
+  for (size_t i = 0; i < count; ++i) {
+    ET_CHECK_OK_OR_RETURN_ERROR(set_output(method_name, output_values[i], i));
   }
-  return runtime::Error::Ok;
+  return Error::Ok;
 }
 
-runtime::Result<std::vector<runtime::EValue>> Module::get_outputs(const std::string& method_name) {
-  auto found = outputs_.find(method_name);
-  ET_CHECK_OR_RETURN_ERROR(found != outputs_.end(), InvalidState,
+Result<std::vector<EValue>> Module::get_outputs(const std::string& method_name) {
+  Result<MethodHolder*> h = holder(method_name);
+  if (!h.ok()) return h.error();
+  ET_CHECK_OR_RETURN_ERROR((*h)->ran, InvalidState,
                            "get_outputs: method '%s' has not been executed", method_name.c_str());
-  return found->second;
+  const Method& m = *(*h)->method;
+  std::vector<EValue> outputs;
+  outputs.reserve(m.outputs_size());
+  for (size_t i = 0; i < m.outputs_size(); ++i) {
+    Result<EValue> copy = copy_output(m.get_output(i));
+    if (!copy.ok()) return copy.error();
+    outputs.push_back(std::move(*copy));
+  }
+  return outputs;
 }
 
-runtime::Result<runtime::EValue> Module::get_output(const std::string& method_name,
-                                                    size_t output_index) {
-  auto outputs = get_outputs(method_name);
-  if (!outputs.ok()) return outputs.error();
-  ET_CHECK_OR_RETURN_ERROR(output_index < outputs->size(), InvalidArgument,
+Result<EValue> Module::get_output(const std::string& method_name, size_t output_index) {
+  Result<MethodHolder*> h = holder(method_name);
+  if (!h.ok()) return h.error();
+  ET_CHECK_OR_RETURN_ERROR((*h)->ran, InvalidState, "get_output: method '%s' has not been executed",
+                           method_name.c_str());
+  const Method& m = *(*h)->method;
+  ET_CHECK_OR_RETURN_ERROR(output_index < m.outputs_size(), InvalidArgument,
                            "get_output: method '%s' has %zu outputs, index %zu given",
-                           method_name.c_str(), outputs->size(), output_index);
-  return (*outputs)[output_index];
+                           method_name.c_str(), m.outputs_size(), output_index);
+  return copy_output(m.get_output(output_index));
 }
 
-runtime::Result<std::vector<runtime::EValue>> Module::execute(
-    const std::string& method_name, const std::vector<runtime::EValue>& input_values) {
-  ET_CHECK_OR_RETURN_ERROR(!share_memory_arenas_, NotSupported,
-                           "Module: share_memory_arenas is not supported by etr");
-  auto count = num_inputs(method_name);
-  if (!count.ok()) return count.error();
-  ET_CHECK_OR_RETURN_ERROR(input_values.size() <= *count, InvalidArgument,
-                           "method '%s' has %zu inputs, %zu given", method_name.c_str(), *count,
-                           input_values.size());
-  // The given inputs replace the first ones set; every input must be set.
-  auto& staged = inputs_[method_name];
-  staged.resize(*count);
-  for (size_t i = 0; i < input_values.size(); ++i) staged[i] = input_values[i];
-  std::vector<::etr::Value> inputs;
-  inputs.reserve(*count);
-  for (size_t i = 0; i < *count; ++i) {
-    ET_CHECK_OR_RETURN_ERROR(staged[i].has_value(), InvalidArgument,
+Result<std::vector<EValue>> Module::execute(const std::string& method_name,
+                                            const std::vector<EValue>& input_values) {
+  Result<MethodHolder*> h = holder(method_name);
+  if (!h.ok()) return h.error();
+  MethodHolder& held = **h;
+  Method& m = *held.method;
+  ET_CHECK_OR_RETURN_ERROR(input_values.size() <= held.inputs.size(), InvalidArgument,
+                           "method '%s' has %zu inputs, %zu given", method_name.c_str(),
+                           held.inputs.size(), input_values.size());
+  // The given inputs replace the first ones; the others are set again from
+  // the values set before (a program may reuse an input's planned memory).
+  for (size_t i = 0; i < input_values.size(); ++i) {
+    ET_CHECK_OK_OR_RETURN_ERROR(m.set_input(input_values[i], i));
+    held.inputs[i] = input_values[i];
+  }
+  for (size_t i = input_values.size(); i < held.inputs.size(); ++i) {
+    ET_CHECK_OR_RETURN_ERROR(held.inputs[i].has_value(), InvalidArgument,
                              "input %zu of method '%s' is not set", i, method_name.c_str());
-    inputs.push_back(staged[i]->to_etr());
+    ET_CHECK_OK_OR_RETURN_ERROR(m.set_input(*held.inputs[i], i));
   }
-  const runtime::Error flushed = runtime::internal::flush_official_kernels();
-  if (flushed != runtime::Error::Ok) return flushed;
-  auto outputs = module_->execute(method_name, inputs);
-  if (!outputs.ok()) return to_official(outputs.error());
-  std::vector<runtime::EValue> result;
-  result.reserve(outputs->size());
-  for (::etr::Value& v : *outputs) result.push_back(runtime::EValue::from_etr(std::move(v)));
-  outputs_[method_name] = result;
-  return result;
-}
-
-runtime::Result<runtime::EValue> Module::get(const std::string& method_name,
-                                             const std::vector<runtime::EValue>& input_values) {
-  auto outputs = execute(method_name, input_values);
-  if (!outputs.ok()) return outputs.error();
-  if (outputs->empty()) {
-    ETR_LOG(Error, "method '%s' has no outputs", method_name.c_str());
-    return runtime::Error::InvalidArgument;
-  }
-  return std::move((*outputs)[0]);
+  ET_CHECK_OK_OR_RETURN_ERROR(m.execute());
+  held.ran = true;
+  return get_outputs(method_name);
 }
 
 }  // namespace module

@@ -126,8 +126,6 @@ struct ETDumpGen::Impl {
   OfficialSink sink;
   // Names of open events (EventTracerEntry::event_id indexes them).
   std::vector<std::string> names;
-  AllocatorID allocators = 0;
-  bool warned_allocations = false;
 
   int64_t name_id(const char* name) {
     names.emplace_back(name == nullptr ? "" : name);
@@ -219,17 +217,17 @@ void ETDumpGen::log_profiling_delegate(const char* name, DelegateDebugIntId dele
 }
 
 AllocatorID ETDumpGen::track_allocator(const char* name) {
-  (void)name;
-  return ++impl_->allocators;
+  // As the official ETDumpGen: only right after a block is created, before
+  // any event (the RunData's allocator list comes before its events).
+  ::etr::Result<uint32_t> id = impl_->writer.add_allocator(name);
+  ET_CHECK_MSG(id.ok(),
+               "Allocators can only be added immediately after a new block is created and before "
+               "any events are added.");
+  return *id;
 }
 
 void ETDumpGen::track_allocation(AllocatorID id, size_t size) {
-  (void)id;
-  (void)size;
-  if (!impl_->warned_allocations) {
-    impl_->warned_allocations = true;
-    ET_LOG(Info, "ETDumpGen: allocation events are not written (the Inspector rejects them)");
-  }
+  impl_->writer.add_allocation_event(id, size);
 }
 
 namespace {

@@ -14,6 +14,7 @@
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
 #include "runtime/core/freeable_buffer.h"
+#include "runtime/core/thread_pool.h"
 #include "runtime/executor/program.h"
 
 namespace executorch {
@@ -42,6 +43,15 @@ std::shared_ptr<const ::etr::Program> etr_program_of(const std::shared_ptr<Progr
 std::unique_ptr<::etr::DataLoader> etr_loader_owning(std::unique_ptr<DataLoader> loader);
 // An official Program over a loaded etr program (shared, not copied).
 std::shared_ptr<Program> program_over(std::shared_ptr<const ::etr::Program> program);
+
+// Program::load_method, with kernels and delegates of the method run on
+// `thread_pool` (null: on the calling thread alone). Module loads its
+// methods through it with its own pool.
+Result<Method> load_method_on(const Program& program, ::etr::ThreadPool* thread_pool,
+                              const char* method_name, MemoryManager* memory_manager,
+                              EventTracer* event_tracer, const NamedDataMap* named_data_map,
+                              const LoadBackendOptionsMap* backend_options,
+                              Span<const Kernel> kernel_registry);
 
 // Hands the kernels registered through the official API since the last call
 // to etr's kernel registry (one library). Called before a method loads.

@@ -588,14 +588,27 @@ Result<Method> Program::load_method(const char* method_name, MemoryManager* memo
                                     EventTracer* event_tracer, const NamedDataMap* named_data_map,
                                     const LoadBackendOptionsMap* backend_options,
                                     Span<const Kernel> kernel_registry) const {
-  ETR_COMPAT_PROGRAM_OR_RETURN("load_method");
+  return internal::load_method_on(*this, nullptr, method_name, memory_manager, event_tracer,
+                                  named_data_map, backend_options, kernel_registry);
+}
+
+namespace internal {
+
+Result<Method> load_method_on(const Program& program, ::etr::ThreadPool* thread_pool,
+                              const char* method_name, MemoryManager* memory_manager,
+                              EventTracer* event_tracer, const NamedDataMap* named_data_map,
+                              const LoadBackendOptionsMap* backend_options,
+                              Span<const Kernel> kernel_registry) {
+  const Program::State* program_state = program.internal_state();
+  ET_CHECK_OR_RETURN_ERROR(program_state != nullptr && program_state->program != nullptr,
+                           InvalidState, "load_method: the Program has no program data");
   ET_CHECK_OR_RETURN_ERROR(method_name != nullptr, InvalidArgument, "load_method: null name");
   ET_CHECK_OR_RETURN_ERROR(memory_manager != nullptr, InvalidArgument,
                            "load_method: null memory manager");
   ET_CHECK_OR_RETURN_ERROR(kernel_registry.size() == 0, NotSupported,
                            "load_method('%s'): a method-local kernel registry is not supported yet",
                            method_name);
-  ET_CHECK_OR_RETURN_ERROR(state_->has_method(method_name), InvalidArgument,
+  ET_CHECK_OR_RETURN_ERROR(program_state->has_method(method_name), InvalidArgument,
                            "No method named '%s' in program", method_name);
   // The kernels and backends linked into this build (once per process).
   const ::etr::Error registered = ::etr::register_builtins();
@@ -609,6 +622,7 @@ Result<Method> Program::load_method(const char* method_name, MemoryManager* memo
                         planned != nullptr ? planned->etr_allocator() : nullptr,
                         memory_manager->temp_allocator());
   ::etr::MethodLoadOptions options;
+  options.thread_pool = thread_pool;
   if (event_tracer != nullptr) {
     // The official runtime runs each instruction on its own: no fused calls,
     // so the tracer sees every operator of the program.
@@ -653,7 +667,7 @@ Result<Method> Program::load_method(const char* method_name, MemoryManager* memo
         state->delegate_options.data(), state->delegate_options.size());
   }
   ::etr::Result<::etr::Method> method =
-      state_->program->load_method(method_name, &*state->memory, options);
+      program_state->program->load_method(method_name, &*state->memory, options);
   if (!method.ok()) return official(method.error());
   state->method.emplace(std::move(*method));
   state->tracer = event_tracer;
@@ -662,6 +676,8 @@ Result<Method> Program::load_method(const char* method_name, MemoryManager* memo
   state->outputs.resize(state->method->outputs_size());
   return Method(std::move(state));
 }
+
+}  // namespace internal
 
 // ---- Method ----------------------------------------------------------------
 

@@ -27,6 +27,7 @@
 //   into temp memory and is transposed into out. Constant weights are packed
 //   once at prepare, for the product that will run.
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 
 #include "kernels/cpu_math/conv_depthwise.h"
@@ -104,6 +105,15 @@ bool out_extent(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, int64_t*
 }
 
 bool is_depthwise(const Geom& g) { return g.groups == g.c_in && g.c_out == g.groups; }
+
+// What temp memory has left. An allocator without a buffer of its own
+// (capacity 0: one that takes each allocation from the heap, such as the
+// official MallocMemoryAllocator) cannot say, and is asked for all it needs.
+size_t temp_left(const MemoryAllocator* temp) {
+  if (temp == nullptr) return 0;
+  if (temp->capacity() == 0) return SIZE_MAX;
+  return temp->capacity() - temp->used();
+}
 
 bool is_pointwise(const Geom& g) {
   return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
@@ -442,8 +452,7 @@ void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMat
                    op, col_bytes, ct_bytes);
   // What is left of temp memory holds the GEMM's packing scratch (it runs
   // with fewer workers or smaller blocks when that is less than gemm_bytes).
-  MemoryAllocator* temp = ctx.temp_allocator();
-  const size_t left = temp->capacity() - temp->used();
+  const size_t left = temp_left(ctx.temp_allocator());
   const size_t scratch_bytes = std::min(gemm_bytes, left > 64 ? left - 64 : 0);
   void* gemm_mem = scratch_bytes == 0 ? nullptr : ctx.allocate_temp(scratch_bytes, 64);
   const opt::Im2colGeom ig = im2col_geom(g);
@@ -472,8 +481,7 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
   const bool pointwise = is_pointwise(g);
   ThreadPool* pool = ctx.thread_pool();
   const size_t threads = pool == nullptr ? 1 : pool->num_threads();
-  MemoryAllocator* temp = ctx.temp_allocator();
-  const size_t free_bytes = temp == nullptr ? 0 : temp->capacity() - temp->used();
+  const size_t free_bytes = temp_left(ctx.temp_allocator());
 
   // The product of group gi for output pixels [n0, n0 + cols): B is the
   // input itself (pointwise, every batch image in one call) or an im2col tile.

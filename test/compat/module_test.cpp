@@ -192,15 +192,15 @@ TEST_F(CompatModuleTest, DataMapLoaderSuppliesExternalConstants) {
   EXPECT_NE(missing.load_method("forward"), Error::Ok);
 }
 
-TEST_F(CompatModuleTest, SharedMemoryArenasAreRefused) {
-  auto loader = FileDataLoader::from((kDir + "add_mul.pte").c_str());
-  ASSERT_EQ(loader.error(), Error::Ok);
-  Module module(std::make_unique<FileDataLoader>(std::move(*loader)), nullptr, nullptr, nullptr,
-                nullptr, /*share_memory_arenas=*/true);
-  EXPECT_EQ(module.load(), Error::NotSupported);
-  EXPECT_EQ(module.load_method("forward"), Error::NotSupported);
-  EXPECT_EQ(module.forward({inputs_[0], inputs_[1], inputs_[2], inputs_[3]}).error(),
-            Error::NotSupported);
+// A null loader or program fails the load (as upstream), with no abort.
+TEST_F(CompatModuleTest, NullLoaderOrProgramFailsTheLoad) {
+  Module no_loader(std::unique_ptr<executorch::runtime::DataLoader>{});
+  EXPECT_FALSE(no_loader.is_loaded());
+  EXPECT_NE(no_loader.load(), Error::Ok);
+  EXPECT_NE(no_loader.forward().error(), Error::Ok);
+  Module no_program(std::shared_ptr<Program>{});
+  EXPECT_FALSE(no_program.is_loaded());
+  EXPECT_NE(no_program.load_method("forward"), Error::Ok);
 }
 
 TEST_F(CompatModuleTest, SetOutputWritesTheCallersBuffer) {

@@ -11,9 +11,15 @@
 //   free(r.buf);   // unless a buffer was given to the constructor
 //
 // Logged tensors need a debug buffer (set_debug_buffer) or a data sink, and
-// a debug level (set_event_tracer_debug_level). Allocator tracking
-// (track_allocator / track_allocation) hands out ids but writes nothing: the
-// Inspector rejects allocation events.
+// a debug level (set_event_tracer_debug_level). Allocator tracking is
+// written as the official ETDumpGen writes it: track_allocator (right after
+// create_event_block, before any event; it aborts otherwise, as upstream)
+// adds to the block's allocator list and returns the allocator's id (1, 2,
+// ... within the block); track_allocation adds an Event holding only an
+// AllocationEvent. The official Python Inspector (1.5.1) reads the allocator
+// list but refuses any allocation event ("Unable to find populated event"),
+// in the official runtime's files too: leave allocations out of an ETDump
+// meant for the Inspector (scripts/etdump_inspector_check.py shows both).
 #pragma once
 
 #include <executorch/devtools/etdump/data_sinks/buffer_data_sink.h>
