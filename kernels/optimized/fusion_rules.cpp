@@ -16,6 +16,11 @@
 //   aten::hardtanh.out     0 self, 1 min_val, 2 max_val, 3 out, 4 return
 //   aten::mul.out          0 self, 1 other, 2 out, 3 return
 //   aten::permute_copy.out 0 self, 1 dims, 2 out, 3 return
+//   aten::add.out          0 self, 1 other, 2 alpha, 3 out, 4 return
+//   aten::clamp.out        0 self, 1 min, 2 max, 3 out, 4 return
+//   aten::div.out          0 self, 1 other, 2 out, 3 return
+//   dim_order_ops::_to_dim_order_copy.out
+//                          0 self, 1 non_blocking, 2 dim_order, 3 out, 4 return
 //   aten::addmm.out        0 bias, 1 mat1, 2 mat2, 3 beta, 4 alpha, 5 out, 6 return
 //   aten::mm.out           0 self, 1 mat2, 2 out, 3 return
 #include "kernels/optimized/optimized_kernels.h"
@@ -81,6 +86,28 @@ constexpr FusionRule kOptimizedFusionRules[] = {
         {conv(9), conv(10), bn(8), bn(9)},
         {},
         0},
+    // Hardswish as the exporter decomposes it (MobileNetV3):
+    //   t = add(x, s) (s a 0-dim 3.0); clamp(t, 0); clamp(., None, 6);
+    //   m = mul(x, .) (either order); d = _to_dim_order_copy(6); div(m, d)
+    // in one pass over x. The copy feeding the add comes before the chain
+    // and stays.
+    FusionRule{"etr::hardswish.fused",
+               {{{"aten::add.out", 5},
+                 {"aten::clamp.out", 5},
+                 {"aten::clamp.out", 5},
+                 {"aten::mul.out", 4, 0, 1},
+                 {"dim_order_ops::_to_dim_order_copy.out", 5},
+                 {"aten::div.out", 4}},
+                {same(arg_of(1, 0), arg_of(0, 3)), same(arg_of(2, 0), arg_of(1, 3)),
+                 same(arg_of(3, 0), arg_of(0, 0)), same(arg_of(3, 1), arg_of(2, 3)),
+                 same(arg_of(5, 0), arg_of(3, 2)), same(arg_of(5, 1), arg_of(4, 3))}},
+               {input(arg_of(0, 0)), input(arg_of(0, 1)), input(arg_of(1, 1)), input(arg_of(1, 2)),
+                input(arg_of(2, 1)), input(arg_of(2, 2)), input(arg_of(4, 0)), output(arg_of(5, 2)),
+                output(arg_of(5, 3))},
+               {arg_of(0, 3), arg_of(0, 4), arg_of(1, 3), arg_of(1, 4), arg_of(2, 3), arg_of(2, 4),
+                arg_of(3, 2), arg_of(3, 3), arg_of(4, 3), arg_of(4, 4)},
+               {{FusionCheckKind::ScalarEquals, arg_of(0, 2), {}, 0, 1.0}},
+               0},
     // A linear layer: permute_copy(W, [1, 0]) -> addmm(bias, x, W^T) with
     // beta = alpha = 1, W a constant 2-D weight. The product reads W
     // transposed in place (packed once at prepare), so the per-run copy of

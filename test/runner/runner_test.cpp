@@ -499,6 +499,31 @@ TEST(RunnerProfileTest, FusesSiluChainsAndWeightTransposesOnlyWhereInvisible) {
   EXPECT_EQ(count_of(fused, "\"aten::mm.out\""), 2u) << fused;
   EXPECT_EQ(count_of(fused, "\"aten::addmm.out\""), 1u) << fused;
 }
+
+// test/models/hardswish_fusion: five hardswish as exported (add, clamp,
+// clamp, mul, div; the divisor a copy of a constant) each run as one kernel
+// (etr::hardswish.fused, named after its add); the hardsigmoid of the
+// squeeze-excite block (add, clamp, clamp, div) and its mul stay apart.
+// Outputs are checked against PyTorch by the manifest.
+TEST(RunnerProfileTest, FusesDecomposedHardswish) {
+  std::string fused, plain;
+  profile_trace("hardswish_fusion.pte", true, &fused);
+  profile_trace("hardswish_fusion.pte", false, &plain);
+  const std::string add = "\"aten::add.out\"", clamp = "\"aten::clamp.out\"";
+  const std::string mul = "\"aten::mul.out\"", div = "\"aten::div.out\"";
+  const std::string copy = "\"dim_order_ops::_to_dim_order_copy.out\"";
+  EXPECT_EQ(count_of(plain, add), 6u);
+  EXPECT_EQ(count_of(plain, clamp), 12u);
+  EXPECT_EQ(count_of(plain, mul), 6u);
+  EXPECT_EQ(count_of(plain, div), 6u);
+  EXPECT_EQ(count_of(plain, copy), 12u);
+  EXPECT_EQ(count_of(fused, add), 6u) << fused;
+  EXPECT_EQ(count_of(fused, clamp), 2u) << fused;
+  EXPECT_EQ(count_of(fused, mul), 1u) << fused;
+  EXPECT_EQ(count_of(fused, div), 1u) << fused;
+  // The copy feeding each add stays; the divisor's copy goes into the kernel.
+  EXPECT_EQ(count_of(fused, copy), 7u) << fused;
+}
 #endif  // ETR_RUNNER_HAS_FUSION
 
 }  // namespace
