@@ -281,13 +281,16 @@ struct Worker {
     }
   }
 
+  // The epilogue's SiLU, then its post activation, on a finished tile.
   void apply_silu(float* c, int64_t i0, int64_t mc, int64_t j0, int64_t nc) const {
-    if (!args->epilogue.silu) return;
+    const GemmEpilogue& e = args->epilogue;
+    if (!e.silu && e.post == nullptr) return;
     UnaryParams silu;
     silu.kind = UnaryKind::kSilu;
     for (int64_t i = i0; i < i0 + mc; ++i) {
       float* row = c + i * args->ldc + j0;
-      unary(silu, row, row, static_cast<size_t>(nc));
+      if (e.silu) unary(silu, row, row, static_cast<size_t>(nc));
+      if (e.post != nullptr) unary(*e.post, row, row, static_cast<size_t>(nc));
     }
   }
 

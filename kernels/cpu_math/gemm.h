@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "kernels/cpu_math/vec_math.h"
 #include "runtime/core/error.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/thread_pool.h"
@@ -49,6 +50,9 @@ struct GemmEpilogue {
   // After the clamp: C = C * sigmoid(C) (opt::UnaryKind::kSilu), applied to
   // each finished block while it is in cache.
   bool silu = false;
+  // Then C = post(C) (an elementwise opt::unary, e.g. hardswish) on each
+  // finished block, when not null; it outlives the gemm() call.
+  const UnaryParams* post = nullptr;
 };
 
 // Bytes for A [m, k] / B [k, n] packed; 0 when the size overflows.

@@ -66,10 +66,13 @@ bool conv_accepts(const Tensor& input, const Tensor& weight, const Tensor* bias,
 ConvState* make_conv_state(KernelPrepareContext& ctx, ConvGeom g, const float* packable);
 
 // The convolution with state st; `w` / `b`: the weights and bias to use
-// (the arguments', or the folded ones).
+// (the arguments', or the folded ones). `post`: an elementwise activation
+// applied last (after st's clamp and SiLU), or null: the GEMM paths apply
+// it to each block while it is in cache, the others in a pass over out.
 void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, const Tensor& weight,
               const float* w, const float* b, IntArrayRef stride, IntArrayRef padding,
-              IntArrayRef dilation, int64_t groups, Tensor& out);
+              IntArrayRef dilation, int64_t groups, Tensor& out,
+              const opt::UnaryParams* post = nullptr);
 
 // The direct grouped-convolution path (op_convolution_grouped.cpp): true
 // when it takes g (sizes set, oh and ow included).

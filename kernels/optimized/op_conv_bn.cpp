@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
+#include "kernels/cpu_math/vec_math.h"
 #include "kernels/optimized/conv_internal.h"
 #include "kernels/optimized/convolution.h"
 #include "kernels/portable/util/checks.h"
@@ -92,14 +94,14 @@ bool share_memory(const Tensor& a, const Tensor& b) {
 // moves the result.
 void run_fused(KernelContext& ctx, const Tensor& input, const Tensor& weight, IntArrayRef stride,
                IntArrayRef padding, IntArrayRef dilation, int64_t groups, Tensor& conv_out,
-               Tensor& out) {
+               Tensor& out, const opt::UnaryParams* post = nullptr) {
   const ConvState* st = ctx.state<ConvState>();
   ETR_KERNEL_CHECK(ctx, st != nullptr && st->folded_weight != nullptr, Error::Internal,
                    "%s: fused convolution reached run without its folded weights", ctx.op_name());
   const bool direct = !share_memory(out, input) && !share_memory(out, weight);
   Tensor& dst = direct ? out : conv_out;
   internal::run_conv(ctx, st, input, weight, st->folded_weight, st->folded_bias, stride, padding,
-                     dilation, groups, dst);
+                     dilation, groups, dst, post);
   if (direct || ctx.failure_state() != Error::Ok) return;
   ETR_KERNEL_TRY(ctx, resize_output(ctx.op_name(), out, dst.sizes()));
   std::memmove(out.mutable_data(), dst.const_data(), dst.nbytes());
@@ -170,6 +172,72 @@ void opt_conv_bn_hardtanh_out(KernelContext& ctx, const Tensor& input, const Ten
                               const Tensor*, const Tensor*, const Tensor&, const Tensor&, double,
                               double, Scalar, Scalar, Tensor& conv_out, Tensor& out) {
   run_fused(ctx, input, weight, stride, padding, dilation, groups, conv_out, out);
+}
+
+namespace {
+
+// The value of a one-element Long, Int, Float or Double tensor as float (what
+// the exporter's _to_dim_order_copy to Float makes of it); false otherwise.
+bool one_value(const Tensor& t, float* v) {
+  if (t.numel() != 1) return false;
+  switch (t.dtype()) {
+    case ScalarType::Float: *v = t.const_data_ptr<float>()[0]; return true;
+    case ScalarType::Double: *v = static_cast<float>(t.const_data_ptr<double>()[0]); return true;
+    case ScalarType::Long: *v = static_cast<float>(t.const_data_ptr<int64_t>()[0]); return true;
+    case ScalarType::Int: *v = static_cast<float>(t.const_data_ptr<int32_t>()[0]); return true;
+    default: return false;
+  }
+}
+
+bool bound_ok(const std::optional<Scalar>& s) {
+  return !s.has_value() || !(s->is_floating() && std::isnan(s->to_double()));
+}
+
+float bound_or(const std::optional<Scalar>& s, float absent) {
+  return s.has_value() ? scalar_to<float>(*s) : absent;
+}
+
+}  // namespace
+
+Error opt_conv_bn_hardswish_prepare(KernelPrepareContext& ctx, const Tensor& input,
+                                    const Tensor& weight, const Tensor* bias, IntArrayRef stride,
+                                    IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                                    IntArrayRef output_padding, int64_t groups, const Tensor* gamma,
+                                    const Tensor* beta, const Tensor& mean, const Tensor& var,
+                                    double /*momentum*/, double eps, const Tensor& shift,
+                                    std::optional<Scalar> min1, std::optional<Scalar> max1,
+                                    std::optional<Scalar> min2, std::optional<Scalar> max2,
+                                    const Tensor& divisor, Tensor& conv_out, Tensor& out) {
+  float v = 0.0f;
+  if (!one_value(shift, &v) || !one_value(divisor, &v) || !bound_ok(min1) || !bound_ok(max1) ||
+      !bound_ok(min2) || !bound_ok(max2) || (!min1.has_value() && !max1.has_value()) ||
+      (!min2.has_value() && !max2.has_value())) {
+    return Error::NotSupported;  // the steps run one by one
+  }
+  return prepare_fused(ctx, input, weight, bias, stride, padding, dilation, transposed,
+                       output_padding, groups, gamma, beta, mean, var, eps, -kInf, kInf, false,
+                       conv_out, out);
+}
+
+void opt_conv_bn_hardswish_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
+                               const Tensor* /*bias*/, IntArrayRef stride, IntArrayRef padding,
+                               IntArrayRef dilation, bool, IntArrayRef, int64_t groups,
+                               const Tensor*, const Tensor*, const Tensor&, const Tensor&, double,
+                               double, const Tensor& shift, std::optional<Scalar> min1,
+                               std::optional<Scalar> max1, std::optional<Scalar> min2,
+                               std::optional<Scalar> max2, const Tensor& divisor, Tensor& conv_out,
+                               Tensor& out) {
+  opt::UnaryParams p;
+  p.kind = opt::UnaryKind::kHardswish;
+  ETR_KERNEL_CHECK(ctx, one_value(shift, &p.shift) && one_value(divisor, &p.divisor),
+                   Error::InvalidArgument,
+                   "%s: hardswish shift %s and divisor %s must be one-element real tensors",
+                   ctx.op_name(), ShapeText(shift).c_str(), ShapeText(divisor).c_str());
+  p.lo = bound_or(min1, -kInf);
+  p.hi = bound_or(max1, kInf);
+  p.lo2 = bound_or(min2, -kInf);
+  p.hi2 = bound_or(max2, kInf);
+  run_fused(ctx, input, weight, stride, padding, dilation, groups, conv_out, out, &p);
 }
 
 }  // namespace etr

@@ -55,6 +55,8 @@ constexpr int64_t kMaxParam = INT32_MAX;
 constexpr size_t kIm2colBytes = size_t{2} << 20;
 // Smallest im2col tile, in output pixels.
 constexpr int64_t kMinTile = 16;
+// Elements per chunk of the post-activation pass.
+constexpr size_t kPostGrain = 131072;
 
 // Reads stride, padding and dilation (each 1 or `spatial` entries, in
 // range); false otherwise. 1-D fills only the w entries.
@@ -400,7 +402,7 @@ opt::Im2colGeom im2col_geom(const Geom& g) {
 // transposed into out's [ocg, n] rows. `packed`: W^T packed per group, or null.
 void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMatrix* packed,
                          const float* in, const float* weight, const float* bias, float lo,
-                         float hi, bool silu, float* out) {
+                         float hi, bool silu, const opt::UnaryParams* post, float* out) {
   const char* op = ctx.op_name();
   const int64_t icg = g.c_in / g.groups, ocg = g.c_out / g.groups;
   const int64_t k = icg * g.kh * g.kw;
@@ -424,6 +426,7 @@ void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMat
     a.epilogue.lo = lo;
     a.epilogue.hi = hi;
     a.epilogue.silu = silu;
+    a.epilogue.post = post;
     return a;
   };
   // n <= 8 * kPanel and k, ocg are bounded by the checked tensor sizes. A
@@ -460,7 +463,7 @@ void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMat
 }
 
 void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const float* in,
-              const float* weight, const float* bias, float* out) {
+              const float* weight, const float* bias, const opt::UnaryParams* post, float* out) {
   const char* op = ctx.op_name();
   const int64_t icg = g.c_in / g.groups, ocg = g.c_out / g.groups;
   const int64_t k = icg * g.kh * g.kw;
@@ -494,6 +497,7 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
     a.epilogue.lo = st.lo;
     a.epilogue.hi = st.hi;
     a.epilogue.silu = st.silu;
+    a.epilogue.post = post;
     if (pointwise) {
       a.batch = g.batch;
       a.batch_stride_b = g.c_in * in_plane;
@@ -505,7 +509,7 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
     const size_t b = opt::gemm_scratch_bytes(make_args(0, 0, cols, in), threads);
     return b > SIZE_MAX / 2 ? SIZE_MAX / 2 : b + 64;
   };
-  if (pointwise && n == 1 && st.avx2) {
+  if (pointwise && n == 1 && st.avx2 && post == nullptr) {
     // A 1x1 image: one dot product per output channel, on the weights as stored.
     opt::DepthwiseEpilogue e;
     e.lo = st.lo;
@@ -522,7 +526,7 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
   }
   if (transposed) {
     run_gemm_transposed(ctx, g, packed ? st.packed : nullptr, in, weight, bias, st.lo, st.hi,
-                        st.silu, out);
+                        st.silu, post, out);
     return;
   }
   // Output pixels per im2col tile: all of them when they fit.
@@ -640,7 +644,7 @@ namespace internal {
 
 void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, const Tensor& weight,
               const float* w, const float* b, IntArrayRef stride, IntArrayRef padding,
-              IntArrayRef dilation, int64_t groups, Tensor& out) {
+              IntArrayRef dilation, int64_t groups, Tensor& out, const opt::UnaryParams* post) {
   const char* op = ctx.op_name();
   const size_t rank = input.dim();
   Geom g;
@@ -663,15 +667,27 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
   float* o = out.data_ptr<float>();
   const bool clamp = st->lo > -std::numeric_limits<float>::infinity() ||
                      st->hi < std::numeric_limits<float>::infinity();
+  // The post activation as a pass over out (the paths other than the GEMM's).
+  auto apply_post = [&]() {
+    if (post == nullptr || ctx.failure_state() != Error::Ok) return;
+    parallel_for(
+        ctx.thread_pool(), static_cast<size_t>(out.numel()), kPostGrain,
+        [&](size_t begin, size_t end) { opt::unary(*post, o + begin, o + begin, end - begin); });
+  };
   if (g.c_in == 0) {
     fill_bias(g, b, o);
   } else if (st->path == ConvPath::kDepthwise && is_depthwise(g)) {
-    if (run_depthwise(ctx, g, *st, in, w, b, o)) return;  // the clamp and SiLU are applied
+    if (run_depthwise(ctx, g, *st, in, w, b, o)) {  // the clamp and SiLU are applied
+      apply_post();
+      return;
+    }
   } else {
-    // Each of these applies the clamp and SiLU.
-    if (!run_winograd(ctx, g, *st, in, b, o) && !run_direct(ctx, g, *st, in, w, b, o) &&
-        !internal::run_grouped(ctx, g, *st, in, w, b, o)) {
-      run_gemm(ctx, g, *st, in, w, b, o);
+    // Each of these applies the clamp and SiLU; the GEMM also the post activation.
+    if (run_winograd(ctx, g, *st, in, b, o) || run_direct(ctx, g, *st, in, w, b, o) ||
+        internal::run_grouped(ctx, g, *st, in, w, b, o)) {
+      apply_post();
+    } else {
+      run_gemm(ctx, g, *st, in, w, b, post, o);
     }
     return;
   }
@@ -687,6 +703,7 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
     p.kind = opt::UnaryKind::kSilu;
     opt::unary(p, o, o, static_cast<size_t>(out.numel()));
   }
+  apply_post();
 }
 
 }  // namespace internal

@@ -500,29 +500,37 @@ TEST(RunnerProfileTest, FusesSiluChainsAndWeightTransposesOnlyWhereInvisible) {
   EXPECT_EQ(count_of(fused, "\"aten::addmm.out\""), 1u) << fused;
 }
 
-// test/models/hardswish_fusion: five hardswish as exported (add, clamp,
-// clamp, mul, div; the divisor a copy of a constant) each run as one kernel
-// (etr::hardswish.fused, named after its add); the hardsigmoid of the
-// squeeze-excite block (add, clamp, clamp, div) and its mul stay apart.
-// Outputs are checked against PyTorch by the manifest.
+// test/models/hardswish_fusion: four conv -> batch norm -> hardswish chains
+// (the hardswish as exported: copy(3), add, clamp, clamp, mul, copy(6), div)
+// each run as one convolution (etr::conv_bn_hardswish.fused: the direct
+// first-layer, depthwise, pointwise and transposed-im2col paths); the
+// hardswish after the linear layer runs as one kernel (etr::hardswish.fused,
+// named after its add, its leading copy apart); the hardsigmoid of the
+// squeeze-excite block (copy, add, clamp, clamp, copy, div) and its mul stay
+// apart. Outputs are checked against PyTorch by the manifest.
 TEST(RunnerProfileTest, FusesDecomposedHardswish) {
   std::string fused, plain;
   profile_trace("hardswish_fusion.pte", true, &fused);
   profile_trace("hardswish_fusion.pte", false, &plain);
+  const std::string conv = "\"aten::convolution.out\"";
+  const std::string bn = "\"aten::_native_batch_norm_legit_no_training.out\"";
   const std::string add = "\"aten::add.out\"", clamp = "\"aten::clamp.out\"";
   const std::string mul = "\"aten::mul.out\"", div = "\"aten::div.out\"";
   const std::string copy = "\"dim_order_ops::_to_dim_order_copy.out\"";
+  EXPECT_EQ(count_of(plain, conv), 6u);
+  EXPECT_EQ(count_of(plain, bn), 4u);
   EXPECT_EQ(count_of(plain, add), 6u);
   EXPECT_EQ(count_of(plain, clamp), 12u);
   EXPECT_EQ(count_of(plain, mul), 6u);
   EXPECT_EQ(count_of(plain, div), 6u);
   EXPECT_EQ(count_of(plain, copy), 12u);
-  EXPECT_EQ(count_of(fused, add), 6u) << fused;
+  EXPECT_EQ(count_of(fused, conv), 6u) << fused;
+  EXPECT_EQ(count_of(fused, bn), 0u) << fused;
+  EXPECT_EQ(count_of(fused, add), 2u) << fused;
   EXPECT_EQ(count_of(fused, clamp), 2u) << fused;
   EXPECT_EQ(count_of(fused, mul), 1u) << fused;
   EXPECT_EQ(count_of(fused, div), 1u) << fused;
-  // The copy feeding each add stays; the divisor's copy goes into the kernel.
-  EXPECT_EQ(count_of(fused, copy), 7u) << fused;
+  EXPECT_EQ(count_of(fused, copy), 3u) << fused;
 }
 #endif  // ETR_RUNNER_HAS_FUSION
 

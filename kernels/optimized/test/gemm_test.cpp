@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <string>
@@ -59,7 +61,26 @@ struct Case {
   bool pack_a, pack_b;
   bool use_beta, row_bias, col_bias, clamp;
   float alpha, beta;
+  // The epilogue's post activation: hardswish as the exporter decomposes it.
+  bool post = false;
 };
+
+// x * clamp(x + 3, 0, 6) / 6 (opt::UnaryKind::kHardswish with MobileNetV3's
+// constants).
+const opt::UnaryParams& hardswish_params() {
+  static const opt::UnaryParams p = [] {
+    opt::UnaryParams q;
+    q.kind = opt::UnaryKind::kHardswish;
+    q.shift = 3.0f;
+    q.lo = 0.0f;
+    q.hi = std::numeric_limits<float>::infinity();
+    q.lo2 = -std::numeric_limits<float>::infinity();
+    q.hi2 = 6.0f;
+    q.divisor = 6.0f;
+    return q;
+  }();
+  return p;
+}
 
 std::string describe(const Case& c, bool threaded) {
   return "m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) +
@@ -67,7 +88,8 @@ std::string describe(const Case& c, bool threaded) {
          std::to_string(c.layout_b) + " packed=" + std::to_string(c.pack_a) +
          std::to_string(c.pack_b) + " beta=" + std::to_string(c.use_beta) +
          " biases=" + std::to_string(c.row_bias) + std::to_string(c.col_bias) +
-         " clamp=" + std::to_string(c.clamp) + (threaded ? " 2 threads" : " 1 thread");
+         " clamp=" + std::to_string(c.clamp) + " post=" + std::to_string(c.post) +
+         (threaded ? " 2 threads" : " 1 thread");
 }
 
 // A case's operands, C and the GemmArgs over them (not copyable: g points
@@ -97,6 +119,7 @@ void fill_args(const Case& cs, CaseData& d) {
     g.epilogue.lo = -0.25f;
     g.epilogue.hi = 0.5f;
   }
+  if (cs.post) g.epilogue.post = &hardswish_params();
   // Packed operands are shared by the batch: only item 0's are used then.
   if (cs.pack_a) {
     d.pa_store.resize(opt::packed_a_bytes(cs.m, cs.k) / sizeof(float) + 1);
@@ -155,12 +178,16 @@ bool element_ok(const Case& cs, const CaseData& d, int64_t b, int64_t i, int64_t
   if (cs.row_bias) v += d.row_bias[static_cast<size_t>(i)];
   if (cs.col_bias) v += d.col_bias[static_cast<size_t>(j)];
   if (cs.clamp) v = std::min(std::max(v, -0.25), 0.5);
+  // Hardswish's slope is at most 1.5: the bound grows by that much.
+  const double slope = cs.post ? 1.5 : 1.0;
+  if (cs.post) v = v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0;
   *ref = v;
-  return std::abs(got - v) <= 1e-6 * (mag + 3.0) + 1e-6;
+  return std::abs(got - v) <= slope * (1e-6 * (mag + 3.0) + 1e-6);
 }
 
 // Runs one case through gemm() and checks every element of every batch item.
-void check_case(const Case& cs, bool threaded, std::mt19937& rng) {
+// Adds the largest |C - reference| over the computed elements to *max_err.
+void check_case(const Case& cs, bool threaded, std::mt19937& rng, double* max_err_out = nullptr) {
   SCOPED_TRACE(describe(cs, threaded));
   CaseData d;
   make_case(cs, rng, d);
@@ -170,11 +197,17 @@ void check_case(const Case& cs, bool threaded, std::mt19937& rng) {
   MemoryAllocator temp(temp_bytes.data(), temp_bytes.size());
   ASSERT_EQ(opt::gemm(d.g, &temp, pool), Error::Ok);
   size_t bad = 0;
+  double max_err = 0.0;
   for (int64_t b = 0; b < cs.batch; ++b) {
     for (int64_t i = 0; i < cs.m; ++i) {
       for (int64_t j = 0; j < d.ldc; ++j) {
         double ref = 0.0;
-        if (!element_ok(cs, d, b, i, j, &ref) && ++bad <= 3) {
+        const bool ok = element_ok(cs, d, b, i, j, &ref);
+        if (j < cs.n) {
+          const float got = d.c[static_cast<size_t>((b * cs.m + i) * d.ldc + j)];
+          max_err = std::max(max_err, std::abs(got - ref));
+        }
+        if (!ok && ++bad <= 3) {
           ADD_FAILURE() << "C[" << b << "][" << i << "][" << j
                         << "] = " << d.c[static_cast<size_t>((b * cs.m + i) * d.ldc + j)]
                         << ", reference " << ref;
@@ -183,6 +216,7 @@ void check_case(const Case& cs, bool threaded, std::mt19937& rng) {
     }
   }
   EXPECT_EQ(bad, 0u);
+  if (max_err_out != nullptr) *max_err_out = std::max(*max_err_out, max_err);
 }
 
 TEST(GemmTest, RandomShapesLayoutsAndEpilogues) {
@@ -210,9 +244,29 @@ TEST(GemmTest, RandomShapesLayoutsAndEpilogues) {
     c.clamp = pick(rng) % 4 == 0;
     c.alpha = pick(rng) % 2 == 0 ? 1.0f : -0.75f;
     c.beta = pick(rng) % 2 == 0 ? 1.0f : 0.5f;
+    c.post = pick(rng) % 4 == 0;
     check_case(c, iter % 2 == 1, rng);
     if (::testing::Test::HasFatalFailure()) return;
   }
+}
+
+// The post activation (hardswish, as conv -> batch norm -> hardswish fuses
+// it) on MobileNetV3's 1x1 convolution shapes, packed weights, row bias,
+// with and without a clamp before it, against the double reference.
+TEST(GemmTest, PostHardswishMatchesFloat64Reference) {
+  std::mt19937 rng(33);
+  const Case cases[] = {
+      {64, 12544 / 4, 16, 1, 0, 0, true, false, false, true, false, false, 1.0f, 0.0f, true},
+      {672, 196, 112, 1, 0, 0, true, false, false, true, false, false, 1.0f, 0.0f, true},
+      {960, 49, 160, 1, 0, 0, true, false, false, true, false, true, 1.0f, 0.0f, true},
+      {37, 100, 7, 2, 0, 2, false, false, false, true, true, false, -0.75f, 0.0f, true},
+  };
+  double max_err = 0.0;
+  for (const Case& c : cases) {
+    check_case(c, true, rng, &max_err);
+    check_case(c, false, rng, &max_err);
+  }
+  std::printf("gemm + hardswish: max abs error %.3g against the float64 reference\n", max_err);
 }
 
 TEST(GemmTest, LargeShapesEveryPathOnTwoThreads) {
