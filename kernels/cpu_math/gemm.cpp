@@ -2,7 +2,7 @@
 // mc x nc (multiples of the 6x16 micro-tile), each computed by one worker over
 // K blocks of kc: the A block (mc x kc) and B block (kc x nc) are packed into
 // the worker's scratch unless the caller packed the operand already (or, for
-// a short A, B is row-major and the AVX2 kernel reads its full 16-column
+// a short A, B is row-major and the AVX2 or AVX-512 kernel reads its full 16-column
 // panels in place), then the micro-kernel sweeps the tile B panel by B panel
 // (a B panel stays in L1 while the A block streams from L2). Partial sums of
 // earlier K blocks live in C; the epilogue's biases and clamp are applied
@@ -48,7 +48,8 @@ const Blocking& blocking() {
   static const Blocking b{&internal::f32_gemm_ukernel__neon_6x16, 144, 256, 320};
 #else
   static const Blocking b =
-      cpu_features().avx512f ? Blocking{&internal::f32_gemm_ukernel__avx512_6x16, 192, 256, 512}
+      cpu_features().avx512f
+          ? Blocking{&internal::f32_gemm_ukernel__avx512_6x16, 192, 256, 512, true, false}
       : cpu_features().avx2_fma
           ? Blocking{&internal::f32_gemm_ukernel__avx2_6x16, 144, 256, 320, true, true}
           : Blocking{&internal::f32_gemm_ukernel__generic_6x16, 144, 256, 320};

@@ -1,7 +1,8 @@
 // The AVX-512 micro-kernel of the GEMM engine, on the same 6x16 panels as the
 // AVX2 one: a row of the tile is one zmm. Six accumulators alone cannot hide
 // the FMA latency, so even and odd k accumulate separately (12 chains) and
-// are summed before the epilogue; N-edge columns use a lane mask. Built with
+// are summed before the epilogue; N-edge columns use a lane mask. B is a
+// packed panel or, read in place, full 16-column rows MicroTile::ldb apart. Built with
 // AVX-512F by etr_isa_sources (cmake/helpers.cmake); gemm.cpp calls it only
 // where cpu_features().avx512f.
 #include "kernels/cpu_math/gemm_internal.h"
@@ -51,18 +52,20 @@ void tile_rows(const MicroTile& t) {
   }
   const float* a = t.a;
   const float* b = t.b;
+  // kGemmNr for a packed panel; B's row stride when B is read in place.
+  const ptrdiff_t ldb = t.ldb;
   int64_t k = 0;
 #pragma GCC unroll 2
   for (; k + 2 <= t.kc; k += 2) {
     const __m512 b0 = _mm512_loadu_ps(b);
-    const __m512 b1 = _mm512_loadu_ps(b + kGemmNr);
+    const __m512 b1 = _mm512_loadu_ps(b + ldb);
 #pragma GCC unroll 6
     for (int r = 0; r < R; ++r) {
       even[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r]), b0, even[r]);
       odd[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[kGemmMr + r]), b1, odd[r]);
     }
     a += 2 * kGemmMr;
-    b += 2 * kGemmNr;
+    b += 2 * ldb;
   }
   if (k < t.kc) {
     const __m512 b0 = _mm512_loadu_ps(b);
