@@ -40,6 +40,9 @@ struct Blocking {
   // and MicroTile::lda, so a row-major A can be (with a packed B).
   bool reads_b_in_place = false;
   bool reads_a_in_place = false;
+  // The kernel applies the epilogue's SiLU to the tile in registers
+  // (MicroTile::silu), instead of a pass over the finished tile.
+  bool applies_silu = false;
 };
 
 const Blocking& blocking() {
@@ -49,7 +52,7 @@ const Blocking& blocking() {
 #else
   static const Blocking b =
       cpu_features().avx512f
-          ? Blocking{&internal::f32_gemm_ukernel__avx512_6x16, 192, 256, 512, true, false}
+          ? Blocking{&internal::f32_gemm_ukernel__avx512_6x16, 192, 256, 512, true, false, true}
       : cpu_features().avx2_fma
           ? Blocking{&internal::f32_gemm_ukernel__avx2_6x16, 144, 256, 320, true, true}
           : Blocking{&internal::f32_gemm_ukernel__generic_6x16, 144, 256, 320};
@@ -215,6 +218,7 @@ struct Worker {
     t.lo = g.epilogue.lo;
     t.hi = g.epilogue.hi;
     t.clamp = g.epilogue.lo > -INFINITY || g.epilogue.hi < INFINITY;
+    t.silu = g.epilogue.silu && blocking().applies_silu;
     const bool b_in_place = g.packed_b == nullptr && blocking().reads_b_in_place &&
                             g.m <= kInPlaceBMaxM && g.b.col_stride == 1 && g.b.row_stride >= g.n;
     const bool a_in_place = p.a_in_place;
@@ -285,12 +289,13 @@ struct Worker {
   // The epilogue's SiLU, then its post activation, on a finished tile.
   void apply_silu(float* c, int64_t i0, int64_t mc, int64_t j0, int64_t nc) const {
     const GemmEpilogue& e = args->epilogue;
-    if (!e.silu && e.post == nullptr) return;
-    UnaryParams silu;
-    silu.kind = UnaryKind::kSilu;
+    const bool silu = e.silu && !blocking().applies_silu;  // else the kernel applied it
+    if (!silu && e.post == nullptr) return;
+    UnaryParams silu_params;
+    silu_params.kind = UnaryKind::kSilu;
     for (int64_t i = i0; i < i0 + mc; ++i) {
       float* row = c + i * args->ldc + j0;
-      if (e.silu) unary(silu, row, row, static_cast<size_t>(nc));
+      if (silu) unary(silu_params, row, row, static_cast<size_t>(nc));
       if (e.post != nullptr) unary(*e.post, row, row, static_cast<size_t>(nc));
     }
   }

@@ -51,6 +51,10 @@ struct MicroTile {
   const float* col_bias = nullptr;  // nr values for this tile, or null
   float lo = 0.0f;
   float hi = 0.0f;
+  // `last` then applies x * sigmoid(x) after the clamp (the epilogue's
+  // SiLU); set only for a kernel that honours it (Blocking::applies_silu in
+  // gemm.cpp).
+  bool silu = false;
 };
 
 // Packs rows [i0, i0 + mc) x K range [p0, p0 + kc) of A into row panels at

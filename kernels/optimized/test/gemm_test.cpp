@@ -63,6 +63,8 @@ struct Case {
   float alpha, beta;
   // The epilogue's post activation: hardswish as the exporter decomposes it.
   bool post = false;
+  // The epilogue's SiLU (after the clamp, before the post activation).
+  bool silu = false;
 };
 
 // x * clamp(x + 3, 0, 6) / 6 (opt::UnaryKind::kHardswish with MobileNetV3's
@@ -89,7 +91,7 @@ std::string describe(const Case& c, bool threaded) {
          std::to_string(c.pack_b) + " beta=" + std::to_string(c.use_beta) +
          " biases=" + std::to_string(c.row_bias) + std::to_string(c.col_bias) +
          " clamp=" + std::to_string(c.clamp) + " post=" + std::to_string(c.post) +
-         (threaded ? " 2 threads" : " 1 thread");
+         " silu=" + std::to_string(c.silu) + (threaded ? " 2 threads" : " 1 thread");
 }
 
 // A case's operands, C and the GemmArgs over them (not copyable: g points
@@ -120,6 +122,7 @@ void fill_args(const Case& cs, CaseData& d) {
     g.epilogue.hi = 0.5f;
   }
   if (cs.post) g.epilogue.post = &hardswish_params();
+  g.epilogue.silu = cs.silu;
   // Packed operands are shared by the batch: only item 0's are used then.
   if (cs.pack_a) {
     d.pa_store.resize(opt::packed_a_bytes(cs.m, cs.k) / sizeof(float) + 1);
@@ -179,7 +182,9 @@ bool element_ok(const Case& cs, const CaseData& d, int64_t b, int64_t i, int64_t
   if (cs.col_bias) v += d.col_bias[static_cast<size_t>(j)];
   if (cs.clamp) v = std::min(std::max(v, -0.25), 0.5);
   // Hardswish's slope is at most 1.5: the bound grows by that much.
-  const double slope = cs.post ? 1.5 : 1.0;
+  // SiLU's slope is at most 1.1 and its own error a few float ulp.
+  const double slope = (cs.post ? 1.5 : 1.0) * (cs.silu ? 1.1 : 1.0);
+  if (cs.silu) v = v / (1.0 + std::exp(-v));
   if (cs.post) v = v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0;
   *ref = v;
   return std::abs(got - v) <= slope * (1e-6 * (mag + 3.0) + 1e-6);
@@ -245,6 +250,7 @@ TEST(GemmTest, RandomShapesLayoutsAndEpilogues) {
     c.alpha = pick(rng) % 2 == 0 ? 1.0f : -0.75f;
     c.beta = pick(rng) % 2 == 0 ? 1.0f : 0.5f;
     c.post = pick(rng) % 4 == 0;
+    c.silu = pick(rng) % 4 == 0;
     check_case(c, iter % 2 == 1, rng);
     if (::testing::Test::HasFatalFailure()) return;
   }
@@ -267,6 +273,27 @@ TEST(GemmTest, PostHardswishMatchesFloat64Reference) {
     check_case(c, false, rng, &max_err);
   }
   std::printf("gemm + hardswish: max abs error %.3g against the float64 reference\n", max_err);
+}
+
+// The epilogue's SiLU (conv -> batch norm -> SiLU, EfficientNet's 1x1
+// convolutions; the AVX-512 micro-kernel applies it in registers, the others
+// on the finished tile) against the double reference.
+TEST(GemmTest, SiluEpilogueMatchesFloat64Reference) {
+  std::mt19937 rng(34);
+  const Case cases[] = {
+      {96, 12544 / 4, 16, 1, 0, 0, true, false, false, true, false, false, 1.0f, 0.0f},
+      {144, 3136, 24, 1, 0, 0, true, false, false, true, false, false, 1.0f, 0.0f},
+      {1152, 49, 192, 1, 0, 0, true, false, false, true, false, false, 1.0f, 0.0f},
+      {13, 100, 7, 2, 0, 2, false, false, false, true, true, true, -0.75f, 0.0f},
+      {49, 320, 300, 1, 1, 0, false, true, false, false, true, false, 1.0f, 0.0f},
+  };
+  double max_err = 0.0;
+  for (Case c : cases) {
+    c.silu = true;
+    check_case(c, true, rng, &max_err);
+    check_case(c, false, rng, &max_err);
+  }
+  std::printf("gemm + SiLU: max abs error %.3g against the float64 reference\n", max_err);
 }
 
 TEST(GemmTest, LargeShapesEveryPathOnTwoThreads) {
