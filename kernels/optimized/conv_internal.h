@@ -74,6 +74,14 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
               IntArrayRef dilation, int64_t groups, Tensor& out,
               const opt::UnaryParams* post = nullptr);
 
+// True when run_conv with state st may write its output over `input` (the
+// same memory, the same size): the channel-blocked depthwise kernel at
+// stride 1 over whole planes (depthwise_c8_in_place), its scratch for one
+// thread free in ctx's temp memory.
+bool conv_in_place_ok(KernelContext& ctx, const ConvState* st, const Tensor& input,
+                      const Tensor& weight, IntArrayRef stride, IntArrayRef padding,
+                      IntArrayRef dilation, int64_t groups);
+
 // The direct grouped-convolution path (op_convolution_grouped.cpp): true
 // when it takes g (sizes set, oh and ow included).
 bool takes_grouped(const ConvGeom& g, bool avx2);

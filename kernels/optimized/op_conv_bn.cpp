@@ -91,14 +91,21 @@ bool share_memory(const Tensor& a, const Tensor& b) {
 // Computes into `out`, or, when the memory plan put `out` over the input or
 // weights (dead once the convolution has run), into the convolution's own
 // output slot `conv_out` (the loader checked it is apart from them) and
-// moves the result.
+// moves the result; an `out` exactly over the input is written in place
+// where the kernel allows it (internal::conv_in_place_ok).
 void run_fused(KernelContext& ctx, const Tensor& input, const Tensor& weight, IntArrayRef stride,
                IntArrayRef padding, IntArrayRef dilation, int64_t groups, Tensor& conv_out,
                Tensor& out, const opt::UnaryParams* post = nullptr) {
   const ConvState* st = ctx.state<ConvState>();
   ETR_KERNEL_CHECK(ctx, st != nullptr && st->folded_weight != nullptr, Error::Internal,
                    "%s: fused convolution reached run without its folded weights", ctx.op_name());
-  const bool direct = !share_memory(out, input) && !share_memory(out, weight);
+  // Over the input itself (the same memory and size) only where the kernel
+  // allows it (the channel-blocked depthwise one at stride 1).
+  const bool over_input = out.const_data() == input.const_data() && out.nbytes() == input.nbytes();
+  const bool direct = !share_memory(out, weight) &&
+                      (!share_memory(out, input) ||
+                       (over_input && internal::conv_in_place_ok(ctx, st, input, weight, stride,
+                                                                 padding, dilation, groups)));
   Tensor& dst = direct ? out : conv_out;
   internal::run_conv(ctx, st, input, weight, st->folded_weight, st->folded_bias, stride, padding,
                      dilation, groups, dst, post);

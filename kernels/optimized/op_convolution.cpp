@@ -165,6 +165,25 @@ void fill_bias(const Geom& g, const float* bias, float* out) {
   }
 }
 
+opt::DepthwiseGeom depthwise_geom(const Geom& g) {
+  opt::DepthwiseGeom dg;
+  dg.batch = g.batch;
+  dg.channels = g.c_in;
+  dg.h = g.h;
+  dg.w = g.w;
+  dg.oh = g.oh;
+  dg.ow = g.ow;
+  dg.kh = g.kh;
+  dg.kw = g.kw;
+  dg.sh = g.sh;
+  dg.sw = g.sw;
+  dg.ph = g.ph;
+  dg.pw = g.pw;
+  dg.dh = g.dh;
+  dg.dw = g.dw;
+  return dg;
+}
+
 // The channel-blocked depthwise kernel (util/conv_depthwise.h,
 // depthwise_c8_avx2); false when temp memory lacks its scratch.
 bool run_depthwise_c8(KernelContext& ctx, const opt::DepthwiseGeom& dg, const ConvState& st,
@@ -190,21 +209,7 @@ bool run_depthwise_c8(KernelContext& ctx, const opt::DepthwiseGeom& dg, const Co
 // (the direct kernels do; the banded one leaves them to the caller).
 bool run_depthwise(KernelContext& ctx, const Geom& g, const ConvState& st, const float* in,
                    const float* weight, const float* bias, float* out) {
-  opt::DepthwiseGeom dg;
-  dg.batch = g.batch;
-  dg.channels = g.c_in;
-  dg.h = g.h;
-  dg.w = g.w;
-  dg.oh = g.oh;
-  dg.ow = g.ow;
-  dg.kh = g.kh;
-  dg.kw = g.kw;
-  dg.sh = g.sh;
-  dg.sw = g.sw;
-  dg.ph = g.ph;
-  dg.pw = g.pw;
-  dg.dh = g.dh;
-  dg.dw = g.dw;
+  const opt::DepthwiseGeom dg = depthwise_geom(g);
   ThreadPool* pool = ctx.thread_pool();
   const size_t threads = pool == nullptr ? 1 : pool->num_threads();
   if (st.avx2 && opt::depthwise_c8_supported(dg) &&
@@ -704,6 +709,25 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
     opt::unary(p, o, o, static_cast<size_t>(out.numel()));
   }
   apply_post();
+}
+
+bool conv_in_place_ok(KernelContext& ctx, const ConvState* st, const Tensor& input,
+                      const Tensor& weight, IntArrayRef stride, IntArrayRef padding,
+                      IntArrayRef dilation, int64_t groups) {
+  Geom g;
+  if (st == nullptr || !st->avx2 || st->path != ConvPath::kDepthwise ||
+      !read_params(stride, padding, dilation, input.dim() - 2, &g) ||
+      !read_sizes(input, weight, groups, &g) || !is_depthwise(g) ||
+      !out_extent(g.h, g.kh, g.sh, g.ph, g.dh, &g.oh) ||
+      !out_extent(g.w, g.kw, g.sw, g.pw, g.dw, &g.ow)) {
+    return false;
+  }
+  const opt::DepthwiseGeom dg = depthwise_geom(g);
+  const MemoryAllocator* temp = ctx.temp_allocator();
+  if (temp == nullptr || !opt::depthwise_c8_in_place(dg)) return false;
+  // run_depthwise_c8 then gets scratch for at least one thread (64-byte aligned).
+  const size_t free_bytes = temp->capacity() - temp->used();
+  return free_bytes >= opt::depthwise_c8_scratch_bytes(dg, 1) + 64;
 }
 
 }  // namespace internal
