@@ -87,8 +87,8 @@ struct Plan {
 };
 
 bool reads_a_in_place(const GemmArgs& g) {
-  return g.packed_a == nullptr && g.packed_b != nullptr && blocking().reads_a_in_place &&
-         g.a.col_stride == 1 && g.a.row_stride >= g.k;
+  return g.packed_a == nullptr && g.packed_b != nullptr && g.k_scale == nullptr &&
+         blocking().reads_a_in_place && g.a.col_stride == 1 && g.a.row_stride >= g.k;
 }
 
 // Splits `extent` (in units of `unit`-wide panels) into about `want` blocks
@@ -219,9 +219,12 @@ struct Worker {
     t.hi = g.epilogue.hi;
     t.clamp = g.epilogue.lo > -INFINITY || g.epilogue.hi < INFINITY;
     t.silu = g.epilogue.silu && blocking().applies_silu;
-    const bool b_in_place = g.packed_b == nullptr && blocking().reads_b_in_place &&
-                            g.m <= kInPlaceBMaxM && g.b.col_stride == 1 && g.b.row_stride >= g.n;
+    const bool b_in_place = g.packed_b == nullptr && g.k_scale == nullptr &&
+                            blocking().reads_b_in_place && g.m <= kInPlaceBMaxM &&
+                            g.b.col_stride == 1 && g.b.row_stride >= g.n;
     const bool a_in_place = p.a_in_place;
+    // GemmArgs::k_scale goes to B, or to A when B comes packed.
+    const float* a_scale = g.packed_b != nullptr ? g.k_scale : nullptr;
     const int64_t first = w * p.tiles / p.workers, end = (w + 1) * p.tiles / p.workers;
     for (int64_t tile = first; tile < end; ++tile) {
       const int64_t bi = tile / per_batch;
@@ -248,7 +251,7 @@ struct Worker {
           if (!reuse || held_a != key) {
             MatrixView av = g.a;
             av.data += bi * g.batch_stride_a;
-            internal::pack_a_panels(av, i0, mc, p0, kc, abuf);
+            internal::pack_a_panels(av, i0, mc, p0, kc, abuf, a_scale);
             held_a = reuse ? key : -1;
           }
           a = {abuf, kGemmMr * kc};
@@ -271,7 +274,7 @@ struct Worker {
           if (!reuse || held_b != key) {
             MatrixView bv = g.b;
             bv.data += bi * g.batch_stride_b;
-            internal::pack_b_panels(bv, p0, kc, j0, nc, bbuf);
+            internal::pack_b_panels(bv, p0, kc, j0, nc, bbuf, g.k_scale);
             held_b = reuse ? key : -1;
           }
           b = {bbuf, kGemmNr * kc};
@@ -318,7 +321,7 @@ struct Worker {
     } else {
       MatrixView av = g.a;
       av.data += bi * g.batch_stride_a;
-      internal::pack_a_panels(av, i0, mc, 0, g.k, abuf);
+      internal::pack_a_panels(av, i0, mc, 0, g.k, abuf, g.k_scale);
       a0 = abuf;
     }
     const GemmEpilogue& e = g.epilogue;
@@ -362,6 +365,8 @@ Error check_args(const GemmArgs& g) {
   } else {
     ETR_CHECK_OR_FAIL(g.a.data != nullptr, Error::InvalidArgument, "gemm: A is null");
   }
+  ETR_CHECK_OR_FAIL(g.k_scale == nullptr || g.packed_a == nullptr || g.packed_b == nullptr,
+                    Error::InvalidArgument, "gemm: k_scale needs an operand packed per call");
   if (g.packed_b != nullptr) {
     ETR_CHECK_OR_FAIL(
         g.packed_b->data != nullptr && g.packed_b->rows == g.k && g.packed_b->cols == g.n,

@@ -75,6 +75,11 @@ struct GemmArgs {
   const PackedMatrix* packed_b = nullptr;
   float* c = nullptr;  // row-major with leading dimension ldc (>= n)
   ptrdiff_t ldc = 0;
+  // K values, or null: C = A @ diag(k_scale) @ B, the scale applied (one
+  // rounding per element) to the operand gemm() packs itself: B, or A when
+  // B comes packed (not both packed); shared by a batch. A convolution's
+  // input scaled per channel (squeeze-excite) without a pass of its own.
+  const float* k_scale = nullptr;
   GemmEpilogue epilogue;
   // Batched products (bmm): `batch` products, the i-th on a.data +
   // i * batch_stride_a, b.data + i * batch_stride_b and c + i * batch_stride_c

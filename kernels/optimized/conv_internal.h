@@ -69,10 +69,12 @@ ConvState* make_conv_state(KernelPrepareContext& ctx, ConvGeom g, const float* p
 // (the arguments', or the folded ones). `post`: an elementwise activation
 // applied last (after st's clamp and SiLU), or null: the GEMM paths apply
 // it to each block while it is in cache, the others in a pass over out.
+// `k_scale` (c_in values, or null): the input's channels scaled first, as
+// the GEMM packs them (a pointwise, groups 1, batch 1 convolution only).
 void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, const Tensor& weight,
               const float* w, const float* b, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, int64_t groups, Tensor& out,
-              const opt::UnaryParams* post = nullptr);
+              const opt::UnaryParams* post = nullptr, const float* k_scale = nullptr);
 
 // True when run_conv with state st may write its output over `input` (the
 // same memory, the same size): the channel-blocked depthwise kernel at

@@ -79,6 +79,24 @@ constexpr FusionRule kOptimizedFusionRules[] = {
                 arg_of(6, 2), arg_of(6, 3), arg_of(7, 3), arg_of(7, 4)},
                {{FusionCheckKind::ScalarEquals, arg_of(3, 2), {}, 0, 1.0}},
                0},
+    // Squeeze-excite: mul(x, s) (s [1, C, 1, 1], either order) -> conv ->
+    // batch norm; the product goes into the convolution's input packing.
+    // The mul's output (live across the mul, so apart from its inputs) is
+    // the scratch. Named after the convolution.
+    FusionRule{
+        "etr::mul_conv_bn.fused",
+        {{{"aten::mul.out", 4, 0, 1},
+          {"aten::convolution.out", 11},
+          {"aten::_native_batch_norm_legit_no_training.out", 11}},
+         {same(arg_of(1, 0), arg_of(0, 2)), same(arg_of(2, 0), arg_of(1, 9))}},
+        {input(arg_of(0, 0)), input(arg_of(0, 1)), input(arg_of(1, 1)), input(arg_of(1, 2)),
+         input(arg_of(1, 3)), input(arg_of(1, 4)), input(arg_of(1, 5)), input(arg_of(1, 6)),
+         input(arg_of(1, 7)), input(arg_of(1, 8)), input(arg_of(2, 1)), input(arg_of(2, 2)),
+         input(arg_of(2, 3)), input(arg_of(2, 4)), input(arg_of(2, 5)), input(arg_of(2, 6)),
+         scratch(arg_of(0, 2)), output(arg_of(2, 7)), output(arg_of(2, 10))},
+        {arg_of(0, 2), arg_of(0, 3), arg_of(1, 9), arg_of(1, 10), arg_of(2, 8), arg_of(2, 9)},
+        {},
+        1},
     // conv -> batch norm -> relu.
     FusionRule{"etr::conv_bn_relu.fused",
                {{{"aten::convolution.out", 11},

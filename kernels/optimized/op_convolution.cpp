@@ -407,7 +407,8 @@ opt::Im2colGeom im2col_geom(const Geom& g) {
 // transposed into out's [ocg, n] rows. `packed`: W^T packed per group, or null.
 void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMatrix* packed,
                          const float* in, const float* weight, const float* bias, float lo,
-                         float hi, bool silu, const opt::UnaryParams* post, float* out) {
+                         float hi, bool silu, const opt::UnaryParams* post, const float* k_scale,
+                         float* out) {
   const char* op = ctx.op_name();
   const int64_t icg = g.c_in / g.groups, ocg = g.c_out / g.groups;
   const int64_t k = icg * g.kh * g.kw;
@@ -432,6 +433,7 @@ void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMat
     a.epilogue.hi = hi;
     a.epilogue.silu = silu;
     a.epilogue.post = post;
+    a.k_scale = k_scale;
     return a;
   };
   // n <= 8 * kPanel and k, ocg are bounded by the checked tensor sizes. A
@@ -468,7 +470,8 @@ void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMat
 }
 
 void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const float* in,
-              const float* weight, const float* bias, const opt::UnaryParams* post, float* out) {
+              const float* weight, const float* bias, const opt::UnaryParams* post,
+              const float* k_scale, float* out) {
   const char* op = ctx.op_name();
   const int64_t icg = g.c_in / g.groups, ocg = g.c_out / g.groups;
   const int64_t k = icg * g.kh * g.kw;
@@ -503,6 +506,7 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
     a.epilogue.hi = st.hi;
     a.epilogue.silu = st.silu;
     a.epilogue.post = post;
+    a.k_scale = k_scale;
     if (pointwise) {
       a.batch = g.batch;
       a.batch_stride_b = g.c_in * in_plane;
@@ -514,7 +518,7 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
     const size_t b = opt::gemm_scratch_bytes(make_args(0, 0, cols, in), threads);
     return b > SIZE_MAX / 2 ? SIZE_MAX / 2 : b + 64;
   };
-  if (pointwise && n == 1 && st.avx2 && post == nullptr) {
+  if (pointwise && n == 1 && st.avx2 && post == nullptr && k_scale == nullptr) {
     // A 1x1 image: one dot product per output channel, on the weights as stored.
     opt::DepthwiseEpilogue e;
     e.lo = st.lo;
@@ -531,7 +535,7 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
   }
   if (transposed) {
     run_gemm_transposed(ctx, g, packed ? st.packed : nullptr, in, weight, bias, st.lo, st.hi,
-                        st.silu, post, out);
+                        st.silu, post, k_scale, out);
     return;
   }
   // Output pixels per im2col tile: all of them when they fit.
@@ -649,7 +653,8 @@ namespace internal {
 
 void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, const Tensor& weight,
               const float* w, const float* b, IntArrayRef stride, IntArrayRef padding,
-              IntArrayRef dilation, int64_t groups, Tensor& out, const opt::UnaryParams* post) {
+              IntArrayRef dilation, int64_t groups, Tensor& out, const opt::UnaryParams* post,
+              const float* k_scale) {
   const char* op = ctx.op_name();
   const size_t rank = input.dim();
   Geom g;
@@ -679,6 +684,16 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
         ctx.thread_pool(), static_cast<size_t>(out.numel()), kPostGrain,
         [&](size_t begin, size_t end) { opt::unary(*post, o + begin, o + begin, end - begin); });
   };
+  if (k_scale != nullptr) {
+    // Only the GEMM scales its input by channel (fused kernels check at prepare).
+    ETR_KERNEL_CHECK(ctx,
+                     st->path == ConvPath::kGemm && is_pointwise(g) && g.groups == 1 &&
+                         g.c_in > 0 && g.batch == 1 && st->winograd == nullptr,
+                     Error::Internal, "%s: a channel scale reached a convolution it cannot take",
+                     op);
+    run_gemm(ctx, g, *st, in, w, b, post, k_scale, o);
+    return;
+  }
   if (g.c_in == 0) {
     fill_bias(g, b, o);
   } else if (st->path == ConvPath::kDepthwise && is_depthwise(g)) {
@@ -692,7 +707,7 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
         internal::run_grouped(ctx, g, *st, in, w, b, o)) {
       apply_post();
     } else {
-      run_gemm(ctx, g, *st, in, w, b, post, o);
+      run_gemm(ctx, g, *st, in, w, b, post, nullptr, o);
     }
     return;
   }

@@ -505,10 +505,12 @@ TEST(RunnerProfileTest, FusesSiluChainsAndWeightTransposesOnlyWhereInvisible) {
 // each run as one convolution (etr::conv_bn_hardswish.fused: the direct
 // first-layer, depthwise, pointwise and transposed-im2col paths); the
 // hardswish after the linear layer runs as one kernel (etr::hardswish.fused,
-// named after its add, its leading copy apart); the hardsigmoid of the
-// squeeze-excite block (copy, add, clamp, clamp, copy, div) and its mul stay
-// apart. Outputs are checked against PyTorch by the manifest.
-TEST(RunnerProfileTest, FusesDecomposedHardswish) {
+// named after its add, its leading copy apart); the second squeeze-excite
+// scale goes into its 1x1 convolution (etr::mul_conv_bn.fused, 48 output
+// channels at 7x7: the transposed product), the first one (32 output
+// channels) stays a mul; the hardsigmoids (copy, add, clamp, clamp, copy,
+// div) stay apart. Outputs are checked against PyTorch by the manifest.
+TEST(RunnerProfileTest, FusesDecomposedHardswishAndSqueezeExciteScale) {
   std::string fused, plain;
   profile_trace("hardswish_fusion.pte", true, &fused);
   profile_trace("hardswish_fusion.pte", false, &plain);
@@ -517,20 +519,20 @@ TEST(RunnerProfileTest, FusesDecomposedHardswish) {
   const std::string add = "\"aten::add.out\"", clamp = "\"aten::clamp.out\"";
   const std::string mul = "\"aten::mul.out\"", div = "\"aten::div.out\"";
   const std::string copy = "\"dim_order_ops::_to_dim_order_copy.out\"";
-  EXPECT_EQ(count_of(plain, conv), 6u);
-  EXPECT_EQ(count_of(plain, bn), 4u);
-  EXPECT_EQ(count_of(plain, add), 6u);
-  EXPECT_EQ(count_of(plain, clamp), 12u);
-  EXPECT_EQ(count_of(plain, mul), 6u);
-  EXPECT_EQ(count_of(plain, div), 6u);
-  EXPECT_EQ(count_of(plain, copy), 12u);
-  EXPECT_EQ(count_of(fused, conv), 6u) << fused;
+  EXPECT_EQ(count_of(plain, conv), 9u);
+  EXPECT_EQ(count_of(plain, bn), 5u);
+  EXPECT_EQ(count_of(plain, add), 7u);
+  EXPECT_EQ(count_of(plain, clamp), 14u);
+  EXPECT_EQ(count_of(plain, mul), 7u);
+  EXPECT_EQ(count_of(plain, div), 7u);
+  EXPECT_EQ(count_of(plain, copy), 14u);
+  EXPECT_EQ(count_of(fused, conv), 9u) << fused;
   EXPECT_EQ(count_of(fused, bn), 0u) << fused;
-  EXPECT_EQ(count_of(fused, add), 2u) << fused;
-  EXPECT_EQ(count_of(fused, clamp), 2u) << fused;
+  EXPECT_EQ(count_of(fused, add), 3u) << fused;
+  EXPECT_EQ(count_of(fused, clamp), 4u) << fused;
   EXPECT_EQ(count_of(fused, mul), 1u) << fused;
-  EXPECT_EQ(count_of(fused, div), 1u) << fused;
-  EXPECT_EQ(count_of(fused, copy), 3u) << fused;
+  EXPECT_EQ(count_of(fused, div), 2u) << fused;
+  EXPECT_EQ(count_of(fused, copy), 5u) << fused;
 }
 #endif  // ETR_RUNNER_HAS_FUSION
 

@@ -296,6 +296,104 @@ TEST(GemmTest, SiluEpilogueMatchesFloat64Reference) {
   std::printf("gemm + SiLU: max abs error %.3g against the float64 reference\n", max_err);
 }
 
+// GemmArgs::k_scale (a squeeze-excite scale folded into a 1x1
+// convolution): C = A @ diag(s) @ B with s applied to the operand packed per
+// call (B, or A when B comes packed), each scaled element rounded once, as
+// a separate mul would; every packing layout and the panel-by-panel path,
+// against the double reference of the rounded products.
+TEST(GemmTest, KScaleMatchesFloat64ReferenceOfScaledOperand) {
+  std::mt19937 rng(35);
+  std::uniform_real_distribution<float> dist(0.0f, 1.0f);
+  struct KCase {
+    int64_t m, n, k;
+    bool pack_a, pack_b;
+    int layout_a, layout_b;
+  };
+  const KCase cases[] = {
+      {112, 196, 672, true, false, 0, 0},  // projection: weights packed, activations scaled
+      {24, 3136, 96, true, false, 0, 0},   // few rows: B packed (not read in place)
+      {49, 48, 64, false, true, 1, 0},     // transposed product: A = X^T scaled
+      {5, 40, 700, false, true, 0, 0},     // few rows against packed B, K blocks
+      {37, 70, 33, false, false, 2, 2},    // both unpacked: B scaled
+  };
+  double max_err = 0.0;
+  for (const KCase& kc : cases) {
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), testing::test_thread_pool()}) {
+      Operand as = make_operand(kc.m, kc.k, kc.layout_a, 1, rng);
+      Operand bs = make_operand(kc.k, kc.n, kc.layout_b, 1, rng);
+      std::vector<float> scale(static_cast<size_t>(kc.k));
+      for (float& v : scale) v = dist(rng);
+      std::vector<float> pa_store, pb_store;
+      PackedMatrix pa, pb;
+      GemmArgs g;
+      g.m = kc.m;
+      g.n = kc.n;
+      g.k = kc.k;
+      if (kc.pack_a) {
+        pa_store.resize(opt::packed_a_bytes(kc.m, kc.k) / sizeof(float) + 1);
+        pa = opt::pack_a(as.view, kc.m, kc.k, pa_store.data());
+        g.packed_a = &pa;
+      } else {
+        g.a = as.view;
+      }
+      if (kc.pack_b) {
+        pb_store.resize(opt::packed_b_bytes(kc.k, kc.n) / sizeof(float) + 1);
+        pb = opt::pack_b(bs.view, kc.k, kc.n, pb_store.data());
+        g.packed_b = &pb;
+      } else {
+        g.b = bs.view;
+      }
+      std::vector<float> c(static_cast<size_t>(kc.m * kc.n), std::nanf(""));
+      g.c = c.data();
+      g.ldc = kc.n;
+      g.k_scale = scale.data();
+      const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+      std::vector<uint8_t> temp_bytes(opt::gemm_scratch_bytes(g, threads) + 1);
+      MemoryAllocator temp(temp_bytes.data(), temp_bytes.size());
+      ASSERT_EQ(opt::gemm(g, &temp, pool), Error::Ok);
+      const bool scale_b = !kc.pack_b;
+      size_t bad = 0;
+      for (int64_t i = 0; i < kc.m; ++i) {
+        for (int64_t j = 0; j < kc.n; ++j) {
+          double acc = 0.0, mag = 0.0;
+          for (int64_t p = 0; p < kc.k; ++p) {
+            const float s = scale[static_cast<size_t>(p)];
+            const float av = scale_b ? at(as.view, i, p) : at(as.view, i, p) * s;
+            const float bv = scale_b ? at(bs.view, p, j) * s : at(bs.view, p, j);
+            acc += static_cast<double>(av) * bv;
+            mag += std::abs(static_cast<double>(av) * bv);
+          }
+          const double err = std::abs(c[static_cast<size_t>(i * kc.n + j)] - acc);
+          max_err = std::max(max_err, err);
+          if (!(err <= 1e-6 * (mag + 3.0)) && ++bad <= 3) {
+            ADD_FAILURE() << "m=" << kc.m << " n=" << kc.n << " k=" << kc.k << " C[" << i << "]["
+                          << j << "] = " << c[static_cast<size_t>(i * kc.n + j)] << ", reference "
+                          << acc;
+          }
+        }
+      }
+      EXPECT_EQ(bad, 0u);
+    }
+  }
+  std::printf("gemm with k_scale: max abs error %.3g against the float64 reference\n", max_err);
+  // Both operands packed: nothing to scale.
+  GemmArgs g;
+  std::vector<float> a(6 * 4, 1.0f), b(4 * 16, 1.0f), c(6 * 16), s(4, 1.0f);
+  std::vector<float> pa_store(opt::packed_a_bytes(6, 4) / sizeof(float) + 1);
+  std::vector<float> pb_store(opt::packed_b_bytes(4, 16) / sizeof(float) + 1);
+  const PackedMatrix pa = opt::pack_a(MatrixView{a.data(), 4, 1}, 6, 4, pa_store.data());
+  const PackedMatrix pb = opt::pack_b(MatrixView{b.data(), 16, 1}, 4, 16, pb_store.data());
+  g.m = 6;
+  g.n = 16;
+  g.k = 4;
+  g.packed_a = &pa;
+  g.packed_b = &pb;
+  g.c = c.data();
+  g.ldc = 16;
+  g.k_scale = s.data();
+  EXPECT_EQ(opt::gemm(g, nullptr, nullptr), Error::InvalidArgument);
+}
+
 TEST(GemmTest, LargeShapesEveryPathOnTwoThreads) {
   std::mt19937 rng(7);
   // Transformer linear, 1x1 convolution, im2col convolution, single row.
