@@ -1,8 +1,10 @@
-// The fused convolution -> batch norm (-> relu / hardtanh / SiLU) kernels
-// (etr::conv_bn*.fused, formed at method load by the rules of
-// fusion_rules.cpp): prepare folds the batch norm into
-// constant weights and bias and records the activation; run is the
-// convolution of op_convolution.cpp with them (conv_internal.h).
+// The fused convolution -> batch norm (-> relu / hardtanh / SiLU / the
+// exporter's decomposed hardswish) kernels (etr::conv_bn*.fused), and the
+// squeeze-excite scale -> convolution -> batch norm one
+// (etr::mul_conv_bn.fused), formed at method load by the rules of
+// fusion_rules.cpp: prepare folds the batch norm into constant weights and
+// bias and records the activation; run is the convolution of
+// op_convolution.cpp with them (conv_internal.h).
 #include <cmath>
 #include <cstring>
 #include <limits>
