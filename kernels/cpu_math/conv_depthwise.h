@@ -87,6 +87,12 @@ void depthwise_direct_avx2(const DepthwiseGeom& g, const float* in, const float*
 inline constexpr int64_t kDepthwiseC8MaxPlane = 16384;
 bool depthwise_c8_supported(const DepthwiseGeom& g);
 
+// True when depthwise_c8_avx2 may write `out` over `in` (the same memory):
+// g is depthwise_c8_supported, at stride 1 (each block of 8 planes is
+// written over exactly the planes it read) and over whole planes (each
+// block's padded copy is complete before any of its outputs is written).
+bool depthwise_c8_in_place(const DepthwiseGeom& g);
+
 // Scratch for depthwise_c8_avx2 on `threads` threads (the padded block copy
 // per thread: the whole plane up to 512 KiB, else a band of rows).
 size_t depthwise_c8_scratch_bytes(const DepthwiseGeom& g, size_t threads);

@@ -207,6 +207,11 @@ bool depthwise_c8_supported(const DepthwiseGeom& g) {
          outputs <= kDepthwiseC8MaxPlane && g.h * g.w <= 4 * kDepthwiseC8MaxPlane;
 }
 
+bool depthwise_c8_in_place(const DepthwiseGeom& g) {
+  return depthwise_c8_supported(g) && g.sh == 1 && g.sw == 1 && g.oh == g.h && g.ow == g.w &&
+         band_rows(g) == g.oh;
+}
+
 size_t depthwise_c8_scratch_bytes(const DepthwiseGeom& g, size_t threads) {
   const size_t blocks = static_cast<size_t>(std::max<int64_t>(1, g.batch * g.channels / 8));
   return block_floats(g) * std::max<size_t>(1, std::min(threads, blocks)) * sizeof(float);
@@ -275,6 +280,8 @@ namespace etr {
 namespace opt {
 
 bool depthwise_c8_supported(const DepthwiseGeom&) { return false; }
+
+bool depthwise_c8_in_place(const DepthwiseGeom&) { return false; }
 
 size_t depthwise_c8_scratch_bytes(const DepthwiseGeom&, size_t) { return 0; }
 

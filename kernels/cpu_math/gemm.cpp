@@ -2,7 +2,7 @@
 // mc x nc (multiples of the 6x16 micro-tile), each computed by one worker over
 // K blocks of kc: the A block (mc x kc) and B block (kc x nc) are packed into
 // the worker's scratch unless the caller packed the operand already (or, for
-// a short A, B is row-major and the AVX2 kernel reads its full 16-column
+// a short A, B is row-major and the AVX2 or AVX-512 kernel reads its full 16-column
 // panels in place), then the micro-kernel sweeps the tile B panel by B panel
 // (a B panel stays in L1 while the A block streams from L2). Partial sums of
 // earlier K blocks live in C; the epilogue's biases and clamp are applied
@@ -40,6 +40,9 @@ struct Blocking {
   // and MicroTile::lda, so a row-major A can be (with a packed B).
   bool reads_b_in_place = false;
   bool reads_a_in_place = false;
+  // The kernel applies the epilogue's SiLU to the tile in registers
+  // (MicroTile::silu), instead of a pass over the finished tile.
+  bool applies_silu = false;
 };
 
 const Blocking& blocking() {
@@ -48,7 +51,8 @@ const Blocking& blocking() {
   static const Blocking b{&internal::f32_gemm_ukernel__neon_6x16, 144, 256, 320};
 #else
   static const Blocking b =
-      cpu_features().avx512f ? Blocking{&internal::f32_gemm_ukernel__avx512_6x16, 192, 256, 512}
+      cpu_features().avx512f
+          ? Blocking{&internal::f32_gemm_ukernel__avx512_6x16, 192, 256, 512, true, false, true}
       : cpu_features().avx2_fma
           ? Blocking{&internal::f32_gemm_ukernel__avx2_6x16, 144, 256, 320, true, true}
           : Blocking{&internal::f32_gemm_ukernel__generic_6x16, 144, 256, 320};
@@ -83,8 +87,8 @@ struct Plan {
 };
 
 bool reads_a_in_place(const GemmArgs& g) {
-  return g.packed_a == nullptr && g.packed_b != nullptr && blocking().reads_a_in_place &&
-         g.a.col_stride == 1 && g.a.row_stride >= g.k;
+  return g.packed_a == nullptr && g.packed_b != nullptr && g.k_scale == nullptr &&
+         blocking().reads_a_in_place && g.a.col_stride == 1 && g.a.row_stride >= g.k;
 }
 
 // Splits `extent` (in units of `unit`-wide panels) into about `want` blocks
@@ -214,9 +218,13 @@ struct Worker {
     t.lo = g.epilogue.lo;
     t.hi = g.epilogue.hi;
     t.clamp = g.epilogue.lo > -INFINITY || g.epilogue.hi < INFINITY;
-    const bool b_in_place = g.packed_b == nullptr && blocking().reads_b_in_place &&
-                            g.m <= kInPlaceBMaxM && g.b.col_stride == 1 && g.b.row_stride >= g.n;
+    t.silu = g.epilogue.silu && blocking().applies_silu;
+    const bool b_in_place = g.packed_b == nullptr && g.k_scale == nullptr &&
+                            blocking().reads_b_in_place && g.m <= kInPlaceBMaxM &&
+                            g.b.col_stride == 1 && g.b.row_stride >= g.n;
     const bool a_in_place = p.a_in_place;
+    // GemmArgs::k_scale goes to B, or to A when B comes packed.
+    const float* a_scale = g.packed_b != nullptr ? g.k_scale : nullptr;
     const int64_t first = w * p.tiles / p.workers, end = (w + 1) * p.tiles / p.workers;
     for (int64_t tile = first; tile < end; ++tile) {
       const int64_t bi = tile / per_batch;
@@ -243,7 +251,7 @@ struct Worker {
           if (!reuse || held_a != key) {
             MatrixView av = g.a;
             av.data += bi * g.batch_stride_a;
-            internal::pack_a_panels(av, i0, mc, p0, kc, abuf);
+            internal::pack_a_panels(av, i0, mc, p0, kc, abuf, a_scale);
             held_a = reuse ? key : -1;
           }
           a = {abuf, kGemmMr * kc};
@@ -266,7 +274,7 @@ struct Worker {
           if (!reuse || held_b != key) {
             MatrixView bv = g.b;
             bv.data += bi * g.batch_stride_b;
-            internal::pack_b_panels(bv, p0, kc, j0, nc, bbuf);
+            internal::pack_b_panels(bv, p0, kc, j0, nc, bbuf, g.k_scale);
             held_b = reuse ? key : -1;
           }
           b = {bbuf, kGemmNr * kc};
@@ -281,13 +289,17 @@ struct Worker {
     }
   }
 
+  // The epilogue's SiLU, then its post activation, on a finished tile.
   void apply_silu(float* c, int64_t i0, int64_t mc, int64_t j0, int64_t nc) const {
-    if (!args->epilogue.silu) return;
-    UnaryParams silu;
-    silu.kind = UnaryKind::kSilu;
+    const GemmEpilogue& e = args->epilogue;
+    const bool silu = e.silu && !blocking().applies_silu;  // else the kernel applied it
+    if (!silu && e.post == nullptr) return;
+    UnaryParams silu_params;
+    silu_params.kind = UnaryKind::kSilu;
     for (int64_t i = i0; i < i0 + mc; ++i) {
       float* row = c + i * args->ldc + j0;
-      unary(silu, row, row, static_cast<size_t>(nc));
+      if (silu) unary(silu_params, row, row, static_cast<size_t>(nc));
+      if (e.post != nullptr) unary(*e.post, row, row, static_cast<size_t>(nc));
     }
   }
 
@@ -309,7 +321,7 @@ struct Worker {
     } else {
       MatrixView av = g.a;
       av.data += bi * g.batch_stride_a;
-      internal::pack_a_panels(av, i0, mc, 0, g.k, abuf);
+      internal::pack_a_panels(av, i0, mc, 0, g.k, abuf, g.k_scale);
       a0 = abuf;
     }
     const GemmEpilogue& e = g.epilogue;
@@ -353,6 +365,8 @@ Error check_args(const GemmArgs& g) {
   } else {
     ETR_CHECK_OR_FAIL(g.a.data != nullptr, Error::InvalidArgument, "gemm: A is null");
   }
+  ETR_CHECK_OR_FAIL(g.k_scale == nullptr || g.packed_a == nullptr || g.packed_b == nullptr,
+                    Error::InvalidArgument, "gemm: k_scale needs an operand packed per call");
   if (g.packed_b != nullptr) {
     ETR_CHECK_OR_FAIL(
         g.packed_b->data != nullptr && g.packed_b->rows == g.k && g.packed_b->cols == g.n,

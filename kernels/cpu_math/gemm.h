@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "kernels/cpu_math/vec_math.h"
 #include "runtime/core/error.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/thread_pool.h"
@@ -49,6 +50,9 @@ struct GemmEpilogue {
   // After the clamp: C = C * sigmoid(C) (opt::UnaryKind::kSilu), applied to
   // each finished block while it is in cache.
   bool silu = false;
+  // Then C = post(C) (an elementwise opt::unary, e.g. hardswish) on each
+  // finished block, when not null; it outlives the gemm() call.
+  const UnaryParams* post = nullptr;
 };
 
 // Bytes for A [m, k] / B [k, n] packed; 0 when the size overflows.
@@ -71,6 +75,11 @@ struct GemmArgs {
   const PackedMatrix* packed_b = nullptr;
   float* c = nullptr;  // row-major with leading dimension ldc (>= n)
   ptrdiff_t ldc = 0;
+  // K values, or null: C = A @ diag(k_scale) @ B, the scale applied (one
+  // rounding per element) to the operand gemm() packs itself: B, or A when
+  // B comes packed (not both packed); shared by a batch. A convolution's
+  // input scaled per channel (squeeze-excite) without a pass of its own.
+  const float* k_scale = nullptr;
   GemmEpilogue epilogue;
   // Batched products (bmm): `batch` products, the i-th on a.data +
   // i * batch_stride_a, b.data + i * batch_stride_b and c + i * batch_stride_c

@@ -51,14 +51,22 @@ struct MicroTile {
   const float* col_bias = nullptr;  // nr values for this tile, or null
   float lo = 0.0f;
   float hi = 0.0f;
+  // `last` then applies x * sigmoid(x) after the clamp (the epilogue's
+  // SiLU); set only for a kernel that honours it (Blocking::applies_silu in
+  // gemm.cpp).
+  bool silu = false;
 };
 
 // Packs rows [i0, i0 + mc) x K range [p0, p0 + kc) of A into row panels at
-// dst (ceil(mc / kGemmMr) * kGemmMr * kc floats).
-void pack_a_panels(MatrixView a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* dst);
+// dst (ceil(mc / kGemmMr) * kGemmMr * kc floats). `k_scale` (K values, or
+// null): element (i, k) is packed as A[i, k] * k_scale[k] (one rounding).
+void pack_a_panels(MatrixView a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* dst,
+                   const float* k_scale = nullptr);
 // Packs K range [p0, p0 + kc) x columns [j0, j0 + nc) of B into column
-// panels at dst (ceil(nc / kGemmNr) * kGemmNr * kc floats).
-void pack_b_panels(MatrixView b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst);
+// panels at dst (ceil(nc / kGemmNr) * kGemmNr * kc floats); `k_scale` as
+// above, element (k, j) packed as B[k, j] * k_scale[k].
+void pack_b_panels(MatrixView b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst,
+                   const float* k_scale = nullptr);
 
 using MicroKernelFn = void (*)(const MicroTile& t);
 

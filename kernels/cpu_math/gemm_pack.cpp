@@ -28,7 +28,8 @@ size_t padded_bytes(int64_t rows, int64_t k, int64_t pad) {
 
 }  // namespace
 
-void pack_a_panels(MatrixView a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* dst) {
+void pack_a_panels(MatrixView a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* dst,
+                   const float* k_scale) {
   if (kc <= 0) return;
   for (int64_t ip = 0; ip < mc; ip += kGemmMr) {
     const int rows = static_cast<int>(std::min<int64_t>(kGemmMr, mc - ip));
@@ -40,7 +41,14 @@ void pack_a_panels(MatrixView a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
         for (int r = rows; r < kGemmMr; ++r) panel[kk * kGemmMr + r] = 0.0f;
       }
     }
-    if (a.col_stride == 1) {
+    if (k_scale != nullptr) {
+      // Each element times its K position's scale as it is copied.
+      const float* ks = k_scale + p0;
+      for (int64_t kk = 0; kk < kc; ++kk) {
+        const float* s = src + kk * a.col_stride;
+        for (int r = 0; r < rows; ++r) panel[kk * kGemmMr + r] = s[r * a.row_stride] * ks[kk];
+      }
+    } else if (a.col_stride == 1) {
       // Rows contiguous along K: stream each row.
       for (int r = 0; r < rows; ++r) {
         const float* s = src + r * a.row_stride;
@@ -55,8 +63,43 @@ void pack_a_panels(MatrixView a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
   }
 }
 
-void pack_b_panels(MatrixView b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst) {
+void pack_b_panels(MatrixView b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst,
+                   const float* k_scale) {
   if (kc <= 0) return;
+  if (k_scale != nullptr && b.col_stride == 1) {
+    // As below, each row times its K position's scale as it is copied.
+    const int64_t full = nc / kGemmNr * kGemmNr;
+    const int tail = static_cast<int>(nc - full);
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      const float* s = b.data + (p0 + kk) * b.row_stride + j0;
+      const float ks = k_scale[p0 + kk];
+      float* d = dst + kk * kGemmNr;
+      for (int64_t jp = 0; jp < full; jp += kGemmNr) {
+        float* dp = d + jp * kc;
+        for (int c = 0; c < kGemmNr; ++c) dp[c] = s[jp + c] * ks;
+      }
+      if (tail != 0) {
+        float* dt = d + full * kc;
+        for (int c = 0; c < tail; ++c) dt[c] = s[full + c] * ks;
+        for (int c = tail; c < kGemmNr; ++c) dt[c] = 0.0f;
+      }
+    }
+    return;
+  }
+  if (k_scale != nullptr) {
+    // Other layouts: packed as usual, then each panel row (one K position)
+    // scaled.
+    pack_b_panels(b, p0, kc, j0, nc, dst, nullptr);
+    const int64_t panels = (nc + kGemmNr - 1) / kGemmNr;
+    for (int64_t q = 0; q < panels; ++q) {
+      float* panel = dst + q * kGemmNr * kc;
+      for (int64_t kk = 0; kk < kc; ++kk) {
+        const float s = k_scale[p0 + kk];
+        for (int c = 0; c < kGemmNr; ++c) panel[kk * kGemmNr + c] *= s;
+      }
+    }
+    return;
+  }
   if (b.col_stride == 1) {
     // Rows contiguous along N: read each row once, front to back (one
     // 16-float copy per panel), so the source streams through the cache.

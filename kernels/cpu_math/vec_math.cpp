@@ -63,6 +63,19 @@ void unary(const UnaryParams& p, const float* x, float* y, size_t n) {
     case UnaryKind::kGeluTanh: return map(x, y, n, gelu_tanh);
     case UnaryKind::kSilu:
       return map(x, y, n, [](float v) { return v * (1.0f / (1.0f + std::exp(-v))); });
+    case UnaryKind::kHardswish: {
+      const UnaryParams q = p;
+      auto clamp = [](float v, float lo, float hi) {
+        if (std::isnan(v)) return v;
+        v = v < lo ? lo : v;
+        return v > hi ? hi : v;
+      };
+      return map(x, y, n, [q, clamp](float v) {
+        const float t = clamp(clamp(v + q.shift, q.lo, q.hi), q.lo2, q.hi2);
+        const float prod = v * t;
+        return prod / q.divisor;
+      });
+    }
   }
 }
 

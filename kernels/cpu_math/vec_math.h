@@ -19,12 +19,21 @@ enum class UnaryKind : uint8_t {
   kGeluErf,   // 0.5 x (1 + erf(x / sqrt(2)))
   kGeluTanh,  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
   kSilu,      // x * sigmoid(x), both rounded as kSigmoid then a multiply
+  // Hardswish as the exporter decomposes it: t = x + shift, clamped to
+  // [lo, hi] then to [lo2, hi2], then (x * t) / divisor, each step rounded
+  // to float (the portable add, clamp, clamp, mul, div); bounds are not NaN.
+  kHardswish,
 };
 
 struct UnaryParams {
   UnaryKind kind = UnaryKind::kRelu;
   float lo = 0.0f;  // kClamp: -inf when absent
   float hi = 0.0f;  // kClamp: +inf when absent
+  // kHardswish only (also lo and hi above).
+  float shift = 0.0f;
+  float lo2 = 0.0f;
+  float hi2 = 0.0f;
+  float divisor = 1.0f;
 };
 
 enum class BinaryKind : uint8_t { kAdd, kSub, kMul, kDiv };

@@ -150,6 +150,18 @@ void unary(const UnaryParams& p, const float* x, float* y, size_t n) {
     case UnaryKind::kGeluErf: return map(x, y, n, gelu_erf8);
     case UnaryKind::kGeluTanh: return map(x, y, n, gelu_tanh8);
     case UnaryKind::kSilu: return map(x, y, n, avx2_inl::silu8);
+    case UnaryKind::kHardswish: {
+      const __m256 shift = _mm256_set1_ps(p.shift), d = _mm256_set1_ps(p.divisor);
+      const __m256 lo = _mm256_set1_ps(p.lo), hi = _mm256_set1_ps(p.hi);
+      const __m256 lo2 = _mm256_set1_ps(p.lo2), hi2 = _mm256_set1_ps(p.hi2);
+      return map(x, y, n, [=](__m256 v) {
+        // min/max return their second operand when either is NaN: NaN stays.
+        __m256 t = _mm256_add_ps(v, shift);
+        t = _mm256_min_ps(hi, _mm256_max_ps(lo, t));
+        t = _mm256_min_ps(hi2, _mm256_max_ps(lo2, t));
+        return _mm256_div_ps(rounded(_mm256_mul_ps(v, t)), d);
+      });
+    }
   }
 }
 

@@ -31,6 +31,19 @@ void opt_clamp_out(KernelContext& ctx, const Tensor& self, std::optional<Scalar>
                    std::optional<Scalar> max, Tensor& out);
 Error opt_clamp_prepare(KernelPrepareContext& ctx, const Tensor& self, std::optional<Scalar> min,
                         std::optional<Scalar> max, Tensor& out);
+// etr::hardswish.fused (fusion_rules.cpp): hardswish as the exporter
+// decomposes it, add(x, s) -> clamp -> clamp -> mul(x, .) -> div(., d) with
+// d a _to_dim_order_copy of a constant, in one pass over x. Arguments: the
+// add's self and other (alpha is 1), both clamps' bounds, the copy's input
+// (the divisor: Long, Int, Float or Double; every other tensor Float), out.
+void opt_hardswish_fused_out(KernelContext& ctx, const Tensor& self, const Tensor& shift,
+                             std::optional<Scalar> min1, std::optional<Scalar> max1,
+                             std::optional<Scalar> min2, std::optional<Scalar> max2,
+                             const Tensor& divisor, Tensor& out);
+Error opt_hardswish_fused_prepare(KernelPrepareContext& ctx, const Tensor& self,
+                                  const Tensor& shift, std::optional<Scalar> min1,
+                                  std::optional<Scalar> max1, std::optional<Scalar> min2,
+                                  std::optional<Scalar> max2, const Tensor& divisor, Tensor& out);
 
 // The family's table (see kernels/optimized/kernel_table.cpp).
 inline constexpr KernelEntry kOptActivationKernels[] = {
@@ -44,6 +57,9 @@ inline constexpr KernelEntry kOptActivationKernels[] = {
                                                           DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_clamp_out, &opt_clamp_prepare>("aten::clamp.out",
                                                     DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_hardswish_fused_out, &opt_hardswish_fused_prepare>(
+        "etr::hardswish.fused",
+        DtypeSet::of(ScalarType::Float, ScalarType::Double, ScalarType::Long, ScalarType::Int)),
 };
 
 }  // namespace etr

@@ -66,10 +66,23 @@ bool conv_accepts(const Tensor& input, const Tensor& weight, const Tensor* bias,
 ConvState* make_conv_state(KernelPrepareContext& ctx, ConvGeom g, const float* packable);
 
 // The convolution with state st; `w` / `b`: the weights and bias to use
-// (the arguments', or the folded ones).
+// (the arguments', or the folded ones). `post`: an elementwise activation
+// applied last (after st's clamp and SiLU), or null: the GEMM paths apply
+// it to each block while it is in cache, the others in a pass over out.
+// `k_scale` (c_in values, or null): the input's channels scaled first, as
+// the GEMM packs them (a pointwise, groups 1, batch 1 convolution only).
 void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, const Tensor& weight,
               const float* w, const float* b, IntArrayRef stride, IntArrayRef padding,
-              IntArrayRef dilation, int64_t groups, Tensor& out);
+              IntArrayRef dilation, int64_t groups, Tensor& out,
+              const opt::UnaryParams* post = nullptr, const float* k_scale = nullptr);
+
+// True when run_conv with state st may write its output over `input` (the
+// same memory, the same size): the channel-blocked depthwise kernel at
+// stride 1 over whole planes (depthwise_c8_in_place), its scratch for one
+// thread free in ctx's temp memory.
+bool conv_in_place_ok(KernelContext& ctx, const ConvState* st, const Tensor& input,
+                      const Tensor& weight, IntArrayRef stride, IntArrayRef padding,
+                      IntArrayRef dilation, int64_t groups);
 
 // The direct grouped-convolution path (op_convolution_grouped.cpp): true
 // when it takes g (sizes set, oh and ow included).

@@ -6,6 +6,8 @@
 // portable kernel runs.
 #pragma once
 
+#include <optional>
+
 #include "runtime/kernel/kernel.h"
 
 namespace etr {
@@ -71,6 +73,51 @@ void opt_conv_bn_hardtanh_out(KernelContext& ctx, const Tensor& input, const Ten
                               const Tensor& mean, const Tensor& var, double momentum, double eps,
                               Scalar min_val, Scalar max_val, Tensor& conv_out, Tensor& out);
 
+// etr::conv_bn_hardswish.fused: conv -> batch norm -> hardswish as the
+// exporter decomposes it (copy(3) -> add -> clamp -> clamp -> mul -> copy(6)
+// -> div, fusion_rules.cpp). Arguments: etr::conv_bn.fused's first 15, the
+// copies' inputs (shift, then after the bounds of both clamps the divisor;
+// one-element real tensors), conv_out, out. The hardswish runs on each
+// finished block of the GEMM paths (util/gemm.h post), else over out.
+Error opt_conv_bn_hardswish_prepare(KernelPrepareContext& ctx, const Tensor& input,
+                                    const Tensor& weight, const Tensor* bias, IntArrayRef stride,
+                                    IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                                    IntArrayRef output_padding, int64_t groups, const Tensor* gamma,
+                                    const Tensor* beta, const Tensor& mean, const Tensor& var,
+                                    double momentum, double eps, const Tensor& shift,
+                                    std::optional<Scalar> min1, std::optional<Scalar> max1,
+                                    std::optional<Scalar> min2, std::optional<Scalar> max2,
+                                    const Tensor& divisor, Tensor& conv_out, Tensor& out);
+void opt_conv_bn_hardswish_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
+                               const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                               IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                               int64_t groups, const Tensor* gamma, const Tensor* beta,
+                               const Tensor& mean, const Tensor& var, double momentum, double eps,
+                               const Tensor& shift, std::optional<Scalar> min1,
+                               std::optional<Scalar> max1, std::optional<Scalar> min2,
+                               std::optional<Scalar> max2, const Tensor& divisor, Tensor& conv_out,
+                               Tensor& out);
+
+// etr::mul_conv_bn.fused: mul(x, s) -> conv -> batch norm, s a channel
+// scale [1, C, 1, 1] (squeeze-excite), the convolution pointwise with
+// groups 1, batch 1: the GEMM scales x's channels as it packs them
+// (GemmArgs::k_scale), with no pass of its own. Arguments: the mul's two
+// operands (either order), then etr::conv_bn.fused's without its input,
+// a scratch (the mul's output: apart from every input, at least as large as
+// the output), out.
+Error opt_mul_conv_bn_prepare(KernelPrepareContext& ctx, const Tensor& a, const Tensor& b,
+                              const Tensor& weight, const Tensor* bias, IntArrayRef stride,
+                              IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                              IntArrayRef output_padding, int64_t groups, const Tensor* gamma,
+                              const Tensor* beta, const Tensor& mean, const Tensor& var,
+                              double momentum, double eps, Tensor& scratch, Tensor& out);
+void opt_mul_conv_bn_out(KernelContext& ctx, const Tensor& a, const Tensor& b, const Tensor& weight,
+                         const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                         IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                         int64_t groups, const Tensor* gamma, const Tensor* beta,
+                         const Tensor& mean, const Tensor& var, double momentum, double eps,
+                         Tensor& scratch, Tensor& out);
+
 // The family's table (see kernels/optimized/kernel_table.cpp).
 inline constexpr KernelEntry kOptConvolutionKernels[] = {
     make_kernel<&opt_convolution_out, &opt_convolution_prepare>("aten::convolution.out",
@@ -83,6 +130,11 @@ inline constexpr KernelEntry kOptConvolutionKernels[] = {
         "etr::conv_bn_hardtanh.fused", DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_conv_bn_out, &opt_conv_bn_silu_prepare>("etr::conv_bn_silu.fused",
                                                              DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_conv_bn_hardswish_out, &opt_conv_bn_hardswish_prepare>(
+        "etr::conv_bn_hardswish.fused",
+        DtypeSet::of(ScalarType::Float, ScalarType::Double, ScalarType::Long, ScalarType::Int)),
+    make_kernel<&opt_mul_conv_bn_out, &opt_mul_conv_bn_prepare>("etr::mul_conv_bn.fused",
+                                                                DtypeSet::of(ScalarType::Float)),
 };
 
 }  // namespace etr

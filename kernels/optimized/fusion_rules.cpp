@@ -16,6 +16,11 @@
 //   aten::hardtanh.out     0 self, 1 min_val, 2 max_val, 3 out, 4 return
 //   aten::mul.out          0 self, 1 other, 2 out, 3 return
 //   aten::permute_copy.out 0 self, 1 dims, 2 out, 3 return
+//   aten::add.out          0 self, 1 other, 2 alpha, 3 out, 4 return
+//   aten::clamp.out        0 self, 1 min, 2 max, 3 out, 4 return
+//   aten::div.out          0 self, 1 other, 2 out, 3 return
+//   dim_order_ops::_to_dim_order_copy.out
+//                          0 self, 1 non_blocking, 2 dim_order, 3 out, 4 return
 //   aten::addmm.out        0 bias, 1 mat1, 2 mat2, 3 beta, 4 alpha, 5 out, 6 return
 //   aten::mm.out           0 self, 1 mat2, 2 out, 3 return
 #include "kernels/optimized/optimized_kernels.h"
@@ -49,6 +54,49 @@ constexpr FusionRule kOptimizedFusionRules[] = {
                {conv(9), conv(10), bn(7), bn(8), bn(9), bn(10), arg_of(2, 1), arg_of(2, 2)},
                {},
                0},
+    // conv -> batch norm -> hardswish as the exporter decomposes it: s =
+    // _to_dim_order_copy(3); t = add(bn, s); clamp(t, 0); clamp(., None, 6);
+    // m = mul(bn, .) (either order); d = _to_dim_order_copy(6); div(m, d).
+    FusionRule{"etr::conv_bn_hardswish.fused",
+               {{{"aten::convolution.out", 11},
+                 {"aten::_native_batch_norm_legit_no_training.out", 11},
+                 {"dim_order_ops::_to_dim_order_copy.out", 5},
+                 {"aten::add.out", 5},
+                 {"aten::clamp.out", 5},
+                 {"aten::clamp.out", 5},
+                 {"aten::mul.out", 4, 0, 1},
+                 {"dim_order_ops::_to_dim_order_copy.out", 5},
+                 {"aten::div.out", 4}},
+                {same(bn(0), conv(9)), same(arg_of(3, 0), bn(7)), same(arg_of(3, 1), arg_of(2, 3)),
+                 same(arg_of(4, 0), arg_of(3, 3)), same(arg_of(5, 0), arg_of(4, 3)),
+                 same(arg_of(6, 0), bn(7)), same(arg_of(6, 1), arg_of(5, 3)),
+                 same(arg_of(8, 0), arg_of(6, 2)), same(arg_of(8, 1), arg_of(7, 3))}},
+               {ETR_CONV_BN_INPUTS, input(arg_of(2, 0)), input(arg_of(4, 1)), input(arg_of(4, 2)),
+                input(arg_of(5, 1)), input(arg_of(5, 2)), input(arg_of(7, 0)), scratch(conv(9)),
+                output(arg_of(8, -2)), output(arg_of(8, -1))},
+               {conv(9), conv(10), bn(7), bn(8), bn(9), bn(10), arg_of(2, 3), arg_of(2, 4),
+                arg_of(3, 3), arg_of(3, 4), arg_of(4, 3), arg_of(4, 4), arg_of(5, 3), arg_of(5, 4),
+                arg_of(6, 2), arg_of(6, 3), arg_of(7, 3), arg_of(7, 4)},
+               {{FusionCheckKind::ScalarEquals, arg_of(3, 2), {}, 0, 1.0}},
+               0},
+    // Squeeze-excite: mul(x, s) (s [1, C, 1, 1], either order) -> conv ->
+    // batch norm; the product goes into the convolution's input packing.
+    // The mul's output (live across the mul, so apart from its inputs) is
+    // the scratch. Named after the convolution.
+    FusionRule{
+        "etr::mul_conv_bn.fused",
+        {{{"aten::mul.out", 4, 0, 1},
+          {"aten::convolution.out", 11},
+          {"aten::_native_batch_norm_legit_no_training.out", 11}},
+         {same(arg_of(1, 0), arg_of(0, 2)), same(arg_of(2, 0), arg_of(1, 9))}},
+        {input(arg_of(0, 0)), input(arg_of(0, 1)), input(arg_of(1, 1)), input(arg_of(1, 2)),
+         input(arg_of(1, 3)), input(arg_of(1, 4)), input(arg_of(1, 5)), input(arg_of(1, 6)),
+         input(arg_of(1, 7)), input(arg_of(1, 8)), input(arg_of(2, 1)), input(arg_of(2, 2)),
+         input(arg_of(2, 3)), input(arg_of(2, 4)), input(arg_of(2, 5)), input(arg_of(2, 6)),
+         scratch(arg_of(0, 2)), output(arg_of(2, 7)), output(arg_of(2, 10))},
+        {arg_of(0, 2), arg_of(0, 3), arg_of(1, 9), arg_of(1, 10), arg_of(2, 8), arg_of(2, 9)},
+        {},
+        1},
     // conv -> batch norm -> relu.
     FusionRule{"etr::conv_bn_relu.fused",
                {{{"aten::convolution.out", 11},
@@ -81,6 +129,28 @@ constexpr FusionRule kOptimizedFusionRules[] = {
         {conv(9), conv(10), bn(8), bn(9)},
         {},
         0},
+    // Hardswish as the exporter decomposes it (MobileNetV3):
+    //   t = add(x, s) (s a 0-dim 3.0); clamp(t, 0); clamp(., None, 6);
+    //   m = mul(x, .) (either order); d = _to_dim_order_copy(6); div(m, d)
+    // in one pass over x. The copy feeding the add comes before the chain
+    // and stays.
+    FusionRule{"etr::hardswish.fused",
+               {{{"aten::add.out", 5},
+                 {"aten::clamp.out", 5},
+                 {"aten::clamp.out", 5},
+                 {"aten::mul.out", 4, 0, 1},
+                 {"dim_order_ops::_to_dim_order_copy.out", 5},
+                 {"aten::div.out", 4}},
+                {same(arg_of(1, 0), arg_of(0, 3)), same(arg_of(2, 0), arg_of(1, 3)),
+                 same(arg_of(3, 0), arg_of(0, 0)), same(arg_of(3, 1), arg_of(2, 3)),
+                 same(arg_of(5, 0), arg_of(3, 2)), same(arg_of(5, 1), arg_of(4, 3))}},
+               {input(arg_of(0, 0)), input(arg_of(0, 1)), input(arg_of(1, 1)), input(arg_of(1, 2)),
+                input(arg_of(2, 1)), input(arg_of(2, 2)), input(arg_of(4, 0)), output(arg_of(5, 2)),
+                output(arg_of(5, 3))},
+               {arg_of(0, 3), arg_of(0, 4), arg_of(1, 3), arg_of(1, 4), arg_of(2, 3), arg_of(2, 4),
+                arg_of(3, 2), arg_of(3, 3), arg_of(4, 3), arg_of(4, 4)},
+               {{FusionCheckKind::ScalarEquals, arg_of(0, 2), {}, 0, 1.0}},
+               0},
     // A linear layer: permute_copy(W, [1, 0]) -> addmm(bias, x, W^T) with
     // beta = alpha = 1, W a constant 2-D weight. The product reads W
     // transposed in place (packed once at prepare), so the per-run copy of

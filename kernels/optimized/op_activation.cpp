@@ -99,4 +99,62 @@ void opt_clamp_out(KernelContext& ctx, const Tensor& self, std::optional<Scalar>
             max.has_value() ? scalar_to<float>(*max) : kInf, out);
 }
 
+namespace {
+
+// The value of a one-element Long, Int, Float or Double tensor as float (what
+// the exporter's _to_dim_order_copy to Float makes of it); false otherwise.
+bool one_value(const Tensor& t, float* v) {
+  if (t.numel() != 1) return false;
+  switch (t.dtype()) {
+    case ScalarType::Float: *v = t.const_data_ptr<float>()[0]; return true;
+    case ScalarType::Double: *v = static_cast<float>(t.const_data_ptr<double>()[0]); return true;
+    case ScalarType::Long: *v = static_cast<float>(t.const_data_ptr<int64_t>()[0]); return true;
+    case ScalarType::Int: *v = static_cast<float>(t.const_data_ptr<int32_t>()[0]); return true;
+    default: return false;
+  }
+}
+
+bool nan_bound(const std::optional<Scalar>& s) { return s.has_value() && is_nan_scalar(*s); }
+
+float bound_or(const std::optional<Scalar>& s, float absent) {
+  return s.has_value() ? scalar_to<float>(*s) : absent;
+}
+
+}  // namespace
+
+Error opt_hardswish_fused_prepare(KernelPrepareContext& ctx, const Tensor& self,
+                                  const Tensor& shift, std::optional<Scalar> min1,
+                                  std::optional<Scalar> max1, std::optional<Scalar> min2,
+                                  std::optional<Scalar> max2, const Tensor& divisor, Tensor& out) {
+  // The shift is the add's Float operand (a 0-dim copy made at run time);
+  // the divisor is read at run, when the copy would have been made.
+  const bool scalars =
+      shift.numel() == 1 && shift.dtype() == ScalarType::Float && divisor.numel() == 1 &&
+      (divisor.dtype() == ScalarType::Long || divisor.dtype() == ScalarType::Int ||
+       divisor.dtype() == ScalarType::Float || divisor.dtype() == ScalarType::Double);
+  if (!scalars || nan_bound(min1) || nan_bound(max1) || nan_bound(min2) || nan_bound(max2) ||
+      (!min1.has_value() && !max1.has_value()) || (!min2.has_value() && !max2.has_value())) {
+    return Error::NotSupported;  // the steps run one by one
+  }
+  return opt_unary_float_prepare(ctx, self, out);
+}
+
+void opt_hardswish_fused_out(KernelContext& ctx, const Tensor& self, const Tensor& shift,
+                             std::optional<Scalar> min1, std::optional<Scalar> max1,
+                             std::optional<Scalar> min2, std::optional<Scalar> max2,
+                             const Tensor& divisor, Tensor& out) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  opt::UnaryParams p;
+  p.kind = opt::UnaryKind::kHardswish;
+  ETR_KERNEL_CHECK(ctx, one_value(shift, &p.shift) && one_value(divisor, &p.divisor),
+                   Error::InvalidArgument,
+                   "%s: shift %s and divisor %s must be one-element real tensors", ctx.op_name(),
+                   ShapeText(shift).c_str(), ShapeText(divisor).c_str());
+  p.lo = bound_or(min1, -kInf);
+  p.hi = bound_or(max1, kInf);
+  p.lo2 = bound_or(min2, -kInf);
+  p.hi2 = bound_or(max2, kInf);
+  run_unary(ctx, p, kCheapGrain, self, out);
+}
+
 }  // namespace etr

@@ -56,6 +56,8 @@ constexpr int64_t kMaxParam = INT32_MAX;
 constexpr size_t kIm2colBytes = size_t{2} << 20;
 // Smallest im2col tile, in output pixels.
 constexpr int64_t kMinTile = 16;
+// Elements per chunk of the post-activation pass.
+constexpr size_t kPostGrain = 131072;
 
 // Reads stride, padding and dilation (each 1 or `spatial` entries, in
 // range); false otherwise. 1-D fills only the w entries.
@@ -173,6 +175,25 @@ void fill_bias(const Geom& g, const float* bias, float* out) {
   }
 }
 
+opt::DepthwiseGeom depthwise_geom(const Geom& g) {
+  opt::DepthwiseGeom dg;
+  dg.batch = g.batch;
+  dg.channels = g.c_in;
+  dg.h = g.h;
+  dg.w = g.w;
+  dg.oh = g.oh;
+  dg.ow = g.ow;
+  dg.kh = g.kh;
+  dg.kw = g.kw;
+  dg.sh = g.sh;
+  dg.sw = g.sw;
+  dg.ph = g.ph;
+  dg.pw = g.pw;
+  dg.dh = g.dh;
+  dg.dw = g.dw;
+  return dg;
+}
+
 // The channel-blocked depthwise kernel (util/conv_depthwise.h,
 // depthwise_c8_avx2); false when temp memory lacks its scratch.
 bool run_depthwise_c8(KernelContext& ctx, const opt::DepthwiseGeom& dg, const ConvState& st,
@@ -198,21 +219,7 @@ bool run_depthwise_c8(KernelContext& ctx, const opt::DepthwiseGeom& dg, const Co
 // (the direct kernels do; the banded one leaves them to the caller).
 bool run_depthwise(KernelContext& ctx, const Geom& g, const ConvState& st, const float* in,
                    const float* weight, const float* bias, float* out) {
-  opt::DepthwiseGeom dg;
-  dg.batch = g.batch;
-  dg.channels = g.c_in;
-  dg.h = g.h;
-  dg.w = g.w;
-  dg.oh = g.oh;
-  dg.ow = g.ow;
-  dg.kh = g.kh;
-  dg.kw = g.kw;
-  dg.sh = g.sh;
-  dg.sw = g.sw;
-  dg.ph = g.ph;
-  dg.pw = g.pw;
-  dg.dh = g.dh;
-  dg.dw = g.dw;
+  const opt::DepthwiseGeom dg = depthwise_geom(g);
   ThreadPool* pool = ctx.thread_pool();
   const size_t threads = pool == nullptr ? 1 : pool->num_threads();
   if (st.avx2 && opt::depthwise_c8_supported(dg) &&
@@ -410,7 +417,8 @@ opt::Im2colGeom im2col_geom(const Geom& g) {
 // transposed into out's [ocg, n] rows. `packed`: W^T packed per group, or null.
 void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMatrix* packed,
                          const float* in, const float* weight, const float* bias, float lo,
-                         float hi, bool silu, float* out) {
+                         float hi, bool silu, const opt::UnaryParams* post, const float* k_scale,
+                         float* out) {
   const char* op = ctx.op_name();
   const int64_t icg = g.c_in / g.groups, ocg = g.c_out / g.groups;
   const int64_t k = icg * g.kh * g.kw;
@@ -434,6 +442,8 @@ void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMat
     a.epilogue.lo = lo;
     a.epilogue.hi = hi;
     a.epilogue.silu = silu;
+    a.epilogue.post = post;
+    a.k_scale = k_scale;
     return a;
   };
   // n <= 8 * kPanel and k, ocg are bounded by the checked tensor sizes. A
@@ -469,7 +479,8 @@ void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMat
 }
 
 void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const float* in,
-              const float* weight, const float* bias, float* out) {
+              const float* weight, const float* bias, const opt::UnaryParams* post,
+              const float* k_scale, float* out) {
   const char* op = ctx.op_name();
   const int64_t icg = g.c_in / g.groups, ocg = g.c_out / g.groups;
   const int64_t k = icg * g.kh * g.kw;
@@ -502,6 +513,8 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
     a.epilogue.lo = st.lo;
     a.epilogue.hi = st.hi;
     a.epilogue.silu = st.silu;
+    a.epilogue.post = post;
+    a.k_scale = k_scale;
     if (pointwise) {
       a.batch = g.batch;
       a.batch_stride_b = g.c_in * in_plane;
@@ -513,7 +526,7 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
     const size_t b = opt::gemm_scratch_bytes(make_args(0, 0, cols, in), threads);
     return b > SIZE_MAX / 2 ? SIZE_MAX / 2 : b + 64;
   };
-  if (pointwise && n == 1 && st.avx2) {
+  if (pointwise && n == 1 && st.avx2 && post == nullptr && k_scale == nullptr) {
     // A 1x1 image: one dot product per output channel, on the weights as stored.
     opt::DepthwiseEpilogue e;
     e.lo = st.lo;
@@ -530,7 +543,7 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
   }
   if (transposed) {
     run_gemm_transposed(ctx, g, packed ? st.packed : nullptr, in, weight, bias, st.lo, st.hi,
-                        st.silu, out);
+                        st.silu, post, k_scale, out);
     return;
   }
   // Output pixels per im2col tile: all of them when they fit.
@@ -648,7 +661,8 @@ namespace internal {
 
 void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, const Tensor& weight,
               const float* w, const float* b, IntArrayRef stride, IntArrayRef padding,
-              IntArrayRef dilation, int64_t groups, Tensor& out) {
+              IntArrayRef dilation, int64_t groups, Tensor& out, const opt::UnaryParams* post,
+              const float* k_scale) {
   const char* op = ctx.op_name();
   const size_t rank = input.dim();
   Geom g;
@@ -671,15 +685,37 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
   float* o = out.data_ptr<float>();
   const bool clamp = st->lo > -std::numeric_limits<float>::infinity() ||
                      st->hi < std::numeric_limits<float>::infinity();
+  // The post activation as a pass over out (the paths other than the GEMM's).
+  auto apply_post = [&]() {
+    if (post == nullptr || ctx.failure_state() != Error::Ok) return;
+    parallel_for(
+        ctx.thread_pool(), static_cast<size_t>(out.numel()), kPostGrain,
+        [&](size_t begin, size_t end) { opt::unary(*post, o + begin, o + begin, end - begin); });
+  };
+  if (k_scale != nullptr) {
+    // Only the GEMM scales its input by channel (fused kernels check at prepare).
+    ETR_KERNEL_CHECK(ctx,
+                     st->path == ConvPath::kGemm && is_pointwise(g) && g.groups == 1 &&
+                         g.c_in > 0 && g.batch == 1 && st->winograd == nullptr,
+                     Error::Internal, "%s: a channel scale reached a convolution it cannot take",
+                     op);
+    run_gemm(ctx, g, *st, in, w, b, post, k_scale, o);
+    return;
+  }
   if (g.c_in == 0) {
     fill_bias(g, b, o);
   } else if (st->path == ConvPath::kDepthwise && is_depthwise(g)) {
-    if (run_depthwise(ctx, g, *st, in, w, b, o)) return;  // the clamp and SiLU are applied
+    if (run_depthwise(ctx, g, *st, in, w, b, o)) {  // the clamp and SiLU are applied
+      apply_post();
+      return;
+    }
   } else {
-    // Each of these applies the clamp and SiLU.
-    if (!run_winograd(ctx, g, *st, in, b, o) && !run_direct(ctx, g, *st, in, w, b, o) &&
-        !internal::run_grouped(ctx, g, *st, in, w, b, o)) {
-      run_gemm(ctx, g, *st, in, w, b, o);
+    // Each of these applies the clamp and SiLU; the GEMM also the post activation.
+    if (run_winograd(ctx, g, *st, in, b, o) || run_direct(ctx, g, *st, in, w, b, o) ||
+        internal::run_grouped(ctx, g, *st, in, w, b, o)) {
+      apply_post();
+    } else {
+      run_gemm(ctx, g, *st, in, w, b, post, nullptr, o);
     }
     return;
   }
@@ -695,6 +731,26 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
     p.kind = opt::UnaryKind::kSilu;
     opt::unary(p, o, o, static_cast<size_t>(out.numel()));
   }
+  apply_post();
+}
+
+bool conv_in_place_ok(KernelContext& ctx, const ConvState* st, const Tensor& input,
+                      const Tensor& weight, IntArrayRef stride, IntArrayRef padding,
+                      IntArrayRef dilation, int64_t groups) {
+  Geom g;
+  if (st == nullptr || !st->avx2 || st->path != ConvPath::kDepthwise ||
+      !read_params(stride, padding, dilation, input.dim() - 2, &g) ||
+      !read_sizes(input, weight, groups, &g) || !is_depthwise(g) ||
+      !out_extent(g.h, g.kh, g.sh, g.ph, g.dh, &g.oh) ||
+      !out_extent(g.w, g.kw, g.sw, g.pw, g.dw, &g.ow)) {
+    return false;
+  }
+  const opt::DepthwiseGeom dg = depthwise_geom(g);
+  const MemoryAllocator* temp = ctx.temp_allocator();
+  if (temp == nullptr || !opt::depthwise_c8_in_place(dg)) return false;
+  // run_depthwise_c8 then gets scratch for at least one thread (64-byte aligned).
+  const size_t free_bytes = temp->capacity() - temp->used();
+  return free_bytes >= opt::depthwise_c8_scratch_bytes(dg, 1) + 64;
 }
 
 }  // namespace internal

@@ -27,8 +27,8 @@
 
 namespace etr {
 
-constexpr size_t kMaxChainSteps = 6;
-constexpr size_t kMaxChainLinks = 8;
+constexpr size_t kMaxChainSteps = 10;
+constexpr size_t kMaxChainLinks = 10;
 
 // No step: ends a list of references.
 constexpr uint8_t kChainNoStep = 0xff;

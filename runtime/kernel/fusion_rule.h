@@ -45,7 +45,7 @@
 namespace etr {
 
 constexpr size_t kMaxFusionArgs = 24;
-constexpr size_t kMaxFusionIntermediates = 12;
+constexpr size_t kMaxFusionIntermediates = 20;
 constexpr size_t kMaxFusionChecks = 4;
 
 enum class FusionArgRole : uint8_t {

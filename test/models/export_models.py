@@ -347,6 +347,60 @@ def build_silu_linear_fusion() -> Case:
                 [Check("forward", "a", args, eager(m, args), rtol=1e-4, atol=1e-5, note=note)])
 
 
+@case("hardswish_fusion")
+def build_hardswish_fusion() -> Case:
+    """Hardswish as MobileNetV3 uses it (the exporter decomposes it into add,
+    clamp, clamp, mul, div with 0-d copies of 3 and 6) after convolution ->
+    batch norm in four conv shapes (3x3 stride 2 from 3 channels, depthwise,
+    1x1, stride 2 to a 7x7 output), two squeeze-excite blocks with hardsigmoid
+    (the second scaling the input of a 1x1 conv, 64 -> 48 channels at 7x7,
+    -> batch norm), and after a linear layer. Our optimized build runs each
+    decomposed hardswish as one kernel and folds the second scale into the
+    convolution (checked by `RunnerProfileTest`)."""
+    torch.manual_seed(13)
+
+    class HardswishNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1, self.b1 = nn.Conv2d(3, 16, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(16)
+            self.c2, self.b2 = nn.Conv2d(16, 16, 3, padding=1, groups=16, bias=False), nn.BatchNorm2d(16)
+            self.se1, self.se2 = nn.Conv2d(16, 8, 1), nn.Conv2d(8, 16, 1)
+            self.c3, self.b3 = nn.Conv2d(16, 32, 1, bias=False), nn.BatchNorm2d(32)
+            self.c4, self.b4 = nn.Conv2d(32, 64, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(64)
+            self.se3, self.se4 = nn.Conv2d(64, 16, 1), nn.Conv2d(16, 64, 1)
+            self.c5, self.b5 = nn.Conv2d(64, 48, 1, bias=False), nn.BatchNorm2d(48)
+            self.fc1 = nn.Linear(48, 24)
+            self.fc2 = nn.Linear(24, 10)
+
+        def forward(self, x):  # [1, 3, 28, 28]
+            a = F.hardswish(self.b1(self.c1(x)))  # 3x3 stride 2 from 3 channels
+            b = F.hardswish(self.b2(self.c2(a)))  # depthwise
+            s = F.hardsigmoid(self.se2(F.relu(self.se1(b.mean((2, 3), keepdim=True)))))
+            b = b * s
+            c = F.hardswish(self.b3(self.c3(b)))  # pointwise
+            d = F.hardswish(self.b4(self.c4(c)))  # 7x7 output
+            s2 = F.hardsigmoid(self.se4(F.relu(self.se3(d.mean((2, 3), keepdim=True)))))
+            e = self.b5(self.c5(d * s2))  # the scale folded into the 1x1 conv
+            h = F.hardswish(self.fc1(e.mean((2, 3))))
+            return self.fc2(h)
+
+    m = HardswishNet()
+    with torch.no_grad():
+        for bn in (m.b1, m.b2, m.b3, m.b4, m.b5):
+            n = bn.num_features
+            bn.running_mean.copy_(torch.randn(n) * 0.2)
+            bn.running_var.copy_(torch.rand(n) + 0.5)
+            bn.weight.copy_(torch.rand(n) + 0.5)
+            bn.bias.copy_(torch.randn(n) * 0.2)
+    m.eval()
+    args = [torch.randn(1, 3, 28, 28) * 2.0]
+    pte = lower(export(m, args))
+    note = ("our optimized library folds batch norm into the convolution weights, a different "
+            "rounding order than eager's")
+    return Case("hardswish_fusion", pte,
+                [Check("forward", "a", args, eager(m, args), rtol=1e-4, atol=1e-5, note=note)])
+
+
 @case("softmax")
 def build_softmax() -> Case:
     torch.manual_seed(5)

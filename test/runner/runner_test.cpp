@@ -499,6 +499,41 @@ TEST(RunnerProfileTest, FusesSiluChainsAndWeightTransposesOnlyWhereInvisible) {
   EXPECT_EQ(count_of(fused, "\"aten::mm.out\""), 2u) << fused;
   EXPECT_EQ(count_of(fused, "\"aten::addmm.out\""), 1u) << fused;
 }
+
+// test/models/hardswish_fusion: four conv -> batch norm -> hardswish chains
+// (the hardswish as exported: copy(3), add, clamp, clamp, mul, copy(6), div)
+// each run as one convolution (etr::conv_bn_hardswish.fused: the direct
+// first-layer, depthwise, pointwise and transposed-im2col paths); the
+// hardswish after the linear layer runs as one kernel (etr::hardswish.fused,
+// named after its add, its leading copy apart); the second squeeze-excite
+// scale goes into its 1x1 convolution (etr::mul_conv_bn.fused, 48 output
+// channels at 7x7: the transposed product), the first one (32 output
+// channels) stays a mul; the hardsigmoids (copy, add, clamp, clamp, copy,
+// div) stay apart. Outputs are checked against PyTorch by the manifest.
+TEST(RunnerProfileTest, FusesDecomposedHardswishAndSqueezeExciteScale) {
+  std::string fused, plain;
+  profile_trace("hardswish_fusion.pte", true, &fused);
+  profile_trace("hardswish_fusion.pte", false, &plain);
+  const std::string conv = "\"aten::convolution.out\"";
+  const std::string bn = "\"aten::_native_batch_norm_legit_no_training.out\"";
+  const std::string add = "\"aten::add.out\"", clamp = "\"aten::clamp.out\"";
+  const std::string mul = "\"aten::mul.out\"", div = "\"aten::div.out\"";
+  const std::string copy = "\"dim_order_ops::_to_dim_order_copy.out\"";
+  EXPECT_EQ(count_of(plain, conv), 9u);
+  EXPECT_EQ(count_of(plain, bn), 5u);
+  EXPECT_EQ(count_of(plain, add), 7u);
+  EXPECT_EQ(count_of(plain, clamp), 14u);
+  EXPECT_EQ(count_of(plain, mul), 7u);
+  EXPECT_EQ(count_of(plain, div), 7u);
+  EXPECT_EQ(count_of(plain, copy), 14u);
+  EXPECT_EQ(count_of(fused, conv), 9u) << fused;
+  EXPECT_EQ(count_of(fused, bn), 0u) << fused;
+  EXPECT_EQ(count_of(fused, add), 3u) << fused;
+  EXPECT_EQ(count_of(fused, clamp), 4u) << fused;
+  EXPECT_EQ(count_of(fused, mul), 1u) << fused;
+  EXPECT_EQ(count_of(fused, div), 2u) << fused;
+  EXPECT_EQ(count_of(fused, copy), 5u) << fused;
+}
 #endif  // ETR_RUNNER_HAS_FUSION
 
 }  // namespace

@@ -2,6 +2,9 @@
 // kernels on seeded random shapes (vector remainders, empty, threaded sizes)
 // with NaN/inf values. relu/hardtanh/clamp are exact; sigmoid and gelu use
 // the vectorized exp/erf, within a few float ulp of std::exp/std::erf.
+#include <algorithm>
+#include <cstdio>
+#include <limits>
 #include <random>
 
 #include "kernels/cpu_math/vec_math.h"
@@ -147,6 +150,41 @@ TEST(OptimizedVecMath, SiluMatchesTorch) {
   }
 }
 
+// Hardswish as the exporter decomposes it (etr::hardswish.fused):
+// x * clamp(clamp(x + 3, min=0), max=6) / 6 in torch 2.11.0 eager float32
+// for x = [-20, -3, -2.9, -1.5, -0.1, 0, 0.7, 2.999, 3, 5.5, 40] (each step
+// rounded, as the fused kernel must; exact equality) and a NaN.
+TEST(OptimizedVecMath, HardswishMatchesTorch) {
+  const std::vector<float> x = {-20.0f, -3.0f,  -2.9f, -1.5f, -0.1f, 0.0f,
+                                0.7f,   2.999f, 3.0f,  5.5f,  40.0f, std::nanf("")};
+  const std::vector<float> want = {-0.0f,          -0.0f, -0.0483332872f, -0.375f,
+                                   -0.0483333357f, 0.0f,  0.431666642f,   2.99850011f,
+                                   3.0f,           5.5f,  40.0f};
+  opt::UnaryParams p;
+  p.kind = opt::UnaryKind::kHardswish;
+  p.shift = 3.0f;
+  p.lo = 0.0f;
+  p.hi = std::numeric_limits<float>::infinity();
+  p.lo2 = -std::numeric_limits<float>::infinity();
+  p.hi2 = 6.0f;
+  p.divisor = 6.0f;
+  for (int body = 0; body < 2; ++body) {
+    std::vector<float> y(x.size());
+    if (body == 0) {
+      opt::unary(p, x.data(), y.data(), x.size());
+    } else {
+      opt::generic::unary(p, x.data(), y.data(), x.size());
+    }
+    double max_err = 0.0;
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(y[i], want[i]) << body << " " << i;
+      max_err = std::max(max_err, static_cast<double>(std::abs(y[i] - want[i])));
+    }
+    EXPECT_TRUE(std::isnan(y.back())) << body;
+    std::printf("hardswish body %d: max abs error %.3g\n", body, max_err);
+  }
+}
+
 // The generic bodies (the path of CPUs without AVX2) against the dispatched
 // ones, which on an AVX2 machine are the AVX2 bodies checked above.
 TEST(OptimizedVecMath, GenericBodiesMatchDispatched) {
@@ -159,12 +197,17 @@ TEST(OptimizedVecMath, GenericBodiesMatchDispatched) {
     if (n > 3) x[3] = std::nanf("");
     const opt::UnaryKind kinds[] = {opt::UnaryKind::kRelu,     opt::UnaryKind::kClamp,
                                     opt::UnaryKind::kSigmoid,  opt::UnaryKind::kGeluErf,
-                                    opt::UnaryKind::kGeluTanh, opt::UnaryKind::kSilu};
+                                    opt::UnaryKind::kGeluTanh, opt::UnaryKind::kSilu,
+                                    opt::UnaryKind::kHardswish};
     for (opt::UnaryKind k : kinds) {
       opt::UnaryParams p;
       p.kind = k;
       p.lo = -1.5f;
       p.hi = 2.0f;
+      p.shift = 0.75f;
+      p.lo2 = -1.0f;
+      p.hi2 = 1.5f;
+      p.divisor = 3.0f;
       opt::generic::unary(p, x.data(), g.data(), n);
       opt::unary(p, x.data(), v.data(), n);
       for (size_t i = 0; i < n; ++i) {

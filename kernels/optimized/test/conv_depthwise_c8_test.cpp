@@ -131,6 +131,66 @@ TEST(OptConvDepthwiseC8Test, MatchesDoubleReference) {
   std::printf("depthwise c8: %d layers, max relative error against double %.3g\n", taken, worst);
 }
 
+// Where depthwise_c8_in_place says so (stride 1, whole planes), the output
+// written over the input itself (the memory plan of EfficientNet's fused
+// depthwise layers) matches the double reference of the original input, on
+// 1 and 2 threads; banded planes and stride 2 are not claimed.
+TEST(OptConvDepthwiseC8Test, InPlaceOverTheInputMatchesDoubleReference) {
+  ETR_REQUIRE_AVX2_KERNELS();
+  // {h, w, k, channels}: EfficientNet-B0's stride-1 depthwise shapes, scaled.
+  const int cases[][4] = {
+      {112, 112, 3, 32}, {56, 56, 3, 24}, {28, 28, 5, 40}, {14, 13, 5, 48}, {7, 7, 3, 64}};
+  double worst = 0.0;
+  uint32_t seed = 300;
+  for (const auto& c : cases) {
+    std::mt19937 rng(seed++);
+    opt::DepthwiseGeom g;
+    g.batch = 1;
+    g.channels = c[3];
+    g.h = g.oh = c[0];
+    g.w = g.ow = c[1];
+    g.kh = g.kw = c[2];
+    g.sh = g.sw = 1;
+    g.ph = g.pw = c[2] / 2;
+    ASSERT_TRUE(opt::depthwise_c8_in_place(g)) << c[0] << "x" << c[1];
+    std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+    std::vector<float> x(static_cast<size_t>(g.channels * g.h * g.w));
+    for (float& v : x) v = dist(rng);
+    std::vector<float> w(static_cast<size_t>(g.channels * g.kh * g.kw)),
+        b(static_cast<size_t>(g.channels));
+    for (float& v : w) v = dist(rng);
+    for (float& v : b) v = dist(rng);
+    opt::DepthwiseEpilogue e;
+    e.silu = true;
+    const std::vector<double> want = reference(g, x, w, b.data(), e);
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), test_thread_pool()}) {
+      const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+      const size_t bytes = opt::depthwise_c8_scratch_bytes(g, threads);
+      Scratch s(bytes);
+      std::vector<float> io = x;
+      opt::depthwise_c8_avx2(g, io.data(), w.data(), b.data(), e, io.data(), s.get(), bytes, pool);
+      expect_close(io, want, 5e-7 * static_cast<double>(g.kh * g.kw),
+                   "in place " + std::to_string(g.h) + "x" + std::to_string(g.w) + " k" +
+                       std::to_string(g.kh) + (pool == nullptr ? " 1 thread" : " 2 threads"),
+                   &worst);
+    }
+  }
+  std::printf("depthwise c8 in place: max relative error against double %.3g\n", worst);
+  opt::DepthwiseGeom g;
+  g.batch = 1;
+  g.channels = 16;
+  g.kh = g.kw = 3;
+  g.ph = g.pw = 1;
+  g.h = g.w = g.oh = g.ow = 260;  // banded: the output would overwrite rows a later band reads
+  g.sh = g.sw = 1;
+  EXPECT_FALSE(opt::depthwise_c8_in_place(g));
+  g.h = g.w = 56;
+  g.oh = g.ow = 28;
+  g.sh = g.sw = 2;  // stride 2: blocks write over other blocks' input
+  EXPECT_TRUE(opt::depthwise_c8_supported(g));
+  EXPECT_FALSE(opt::depthwise_c8_in_place(g));
+}
+
 // Planes whose padded copy is too large to make whole run in bands of
 // output rows, each band copying the input rows it reads.
 TEST(OptConvDepthwiseC8Test, BandedPlanesMatchDoubleReference) {

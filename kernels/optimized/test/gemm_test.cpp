@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <string>
@@ -59,7 +61,28 @@ struct Case {
   bool pack_a, pack_b;
   bool use_beta, row_bias, col_bias, clamp;
   float alpha, beta;
+  // The epilogue's post activation: hardswish as the exporter decomposes it.
+  bool post = false;
+  // The epilogue's SiLU (after the clamp, before the post activation).
+  bool silu = false;
 };
+
+// x * clamp(x + 3, 0, 6) / 6 (opt::UnaryKind::kHardswish with MobileNetV3's
+// constants).
+const opt::UnaryParams& hardswish_params() {
+  static const opt::UnaryParams p = [] {
+    opt::UnaryParams q;
+    q.kind = opt::UnaryKind::kHardswish;
+    q.shift = 3.0f;
+    q.lo = 0.0f;
+    q.hi = std::numeric_limits<float>::infinity();
+    q.lo2 = -std::numeric_limits<float>::infinity();
+    q.hi2 = 6.0f;
+    q.divisor = 6.0f;
+    return q;
+  }();
+  return p;
+}
 
 std::string describe(const Case& c, bool threaded) {
   return "m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) +
@@ -67,7 +90,8 @@ std::string describe(const Case& c, bool threaded) {
          std::to_string(c.layout_b) + " packed=" + std::to_string(c.pack_a) +
          std::to_string(c.pack_b) + " beta=" + std::to_string(c.use_beta) +
          " biases=" + std::to_string(c.row_bias) + std::to_string(c.col_bias) +
-         " clamp=" + std::to_string(c.clamp) + (threaded ? " 2 threads" : " 1 thread");
+         " clamp=" + std::to_string(c.clamp) + " post=" + std::to_string(c.post) +
+         " silu=" + std::to_string(c.silu) + (threaded ? " 2 threads" : " 1 thread");
 }
 
 // A case's operands, C and the GemmArgs over them (not copyable: g points
@@ -97,6 +121,8 @@ void fill_args(const Case& cs, CaseData& d) {
     g.epilogue.lo = -0.25f;
     g.epilogue.hi = 0.5f;
   }
+  if (cs.post) g.epilogue.post = &hardswish_params();
+  g.epilogue.silu = cs.silu;
   // Packed operands are shared by the batch: only item 0's are used then.
   if (cs.pack_a) {
     d.pa_store.resize(opt::packed_a_bytes(cs.m, cs.k) / sizeof(float) + 1);
@@ -155,12 +181,18 @@ bool element_ok(const Case& cs, const CaseData& d, int64_t b, int64_t i, int64_t
   if (cs.row_bias) v += d.row_bias[static_cast<size_t>(i)];
   if (cs.col_bias) v += d.col_bias[static_cast<size_t>(j)];
   if (cs.clamp) v = std::min(std::max(v, -0.25), 0.5);
+  // Hardswish's slope is at most 1.5: the bound grows by that much.
+  // SiLU's slope is at most 1.1 and its own error a few float ulp.
+  const double slope = (cs.post ? 1.5 : 1.0) * (cs.silu ? 1.1 : 1.0);
+  if (cs.silu) v = v / (1.0 + std::exp(-v));
+  if (cs.post) v = v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0;
   *ref = v;
-  return std::abs(got - v) <= 1e-6 * (mag + 3.0) + 1e-6;
+  return std::abs(got - v) <= slope * (1e-6 * (mag + 3.0) + 1e-6);
 }
 
 // Runs one case through gemm() and checks every element of every batch item.
-void check_case(const Case& cs, bool threaded, std::mt19937& rng) {
+// Adds the largest |C - reference| over the computed elements to *max_err.
+void check_case(const Case& cs, bool threaded, std::mt19937& rng, double* max_err_out = nullptr) {
   SCOPED_TRACE(describe(cs, threaded));
   CaseData d;
   make_case(cs, rng, d);
@@ -170,11 +202,17 @@ void check_case(const Case& cs, bool threaded, std::mt19937& rng) {
   MemoryAllocator temp(temp_bytes.data(), temp_bytes.size());
   ASSERT_EQ(opt::gemm(d.g, &temp, pool), Error::Ok);
   size_t bad = 0;
+  double max_err = 0.0;
   for (int64_t b = 0; b < cs.batch; ++b) {
     for (int64_t i = 0; i < cs.m; ++i) {
       for (int64_t j = 0; j < d.ldc; ++j) {
         double ref = 0.0;
-        if (!element_ok(cs, d, b, i, j, &ref) && ++bad <= 3) {
+        const bool ok = element_ok(cs, d, b, i, j, &ref);
+        if (j < cs.n) {
+          const float got = d.c[static_cast<size_t>((b * cs.m + i) * d.ldc + j)];
+          max_err = std::max(max_err, std::abs(got - ref));
+        }
+        if (!ok && ++bad <= 3) {
           ADD_FAILURE() << "C[" << b << "][" << i << "][" << j
                         << "] = " << d.c[static_cast<size_t>((b * cs.m + i) * d.ldc + j)]
                         << ", reference " << ref;
@@ -183,6 +221,7 @@ void check_case(const Case& cs, bool threaded, std::mt19937& rng) {
     }
   }
   EXPECT_EQ(bad, 0u);
+  if (max_err_out != nullptr) *max_err_out = std::max(*max_err_out, max_err);
 }
 
 TEST(GemmTest, RandomShapesLayoutsAndEpilogues) {
@@ -210,9 +249,149 @@ TEST(GemmTest, RandomShapesLayoutsAndEpilogues) {
     c.clamp = pick(rng) % 4 == 0;
     c.alpha = pick(rng) % 2 == 0 ? 1.0f : -0.75f;
     c.beta = pick(rng) % 2 == 0 ? 1.0f : 0.5f;
+    c.post = pick(rng) % 4 == 0;
+    c.silu = pick(rng) % 4 == 0;
     check_case(c, iter % 2 == 1, rng);
     if (::testing::Test::HasFatalFailure()) return;
   }
+}
+
+// The post activation (hardswish, as conv -> batch norm -> hardswish fuses
+// it) on MobileNetV3's 1x1 convolution shapes, packed weights, row bias,
+// with and without a clamp before it, against the double reference.
+TEST(GemmTest, PostHardswishMatchesFloat64Reference) {
+  std::mt19937 rng(33);
+  const Case cases[] = {
+      {64, 12544 / 4, 16, 1, 0, 0, true, false, false, true, false, false, 1.0f, 0.0f, true},
+      {672, 196, 112, 1, 0, 0, true, false, false, true, false, false, 1.0f, 0.0f, true},
+      {960, 49, 160, 1, 0, 0, true, false, false, true, false, true, 1.0f, 0.0f, true},
+      {37, 100, 7, 2, 0, 2, false, false, false, true, true, false, -0.75f, 0.0f, true},
+  };
+  double max_err = 0.0;
+  for (const Case& c : cases) {
+    check_case(c, true, rng, &max_err);
+    check_case(c, false, rng, &max_err);
+  }
+  std::printf("gemm + hardswish: max abs error %.3g against the float64 reference\n", max_err);
+}
+
+// The epilogue's SiLU (conv -> batch norm -> SiLU, EfficientNet's 1x1
+// convolutions; the AVX-512 micro-kernel applies it in registers, the others
+// on the finished tile) against the double reference.
+TEST(GemmTest, SiluEpilogueMatchesFloat64Reference) {
+  std::mt19937 rng(34);
+  const Case cases[] = {
+      {96, 12544 / 4, 16, 1, 0, 0, true, false, false, true, false, false, 1.0f, 0.0f},
+      {144, 3136, 24, 1, 0, 0, true, false, false, true, false, false, 1.0f, 0.0f},
+      {1152, 49, 192, 1, 0, 0, true, false, false, true, false, false, 1.0f, 0.0f},
+      {13, 100, 7, 2, 0, 2, false, false, false, true, true, true, -0.75f, 0.0f},
+      {49, 320, 300, 1, 1, 0, false, true, false, false, true, false, 1.0f, 0.0f},
+  };
+  double max_err = 0.0;
+  for (Case c : cases) {
+    c.silu = true;
+    check_case(c, true, rng, &max_err);
+    check_case(c, false, rng, &max_err);
+  }
+  std::printf("gemm + SiLU: max abs error %.3g against the float64 reference\n", max_err);
+}
+
+// GemmArgs::k_scale (a squeeze-excite scale folded into a 1x1
+// convolution): C = A @ diag(s) @ B with s applied to the operand packed per
+// call (B, or A when B comes packed), each scaled element rounded once, as
+// a separate mul would; every packing layout and the panel-by-panel path,
+// against the double reference of the rounded products.
+TEST(GemmTest, KScaleMatchesFloat64ReferenceOfScaledOperand) {
+  std::mt19937 rng(35);
+  std::uniform_real_distribution<float> dist(0.0f, 1.0f);
+  struct KCase {
+    int64_t m, n, k;
+    bool pack_a, pack_b;
+    int layout_a, layout_b;
+  };
+  const KCase cases[] = {
+      {112, 196, 672, true, false, 0, 0},  // projection: weights packed, activations scaled
+      {24, 3136, 96, true, false, 0, 0},   // few rows: B packed (not read in place)
+      {49, 48, 64, false, true, 1, 0},     // transposed product: A = X^T scaled
+      {5, 40, 700, false, true, 0, 0},     // few rows against packed B, K blocks
+      {37, 70, 33, false, false, 2, 2},    // both unpacked: B scaled
+  };
+  double max_err = 0.0;
+  for (const KCase& kc : cases) {
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), testing::test_thread_pool()}) {
+      Operand as = make_operand(kc.m, kc.k, kc.layout_a, 1, rng);
+      Operand bs = make_operand(kc.k, kc.n, kc.layout_b, 1, rng);
+      std::vector<float> scale(static_cast<size_t>(kc.k));
+      for (float& v : scale) v = dist(rng);
+      std::vector<float> pa_store, pb_store;
+      PackedMatrix pa, pb;
+      GemmArgs g;
+      g.m = kc.m;
+      g.n = kc.n;
+      g.k = kc.k;
+      if (kc.pack_a) {
+        pa_store.resize(opt::packed_a_bytes(kc.m, kc.k) / sizeof(float) + 1);
+        pa = opt::pack_a(as.view, kc.m, kc.k, pa_store.data());
+        g.packed_a = &pa;
+      } else {
+        g.a = as.view;
+      }
+      if (kc.pack_b) {
+        pb_store.resize(opt::packed_b_bytes(kc.k, kc.n) / sizeof(float) + 1);
+        pb = opt::pack_b(bs.view, kc.k, kc.n, pb_store.data());
+        g.packed_b = &pb;
+      } else {
+        g.b = bs.view;
+      }
+      std::vector<float> c(static_cast<size_t>(kc.m * kc.n), std::nanf(""));
+      g.c = c.data();
+      g.ldc = kc.n;
+      g.k_scale = scale.data();
+      const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+      std::vector<uint8_t> temp_bytes(opt::gemm_scratch_bytes(g, threads) + 1);
+      MemoryAllocator temp(temp_bytes.data(), temp_bytes.size());
+      ASSERT_EQ(opt::gemm(g, &temp, pool), Error::Ok);
+      const bool scale_b = !kc.pack_b;
+      size_t bad = 0;
+      for (int64_t i = 0; i < kc.m; ++i) {
+        for (int64_t j = 0; j < kc.n; ++j) {
+          double acc = 0.0, mag = 0.0;
+          for (int64_t p = 0; p < kc.k; ++p) {
+            const float s = scale[static_cast<size_t>(p)];
+            const float av = scale_b ? at(as.view, i, p) : at(as.view, i, p) * s;
+            const float bv = scale_b ? at(bs.view, p, j) * s : at(bs.view, p, j);
+            acc += static_cast<double>(av) * bv;
+            mag += std::abs(static_cast<double>(av) * bv);
+          }
+          const double err = std::abs(c[static_cast<size_t>(i * kc.n + j)] - acc);
+          max_err = std::max(max_err, err);
+          if (!(err <= 1e-6 * (mag + 3.0)) && ++bad <= 3) {
+            ADD_FAILURE() << "m=" << kc.m << " n=" << kc.n << " k=" << kc.k << " C[" << i << "]["
+                          << j << "] = " << c[static_cast<size_t>(i * kc.n + j)] << ", reference "
+                          << acc;
+          }
+        }
+      }
+      EXPECT_EQ(bad, 0u);
+    }
+  }
+  std::printf("gemm with k_scale: max abs error %.3g against the float64 reference\n", max_err);
+  // Both operands packed: nothing to scale.
+  GemmArgs g;
+  std::vector<float> a(6 * 4, 1.0f), b(4 * 16, 1.0f), c(6 * 16), s(4, 1.0f);
+  std::vector<float> pa_store(opt::packed_a_bytes(6, 4) / sizeof(float) + 1);
+  std::vector<float> pb_store(opt::packed_b_bytes(4, 16) / sizeof(float) + 1);
+  const PackedMatrix pa = opt::pack_a(MatrixView{a.data(), 4, 1}, 6, 4, pa_store.data());
+  const PackedMatrix pb = opt::pack_b(MatrixView{b.data(), 16, 1}, 4, 16, pb_store.data());
+  g.m = 6;
+  g.n = 16;
+  g.k = 4;
+  g.packed_a = &pa;
+  g.packed_b = &pb;
+  g.c = c.data();
+  g.ldc = 16;
+  g.k_scale = s.data();
+  EXPECT_EQ(opt::gemm(g, nullptr, nullptr), Error::InvalidArgument);
 }
 
 TEST(GemmTest, LargeShapesEveryPathOnTwoThreads) {
