@@ -21,6 +21,15 @@ void opt_log_softmax_out(KernelContext& ctx, const Tensor& self, int64_t dim, bo
                          Tensor& out);
 Error opt_softmax_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim,
                           bool half_to_float, Tensor& out);
+// The fused safe softmax of fusion_rules.cpp (softmax -> eq(x, -inf) ->
+// logical_not -> any -> logical_not -> full_like(0) -> where): the softmax of
+// the last dim with rows that are -inf throughout written as zeros.
+// etr::safe_softmax.fused(Tensor self, int dim, bool half_to_float, int any_dim, *,
+//   Tensor(a!) out)
+void opt_safe_softmax_out(KernelContext& ctx, const Tensor& self, int64_t dim, bool half_to_float,
+                          int64_t any_dim, Tensor& out);
+Error opt_safe_softmax_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim,
+                               bool half_to_float, int64_t any_dim, Tensor& out);
 
 // ---- op_layer_norm.cpp
 // aten::native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight,
@@ -63,6 +72,8 @@ inline constexpr KernelEntry kOptNormalizationKernels[] = {
                                                         DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_log_softmax_out, &opt_softmax_prepare>("aten::_log_softmax.out",
                                                             DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_safe_softmax_out, &opt_safe_softmax_prepare>("etr::safe_softmax.fused",
+                                                                  DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_native_layer_norm_out, &opt_native_layer_norm_prepare>(
         "aten::native_layer_norm.out", DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_batch_norm_no_training_out, &opt_batch_norm_no_training_prepare>(

@@ -1,8 +1,11 @@
 // aten::_softmax.out / _log_softmax.out over the last dim of a
 // default-layout Float tensor: per row max, exp(x - max) with its sum, then
 // a division (softmax) or x - max - log(sum) (log_softmax). Rows run on the
-// thread pool.
+// thread pool. etr::safe_softmax.fused (fusion_rules.cpp) is the softmax
+// with rows that are -inf throughout written as zeros.
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 #include "kernels/cpu_math/vec_math.h"
 #include "kernels/optimized/normalization.h"
@@ -14,8 +17,11 @@ namespace {
 
 constexpr size_t kGrainElements = 65536;
 
-template <bool kLog>
+enum class Flavor { kSoftmax, kLogSoftmax, kSafeSoftmax };
+
+template <Flavor kFlavor>
 void softmax_rows(KernelContext& ctx, const Tensor& self, Tensor& out) {
+  constexpr bool kLog = kFlavor == Flavor::kLogSoftmax;
   ETR_KERNEL_TRY(ctx, resize_output(ctx.op_name(), out, self.sizes()));
   const int64_t cols = self.size(self.dim() - 1);
   if (cols == 0 || self.numel() == 0) return;
@@ -33,6 +39,11 @@ void softmax_rows(KernelContext& ctx, const Tensor& self, Tensor& out) {
       const float* xr = x + r * n;
       float* yr = y + r * n;
       const float m = opt::max(xr, n);
+      if (kFlavor == Flavor::kSafeSoftmax && m == -std::numeric_limits<float>::infinity()) {
+        // Every element is -inf (a NaN would have made m NaN): a masked row.
+        std::memset(yr, 0, n * sizeof(float));
+        continue;
+      }
       const float sum = opt::exp_shift_sum(xr, m, yr, n);
       if (kLog) {
         const float log_sum = static_cast<float>(std::log(static_cast<double>(sum)));
@@ -60,11 +71,24 @@ Error opt_softmax_prepare(KernelPrepareContext&, const Tensor& self, int64_t dim
 }
 
 void opt_softmax_out(KernelContext& ctx, const Tensor& self, int64_t, bool, Tensor& out) {
-  softmax_rows<false>(ctx, self, out);
+  softmax_rows<Flavor::kSoftmax>(ctx, self, out);
 }
 
 void opt_log_softmax_out(KernelContext& ctx, const Tensor& self, int64_t, bool, Tensor& out) {
-  softmax_rows<true>(ctx, self, out);
+  softmax_rows<Flavor::kLogSoftmax>(ctx, self, out);
+}
+
+Error opt_safe_softmax_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim,
+                               bool half_to_float, int64_t any_dim, Tensor& out) {
+  // The any() must reduce the softmax's dim: the last one.
+  const int64_t rank = static_cast<int64_t>(self.dim());
+  if (!(any_dim == -1 || any_dim == rank - 1)) return Error::NotSupported;
+  return opt_softmax_prepare(ctx, self, dim, half_to_float, out);
+}
+
+void opt_safe_softmax_out(KernelContext& ctx, const Tensor& self, int64_t, bool, int64_t,
+                          Tensor& out) {
+  softmax_rows<Flavor::kSafeSoftmax>(ctx, self, out);
 }
 
 }  // namespace etr

@@ -27,7 +27,7 @@
 
 namespace etr {
 
-constexpr size_t kMaxChainSteps = 6;
+constexpr size_t kMaxChainSteps = 8;
 constexpr size_t kMaxChainLinks = 8;
 
 // No step: ends a list of references.

@@ -2,6 +2,10 @@
 // _native_batch_norm_legit_no_training and mean.out (trailing dims) against
 // the portable kernels on seeded random shapes, with NaN/inf rows, empty
 // tensors and threaded sizes, on one and two threads.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
 #include <random>
 
 #include "kernels/optimized/test/compare_util.h"
@@ -44,6 +48,89 @@ TEST(OptimizedNormalization, SoftmaxLastDimMatchesPortable) {
     return std::vector<EValue*>{r.tensor(x), r.i(0), r.b(false), r.tensor(o[0])};
   };
   check_against_portable(call, test_thread_pool(), 0.0, 0.0, "portable", "softmax dim 0");
+}
+
+// etr::safe_softmax.fused (the exporter's _safe_softmax chain fused at load)
+// against a float64 reference: softmax over the last dim, zeros for rows that
+// are -inf throughout, NaN for rows holding a NaN; rows partly -inf (a causal
+// mask) keep their softmax.
+TEST(OptimizedNormalization, SafeSoftmaxMatchesFloat64Reference) {
+  std::mt19937 rng(17);
+  const float kNegInf = -std::numeric_limits<float>::infinity();
+  const std::vector<std::vector<int32_t>> shapes = {
+      {1, 3, 197, 197}, {4, 128, 128}, {5, 7}, {2, 9}, {1, 1}};
+  for (const auto& shape : shapes) {
+    HostTensor x = random_float_tensor(shape, rng, -12.0f, 12.0f);
+    const size_t n = static_cast<size_t>(shape.back());
+    const size_t rows = static_cast<size_t>(x.tensor().numel()) / n;
+    float* p = x.tensor().data_ptr<float>();
+    // Row 0 fully masked, row 1 causally masked (when there are such rows),
+    // the last row with a NaN (when it is not row 0).
+    for (size_t j = 0; j < n; ++j) p[j] = kNegInf;
+    if (rows > 1) {
+      for (size_t j = 1; j < n; ++j) p[n + j] = kNegInf;
+    }
+    if (rows > 2) p[(rows - 1) * n + n / 2] = std::nanf("");
+    std::vector<double> want(rows * n);
+    for (size_t r = 0; r < rows; ++r) {
+      const float* xr = p + r * n;
+      bool masked = true, has_nan = false;
+      double m = -INFINITY;
+      for (size_t j = 0; j < n; ++j) {
+        masked = masked && xr[j] == kNegInf;
+        has_nan = has_nan || std::isnan(xr[j]);
+        m = std::max(m, static_cast<double>(xr[j]));
+      }
+      double sum = 0.0;
+      for (size_t j = 0; j < n; ++j) sum += std::exp(static_cast<double>(xr[j]) - m);
+      for (size_t j = 0; j < n; ++j) {
+        want[r * n + j] = masked    ? 0.0
+                          : has_nan ? std::nan("")
+                                    : std::exp(static_cast<double>(xr[j]) - m) / sum;
+      }
+    }
+    const int64_t last = static_cast<int64_t>(shape.size()) - 1;
+    for (int64_t dim : {int64_t{-1}, last}) {
+      for (ThreadPool* pool : kPools()) {
+        OpCall call;
+        call.op = "etr::safe_softmax.fused";
+        call.outs = {{ScalarType::Float, shape}};
+        call.args = [&x, dim](KernelRunner& r, std::vector<HostTensor>& o) {
+          return std::vector<EValue*>{r.tensor(x), r.i(dim), r.b(false), r.i(dim), r.tensor(o[0])};
+        };
+        const OpResult got = run_call(call, test_kernel_registry(), pool);
+        ASSERT_EQ(got.error, Error::Ok) << shape_str(shape);
+        EXPECT_EQ(got.library, "optimized");
+        const std::vector<float> y = got.outs[0].values<float>();
+        double max_err = 0.0;
+        size_t bad = 0;
+        for (size_t i = 0; i < y.size(); ++i) {
+          if (std::isnan(want[i])) {
+            bad += std::isnan(y[i]) ? 0 : 1;
+            continue;
+          }
+          const double err = std::abs(static_cast<double>(y[i]) - want[i]);
+          max_err = std::max(max_err, err);
+          if (!(err <= 1e-6 + 2e-6 * want[i])) ++bad;
+        }
+        std::printf("safe softmax %s dim %lld: max abs error %.3g\n", shape_str(shape).c_str(),
+                    static_cast<long long>(dim), max_err);
+        EXPECT_EQ(bad, 0u) << shape_str(shape);
+        // The fully masked row is exactly zero.
+        for (size_t j = 0; j < n; ++j) EXPECT_EQ(y[j], 0.0f) << shape_str(shape);
+      }
+    }
+  }
+  // The any() over another dim than the softmax's: declined (no other library
+  // has the fused kernel, so the call fails to load).
+  HostTensor x = random_float_tensor({3, 4}, rng);
+  OpCall call;
+  call.op = "etr::safe_softmax.fused";
+  call.outs = {{ScalarType::Float, {3, 4}}};
+  call.args = [&x](KernelRunner& r, std::vector<HostTensor>& o) {
+    return std::vector<EValue*>{r.tensor(x), r.i(-1), r.b(false), r.i(0), r.tensor(o[0])};
+  };
+  EXPECT_NE(run_call(call, test_kernel_registry(), nullptr).error, Error::Ok);
 }
 
 TEST(OptimizedNormalization, LayerNormMatchesPortable) {
