@@ -116,6 +116,10 @@ float exp_shift_sum(const float* x, float shift, float* y, size_t n) {
   return sum;
 }
 
+float exp_shift_sum_nonpositive(const float* x, float shift, float* y, size_t n) {
+  return exp_shift_sum(x, shift, y, n);
+}
+
 void affine(const float* x, float scale, float shift, float* y, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const float t = x[i] * scale;
@@ -172,6 +176,11 @@ float max(const float* x, size_t n) { return use_avx2() ? avx2::max(x, n) : gene
 
 float exp_shift_sum(const float* x, float shift, float* y, size_t n) {
   return use_avx2() ? avx2::exp_shift_sum(x, shift, y, n) : generic::exp_shift_sum(x, shift, y, n);
+}
+
+float exp_shift_sum_nonpositive(const float* x, float shift, float* y, size_t n) {
+  return use_avx2() ? avx2::exp_shift_sum_nonpositive(x, shift, y, n)
+                    : generic::exp_shift_sum_nonpositive(x, shift, y, n);
 }
 
 void affine(const float* x, float scale, float shift, float* y, size_t n) {

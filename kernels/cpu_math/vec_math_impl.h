@@ -19,6 +19,7 @@
               float* y, size_t n);                                                               \
   float max(const float* x, size_t n);                                                           \
   float exp_shift_sum(const float* x, float shift, float* y, size_t n);                          \
+  float exp_shift_sum_nonpositive(const float* x, float shift, float* y, size_t n);              \
   void affine(const float* x, float scale, float shift, float* y, size_t n);                     \
   void normalize(const float* x, double mean, double rstd, const float* w, const float* b,       \
                  float* y, size_t n);                                                            \

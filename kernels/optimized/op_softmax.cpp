@@ -1,6 +1,6 @@
 // aten::_softmax.out / _log_softmax.out over the last dim of a
 // default-layout Float tensor: per row max, exp(x - max) with its sum, then
-// a division (softmax) or x - max - log(sum) (log_softmax). Rows run on the
+// a product by 1 / sum (softmax) or x - max - log(sum) (log_softmax). Rows run on the
 // thread pool. etr::safe_softmax.fused (fusion_rules.cpp) is the softmax
 // with rows that are -inf throughout written as zeros.
 #include <cmath>
@@ -33,8 +33,6 @@ void softmax_rows(KernelContext& ctx, const Tensor& self, Tensor& out) {
   parallel_for(ctx.thread_pool(), rows, grain, [&](size_t begin, size_t end) {
     opt::BinaryParams sub;
     sub.kind = opt::BinaryKind::kSub;
-    opt::BinaryParams div;
-    div.kind = opt::BinaryKind::kDiv;
     for (size_t r = begin; r < end; ++r) {
       const float* xr = x + r * n;
       float* yr = y + r * n;
@@ -44,13 +42,16 @@ void softmax_rows(KernelContext& ctx, const Tensor& self, Tensor& out) {
         std::memset(yr, 0, n * sizeof(float));
         continue;
       }
-      const float sum = opt::exp_shift_sum(xr, m, yr, n);
+      // m is the row's max (or NaN): every exp argument is <= 0 or NaN.
+      const float sum = opt::exp_shift_sum_nonpositive(xr, m, yr, n);
       if (kLog) {
         const float log_sum = static_cast<float>(std::log(static_cast<double>(sum)));
         opt::binary(sub, xr, 1, &m, 0, yr, n);
         opt::binary(sub, yr, 1, &log_sum, 0, yr, n);
       } else {
-        opt::binary(div, yr, 1, &sum, 0, yr, n);
+        // One reciprocal and a product per element (within 1 ulp of the
+        // division).
+        opt::affine(yr, 1.0f / sum, 0.0f, yr, n);
       }
     }
   });
