@@ -1,6 +1,6 @@
 // The optimized library's fusion rules (runtime/kernel/fusion_rule.h): the
 // chains of ATen calls its fused kernels (op_conv_bn.cpp, op_matmul.cpp,
-// op_softmax.cpp)
+// op_softmax.cpp, op_permute_copy.cpp, op_activation.cpp)
 // stand in for. Each FusionRule{...} starts with the fused kernel's name and
 // then names the steps' operators in order; cmake/selective_build.cmake
 // reads those names from this file, so keep other string literals out.
@@ -25,6 +25,11 @@
 //   aten::any.out          0 self, 1 dim, 2 keepdim, 3 out, 4 return
 //   aten::full_like.out    0 self, 1 fill_value, 2 memory_format, 3 out, 4 return
 //   aten::where.self_out   0 condition, 1 self, 2 other, 3 out, 4 return
+//   aten::unsqueeze_copy.out / aten::squeeze_copy.dims_out
+//                          0 self, 1 dim, 2 out, 3 return
+//   dim_order_ops::_clone_dim_order.out
+//                          0 self, 1 non_blocking, 2 dim_order, 3 out, 4 return
+//   aten::gelu.out         0 self, 1 approximate, 2 out, 3 return
 #include <limits>
 
 #include "kernels/optimized/optimized_kernels.h"
@@ -124,7 +129,8 @@ constexpr FusionRule kOptimizedFusionRules[] = {
     //   y = where(all, full_like(s, 0), s)
     // The fused kernel computes the softmax and writes zeros for rows that
     // are -inf throughout; its prepare checks that d is the last dim for both
-    // the softmax and the any.
+    // the softmax and the any. The softmax's own output is its scratch (for
+    // a memory plan that put the result over x).
     FusionRule{"etr::safe_softmax.fused",
                {{{"aten::_softmax.out", 5},
                  {"aten::eq.Scalar_out", 4},
@@ -138,7 +144,7 @@ constexpr FusionRule kOptimizedFusionRules[] = {
                  same(arg_of(5, 0), arg_of(0, 3)), same(arg_of(6, 0), arg_of(4, 1)),
                  same(arg_of(6, 1), arg_of(5, 3)), same(arg_of(6, 2), arg_of(0, 3))}},
                {input(arg_of(0, 0)), input(arg_of(0, 1)), input(arg_of(0, 2)), input(arg_of(3, 1)),
-                output(arg_of(6, -2)), output(arg_of(6, -1))},
+                scratch(arg_of(0, 3)), output(arg_of(6, -2)), output(arg_of(6, -1))},
                {arg_of(0, 3), arg_of(0, 4), arg_of(1, 2), arg_of(1, 3), arg_of(2, 1), arg_of(2, 2),
                 arg_of(3, 3), arg_of(3, 4), arg_of(4, 1), arg_of(4, 2), arg_of(5, 3), arg_of(5, 4)},
                {{FusionCheckKind::ScalarEquals,
@@ -148,6 +154,49 @@ constexpr FusionRule kOptimizedFusionRules[] = {
                  -std::numeric_limits<double>::infinity()},
                 {FusionCheckKind::ScalarEquals, arg_of(3, 2), {}, 0, 1.0},
                 {FusionCheckKind::ScalarEquals, arg_of(5, 1), {}, 0, 0.0}},
+               0},
+    // The exporter's split of a packed q/k/v projection into heads:
+    // unsqueeze_copy -> permute_copy -> squeeze_copy.dims -> clone, one
+    // permute of the input into the clone's output (the unsqueeze's output
+    // is scratch memory for a plan that put the clone's over the input).
+    FusionRule{
+        "etr::unsqueeze_permute_squeeze.fused",
+        {{{"aten::unsqueeze_copy.out", 4},
+          {"aten::permute_copy.out", 4},
+          {"aten::squeeze_copy.dims_out", 4},
+          {"dim_order_ops::_clone_dim_order.out", 5}},
+         {same(arg_of(1, 0), arg_of(0, 2)), same(arg_of(2, 0), arg_of(1, 2)),
+          same(arg_of(3, 0), arg_of(2, 2))}},
+        {input(arg_of(0, 0)), input(arg_of(0, 1)), input(arg_of(1, 1)), input(arg_of(2, 1)),
+         input(arg_of(3, 2)), scratch(arg_of(0, 2)), output(arg_of(3, -2)), output(arg_of(3, -1))},
+        {arg_of(0, 2), arg_of(0, 3), arg_of(1, 2), arg_of(1, 3), arg_of(2, 2), arg_of(2, 3)},
+        {},
+        1},
+    // The attention heads merged back: permute_copy -> clone -> permute_copy
+    // -> permute_copy, one permute by the composed dims (the first permute's
+    // output is scratch memory as above).
+    FusionRule{
+        "etr::permute_clone_permute_permute.fused",
+        {{{"aten::permute_copy.out", 4},
+          {"dim_order_ops::_clone_dim_order.out", 5},
+          {"aten::permute_copy.out", 4},
+          {"aten::permute_copy.out", 4}},
+         {same(arg_of(1, 0), arg_of(0, 2)), same(arg_of(2, 0), arg_of(1, 3)),
+          same(arg_of(3, 0), arg_of(2, 2))}},
+        {input(arg_of(0, 0)), input(arg_of(0, 1)), input(arg_of(1, 2)), input(arg_of(2, 1)),
+         input(arg_of(3, 1)), scratch(arg_of(0, 2)), output(arg_of(3, -2)), output(arg_of(3, -1))},
+        {arg_of(0, 2), arg_of(0, 3), arg_of(1, 3), arg_of(1, 4), arg_of(2, 2), arg_of(2, 3)},
+        {},
+        0},
+    // gelu -> clone: the GELU written into the clone's output (or into the
+    // gelu's own, then moved, when the plan put the clone's over the input).
+    FusionRule{"etr::gelu_clone.fused",
+               {{{"aten::gelu.out", 4}, {"dim_order_ops::_clone_dim_order.out", 5}},
+                {same(arg_of(1, 0), arg_of(0, 2))}},
+               {input(arg_of(0, 0)), input(arg_of(0, 1)), input(arg_of(1, 2)),
+                scratch(arg_of(0, 2)), output(arg_of(1, -2)), output(arg_of(1, -1))},
+               {arg_of(0, 2), arg_of(0, 3)},
+               {},
                0},
 };
 

@@ -24,12 +24,13 @@ Error opt_softmax_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t
 // The fused safe softmax of fusion_rules.cpp (softmax -> eq(x, -inf) ->
 // logical_not -> any -> logical_not -> full_like(0) -> where): the softmax of
 // the last dim with rows that are -inf throughout written as zeros.
-// etr::safe_softmax.fused(Tensor self, int dim, bool half_to_float, int any_dim, *,
-//   Tensor(a!) out)
+// etr::safe_softmax.fused(Tensor self, int dim, bool half_to_float, int any_dim,
+//   Tensor(b!) scratch, *, Tensor(a!) out); scratch (the softmax's own output)
+//   is used when out partly overlaps self.
 void opt_safe_softmax_out(KernelContext& ctx, const Tensor& self, int64_t dim, bool half_to_float,
-                          int64_t any_dim, Tensor& out);
+                          int64_t any_dim, Tensor& scratch, Tensor& out);
 Error opt_safe_softmax_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim,
-                               bool half_to_float, int64_t any_dim, Tensor& out);
+                               bool half_to_float, int64_t any_dim, Tensor& scratch, Tensor& out);
 
 // ---- op_layer_norm.cpp
 // aten::native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight,

@@ -80,7 +80,7 @@ void opt_log_softmax_out(KernelContext& ctx, const Tensor& self, int64_t, bool, 
 }
 
 Error opt_safe_softmax_prepare(KernelPrepareContext& ctx, const Tensor& self, int64_t dim,
-                               bool half_to_float, int64_t any_dim, Tensor& out) {
+                               bool half_to_float, int64_t any_dim, Tensor&, Tensor& out) {
   // The any() must reduce the softmax's dim: the last one.
   const int64_t rank = static_cast<int64_t>(self.dim());
   if (!(any_dim == -1 || any_dim == rank - 1)) return Error::NotSupported;
@@ -88,8 +88,18 @@ Error opt_safe_softmax_prepare(KernelPrepareContext& ctx, const Tensor& self, in
 }
 
 void opt_safe_softmax_out(KernelContext& ctx, const Tensor& self, int64_t, bool, int64_t,
-                          Tensor& out) {
-  softmax_rows<Flavor::kSafeSoftmax>(ctx, self, out);
+                          Tensor& scratch, Tensor& out) {
+  // Rows run in place when out is self; a partial overlap (a memory plan
+  // that put the result across x, dead after the chain's eq) goes through
+  // the softmax's own output, which the loader checked is apart from x.
+  if (!opt::share_memory(out, self) || out.const_data() == self.const_data()) {
+    softmax_rows<Flavor::kSafeSoftmax>(ctx, self, out);
+    return;
+  }
+  softmax_rows<Flavor::kSafeSoftmax>(ctx, self, scratch);
+  if (ctx.failure_state() != Error::Ok) return;
+  ETR_KERNEL_TRY(ctx, resize_output(ctx.op_name(), out, self.sizes()));
+  std::memmove(out.mutable_data(), scratch.const_data(), out.nbytes());
 }
 
 }  // namespace etr

@@ -94,9 +94,10 @@ TEST(OptimizedNormalization, SafeSoftmaxMatchesFloat64Reference) {
       for (ThreadPool* pool : kPools()) {
         OpCall call;
         call.op = "etr::safe_softmax.fused";
-        call.outs = {{ScalarType::Float, shape}};
+        call.outs = {{ScalarType::Float, shape}, {ScalarType::Float, shape}};
         call.args = [&x, dim](KernelRunner& r, std::vector<HostTensor>& o) {
-          return std::vector<EValue*>{r.tensor(x), r.i(dim), r.b(false), r.i(dim), r.tensor(o[0])};
+          return std::vector<EValue*>{r.tensor(x), r.i(dim),       r.b(false),
+                                      r.i(dim),    r.tensor(o[1]), r.tensor(o[0])};
         };
         const OpResult got = run_call(call, test_kernel_registry(), pool);
         ASSERT_EQ(got.error, Error::Ok) << shape_str(shape);
@@ -126,9 +127,10 @@ TEST(OptimizedNormalization, SafeSoftmaxMatchesFloat64Reference) {
   HostTensor x = random_float_tensor({3, 4}, rng);
   OpCall call;
   call.op = "etr::safe_softmax.fused";
-  call.outs = {{ScalarType::Float, {3, 4}}};
+  call.outs = {{ScalarType::Float, {3, 4}}, {ScalarType::Float, {3, 4}}};
   call.args = [&x](KernelRunner& r, std::vector<HostTensor>& o) {
-    return std::vector<EValue*>{r.tensor(x), r.i(-1), r.b(false), r.i(0), r.tensor(o[0])};
+    return std::vector<EValue*>{r.tensor(x), r.i(-1),        r.b(false),
+                                r.i(0),      r.tensor(o[1]), r.tensor(o[0])};
   };
   EXPECT_NE(run_call(call, test_kernel_registry(), nullptr).error, Error::Ok);
 }
