@@ -102,4 +102,53 @@ void opt_safe_softmax_out(KernelContext& ctx, const Tensor& self, int64_t, bool,
   std::memmove(out.mutable_data(), scratch.const_data(), out.nbytes());
 }
 
+Error opt_softmax_guard_prepare(KernelPrepareContext&, const Tensor& x, const Tensor& s,
+                                int64_t any_dim, Tensor& out) {
+  const int64_t rank = static_cast<int64_t>(x.dim());
+  if (rank < 1 || !(any_dim == -1 || any_dim == rank - 1) || x.dtype() != ScalarType::Float ||
+      s.dtype() != ScalarType::Float || out.dtype() != ScalarType::Float ||
+      !opt::has_default_dim_order(x) || !opt::has_default_dim_order(s) ||
+      !opt::has_default_dim_order(out)) {
+    return Error::NotSupported;
+  }
+  return Error::Ok;
+}
+
+void opt_softmax_guard_out(KernelContext& ctx, const Tensor& x, const Tensor& s, int64_t,
+                           Tensor& out) {
+  const char* op = ctx.op_name();
+  ETR_KERNEL_CHECK(ctx, x.dim() == s.dim(), Error::InvalidArgument,
+                   "%s: scores and softmax have %zu and %zu dims", op, x.dim(), s.dim());
+  for (size_t d = 0; d < x.dim(); ++d) {
+    ETR_KERNEL_CHECK(ctx, x.size(d) == s.size(d), Error::InvalidArgument,
+                     "%s: scores and softmax differ in dim %zu (%lld vs %lld)", op, d,
+                     static_cast<long long>(x.size(d)), static_cast<long long>(s.size(d)));
+  }
+  ETR_KERNEL_TRY(ctx, resize_output(op, out, s.sizes()));
+  const int64_t cols = x.size(x.dim() - 1);
+  if (s.numel() == 0 || cols == 0) return;
+  const size_t n = static_cast<size_t>(cols);
+  const size_t rows = static_cast<size_t>(s.numel() / cols);
+  const float* xp = x.const_data_ptr<float>();
+  const float* sp = s.const_data_ptr<float>();
+  float* yp = out.data_ptr<float>();
+  // Row r of x is read before row r of the result is written. The memory
+  // plan may put the result over x (dead after the eq), never over s (read
+  // by the where): rows then run towards the side where the result starts,
+  // so no row of x is overwritten before it was read.
+  const bool backwards = yp > xp;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  for (size_t i = 0; i < rows; ++i) {
+    const size_t r = backwards ? rows - 1 - i : i;
+    const float* xr = xp + r * n;
+    size_t j = 0;
+    while (j < n && xr[j] == neg_inf) ++j;
+    if (j == n) {
+      std::memset(yp + r * n, 0, n * sizeof(float));
+    } else if (yp != sp) {
+      std::memmove(yp + r * n, sp + r * n, n * sizeof(float));
+    }
+  }
+}
+
 }  // namespace etr

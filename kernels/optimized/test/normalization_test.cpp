@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -133,6 +134,55 @@ TEST(OptimizedNormalization, SafeSoftmaxMatchesFloat64Reference) {
                                 r.i(0),      r.tensor(o[1]), r.tensor(o[0])};
   };
   EXPECT_NE(run_call(call, test_kernel_registry(), nullptr).error, Error::Ok);
+}
+
+// etr::softmax_guard.fused (the guard around a delegated softmax s of scores
+// x): s with the rows of x that are -inf throughout zeroed (a NaN or a single
+// finite score keeps the row), with out apart, equal to s, and over x shifted
+// either way (the memory plan may reuse x's bytes, dead after the eq).
+TEST(OptimizedNormalization, SoftmaxGuardZeroesFullyMaskedRows) {
+  std::mt19937 rng(18);
+  const float kNegInf = -std::numeric_limits<float>::infinity();
+  const size_t rows = 6, n = 9;
+  std::vector<float> xv(rows * n), sv(rows * n);
+  std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+  for (float& v : xv) v = dist(rng);
+  for (float& v : sv) v = dist(rng);
+  // Rows 0, 1 and 4 masked (adjacent masked rows: a result row written over
+  // x before the next row of x was read would unmask it), row 3 with one
+  // finite score and row 5 with a NaN kept (NaN == -inf is false).
+  for (size_t r : {0, 1, 3, 4, 5}) {
+    for (size_t j = 0; j < n; ++j) xv[r * n + j] = kNegInf;
+  }
+  xv[3 * n + 5] = 0.5f;
+  xv[5 * n + 8] = std::nanf("");
+  std::vector<float> want(sv);
+  for (size_t r : {0, 1, 4}) {
+    for (size_t j = 0; j < n; ++j) want[r * n + j] = 0.0f;
+  }
+  const std::vector<int32_t> shape = {2, 3, 9};
+  // where: 0 apart, 1 out == s, 2/3 out over x starting 4 elements after /
+  // before it.
+  for (int where = 0; where < 4; ++where) {
+    std::vector<float> buf(3 * rows * n, 7.0f);
+    float* base = buf.data() + rows * n;
+    HostTensor x = make_tensor<float>(shape, xv);
+    HostTensor s = make_tensor<float>(shape, sv);
+    HostTensor out = zeros_tensor(ScalarType::Float, shape);
+    if (where == 1) out.tensor().set_data(s.tensor().mutable_data(), s.tensor().nbytes());
+    if (where >= 2) {
+      std::memcpy(base, xv.data(), xv.size() * sizeof(float));
+      x.tensor().set_data(base, xv.size() * sizeof(float));
+      out.tensor().set_data(base + (where == 2 ? 4 : -4), xv.size() * sizeof(float));
+    }
+    KernelRunner runner(test_kernel_registry(), nullptr);
+    const Error err = runner.run("etr::softmax_guard.fused", {runner.tensor(x), runner.tensor(s),
+                                                              runner.i(-1), runner.tensor(out)});
+    ASSERT_EQ(err, Error::Ok) << where;
+    EXPECT_EQ(runner.chosen_library(), "optimized");
+    const float* y = out.tensor().const_data_ptr<float>();
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(y[i], want[i]) << where << " " << i;
+  }
 }
 
 TEST(OptimizedNormalization, LayerNormMatchesPortable) {
