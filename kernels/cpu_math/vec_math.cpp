@@ -137,6 +137,16 @@ void normalize(const float* x, double mean, double rstd, const float* w, const f
   }
 }
 
+void normalize_f32(const float* x, float mean, float rstd, const float* w, const float* b, float* y,
+                   size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const float z = (x[i] - mean) * rstd;
+    const float wi = w != nullptr ? w[i] : 1.0f;
+    const float bi = b != nullptr ? b[i] : 0.0f;
+    y[i] = std::fma(z, wi, bi);
+  }
+}
+
 double sum_f64(const float* x, size_t n) {
   double s = 0.0;
   for (size_t i = 0; i < n; ++i) s += static_cast<double>(x[i]);
@@ -191,6 +201,12 @@ void normalize(const float* x, double mean, double rstd, const float* w, const f
                size_t n) {
   use_avx2() ? avx2::normalize(x, mean, rstd, w, b, y, n)
              : generic::normalize(x, mean, rstd, w, b, y, n);
+}
+
+void normalize_f32(const float* x, float mean, float rstd, const float* w, const float* b, float* y,
+                   size_t n) {
+  use_avx2() ? avx2::normalize_f32(x, mean, rstd, w, b, y, n)
+             : generic::normalize_f32(x, mean, rstd, w, b, y, n);
 }
 
 double sum_f64(const float* x, size_t n) {

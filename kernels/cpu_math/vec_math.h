@@ -67,6 +67,12 @@ void affine(const float* x, float scale, float shift, float* y, size_t n);
 void normalize(const float* x, double mean, double rstd, const float* w, const float* b, float* y,
                size_t n);
 
+// The same in float: y[i] = fma((x[i] - mean) * rstd, w[i], b[i]) (w and b
+// optional), within about 2 ulp of the double-rounded-once result plus
+// rstd * ulp(mean) / 2 from mean's rounding to float.
+void normalize_f32(const float* x, float mean, float rstd, const float* w, const float* b, float* y,
+                   size_t n);
+
 // Sum of the elements and of their squared deviations from `mean`, in double.
 double sum_f64(const float* x, size_t n);
 double sum_sq_dev_f64(const float* x, double mean, size_t n);

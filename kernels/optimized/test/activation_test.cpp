@@ -231,6 +231,12 @@ TEST(OptimizedVecMath, GenericBodiesMatchDispatched) {
     opt::generic::normalize(x.data(), 0.25, 1.5, w.data(), x.data(), g.data(), n);
     opt::normalize(x.data(), 0.25, 1.5, w.data(), x.data(), v.data(), n);
     EXPECT_EQ(g, v);
+    opt::generic::normalize_f32(x.data(), 0.25f, 1.5f, w.data(), x.data(), g.data(), n);
+    opt::normalize_f32(x.data(), 0.25f, 1.5f, w.data(), x.data(), v.data(), n);
+    EXPECT_EQ(g, v);
+    opt::generic::normalize_f32(x.data(), 0.25f, 1.5f, nullptr, nullptr, g.data(), n);
+    opt::normalize_f32(x.data(), 0.25f, 1.5f, nullptr, nullptr, v.data(), n);
+    EXPECT_EQ(g, v);
     std::vector<float> t(n * 3), tg(n * 3), tv(n * 3);
     for (float& f : t) f = dist(rng);
     opt::generic::transpose_f32(t.data(), 3, tg.data(), static_cast<int64_t>(n), 3,

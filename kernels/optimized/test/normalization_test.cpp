@@ -224,6 +224,48 @@ TEST(OptimizedNormalization, LayerNormMatchesPortable) {
   }
 }
 
+// The optimized layer norm (statistics in double, the affine part in float)
+// against float64 on a ViT-sized [197, 192] input with a row mean of 2 and
+// unit-scale rows: within 1e-6 + 1e-6 |y|, the max error printed.
+TEST(OptimizedNormalization, LayerNormMatchesFloat64Reference) {
+  std::mt19937 rng(19);
+  const int32_t rows = 197, n = 192;
+  HostTensor x = random_float_tensor({rows, n}, rng, 0.0f, 4.0f);
+  HostTensor w = random_float_tensor({n}, rng, 0.5f, 1.5f);
+  HostTensor b = random_float_tensor({n}, rng, -1.0f, 1.0f);
+  OpCall call;
+  call.op = "aten::native_layer_norm.out";
+  call.outs = {{ScalarType::Float, {rows, n}},
+               {ScalarType::Float, {rows, 1}},
+               {ScalarType::Float, {rows, 1}}};
+  call.args = [&](KernelRunner& r, std::vector<HostTensor>& o) {
+    return std::vector<EValue*>{r.tensor(x), r.int_list({n}), r.tensor(w),    r.tensor(b),
+                                r.d(1e-5),   r.tensor(o[0]),  r.tensor(o[1]), r.tensor(o[2])};
+  };
+  const OpResult got = run_call(call, test_kernel_registry(), nullptr);
+  ASSERT_EQ(got.error, Error::Ok);
+  EXPECT_EQ(got.library, "optimized");
+  const std::vector<float> xv = x.values<float>(), wv = w.values<float>(), bv = b.values<float>();
+  const std::vector<float> y = got.outs[0].values<float>();
+  double max_err = 0.0;
+  size_t bad = 0;
+  for (int32_t r = 0; r < rows; ++r) {
+    double mean = 0.0, var = 0.0;
+    for (int32_t j = 0; j < n; ++j) mean += xv[r * n + j];
+    mean /= n;
+    for (int32_t j = 0; j < n; ++j) var += (xv[r * n + j] - mean) * (xv[r * n + j] - mean);
+    const double rstd = 1.0 / std::sqrt(var / n + 1e-5);
+    for (int32_t j = 0; j < n; ++j) {
+      const double want = (xv[r * n + j] - mean) * rstd * wv[j] + bv[j];
+      const double err = std::abs(static_cast<double>(y[r * n + j]) - want);
+      max_err = std::max(max_err, err);
+      if (!(err <= 1e-6 + 1e-6 * std::abs(want))) ++bad;
+    }
+  }
+  std::printf("layer norm [197, 192]: max abs error %.3g\n", max_err);
+  EXPECT_EQ(bad, 0u);
+}
+
 TEST(OptimizedNormalization, BatchNormMatchesPortable) {
   std::mt19937 rng(13);
   const std::vector<std::vector<int32_t>> shapes = {{2, 5},          {3, 4, 9},    {2, 7, 5, 3},
