@@ -4,6 +4,7 @@
 // thread pool. etr::safe_softmax.fused (fusion_rules.cpp) is the softmax
 // with rows that are -inf throughout written as zeros.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -136,7 +137,7 @@ void opt_softmax_guard_out(KernelContext& ctx, const Tensor& x, const Tensor& s,
   // plan may put the result over x (dead after the eq), never over s (read
   // by the where): rows then run towards the side where the result starts,
   // so no row of x is overwritten before it was read.
-  const bool backwards = yp > xp;
+  const bool backwards = reinterpret_cast<uintptr_t>(yp) > reinterpret_cast<uintptr_t>(xp);
   const float neg_inf = -std::numeric_limits<float>::infinity();
   for (size_t i = 0; i < rows; ++i) {
     const size_t r = backwards ? rows - 1 - i : i;
