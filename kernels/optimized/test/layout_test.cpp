@@ -133,7 +133,7 @@ void check_fused_chain(
       const Error err = runner.run(
           fused, args(runner, runner.tensor(in), runner.tensor(scratch), runner.tensor(out)));
       ASSERT_EQ(err, Error::Ok) << fused << " shift " << shift;
-      EXPECT_EQ(runner.chosen_library(), "optimized");
+      EXPECT_STREQ(runner.chosen_library(), "optimized");
       ASSERT_EQ(std::vector<int32_t>(out.tensor().sizes().begin(), out.tensor().sizes().end()),
                 ref.shape())
           << fused;

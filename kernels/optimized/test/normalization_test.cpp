@@ -179,7 +179,7 @@ TEST(OptimizedNormalization, SoftmaxGuardZeroesFullyMaskedRows) {
     const Error err = runner.run("etr::softmax_guard.fused", {runner.tensor(x), runner.tensor(s),
                                                               runner.i(-1), runner.tensor(out)});
     ASSERT_EQ(err, Error::Ok) << where;
-    EXPECT_EQ(runner.chosen_library(), "optimized");
+    EXPECT_STREQ(runner.chosen_library(), "optimized");
     const float* y = out.tensor().const_data_ptr<float>();
     for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(y[i], want[i]) << where << " " << i;
   }
