@@ -129,6 +129,10 @@ float exp_shift_sum(const float* x, float shift, float* y, size_t n) {
   return sum;
 }
 
+float exp_shift_sum_nonpositive(const float* x, float shift, float* y, size_t n) {
+  return exp_shift_sum(x, shift, y, n);
+}
+
 void affine(const float* x, float scale, float shift, float* y, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const float t = x[i] * scale;
@@ -143,6 +147,16 @@ void normalize(const float* x, double mean, double rstd, const float* w, const f
     if (w != nullptr) v *= static_cast<double>(w[i]);
     if (b != nullptr) v += static_cast<double>(b[i]);
     y[i] = static_cast<float>(v);
+  }
+}
+
+void normalize_f32(const float* x, float mean, float rstd, const float* w, const float* b, float* y,
+                   size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const float z = (x[i] - mean) * rstd;
+    const float wi = w != nullptr ? w[i] : 1.0f;
+    const float bi = b != nullptr ? b[i] : 0.0f;
+    y[i] = std::fma(z, wi, bi);
   }
 }
 
@@ -187,6 +201,11 @@ float exp_shift_sum(const float* x, float shift, float* y, size_t n) {
   return use_avx2() ? avx2::exp_shift_sum(x, shift, y, n) : generic::exp_shift_sum(x, shift, y, n);
 }
 
+float exp_shift_sum_nonpositive(const float* x, float shift, float* y, size_t n) {
+  return use_avx2() ? avx2::exp_shift_sum_nonpositive(x, shift, y, n)
+                    : generic::exp_shift_sum_nonpositive(x, shift, y, n);
+}
+
 void affine(const float* x, float scale, float shift, float* y, size_t n) {
   use_avx2() ? avx2::affine(x, scale, shift, y, n) : generic::affine(x, scale, shift, y, n);
 }
@@ -195,6 +214,12 @@ void normalize(const float* x, double mean, double rstd, const float* w, const f
                size_t n) {
   use_avx2() ? avx2::normalize(x, mean, rstd, w, b, y, n)
              : generic::normalize(x, mean, rstd, w, b, y, n);
+}
+
+void normalize_f32(const float* x, float mean, float rstd, const float* w, const float* b, float* y,
+                   size_t n) {
+  use_avx2() ? avx2::normalize_f32(x, mean, rstd, w, b, y, n)
+             : generic::normalize_f32(x, mean, rstd, w, b, y, n);
 }
 
 double sum_f64(const float* x, size_t n) {

@@ -2,7 +2,8 @@
 // normalization kernels. Each entry point picks its AVX2+FMA body
 // (vec_math_avx2.cpp) when cpu_features() allows it and its generic C++ body
 // (vec_math.cpp) otherwise. Results follow the portable kernels' formulas:
-// NaN inputs give NaN, exp/erf are within ~2 ulp of std::exp/std::erf.
+// NaN inputs give NaN, exp is within ~2 ulp of std::exp, erf within 3.5e-7
+// of std::erf (the AVX2 body; the generic one calls std::erf).
 // All arrays are contiguous; in-place calls (x == y) are allowed.
 #pragma once
 
@@ -63,6 +64,10 @@ float max(const float* x, size_t n);
 // y[i] = exp(x[i] - shift); returns the sum of the y[i].
 float exp_shift_sum(const float* x, float shift, float* y, size_t n);
 
+// The same for shift >= every x[i] (softmax's row max): x[i] - shift <= 0 or
+// NaN, so exp never overflows and the AVX2 body needs no clamping.
+float exp_shift_sum_nonpositive(const float* x, float shift, float* y, size_t n);
+
 // y[i] = x[i] * scale + shift (two roundings, like the portable kernel).
 void affine(const float* x, float scale, float shift, float* y, size_t n);
 
@@ -70,6 +75,12 @@ void affine(const float* x, float scale, float shift, float* y, size_t n);
 // in double and rounded once (as the portable layer norm does).
 void normalize(const float* x, double mean, double rstd, const float* w, const float* b, float* y,
                size_t n);
+
+// The same in float: y[i] = fma((x[i] - mean) * rstd, w[i], b[i]) (w and b
+// optional), within about 2 ulp of the double-rounded-once result plus
+// rstd * ulp(mean) / 2 from mean's rounding to float.
+void normalize_f32(const float* x, float mean, float rstd, const float* w, const float* b, float* y,
+                   size_t n);
 
 // Sum of the elements and of their squared deviations from `mean`, in double.
 double sum_f64(const float* x, size_t n);

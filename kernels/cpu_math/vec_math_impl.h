@@ -19,9 +19,12 @@
               float* y, size_t n);                                                               \
   float max(const float* x, size_t n);                                                           \
   float exp_shift_sum(const float* x, float shift, float* y, size_t n);                          \
+  float exp_shift_sum_nonpositive(const float* x, float shift, float* y, size_t n);              \
   void affine(const float* x, float scale, float shift, float* y, size_t n);                     \
   void normalize(const float* x, double mean, double rstd, const float* w, const float* b,       \
                  float* y, size_t n);                                                            \
+  void normalize_f32(const float* x, float mean, float rstd, const float* w, const float* b,     \
+                     float* y, size_t n);                                                        \
   double sum_f64(const float* x, size_t n);                                                      \
   double sum_sq_dev_f64(const float* x, double mean, size_t n);                                  \
   }

@@ -21,6 +21,15 @@ Error opt_unary_float_prepare(KernelPrepareContext& ctx, const Tensor& self, Ten
 void opt_gelu_out(KernelContext& ctx, const Tensor& self, StringView approximate, Tensor& out);
 Error opt_gelu_prepare(KernelPrepareContext& ctx, const Tensor& self, StringView approximate,
                        Tensor& out);
+// The fused gelu -> _clone_dim_order of fusion_rules.cpp: the GELU written
+// straight into the clone's output (through scratch, the gelu's own output,
+// when out partly overlaps self).
+// etr::gelu_clone.fused(Tensor self, str approximate, int[]? dim_order, Tensor(b!) scratch, *,
+//   Tensor(a!) out)
+void opt_gelu_clone_out(KernelContext& ctx, const Tensor& self, StringView approximate,
+                        std::optional<IntArrayRef> dim_order, Tensor& scratch, Tensor& out);
+Error opt_gelu_clone_prepare(KernelPrepareContext& ctx, const Tensor& self, StringView approximate,
+                             std::optional<IntArrayRef> dim_order, Tensor& scratch, Tensor& out);
 // aten::hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out)
 void opt_hardtanh_out(KernelContext& ctx, const Tensor& self, Scalar min_val, Scalar max_val,
                       Tensor& out);
@@ -53,6 +62,8 @@ inline constexpr KernelEntry kOptActivationKernels[] = {
                                                             DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_gelu_out, &opt_gelu_prepare>("aten::gelu.out",
                                                   DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_gelu_clone_out, &opt_gelu_clone_prepare>("etr::gelu_clone.fused",
+                                                              DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_hardtanh_out, &opt_hardtanh_prepare>("aten::hardtanh.out",
                                                           DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_clamp_out, &opt_clamp_prepare>("aten::clamp.out",

@@ -1,5 +1,6 @@
 // The optimized library's fusion rules (runtime/kernel/fusion_rule.h): the
-// chains of ATen calls its fused kernels (op_conv_bn.cpp, op_matmul.cpp)
+// chains of ATen calls its fused kernels (op_conv_bn.cpp, op_matmul.cpp,
+// op_softmax.cpp, op_permute_copy.cpp, op_activation.cpp)
 // stand in for. Each FusionRule{...} starts with the fused kernel's name and
 // then names the steps' operators in order; cmake/selective_build.cmake
 // reads those names from this file, so keep other string literals out.
@@ -23,6 +24,19 @@
 //                          0 self, 1 non_blocking, 2 dim_order, 3 out, 4 return
 //   aten::addmm.out        0 bias, 1 mat1, 2 mat2, 3 beta, 4 alpha, 5 out, 6 return
 //   aten::mm.out           0 self, 1 mat2, 2 out, 3 return
+//   aten::_softmax.out     0 self, 1 dim, 2 half_to_float, 3 out, 4 return
+//   aten::eq.Scalar_out    0 self, 1 other, 2 out, 3 return
+//   aten::logical_not.out  0 self, 1 out, 2 return
+//   aten::any.out          0 self, 1 dim, 2 keepdim, 3 out, 4 return
+//   aten::full_like.out    0 self, 1 fill_value, 2 memory_format, 3 out, 4 return
+//   aten::where.self_out   0 condition, 1 self, 2 other, 3 out, 4 return
+//   aten::unsqueeze_copy.out / aten::squeeze_copy.dims_out
+//                          0 self, 1 dim, 2 out, 3 return
+//   dim_order_ops::_clone_dim_order.out
+//                          0 self, 1 non_blocking, 2 dim_order, 3 out, 4 return
+//   aten::gelu.out         0 self, 1 approximate, 2 out, 3 return
+#include <limits>
+
 #include "kernels/optimized/optimized_kernels.h"
 #include "runtime/kernel/fusion_rule.h"
 
@@ -179,6 +193,130 @@ constexpr FusionRule kOptimizedFusionRules[] = {
         {{FusionCheckKind::ConstantTensor2D, arg_of(0, 0)},
          {FusionCheckKind::IntListEquals, arg_of(0, 1), {1, 0}, 2}},
         1},
+    // Softmax with fully masked rows set to zero, as the exporter decomposes
+    // PyTorch's _safe_softmax (nn.MultiheadAttention):
+    //   s = softmax(x, d); m = eq(x, -inf); all = not(any(not(m), d, keepdim))
+    //   y = where(all, full_like(s, 0), s)
+    // The fused kernel computes the softmax and writes zeros for rows that
+    // are -inf throughout; its prepare checks that d is the last dim for both
+    // the softmax and the any. The softmax's own output is its scratch (for
+    // a memory plan that put the result over x).
+    FusionRule{"etr::safe_softmax.fused",
+               {{{"aten::_softmax.out", 5},
+                 {"aten::eq.Scalar_out", 4},
+                 {"aten::logical_not.out", 3},
+                 {"aten::any.out", 5},
+                 {"aten::logical_not.out", 3},
+                 {"aten::full_like.out", 5},
+                 {"aten::where.self_out", 5}},
+                {same(arg_of(1, 0), arg_of(0, 0)), same(arg_of(2, 0), arg_of(1, 2)),
+                 same(arg_of(3, 0), arg_of(2, 1)), same(arg_of(4, 0), arg_of(3, 3)),
+                 same(arg_of(5, 0), arg_of(0, 3)), same(arg_of(6, 0), arg_of(4, 1)),
+                 same(arg_of(6, 1), arg_of(5, 3)), same(arg_of(6, 2), arg_of(0, 3))}},
+               {input(arg_of(0, 0)), input(arg_of(0, 1)), input(arg_of(0, 2)), input(arg_of(3, 1)),
+                scratch(arg_of(0, 3)), output(arg_of(6, -2)), output(arg_of(6, -1))},
+               {arg_of(0, 3), arg_of(0, 4), arg_of(1, 2), arg_of(1, 3), arg_of(2, 1), arg_of(2, 2),
+                arg_of(3, 3), arg_of(3, 4), arg_of(4, 1), arg_of(4, 2), arg_of(5, 3), arg_of(5, 4)},
+               {{FusionCheckKind::ScalarEquals,
+                 arg_of(1, 1),
+                 {},
+                 0,
+                 -std::numeric_limits<double>::infinity()},
+                {FusionCheckKind::ScalarEquals, arg_of(3, 2), {}, 0, 1.0},
+                {FusionCheckKind::ScalarEquals, arg_of(5, 1), {}, 0, 0.0}},
+               0},
+    // The same guard around a softmax computed elsewhere (a delegate's
+    // output s of scores x), in the two orders the exporter writes it:
+    //   where(not(any(not(eq(x, -inf)), d, keepdim)), full_like(s, 0), s)
+    // The fused kernel copies s with the rows of x that are -inf throughout
+    // zeroed.
+    FusionRule{"etr::softmax_guard.fused",
+               {{{"aten::eq.Scalar_out", 4},
+                 {"aten::full_like.out", 5},
+                 {"aten::logical_not.out", 3},
+                 {"aten::any.out", 5},
+                 {"aten::logical_not.out", 3},
+                 {"aten::where.self_out", 5}},
+                {same(arg_of(2, 0), arg_of(0, 2)), same(arg_of(3, 0), arg_of(2, 1)),
+                 same(arg_of(4, 0), arg_of(3, 3)), same(arg_of(5, 0), arg_of(4, 1)),
+                 same(arg_of(5, 1), arg_of(1, 3)), same(arg_of(5, 2), arg_of(1, 0))}},
+               {input(arg_of(0, 0)), input(arg_of(1, 0)), input(arg_of(3, 1)),
+                output(arg_of(5, -2)), output(arg_of(5, -1))},
+               {arg_of(0, 2), arg_of(0, 3), arg_of(1, 3), arg_of(1, 4), arg_of(2, 1), arg_of(2, 2),
+                arg_of(3, 3), arg_of(3, 4), arg_of(4, 1), arg_of(4, 2)},
+               {{FusionCheckKind::ScalarEquals,
+                 arg_of(0, 1),
+                 {},
+                 0,
+                 -std::numeric_limits<double>::infinity()},
+                {FusionCheckKind::ScalarEquals, arg_of(3, 2), {}, 0, 1.0},
+                {FusionCheckKind::ScalarEquals, arg_of(1, 1), {}, 0, 0.0}},
+               5},
+    FusionRule{"etr::softmax_guard.fused",
+               {{{"aten::eq.Scalar_out", 4},
+                 {"aten::logical_not.out", 3},
+                 {"aten::any.out", 5},
+                 {"aten::logical_not.out", 3},
+                 {"aten::full_like.out", 5},
+                 {"aten::where.self_out", 5}},
+                {same(arg_of(1, 0), arg_of(0, 2)), same(arg_of(2, 0), arg_of(1, 1)),
+                 same(arg_of(3, 0), arg_of(2, 3)), same(arg_of(5, 0), arg_of(3, 1)),
+                 same(arg_of(5, 1), arg_of(4, 3)), same(arg_of(5, 2), arg_of(4, 0))}},
+               {input(arg_of(0, 0)), input(arg_of(4, 0)), input(arg_of(2, 1)),
+                output(arg_of(5, -2)), output(arg_of(5, -1))},
+               {arg_of(0, 2), arg_of(0, 3), arg_of(1, 1), arg_of(1, 2), arg_of(2, 3), arg_of(2, 4),
+                arg_of(3, 1), arg_of(3, 2), arg_of(4, 3), arg_of(4, 4)},
+               {{FusionCheckKind::ScalarEquals,
+                 arg_of(0, 1),
+                 {},
+                 0,
+                 -std::numeric_limits<double>::infinity()},
+                {FusionCheckKind::ScalarEquals, arg_of(2, 2), {}, 0, 1.0},
+                {FusionCheckKind::ScalarEquals, arg_of(4, 1), {}, 0, 0.0}},
+               5},
+    // The exporter's split of a packed q/k/v projection into heads:
+    // unsqueeze_copy -> permute_copy -> squeeze_copy.dims -> clone, one
+    // permute of the input into the clone's output (the unsqueeze's output
+    // is scratch memory for a plan that put the clone's over the input).
+    FusionRule{
+        "etr::unsqueeze_permute_squeeze.fused",
+        {{{"aten::unsqueeze_copy.out", 4},
+          {"aten::permute_copy.out", 4},
+          {"aten::squeeze_copy.dims_out", 4},
+          {"dim_order_ops::_clone_dim_order.out", 5}},
+         {same(arg_of(1, 0), arg_of(0, 2)), same(arg_of(2, 0), arg_of(1, 2)),
+          same(arg_of(3, 0), arg_of(2, 2))}},
+        {input(arg_of(0, 0)), input(arg_of(0, 1)), input(arg_of(1, 1)), input(arg_of(2, 1)),
+         input(arg_of(3, 2)), scratch(arg_of(0, 2)), output(arg_of(3, -2)), output(arg_of(3, -1))},
+        {arg_of(0, 2), arg_of(0, 3), arg_of(1, 2), arg_of(1, 3), arg_of(2, 2), arg_of(2, 3)},
+        {},
+        1},
+    // The attention heads merged back: permute_copy -> clone -> permute_copy
+    // -> permute_copy, one permute by the composed dims (the first permute's
+    // output is scratch memory as above).
+    FusionRule{
+        "etr::permute_clone_permute_permute.fused",
+        {{{"aten::permute_copy.out", 4},
+          {"dim_order_ops::_clone_dim_order.out", 5},
+          {"aten::permute_copy.out", 4},
+          {"aten::permute_copy.out", 4}},
+         {same(arg_of(1, 0), arg_of(0, 2)), same(arg_of(2, 0), arg_of(1, 3)),
+          same(arg_of(3, 0), arg_of(2, 2))}},
+        {input(arg_of(0, 0)), input(arg_of(0, 1)), input(arg_of(1, 2)), input(arg_of(2, 1)),
+         input(arg_of(3, 1)), scratch(arg_of(0, 2)), output(arg_of(3, -2)), output(arg_of(3, -1))},
+        {arg_of(0, 2), arg_of(0, 3), arg_of(1, 3), arg_of(1, 4), arg_of(2, 2), arg_of(2, 3)},
+        {},
+        0},
+    // gelu -> clone: the GELU written into the clone's output (or into the
+    // gelu's own, then moved, when the plan put the clone's over the input).
+    FusionRule{"etr::gelu_clone.fused",
+               {{{"aten::gelu.out", 4}, {"dim_order_ops::_clone_dim_order.out", 5}},
+                {same(arg_of(1, 0), arg_of(0, 2))}},
+               {input(arg_of(0, 0)), input(arg_of(0, 1)), input(arg_of(1, 2)),
+                scratch(arg_of(0, 2)), output(arg_of(1, -2)), output(arg_of(1, -1))},
+               {arg_of(0, 2), arg_of(0, 3)},
+               {},
+               0},
 };
 
 #undef ETR_CONV_BN_INPUTS

@@ -1,6 +1,7 @@
 // Activations over contiguous Float tensors (see activation.h): one
 // vec_math.h call per chunk, chunks spread over the thread pool.
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "kernels/cpu_math/vec_math.h"
@@ -69,6 +70,32 @@ void opt_gelu_out(KernelContext& ctx, const Tensor& self, StringView approximate
   opt::UnaryParams p;
   p.kind = approximate == StringView("tanh") ? opt::UnaryKind::kGeluTanh : opt::UnaryKind::kGeluErf;
   run_unary(ctx, p, kMathGrain, self, out);
+}
+
+Error opt_gelu_clone_prepare(KernelPrepareContext& ctx, const Tensor& self, StringView approximate,
+                             std::optional<IntArrayRef> dim_order, Tensor&, Tensor& out) {
+  // The clone must keep the default layout (dim order 0, 1, ..., n - 1).
+  if (dim_order.has_value()) {
+    if (dim_order->size() != out.dim()) return Error::NotSupported;
+    for (size_t i = 0; i < dim_order->size(); ++i) {
+      if ((*dim_order)[i] != static_cast<int64_t>(i)) return Error::NotSupported;
+    }
+  }
+  return opt_gelu_prepare(ctx, self, approximate, out);
+}
+
+void opt_gelu_clone_out(KernelContext& ctx, const Tensor& self, StringView approximate,
+                        std::optional<IntArrayRef>, Tensor& scratch, Tensor& out) {
+  // Elementwise, so in place is fine; a partial overlap goes through the
+  // gelu's own output (apart from self, the loader checked).
+  if (!opt::share_memory(out, self) || out.const_data() == self.const_data()) {
+    opt_gelu_out(ctx, self, approximate, out);
+    return;
+  }
+  opt_gelu_out(ctx, self, approximate, scratch);
+  if (ctx.failure_state() != Error::Ok) return;
+  ETR_KERNEL_TRY(ctx, resize_output(ctx.op_name(), out, self.sizes()));
+  std::memmove(out.mutable_data(), scratch.const_data(), out.nbytes());
 }
 
 Error opt_hardtanh_prepare(KernelPrepareContext& ctx, const Tensor& self, Scalar min_val,

@@ -1,6 +1,8 @@
 // aten::native_layer_norm.out for default-layout Float tensors: per row of
 // the trailing normalized_shape dims, mean and variance accumulated in
-// double, then (x - mean) * rstd * weight + bias vectorized in float. Rows
+// double, then (x - mean) * rstd * weight + bias in float (one FMA for the
+// affine part) with the mean and rstd rounded to float, as written to the
+// mean and rstd outputs. Rows
 // run on the thread pool.
 #include <cmath>
 
@@ -60,9 +62,11 @@ void opt_native_layer_norm_out(KernelContext& ctx, const Tensor& input,
       const double mu = opt::sum_f64(xr, n) / static_cast<double>(n);
       const double var = opt::sum_sq_dev_f64(xr, mu, n) / static_cast<double>(n);
       const double inv_std = 1.0 / std::sqrt(var + eps);
-      opt::normalize(xr, mu, inv_std, w, b, y + r * n, n);
-      mean[r] = static_cast<float>(mu);
-      rstd[r] = static_cast<float>(inv_std);
+      const float mean_f = static_cast<float>(mu);
+      const float rstd_f = static_cast<float>(inv_std);
+      opt::normalize_f32(xr, mean_f, rstd_f, w, b, y + r * n, n);
+      mean[r] = mean_f;
+      rstd[r] = rstd_f;
     }
   });
 }

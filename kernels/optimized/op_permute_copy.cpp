@@ -34,14 +34,15 @@ struct Collapsed {
   int64_t out_strides[kTensorMaxDim] = {};
 };
 
-void collapse(const Tensor& self, IntArrayRef dims, Collapsed* c) {
-  const size_t rank = self.dim();
+// Out dim i is input dim dims[i] (already wrapped); sizes and strides are the
+// input's, in elements.
+void collapse(size_t rank, const int64_t* sizes, const int64_t* strides, const size_t* dims,
+              Collapsed* c) {
   size_t r = 0;
   for (size_t i = 0; i < rank; ++i) {
-    const size_t src =
-        static_cast<size_t>(dims[i] < 0 ? dims[i] + static_cast<int64_t>(rank) : dims[i]);
-    const int64_t size = self.size(src);
-    const int64_t stride = self.stride(src);
+    const size_t src = dims[i];
+    const int64_t size = sizes[src];
+    const int64_t stride = strides[src];
     if (size == 1) continue;
     if (r > 0 && c->in_strides[r - 1] == stride * size) {
       c->sizes[r - 1] *= size;
@@ -58,6 +59,10 @@ void collapse(const Tensor& self, IntArrayRef dims, Collapsed* c) {
     c->out_strides[i] = s;
     s *= c->sizes[i];
   }
+}
+
+size_t wrap(int64_t d, size_t rank) {
+  return static_cast<size_t>(d < 0 ? d + static_cast<int64_t>(rank) : d);
 }
 
 // Input and output element offsets of outer item `o` over the dims other than
@@ -149,20 +154,85 @@ void permute(ThreadPool* pool, const Collapsed& c, const void* in_data, void* ou
   transpose(pool, c, q, in, out);
 }
 
-size_t wrap(int64_t d, size_t rank) {
-  return static_cast<size_t>(d < 0 ? d + static_cast<int64_t>(rank) : d);
+// Permutes a default-layout tensor of `rank` dims (`sizes`, contiguous) by
+// `dims` (wrapped) into `out_data`, contiguous.
+void permute_raw(ThreadPool* pool, size_t rank, const int64_t* sizes, const size_t* dims,
+                 size_t element_size, const void* in, void* out_data) {
+  int64_t strides[kTensorMaxDim];
+  int64_t s = 1;
+  for (size_t i = rank; i-- > 0;) {
+    strides[i] = s;
+    s *= sizes[i];
+  }
+  Collapsed c;
+  collapse(rank, sizes, strides, dims, &c);
+  switch (element_size) {
+    case 1: return permute<uint8_t>(pool, c, in, out_data);
+    case 2: return permute<uint16_t>(pool, c, in, out_data);
+    case 4: return permute<uint32_t>(pool, c, in, out_data);
+    default: return permute<uint64_t>(pool, c, in, out_data);
+  }
 }
 
 // Permutes `self` by `dims` into `out_data` (out's contiguous layout).
 void permute_tensor(ThreadPool* pool, const Tensor& self, IntArrayRef dims, void* out_data) {
-  Collapsed c;
-  collapse(self, dims, &c);
-  switch (self.element_size()) {
-    case 1: return permute<uint8_t>(pool, c, self.const_data(), out_data);
-    case 2: return permute<uint16_t>(pool, c, self.const_data(), out_data);
-    case 4: return permute<uint32_t>(pool, c, self.const_data(), out_data);
-    default: return permute<uint64_t>(pool, c, self.const_data(), out_data);
+  const size_t rank = self.dim();
+  int64_t sizes[kTensorMaxDim];
+  size_t wrapped[kTensorMaxDim];
+  for (size_t i = 0; i < rank; ++i) {
+    sizes[i] = self.size(i);
+    wrapped[i] = wrap(dims[i], rank);
   }
+  permute_raw(pool, rank, sizes, wrapped, self.element_size(), self.const_data(), out_data);
+}
+
+// True when `dims` is a permutation of 0 .. rank - 1 (negative dims wrapped).
+bool is_permutation(IntArrayRef dims, size_t rank) {
+  if (dims.size() != rank || rank > kTensorMaxDim) return false;
+  uint32_t seen = 0;
+  for (int64_t d : dims) {
+    const int64_t w = d < 0 ? d + static_cast<int64_t>(rank) : d;
+    if (w < 0 || w >= static_cast<int64_t>(rank) || (seen >> w & 1u) != 0) return false;
+    seen |= uint32_t{1} << w;
+  }
+  return true;
+}
+
+// A default-layout input and output of one dtype with a supported element size.
+bool plain_pair(const Tensor& self, const Tensor& out) {
+  const size_t es = self.element_size();
+  return out.dtype() == self.dtype() && (es == 1 || es == 2 || es == 4 || es == 8) &&
+         opt::has_default_dim_order(self) && opt::has_default_dim_order(out);
+}
+
+// A clone's dim_order argument that keeps the default layout of `rank` dims.
+bool default_dim_order(const std::optional<IntArrayRef>& dim_order, size_t rank) {
+  if (!dim_order.has_value()) return true;
+  if (dim_order->size() != rank) return false;
+  for (size_t i = 0; i < rank; ++i) {
+    if ((*dim_order)[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
+// The permute of a fused chain: straight into `out`, or, when the memory
+// plan put `out` over the input (dead after the chain's first step), into
+// the first step's output `scratch` (the loader checked it is apart from the
+// input) and then moved.
+void permute_chain(KernelContext& ctx, size_t rank, const int64_t* sizes, const size_t* dims,
+                   const Tensor& self, Tensor& scratch, Tensor& out) {
+  if (self.numel() == 0) return;
+  if (!opt::share_memory(out, self)) {
+    permute_raw(ctx.thread_pool(), rank, sizes, dims, self.element_size(), self.const_data(),
+                out.mutable_data());
+    return;
+  }
+  ETR_KERNEL_CHECK(ctx, scratch.nbytes() >= self.nbytes() && scratch.mutable_data() != nullptr,
+                   Error::Internal, "%s: the chain's first output cannot hold the permute",
+                   ctx.op_name());
+  permute_raw(ctx.thread_pool(), rank, sizes, dims, self.element_size(), self.const_data(),
+              scratch.mutable_data());
+  std::memmove(out.mutable_data(), scratch.const_data(), self.nbytes());
 }
 
 void copy_bytes(ThreadPool* pool, const void* src, void* dst, size_t nbytes) {
@@ -180,19 +250,8 @@ void copy_bytes(ThreadPool* pool, const void* src, void* dst, size_t nbytes) {
 Error opt_permute_copy_prepare(KernelPrepareContext& ctx, const Tensor& self, IntArrayRef dims,
                                Tensor& out) {
   const size_t rank = self.dim();
-  const size_t es = self.element_size();
-  if (out.dtype() != self.dtype() || dims.size() != rank || out.dim() != rank ||
-      !(es == 1 || es == 2 || es == 4 || es == 8) || !opt::has_default_dim_order(self) ||
-      !opt::has_default_dim_order(out)) {
+  if (!plain_pair(self, out) || out.dim() != rank || !is_permutation(dims, rank)) {
     return Error::NotSupported;
-  }
-  uint32_t seen = 0;
-  for (int64_t d : dims) {
-    const int64_t w = d < 0 ? d + static_cast<int64_t>(rank) : d;
-    if (w < 0 || w >= static_cast<int64_t>(rank) || (seen >> w & 1u) != 0) {
-      return Error::NotSupported;
-    }
-    seen |= uint32_t{1} << w;
   }
   // A constant input (a weight transpose) is permuted once here when the
   // method allocator has room; run then only copies the result.
@@ -222,6 +281,78 @@ void opt_permute_copy_out(KernelContext& ctx, const Tensor& self, IntArrayRef di
     return;
   }
   permute_tensor(ctx.thread_pool(), self, dims, out.mutable_data());
+}
+
+Error opt_unsqueeze_permute_squeeze_prepare(KernelPrepareContext&, const Tensor& self, int64_t dim,
+                                            IntArrayRef dims, IntArrayRef squeeze_dims,
+                                            std::optional<IntArrayRef> dim_order, Tensor&,
+                                            Tensor& out) {
+  const size_t rank = self.dim() + 1;
+  const int64_t r = static_cast<int64_t>(rank);
+  if (!plain_pair(self, out) || dim < -r || dim >= r || !is_permutation(dims, rank) ||
+      !default_dim_order(dim_order, out.dim())) {
+    return Error::NotSupported;
+  }
+  for (int64_t d : squeeze_dims) {
+    if (d < -r || d >= r) return Error::NotSupported;
+  }
+  return Error::Ok;
+}
+
+void opt_unsqueeze_permute_squeeze_out(KernelContext& ctx, const Tensor& self, int64_t dim,
+                                       IntArrayRef dims, IntArrayRef squeeze_dims,
+                                       std::optional<IntArrayRef>, Tensor& scratch, Tensor& out) {
+  // The unsqueezed input: a dim of size 1 at `dim`.
+  const size_t rank = self.dim() + 1;
+  const size_t at = wrap(dim, rank);
+  int64_t sizes[kTensorMaxDim];
+  for (size_t i = 0, j = 0; i < rank; ++i) sizes[i] = i == at ? 1 : self.size(j++);
+  size_t wrapped[kTensorMaxDim];
+  for (size_t i = 0; i < rank; ++i) wrapped[i] = wrap(dims[i], rank);
+  // The permuted shape less the squeezed dims of size 1.
+  int64_t out_sizes[kTensorMaxDim];
+  size_t out_rank = 0;
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t size = sizes[wrapped[i]];
+    bool squeezed = false;
+    for (int64_t d : squeeze_dims) squeezed = squeezed || (size == 1 && wrap(d, rank) == i);
+    if (!squeezed) out_sizes[out_rank++] = size;
+  }
+  ETR_KERNEL_TRY(ctx, resize_output(ctx.op_name(), out, Span<const int64_t>(out_sizes, out_rank)));
+  permute_chain(ctx, rank, sizes, wrapped, self, scratch, out);
+}
+
+Error opt_permute_clone_permute_permute_prepare(KernelPrepareContext&, const Tensor& self,
+                                                IntArrayRef dims0,
+                                                std::optional<IntArrayRef> dim_order,
+                                                IntArrayRef dims1, IntArrayRef dims2, Tensor&,
+                                                Tensor& out) {
+  const size_t rank = self.dim();
+  if (!plain_pair(self, out) || out.dim() != rank || !is_permutation(dims0, rank) ||
+      !is_permutation(dims1, rank) || !is_permutation(dims2, rank) ||
+      !default_dim_order(dim_order, rank)) {
+    return Error::NotSupported;
+  }
+  return Error::Ok;
+}
+
+void opt_permute_clone_permute_permute_out(KernelContext& ctx, const Tensor& self,
+                                           IntArrayRef dims0, std::optional<IntArrayRef>,
+                                           IntArrayRef dims1, IntArrayRef dims2, Tensor& scratch,
+                                           Tensor& out) {
+  // Out dim k is dim dims2[k] of the second permute's result, which is dim
+  // dims1[.] of the first's, which is input dim dims0[.].
+  const size_t rank = self.dim();
+  int64_t sizes[kTensorMaxDim];
+  int64_t out_sizes[kTensorMaxDim];
+  size_t composed[kTensorMaxDim];
+  for (size_t k = 0; k < rank; ++k) {
+    sizes[k] = self.size(k);
+    composed[k] = wrap(dims0[wrap(dims1[wrap(dims2[k], rank)], rank)], rank);
+  }
+  for (size_t k = 0; k < rank; ++k) out_sizes[k] = sizes[composed[k]];
+  ETR_KERNEL_TRY(ctx, resize_output(ctx.op_name(), out, Span<const int64_t>(out_sizes, rank)));
+  permute_chain(ctx, rank, sizes, composed, self, scratch, out);
 }
 
 }  // namespace etr

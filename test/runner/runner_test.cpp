@@ -475,6 +475,42 @@ TEST(RunnerProfileTest, FusesConstantWeightTransposesIntoTheProduct) {
   EXPECT_EQ(count(fused, addmm), 6u) << fused;
 }
 
+// nn.MultiheadAttention's safe softmax (softmax, eq(x, -inf), logical_not,
+// any, logical_not, full_like, where) runs as one etr::safe_softmax.fused,
+// profiled under the softmax's name (test/models/transformer_nn: one
+// attention; its output is checked against PyTorch by the manifest case).
+TEST(RunnerProfileTest, FusesTheSafeSoftmaxChain) {
+  std::string fused, plain;
+  profile_trace("transformer_nn.pte", true, &fused);
+  profile_trace("transformer_nn.pte", false, &plain);
+  for (const char* op : {"\"aten::any.out\"", "\"aten::eq.Scalar_out\"", "\"aten::full_like.out\"",
+                         "\"aten::where.self_out\""}) {
+    EXPECT_EQ(count_of(plain, op), 1u) << op;
+    EXPECT_EQ(count_of(fused, op), 0u) << op << fused;
+  }
+  EXPECT_EQ(count_of(plain, "\"aten::logical_not.out\""), 2u);
+  EXPECT_EQ(count_of(fused, "\"aten::logical_not.out\""), 0u) << fused;
+  EXPECT_EQ(count_of(fused, "\"aten::_softmax.out\""), 1u) << fused;
+}
+
+// The same guard around a delegated softmax (test/models/xnnpack/
+// transformer_encoder: the XNNPACK partition ends at the softmax, two
+// layers) runs as one etr::softmax_guard.fused, profiled under the where's
+// name; the output is checked against PyTorch by the xnnpack manifest case.
+TEST(RunnerProfileTest, FusesTheGuardAroundADelegatedSoftmax) {
+  std::string fused, plain;
+  profile_trace("xnnpack/transformer_encoder.pte", true, &fused);
+  profile_trace("xnnpack/transformer_encoder.pte", false, &plain);
+  for (const char* op :
+       {"\"aten::any.out\"", "\"aten::eq.Scalar_out\"", "\"aten::full_like.out\""}) {
+    EXPECT_EQ(count_of(plain, op), 2u) << op;
+    EXPECT_EQ(count_of(fused, op), 0u) << op << fused;
+  }
+  EXPECT_EQ(count_of(plain, "\"aten::logical_not.out\""), 4u);
+  EXPECT_EQ(count_of(fused, "\"aten::logical_not.out\""), 0u) << fused;
+  EXPECT_EQ(count_of(fused, "\"aten::where.self_out\""), 2u) << fused;
+}
+
 // test/models/silu_linear_fusion: four conv -> batch norm -> SiLU chains
 // (sigmoid + mul as exported) fuse; the fifth batch norm's output is a method
 // output, so its conv + batch norm fuse and its SiLU runs apart. Two of the

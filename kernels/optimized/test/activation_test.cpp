@@ -185,6 +185,34 @@ TEST(OptimizedVecMath, HardswishMatchesTorch) {
   }
 }
 
+// GELU ('none', the erf form) against float64 over a dense sweep of the range
+// where erf is not +-1: the rational erf of the AVX2 body is within 3.5e-7 of
+// erf, so the result is within 1e-6 + 1e-6 |y| (the portable comparison's
+// bound).
+TEST(OptimizedActivation, GeluErfMatchesFloat64Reference) {
+  std::vector<float> v;
+  for (float x = -12.0f; x <= 12.0f; x += 0.000732421875f) v.push_back(x);
+  std::vector<float> y(v.size());
+  opt::UnaryParams p;
+  p.kind = opt::UnaryKind::kGeluErf;
+  opt::unary(p, v.data(), y.data(), v.size());
+  double max_abs = 0.0, max_rel = 0.0;
+  size_t bad = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double x = v[i];
+    const double want = 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+    const double err = std::abs(static_cast<double>(y[i]) - want);
+    max_abs = std::max(max_abs, err);
+    if (std::abs(want) > 1e-3) max_rel = std::max(max_rel, err / std::abs(want));
+    if (!(err <= 1e-6 + 1e-6 * std::abs(want)) && ++bad <= 3) {
+      ADD_FAILURE() << "gelu(" << v[i] << ") = " << y[i] << ", float64 " << want;
+    }
+  }
+  std::printf("gelu erf: max abs error %.3g, max relative error (|y| > 1e-3) %.3g\n", max_abs,
+              max_rel);
+  EXPECT_EQ(bad, 0u);
+}
+
 // The generic bodies (the path of CPUs without AVX2) against the dispatched
 // ones, which on an AVX2 machine are the AVX2 bodies checked above.
 TEST(OptimizedVecMath, GenericBodiesMatchDispatched) {
@@ -229,10 +257,27 @@ TEST(OptimizedVecMath, GenericBodiesMatchDispatched) {
     EXPECT_EQ(opt::generic::max(x.data(), n), opt::max(x.data(), n));
     EXPECT_NEAR(opt::generic::exp_shift_sum(x.data(), 9.0f, g.data(), n),
                 opt::exp_shift_sum(x.data(), 9.0f, v.data(), n), 1e-5);
+    for (size_t i = 0; i < n; ++i) EXPECT_NEAR(v[i], g[i], 2e-6 * g[i]) << "exp " << i;
+    // Shifted by the max (softmax), with a -inf element (a masked score).
+    if (n > 4) x[4] = -INFINITY;
+    const float m = opt::max(x.data(), n);
+    EXPECT_NEAR(opt::generic::exp_shift_sum_nonpositive(x.data(), m, g.data(), n),
+                opt::exp_shift_sum_nonpositive(x.data(), m, v.data(), n), 1e-5);
+    for (size_t i = 0; i < n; ++i) EXPECT_NEAR(v[i], g[i], 2e-6 * g[i]) << "exp <= 0, " << i;
+    if (n > 4) {
+      EXPECT_EQ(v[4], 0.0f);
+      x[4] = 2.0f;
+    }
     EXPECT_NEAR(opt::generic::sum_sq_dev_f64(x.data(), 0.5, n),
                 opt::sum_sq_dev_f64(x.data(), 0.5, n), 1e-9);
     opt::generic::normalize(x.data(), 0.25, 1.5, w.data(), x.data(), g.data(), n);
     opt::normalize(x.data(), 0.25, 1.5, w.data(), x.data(), v.data(), n);
+    EXPECT_EQ(g, v);
+    opt::generic::normalize_f32(x.data(), 0.25f, 1.5f, w.data(), x.data(), g.data(), n);
+    opt::normalize_f32(x.data(), 0.25f, 1.5f, w.data(), x.data(), v.data(), n);
+    EXPECT_EQ(g, v);
+    opt::generic::normalize_f32(x.data(), 0.25f, 1.5f, nullptr, nullptr, g.data(), n);
+    opt::normalize_f32(x.data(), 0.25f, 1.5f, nullptr, nullptr, v.data(), n);
     EXPECT_EQ(g, v);
     std::vector<float> t(n * 3), tg(n * 3), tv(n * 3);
     for (float& f : t) f = dist(rng);

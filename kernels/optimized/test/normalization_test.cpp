@@ -2,6 +2,11 @@
 // _native_batch_norm_legit_no_training and mean.out (trailing dims) against
 // the portable kernels on seeded random shapes, with NaN/inf rows, empty
 // tensors and threaded sizes, on one and two threads.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
 #include <random>
 
 #include "kernels/optimized/test/compare_util.h"
@@ -46,6 +51,140 @@ TEST(OptimizedNormalization, SoftmaxLastDimMatchesPortable) {
   check_against_portable(call, test_thread_pool(), 0.0, 0.0, "portable", "softmax dim 0");
 }
 
+// etr::safe_softmax.fused (the exporter's _safe_softmax chain fused at load)
+// against a float64 reference: softmax over the last dim, zeros for rows that
+// are -inf throughout, NaN for rows holding a NaN; rows partly -inf (a causal
+// mask) keep their softmax.
+TEST(OptimizedNormalization, SafeSoftmaxMatchesFloat64Reference) {
+  std::mt19937 rng(17);
+  const float kNegInf = -std::numeric_limits<float>::infinity();
+  const std::vector<std::vector<int32_t>> shapes = {
+      {1, 3, 197, 197}, {4, 128, 128}, {5, 7}, {2, 9}, {1, 1}};
+  for (const auto& shape : shapes) {
+    HostTensor x = random_float_tensor(shape, rng, -12.0f, 12.0f);
+    const size_t n = static_cast<size_t>(shape.back());
+    const size_t rows = static_cast<size_t>(x.tensor().numel()) / n;
+    float* p = x.tensor().data_ptr<float>();
+    // Row 0 fully masked, row 1 causally masked (when there are such rows),
+    // the last row with a NaN (when it is not row 0).
+    for (size_t j = 0; j < n; ++j) p[j] = kNegInf;
+    if (rows > 1) {
+      for (size_t j = 1; j < n; ++j) p[n + j] = kNegInf;
+    }
+    if (rows > 2) p[(rows - 1) * n + n / 2] = std::nanf("");
+    std::vector<double> want(rows * n);
+    for (size_t r = 0; r < rows; ++r) {
+      const float* xr = p + r * n;
+      bool masked = true, has_nan = false;
+      double m = -INFINITY;
+      for (size_t j = 0; j < n; ++j) {
+        masked = masked && xr[j] == kNegInf;
+        has_nan = has_nan || std::isnan(xr[j]);
+        m = std::max(m, static_cast<double>(xr[j]));
+      }
+      double sum = 0.0;
+      for (size_t j = 0; j < n; ++j) sum += std::exp(static_cast<double>(xr[j]) - m);
+      for (size_t j = 0; j < n; ++j) {
+        want[r * n + j] = masked    ? 0.0
+                          : has_nan ? std::nan("")
+                                    : std::exp(static_cast<double>(xr[j]) - m) / sum;
+      }
+    }
+    const int64_t last = static_cast<int64_t>(shape.size()) - 1;
+    for (int64_t dim : {int64_t{-1}, last}) {
+      for (ThreadPool* pool : kPools()) {
+        OpCall call;
+        call.op = "etr::safe_softmax.fused";
+        call.outs = {{ScalarType::Float, shape}, {ScalarType::Float, shape}};
+        call.args = [&x, dim](KernelRunner& r, std::vector<HostTensor>& o) {
+          return std::vector<EValue*>{r.tensor(x), r.i(dim),       r.b(false),
+                                      r.i(dim),    r.tensor(o[1]), r.tensor(o[0])};
+        };
+        const OpResult got = run_call(call, test_kernel_registry(), pool);
+        ASSERT_EQ(got.error, Error::Ok) << shape_str(shape);
+        EXPECT_EQ(got.library, "optimized");
+        const std::vector<float> y = got.outs[0].values<float>();
+        double max_err = 0.0;
+        size_t bad = 0;
+        for (size_t i = 0; i < y.size(); ++i) {
+          if (std::isnan(want[i])) {
+            bad += std::isnan(y[i]) ? 0 : 1;
+            continue;
+          }
+          const double err = std::abs(static_cast<double>(y[i]) - want[i]);
+          max_err = std::max(max_err, err);
+          if (!(err <= 1e-6 + 2e-6 * want[i])) ++bad;
+        }
+        std::printf("safe softmax %s dim %lld: max abs error %.3g\n", shape_str(shape).c_str(),
+                    static_cast<long long>(dim), max_err);
+        EXPECT_EQ(bad, 0u) << shape_str(shape);
+        // The fully masked row is exactly zero.
+        for (size_t j = 0; j < n; ++j) EXPECT_EQ(y[j], 0.0f) << shape_str(shape);
+      }
+    }
+  }
+  // The any() over another dim than the softmax's: declined (no other library
+  // has the fused kernel, so the call fails to load).
+  HostTensor x = random_float_tensor({3, 4}, rng);
+  OpCall call;
+  call.op = "etr::safe_softmax.fused";
+  call.outs = {{ScalarType::Float, {3, 4}}, {ScalarType::Float, {3, 4}}};
+  call.args = [&x](KernelRunner& r, std::vector<HostTensor>& o) {
+    return std::vector<EValue*>{r.tensor(x), r.i(-1),        r.b(false),
+                                r.i(0),      r.tensor(o[1]), r.tensor(o[0])};
+  };
+  EXPECT_NE(run_call(call, test_kernel_registry(), nullptr).error, Error::Ok);
+}
+
+// etr::softmax_guard.fused (the guard around a delegated softmax s of scores
+// x): s with the rows of x that are -inf throughout zeroed (a NaN or a single
+// finite score keeps the row), with out apart, equal to s, and over x shifted
+// either way (the memory plan may reuse x's bytes, dead after the eq).
+TEST(OptimizedNormalization, SoftmaxGuardZeroesFullyMaskedRows) {
+  std::mt19937 rng(18);
+  const float kNegInf = -std::numeric_limits<float>::infinity();
+  const size_t rows = 6, n = 9;
+  std::vector<float> xv(rows * n), sv(rows * n);
+  std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+  for (float& v : xv) v = dist(rng);
+  for (float& v : sv) v = dist(rng);
+  // Rows 0, 1 and 4 masked (adjacent masked rows: a result row written over
+  // x before the next row of x was read would unmask it), row 3 with one
+  // finite score and row 5 with a NaN kept (NaN == -inf is false).
+  for (size_t r : {0, 1, 3, 4, 5}) {
+    for (size_t j = 0; j < n; ++j) xv[r * n + j] = kNegInf;
+  }
+  xv[3 * n + 5] = 0.5f;
+  xv[5 * n + 8] = std::nanf("");
+  std::vector<float> want(sv);
+  for (size_t r : {0, 1, 4}) {
+    for (size_t j = 0; j < n; ++j) want[r * n + j] = 0.0f;
+  }
+  const std::vector<int32_t> shape = {2, 3, 9};
+  // where: 0 apart, 1 out == s, 2/3 out over x starting 4 elements after /
+  // before it.
+  for (int where = 0; where < 4; ++where) {
+    std::vector<float> buf(3 * rows * n, 7.0f);
+    float* base = buf.data() + rows * n;
+    HostTensor x = make_tensor<float>(shape, xv);
+    HostTensor s = make_tensor<float>(shape, sv);
+    HostTensor out = zeros_tensor(ScalarType::Float, shape);
+    if (where == 1) out.tensor().set_data(s.tensor().mutable_data(), s.tensor().nbytes());
+    if (where >= 2) {
+      std::memcpy(base, xv.data(), xv.size() * sizeof(float));
+      x.tensor().set_data(base, xv.size() * sizeof(float));
+      out.tensor().set_data(base + (where == 2 ? 4 : -4), xv.size() * sizeof(float));
+    }
+    KernelRunner runner(test_kernel_registry(), nullptr);
+    const Error err = runner.run("etr::softmax_guard.fused", {runner.tensor(x), runner.tensor(s),
+                                                              runner.i(-1), runner.tensor(out)});
+    ASSERT_EQ(err, Error::Ok) << where;
+    EXPECT_STREQ(runner.chosen_library(), "optimized");
+    const float* y = out.tensor().const_data_ptr<float>();
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(y[i], want[i]) << where << " " << i;
+  }
+}
+
 TEST(OptimizedNormalization, LayerNormMatchesPortable) {
   std::mt19937 rng(12);
   struct Case {
@@ -83,6 +222,48 @@ TEST(OptimizedNormalization, LayerNormMatchesPortable) {
       }
     }
   }
+}
+
+// The optimized layer norm (statistics in double, the affine part in float)
+// against float64 on a ViT-sized [197, 192] input with a row mean of 2 and
+// unit-scale rows: within 1e-6 + 1e-6 |y|, the max error printed.
+TEST(OptimizedNormalization, LayerNormMatchesFloat64Reference) {
+  std::mt19937 rng(19);
+  const int32_t rows = 197, n = 192;
+  HostTensor x = random_float_tensor({rows, n}, rng, 0.0f, 4.0f);
+  HostTensor w = random_float_tensor({n}, rng, 0.5f, 1.5f);
+  HostTensor b = random_float_tensor({n}, rng, -1.0f, 1.0f);
+  OpCall call;
+  call.op = "aten::native_layer_norm.out";
+  call.outs = {{ScalarType::Float, {rows, n}},
+               {ScalarType::Float, {rows, 1}},
+               {ScalarType::Float, {rows, 1}}};
+  call.args = [&](KernelRunner& r, std::vector<HostTensor>& o) {
+    return std::vector<EValue*>{r.tensor(x), r.int_list({n}), r.tensor(w),    r.tensor(b),
+                                r.d(1e-5),   r.tensor(o[0]),  r.tensor(o[1]), r.tensor(o[2])};
+  };
+  const OpResult got = run_call(call, test_kernel_registry(), nullptr);
+  ASSERT_EQ(got.error, Error::Ok);
+  EXPECT_EQ(got.library, "optimized");
+  const std::vector<float> xv = x.values<float>(), wv = w.values<float>(), bv = b.values<float>();
+  const std::vector<float> y = got.outs[0].values<float>();
+  double max_err = 0.0;
+  size_t bad = 0;
+  for (int32_t r = 0; r < rows; ++r) {
+    double mean = 0.0, var = 0.0;
+    for (int32_t j = 0; j < n; ++j) mean += xv[r * n + j];
+    mean /= n;
+    for (int32_t j = 0; j < n; ++j) var += (xv[r * n + j] - mean) * (xv[r * n + j] - mean);
+    const double rstd = 1.0 / std::sqrt(var / n + 1e-5);
+    for (int32_t j = 0; j < n; ++j) {
+      const double want = (xv[r * n + j] - mean) * rstd * wv[j] + bv[j];
+      const double err = std::abs(static_cast<double>(y[r * n + j]) - want);
+      max_err = std::max(max_err, err);
+      if (!(err <= 1e-6 + 1e-6 * std::abs(want))) ++bad;
+    }
+  }
+  std::printf("layer norm [197, 192]: max abs error %.3g\n", max_err);
+  EXPECT_EQ(bad, 0u);
 }
 
 TEST(OptimizedNormalization, BatchNormMatchesPortable) {

@@ -13,6 +13,12 @@ bool has_default_dim_order(const Tensor& t) {
   return true;
 }
 
+bool share_memory(const Tensor& a, const Tensor& b) {
+  const uint8_t* a0 = static_cast<const uint8_t*>(a.const_data());
+  const uint8_t* b0 = static_cast<const uint8_t*>(b.const_data());
+  return a0 != nullptr && b0 != nullptr && a0 < b0 + b.nbytes() && b0 < a0 + a.nbytes();
+}
+
 void make_broadcast_plan(Span<const Tensor* const> inputs, const Tensor& out, BroadcastPlan* plan) {
   const size_t n_in = inputs.size() < kMaxBroadcastInputs ? inputs.size() : kMaxBroadcastInputs;
   const Span<const int32_t> out_sizes = out.sizes();

@@ -32,6 +32,9 @@ struct BroadcastPlan {
 // True when `t` has the default (contiguous, row-major) dim order.
 bool has_default_dim_order(const Tensor& t);
 
+// True when the bytes of `a` and `b` overlap (both bound).
+bool share_memory(const Tensor& a, const Tensor& b);
+
 // Builds the plan for `inputs` (default dim order, each broadcasting to out's
 // sizes) read as a tensor of out's sizes. Precondition: out was resized to the
 // broadcast shape (resize_to_broadcast).
