@@ -399,24 +399,6 @@ struct Module::State {
   }
 };
 
-// One loaded method and what it uses. `method` is declared last so that it
-// goes first.
-struct Module::MethodHolder {
-  std::vector<AlignedBytes> planned_buffers;
-  std::vector<runtime::Span<uint8_t>> planned_spans;
-  std::unique_ptr<runtime::HierarchicalAllocator> planned_memory;
-  std::unique_ptr<runtime::MemoryManager> memory_manager;
-  std::vector<Kernel> kernel_registry;
-  // Heap memory of the outputs neither planned nor given with set_output.
-  std::vector<AlignedBytes> output_buffers;
-  // The buffers given to set_output(s), kept alive while the method uses them.
-  std::vector<EValue> given_outputs;
-  // The inputs set so far (unset: nullopt), set again before each execute.
-  std::vector<std::optional<EValue>> inputs;
-  bool ran = false;
-  std::unique_ptr<Method> method;
-};
-
 Module::Module(const std::string& file_path, const LoadMode load_mode,
                std::unique_ptr<runtime::EventTracer> event_tracer,
                std::unique_ptr<runtime::MemoryAllocator> memory_allocator,
@@ -609,9 +591,11 @@ Error Module::load_method(const std::string& method_name,
   ET_CHECK_OK_OR_RETURN_ERROR(load());
   Result<MethodMeta> meta = program_->method_meta(method_name.c_str());
   if (!meta.ok()) return meta.error();
-  auto h = std::make_unique<MethodHolder>();
+  MethodHolder held;
   State& s = *state_;
   if (planned_memory == nullptr) {
+    held.planned_memory = std::make_unique<PlannedMemory>();
+    PlannedMemory& pm = *held.planned_memory;
     if (share_memory_arenas_ && s.arenas.empty()) {
       // mem_id 1 (activations) and 2 (mutable buffers shared between
       // methods), each as large as the largest method's.
@@ -629,33 +613,34 @@ Error Module::load_method(const std::string& method_name,
       Result<int64_t> size = meta->memory_planned_buffer_size(i);
       if (!size.ok()) return size.error();
       if (share_memory_arenas_ && i < s.arenas.size()) {
-        h->planned_spans.emplace_back(s.arenas[i].get(), s.arena_sizes[i]);
+        pm.planned_spans.emplace_back(s.arenas[i].get(), s.arena_sizes[i]);
         continue;
       }
-      h->planned_buffers.push_back(allocate_aligned(static_cast<size_t>(*size)));
-      ET_CHECK_OR_RETURN_ERROR(h->planned_buffers.back() != nullptr, MemoryAllocationFailed,
+      pm.planned_buffers.emplace_back(allocate_aligned(static_cast<size_t>(*size)).release());
+      ET_CHECK_OR_RETURN_ERROR(pm.planned_buffers.back() != nullptr, MemoryAllocationFailed,
                                "Module: cannot allocate planned buffer %zu (%" PRId64
                                " bytes) of method '%s'",
                                i, *size, method_name.c_str());
-      h->planned_spans.emplace_back(h->planned_buffers.back().get(), static_cast<size_t>(*size));
+      pm.planned_spans.emplace_back(pm.planned_buffers.back().get(), static_cast<size_t>(*size));
     }
-    h->planned_memory = std::make_unique<runtime::HierarchicalAllocator>(
-        runtime::Span<runtime::Span<uint8_t>>(h->planned_spans.data(), h->planned_spans.size()));
-    planned_memory = h->planned_memory.get();
+    pm.planned_memory = std::make_unique<runtime::HierarchicalAllocator>(
+        runtime::Span<runtime::Span<uint8_t>>(pm.planned_spans.data(), pm.planned_spans.size()));
+    planned_memory = pm.planned_memory.get();
   }
-  h->memory_manager = std::make_unique<runtime::MemoryManager>(
+  held.memory_manager = std::make_unique<runtime::MemoryManager>(
       memory_allocator_.get(), planned_memory, temp_allocator_.get());
-  h->kernel_registry = std::move(kernel_registry);
+  held.kernel_registry = std::move(kernel_registry);
   if (backend_options == nullptr && backend_options_map_.size() != 0) {
     backend_options = &backend_options_map_;
   }
   Result<Method> method = runtime::internal::load_method_on(
-      *program_, s.thread_pool(), method_name.c_str(), h->memory_manager.get(),
+      *program_, s.thread_pool(), method_name.c_str(), held.memory_manager.get(),
       event_tracer != nullptr ? event_tracer : event_tracer_.get(), s.data_map, backend_options,
-      runtime::Span<const Kernel>(h->kernel_registry.data(), h->kernel_registry.size()));
+      runtime::Span<const Kernel>(held.kernel_registry.data(), held.kernel_registry.size()));
   if (!method.ok()) return method.error();
-  h->method = std::make_unique<Method>(std::move(*method));
-  Method& m = *h->method;
+  held.method = std::make_unique<Method>(std::move(*method));
+  Method& m = *held.method;
+  MethodState& ms = held.state;
   // Heap memory for each tensor output the program neither plans nor binds.
   const MethodMeta method_meta = m.method_meta();
   for (size_t i = 0; i < m.outputs_size(); ++i) {
@@ -664,15 +649,15 @@ Error Module::load_method(const std::string& method_name,
     Result<runtime::TensorInfo> info = method_meta.output_tensor_meta(i);
     if (!info.ok() || info->is_memory_planned()) continue;
     if (m.get_output(i).toTensor().const_data_ptr() != nullptr) continue;
-    h->output_buffers.push_back(allocate_aligned(info->nbytes()));
-    ET_CHECK_OR_RETURN_ERROR(h->output_buffers.back() != nullptr, MemoryAllocationFailed,
+    ms.output_buffers.emplace_back(allocate_aligned(info->nbytes()).release());
+    ET_CHECK_OR_RETURN_ERROR(ms.output_buffers.back() != nullptr, MemoryAllocationFailed,
                              "Module: cannot allocate output %zu of method '%s'", i,
                              method_name.c_str());
     const size_t size = info->nbytes() == 0 ? 1 : info->nbytes();
-    ET_CHECK_OK_OR_RETURN_ERROR(m.set_output_data_ptr(h->output_buffers.back().get(), size, i));
+    ET_CHECK_OK_OR_RETURN_ERROR(m.set_output_data_ptr(ms.output_buffers.back().get(), size, i));
   }
-  h->inputs.resize(m.inputs_size());
-  methods_.emplace(method_name, std::move(h));
+  ms.inputs.resize(m.inputs_size());
+  methods_.emplace(method_name, std::move(held));
   return Error::Ok;
 }
 
@@ -682,7 +667,7 @@ Result<Module::MethodHolder*> Module::holder(const std::string& method_name) {
     ET_CHECK_OK_OR_RETURN_ERROR(load_method(method_name));
     found = methods_.find(method_name);
   }
-  return found->second.get();
+  return &found->second;
 }
 
 Result<Method*> Module::method(const std::string& method_name) {
@@ -704,16 +689,16 @@ Error Module::set_input(const std::string& method_name, const EValue& input_valu
   Result<MethodHolder*> h = holder(method_name);
   if (!h.ok()) return h.error();
   ET_CHECK_OK_OR_RETURN_ERROR((*h)->method->set_input(input_value, input_index));
-  (*h)->inputs[input_index] = input_value;
+  (*h)->state.inputs[input_index] = input_value;
   return Error::Ok;
 }
 
 Error Module::set_inputs(const std::string& method_name, const std::vector<EValue>& input_values) {
   Result<MethodHolder*> h = holder(method_name);
   if (!h.ok()) return h.error();
-  ET_CHECK_OR_RETURN_ERROR(input_values.size() == (*h)->inputs.size(), InvalidArgument,
+  ET_CHECK_OR_RETURN_ERROR(input_values.size() == (*h)->state.inputs.size(), InvalidArgument,
                            "set_inputs: method '%s' has %zu inputs, %zu given", method_name.c_str(),
-                           (*h)->inputs.size(), input_values.size());
+                           (*h)->state.inputs.size(), input_values.size());
   for (size_t i = 0; i < input_values.size(); ++i) {
     ET_CHECK_OK_OR_RETURN_ERROR(set_input(method_name, input_values[i], i));
   }
@@ -741,7 +726,7 @@ Error Module::set_output(const std::string& method_name, EValue output_value, si
   // its size and alignment, and whether the output may move).
   ET_CHECK_OK_OR_RETURN_ERROR(
       m.set_output_data_ptr(buffer.mutable_data_ptr(), buffer.nbytes(), output_index));
-  auto& held = (*h)->given_outputs;
+  auto& held = (*h)->state.given_outputs;
   if (held.size() <= output_index) held.resize(output_index + 1);
   held[output_index] = std::move(output_value);
   return Error::Ok;
@@ -764,7 +749,7 @@ Error Module::set_outputs(const std::string& method_name,
 Result<std::vector<EValue>> Module::get_outputs(const std::string& method_name) {
   Result<MethodHolder*> h = holder(method_name);
   if (!h.ok()) return h.error();
-  ET_CHECK_OR_RETURN_ERROR((*h)->ran, InvalidState,
+  ET_CHECK_OR_RETURN_ERROR((*h)->state.ran, InvalidState,
                            "get_outputs: method '%s' has not been executed", method_name.c_str());
   const Method& m = *(*h)->method;
   std::vector<EValue> outputs;
@@ -780,8 +765,8 @@ Result<std::vector<EValue>> Module::get_outputs(const std::string& method_name) 
 Result<EValue> Module::get_output(const std::string& method_name, size_t output_index) {
   Result<MethodHolder*> h = holder(method_name);
   if (!h.ok()) return h.error();
-  ET_CHECK_OR_RETURN_ERROR((*h)->ran, InvalidState, "get_output: method '%s' has not been executed",
-                           method_name.c_str());
+  ET_CHECK_OR_RETURN_ERROR((*h)->state.ran, InvalidState,
+                           "get_output: method '%s' has not been executed", method_name.c_str());
   const Method& m = *(*h)->method;
   ET_CHECK_OR_RETURN_ERROR(output_index < m.outputs_size(), InvalidArgument,
                            "get_output: method '%s' has %zu outputs, index %zu given",
@@ -795,22 +780,22 @@ Result<std::vector<EValue>> Module::execute(const std::string& method_name,
   if (!h.ok()) return h.error();
   MethodHolder& held = **h;
   Method& m = *held.method;
-  ET_CHECK_OR_RETURN_ERROR(input_values.size() <= held.inputs.size(), InvalidArgument,
+  ET_CHECK_OR_RETURN_ERROR(input_values.size() <= held.state.inputs.size(), InvalidArgument,
                            "method '%s' has %zu inputs, %zu given", method_name.c_str(),
-                           held.inputs.size(), input_values.size());
+                           held.state.inputs.size(), input_values.size());
   // The given inputs replace the first ones; the others are set again from
   // the values set before (a program may reuse an input's planned memory).
   for (size_t i = 0; i < input_values.size(); ++i) {
     ET_CHECK_OK_OR_RETURN_ERROR(m.set_input(input_values[i], i));
-    held.inputs[i] = input_values[i];
+    held.state.inputs[i] = input_values[i];
   }
-  for (size_t i = input_values.size(); i < held.inputs.size(); ++i) {
-    ET_CHECK_OR_RETURN_ERROR(held.inputs[i].has_value(), InvalidArgument,
+  for (size_t i = input_values.size(); i < held.state.inputs.size(); ++i) {
+    ET_CHECK_OR_RETURN_ERROR(held.state.inputs[i].has_value(), InvalidArgument,
                              "input %zu of method '%s' is not set", i, method_name.c_str());
-    ET_CHECK_OK_OR_RETURN_ERROR(m.set_input(*held.inputs[i], i));
+    ET_CHECK_OK_OR_RETURN_ERROR(m.set_input(*held.state.inputs[i], i));
   }
   ET_CHECK_OK_OR_RETURN_ERROR(m.execute());
-  held.ran = true;
+  held.state.ran = true;
   return get_outputs(method_name);
 }
 

@@ -7,8 +7,10 @@
 #include <executorch/runtime/core/event_tracer.h>
 #include <executorch/runtime/core/freeable_buffer.h>
 #include <executorch/runtime/executor/program.h>
+#include <executorch/runtime/kernel/operator_registry.h>
 
 #include <memory>
+#include <vector>
 
 #include "runtime/core/data_loader.h"
 #include "runtime/core/error.h"
@@ -16,6 +18,8 @@
 #include "runtime/core/freeable_buffer.h"
 #include "runtime/core/thread_pool.h"
 #include "runtime/executor/program.h"
+#include "runtime/kernel/kernel.h"
+#include "runtime/kernel/registry.h"
 
 namespace executorch {
 namespace runtime {
@@ -56,6 +60,42 @@ Result<Method> load_method_on(const Program& program, ::etr::ThreadPool* thread_
 // Hands the kernels registered through the official API since the last call
 // to etr's kernel registry (one library). Called before a method loads.
 Error flush_official_kernels();
+
+// A method-local kernel list (load_method's `kernel_registry`) as the etr
+// registry that one method loads with: a library of the list's operators
+// above every library of etr's default registry (builtins and the kernels
+// registered through the official API). For each call of one of the list's
+// operators, the list's kernel for the call's key (else its fallback kernel
+// for the operator) wins; when the list has none for the call, the global
+// registry's kernels take it, as upstream's Method::resolve_operator does;
+// when neither has one, the load fails with OperatorMissing naming the
+// operator and key. The registry belongs to the Method (nothing global
+// changes), and its list is consulted while the method loads.
+struct MethodKernels {
+  std::vector<Kernel> kernels;
+  // One entry per distinct operator name of `kernels`.
+  std::vector<::etr::KernelEntry> entries;
+  ::etr::KernelRegistry registry;
+};
+
+// The registry of `kernels` for method `method_name` (InvalidArgument for a
+// kernel without name or function). Call after the builtins and official
+// kernels joined etr's default registry.
+Result<std::unique_ptr<MethodKernels>> make_method_kernels(Span<const Kernel> kernels,
+                                                           const char* method_name);
+
+// Makes `kernels` the list the method-local kernels consult while a method
+// loads on this thread (restored when the scope ends).
+class MethodKernelsScope {
+ public:
+  explicit MethodKernelsScope(const MethodKernels* kernels);
+  ~MethodKernelsScope();
+  MethodKernelsScope(const MethodKernelsScope&) = delete;
+  MethodKernelsScope& operator=(const MethodKernelsScope&) = delete;
+
+ private:
+  const MethodKernels* previous_;
+};
 
 }  // namespace internal
 }  // namespace runtime

@@ -8,10 +8,18 @@
 // with OperatorMissing naming the key. Its run function calls that
 // OpFunction with official EValues viewing the call's values (tensors
 // shared, not copied).
+//
+// A method-local kernel list (load_method's `kernel_registry`) becomes a
+// registry of that method's own (make_method_kernels): entries of the same
+// kind over the list, above copies of every library of etr's default
+// registry; their prepare step consults the list of the method loading on
+// the thread (MethodKernelsScope).
 #include <executorch/runtime/kernel/operator_registry.h>
 
 #include <cstdio>
 #include <cstring>
+#include <limits>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -28,6 +36,7 @@ constexpr size_t kMaxFlushes = 8;
 
 void run_official(::etr::KernelContext& ctx, ::etr::EValue* const* args);
 ::etr::Error prepare_official(::etr::KernelPrepareContext& ctx, ::etr::EValue* const* args);
+::etr::Error prepare_method_local(::etr::KernelPrepareContext& ctx, ::etr::EValue* const* args);
 
 // The kernel a call was given at method load (its prepare state).
 struct SelectedKernel {
@@ -69,44 +78,114 @@ struct CallFrame {
 // Most tensor arguments one call's kernel key is made of.
 constexpr size_t kMaxKeyTensors = 32;
 
-::etr::Error prepare_official(::etr::KernelPrepareContext& ctx, ::etr::EValue* const* args) {
-  const char* op = ctx.op_name();
-  // The call's tensor arguments (not tensor lists), in order, as upstream
-  // keys them.
-  TensorMeta meta[kMaxKeyTensors];
-  size_t count = 0;
+// The key of a call: its tensor arguments (not tensor lists), in order, as
+// upstream keys them, into meta[0..*count).
+::etr::Error call_key(::etr::KernelPrepareContext& ctx, ::etr::EValue* const* args,
+                      TensorMeta* meta, size_t* count) {
+  *count = 0;
   for (size_t i = 0; i < ctx.num_args(); ++i) {
     if (!args[i]->is_tensor()) continue;
-    if (count == kMaxKeyTensors) {
+    if (*count == kMaxKeyTensors) {
       ETR_FAIL(::etr::Error::NotSupported,
-               "official kernel '%s': the call has more than %zu tensor arguments to key", op,
-               kMaxKeyTensors);
+               "official kernel '%s': the call has more than %zu tensor arguments to key",
+               ctx.op_name(), kMaxKeyTensors);
     }
     const ::etr::Tensor& t = args[i]->to_tensor();
     const ::etr::Span<const uint8_t> order = t.dim_order();
-    meta[count++] =
+    meta[(*count)++] =
         TensorMeta(t.scalar_type(),
                    Span<executorch::aten::DimOrderType>(
                        const_cast<executorch::aten::DimOrderType*>(order.data()), order.size()));
   }
-  Result<OpFunction> fn = get_op_function_from_registry(op, Span<const TensorMeta>(meta, count));
-  if (!fn.ok()) {
-    char key[internal::kKernelKeyBufSize];
-    if (internal::make_kernel_key_string(Span<const TensorMeta>(meta, count), key, sizeof(key)) !=
-        Error::Ok) {
-      std::snprintf(key, sizeof(key), "(too long)");
-    }
-    ETR_FAIL(::etr::Error::OperatorMissing,
-             "official kernel '%s': none registered for key '%s' and no fallback kernel", op, key);
+  return ::etr::Error::Ok;
+}
+
+// The kernel key string of meta[0..count), or "(too long)".
+void key_text(const TensorMeta* meta, size_t count, char* key, size_t key_size) {
+  if (internal::make_kernel_key_string(Span<const TensorMeta>(meta, count), key, key_size) !=
+      Error::Ok) {
+    std::snprintf(key, key_size, "(too long)");
   }
+}
+
+// The function of `list` for operator `name` and the call key `key` (the
+// kernel registered for exactly that key first, then the operator's
+// fallback kernel); null when none. `keyed`: the call has tensor arguments.
+OpFunction find_in_list(const char* name, const char* key, bool keyed, Span<const Kernel> list) {
+  if (keyed) {
+    for (const Kernel& k : list) {
+      if (std::strcmp(k.name_, name) == 0 && !k.kernel_key_.is_fallback() &&
+          std::strcmp(k.kernel_key_.data(), key) == 0) {
+        return k.op_;
+      }
+    }
+  }
+  for (const Kernel& k : list) {
+    if (std::strcmp(k.name_, name) == 0 && k.kernel_key_.is_fallback()) return k.op_;
+  }
+  return nullptr;
+}
+
+// Stores the kernel chosen for a call as its prepare state.
+::etr::Error select_function(::etr::KernelPrepareContext& ctx, OpFunction fn) {
   SelectedKernel* state = ctx.make_state<SelectedKernel>();
   if (state == nullptr) {
     ETR_FAIL(::etr::Error::MemoryAllocationFailed, "official kernel '%s': no memory for its state",
-             op);
+             ctx.op_name());
   }
-  state->fn = *fn;
+  state->fn = fn;
   ctx.set_state(state);
   return ::etr::Error::Ok;
+}
+
+::etr::Error prepare_official(::etr::KernelPrepareContext& ctx, ::etr::EValue* const* args) {
+  const char* op = ctx.op_name();
+  TensorMeta meta[kMaxKeyTensors];
+  size_t count = 0;
+  const ::etr::Error keyed = call_key(ctx, args, meta, &count);
+  if (keyed != ::etr::Error::Ok) return keyed;
+  Result<OpFunction> fn = get_op_function_from_registry(op, Span<const TensorMeta>(meta, count));
+  if (!fn.ok()) {
+    char key[internal::kKernelKeyBufSize];
+    key_text(meta, count, key, sizeof(key));
+    ETR_FAIL(::etr::Error::OperatorMissing,
+             "official kernel '%s': none registered for key '%s' and no fallback kernel", op, key);
+  }
+  return select_function(ctx, *fn);
+}
+
+// The method-local list of the method loading on this thread (null: none).
+thread_local const internal::MethodKernels* t_method_kernels = nullptr;
+
+// The prepare step of a method-local operator: the list's kernel for the
+// call's key (else its fallback kernel); when it has none, the call is
+// declined for the global registry's kernels of the operator, and fails
+// with OperatorMissing when there are none.
+::etr::Error prepare_method_local(::etr::KernelPrepareContext& ctx, ::etr::EValue* const* args) {
+  const char* op = ctx.op_name();
+  const internal::MethodKernels* local = t_method_kernels;
+  if (local == nullptr) return ::etr::Error::NotSupported;  // not loading: the global kernels
+  TensorMeta meta[kMaxKeyTensors];
+  size_t count = 0;
+  const ::etr::Error keyed = call_key(ctx, args, meta, &count);
+  if (keyed != ::etr::Error::Ok) return keyed;
+  char key[internal::kKernelKeyBufSize];
+  const bool fits = internal::make_kernel_key_string(Span<const TensorMeta>(meta, count), key,
+                                                     sizeof(key)) == Error::Ok;
+  const OpFunction fn =
+      find_in_list(op, fits ? key : "", fits && count != 0,
+                   Span<const Kernel>(local->kernels.data(), local->kernels.size()));
+  if (fn != nullptr) return select_function(ctx, fn);
+  // The method-local library comes first: a second candidate is global.
+  ::etr::KernelCandidate candidates[2];
+  if (local->registry.candidates(op, ::etr::op_name_hash(op), candidates, 2) > 1) {
+    return ::etr::Error::NotSupported;
+  }
+  if (!fits) std::snprintf(key, sizeof(key), "(too long)");
+  ETR_FAIL(::etr::Error::OperatorMissing,
+           "kernel '%s': neither the method-local kernels nor the global registry have one for "
+           "key '%s' (nor a fallback kernel)",
+           op, key);
 }
 
 void run_official(::etr::KernelContext& ctx, ::etr::EValue* const* args) {
@@ -216,6 +295,48 @@ Error flush_official_kernels() {
   return Error::Ok;
 }
 
+Result<std::unique_ptr<MethodKernels>> make_method_kernels(Span<const Kernel> kernels,
+                                                           const char* method_name) {
+  auto made = std::make_unique<MethodKernels>();
+  made->kernels.assign(kernels.begin(), kernels.end());
+  for (size_t i = 0; i < made->kernels.size(); ++i) {
+    const Kernel& k = made->kernels[i];
+    ET_CHECK_OR_RETURN_ERROR(k.name_ != nullptr && k.op_ != nullptr, InvalidArgument,
+                             "load_method('%s'): method-local kernel %zu has no %s", method_name, i,
+                             k.name_ == nullptr ? "name" : "function");
+    bool seen = false;
+    for (const ::etr::KernelEntry& e : made->entries)
+      seen = seen || std::strcmp(e.name, k.name_) == 0;
+    if (seen) continue;
+    made->entries.push_back(::etr::KernelEntry{k.name_, ::etr::op_name_hash(k.name_), run_official,
+                                               prepare_method_local, nullptr, ::etr::kVariadicArgs,
+                                               0, ::etr::kAllTypes});
+  }
+  ::etr::KernelLibrary library;
+  library.name = "executorch_method_local";
+  library.priority = std::numeric_limits<int>::max();
+  library.kernels =
+      ::etr::Span<const ::etr::KernelEntry>(made->entries.data(), made->entries.size());
+  ::etr::Error err = made->registry.add(library);
+  // Then every library of the default registry, in its order.
+  const ::etr::KernelRegistry& global = ::etr::default_kernel_registry();
+  for (size_t l = 0; l < global.num_libraries() && err == ::etr::Error::Ok; ++l) {
+    err = made->registry.add(global.library(l));
+  }
+  if (err != ::etr::Error::Ok) {
+    ET_LOG(Error, "load_method('%s'): cannot make the method's kernel registry: %s", method_name,
+           ::etr::to_string(err));
+    return to_official_error(static_cast<int>(err));
+  }
+  return made;
+}
+
+MethodKernelsScope::MethodKernelsScope(const MethodKernels* kernels) : previous_(t_method_kernels) {
+  t_method_kernels = kernels;
+}
+
+MethodKernelsScope::~MethodKernelsScope() { t_method_kernels = previous_; }
+
 }  // namespace internal
 
 Error register_kernels(const Span<const Kernel> kernels) {
@@ -265,19 +386,8 @@ Result<OpFunction> get_op_function_from_registry(const char* name, Span<const Te
   const Error made = internal::make_kernel_key_string(meta_list, key, sizeof(key));
   ET_CHECK_OR_RETURN_ERROR(made == Error::Ok, InvalidArgument,
                            "kernel '%s': the argument key does not fit a kernel key", name);
-  // The kernel registered for exactly this key first, then the operator's
-  // fallback kernel (registered without a key).
-  if (meta_list.size() != 0) {
-    for (const Kernel& k : kernel_list) {
-      if (std::strcmp(k.name_, name) == 0 && !k.kernel_key_.is_fallback() &&
-          std::strcmp(k.kernel_key_.data(), key) == 0) {
-        return k.op_;
-      }
-    }
-  }
-  for (const Kernel& k : kernel_list) {
-    if (std::strcmp(k.name_, name) == 0 && k.kernel_key_.is_fallback()) return k.op_;
-  }
+  const OpFunction fn = find_in_list(name, key, meta_list.size() != 0, kernel_list);
+  if (fn != nullptr) return fn;
   ET_LOG(Error, "kernel '%s' not found", name);
   return Error::OperatorMissing;
 }

@@ -564,6 +564,9 @@ class TracerBridge final : public ::etr::ExecuteObserver {
 }  // namespace
 
 struct Method::State {
+  // The method-local kernel registry (null: the global one), kept for the
+  // method's life.
+  std::unique_ptr<internal::MethodKernels> kernels;
   std::optional<::etr::MemoryManager> memory;
   std::unique_ptr<DataMapBridge> map_bridge;
   const ::etr::NamedDataMap* maps[1] = {nullptr};
@@ -605,9 +608,6 @@ Result<Method> load_method_on(const Program& program, ::etr::ThreadPool* thread_
   ET_CHECK_OR_RETURN_ERROR(method_name != nullptr, InvalidArgument, "load_method: null name");
   ET_CHECK_OR_RETURN_ERROR(memory_manager != nullptr, InvalidArgument,
                            "load_method: null memory manager");
-  ET_CHECK_OR_RETURN_ERROR(kernel_registry.size() == 0, NotSupported,
-                           "load_method('%s'): a method-local kernel registry is not supported yet",
-                           method_name);
   ET_CHECK_OR_RETURN_ERROR(program_state->has_method(method_name), InvalidArgument,
                            "No method named '%s' in program", method_name);
   // The kernels and backends linked into this build (once per process).
@@ -617,6 +617,13 @@ Result<Method> load_method_on(const Program& program, ::etr::ThreadPool* thread_
   const Error flushed = internal::flush_official_kernels();
   if (flushed != Error::Ok) return flushed;
   auto state = std::make_unique<Method::State>();
+  if (kernel_registry.size() != 0) {
+    // The method's own registry: its kernels over the global ones.
+    Result<std::unique_ptr<MethodKernels>> kernels =
+        make_method_kernels(kernel_registry, method_name);
+    if (!kernels.ok()) return kernels.error();
+    state->kernels = std::move(*kernels);
+  }
   HierarchicalAllocator* planned = memory_manager->planned_memory();
   state->memory.emplace(memory_manager->method_allocator(),
                         planned != nullptr ? planned->etr_allocator() : nullptr,
@@ -666,6 +673,12 @@ Result<Method> load_method_on(const Program& program, ::etr::ThreadPool* thread_
     options.delegate_options = ::etr::Span<const ::etr::DelegateOptions>(
         state->delegate_options.data(), state->delegate_options.size());
   }
+  if (state->kernels != nullptr) {
+    options.kernels = &state->kernels->registry;
+    // A fused kernel would stand in for calls of the method's own kernels.
+    options.kernel_fusion = false;
+  }
+  const MethodKernelsScope kernels_scope(state->kernels.get());
   ::etr::Result<::etr::Method> method =
       program_state->program->load_method(method_name, &*state->memory, options);
   if (!method.ok()) return official(method.error());

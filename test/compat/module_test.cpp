@@ -261,4 +261,57 @@ TEST(CompatModuleLayoutTest, ChannelsLastTensorPtrInput) {
   }
 }
 
+// A subclass written against upstream's header: it reaches the loaded
+// methods through the protected `methods_` (MethodHolder's planned_memory,
+// memory_manager, method and kernel_registry) and runs one itself.
+class MethodsModule : public Module {
+ public:
+  using Module::Module;
+  size_t num_loaded() const { return methods_.size(); }
+  bool holds(const std::string& name) const { return methods_.count(name) != 0; }
+  executorch::runtime::Method* loaded(const std::string& name) {
+    auto found = methods_.find(name);
+    return found == methods_.end() ? nullptr : found->second.method.get();
+  }
+  bool owns_planned_memory(const std::string& name) const {
+    return methods_.at(name).planned_memory != nullptr;
+  }
+  executorch::runtime::MemoryManager* memory_manager(const std::string& name) const {
+    return methods_.at(name).memory_manager.get();
+  }
+  size_t num_local_kernels(const std::string& name) const {
+    return methods_.at(name).kernel_registry.size();
+  }
+};
+
+TEST_F(CompatModuleTest, SubclassRunsAMethodThroughMethods) {
+  MethodsModule module(kDir + "add_mul.pte");
+  EXPECT_EQ(module.num_loaded(), 0u);
+  EXPECT_EQ(module.loaded("forward"), nullptr);
+  ASSERT_EQ(module.load_method("forward"), Error::Ok);
+  ASSERT_EQ(module.num_loaded(), 1u);
+  executorch::runtime::Method* method = module.loaded("forward");
+  ASSERT_NE(method, nullptr);
+  EXPECT_TRUE(module.owns_planned_memory("forward"));
+  ASSERT_NE(module.memory_manager("forward"), nullptr);
+  EXPECT_NE(module.memory_manager("forward")->planned_memory(), nullptr);
+  EXPECT_EQ(module.num_local_kernels("forward"), 0u);
+
+  // The subclass drives the Method itself.
+  ASSERT_EQ(method->inputs_size(), 4u);
+  for (size_t i = 0; i < 4; ++i) ASSERT_EQ(method->set_input(EValue(inputs_[i]), i), Error::Ok);
+  ASSERT_EQ(method->execute(), Error::Ok);
+  ASSERT_EQ(method->outputs_size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    expect_matches(method->get_output(i), "a_out" + std::to_string(i) + ".npy");
+  }
+  // The Module's own calls use the same method.
+  auto out = module.forward({inputs_[0], inputs_[1], inputs_[2], inputs_[3]});
+  ASSERT_EQ(out.error(), Error::Ok);
+  expect_matches((*out)[2], "a_out2.npy");
+  EXPECT_EQ(module.loaded("forward"), method);
+  EXPECT_TRUE(module.unload_method("forward"));
+  EXPECT_FALSE(module.holds("forward"));
+}
+
 }  // namespace

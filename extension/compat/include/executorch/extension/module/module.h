@@ -60,9 +60,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -156,8 +158,8 @@ class Module {
   // Loads `method_name` once (a loaded method is kept): planned memory is
   // `planned_memory` when given, else the Module's; `event_tracer` takes
   // precedence over the Module's; `backend_options` over those kept by
-  // load(). A method-local `kernel_registry` is NotSupported (as
-  // Program::load_method).
+  // load(). `kernel_registry`: kernels for this method alone, consulted
+  // before the global registry (as Program::load_method's).
   ET_NODISCARD runtime::Error load_method(const std::string& method_name,
                                           runtime::HierarchicalAllocator* planned_memory = nullptr,
                                           runtime::EventTracer* event_tracer = nullptr,
@@ -278,7 +280,38 @@ class Module {
   }
 
  private:
-  struct MethodHolder;
+  // Frees a planned buffer (64-byte aligned, from std::aligned_alloc).
+  struct FreeBytes {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  // The planned memory Module made for a method: its own buffers, and the
+  // spans the method's HierarchicalAllocator covers (over those buffers, or
+  // over the shared arenas).
+  struct PlannedMemory {
+    std::vector<std::unique_ptr<uint8_t, FreeBytes>> planned_buffers;
+    std::vector<runtime::Span<uint8_t>> planned_spans;
+    std::unique_ptr<runtime::HierarchicalAllocator> planned_memory;
+  };
+  // What Module keeps per method beside upstream's members.
+  struct MethodState {
+    // Heap memory of the outputs neither planned nor given with set_output.
+    std::vector<std::unique_ptr<uint8_t, FreeBytes>> output_buffers;
+    // The buffers given to set_output(s), kept alive while the method uses them.
+    std::vector<runtime::EValue> given_outputs;
+    // The inputs set so far (unset: nullopt), set again before each execute.
+    std::vector<std::optional<runtime::EValue>> inputs;
+    bool ran = false;
+  };
+  // One loaded method, as upstream's: `planned_memory` is null when the
+  // caller gave load_method its own; `kernel_registry` is the method-local
+  // kernel list the method was loaded with.
+  struct MethodHolder {
+    std::unique_ptr<PlannedMemory> planned_memory;
+    std::unique_ptr<runtime::MemoryManager> memory_manager;
+    std::unique_ptr<Method> method;
+    std::vector<Kernel> kernel_registry;
+    MethodState state;
+  };
   struct State;
 
   // The loaded method (loading it if needed).
@@ -304,7 +337,13 @@ class Module {
   bool share_memory_arenas_ = false;
   // .ptd loaders and maps, shared arenas, the thread pool (etr types).
   std::unique_ptr<State> state_;
-  std::map<std::string, std::unique_ptr<MethodHolder>> methods_;
+
+ protected:
+  // The loaded methods by name, as upstream's: a subclass reaches a loaded
+  // method's Method, MemoryManager and kernels through it. Entries are
+  // added by load_method and removed by unload_method; a subclass that
+  // erases one frees that method.
+  std::unordered_map<std::string, MethodHolder> methods_;
 
   friend class ::executorch::extension::ExecuTorchJni;
 };
