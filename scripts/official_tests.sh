@@ -27,6 +27,11 @@
 #   program_test             runtime/executor/test/program_test.cpp
 #   flat_tensor_data_map_test
 #                            extension/flat_tensor/test/flat_tensor_data_map_test.cpp
+#   custom_ops_example       examples/portable/custom_ops/custom_ops_1_out.cpp and
+#                            custom_ops_2_out.cpp (upstream's custom-operator
+#                            examples), registered and run by etr's driver
+#                            scripts/official_tests/custom_ops_example_test.cpp
+#                            on test/models/custom_ops_example.pte
 # and, only when named (it fails, see below):
 #   flat_tensor_header_test  extension/flat_tensor/test/flat_tensor_header_test.cpp
 # with the upstream test utilities they include (test/utils/*.h,
@@ -51,7 +56,10 @@
 # with load_into and LargeFileOffsetSupport; it needs the temp_file.h revision
 # with the sparse-file TempFile(offset, data, file_size) constructor),
 # method_test 9/13 (the other four are left out, see below), program_test
-# 26/26 and flat_tensor_data_map_test 6/6 pass (17 tests). The programs they
+# 26/26, flat_tensor_data_map_test 6/6 and custom_ops_example 2/2 pass (18
+# tests). Upstream registers its custom-op examples with its codegen (from
+# custom_ops.yaml), which the 1.5.1 package does not ship; the driver
+# registers the same kernels with EXECUTORCH_LIBRARY, as an app does. The programs they
 # read are test/models/official_module/* (made by
 # test/models/export_official_module.py); the script sets the variables that
 # name them.
@@ -126,12 +134,21 @@ declare -A sources=(
   [program_test]=runtime/executor/test/program_test.cpp
   [flat_tensor_data_map_test]=extension/flat_tensor/test/flat_tensor_data_map_test.cpp
   [flat_tensor_header_test]=extension/flat_tensor/test/flat_tensor_header_test.cpp
+  [custom_ops_example]=examples/portable/custom_ops/custom_ops_1_out.cpp
+)
+# More upstream sources a test compiles (unchanged), and etr's own driver for
+# it (upstream's examples have no main; scripts/official_tests/).
+declare -A more_sources=(
+  [custom_ops_example]=examples/portable/custom_ops/custom_ops_2_out.cpp
+)
+declare -A drivers=(
+  [custom_ops_example]=scripts/official_tests/custom_ops_example_test.cpp
 )
 order=(tensor_ptr_test tensor_ptr_maker_test evalue_test tensor_util_test operator_registry_test
        module_test file_data_loader_test buffer_data_loader_test memory_manager_test
        memory_allocator_test hierarchical_allocator_test method_meta_test
        malloc_memory_allocator_test mmap_data_loader_test method_test program_test
-       flat_tensor_data_map_test)
+       flat_tensor_data_map_test custom_ops_example)
 [ $# -gt 0 ] && order=("$@")
 # Tests left out of a run (see the header for why).
 declare -A filters=(
@@ -172,7 +189,10 @@ mkdir -p "$tmp/tests"
   for name in "${order[@]}"; do
     src="$OFFICIAL_SRC/${sources[$name]:-missing}"
     [ -f "$src" ] || continue
-    echo "add_executable($name \"$src\" $extra_sources)"
+    more=""
+    for m in ${more_sources[$name]:-}; do more="$more \"$OFFICIAL_SRC/$m\""; done
+    [ -n "${drivers[$name]:-}" ] && more="$more \"$PWD/${drivers[$name]}\""
+    echo "add_executable($name \"$src\" $more $extra_sources)"
     echo "target_link_libraries($name PRIVATE executorch::extension_module_static"
     echo "  executorch::extension_tensor executorch::extension_data_loader executorch::portable_ops_lib"
     echo "  official_test_utils GTest::gmock GTest::gtest GTest::gtest_main)"
@@ -216,7 +236,7 @@ for name in "${order[@]}"; do
     failed=1
     continue
   fi
-  (cd "$tmp" && "$tmp/tests/build/$name" ${filters[$name]:+"--gtest_filter=${filters[$name]}"} \
+  (cd "$tmp" && ETR_MODELS_DIR="$fixtures/.." "$tmp/tests/build/$name" ${filters[$name]:+"--gtest_filter=${filters[$name]}"} \
      > "$tmp/$name.log" 2>&1)
   status=$?
   passed=$(grep -oE '\[  PASSED  \] [0-9]+' "$tmp/$name.log" | grep -oE '[0-9]+$' || echo 0)

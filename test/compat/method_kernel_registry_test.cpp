@@ -225,8 +225,7 @@ void no_kernel_for_the_key_fails_the_load() {
       module.load_method("forward", nullptr, nullptr, nullptr,
                          {Kernel("my_ops::mul3.out", KernelKey(kDoubleKey), mul3_unused),
                           Kernel("my_ops::affine.out", affine)});
-  std::fprintf(stderr, "load_method: %d; unused calls %d\n", static_cast<int>(err),
-               g_unused_calls);
+  std::fprintf(stderr, "load_method: %d; unused calls %d\n", static_cast<int>(err), g_unused_calls);
   std::exit(err == Error::OperatorMissing && g_unused_calls == 0 ? 0 : 1);
 }
 
