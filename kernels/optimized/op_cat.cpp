@@ -40,8 +40,8 @@ void copy_range(TensorList tensors, size_t d, size_t row, char* out, size_t begi
       if (at + b > lo) {
         const size_t from = lo > at ? lo : at;
         const size_t to = hi < at + b ? hi : at + b;
-        std::memcpy(out + r * row + from, static_cast<const char*>(t.const_data()) + r * b + from - at,
-                    to - from);
+        std::memcpy(out + r * row + from,
+                    static_cast<const char*>(t.const_data()) + r * b + from - at, to - from);
       }
       at += b;
     }
@@ -51,12 +51,17 @@ void copy_range(TensorList tensors, size_t d, size_t row, char* out, size_t begi
 
 }  // namespace
 
-Error opt_cat_prepare(KernelPrepareContext&, TensorList tensors, int64_t, Tensor& out) {
-  if (tensors.size() == 0 || !opt::has_default_dim_order(out)) return Error::NotSupported;
+Error opt_cat_prepare(KernelPrepareContext&, TensorList tensors, int64_t dim, Tensor& out) {
+  // An empty list, a dim out of range, other ranks, dtypes and layouts: the
+  // portable kernel checks, converts or explains the refusal.
+  const int64_t rank = static_cast<int64_t>(out.dim());
+  if (tensors.size() == 0 || rank == 0 || dim < -rank || dim >= rank ||
+      !opt::has_default_dim_order(out)) {
+    return Error::NotSupported;
+  }
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     if (is_skipped(t)) continue;
-    // Other ranks, dtypes and layouts: the portable kernel checks or converts.
     if (t.dim() != out.dim() || t.dtype() != out.dtype() || !opt::has_default_dim_order(t)) {
       return Error::NotSupported;
     }
@@ -70,8 +75,11 @@ void opt_cat_out(KernelContext& ctx, TensorList tensors, int64_t dim, Tensor& ou
   for (size_t i = 0; i < tensors.size() && ref == nullptr; ++i) {
     if (!is_skipped(tensors[i])) ref = &tensors[i];
   }
-  ETR_KERNEL_CHECK(ctx, ref != nullptr, Error::InvalidArgument,
-                   "%s: every input is a legacy empty tensor", op);
+  if (ref == nullptr) {  // every input is a legacy empty tensor: the result is [0]
+    const int64_t zero[1] = {0};
+    ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(zero, 1)));
+    return;
+  }
   const size_t rank = ref->dim();
   size_t d = 0;
   ETR_KERNEL_TRY(ctx, wrap_dim(op, dim, rank, &d));
