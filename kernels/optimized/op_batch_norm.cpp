@@ -16,7 +16,7 @@
 namespace etr {
 namespace {
 
-constexpr size_t kGrainElements = 131072;
+constexpr size_t kGrainElements = 32768;
 
 bool float_vector(const Tensor* t) {
   return t == nullptr || (t->dtype() == ScalarType::Float && t->dim() == 1);
