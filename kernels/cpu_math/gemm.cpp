@@ -445,14 +445,14 @@ Error gemm(const GemmArgs& args, MemoryAllocator* temp, ThreadPool* pool) {
                     static_cast<long long>(args.n), static_cast<long long>(args.k));
   // Tiles are claimed from a shared counter, so a thread that starts late
   // (or is descheduled) leaves its share to the others instead of holding
-  // up the call: runs of a whole N block's tiles (which share the packed B
-  // block) while that leaves at least four runs per worker, else single
-  // tiles.
+  // up the call: runs of consecutive tiles (neighbours share packed blocks),
+  // about four per worker, whole N blocks when they hold several tiles.
   std::atomic<int64_t> next{0};
-  const int64_t columns = p.tiles / p.mblocks;
-  const int64_t claim = p.workers <= 1                              ? p.tiles
-                        : p.mblocks > 1 && columns >= 4 * p.workers ? p.mblocks
-                                                                    : 1;
+  int64_t claim = p.tiles;
+  if (p.workers > 1) {
+    claim = std::max<int64_t>(1, p.tiles / (4 * p.workers));
+    if (p.mblocks > 1 && claim >= p.mblocks) claim = claim / p.mblocks * p.mblocks;
+  }
   const Worker worker{&args, &p, scratch, blocking().kernel, &next, claim};
   parallel_for(pool, static_cast<size_t>(p.workers), 1, [&](size_t begin, size_t end) {
     for (size_t w = begin; w < end; ++w) worker.run(static_cast<int64_t>(w));
