@@ -6,14 +6,15 @@
 // panels in place), then the micro-kernel sweeps the tile B panel by B panel
 // (a B panel stays in L1 while the A block streams from L2). Partial sums of
 // earlier K blocks live in C; the epilogue's biases and clamp are applied
-// with the last block. Workers take contiguous tile ranges (tiles ordered so
-// that neighbours share their B block, which is then packed once when K fits
-// one block). The micro-kernel (AVX-512, AVX2 + FMA or plain C++) and the
+// with the last block. Workers claim runs of tiles from a shared counter
+// (tiles ordered so that neighbours share their B block, which is then
+// packed once when K fits one block). The micro-kernel (AVX-512, AVX2 + FMA or plain C++) and the
 // block limits are chosen once from cpu_features(); a temp allocator too
 // small for the full scratch gets fewer workers, then smaller blocks.
 #include "kernels/cpu_math/gemm.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "kernels/cpu_math/cpu_features.h"
@@ -202,7 +203,11 @@ struct Worker {
   const Plan* plan;
   float* scratch;
   MicroKernelFn uk;
+  // The next unclaimed run of `claim` tiles.
+  std::atomic<int64_t>* next;
+  int64_t claim;
 
+  // Worker w (its own scratch) claims runs of tiles until none is left.
   void run(int64_t w) const {
     const GemmArgs& g = *args;
     const Plan& p = *plan;
@@ -210,7 +215,6 @@ struct Worker {
     float* bbuf = abuf + p.a_floats;
     // Which block each buffer holds (tile coordinates), to skip repacking.
     int64_t held_a = -1, held_b = -1;
-    const int64_t per_batch = p.mblocks * p.nblocks;
     MicroTile t;
     t.alpha = g.epilogue.alpha;
     t.beta = g.epilogue.beta;
@@ -218,6 +222,23 @@ struct Worker {
     t.lo = g.epilogue.lo;
     t.hi = g.epilogue.hi;
     t.clamp = g.epilogue.lo > -INFINITY || g.epilogue.hi < INFINITY;
+    for (;;) {
+      const int64_t first = next->fetch_add(1, std::memory_order_relaxed) * claim;
+      if (first >= p.tiles) break;
+      const int64_t end = std::min(p.tiles, first + claim);
+      for (int64_t tile = first; tile < end; ++tile)
+        run_tile(tile, t, abuf, bbuf, &held_a, &held_b);
+    }
+  }
+
+  // Tile `tile` (batch, N block, M block; M fastest): every K block of it.
+  void run_tile(int64_t tile, MicroTile t, float* abuf, float* bbuf, int64_t* held_a_io,
+                int64_t* held_b_io) const {
+    const GemmArgs& g = *args;
+    const Plan& p = *plan;
+    int64_t& held_a = *held_a_io;
+    int64_t& held_b = *held_b_io;
+    const int64_t per_batch = p.mblocks * p.nblocks;
     t.silu = g.epilogue.silu && blocking().applies_silu;
     const bool b_in_place = g.packed_b == nullptr && g.k_scale == nullptr &&
                             blocking().reads_b_in_place && g.m <= kInPlaceBMaxM &&
@@ -225,68 +246,64 @@ struct Worker {
     const bool a_in_place = p.a_in_place;
     // GemmArgs::k_scale goes to B, or to A when B comes packed.
     const float* a_scale = g.packed_b != nullptr ? g.k_scale : nullptr;
-    const int64_t first = w * p.tiles / p.workers, end = (w + 1) * p.tiles / p.workers;
-    for (int64_t tile = first; tile < end; ++tile) {
-      const int64_t bi = tile / per_batch;
-      const int64_t jb = tile % per_batch / p.mblocks, ib = tile % p.mblocks;
-      const int64_t i0 = ib * p.mc, mc = std::min(p.mc, g.m - i0);
-      const int64_t j0 = jb * p.nc, nc = std::min(p.nc, g.n - j0);
-      float* c = g.c + bi * g.batch_stride_c;
-      if (p.panel_major) {
-        run_panel_major(t, bi, i0, mc, j0, nc, c, abuf);
-        apply_silu(c, i0, mc, j0, nc);
-        continue;
-      }
-      for (int64_t kb = 0; kb < p.kblocks; ++kb) {
-        const int64_t p0 = kb * p.kc, kc = std::min(p.kc, g.k - p0);
-        const bool reuse = p.kblocks == 1;
-        Block a, b;
-        if (g.packed_a != nullptr) {
-          a = {g.packed_a->data + i0 * g.k + p0 * kGemmMr, kGemmMr * g.k};
-        } else if (a_in_place) {
-          a = {g.a.data + bi * g.batch_stride_a + i0 * g.a.row_stride + p0,
-               kGemmMr * g.a.row_stride};
-        } else {
-          const int64_t key = bi * p.mblocks + ib;
-          if (!reuse || held_a != key) {
-            MatrixView av = g.a;
-            av.data += bi * g.batch_stride_a;
-            internal::pack_a_panels(av, i0, mc, p0, kc, abuf, a_scale);
-            held_a = reuse ? key : -1;
-          }
-          a = {abuf, kGemmMr * kc};
-        }
-        if (g.packed_b != nullptr) {
-          b = {g.packed_b->data + j0 * g.k + p0 * kGemmNr, kGemmNr * g.k};
-        } else if (b_in_place) {
-          // Full panels straight from B; a partial last one packed.
-          const float* at = g.b.data + bi * g.batch_stride_b;
-          b = {at + p0 * g.b.row_stride + j0, kGemmNr, g.b.row_stride, nullptr};
-          const int64_t full = nc / kGemmNr * kGemmNr;
-          if (full < nc) {
-            MatrixView bv = g.b;
-            bv.data = at;
-            internal::pack_b_panels(bv, p0, kc, j0 + full, nc - full, bbuf);
-            b.edge = bbuf;
-          }
-        } else {
-          const int64_t key = bi * p.nblocks + jb;
-          if (!reuse || held_b != key) {
-            MatrixView bv = g.b;
-            bv.data += bi * g.batch_stride_b;
-            internal::pack_b_panels(bv, p0, kc, j0, nc, bbuf, g.k_scale);
-            held_b = reuse ? key : -1;
-          }
-          b = {bbuf, kGemmNr * kc};
-        }
-        t.kc = kc;
-        t.lda = a_in_place ? g.a.row_stride : 0;
-        t.first = kb == 0;
-        t.last = kb + 1 == p.kblocks;
-        macro_tile(g, t, a, b, c, i0, mc, j0, nc, uk);
-      }
+    const int64_t bi = tile / per_batch;
+    const int64_t jb = tile % per_batch / p.mblocks, ib = tile % p.mblocks;
+    const int64_t i0 = ib * p.mc, mc = std::min(p.mc, g.m - i0);
+    const int64_t j0 = jb * p.nc, nc = std::min(p.nc, g.n - j0);
+    float* c = g.c + bi * g.batch_stride_c;
+    if (p.panel_major) {
+      run_panel_major(t, bi, i0, mc, j0, nc, c, abuf);
       apply_silu(c, i0, mc, j0, nc);
+      return;
     }
+    for (int64_t kb = 0; kb < p.kblocks; ++kb) {
+      const int64_t p0 = kb * p.kc, kc = std::min(p.kc, g.k - p0);
+      const bool reuse = p.kblocks == 1;
+      Block a, b;
+      if (g.packed_a != nullptr) {
+        a = {g.packed_a->data + i0 * g.k + p0 * kGemmMr, kGemmMr * g.k};
+      } else if (a_in_place) {
+        a = {g.a.data + bi * g.batch_stride_a + i0 * g.a.row_stride + p0, kGemmMr * g.a.row_stride};
+      } else {
+        const int64_t key = bi * p.mblocks + ib;
+        if (!reuse || held_a != key) {
+          MatrixView av = g.a;
+          av.data += bi * g.batch_stride_a;
+          internal::pack_a_panels(av, i0, mc, p0, kc, abuf, a_scale);
+          held_a = reuse ? key : -1;
+        }
+        a = {abuf, kGemmMr * kc};
+      }
+      if (g.packed_b != nullptr) {
+        b = {g.packed_b->data + j0 * g.k + p0 * kGemmNr, kGemmNr * g.k};
+      } else if (b_in_place) {
+        // Full panels straight from B; a partial last one packed.
+        const float* at = g.b.data + bi * g.batch_stride_b;
+        b = {at + p0 * g.b.row_stride + j0, kGemmNr, g.b.row_stride, nullptr};
+        const int64_t full = nc / kGemmNr * kGemmNr;
+        if (full < nc) {
+          MatrixView bv = g.b;
+          bv.data = at;
+          internal::pack_b_panels(bv, p0, kc, j0 + full, nc - full, bbuf);
+          b.edge = bbuf;
+        }
+      } else {
+        const int64_t key = bi * p.nblocks + jb;
+        if (!reuse || held_b != key) {
+          MatrixView bv = g.b;
+          bv.data += bi * g.batch_stride_b;
+          internal::pack_b_panels(bv, p0, kc, j0, nc, bbuf, g.k_scale);
+          held_b = reuse ? key : -1;
+        }
+        b = {bbuf, kGemmNr * kc};
+      }
+      t.kc = kc;
+      t.lda = a_in_place ? g.a.row_stride : 0;
+      t.first = kb == 0;
+      t.last = kb + 1 == p.kblocks;
+      macro_tile(g, t, a, b, c, i0, mc, j0, nc, uk);
+    }
+    apply_silu(c, i0, mc, j0, nc);
   }
 
   // The epilogue's SiLU, then its post activation, on a finished tile.
@@ -440,7 +457,17 @@ Error gemm(const GemmArgs& args, MemoryAllocator* temp, ThreadPool* pool) {
                     "(%zu for full speed) for m %lld, n %lld, k %lld",
                     per_worker, gemm_scratch_bytes(args, 1), static_cast<long long>(args.m),
                     static_cast<long long>(args.n), static_cast<long long>(args.k));
-  const Worker worker{&args, &p, scratch, blocking().kernel};
+  // Tiles are claimed from a shared counter, so a thread that starts late
+  // (or is descheduled) leaves its share to the others instead of holding
+  // up the call: runs of consecutive tiles (neighbours share packed blocks),
+  // about four per worker, whole N blocks when they hold several tiles.
+  std::atomic<int64_t> next{0};
+  int64_t claim = p.tiles;
+  if (p.workers > 1) {
+    claim = std::max<int64_t>(1, p.tiles / (4 * p.workers));
+    if (p.mblocks > 1 && claim >= p.mblocks) claim = claim / p.mblocks * p.mblocks;
+  }
+  const Worker worker{&args, &p, scratch, blocking().kernel, &next, claim};
   parallel_for(pool, static_cast<size_t>(p.workers), 1, [&](size_t begin, size_t end) {
     for (size_t w = begin; w < end; ++w) worker.run(static_cast<int64_t>(w));
   });

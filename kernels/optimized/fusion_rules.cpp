@@ -165,6 +165,17 @@ constexpr FusionRule kOptimizedFusionRules[] = {
                 arg_of(3, 2), arg_of(3, 3), arg_of(4, 3), arg_of(4, 4)},
                {{FusionCheckKind::ScalarEquals, arg_of(0, 2), {}, 0, 1.0}},
                0},
+    // batch norm -> relu without a convolution before it (a DenseNet's
+    // pre-activation): one pass over the tensor instead of two.
+    FusionRule{"etr::batch_norm_relu.fused",
+               {{{"aten::_native_batch_norm_legit_no_training.out", 11}, {"aten::relu.out", 3}},
+                {same(arg_of(1, 0), arg_of(0, 7))}},
+               {input(arg_of(0, 0)), input(arg_of(0, 1)), input(arg_of(0, 2)), input(arg_of(0, 3)),
+                input(arg_of(0, 4)), input(arg_of(0, 5)), input(arg_of(0, 6)),
+                output(arg_of(1, -2)), output(arg_of(1, -1))},
+               {arg_of(0, 7), arg_of(0, 8), arg_of(0, 9), arg_of(0, 10)},
+               {},
+               0},
     // A linear layer: permute_copy(W, [1, 0]) -> addmm(bias, x, W^T) with
     // beta = alpha = 1, W a constant 2-D weight. The product reads W
     // transposed in place (packed once at prepare), so the per-run copy of

@@ -1,8 +1,10 @@
-// Optimized layout kernels: aten::permute_copy.out for default-layout
-// tensors of 1-, 2-, 4- and 8-byte dtypes. Dims of size 1 are dropped and
+// Optimized layout kernels. aten::permute_copy.out for default-layout
+// tensors of 1-, 2-, 4- and 8-byte dtypes: dims of size 1 are dropped and
 // dims that stay adjacent in the input are merged; what remains is either a
 // batch of contiguous row copies or a cache-blocked 2-D transpose repeated
-// over the other dims, split over the thread pool.
+// over the other dims, split over the thread pool. aten::cat.out of
+// default-layout inputs of the out's dtype: byte copies, the out's bytes
+// split over the thread pool.
 #pragma once
 
 #include <optional>
@@ -46,6 +48,11 @@ Error opt_permute_clone_permute_permute_prepare(KernelPrepareContext& ctx, const
                                                 IntArrayRef dims1, IntArrayRef dims2,
                                                 Tensor& scratch, Tensor& out);
 
+// ---- op_cat.cpp
+// aten::cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out)
+void opt_cat_out(KernelContext& ctx, TensorList tensors, int64_t dim, Tensor& out);
+Error opt_cat_prepare(KernelPrepareContext& ctx, TensorList tensors, int64_t dim, Tensor& out);
+
 // The family's table (see kernels/optimized/kernel_table.cpp).
 inline constexpr KernelEntry kOptLayoutKernels[] = {
     make_kernel<&opt_permute_copy_out, &opt_permute_copy_prepare>("aten::permute_copy.out",
@@ -54,6 +61,7 @@ inline constexpr KernelEntry kOptLayoutKernels[] = {
         "etr::unsqueeze_permute_squeeze.fused", kRealAndBoolTypes),
     make_kernel<&opt_permute_clone_permute_permute_out, &opt_permute_clone_permute_permute_prepare>(
         "etr::permute_clone_permute_permute.fused", kRealAndBoolTypes),
+    make_kernel<&opt_cat_out, &opt_cat_prepare>("aten::cat.out", kAllTypes),
 };
 
 }  // namespace etr

@@ -66,6 +66,16 @@ Error opt_batch_norm_no_training_prepare(KernelPrepareContext& ctx, const Tensor
                                          const Tensor& running_mean, const Tensor& running_var,
                                          double momentum, double eps, Tensor& out0, Tensor& out1,
                                          Tensor& out2);
+// etr::batch_norm_relu.fused (kernels/optimized/fusion_rules.cpp): the batch
+// norm's seven inputs, then the relu's out; one pass, the same values as the
+// two kernels.
+void opt_batch_norm_relu_out(KernelContext& ctx, const Tensor& input, const Tensor* weight,
+                             const Tensor* bias, const Tensor& running_mean,
+                             const Tensor& running_var, double momentum, double eps, Tensor& out);
+Error opt_batch_norm_relu_prepare(KernelPrepareContext& ctx, const Tensor& input,
+                                  const Tensor* weight, const Tensor* bias,
+                                  const Tensor& running_mean, const Tensor& running_var,
+                                  double momentum, double eps, Tensor& out);
 
 // ---- op_mean.cpp
 // aten::mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None,
@@ -90,6 +100,8 @@ inline constexpr KernelEntry kOptNormalizationKernels[] = {
         "aten::native_layer_norm.out", DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_batch_norm_no_training_out, &opt_batch_norm_no_training_prepare>(
         "aten::_native_batch_norm_legit_no_training.out", DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_batch_norm_relu_out, &opt_batch_norm_relu_prepare>(
+        "etr::batch_norm_relu.fused", DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_mean_out, &opt_mean_prepare>("aten::mean.out",
                                                   DtypeSet::of(ScalarType::Float)),
 };

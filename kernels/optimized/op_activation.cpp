@@ -14,7 +14,7 @@ namespace etr {
 namespace {
 
 // Elements per chunk: cheap ops (relu, clamp) and transcendental ones.
-constexpr size_t kCheapGrain = 131072;
+constexpr size_t kCheapGrain = 32768;
 constexpr size_t kMathGrain = 32768;
 
 bool float_default(const Tensor& t) {

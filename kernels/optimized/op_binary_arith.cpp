@@ -12,7 +12,7 @@ namespace {
 
 // Below this many output elements a call stays on one thread (memory bound:
 // smaller pieces cost more to hand to a thread than to compute).
-constexpr size_t kGrain = 131072;
+constexpr size_t kGrain = 32768;
 
 bool float_default(const Tensor& t) {
   return t.dtype() == ScalarType::Float && opt::has_default_dim_order(t);

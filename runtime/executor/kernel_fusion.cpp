@@ -18,7 +18,8 @@
 //   - a rule with a Scratch argument computes into it and moves the result
 //     to its Output, which the memory plan may put over a step's input (dead
 //     by then): the scratch must then be a tensor whose memory shares nothing
-//     with the fused call's inputs, and the Output must be bound.
+//     with the fused call's inputs, and the Output must be bound; a rule
+//     without one is left out when its Output partially overlaps an input.
 // The fused kernel is then chosen like any kernel (KernelRegistry::select);
 // when every library declines it the instructions load one by one, and when
 // a prepare step fails for real the load fails naming the fused kernel. The
@@ -39,6 +40,15 @@ bool tensors_share_memory(const Tensor& a, const Tensor& b) {
   const uint8_t* a0 = static_cast<const uint8_t*>(a.const_data());
   const uint8_t* b0 = static_cast<const uint8_t*>(b.const_data());
   if (a0 == nullptr || b0 == nullptr) return true;  // not bound yet: assume the worst
+  return a0 < b0 + b.capacity_bytes() && b0 < a0 + a.capacity_bytes();
+}
+
+// True when two bound tensors' memory ranges overlap without starting at
+// the same byte (an exact alias is an in-place call).
+bool tensors_partially_overlap(const Tensor& a, const Tensor& b) {
+  const uint8_t* a0 = static_cast<const uint8_t*>(a.const_data());
+  const uint8_t* b0 = static_cast<const uint8_t*>(b.const_data());
+  if (a0 == nullptr || b0 == nullptr || a0 == b0) return false;
   return a0 < b0 + b.capacity_bytes() && b0 < a0 + a.capacity_bytes();
 }
 
@@ -313,6 +323,20 @@ Error MethodLoader::try_fuse_rule(size_t chain, const FusionGraph& graph,
       const EValue& v = values[ids[j]];
       if (rule.args[j].role == FusionArgRole::Input && v.is_tensor() &&
           tensors_share_memory(values[scratch].to_tensor(), v.to_tensor())) {
+        return Error::Ok;
+      }
+    }
+  }
+  // Without a scratch the fused kernel writes its output while it reads its
+  // inputs: an output the memory plan put partly over an input (one that
+  // dies inside the group, e.g. a batch norm's input under the relu's
+  // output) leaves the steps unfused.
+  if (scratch < 0 && values[ids[n - 2]].is_tensor()) {
+    const Tensor& out = values[ids[n - 2]].to_tensor();
+    for (size_t j = 0; j + 2 < n; ++j) {
+      const EValue& v = values[ids[j]];
+      if (rule.args[j].role == FusionArgRole::Input && v.is_tensor() &&
+          tensors_partially_overlap(out, v.to_tensor())) {
         return Error::Ok;
       }
     }

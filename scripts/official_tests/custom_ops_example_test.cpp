@@ -7,12 +7,13 @@
 // codegen would. test/models/custom_ops_example.pte computes
 // mul4(mul3(x) + 1); its output is compared with PyTorch's
 // (test/models/custom_ops_example/out.f32).
+#include <gtest/gtest.h>
+
 #include <executorch/extension/kernel_util/make_boxed_from_unboxed_functor.h>
 #include <executorch/extension/module/module.h>
 #include <executorch/extension/tensor/tensor.h>
 #include <executorch/runtime/kernel/kernel_includes.h>
 #include <executorch/runtime/kernel/operator_registry.h>
-#include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>

@@ -444,11 +444,13 @@ class CountingObserver final : public ExecuteObserver {
 
 // x (input) -> relu -> y -> relu -> z (output), or with the second relu
 // reading x when `linked` is false; `y_is_output` makes y a method output too.
-testing::AlignedBytes relu_chain(bool linked, bool y_is_output) {
+// x is planned at byte 0, y and z at the given offsets.
+testing::AlignedBytes relu_chain(bool linked, bool y_is_output, int y_offset = 16,
+                                 int z_offset = 32) {
   ProgramWriter w;
   auto x = w.tensor({4}, {0}, 1, 0);
-  auto y = w.tensor({4}, {0}, 1, 16);
-  auto z = w.tensor({4}, {0}, 1, 32);
+  auto y = w.tensor({4}, {0}, 1, y_offset);
+  auto z = w.tensor({4}, {0}, 1, z_offset);
   std::vector<int32_t> outputs = {2};
   if (y_is_output) outputs.push_back(1);
   return w.finish({x, y, z}, {0}, outputs,
@@ -593,6 +595,18 @@ TEST(KernelFusionTest, RuleWhoseConditionsFailDoesNotFuse) {
   EXPECT_EQ(r.out, kReluOfX);
   // The intermediate is a method output: it must stay visible.
   r = run_relu_chain(relu_chain(true, true), f.registry);
+  ASSERT_EQ(r.load, Error::Ok) << r.message;
+  EXPECT_EQ(r.execute, Error::Ok);
+  EXPECT_EQ(g_log.fused_runs, 0);
+  EXPECT_EQ(g_log.events, 2);
+  EXPECT_EQ(r.out, kReluOfX);
+}
+
+TEST(KernelFusionTest, OutputOverAnInputThatDiesInTheGroupDoesNotFuse) {
+  FusingRegistry f;
+  // x is dead after the first relu, so the plan may put z over its second
+  // half; the fused call would write z while reading x.
+  const ReluRun r = run_relu_chain(relu_chain(true, false, 32, 8), f.registry);
   ASSERT_EQ(r.load, Error::Ok) << r.message;
   EXPECT_EQ(r.execute, Error::Ok);
   EXPECT_EQ(g_log.fused_runs, 0);

@@ -200,6 +200,101 @@ TEST(OptimizedLayout, FusedChainsMatchTheirStepsOnPortable) {
   }
 }
 
+OpCall cat_call(std::vector<HostTensor*> xs, int64_t dim, ScalarType dtype,
+                std::vector<int32_t> out_shape) {
+  OpCall c;
+  c.op = "aten::cat.out";
+  c.outs = {{dtype, out_shape}};
+  c.args = [xs, dim](KernelRunner& r, std::vector<HostTensor>& o) {
+    return std::vector<EValue*>{r.tensor_list(xs), r.i(dim), r.tensor(o[0])};
+  };
+  return c;
+}
+
+// cat of inputs whose elements are distinct numbers (input i holds 1000 * i +
+// its flat index): the output is checked element by element against the
+// index arithmetic of cat, and against the portable kernel, with and
+// without threads. Shapes: the DenseNet feature concat (large enough to be
+// split over threads in the middle of an input's block), outer dims before
+// the cat dim, the last dim, a negative dim, empty inputs and a legacy empty
+// (1-D, size 0) input, which is skipped.
+TEST(OptimizedLayout, CatMatchesIndexArithmeticAndPortable) {
+  struct Case {
+    std::vector<std::vector<int32_t>> shapes;
+    int64_t dim;
+  };
+  const Case cases[] = {
+      {{{1, 256, 28, 28}, {1, 32, 28, 28}}, 1},  // 802 KiB: split mid-block
+      {{{1, 64, 56, 56}, {1, 32, 56, 56}, {1, 32, 56, 56}}, 1},
+      {{{3, 5, 7}, {3, 2, 7}, {3, 1, 7}}, 1},
+      {{{2, 3, 4}, {2, 3, 9}}, -1},
+      {{{4, 3}, {1, 3}, {0, 3}}, 0},
+      {{{2, 0, 5}, {2, 3, 5}}, 1},
+      {{{5, 70000}, {5, 3}}, 1},   // rows longer than a thread's range
+      {{{0}, {2, 3}, {2, 4}}, 1},  // legacy empty first
+  };
+  for (const Case& c : cases) {
+    std::vector<HostTensor> xs;
+    for (size_t i = 0; i < c.shapes.size(); ++i) {
+      size_t n = 1;
+      for (int32_t v : c.shapes[i]) n *= static_cast<size_t>(v);
+      std::vector<float> values(n);
+      for (size_t k = 0; k < n; ++k) values[k] = static_cast<float>(1000 * i + k);
+      xs.push_back(make_tensor<float>(c.shapes[i], values));
+    }
+    // The reference rank and dim come from the first input that is not a
+    // legacy empty.
+    const size_t first = c.shapes[0].size() == 1 && c.shapes.size() > 1 && c.shapes[1].size() > 1;
+    const std::vector<int32_t>& ref = c.shapes[first];
+    const size_t rank = ref.size();
+    const size_t d = static_cast<size_t>(c.dim < 0 ? c.dim + static_cast<int64_t>(rank) : c.dim);
+    std::vector<int32_t> out_shape = ref;
+    out_shape[d] = 0;
+    for (size_t i = first; i < c.shapes.size(); ++i) out_shape[d] += c.shapes[i][d];
+    // Expected: out row r (dims before d), then input i's block of row r.
+    size_t rows = 1, inner = 1;
+    for (size_t k = 0; k < d; ++k) rows *= static_cast<size_t>(ref[k]);
+    for (size_t k = d + 1; k < rank; ++k) inner *= static_cast<size_t>(ref[k]);
+    std::vector<float> expected;
+    for (size_t r = 0; r < rows; ++r) {
+      for (size_t i = first; i < c.shapes.size(); ++i) {
+        const size_t block = static_cast<size_t>(c.shapes[i][d]) * inner;
+        for (size_t k = 0; k < block; ++k)
+          expected.push_back(static_cast<float>(1000 * i + r * block + k));
+      }
+    }
+    std::vector<HostTensor*> ptrs;
+    for (HostTensor& x : xs) ptrs.push_back(&x);
+    const OpCall call = cat_call(ptrs, c.dim, ScalarType::Float, out_shape);
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), test_thread_pool()}) {
+      const std::string what = "cat " + shape_str(ref) + " x" + std::to_string(c.shapes.size()) +
+                               " dim " + std::to_string(c.dim) + (pool ? " threaded" : "");
+      const OpResult got = run_call(call, test_kernel_registry(), pool);
+      ASSERT_EQ(got.error, Error::Ok) << what;
+      EXPECT_EQ(got.library, "optimized") << what;
+      ASSERT_EQ(got.outs[0].shape(), out_shape) << what;
+      EXPECT_EQ(got.outs[0].values<float>(), expected) << what;
+      check_against_portable(call, pool, 0.0, 0.0, "optimized", what);
+    }
+  }
+  // Other element sizes: bit-exact against the portable kernel.
+  HostTensor a = make_tensor<int64_t>({2, 3}, iota<int64_t>(6));
+  HostTensor b = make_tensor<int64_t>({2, 2}, iota<int64_t>(4));
+  check_against_portable(cat_call({&a, &b}, 1, ScalarType::Long, {2, 5}), test_thread_pool(), 0.0,
+                         0.0, "optimized", "cat Long");
+  HostTensor h = make_tensor<uint8_t>({3, 2}, iota<uint8_t>(6));
+  check_against_portable(cat_call({&h, &h}, 0, ScalarType::Byte, {6, 2}), test_thread_pool(), 0.0,
+                         0.0, "optimized", "cat Byte");
+  // Mixed dtypes and channels-last inputs: the portable kernel.
+  HostTensor f = make_tensor<float>({2, 2}, iota<float>(4));
+  check_against_portable(cat_call({&a, &f}, 1, ScalarType::Float, {2, 5}), test_thread_pool(), 0.0,
+                         0.0, "portable", "cat Long + Float");
+  HostTensor cl = make_tensor<float>({1, 2, 3, 4}, iota<float>(24), {0, 2, 3, 1});
+  HostTensor cf = make_tensor<float>({1, 2, 3, 4}, iota<float>(24));
+  check_against_portable(cat_call({&cf, &cl}, 1, ScalarType::Float, {1, 4, 3, 4}),
+                         test_thread_pool(), 0.0, 0.0, "portable", "cat channels-last input");
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace etr

@@ -302,6 +302,70 @@ TEST(OptimizedNormalization, BatchNormMatchesPortable) {
   }
 }
 
+// etr::batch_norm_relu.fused (batch norm then relu in one pass) against
+// float64: max((x - mean) / sqrt(var + eps) * w + b, 0), with and without
+// weight and bias, planes shorter and longer than the kernel's block and
+// not a multiple of it, a threaded size, in place (out over x) and out of
+// place, on one and two threads. The kernel rounds like the two unfused
+// kernels (scale and shift in double, then x * scale + shift in float), so
+// the bound is a few float roundings of the output's magnitude.
+TEST(OptimizedNormalization, BatchNormReluFusedMatchesFloat64) {
+  std::mt19937 rng(15);
+  const std::vector<std::vector<int32_t>> shapes = {
+      {2, 5}, {3, 4, 9}, {2, 7, 45, 47}, {1, 64, 56, 56}, {1, 3, 2049}};
+  const double eps = 1e-5;
+  for (const auto& shape : shapes) {
+    const int32_t ch = shape[1];
+    size_t plane = 1;
+    for (size_t d = 2; d < shape.size(); ++d) plane *= static_cast<size_t>(shape[d]);
+    const HostTensor x = random_float_tensor(shape, rng, -3.0f, 3.0f);
+    HostTensor w = random_float_tensor({ch}, rng, 0.5f, 1.5f);
+    HostTensor b = random_float_tensor({ch}, rng);
+    HostTensor mean = random_float_tensor({ch}, rng);
+    HostTensor var = random_float_tensor({ch}, rng, 0.1f, 2.0f);
+    const std::vector<float> xv = x.values<float>();
+    for (int affine = 0; affine < 2; ++affine) {
+      std::vector<double> want(xv.size());
+      size_t positive = 0;
+      for (size_t i = 0; i < xv.size(); ++i) {
+        const size_t c = i / plane % static_cast<size_t>(ch);
+        double z = (xv[i] - static_cast<double>(mean.values<float>()[c])) /
+                   std::sqrt(static_cast<double>(var.values<float>()[c]) + eps);
+        if (affine) z = z * w.values<float>()[c] + b.values<float>()[c];
+        want[i] = z > 0.0 ? z : 0.0;
+        positive += z > 0.0 ? 1 : 0;
+      }
+      ASSERT_GT(positive, 0u);  // both sides of the clamp are exercised
+      ASSERT_LT(positive, xv.size());
+      for (ThreadPool* pool : kPools()) {
+        for (int in_place = 0; in_place < 2; ++in_place) {
+          HostTensor xin = make_tensor<float>(shape, xv);
+          HostTensor out = zeros_tensor(ScalarType::Float, shape);
+          HostTensor& y = in_place ? xin : out;
+          KernelRunner r(test_kernel_registry(), pool);
+          ASSERT_EQ(
+              r.run("etr::batch_norm_relu.fused", {r.tensor(xin), affine ? r.tensor(w) : r.none(),
+                                                   affine ? r.tensor(b) : r.none(), r.tensor(mean),
+                                                   r.tensor(var), r.d(0.1), r.d(eps), r.tensor(y)}),
+              Error::Ok)
+              << shape_str(shape);
+          EXPECT_STREQ(r.chosen_library(), "optimized");
+          const std::vector<float> got = y.values<float>();
+          double worst = 0.0;
+          for (size_t i = 0; i < got.size(); ++i) {
+            const double err = std::abs(got[i] - want[i]) / (1.0 + std::abs(want[i]));
+            worst = std::max(worst, err);
+          }
+          std::printf("batch_norm_relu %s%s%s: max error %.3g\n", shape_str(shape).c_str(),
+                      affine ? " affine" : "", in_place ? " in place" : "", worst);
+          EXPECT_LE(worst, 1e-6) << shape_str(shape) << (affine ? " affine" : "")
+                                 << (in_place ? " in place" : "");
+        }
+      }
+    }
+  }
+}
+
 TEST(OptimizedNormalization, MeanTrailingDimsMatchesPortable) {
   std::mt19937 rng(14);
   struct Case {
