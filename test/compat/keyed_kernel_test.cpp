@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "extension/tensor/npy.h"
+#include "test/compat/custom_op_fixture.h"
 
 using executorch::aten::Tensor;
 using executorch::extension::Module;
@@ -33,8 +33,6 @@ using executorch::runtime::Span;
 
 namespace {
 
-const std::string kDir = std::string(ETR_SOURCE_DIR) + "/test/models/";
-
 int g_float_calls = 0;
 int g_double_calls = 0;
 int g_channels_last_calls = 0;
@@ -44,15 +42,7 @@ size_t g_num_args = 0;
 void mul3_float(KernelRuntimeContext& ctx, Span<EValue*> stack) {
   ++g_float_calls;
   g_num_args = stack.size();
-  const Tensor& in = stack[0]->toTensor();
-  Tensor& out = stack[1]->toTensor();
-  if (executorch::runtime::resize_tensor(out, in.sizes()) != Error::Ok) {
-    ctx.fail(Error::InvalidArgument);
-    return;
-  }
-  for (ptrdiff_t i = 0; i < in.numel(); ++i) {
-    out.mutable_data_ptr<float>()[i] = 3.0f * in.const_data_ptr<float>()[i];
-  }
+  custom_op_fixture::mul3(ctx, stack);
 }
 // Kernels for keys this program never has: they must not run.
 void mul3_double(KernelRuntimeContext& ctx, Span<EValue*>) {
@@ -62,23 +52,6 @@ void mul3_double(KernelRuntimeContext& ctx, Span<EValue*>) {
 void mul3_channels_last(KernelRuntimeContext& ctx, Span<EValue*>) {
   ++g_channels_last_calls;
   ctx.fail(Error::Internal);
-}
-// affine.out (input, shifts, factor, negate, out, return slot).
-void affine_fallback(KernelRuntimeContext& ctx, Span<EValue*> stack) {
-  const Tensor& in = stack[0]->toTensor();
-  double shift = 0;
-  for (int64_t s : stack[1]->toIntList()) shift += static_cast<double>(s);
-  const double factor = stack[2]->toDouble();
-  const bool negate = stack[3]->toBool();
-  Tensor& out = stack[4]->toTensor();
-  if (executorch::runtime::resize_tensor(out, in.sizes()) != Error::Ok) {
-    ctx.fail(Error::InvalidArgument);
-    return;
-  }
-  for (ptrdiff_t i = 0; i < in.numel(); ++i) {
-    const double v = in.const_data_ptr<float>()[i] * factor + shift;
-    out.mutable_data_ptr<float>()[i] = static_cast<float>(negate ? -v : v);
-  }
 }
 
 // The keys of a call whose three tensors (input, out, return slot) are
@@ -91,22 +64,12 @@ constexpr const char* kTransposedKey = "v1/6;1,0|6;1,0|6;1,0";
 // PyTorch's output, or a negative number when the run failed.
 float run_custom_op() {
   executorch::runtime::runtime_init();
-  auto in = etr::read_npy(kDir + "custom_op/a_in0.npy");
-  auto want = etr::read_npy(kDir + "custom_op/a_out0.npy");
-  if (!in.ok() || !want.ok()) return -1.0f;
-  const float* x = in->tensor().const_data_ptr<float>();
-  auto input = executorch::extension::make_tensor_ptr(
-      {2, 5}, std::vector<float>(x, x + in->tensor().numel()));
-  Module module(kDir + "custom_op.pte");
+  auto input = custom_op_fixture::input();
+  if (input == nullptr) return -1.0f;
+  Module module(custom_op_fixture::models_dir() + "custom_op.pte");
   auto out = module.forward(input);
   if (!out.ok()) return -2.0f;
-  const Tensor& y = (*out)[0].toTensor();
-  float worst = 0;
-  for (ptrdiff_t i = 0; i < y.numel(); ++i) {
-    worst = std::fmax(
-        worst, std::fabs(y.const_data_ptr<float>()[i] - want->tensor().const_data_ptr<float>()[i]));
-  }
-  return worst;
+  return custom_op_fixture::max_error((*out)[0].toTensor());
 }
 
 // Each scenario registers its kernels, runs, and exits 0 when it went as
@@ -118,7 +81,7 @@ void call_goes_to_the_kernel_of_its_key() {
       Kernel("my_ops::mul3.out", KernelKey(kDoubleKey), mul3_double),
       Kernel("my_ops::mul3.out", KernelKey(kTransposedKey), mul3_channels_last),
       Kernel("my_ops::mul3.out", KernelKey(kFloatKey), mul3_float),
-      Kernel("my_ops::affine.out", affine_fallback),
+      Kernel("my_ops::affine.out", custom_op_fixture::affine),
   };
   if (executorch::runtime::register_kernels({kernels, 4}) != Error::Ok) std::exit(10);
   const float err = run_custom_op();
@@ -133,7 +96,7 @@ void fallback_kernel_takes_other_keys() {
   static const Kernel kernels[] = {
       Kernel("my_ops::mul3.out", KernelKey(kDoubleKey), mul3_double),
       Kernel("my_ops::mul3.out", mul3_float),  // the fallback
-      Kernel("my_ops::affine.out", affine_fallback),
+      Kernel("my_ops::affine.out", custom_op_fixture::affine),
   };
   if (executorch::runtime::register_kernels({kernels, 3}) != Error::Ok) std::exit(10);
   const float err = run_custom_op();
@@ -145,11 +108,11 @@ void fallback_kernel_takes_other_keys() {
 void no_kernel_for_the_key_fails_the_load() {
   static const Kernel kernels[] = {
       Kernel("my_ops::mul3.out", KernelKey(kDoubleKey), mul3_double),
-      Kernel("my_ops::affine.out", affine_fallback),
+      Kernel("my_ops::affine.out", custom_op_fixture::affine),
   };
   if (executorch::runtime::register_kernels({kernels, 2}) != Error::Ok) std::exit(10);
   executorch::runtime::runtime_init();
-  Module module(kDir + "custom_op.pte");
+  Module module(custom_op_fixture::models_dir() + "custom_op.pte");
   const Error err = module.load_method("forward");
   std::fprintf(stderr, "load_method: %d; double calls %d\n", static_cast<int>(err), g_double_calls);
   std::exit(err == Error::OperatorMissing && g_double_calls == 0 ? 0 : 1);

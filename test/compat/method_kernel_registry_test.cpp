@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "extension/tensor/npy.h"
+#include "test/compat/custom_op_fixture.h"
 
 using executorch::aten::Tensor;
 using executorch::extension::FileDataLoader;
@@ -46,8 +46,7 @@ using executorch::runtime::Span;
 
 namespace {
 
-const std::string kDir = std::string(ETR_SOURCE_DIR) + "/test/models/";
-const std::string kPte = kDir + "custom_op.pte";
+const std::string kPte = custom_op_fixture::models_dir() + "custom_op.pte";
 
 // The key of custom_op's mul3 call (input, out, return slot: Float [2, 5],
 // contiguous), and the same call in Double.
@@ -58,68 +57,18 @@ int g_local_calls = 0;
 int g_global_calls = 0;
 int g_unused_calls = 0;
 
-// out = 3 * input.
-void mul3(KernelRuntimeContext& ctx, Span<EValue*> stack) {
-  const Tensor& in = stack[0]->toTensor();
-  Tensor& out = stack[1]->toTensor();
-  if (executorch::runtime::resize_tensor(out, in.sizes()) != Error::Ok) {
-    ctx.fail(Error::InvalidArgument);
-    return;
-  }
-  for (ptrdiff_t i = 0; i < in.numel(); ++i) {
-    out.mutable_data_ptr<float>()[i] = 3.0f * in.const_data_ptr<float>()[i];
-  }
-}
 void mul3_local(KernelRuntimeContext& ctx, Span<EValue*> stack) {
   ++g_local_calls;
-  mul3(ctx, stack);
+  custom_op_fixture::mul3(ctx, stack);
 }
 void mul3_global(KernelRuntimeContext& ctx, Span<EValue*> stack) {
   ++g_global_calls;
-  mul3(ctx, stack);
+  custom_op_fixture::mul3(ctx, stack);
 }
 // A kernel for a key the program never has: it must not run.
 void mul3_unused(KernelRuntimeContext& ctx, Span<EValue*>) {
   ++g_unused_calls;
   ctx.fail(Error::Internal);
-}
-// affine.out (input, shifts, factor, negate, out, return slot).
-void affine(KernelRuntimeContext& ctx, Span<EValue*> stack) {
-  const Tensor& in = stack[0]->toTensor();
-  double shift = 0;
-  for (int64_t s : stack[1]->toIntList()) shift += static_cast<double>(s);
-  const double factor = stack[2]->toDouble();
-  const bool negate = stack[3]->toBool();
-  Tensor& out = stack[4]->toTensor();
-  if (executorch::runtime::resize_tensor(out, in.sizes()) != Error::Ok) {
-    ctx.fail(Error::InvalidArgument);
-    return;
-  }
-  for (ptrdiff_t i = 0; i < in.numel(); ++i) {
-    const double v = in.const_data_ptr<float>()[i] * factor + shift;
-    out.mutable_data_ptr<float>()[i] = static_cast<float>(negate ? -v : v);
-  }
-}
-
-TensorPtr fixture_input() {
-  auto in = etr::read_npy(kDir + "custom_op/a_in0.npy");
-  if (!in.ok()) return nullptr;
-  const float* x = in->tensor().const_data_ptr<float>();
-  return executorch::extension::make_tensor_ptr({2, 5},
-                                                std::vector<float>(x, x + in->tensor().numel()));
-}
-
-// The largest difference of `got` from PyTorch's output; negative when the
-// shapes differ or the fixture is missing.
-float max_error(const Tensor& got) {
-  auto want = etr::read_npy(kDir + "custom_op/a_out0.npy");
-  if (!want.ok() || want->tensor().numel() != got.numel()) return -1.0f;
-  float worst = 0;
-  for (ptrdiff_t i = 0; i < got.numel(); ++i) {
-    worst = std::fmax(worst, std::fabs(got.const_data_ptr<float>()[i] -
-                                       want->tensor().const_data_ptr<float>()[i]));
-  }
-  return worst;
 }
 
 // Runs forward of `module` (loaded with `kernels`) on the fixture input:
@@ -127,15 +76,16 @@ float max_error(const Tensor& got) {
 float run(Module& module, std::vector<Kernel> kernels) {
   const Error loaded = module.load_method("forward", nullptr, nullptr, nullptr, std::move(kernels));
   if (loaded != Error::Ok) return -2.0f;
-  TensorPtr input = fixture_input();
+  TensorPtr input = custom_op_fixture::input();
   if (input == nullptr) return -3.0f;
   auto out = module.forward(input);
   if (!out.ok()) return -4.0f;
-  return max_error((*out)[0].toTensor());
+  return custom_op_fixture::max_error((*out)[0].toTensor());
 }
 
 const std::vector<Kernel> local_kernels() {
-  return {Kernel("my_ops::mul3.out", mul3_local), Kernel("my_ops::affine.out", affine)};
+  return {Kernel("my_ops::mul3.out", mul3_local),
+          Kernel("my_ops::affine.out", custom_op_fixture::affine)};
 }
 
 class CompatMethodKernelRegistryTest : public ::testing::Test {
@@ -152,9 +102,9 @@ TEST_F(CompatMethodKernelRegistryTest, ModuleKernelsServeThatMethodAlone) {
   ASSERT_GE(err, 0.0f) << "load or run failed: " << err;
   EXPECT_LE(err, 1e-5f);
   EXPECT_EQ(g_local_calls, 1);
-  auto again = module.forward(fixture_input());
+  auto again = module.forward(custom_op_fixture::input());
   ASSERT_EQ(again.error(), Error::Ok);
-  EXPECT_LE(max_error((*again)[0].toTensor()), 1e-5f);
+  EXPECT_LE(custom_op_fixture::max_error((*again)[0].toTensor()), 1e-5f);
   EXPECT_EQ(g_local_calls, 2);
 
   // Another Module, one sharing the program, and the same method loaded
@@ -192,11 +142,11 @@ TEST_F(CompatMethodKernelRegistryTest, ProgramKernelsServeThatMethodAlone) {
                                 Span<const Kernel>(kernels.data(), kernels.size()));
   }();
   ASSERT_EQ(method.error(), Error::Ok);
-  TensorPtr input = fixture_input();
+  TensorPtr input = custom_op_fixture::input();
   ASSERT_NE(input, nullptr);
   ASSERT_EQ(method->set_input(EValue(*input), 0), Error::Ok);
   ASSERT_EQ(method->execute(), Error::Ok);
-  const float err = max_error(method->get_output(0).toTensor());
+  const float err = custom_op_fixture::max_error(method->get_output(0).toTensor());
   EXPECT_GE(err, 0.0f);
   EXPECT_LE(err, 1e-5f);
   EXPECT_EQ(g_local_calls, 1);
@@ -224,7 +174,7 @@ void no_kernel_for_the_key_fails_the_load() {
   const Error err =
       module.load_method("forward", nullptr, nullptr, nullptr,
                          {Kernel("my_ops::mul3.out", KernelKey(kDoubleKey), mul3_unused),
-                          Kernel("my_ops::affine.out", affine)});
+                          Kernel("my_ops::affine.out", custom_op_fixture::affine)});
   std::fprintf(stderr, "load_method: %d; unused calls %d\n", static_cast<int>(err), g_unused_calls);
   std::exit(err == Error::OperatorMissing && g_unused_calls == 0 ? 0 : 1);
 }
@@ -238,7 +188,7 @@ void local_kernels_come_before_global_ones() {
   executorch::runtime::runtime_init();
   static const Kernel global[] = {
       Kernel("my_ops::mul3.out", KernelKey(kFloatKey), mul3_global),
-      Kernel("my_ops::affine.out", affine),
+      Kernel("my_ops::affine.out", custom_op_fixture::affine),
   };
   if (executorch::runtime::register_kernels({global, 2}) != Error::Ok) std::exit(10);
   Module with_local(kPte);
