@@ -2,6 +2,8 @@
 // kernel over seeded random windows (kernel 1-4, stride 1-3, padding,
 // dilation, ceil_mode, rank 3 and 4, rows wide enough for the AVX2 path),
 // with ties, -inf and NaN in the input; values and indices must be equal.
+// The optimized aten::avg_pool2d.out the same way (bit-identical to the
+// portable kernel), and against PyTorch's values.
 #include <cmath>
 #include <limits>
 #include <string>
@@ -140,6 +142,115 @@ TEST(OptPoolingTest, DeclinesDouble) {
   EXPECT_STREQ(r.chosen_library(), "portable");
   // PyTorch: max_pool2d_with_indices(arange(16.).view(1,1,4,4), 2, 2) -> 5, 7, 13, 15
   EXPECT_EQ(out.values<double>(), (std::vector<double>{5, 7, 13, 15}));
+}
+
+struct AvgCase {
+  PoolCase w;  // dilation 1
+  bool count_include_pad = true;
+  int divisor = 0;  // 0: none
+};
+
+Error run_avg(KernelRunner& r, const AvgCase& c, HostTensor& x, HostTensor& out) {
+  const PoolCase& w = c.w;
+  return r.run("aten::avg_pool2d.out",
+               {r.tensor(x), r.int_list({w.kh, w.kw}), r.int_list({w.sh, w.sw}),
+                r.int_list({w.ph, w.pw}), r.b(w.ceil), r.b(c.count_include_pad),
+                c.divisor != 0 ? r.i(c.divisor) : r.none(), r.tensor(out)});
+}
+
+void check_avg(const AvgCase& c, ThreadPool* pool, uint32_t seed) {
+  const std::string what = describe(c.w, pool != nullptr) +
+                           " include_pad=" + std::to_string(c.count_include_pad) + " divisor " +
+                           std::to_string(c.divisor) + " seed " + std::to_string(seed);
+  std::mt19937 rng(seed);
+  size_t n = 1;
+  for (int32_t v : c.w.in) n *= static_cast<size_t>(v);
+  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+  std::vector<float> v(n);
+  for (float& f : v) f = dist(rng);
+  HostTensor x = make_tensor<float>(c.w.in, v);
+  std::vector<int32_t> os = c.w.in;
+  const size_t r = os.size();
+  os[r - 2] = extent(c.w.in[r - 2], c.w.kh, c.w.sh, c.w.ph, 1, c.w.ceil);
+  os[r - 1] = extent(c.w.in[r - 1], c.w.kw, c.w.sw, c.w.pw, 1, c.w.ceil);
+  HostTensor out = zeros_tensor(ScalarType::Float, os), rout = zeros_tensor(ScalarType::Float, os);
+  KernelRunner opt(test_kernel_registry(), pool);
+  ASSERT_EQ(run_avg(opt, c, x, out), Error::Ok) << what;
+  EXPECT_STREQ(opt.chosen_library(), "optimized") << what;
+  KernelRunner ref(portable_reference_registry(), nullptr);
+  ASSERT_EQ(run_avg(ref, c, x, rout), Error::Ok) << what;
+  ASSERT_EQ(out.shape(), rout.shape()) << what;
+  EXPECT_EQ(out.values<float>(), rout.values<float>()) << what;
+}
+
+TEST(OptPoolingTest, AvgPoolMatchesPortable) {
+  for (uint32_t seed = 1; seed <= 60; ++seed) {
+    std::mt19937 rng(seed + 1000);
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    AvgCase c;
+    c.w.kh = pick(1, 4);
+    c.w.kw = pick(0, 2) == 0 ? pick(1, 4) : c.w.kh;
+    c.w.sh = pick(1, 3);
+    c.w.sw = pick(0, 2) == 0 ? pick(1, 3) : c.w.sh;
+    c.w.ph = pick(0, c.w.kh / 2);
+    c.w.pw = pick(0, c.w.kw / 2);
+    c.w.ceil = pick(0, 2) == 0;
+    c.count_include_pad = pick(0, 1) == 0;
+    c.divisor = pick(0, 4) == 0 ? pick(1, 9) : 0;
+    const int h = c.w.kh + pick(0, 12), w = c.w.kw + pick(0, 20);
+    if (seed % 4 == 0) {
+      c.w.in = std::vector<int32_t>{pick(1, 5), h, w};
+    } else {
+      c.w.in = std::vector<int32_t>{pick(1, 2), pick(1, 40), h, w};
+    }
+    check_avg(c, nullptr, seed);
+    check_avg(c, test_thread_pool(), seed);
+  }
+  // DenseNet's transition pool (2x2, stride 2), enough planes to split.
+  AvgCase dense;
+  dense.w.in = std::vector<int32_t>{1, 128, 56, 56};
+  dense.w.kh = dense.w.kw = dense.w.sh = dense.w.sw = 2;
+  check_avg(dense, test_thread_pool(), 77);
+}
+
+// PyTorch (torch 2.11): avg_pool2d(arange(16.).view(1, 1, 4, 4), 3, 2, 1, ...).
+TEST(OptPoolingTest, AvgPoolMatchesTorch) {
+  auto x = make_tensor<float>({1, 1, 4, 4}, iota<float>(16));
+  struct Want {
+    bool ceil, include_pad;
+    int divisor;
+    std::vector<int32_t> shape;
+    std::vector<float> values;
+  };
+  const Want wants[] = {
+      {false,
+       true,
+       0,
+       {1, 1, 2, 2},
+       {1.1111111640930176f, 2.6666667461395264f, 5.666666507720947f, 10.0f}},
+      {false, false, 0, {1, 1, 2, 2}, {2.5f, 4.0f, 8.5f, 10.0f}},
+      {true,
+       true,
+       5,
+       {1, 1, 3, 3},
+       {2.0f, 4.800000190734863f, 2.0f, 10.199999809265137f, 18.0f, 6.599999904632568f, 5.0f,
+        8.399999618530273f, 3.0f}},
+  };
+  for (const Want& w : wants) {
+    AvgCase c;
+    c.w.in = std::vector<int32_t>{1, 1, 4, 4};
+    c.w.kh = c.w.kw = 3;
+    c.w.sh = c.w.sw = 2;
+    c.w.ph = c.w.pw = 1;
+    c.w.ceil = w.ceil;
+    c.count_include_pad = w.include_pad;
+    c.divisor = w.divisor;
+    HostTensor out = zeros_tensor(ScalarType::Float, w.shape);
+    KernelRunner r(test_kernel_registry(), test_thread_pool());
+    ASSERT_EQ(run_avg(r, c, x, out), Error::Ok);
+    EXPECT_STREQ(r.chosen_library(), "optimized");
+    EXPECT_EQ(out.values<float>(), w.values) << w.ceil << w.include_pad << w.divisor;
+  }
 }
 
 }  // namespace

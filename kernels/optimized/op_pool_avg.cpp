@@ -1,0 +1,109 @@
+// Optimized aten::avg_pool2d.out (Float, default dim order): planes split
+// over the thread pool. Each output is the portable kernel's arithmetic in
+// the same order (the window's sum in double, rows then columns, divided by
+// divisor_override, the padded window size or the clipped one), so results
+// are bit-identical to it; only the threading differs.
+#include <algorithm>
+#include <optional>
+
+#include "kernels/optimized/pooling.h"
+#include "kernels/portable/util/checks.h"
+#include "kernels/portable/util/pool.h"
+
+namespace etr {
+namespace {
+
+constexpr int64_t kMaxParam = INT32_MAX;
+
+// [lo, hi) of one dim's window clipped to the real input, and its extent
+// clipped to the padded input (count_include_pad's divisor).
+struct Window {
+  int64_t lo, hi, padded;
+};
+
+Window window(int64_t i, int64_t s, int64_t p, int64_t k, int64_t in_size) {
+  int64_t lo = i * s - p;
+  int64_t hi = std::min(lo + k, in_size + p);
+  const int64_t padded = hi - lo;
+  lo = std::max<int64_t>(lo, 0);
+  hi = std::min(hi, in_size);
+  return Window{lo, hi, padded};
+}
+
+void pool_plane(const PoolGeom& g, bool count_include_pad, std::optional<int64_t> divisor,
+                const float* in, float* out) {
+  for (int64_t oh = 0; oh < g.oh; ++oh) {
+    const Window wh = window(oh, g.sh, g.ph, g.kh, g.ih);
+    for (int64_t ow = 0; ow < g.ow; ++ow) {
+      const Window ww = window(ow, g.sw, g.pw, g.kw, g.iw);
+      float& dst = out[oh * g.ow + ow];
+      if (wh.lo >= wh.hi || ww.lo >= ww.hi) {
+        dst = 0.0f;
+        continue;
+      }
+      double sum = 0;
+      for (int64_t h = wh.lo; h < wh.hi; ++h) {
+        const float* row = in + h * g.iw;
+        for (int64_t w = ww.lo; w < ww.hi; ++w) sum += static_cast<double>(row[w]);
+      }
+      const double div =
+          divisor.has_value() ? static_cast<double>(*divisor)
+          : count_include_pad
+              ? static_cast<double>(wh.padded) * static_cast<double>(ww.padded)
+              : static_cast<double>((wh.hi - wh.lo) * (ww.hi - ww.lo));
+      dst = static_cast<float>(sum / div);
+    }
+  }
+}
+
+}  // namespace
+
+Error opt_avg_pool2d_prepare(KernelPrepareContext&, const Tensor& self, IntArrayRef kernel_size,
+                             IntArrayRef stride, IntArrayRef padding, bool, bool,
+                             std::optional<int64_t> divisor_override, Tensor& out) {
+  if (self.dtype() != ScalarType::Float || out.dtype() != ScalarType::Float ||
+      (self.dim() != 3 && self.dim() != 4) || !is_default_layout(self) ||
+      !is_default_layout(out) || (divisor_override.has_value() && *divisor_override == 0)) {
+    return Error::NotSupported;
+  }
+  PoolGeom g;
+  const int64_t one[1] = {1};
+  if (!read_window(kernel_size, stride, padding, IntArrayRef(one, 1), &g)) {
+    return Error::NotSupported;
+  }
+  const bool ok = g.kh > 0 && g.kw > 0 && g.sh > 0 && g.sw > 0 && g.ph >= 0 && g.pw >= 0 &&
+                  std::max({g.kh, g.kw, g.sh, g.sw, g.ph, g.pw}) <= kMaxParam &&
+                  g.ph <= g.kh / 2 && g.pw <= g.kw / 2;
+  return ok ? Error::Ok : Error::NotSupported;
+}
+
+void opt_avg_pool2d_out(KernelContext& ctx, const Tensor& self, IntArrayRef kernel_size,
+                        IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                        bool count_include_pad, std::optional<int64_t> divisor_override,
+                        Tensor& out) {
+  const char* op = ctx.op_name();
+  PoolGeom g;
+  ETR_KERNEL_TRY(ctx, read_pool_input(op, self, &g));
+  const int64_t one[1] = {1};
+  ETR_KERNEL_CHECK(ctx, read_window(kernel_size, stride, padding, IntArrayRef(one, 1), &g),
+                   Error::Internal, "%s: malformed window (prepare refuses it)", op);
+  ETR_KERNEL_TRY(ctx, compute_pool_extent(op, ceil_mode, &g));
+  ETR_KERNEL_TRY(ctx, resize_pool_output(op, self, g, out));
+  if (g.planes == 0 || g.oh == 0 || g.ow == 0) return;
+  const float* in = self.const_data_ptr<float>();
+  float* o = out.data_ptr<float>();
+  const int64_t in_plane = g.ih * g.iw, out_plane = g.oh * g.ow;
+  // About 16K window taps per chunk.
+  const int64_t work = std::max<int64_t>(1, out_plane * g.kh * g.kw);
+  const size_t grain = static_cast<size_t>(std::max<int64_t>(1, 16384 / work));
+  parallel_for(
+      ctx.thread_pool(), static_cast<size_t>(g.planes), grain, [&](size_t begin, size_t end) {
+        for (size_t p = begin; p < end; ++p) {
+          const int64_t pi = static_cast<int64_t>(p);
+          pool_plane(g, count_include_pad, divisor_override, in + pi * in_plane,
+                     o + pi * out_plane);
+        }
+      });
+}
+
+}  // namespace etr
