@@ -32,6 +32,9 @@
 #                            examples), registered and run by etr's driver
 #                            scripts/official_tests/custom_ops_example_test.cpp
 #                            on test/models/custom_ops_example.pte
+#   backend_integration_test runtime/executor/test/backend_integration_test.cpp
+#                            (the custom-backend contract: a StubBackend
+#                            registered with register_backend)
 # and, only when named (it fails, see below):
 #   flat_tensor_header_test  extension/flat_tensor/test/flat_tensor_header_test.cpp
 # with the upstream test utilities they include (test/utils/*.h,
@@ -56,13 +59,21 @@
 # with load_into and LargeFileOffsetSupport; it needs the temp_file.h revision
 # with the sparse-file TempFile(offset, data, file_size) constructor),
 # method_test 9/13 (the other four are left out, see below), program_test
-# 26/26, flat_tensor_data_map_test 6/6 and custom_ops_example 2/2 pass (18
-# tests). Upstream registers its custom-op examples with its codegen (from
+# 26/26, flat_tensor_data_map_test 6/6, custom_ops_example 2/2 and
+# backend_integration_test 26/26 pass (19 tests). Upstream registers its custom-op examples with its codegen (from
 # custom_ops.yaml), which the 1.5.1 package does not ship; the driver
 # registers the same kernels with EXECUTORCH_LIBRARY, as an app does. The programs they
 # read are test/models/official_module/* (made by
 # test/models/export_official_module.py); the script sets the variables that
-# name them.
+# name them. backend_integration_test's programs (ET_MODULE_ADD_MUL_DELEGATED_PATH,
+# ET_MODULE_ADD_MUL_NOSEGMENTS_PATH, ET_MODULE_ADD_MUL_NOSEGMENTS_DA1024_PATH)
+# are test/models/official_module/ModuleAddMulDelegated*.pte, made by
+# test/models/export_official_delegated.py: mm(a, x) + b lowered whole to an
+# ahead-of-time backend named StubBackend (payload b"StubBackend:data"), with
+# the payload in a segment, inline, and inline aligned to 1024 bytes. None of
+# its cases is left out; built against the 1.5.1 wheel's libexecutorch.so
+# (with a stand-in for the runner_util header the wheel does not ship) it
+# passes 26/26 on the same files.
 #
 # program_test's ProgramTestFriend reads upstream's private Program members
 # (LoadSegment, load_mutable_subsegment_into, internal_program_,
@@ -135,6 +146,7 @@ declare -A sources=(
   [flat_tensor_data_map_test]=extension/flat_tensor/test/flat_tensor_data_map_test.cpp
   [flat_tensor_header_test]=extension/flat_tensor/test/flat_tensor_header_test.cpp
   [custom_ops_example]=examples/portable/custom_ops/custom_ops_1_out.cpp
+  [backend_integration_test]=runtime/executor/test/backend_integration_test.cpp
 )
 # More upstream sources a test compiles (unchanged), and etr's own driver for
 # it (upstream's examples have no main; scripts/official_tests/).
@@ -148,7 +160,7 @@ order=(tensor_ptr_test tensor_ptr_maker_test evalue_test tensor_util_test operat
        module_test file_data_loader_test buffer_data_loader_test memory_manager_test
        memory_allocator_test hierarchical_allocator_test method_meta_test
        malloc_memory_allocator_test mmap_data_loader_test method_test program_test
-       flat_tensor_data_map_test custom_ops_example)
+       flat_tensor_data_map_test custom_ops_example backend_integration_test)
 [ $# -gt 0 ] && order=("$@")
 # Tests left out of a run (see the header for why).
 declare -A filters=(
@@ -221,6 +233,10 @@ export DEPRECATED_ET_MODULE_LINEAR_CONSTANT_BUFFER_PATH=$fixtures/ModuleLinearCo
 # program_test's.
 export ET_MODULE_MULTI_ENTRY_PATH=$fixtures/ModuleMultiEntry.pte
 export ET_MODULE_SIMPLE_TRAIN_PATH=$fixtures/ModuleSimpleTrain.pte
+# backend_integration_test's (test/models/export_official_delegated.py).
+export ET_MODULE_ADD_MUL_DELEGATED_PATH=$fixtures/ModuleAddMulDelegated.pte
+export ET_MODULE_ADD_MUL_NOSEGMENTS_PATH=$fixtures/ModuleAddMulDelegated-nosegments.pte
+export ET_MODULE_ADD_MUL_NOSEGMENTS_DA1024_PATH=$fixtures/ModuleAddMulDelegated-nosegments-da1024.pte
 
 failed=0
 for name in "${order[@]}"; do

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -85,6 +86,13 @@ struct BridgeHandle {
   DelegateHandle* official = nullptr;
   std::unique_ptr<AllocatorFace> allocator;
   std::unique_ptr<MapFace> map;
+  // The delegate's processed data, taken from etr's loader, and the official
+  // buffer over it that the backend received: as upstream, it stays valid
+  // until the backend frees it or the delegate is destroyed (after the
+  // backend's destroy), and freeing it releases etr's (a loaded segment goes
+  // back to the data loader; inline data needs no release).
+  ::etr::FreeableBuffer processed;
+  std::optional<FreeableBuffer> payload;
 };
 
 // An etr option as an official one.
@@ -137,13 +145,16 @@ class BackendBridge final : public ::etr::BackendInterface {
     BackendInitContext official_ctx(handle->allocator.get(), internal::active_event_tracer(),
                                     ctx.method_name, handle->map.get(),
                                     Span<const BackendOption>(options.data(), options.size()));
-    // The payload as an official buffer viewing etr's; a backend that frees
-    // it releases etr's.
-    FreeableBuffer payload(processed->data(), processed->size(), nullptr);
+    handle->processed = std::move(*processed);
+    handle->payload.emplace(
+        handle->processed.data(), handle->processed.size(),
+        [](void* context, void*, size_t) {
+          static_cast<::etr::FreeableBuffer*>(context)->release();
+        },
+        &handle->processed);
     Result<DelegateHandle*> official_handle =
-        official_->init(official_ctx, &payload,
+        official_->init(official_ctx, &*handle->payload,
                         ArrayRef<CompileSpec>(official_specs.data(), official_specs.size()));
-    if (payload.size() == 0 && processed->size() != 0) processed->release();
     if (!official_handle.ok()) {
       ETR_FAIL(to_etr(official_handle.error()), "backend '%s': init of delegate %zu failed: %s",
                name_, ctx.delegate_index, to_string(official_handle.error()));

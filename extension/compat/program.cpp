@@ -84,10 +84,13 @@ class LoaderBridge final : public ::etr::DataLoader {
  public:
   explicit LoaderBridge(const runtime::DataLoader* loader) : loader_(loader) {}
 
+  // The program read through this loader, once loaded: segment loads then
+  // tell the official loader which segment they read, as upstream does.
+  void set_program(const ::etr::Program* program) { program_ = program; }
+
   ::etr::Result<::etr::FreeableBuffer> load(size_t offset, size_t size,
                                             ::etr::SegmentKind kind) override {
-    Result<FreeableBuffer> buffer =
-        loader_->load(offset, size, runtime::DataLoader::SegmentInfo(to_official(kind)));
+    Result<FreeableBuffer> buffer = loader_->load(offset, size, segment_info(offset, size, kind));
     if (!buffer.ok()) return to_etr(buffer.error());
     ::etr::FreeableBuffer out = to_etr(std::move(*buffer));
     if (out.data() == nullptr && size != 0) {
@@ -99,8 +102,7 @@ class LoaderBridge final : public ::etr::DataLoader {
   }
 
   ::etr::Error load_into(size_t offset, size_t size, ::etr::SegmentKind kind, void* dst) override {
-    const Error err =
-        loader_->load_into(offset, size, runtime::DataLoader::SegmentInfo(to_official(kind)), dst);
+    const Error err = loader_->load_into(offset, size, segment_info(offset, size, kind), dst);
     // A loader without load_into: copy from load(), as etr's loaders do.
     if (err == Error::NotImplemented) return ::etr::DataLoader::load_into(offset, size, kind, dst);
     return to_etr(err);
@@ -113,7 +115,22 @@ class LoaderBridge final : public ::etr::DataLoader {
   }
 
  private:
+  // What upstream passes with a load: the kind and, for a segment of the
+  // program, its index in Program.segments and, for a delegate's segment,
+  // the id of the backend it is for.
+  runtime::DataLoader::SegmentInfo segment_info(size_t offset, size_t size,
+                                                ::etr::SegmentKind kind) const {
+    using Info = runtime::DataLoader::SegmentInfo;
+    if (program_ == nullptr || kind == ::etr::SegmentKind::Program) return Info(to_official(kind));
+    ::etr::Result<size_t> index = program_->segment_index_at(offset, size);
+    if (!index.ok()) return Info(to_official(kind));
+    return Info(
+        to_official(kind), *index,
+        kind == ::etr::SegmentKind::Backend ? program_->delegate_id_of_segment(*index) : nullptr);
+  }
+
   const runtime::DataLoader* loader_;
+  const ::etr::Program* program_ = nullptr;
 };
 
 // An official DataLoader taken over and seen by etr: its own etr loader
@@ -318,6 +335,7 @@ Program::Program(DataLoader* loader, size_t segment_base_offset, FreeableBuffer&
     state_->program = std::make_shared<const ::etr::Program>(::etr::Program::over_flatbuffer(
         etr_loader, segment_base_offset,
         reinterpret_cast<const etr_fb::Program*>(internal_program)));
+    if (state_->bridge != nullptr) state_->bridge->set_program(state_->program.get());
     state_->attach(&internal_program_);
   }
 }
@@ -360,6 +378,7 @@ Result<Program> Program::load(DataLoader* loader, Verification verification) {
       ::etr::Program::load(etr_loader, ::etr::Program::Verification::Full);
   if (!program.ok()) return official(program.error());
   state->program = std::make_shared<const ::etr::Program>(std::move(*program));
+  if (state->bridge != nullptr) state->bridge->set_program(state->program.get());
   return Program(std::move(state));
 }
 
@@ -716,6 +735,19 @@ Error Method::set_input(const EValue& input_evalue, size_t input_idx) {
       const executorch::aten::Tensor& t = input_evalue.toTensor();
       ET_CHECK_OR_RETURN_ERROR(t.unsafeGetTensorImpl() != nullptr, InvalidArgument,
                                "set_input(%zu): the tensor is empty", input_idx);
+      // As upstream, a tensor without data for a memory-planned input sets
+      // its shape and leaves the planned buffer's bytes as they are (nothing
+      // to copy); etr is given a view of the same shape over that buffer.
+      const ::etr::EValue& slot = m.get_input(input_idx);
+      if (t.const_data_ptr() == nullptr && slot.is_tensor() &&
+          slot.to_tensor().const_data() != nullptr) {
+        Result<TensorInfo> info = method_meta().input_tensor_meta(input_idx);
+        if (info.ok() && info->is_memory_planned()) {
+          ::etr::Tensor view = *t.unsafeGetTensorImpl();
+          view.set_data(slot.to_tensor().mutable_data(), slot.to_tensor().capacity_bytes());
+          return official(m.set_input(view, input_idx));
+        }
+      }
       return official(m.set_input(*t.unsafeGetTensorImpl(), input_idx));
     }
     case Tag::None: return official(m.set_input(::etr::EValue(), input_idx));

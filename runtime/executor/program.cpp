@@ -284,6 +284,34 @@ Result<FreeableBuffer> Program::load_segment_at(size_t index, SegmentKind kind) 
   return loader_->load(static_cast<size_t>(start), static_cast<size_t>(s->size()), kind);
 }
 
+Result<size_t> Program::segment_index_at(size_t offset, size_t size) const {
+  const auto* segments = program_ == nullptr ? nullptr : program_->segments();
+  const uint64_t base = header_.segment_base_offset;
+  if (segments == nullptr || base == 0 || size == 0 || offset < base) return Error::NotFound;
+  for (flatbuffers::uoffset_t i = 0; i < segments->size(); ++i) {
+    const etr_fb::DataSegment* s = segments->Get(i);
+    if (s != nullptr && s->offset() == offset - base && s->size() == size) return size_t{i};
+  }
+  return Error::NotFound;
+}
+
+const char* Program::delegate_id_of_segment(size_t index) const {
+  const auto* plans = program_ == nullptr ? nullptr : program_->execution_plan();
+  for (flatbuffers::uoffset_t p = 0; plans != nullptr && p < plans->size(); ++p) {
+    const auto* delegates = plans->Get(p) == nullptr ? nullptr : plans->Get(p)->delegates();
+    for (flatbuffers::uoffset_t d = 0; delegates != nullptr && d < delegates->size(); ++d) {
+      const etr_fb::BackendDelegate* delegate = delegates->Get(d);
+      const etr_fb::BackendDelegateDataReference* ref =
+          delegate == nullptr ? nullptr : delegate->processed();
+      if (ref != nullptr && ref->location() == etr_fb::DataLocation::SEGMENT &&
+          ref->index() == index && delegate->id() != nullptr) {
+        return delegate->id()->c_str();
+      }
+    }
+  }
+  return nullptr;
+}
+
 Error Program::load_mutable_data_into(size_t segments_index, size_t offset_index, size_t size,
                                       void* dst) const {
   if (loader_ == nullptr || header_.segment_base_offset == 0) {

@@ -117,6 +117,13 @@ class Program final {
   // InvalidProgram when the program has no such table, NotFound when out of
   // range.
   [[nodiscard]] Result<Span<const uint8_t>> inline_delegate_data(size_t index) const;
+  // The index in Program.segments of the segment a load of [offset, offset +
+  // size) from the loader reads (offset counted from the start of the
+  // source), or NotFound; empty segments, which may share an offset, never
+  // match. With it, the id of the first delegate whose processed data is that
+  // segment (null when none is).
+  [[nodiscard]] Result<size_t> segment_index_at(size_t offset, size_t size) const;
+  const char* delegate_id_of_segment(size_t index) const;
   // The pytree encoding of a method's outputs
   // (container_meta_type.encoded_out_str): NotFound when no method has that
   // name, InvalidProgram when the string is absent.
