@@ -46,11 +46,10 @@ void pool_plane(const PoolGeom& g, bool count_include_pad, std::optional<int64_t
         const float* row = in + h * g.iw;
         for (int64_t w = ww.lo; w < ww.hi; ++w) sum += static_cast<double>(row[w]);
       }
-      const double div =
-          divisor.has_value() ? static_cast<double>(*divisor)
-          : count_include_pad
-              ? static_cast<double>(wh.padded) * static_cast<double>(ww.padded)
-              : static_cast<double>((wh.hi - wh.lo) * (ww.hi - ww.lo));
+      const double div = divisor.has_value() ? static_cast<double>(*divisor)
+                         : count_include_pad
+                             ? static_cast<double>(wh.padded) * static_cast<double>(ww.padded)
+                             : static_cast<double>((wh.hi - wh.lo) * (ww.hi - ww.lo));
       dst = static_cast<float>(sum / div);
     }
   }
@@ -62,8 +61,8 @@ Error opt_avg_pool2d_prepare(KernelPrepareContext&, const Tensor& self, IntArray
                              IntArrayRef stride, IntArrayRef padding, bool, bool,
                              std::optional<int64_t> divisor_override, Tensor& out) {
   if (self.dtype() != ScalarType::Float || out.dtype() != ScalarType::Float ||
-      (self.dim() != 3 && self.dim() != 4) || !is_default_layout(self) ||
-      !is_default_layout(out) || (divisor_override.has_value() && *divisor_override == 0)) {
+      (self.dim() != 3 && self.dim() != 4) || !is_default_layout(self) || !is_default_layout(out) ||
+      (divisor_override.has_value() && *divisor_override == 0)) {
     return Error::NotSupported;
   }
   PoolGeom g;
@@ -72,8 +71,8 @@ Error opt_avg_pool2d_prepare(KernelPrepareContext&, const Tensor& self, IntArray
     return Error::NotSupported;
   }
   const bool ok = g.kh > 0 && g.kw > 0 && g.sh > 0 && g.sw > 0 && g.ph >= 0 && g.pw >= 0 &&
-                  std::max({g.kh, g.kw, g.sh, g.sw, g.ph, g.pw}) <= kMaxParam &&
-                  g.ph <= g.kh / 2 && g.pw <= g.kw / 2;
+                  std::max({g.kh, g.kw, g.sh, g.sw, g.ph, g.pw}) <= kMaxParam && g.ph <= g.kh / 2 &&
+                  g.pw <= g.kw / 2;
   return ok ? Error::Ok : Error::NotSupported;
 }
 
@@ -96,14 +95,14 @@ void opt_avg_pool2d_out(KernelContext& ctx, const Tensor& self, IntArrayRef kern
   // About 16K window taps per chunk.
   const int64_t work = std::max<int64_t>(1, out_plane * g.kh * g.kw);
   const size_t grain = static_cast<size_t>(std::max<int64_t>(1, 16384 / work));
-  parallel_for(
-      ctx.thread_pool(), static_cast<size_t>(g.planes), grain, [&](size_t begin, size_t end) {
-        for (size_t p = begin; p < end; ++p) {
-          const int64_t pi = static_cast<int64_t>(p);
-          pool_plane(g, count_include_pad, divisor_override, in + pi * in_plane,
-                     o + pi * out_plane);
-        }
-      });
+  parallel_for(ctx.thread_pool(), static_cast<size_t>(g.planes), grain,
+               [&](size_t begin, size_t end) {
+                 for (size_t p = begin; p < end; ++p) {
+                   const int64_t pi = static_cast<int64_t>(p);
+                   pool_plane(g, count_include_pad, divisor_override, in + pi * in_plane,
+                              o + pi * out_plane);
+                 }
+               });
 }
 
 }  // namespace etr

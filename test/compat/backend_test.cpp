@@ -137,8 +137,8 @@ struct Memory {
       buffers.emplace_back(*meta->memory_planned_buffer_size(i));
       spans.emplace_back(buffers.back().data(), buffers.back().size());
     }
-    planned = std::make_unique<HierarchicalAllocator>(
-        Span<Span<uint8_t>>(spans.data(), spans.size()));
+    planned =
+        std::make_unique<HierarchicalAllocator>(Span<Span<uint8_t>>(spans.data(), spans.size()));
     arena.resize(64 * 1024);
     allocator = std::make_unique<MemoryAllocator>(arena.size(), arena.data());
     manager = std::make_unique<MemoryManager>(allocator.get(), planned.get());
