@@ -21,8 +21,7 @@ void copy_stride2_avx2(const float* src, int64_t n, float* dst) {
     const __m256 b = _mm256_maskload_ps(s + 8, first7);
     // [a0 a2 b0 b2 | a4 a6 b4 b6] -> [a0 a2 a4 a6 | b0 b2 b4 b6]
     const __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
-    _mm256_storeu_ps(dst + x,
-                     _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8)));
+    _mm256_storeu_ps(dst + x, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8)));
   }
   for (; x < n; ++x) dst[x] = src[2 * x];
 }

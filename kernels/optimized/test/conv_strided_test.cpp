@@ -26,8 +26,8 @@ struct Shape {
 
 std::string describe(const Shape& s) {
   char buf[160];
-  std::snprintf(buf, sizeof(buf), "x[%d,%d,%d,%d] w[%d,%d,%d,%d] stride %d pad %d", s.batch,
-                s.c_in, s.h, s.w, s.c_out, s.c_in, s.k, s.k, s.stride, s.pad);
+  std::snprintf(buf, sizeof(buf), "x[%d,%d,%d,%d] w[%d,%d,%d,%d] stride %d pad %d", s.batch, s.c_in,
+                s.h, s.w, s.c_out, s.c_in, s.k, s.k, s.stride, s.pad);
   return buf;
 }
 
@@ -132,11 +132,11 @@ TEST(ConvStridedTest, Im2colConvolutionsMatchFloat64Reference) {
       r.set_constant_args(0b110);
       const std::vector<int64_t> stride{s.stride, s.stride}, pad{s.pad, s.pad}, one{1, 1},
           zero{0, 0};
-      ASSERT_EQ(r.prepare("aten::convolution.out",
-                          {r.tensor(x), r.tensor(w), r.tensor(b), r.int_list(stride),
-                           r.int_list(pad), r.int_list(one), r.b(false), r.int_list(zero), r.i(1),
-                           r.tensor(out)}),
-                Error::Ok);
+      ASSERT_EQ(
+          r.prepare("aten::convolution.out",
+                    {r.tensor(x), r.tensor(w), r.tensor(b), r.int_list(stride), r.int_list(pad),
+                     r.int_list(one), r.b(false), r.int_list(zero), r.i(1), r.tensor(out)}),
+          Error::Ok);
       EXPECT_STREQ(r.chosen_library(), "optimized");
       ASSERT_EQ(r.run_prepared(), Error::Ok);
       const double err = scaled_error(out.values<float>(), want);
