@@ -124,6 +124,16 @@ void Shapes(benchmark::internal::Benchmark* bm, int64_t threads) {
       {128, 784, 1152, kPackA},
       {256, 196, 2304, kPackA},
       {512, 49, 4608, kPackA},
+      // ResNet-50 / DenseNet-121 1x1 convolutions (co, hw, ci)
+      {256, 3136, 64, kPackA},
+      {64, 3136, 256, kPackA},
+      {128, 3136, 256, kPackA},
+      {512, 784, 128, kPackA},
+      {128, 784, 512, kPackA},
+      {1024, 196, 256, kPackA},
+      {256, 196, 1024, kPackA},
+      // ResNet-50 stride-2 3x3 convolution as im2col (co, hw, ci*9)
+      {128, 784, 1152, kPackA},
       // single row (batch-1 linear)
       {1, 1024, 256, kPackB},
       {1, 256, 1024, kPackB},

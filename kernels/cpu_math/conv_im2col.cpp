@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/cpu_math/cpu_features.h"
+
 namespace etr {
 namespace opt {
 namespace {
@@ -20,8 +22,9 @@ void zero(float* d, int64_t n) {
 }
 
 // One row of the tile: kernel tap (ki, kj) of channel plane `plane`.
+// `avx2`: stride-2 runs take copy_stride2_avx2.
 void fill_row(const Im2colGeom& g, const float* plane, int64_t ki, int64_t kj, int64_t n0,
-              int64_t nt, float* dst) {
+              int64_t nt, float* dst, bool avx2) {
   const int64_t hoff = ki * g.dh - g.ph, woff = kj * g.dw - g.pw;
   int64_t x_lo, x_hi;
   valid_range(g.ow, g.sw, woff, g.w, &x_lo, &x_hi);
@@ -42,6 +45,8 @@ void fill_row(const Im2colGeom& g, const float* plane, int64_t ki, int64_t kj, i
       float* dv = d + (a - ox);
       if (g.sw == 1) {
         if (b > a) std::memcpy(dv, s, static_cast<size_t>(b - a) * sizeof(float));
+      } else if (g.sw == 2 && avx2) {
+        copy_stride2_avx2(s, b - a, dv);
       } else {
         for (int64_t x = 0; x < b - a; ++x) dv[x] = s[x * g.sw];
       }
@@ -60,12 +65,13 @@ void im2col_tile(const Im2colGeom& g, const float* in, int64_t n0, int64_t nt, f
   const int64_t taps = g.kh * g.kw;
   const int64_t rows = g.channels * taps;
   const int64_t plane = g.h * g.w;
+  const bool avx2 = cpu_features().avx2_fma;
   // About 16 KiB of output per chunk.
   const size_t grain = static_cast<size_t>(std::max<int64_t>(1, 4096 / std::max<int64_t>(nt, 1)));
   parallel_for(pool, static_cast<size_t>(rows), grain, [&](size_t begin, size_t end) {
     for (int64_t r = static_cast<int64_t>(begin); r < static_cast<int64_t>(end); ++r) {
       const int64_t c = r / taps, t = r % taps;
-      fill_row(g, in + c * plane, t / g.kw, t % g.kw, n0, nt, dst + r * nt);
+      fill_row(g, in + c * plane, t / g.kw, t % g.kw, n0, nt, dst + r * nt, avx2);
     }
   });
 }

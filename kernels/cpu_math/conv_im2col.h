@@ -24,5 +24,10 @@ struct Im2colGeom {
 void im2col_tile(const Im2colGeom& g, const float* in, int64_t n0, int64_t nt, float* dst,
                  ThreadPool* pool);
 
+// dst[x] = src[2 * x] for x in [0, n), reading src[0 .. 2n - 2] only: the
+// stride-2 rows of im2col_tile (conv_im2col_avx2.cpp; only where
+// cpu_features().avx2_fma).
+void copy_stride2_avx2(const float* src, int64_t n, float* dst);
+
 }  // namespace opt
 }  // namespace etr

@@ -546,7 +546,8 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
                         st.silu, post, k_scale, out);
     return;
   }
-  // Output pixels per im2col tile: all of them when they fit.
+  // Output pixels per im2col tile: all of them when they fit, else halved to
+  // a multiple of 16 (rows of whole cache lines, which the GEMM reads in place).
   int64_t tile = n;
   size_t col_bytes = 0;
   if (!pointwise) {
@@ -554,7 +555,7 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
     const size_t cap = std::min(kIm2colBytes, free_bytes);
     while (tile > kMinTile &&
            per_col * static_cast<size_t>(tile) + scratch_bytes(tile) + 256 > cap) {
-      tile = std::max(kMinTile, (tile / 2 + 7) / 8 * 8);
+      tile = std::max(kMinTile, (tile / 2 + 15) / 16 * 16);
     }
     col_bytes = per_col * static_cast<size_t>(tile);
   }

@@ -1,6 +1,7 @@
 // Optimized aten::max_pool2d_with_indices.out (Float, default dim order):
 // planes split over the thread pool; output columns whose window lies inside
-// the input take the AVX2 row kernel (stride 1 or 2), the rest the scalar
+// the input take the AVX2 row kernel (stride 1 or 2; groups of 8, the last
+// one overlapping the one before), the rest the scalar
 // loop, which follows the portable kernel (NaN wins, padding never does,
 // indices are flattened H*W positions).
 #include <algorithm>
@@ -44,6 +45,14 @@ void pool_plane(const PoolGeom& g, bool vector_ok, const float* in, float* out, 
       for (; x < x_lo; ++x) max_window(g, in, oh, x, o + x, ix + x);
       x += opt::max_pool_row_avx2(in, g.iw, oh * g.sh - g.ph, x, x_hi - x, g.kh, g.kw, g.sw, g.pw,
                                   g.dh, g.dw, o + x, ix + x);
+      // The inside outputs left over (fewer than a group of 8): one more
+      // group ending at x_hi, overlapping outputs already written (with the
+      // same values: each output depends on its window alone).
+      if (x < x_hi && x_hi - x_lo >= 8) {
+        const int64_t x0 = x_hi - 8;
+        x = x0 + opt::max_pool_row_avx2(in, g.iw, oh * g.sh - g.ph, x0, 8, g.kh, g.kw, g.sw, g.pw,
+                                        g.dh, g.dw, o + x0, ix + x0);
+      }
     }
     for (; x < g.ow; ++x) max_window(g, in, oh, x, o + x, ix + x);
   }

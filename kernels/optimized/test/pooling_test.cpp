@@ -253,6 +253,73 @@ TEST(OptPoolingTest, AvgPoolMatchesTorch) {
   }
 }
 
+// aten::avg_pool2d.out, 2x2 stride 2 unpadded (DenseNet's transition
+// layers): the optimized kernel against the portable one, bit for bit, over
+// widths with and without a vector remainder (ow 1 to 9, odd input widths
+// whose last column no window reads), rank 3 and 4, a divisor_override, and
+// inputs with NaN, -inf and values of very different magnitudes (a sum in
+// float instead of double would differ).
+Error run_avg(KernelRunner& r, HostTensor& x, HostTensor& out, int64_t divisor) {
+  return r.run("aten::avg_pool2d.out",
+               {r.tensor(x), r.int_list({2, 2}), r.int_list({2, 2}), r.int_list({0, 0}), r.b(false),
+                r.b(true), divisor == 0 ? r.none() : r.i(divisor), r.tensor(out)});
+}
+
+TEST(OptPoolingTest, AvgPool2x2MatchesPortableBitForBit) {
+  const std::vector<std::vector<int32_t>> shapes = {{1, 128, 56, 56}, {2, 3, 4, 19}, {3, 9, 18},
+                                                    {1, 5, 7, 2},     {1, 4, 3, 17}, {2, 2, 6, 8}};
+  uint32_t seed = 5;
+  for (const std::vector<int32_t>& in : shapes) {
+    for (int64_t divisor : {int64_t{0}, int64_t{3}}) {
+      std::mt19937 rng(seed++);
+      size_t n = 1;
+      for (int32_t v : in) n *= static_cast<size_t>(v);
+      std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+      std::uniform_int_distribution<int> pick(0, 99);
+      std::vector<float> v(n);
+      for (float& f : v) {
+        const int r = pick(rng);
+        f = r < 90   ? dist(rng)
+            : r < 95 ? dist(rng) * 1e8f
+            : r < 98 ? -std::numeric_limits<float>::infinity()
+                     : std::nanf("");
+      }
+      HostTensor x = make_tensor<float>(in, v);
+      std::vector<int32_t> os = in;
+      os[os.size() - 2] /= 2;
+      os[os.size() - 1] /= 2;
+      for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), test_thread_pool()}) {
+        HostTensor out = zeros_tensor(ScalarType::Float, os);
+        HostTensor ref = zeros_tensor(ScalarType::Float, os);
+        KernelRunner opt(test_kernel_registry(), pool);
+        ASSERT_EQ(run_avg(opt, x, out, divisor), Error::Ok);
+        EXPECT_STREQ(opt.chosen_library(), "optimized");
+        KernelRunner portable(portable_reference_registry(), nullptr);
+        ASSERT_EQ(run_avg(portable, x, ref, divisor), Error::Ok);
+        const std::vector<float> a = out.values<float>(), e = ref.values<float>();
+        ASSERT_EQ(a.size(), e.size());
+        size_t bad = 0;
+        for (size_t k = 0; k < a.size(); ++k) {
+          const bool same = (std::isnan(a[k]) && std::isnan(e[k])) || a[k] == e[k];
+          if (!same && ++bad <= 3) {
+            ADD_FAILURE() << "element " << k << " is " << a[k] << ", reference " << e[k];
+          }
+        }
+        EXPECT_EQ(bad, 0u);
+      }
+    }
+  }
+  // PyTorch: avg_pool2d(arange(16.).view(1,1,4,4), 2, 2) -> 2.5, 4.5, 10.5, 12.5
+  std::vector<float> iota16(16);
+  for (int k = 0; k < 16; ++k) iota16[static_cast<size_t>(k)] = static_cast<float>(k);
+  HostTensor x = make_tensor<float>({1, 1, 4, 4}, iota16);
+  HostTensor out = zeros_tensor(ScalarType::Float, {1, 1, 2, 2});
+  KernelRunner r(test_kernel_registry(), nullptr);
+  ASSERT_EQ(run_avg(r, x, out, 0), Error::Ok);
+  EXPECT_STREQ(r.chosen_library(), "optimized");
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{2.5f, 4.5f, 10.5f, 12.5f}));
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace etr
