@@ -3,8 +3,8 @@
 //
 // Input transform, per 16-tile panel and input channel, 8 tiles per vector:
 // each row of a tile's a x a patch is one masked load (zero outside the
-// image), 8 tiles' rows are transposed into lane vectors (element k of
-// every tile), then B^T d B runs rows first, and the a * a results go to
+// image; a plain load when all 8 tiles' patches lie inside it), 8 tiles' rows are transposed into
+// lane vectors (element k of every tile), then B^T d B runs rows first, and the a * a results go to
 // V_xi's packed panel (element (ci, l) at ci * 16 + l). Output transform,
 // per output channel and 8 tiles: A^T M A from the a * a product rows, plus
 // the bias, clamp and SiLU, transposed back to per-tile rows and stored
@@ -130,19 +130,38 @@ void input_panel(const Call& c, const Lane* lanes, int64_t panel, int64_t ci0, i
     // Offset of each lane's patch origin (row y, column x, possibly
     // outside the image: only in-image elements are read).
     int64_t origin[8];
+    // Whether every patch row of the 8 lanes lies inside the image (the
+    // common case away from the top and bottom edges): then no lane's rows
+    // are tested in the loop below. `inside` also needs all A columns inside
+    // and the 8 floats read per row (the A and 8 - A past them, unused)
+    // within the input for every channel: then plain loads replace the
+    // masked ones.
+    bool all_rows = true, inside = true;
+    const int64_t input_end = g.batch * c_in * plane;
     for (int q = 0; q < 8; ++q) {
       mask[q] = _mm256_load_si256(reinterpret_cast<const __m256i*>(ln[q].mask));
       origin[q] = ln[q].in_base + (ln[q].y0 - g.ph) * g.w + (ln[q].x0 - g.pw);
+      all_rows = all_rows && ln[q].r_lo == 0 && ln[q].r_hi == A;
+      inside = inside && ln[q].mask[0] != 0 && ln[q].mask[A - 1] != 0 &&
+               (c_in - 1) * plane + origin[q] + (A - 1) * g.w + 8 <= input_end;
     }
+    inside = inside && all_rows;
     for (int64_t ci = ci0; ci < ci1; ++ci) {
       const float* src = c.in + ci * plane;
       // Rows: t[r][j] = (d B)[r][j].
       for (int r = 0; r < A; ++r) {
         __m256 d[8], o[A];
-        for (int q = 0; q < 8; ++q) {
-          d[q] = r >= ln[q].r_lo && r < ln[q].r_hi
-                     ? _mm256_maskload_ps(src + origin[q] + r * g.w, mask[q])
-                     : _mm256_setzero_ps();
+        const int64_t row = r * g.w;
+        if (inside) {
+          for (int q = 0; q < 8; ++q) d[q] = _mm256_loadu_ps(src + origin[q] + row);
+        } else if (all_rows) {
+          for (int q = 0; q < 8; ++q) d[q] = _mm256_maskload_ps(src + origin[q] + row, mask[q]);
+        } else {
+          for (int q = 0; q < 8; ++q) {
+            d[q] = r >= ln[q].r_lo && r < ln[q].r_hi
+                       ? _mm256_maskload_ps(src + origin[q] + row, mask[q])
+                       : _mm256_setzero_ps();
+          }
         }
         transpose8(d);
         bt<A>(d, o);
