@@ -3,13 +3,14 @@
 //
 // Input transform, per 16-tile panel and input channel, 8 tiles per vector:
 // each row of a tile's a x a patch is one masked load (zero outside the
-// image; a plain load when all 8 tiles' patches lie inside it), 8 tiles' rows are transposed into
-// lane vectors (element k of every tile), then B^T d B runs rows first, and the a * a results go to
-// V_xi's packed panel (element (ci, l) at ci * 16 + l). Output transform,
-// per output channel and 8 tiles: A^T M A from the a * a product rows, plus
-// the bias, clamp and SiLU, transposed back to per-tile rows and stored
-// (clipped at the image's bottom and right edges). Both are templates on
-// the tile size m (4: F(4x4, 3x3), a = 6; 2: F(2x2, 3x3), a = 4).
+// image; a plain load when all 8 tiles' patches lie inside it), 8 tiles'
+// rows are transposed into lane vectors (element k of every tile), then
+// B^T d B runs rows first, and the a * a results go to V_xi's packed panel
+// (element (ci, l) at ci * 16 + l). Output transform, per output channel
+// and 8 tiles: A^T M A from the a * a product rows, plus the bias, clamp and
+// SiLU, transposed back to per-tile rows and stored (clipped at the image's
+// bottom and right edges). Both are templates on the tile size m (4:
+// F(4x4, 3x3), a = 6; 2: F(2x2, 3x3), a = 4).
 #include "kernels/cpu_math/conv_winograd.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
