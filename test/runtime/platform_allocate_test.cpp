@@ -29,13 +29,15 @@ TEST(PlatformAllocateTest, SmallBlocksKeepTheRequestedAlignment) {
   }
 }
 
+// With ETR_HUGE_PAGES=0 in the environment only the requested 64-byte
+// alignment is promised, and that is what is checked then.
 TEST(PlatformAllocateTest, LargeBlocksStartOnA2MiBBoundary) {
-  if (huge_pages_off()) GTEST_SKIP() << "ETR_HUGE_PAGES=0 in this process's environment";
+  const size_t boundary = huge_pages_off() ? 64 : kTwoMiB;
   const size_t sizes[] = {kTwoMiB, kTwoMiB + 1, 5 * kTwoMiB + 12345};
   for (size_t size : sizes) {
     void* p = platform_allocate(size, 64);
     ASSERT_NE(p, nullptr) << size;
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % kTwoMiB, 0u) << size;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % boundary, 0u) << size;
     // The whole block is usable.
     auto* bytes = static_cast<unsigned char*>(p);
     bytes[0] = 1;

@@ -14,78 +14,20 @@
 #include <string>
 #include <vector>
 
+#include "kernels/optimized/test/conv_reference.h"
 #include "kernels/optimized/test/optimized_test_util.h"
 
 namespace etr {
 namespace testing {
 namespace {
 
-struct Shape {
-  int batch, c_in, h, w, c_out, k, stride, pad;
-};
+using Shape = ConvShape;
 
 std::string describe(const Shape& s) {
   char buf[160];
   std::snprintf(buf, sizeof(buf), "x[%d,%d,%d,%d] w[%d,%d,%d,%d] stride %d pad %d", s.batch, s.c_in,
                 s.h, s.w, s.c_out, s.c_in, s.k, s.k, s.stride, s.pad);
   return buf;
-}
-
-int out_extent(const Shape& s, int in) { return (in + 2 * s.pad - s.k) / s.stride + 1; }
-
-struct Data {
-  std::vector<float> x, w, b;
-};
-
-// Activations: |N(0, 1)| on half the channels (after a relu) and N(0, 1) on
-// the rest; weights N(0, 2 / (k * k * c_in)); bias N(0, 0.1).
-Data make_data(const Shape& s, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> unit(0.0f, 1.0f);
-  std::normal_distribution<float> he(0.0f, std::sqrt(2.0f / (s.k * s.k * s.c_in)));
-  std::normal_distribution<float> small(0.0f, 0.1f);
-  Data d;
-  d.x.resize(static_cast<size_t>(s.batch) * s.c_in * s.h * s.w);
-  const size_t plane = static_cast<size_t>(s.h) * s.w;
-  for (size_t i = 0; i < d.x.size(); ++i) {
-    const float v = unit(rng);
-    d.x[i] = (i / plane) % 2 == 0 ? std::abs(v) : v;
-  }
-  d.w.resize(static_cast<size_t>(s.c_out) * s.c_in * s.k * s.k);
-  for (float& v : d.w) v = he(rng);
-  d.b.resize(static_cast<size_t>(s.c_out));
-  for (float& v : d.b) v = small(rng);
-  return d;
-}
-
-// The convolution in float64 (bias included).
-std::vector<double> reference(const Shape& s, const Data& d) {
-  const int oh = out_extent(s, s.h), ow = out_extent(s, s.w);
-  std::vector<double> out(static_cast<size_t>(s.batch) * s.c_out * oh * ow);
-  for (int b = 0; b < s.batch; ++b) {
-    for (int co = 0; co < s.c_out; ++co) {
-      for (int y = 0; y < oh; ++y) {
-        for (int x = 0; x < ow; ++x) {
-          double acc = d.b[co];
-          for (int ci = 0; ci < s.c_in; ++ci) {
-            const float* xp = d.x.data() + (static_cast<size_t>(b) * s.c_in + ci) * s.h * s.w;
-            const float* wp = d.w.data() + (static_cast<size_t>(co) * s.c_in + ci) * s.k * s.k;
-            for (int ky = 0; ky < s.k; ++ky) {
-              const int yy = y * s.stride + ky - s.pad;
-              if (yy < 0 || yy >= s.h) continue;
-              for (int kx = 0; kx < s.k; ++kx) {
-                const int xx = x * s.stride + kx - s.pad;
-                if (xx < 0 || xx >= s.w) continue;
-                acc += static_cast<double>(xp[yy * s.w + xx]) * wp[ky * s.k + kx];
-              }
-            }
-          }
-          out[((static_cast<size_t>(b) * s.c_out + co) * oh + y) * ow + x] = acc;
-        }
-      }
-    }
-  }
-  return out;
 }
 
 // max |got - want| / max |want|.
@@ -120,9 +62,9 @@ TEST(ConvStridedTest, Im2colConvolutionsMatchFloat64Reference) {
   };
   uint32_t seed = 70;
   for (const Shape& s : shapes) {
-    const Data d = make_data(s, seed++);
-    const std::vector<double> want = reference(s, d);
-    const int oh = out_extent(s, s.h), ow = out_extent(s, s.w);
+    const ConvData d = make_conv_data(s, seed++);
+    const std::vector<double> want = conv_reference_f64(s, d);
+    const int oh = conv_out_extent(s, s.h), ow = conv_out_extent(s, s.w);
     for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), test_thread_pool()}) {
       HostTensor x = make_tensor<float>({s.batch, s.c_in, s.h, s.w}, d.x);
       HostTensor w = make_tensor<float>({s.c_out, s.c_in, s.k, s.k}, d.w);

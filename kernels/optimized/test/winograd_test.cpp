@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/cpu_math/conv_winograd.h"
+#include "kernels/optimized/test/conv_reference.h"
 #include "kernels/optimized/test/optimized_test_util.h"
 
 namespace etr {
@@ -29,61 +30,15 @@ std::string describe(const Shape& s) {
   return buf;
 }
 
-struct Data {
-  std::vector<float> x, w, b;
-};
-
-// Activations: |N(0, 1)| on half the channels (after a relu) and N(0, 1)
-// on the rest; weights N(0, 2 / (9 c_in)); bias N(0, 0.1).
-Data make_data(const Shape& s, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> unit(0.0f, 1.0f);
-  std::normal_distribution<float> he(0.0f, std::sqrt(2.0f / (9.0f * s.c_in)));
-  std::normal_distribution<float> small(0.0f, 0.1f);
-  Data d;
-  d.x.resize(static_cast<size_t>(s.batch) * s.c_in * s.h * s.w);
-  const size_t plane = static_cast<size_t>(s.h) * s.w;
-  for (size_t i = 0; i < d.x.size(); ++i) {
-    const float v = unit(rng);
-    d.x[i] = (i / plane) % 2 == 0 ? std::abs(v) : v;
-  }
-  d.w.resize(static_cast<size_t>(s.c_out) * s.c_in * 9);
-  for (float& v : d.w) v = he(rng);
-  d.b.resize(static_cast<size_t>(s.c_out));
-  for (float& v : d.b) v = small(rng);
-  return d;
-}
+// The general convolution shape of Winograd's: 3x3, stride 1.
+ConvShape general(const Shape& s) { return {s.batch, s.c_in, s.h, s.w, s.c_out, 3, 1, s.pad}; }
 
 int out_extent(int in, int pad) { return in + 2 * pad - 2; }
 
-// The convolution in float64 (bias included, no activation).
-std::vector<double> reference(const Shape& s, const Data& d) {
-  const int oh = out_extent(s.h, s.pad), ow = out_extent(s.w, s.pad);
-  std::vector<double> out(static_cast<size_t>(s.batch) * s.c_out * oh * ow);
-  for (int b = 0; b < s.batch; ++b) {
-    for (int co = 0; co < s.c_out; ++co) {
-      for (int y = 0; y < oh; ++y) {
-        for (int x = 0; x < ow; ++x) {
-          double acc = d.b[co];
-          for (int ci = 0; ci < s.c_in; ++ci) {
-            const float* xp = d.x.data() + (static_cast<size_t>(b) * s.c_in + ci) * s.h * s.w;
-            const float* wp = d.w.data() + (static_cast<size_t>(co) * s.c_in + ci) * 9;
-            for (int ky = 0; ky < 3; ++ky) {
-              const int yy = y + ky - s.pad;
-              if (yy < 0 || yy >= s.h) continue;
-              for (int kx = 0; kx < 3; ++kx) {
-                const int xx = x + kx - s.pad;
-                if (xx < 0 || xx >= s.w) continue;
-                acc += static_cast<double>(xp[yy * s.w + xx]) * wp[ky * 3 + kx];
-              }
-            }
-          }
-          out[((static_cast<size_t>(b) * s.c_out + co) * oh + y) * ow + x] = acc;
-        }
-      }
-    }
-  }
-  return out;
+ConvData make_data(const Shape& s, uint32_t seed) { return make_conv_data(general(s), seed); }
+
+std::vector<double> reference(const Shape& s, const ConvData& d) {
+  return conv_reference_f64(general(s), d);
 }
 
 // max |got - want| / max |want| (want passed through `act`: 0 = none, 1 = relu).
@@ -115,7 +70,7 @@ TEST(WinogradTest, MatchesFloat64Reference) {
   ASSERT_TRUE(opt::winograd_available());
   uint32_t seed = 1;
   for (const Shape& s : kShapes) {
-    const Data d = make_data(s, seed++);
+    const ConvData d = make_data(s, seed++);
     const std::vector<double> want = reference(s, d);
     for (int64_t tile : {4, 2}) {
       opt::WinogradGeom g;
@@ -198,7 +153,7 @@ TEST(WinogradTest, ConvolutionKernelsMatchFloat64Reference) {
                           {1, 256, 9, 8, 64, 1}};
   uint32_t seed = 50;
   for (const Shape& s : shapes) {
-    const Data d = make_data(s, seed++);
+    const ConvData d = make_data(s, seed++);
     const std::vector<double> want = reference(s, d);
     const int oh = out_extent(s.h, s.pad), ow = out_extent(s.w, s.pad);
     for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), test_thread_pool()}) {
@@ -229,7 +184,7 @@ TEST(WinogradTest, ConvolutionKernelsMatchFloat64Reference) {
 // (y - mean) / sqrt(var + eps) * gamma + beta, then the activation.
 TEST(WinogradTest, FusedConvBatchNormActivationMatchesFloat64Reference) {
   const Shape s{2, 24, 14, 13, 32, 1};
-  const Data d = make_data(s, 70);
+  const ConvData d = make_data(s, 70);
   const std::vector<double> conv = reference(s, d);
   std::mt19937 rng(71);
   std::uniform_real_distribution<float> pos(0.5f, 1.5f), var_dist(0.5f, 2.0f);
@@ -284,7 +239,7 @@ TEST(WinogradTest, FusedConvBatchNormActivationMatchesFloat64Reference) {
 TEST(WinogradTest, SmallerSizeAtRun) {
   const Shape big{2, 24, 20, 20, 32, 1};
   const Shape small{1, 24, 13, 11, 32, 1};
-  const Data d = make_data(small, 90);
+  const ConvData d = make_data(small, 90);
   const std::vector<double> want = reference(small, d);
   std::vector<float> x_big(static_cast<size_t>(big.batch) * big.c_in * big.h * big.w, 0.0f);
   HostTensor x = to_tensor({big.batch, big.c_in, big.h, big.w}, x_big);
