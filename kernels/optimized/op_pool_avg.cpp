@@ -23,21 +23,6 @@ struct AvgPoolState {
   bool avx2 = false;
 };
 
-// [lo, hi) of one dim's window clipped to the real input, and its extent
-// clipped to the padded input (count_include_pad's divisor).
-struct Window {
-  int64_t lo, hi, padded;
-};
-
-Window window(int64_t i, int64_t s, int64_t p, int64_t k, int64_t in_size) {
-  int64_t lo = i * s - p;
-  int64_t hi = std::min(lo + k, in_size + p);
-  const int64_t padded = hi - lo;
-  lo = std::max<int64_t>(lo, 0);
-  hi = std::min(hi, in_size);
-  return Window{lo, hi, padded};
-}
-
 // Outputs [x0, ow) of one output row of the 2x2 stride-2 window from input
 // rows r0 and r1 (the same arithmetic as opt::avg_pool_2x2_row_avx2).
 void row_2x2(const float* r0, const float* r1, int64_t x0, int64_t ow, double div, float* out) {
@@ -72,9 +57,9 @@ void pool_plane(const PoolGeom& g, bool count_include_pad, std::optional<int64_t
     return;
   }
   for (int64_t oh = 0; oh < g.oh; ++oh) {
-    const Window wh = window(oh, g.sh, g.ph, g.kh, g.ih);
+    const AvgWindow wh = avg_window(oh, g.sh, g.ph, g.kh, g.ih);
     for (int64_t ow = 0; ow < g.ow; ++ow) {
-      const Window ww = window(ow, g.sw, g.pw, g.kw, g.iw);
+      const AvgWindow ww = avg_window(ow, g.sw, g.pw, g.kw, g.iw);
       float& dst = out[oh * g.ow + ow];
       if (wh.lo >= wh.hi || ww.lo >= ww.hi) {
         dst = 0.0f;

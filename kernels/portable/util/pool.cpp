@@ -118,22 +118,10 @@ void avg_pool_typed(const PoolGeom& g, const Tensor& self, size_t spatial, bool 
   const PoolStrides si = pool_strides(self, spatial), so = pool_strides(out, spatial);
   const T* in = self.const_data_ptr<T>();
   T* o = out.data_ptr<T>();
-  // [start, end) of one dim's window, clipped to the padded then the real input.
-  struct Span1 {
-    int64_t lo, hi, padded;
-  };
-  auto window = [](int64_t i, int64_t s, int64_t p, int64_t k, int64_t in_size) {
-    int64_t lo = i * s - p;
-    int64_t hi = std::min(lo + k, in_size + p);
-    const int64_t padded = hi - lo;
-    lo = std::max<int64_t>(lo, 0);
-    hi = std::min(hi, in_size);
-    return Span1{lo, hi, padded};
-  };
   auto one = [&](int64_t n, int64_t c, int64_t od, int64_t oh, int64_t ow) {
-    const Span1 wd = window(od, g.sd, g.pd, g.kd, g.id);
-    const Span1 wh = window(oh, g.sh, g.ph, g.kh, g.ih);
-    const Span1 ww = window(ow, g.sw, g.pw, g.kw, g.iw);
+    const AvgWindow wd = avg_window(od, g.sd, g.pd, g.kd, g.id);
+    const AvgWindow wh = avg_window(oh, g.sh, g.ph, g.kh, g.ih);
+    const AvgWindow ww = avg_window(ow, g.sw, g.pw, g.kw, g.iw);
     T& dst = o[offset(so, n, c, od, oh, ow)];
     if (wd.lo >= wd.hi || wh.lo >= wh.hi || ww.lo >= ww.hi) {
       dst = T(0);

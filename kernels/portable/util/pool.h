@@ -25,6 +25,21 @@ struct PoolGeom {
   int64_t dd = 1, dh = 1, dw = 1;
 };
 
+// One dim of an average-pooling window: output i covers [lo, hi) of the
+// input (clipped to it), and `padded` positions of the padded input
+// (clipped to it: count_include_pad's divisor).
+struct AvgWindow {
+  int64_t lo, hi, padded;
+};
+inline AvgWindow avg_window(int64_t i, int64_t stride, int64_t pad, int64_t k, int64_t in_size) {
+  int64_t lo = i * stride - pad;
+  int64_t hi = lo + k < in_size + pad ? lo + k : in_size + pad;
+  const int64_t padded = hi - lo;
+  lo = lo > 0 ? lo : 0;
+  hi = hi < in_size ? hi : in_size;
+  return AvgWindow{lo, hi, padded};
+}
+
 // Element strides of a pooling operand as [n, c, d, h, w]; a dim the tensor
 // lacks (no batch, no depth) has stride 0.
 struct PoolStrides {
