@@ -98,7 +98,13 @@ bool PthreadPool::run_chunks() {
     const size_t begin = static_cast<size_t>(next_of(s)) * chunk_;
     const size_t end = std::min(n_, begin + chunk_);
     (*fn_)(begin, end);
-    done_.fetch_add(1, std::memory_order_release);
+    // Sequentially consistent, like the caller's raising of caller_waiting_:
+    // the chunk that finishes the call either is seen by the caller's check
+    // before it blocks, or sees the caller waiting and wakes it.
+    if (done_.fetch_add(1) + 1 == total_of(s) && caller_waiting_.load()) {
+      { std::lock_guard<std::mutex> lock(done_mutex_); }
+      done_cv_.notify_one();
+    }
     ran = true;
     s = state_.load(std::memory_order_acquire);
   }
@@ -156,15 +162,23 @@ void PthreadPool::parallel_for(size_t n, size_t grain, RangeFn fn) {
     wake_.notify_all();
   }
   run_chunks();
-  // Every chunk is claimed; wait for the ones workers are still running.
+  // Every chunk is claimed; wait for the ones workers are still running:
+  // spin for about kSpinMicros, then sleep until the last chunk's worker
+  // wakes this thread (a worker descheduled mid-chunk, on a machine with more
+  // busy threads than cores, may take a whole time slice; yielding in a loop
+  // would burn this core's time meanwhile).
   const Clock::time_point start = Clock::now();
   uint32_t polls = 0;
   while (done_.load(std::memory_order_acquire) < total) {
     if (++polls < 64 || Clock::now() - start < std::chrono::microseconds(kSpinMicros)) {
       cpu_relax();
-    } else {
-      std::this_thread::yield();  // a worker was descheduled mid-chunk: let it run
+      continue;
     }
+    std::unique_lock<std::mutex> lock(done_mutex_);
+    caller_waiting_.store(true);
+    done_cv_.wait(lock, [&] { return done_.load() >= total; });
+    caller_waiting_.store(false);
+    break;
   }
 }
 

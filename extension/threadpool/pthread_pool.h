@@ -12,7 +12,8 @@
 // time from a shared counter, so the caller never waits for a worker that
 // has not started: when the workers are asleep or the OS has not scheduled
 // them (a machine with more busy threads than cores), the caller runs every
-// chunk itself and only waits for chunks a worker has already taken. Idle
+// chunk itself and only waits for chunks a worker has already taken (it
+// spins for about kSpinMicros, then sleeps until the last one ends). Idle
 // workers spin for about kSpinMicros, then sleep until the next call.
 //
 // Sharing: one pool may serve several Methods, also Methods executing at the
@@ -94,6 +95,11 @@ class PthreadPool final : public ThreadPool {
   std::mutex sleep_mutex_;
   std::condition_variable wake_;
   std::atomic<int> sleepers_{0};
+  // The caller of the current call, done spinning, sleeps on done_cv_ until
+  // the worker that finishes the last chunk wakes it.
+  std::mutex done_mutex_;
+  std::condition_variable done_cv_;
+  std::atomic<bool> caller_waiting_{false};
   std::atomic<bool> stop_{false};
 
   mutable std::mutex native_mutex_;
