@@ -32,6 +32,8 @@ void PlatformArena::reset() {
     chunks_ = next;
   }
   current_ = nullptr;
+  slab_ = nullptr;
+  large_bytes_ = 0;
   needed_ = 0;
   reserved_ = 0;
   num_chunks_ = 0;
@@ -70,32 +72,42 @@ bool PlatformArena::simulate(size_t size, size_t alignment) {
   return true;
 }
 
+uint8_t* PlatformArena::bump(Chunk** open, size_t chunk_data_bytes, size_t size, size_t alignment) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (*open != nullptr) {
+      Chunk* c = *open;
+      const uintptr_t base = reinterpret_cast<uintptr_t>(data_of(c));
+      const uintptr_t at = (base + c->used + alignment - 1) & ~(uintptr_t{alignment} - 1);
+      const size_t off = static_cast<size_t>(at - base);
+      if (off <= c->size && size <= c->size - off) {
+        c->used = off + size;
+        return reinterpret_cast<uint8_t*>(at);
+      }
+    }
+    *open = new_chunk(chunk_data_bytes);
+    if (*open == nullptr) return nullptr;
+  }
+  return nullptr;
+}
+
 void* PlatformArena::allocate(size_t size, size_t alignment) {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0) return nullptr;
   size_t worst = 0;  // bytes of a chunk that surely hold the request
   if (!checked_add(size, alignment - 1, &worst)) return nullptr;
   uint8_t* out = nullptr;
-  if (worst > chunk_bytes_ / 4) {
+  if (worst > chunk_bytes_ / 4 && worst <= kSlabBytes / 4 && large_bytes_ >= kSlabAfterBytes) {
+    out = bump(&slab_, kSlabBytes - kHeaderBytes, size, alignment);
+    if (out == nullptr) return nullptr;
+  } else if (worst > chunk_bytes_ / 4) {
     Chunk* c = new_chunk(worst);
     if (c == nullptr) return nullptr;
     const uintptr_t base = reinterpret_cast<uintptr_t>(data_of(c));
     out = reinterpret_cast<uint8_t*>((base + alignment - 1) & ~(uintptr_t{alignment} - 1));
     c->used = c->size;
+    large_bytes_ += worst;
   } else {
-    for (int attempt = 0; attempt < 2 && out == nullptr; ++attempt) {
-      if (current_ != nullptr) {
-        const uintptr_t base = reinterpret_cast<uintptr_t>(data_of(current_));
-        const uintptr_t at = (base + current_->used + alignment - 1) & ~(uintptr_t{alignment} - 1);
-        const size_t off = static_cast<size_t>(at - base);
-        if (off <= current_->size && size <= current_->size - off) {
-          current_->used = off + size;
-          out = reinterpret_cast<uint8_t*>(at);
-          break;
-        }
-      }
-      current_ = new_chunk(chunk_bytes_);
-      if (current_ == nullptr) return nullptr;
-    }
+    out = bump(&current_, chunk_bytes_, size, alignment);
+    if (out == nullptr) return nullptr;
   }
   if (out == nullptr || !simulate(size, alignment)) return nullptr;
   return out;

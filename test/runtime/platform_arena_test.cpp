@@ -92,6 +92,42 @@ TEST(PlatformArenaTest, BadAlignmentIsRefusedAndResetFreesEverything) {
   EXPECT_EQ(arena.bytes_reserved(), 0u);
 }
 
+TEST(PlatformArenaTest, LargeRequestsShareSlabsAfterTheFirstMegabytes) {
+  PlatformArena arena;
+  const size_t large = size_t{256} << 10;                     // over a quarter of a 64 KiB chunk
+  const size_t own = PlatformArena::kSlabAfterBytes / large;  // chunks of their own first
+  std::vector<Request> requests;
+  std::vector<uint8_t*> blocks;
+  for (size_t i = 0; i < own + 40; ++i) {
+    auto* p = static_cast<uint8_t*>(arena.allocate(large, 64));
+    ASSERT_NE(p, nullptr) << "request " << i;
+    ASSERT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+    std::memset(p, static_cast<int>(i), large);
+    blocks.push_back(p);
+    requests.push_back({large, 64});
+  }
+  // Every block still holds its own bytes (no two overlap).
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    ASSERT_EQ(blocks[i][0], static_cast<uint8_t>(i));
+    ASSERT_EQ(blocks[i][large - 1], static_cast<uint8_t>(i));
+  }
+  // `own` chunks of their own (one byte of alignment slack over kSlabAfterBytes
+  // takes one more), then slabs of kSlabBytes holding the rest: 40 requests
+  // of 256 KiB need 10 MiB, one 16 MiB slab.
+  EXPECT_LE(arena.num_chunks(), own + 2);
+  EXPECT_GE(arena.num_chunks(), own + 1);
+  // A request over a quarter of a slab still gets a chunk of its own.
+  const size_t before = arena.num_chunks();
+  ASSERT_NE(arena.allocate(PlatformArena::kSlabBytes / 4 + 1, 64), nullptr);
+  EXPECT_EQ(arena.num_chunks(), before + 1);
+  requests.push_back({PlatformArena::kSlabBytes / 4 + 1, 64});
+  // bytes_needed() stays the exact size of one buffer for the same requests.
+  size_t used = 0;
+  EXPECT_EQ(replay(requests, arena.bytes_needed(), &used), requests.size());
+  EXPECT_EQ(used, arena.bytes_needed());
+  EXPECT_EQ(replay(requests, arena.bytes_needed() - 1, &used), requests.size() - 1);
+}
+
 TEST(PlatformArenaTest, NoHeapFailsEveryRequest) {
   const PlatformHooks saved = platform_hooks();
   PlatformHooks no_heap = saved;
