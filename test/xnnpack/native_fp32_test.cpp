@@ -1,6 +1,6 @@
 // The delegate's native fp32 nodes (backends/xnnpack/native_nodes.cpp,
 // is_float_compute_node): convolution and fully-connected layers on the
-// optimized GEMM, depthwise convolution, sigmoid, multiply, and the SiLU
+// optimized GEMM, depthwise convolution, sigmoid, softmax, multiply, and the SiLU
 // fusion. Expected
 // values come from PyTorch 2.15 (F.pad + F.conv2d, x @ w + b, clamp) on the
 // same inputs: element i of an operand is sin(i * a + b) for the (a, b)
@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
@@ -383,6 +384,54 @@ TEST(NativeFp32Test, MultiplyBroadcastPerImageAndSigmoidMatchPyTorch) {
           0.26910862f, 0.28906965f, 0.34265229f, 0.4267568f,  0.52752709f, 0.62181652f, 0.69037765f,
           0.72583371f, 0.72788268f, 0.69659519f, 0.63195169f, 0.54002714f, 0.43873665f, 0.35155544f,
           0.29387277f, 0.26977271f, 0.27891591f, 0.32159096f});
+}
+
+TEST(NativeFp32Test, SoftmaxOverTheLastDimMatchesAFloat64Reference) {
+  std::unique_ptr<PthreadPool> tp = PthreadPool::create(2);
+  ASSERT_NE(tp, nullptr);
+  // x [3, 4, 129] (0.37, 0.2) scaled by 12 (exp arguments down to about
+  // -24); row 5 holds -inf at every third column (a masked row); 1548
+  // elements, rows split over the pool.
+  const size_t rows = 12, cols = 129;
+  std::vector<float> x = sines(rows * cols, 0.37, 0.2);
+  for (float& e : x) e *= 12.0f;
+  for (size_t c = 0; c < cols; c += 3) x[5 * cols + c] = -std::numeric_limits<float>::infinity();
+  Values v = {fp32(0, {3, 4, cols}), fp32(1, {3, 4, cols})};
+  Node sm;
+  sm.kind = NodeKind::Softmax;
+  sm.index = 0;
+  sm.inputs[0] = 0;
+  sm.num_inputs = 1;
+  sm.outputs[0] = 1;
+  sm.num_outputs = 1;
+  EXPECT_FALSE(xnnpack::is_native_node(v, sm, false)) << "native_fp32=false keeps XNNPACK's";
+  for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(tp.get())}) {
+    std::vector<float> y(rows * cols, std::nanf(""));
+    run_node(v, sm, {&x, &y}, pool);
+    double max_err = 0.0;
+    for (size_t r = 0; r < rows; ++r) {
+      double m = -std::numeric_limits<double>::infinity(), sum = 0.0;
+      for (size_t c = 0; c < cols; ++c) m = std::max(m, static_cast<double>(x[r * cols + c]));
+      for (size_t c = 0; c < cols; ++c) sum += std::exp(static_cast<double>(x[r * cols + c]) - m);
+      for (size_t c = 0; c < cols; ++c) {
+        const double want = std::exp(static_cast<double>(x[r * cols + c]) - m) / sum;
+        const double got = y[r * cols + c];
+        // exp within 2 ulp, the sum and the reciprocal product a few more,
+        // plus the float rounding of the argument x - max (half an ulp of
+        // |x - max|, relative in exp).
+        if (std::isinf(x[r * cols + c])) {
+          EXPECT_EQ(got, 0.0) << "row " << r << " col " << c << ": a masked element";
+          continue;
+        }
+        const double arg = std::fabs(static_cast<double>(x[r * cols + c]) - m);
+        const double bound = want * (8e-7 + arg * 6e-8) + 1e-30;
+        EXPECT_NEAR(got, want, bound) << "row " << r << " col " << c;
+        max_err = std::max(max_err, std::fabs(got - want) / bound);
+      }
+    }
+    std::printf("softmax: max error vs float64 %.3g of the bound (pool %s)\n", max_err,
+                pool == nullptr ? "none" : "2 threads");
+  }
 }
 
 // conv -> sigmoid -> multiply(x, sigmoid(x)) as the exporter writes SiLU.
