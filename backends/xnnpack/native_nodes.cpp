@@ -8,6 +8,7 @@
 #include "backends/xnnpack/weight_cache.h"
 #include "kernels/cpu_math/gemm.h"
 #include "kernels/cpu_math/vec_math.h"
+#include "kernels/cpu_math/vec_transpose.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/thread_pool.h"
 #include "runtime/platform/log.h"
@@ -137,7 +138,8 @@ void transpose_plane(const T* x, T* y, size_t a0, size_t a1, size_t nb, size_t y
 // out = in with its dims permuted (out dim i = in dim perm[i]). After
 // collapsing: whole rows are copied when the innermost dim stays innermost;
 // otherwise each 2-D plane (the input's innermost dim against the output's)
-// is transposed in 32 x 32 tiles, blocks of it split over the pool.
+// is transposed in tiles (32 x 32, or 64 x 64 through opt::transpose_f32 for
+// 32-bit elements), blocks of it split over the pool.
 void transpose(const Value& iv, const Value& ov, const size_t* perm, const uint8_t* x, uint8_t* y,
                ThreadPool* pool) {
   const size_t es = element_size(ov.dtype);
@@ -201,10 +203,19 @@ void transpose(const Value& iv, const Value& ov, const size_t* perm, const uint8
           transpose_plane(reinterpret_cast<const uint16_t*>(x) + xoff,
                           reinterpret_cast<uint16_t*>(y) + yoff, a0, a1, nb, ys_a, xs_b);
           break;
-        case 4:
-          transpose_plane(reinterpret_cast<const uint32_t*>(x) + xoff,
-                          reinterpret_cast<uint32_t*>(y) + yoff, a0, a1, nb, ys_a, xs_b);
+        case 4: {
+          // 32-bit elements: the CPU math library's register transposes
+          // (8 x 8 on AVX2; bits move unchanged), 64 columns at a time.
+          const float* xf = reinterpret_cast<const float*>(x) + xoff;
+          float* yf = reinterpret_cast<float*>(y) + yoff;
+          for (size_t b0 = 0; b0 < nb; b0 += kBlock) {
+            const size_t b1 = b0 + kBlock < nb ? b0 + kBlock : nb;
+            opt::transpose_f32(xf + a0 + b0 * xs_b, static_cast<int64_t>(xs_b), yf + a0 * ys_a + b0,
+                               static_cast<int64_t>(ys_a), static_cast<int64_t>(a1 - a0),
+                               static_cast<int64_t>(b1 - b0));
+          }
           break;
+        }
         default:
           for (size_t a = a0; a < a1; ++a) {
             for (size_t b = 0; b < nb; ++b)

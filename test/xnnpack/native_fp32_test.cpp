@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -431,6 +432,76 @@ TEST(NativeFp32Test, SoftmaxOverTheLastDimMatchesAFloat64Reference) {
     }
     std::printf("softmax: max error vs float64 %.3g of the bound (pool %s)\n", max_err,
                 pool == nullptr ? "none" : "2 threads");
+  }
+}
+
+TEST(NativeFp32Test, TransposesMoveEveryElementWhereThePermutationSays) {
+  std::unique_ptr<PthreadPool> tp = PthreadPool::create(2);
+  ASSERT_NE(tp, nullptr);
+  // Shapes whose planes are transposed (the input's innermost dim moves)
+  // with sizes off the 8 x 8 register tiles and the 64-element blocks, and
+  // one that copies rows. Element i of the input is i plus a NaN payload
+  // at one place (bits must move unchanged).
+  struct Case {
+    std::vector<size_t> dims;
+    std::vector<size_t> perm;
+  };
+  const Case cases[] = {{{1, 4, 128, 64}, {0, 1, 3, 2}},
+                        {{3, 77, 131}, {2, 0, 1}},
+                        {{2, 5, 70, 9}, {0, 3, 1, 2}},
+                        {{6, 200}, {1, 0}},
+                        {{4, 3, 33}, {1, 0, 2}}};
+  for (const Case& cs : cases) {
+    const uint32_t rank = static_cast<uint32_t>(cs.dims.size());
+    std::vector<size_t> odims(rank);
+    size_t total = 1;
+    for (uint32_t i = 0; i < rank; ++i) {
+      odims[i] = cs.dims[cs.perm[i]];
+      total *= cs.dims[i];
+    }
+    std::vector<float> x(total);
+    for (size_t i = 0; i < total; ++i) x[i] = static_cast<float>(i);
+    uint32_t payload = 0x7FA00123u;  // a signalling NaN
+    std::memcpy(&x[total / 3], &payload, 4);
+    Values v = {fp32(0, cs.dims), fp32(1, odims)};
+    Node t;
+    t.kind = NodeKind::StaticTranspose;
+    t.index = 0;
+    t.inputs[0] = 0;
+    t.num_inputs = 1;
+    t.outputs[0] = 1;
+    t.num_outputs = 1;
+    xnnpack::TransposeParams& tpar = t.set_transpose();
+    tpar.rank = rank;
+    for (uint32_t i = 0; i < rank; ++i) tpar.perm[i] = cs.perm[i];
+    ASSERT_TRUE(xnnpack::is_native_node(v, t));
+    ASSERT_EQ(xnnpack::check_native_node(v, t, 0), Error::Ok);
+    // The input index of every output element, from the output's dims.
+    std::vector<size_t> istride(rank);
+    size_t acc = 1;
+    for (uint32_t i = rank; i-- > 0;) {
+      istride[i] = acc;
+      acc *= cs.dims[i];
+    }
+    for (ThreadPool* pool :
+         {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(tp.get())}) {
+      std::vector<float> y(total, std::nanf(""));
+      xnnpack::NativeState st;
+      std::vector<uint8_t*> bufs = {reinterpret_cast<uint8_t*>(x.data()),
+                                    reinterpret_cast<uint8_t*>(y.data())};
+      ASSERT_EQ(xnnpack::run_native_node(v, t, st, bufs.data(), pool, nullptr, 0), Error::Ok);
+      size_t wrong = 0;
+      for (size_t o = 0; o < total; ++o) {
+        size_t rem = o, src = 0;
+        for (uint32_t d = rank; d-- > 0;) {
+          src += (rem % odims[d]) * istride[cs.perm[d]];
+          rem /= odims[d];
+        }
+        if (std::memcmp(&y[o], &x[src], 4) != 0 && ++wrong <= 3)
+          ADD_FAILURE() << "output " << o << " should be input " << src;
+      }
+      EXPECT_EQ(wrong, 0u) << "rank " << rank << (pool ? " pool" : "");
+    }
   }
 }
 
