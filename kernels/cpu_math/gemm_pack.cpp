@@ -5,6 +5,7 @@
 
 #include "kernels/cpu_math/gemm.h"
 #include "kernels/cpu_math/gemm_internal.h"
+#include "kernels/cpu_math/vec_transpose.h"
 #include "runtime/core/checked_math.h"
 
 namespace etr {
@@ -48,6 +49,10 @@ void pack_a_panels(MatrixView a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
         const float* s = src + kk * a.col_stride;
         for (int r = 0; r < rows; ++r) panel[kk * kGemmMr + r] = s[r * a.row_stride] * ks[kk];
       }
+    } else if (a.col_stride == 1 && rows == 6) {
+      static_assert(kGemmMr == 6, "transpose_6_f32 packs 6-row panels");
+      // Rows contiguous along K, a full panel: register transposes.
+      transpose_6_f32(src, a.row_stride, panel, kc);
     } else if (a.col_stride == 1) {
       // Rows contiguous along K: stream each row.
       for (int r = 0; r < rows; ++r) {

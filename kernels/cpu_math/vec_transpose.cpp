@@ -12,6 +12,9 @@ void transpose_f32(const float* in, int64_t ldi, float* out, int64_t ldo, int64_
     for (int64_t j = 0; j < cols; ++j) out[i * ldo + j] = in[j * ldi + i];
   }
 }
+void transpose_6_f32(const float* in, int64_t ldi, float* out, int64_t rows) {
+  transpose_f32(in, ldi, out, 6, rows, 6);
+}
 }  // namespace generic
 
 void transpose_f32(const float* in, int64_t ldi, float* out, int64_t ldo, int64_t rows,
@@ -20,6 +23,14 @@ void transpose_f32(const float* in, int64_t ldi, float* out, int64_t ldo, int64_
     avx2::transpose_f32(in, ldi, out, ldo, rows, cols);
   } else {
     generic::transpose_f32(in, ldi, out, ldo, rows, cols);
+  }
+}
+
+void transpose_6_f32(const float* in, int64_t ldi, float* out, int64_t rows) {
+  if (cpu_features().avx2_fma) {
+    avx2::transpose_6_f32(in, ldi, out, rows);
+  } else {
+    generic::transpose_6_f32(in, ldi, out, rows);
   }
 }
 

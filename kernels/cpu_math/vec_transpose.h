@@ -11,15 +11,21 @@ namespace opt {
 void transpose_f32(const float* in, int64_t ldi, float* out, int64_t ldo, int64_t rows,
                    int64_t cols);
 
+// out[i * 6 + j] = in[j * ldi + i] for i < rows, j < 6: six rows of `rows`
+// floats interleaved (the GEMM's packed A panel); out is dense (6 * rows).
+void transpose_6_f32(const float* in, int64_t ldi, float* out, int64_t rows);
+
 namespace avx2 {
 // Only when cpu_features().avx2_fma (vec_transpose_avx2.cpp).
 void transpose_f32(const float* in, int64_t ldi, float* out, int64_t ldo, int64_t rows,
                    int64_t cols);
+void transpose_6_f32(const float* in, int64_t ldi, float* out, int64_t rows);
 }  // namespace avx2
 
 namespace generic {
 void transpose_f32(const float* in, int64_t ldi, float* out, int64_t ldo, int64_t rows,
                    int64_t cols);
+void transpose_6_f32(const float* in, int64_t ldi, float* out, int64_t rows);
 }  // namespace generic
 
 }  // namespace opt
