@@ -36,14 +36,13 @@ inline void block8(const float* in, int64_t ldi, float* out, int64_t ldo) {
 }
 
 // Eight outputs of six floats (rows i0..i0+7 of the dense 6-wide out) from
-// six input rows of 8 contiguous floats: the 8x8 register transpose with
-// two zero rows; each 8-float store's last two lanes are overwritten by the
-// next one, and the eighth stores only its six.
-inline void block6x8(const float* in, int64_t ldi, float* out) {
+// `cols` input rows of 8 contiguous floats (zeros for the others): the 8x8
+// register transpose with two more zero rows; each 8-float store's last two
+// lanes are overwritten by the next one, and the eighth stores only its six.
+inline void block6x8(const float* in, int64_t ldi, int cols, float* out) {
   const __m256 z = _mm256_setzero_ps();
-  const __m256 r0 = _mm256_loadu_ps(in), r1 = _mm256_loadu_ps(in + ldi);
-  const __m256 r2 = _mm256_loadu_ps(in + 2 * ldi), r3 = _mm256_loadu_ps(in + 3 * ldi);
-  const __m256 r4 = _mm256_loadu_ps(in + 4 * ldi), r5 = _mm256_loadu_ps(in + 5 * ldi);
+  auto row = [&](int j) { return j < cols ? _mm256_loadu_ps(in + j * ldi) : z; };
+  const __m256 r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3), r4 = row(4), r5 = row(5);
   const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
   const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
   const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
@@ -65,11 +64,11 @@ inline void block6x8(const float* in, int64_t ldi, float* out) {
 
 }  // namespace
 
-void transpose_6_f32(const float* in, int64_t ldi, float* out, int64_t rows) {
+void transpose_6_f32(const float* in, int64_t ldi, int cols, float* out, int64_t rows) {
   const int64_t rows8 = rows & ~int64_t{7};
-  for (int64_t i = 0; i < rows8; i += 8) block6x8(in + i, ldi, out + i * 6);
+  for (int64_t i = 0; i < rows8; i += 8) block6x8(in + i, ldi, cols, out + i * 6);
   for (int64_t i = rows8; i < rows; ++i) {
-    for (int64_t j = 0; j < 6; ++j) out[i * 6 + j] = in[j * ldi + i];
+    for (int j = 0; j < 6; ++j) out[i * 6 + j] = j < cols ? in[j * ldi + i] : 0.0f;
   }
 }
 
@@ -90,8 +89,8 @@ void transpose_f32(const float* in, int64_t ldi, float* out, int64_t ldo, int64_
 
 #else  // built without AVX2: never called (cpu_features() gates it).
 
-void transpose_6_f32(const float* in, int64_t ldi, float* out, int64_t rows) {
-  generic::transpose_6_f32(in, ldi, out, rows);
+void transpose_6_f32(const float* in, int64_t ldi, int cols, float* out, int64_t rows) {
+  generic::transpose_6_f32(in, ldi, cols, out, rows);
 }
 
 void transpose_f32(const float* in, int64_t ldi, float* out, int64_t ldo, int64_t rows,
