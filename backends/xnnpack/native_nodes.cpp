@@ -663,9 +663,9 @@ bool is_float_sigmoid(const Values& g, const Node& n) {
          n.flags == 0;
 }
 
-// An fp32 multiply (kind Multiply) of two computed operands in a layout of
-// layout_of.
-bool is_float_multiply(const Values& g, const Node& n) {
+// An fp32 multiply or add (kind Multiply or Add) of two computed operands
+// in a layout of layout_of.
+bool is_float_binary(const Values& g, const Node& n) {
   return n.num_inputs == 2 && is_plain_fp32(in(g, n, 0)) && is_plain_fp32(in(g, n, 1)) &&
          is_plain_fp32(out(g, n)) && n.flags == 0 && in(g, n, 0).data == nullptr &&
          in(g, n, 1).data == nullptr && layout_of(g, n) >= 0;
@@ -770,7 +770,9 @@ void float_softmax(const Values& g, const Node& n, uint8_t* const* buf, ThreadPo
   });
 }
 
-void float_multiply(const Values& g, const Node& n, uint8_t* const* buf, ThreadPool* pool) {
+// y = a * b or a + b (`kind`), then the node's clamp.
+void float_binary(const Values& g, const Node& n, uint8_t* const* buf, ThreadPool* pool,
+                  opt::BinaryKind kind) {
   float* y = reinterpret_cast<float*>(buf[n.outputs[0]]);
   const size_t total = out(g, n).numel();
   const bool clamp = n.output_min > -__builtin_inff() || n.output_max < __builtin_inff();
@@ -781,7 +783,7 @@ void float_multiply(const Values& g, const Node& n, uint8_t* const* buf, ThreadP
   const float* a = reinterpret_cast<const float*>(buf[n.inputs[0]]);
   const float* b = reinterpret_cast<const float*>(buf[n.inputs[1]]);
   opt::BinaryParams mp;
-  mp.kind = opt::BinaryKind::kMul;
+  mp.kind = kind;
   const int layout = layout_of(g, n);
   if (layout == 2) {
     parallel_for(pool_for(pool, total), total, 16384, [&](size_t lo, size_t hi) {
@@ -1750,7 +1752,7 @@ bool sigmoid_native(const Values& g, const Node& n, bool native_fp32) {
   return fp32_option(native_fp32) && is_float_sigmoid(g, n);
 }
 bool multiply_native(const Values& g, const Node& n, bool native_fp32) {
-  return fp32_option(native_fp32) && is_float_multiply(g, n);
+  return fp32_option(native_fp32) && is_float_binary(g, n);
 }
 Error check_multiply_native(const Values& g, const Node& n, size_t d) {
   ETR_RETURN_IF_ERROR(check_broadcast(g, n, d));
@@ -1769,7 +1771,14 @@ Error run_sigmoid(const RunContext& c, const Node& n, const NativeState&) {
   return Error::Ok;
 }
 Error run_multiply(const RunContext& c, const Node& n, const NativeState&) {
-  float_multiply(c.values, n, c.buffers, c.pool);
+  float_binary(c.values, n, c.buffers, c.pool, opt::BinaryKind::kMul);
+  return Error::Ok;
+}
+// fp32 add (a transformer's residual): natively, so that no XNNPACK run
+// reads the delegate's external values and they bind to the caller's
+// tensors without a copy (DirectGroup).
+Error run_add(const RunContext& c, const Node& n, const NativeState&) {
+  float_binary(c.values, n, c.buffers, c.pool, opt::BinaryKind::kAdd);
   return Error::Ok;
 }
 
@@ -1828,6 +1837,8 @@ const NativeHooks kSoftmaxNative = {softmax_native, check_softmax, nullptr,
                                     nullptr,        nullptr,       run_softmax};
 const NativeHooks kMultiplyNative = {multiply_native, check_multiply_native, nullptr, nullptr,
                                      nullptr,         run_multiply};
+const NativeHooks kAddNative = {multiply_native, check_multiply_native, nullptr, nullptr, nullptr,
+                                run_add};
 const NativeHooks kConvertNative = {convert_native, check_dq_convert, nullptr,
                                     nullptr,        nullptr,          run_convert};
 const NativeHooks kGlobalAvgPoolNative = {

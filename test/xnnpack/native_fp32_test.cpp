@@ -1,6 +1,6 @@
 // The delegate's native fp32 nodes (backends/xnnpack/native_nodes.cpp,
 // is_float_compute_node): convolution and fully-connected layers on the
-// optimized GEMM, depthwise convolution, sigmoid, softmax, multiply, and the SiLU
+// optimized GEMM, depthwise convolution, sigmoid, softmax, multiply, add, and the SiLU
 // fusion. Expected
 // values come from PyTorch 2.15 (F.pad + F.conv2d, x @ w + b, clamp) on the
 // same inputs: element i of an operand is sin(i * a + b) for the (a, b)
@@ -432,6 +432,35 @@ TEST(NativeFp32Test, SoftmaxOverTheLastDimMatchesAFloat64Reference) {
     }
     std::printf("softmax: max error vs float64 %.3g of the bound (pool %s)\n", max_err,
                 pool == nullptr ? "none" : "2 threads");
+  }
+}
+
+TEST(NativeFp32Test, AddEqualShapesAndBroadcastMatchFloat64Sums) {
+  // a [2, 2, 3, 5] (0.41, 0.1) plus s [2, 1, 1, 5] (0.7, 0.9) or plus b of
+  // a's shape (0.23, 0.4), clamped to [-1.5, 1.25] the second time. The
+  // float64 sum rounded once is the float sum exactly.
+  Values v = {fp32(0, {2, 2, 3, 5}), fp32(1, {2, 1, 1, 5}), fp32(2, {2, 2, 3, 5})};
+  Node add = gemm_node(NodeKind::Add, false, -std::numeric_limits<float>::infinity(),
+                       std::numeric_limits<float>::infinity());
+  ASSERT_TRUE(xnnpack::is_float_compute_node(v, add));
+  EXPECT_FALSE(xnnpack::is_native_node(v, add, false)) << "native_fp32=false keeps XNNPACK's";
+  std::vector<float> a = sines(60, 0.41, 0.1), s = sines(10, 0.7, 0.9), y(60, std::nanf(""));
+  run_node(v, add, {&a, &s, &y}, nullptr);
+  for (size_t i = 0; i < 60; ++i) {
+    const size_t img = i / 30, c = i % 5;
+    const double want = static_cast<double>(a[i]) + static_cast<double>(s[img * 5 + c]);
+    ASSERT_EQ(y[i], static_cast<float>(want)) << "element " << i;
+  }
+  Values same = {fp32(0, {2, 2, 3, 5}), fp32(1, {2, 2, 3, 5}), fp32(2, {2, 2, 3, 5})};
+  Node clamped = gemm_node(NodeKind::Add, false, -1.5f, 1.25f);
+  std::vector<float> b = sines(60, 0.23, 0.4);
+  std::fill(y.begin(), y.end(), std::nanf(""));
+  std::unique_ptr<PthreadPool> tp = PthreadPool::create(2);
+  ASSERT_NE(tp, nullptr);
+  run_node(same, clamped, {&a, &b, &y}, tp.get());
+  for (size_t i = 0; i < 60; ++i) {
+    const double sum = static_cast<double>(a[i]) + static_cast<double>(b[i]);
+    ASSERT_EQ(y[i], static_cast<float>(std::min(1.25, std::max(-1.5, sum)))) << "element " << i;
   }
 }
 
