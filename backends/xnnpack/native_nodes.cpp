@@ -8,6 +8,7 @@
 #include "backends/xnnpack/weight_cache.h"
 #include "kernels/cpu_math/gemm.h"
 #include "kernels/cpu_math/vec_math.h"
+#include "kernels/cpu_math/vec_transpose.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/thread_pool.h"
 #include "runtime/platform/log.h"
@@ -137,7 +138,8 @@ void transpose_plane(const T* x, T* y, size_t a0, size_t a1, size_t nb, size_t y
 // out = in with its dims permuted (out dim i = in dim perm[i]). After
 // collapsing: whole rows are copied when the innermost dim stays innermost;
 // otherwise each 2-D plane (the input's innermost dim against the output's)
-// is transposed in 32 x 32 tiles, blocks of it split over the pool.
+// is transposed in tiles (32 x 32, or 64 x 64 through opt::transpose_f32 for
+// 32-bit elements), blocks of it split over the pool.
 void transpose(const Value& iv, const Value& ov, const size_t* perm, const uint8_t* x, uint8_t* y,
                ThreadPool* pool) {
   const size_t es = element_size(ov.dtype);
@@ -201,10 +203,19 @@ void transpose(const Value& iv, const Value& ov, const size_t* perm, const uint8
           transpose_plane(reinterpret_cast<const uint16_t*>(x) + xoff,
                           reinterpret_cast<uint16_t*>(y) + yoff, a0, a1, nb, ys_a, xs_b);
           break;
-        case 4:
-          transpose_plane(reinterpret_cast<const uint32_t*>(x) + xoff,
-                          reinterpret_cast<uint32_t*>(y) + yoff, a0, a1, nb, ys_a, xs_b);
+        case 4: {
+          // 32-bit elements: the CPU math library's register transposes
+          // (8 x 8 on AVX2; bits move unchanged), 64 columns at a time.
+          const float* xf = reinterpret_cast<const float*>(x) + xoff;
+          float* yf = reinterpret_cast<float*>(y) + yoff;
+          for (size_t b0 = 0; b0 < nb; b0 += kBlock) {
+            const size_t b1 = b0 + kBlock < nb ? b0 + kBlock : nb;
+            opt::transpose_f32(xf + a0 + b0 * xs_b, static_cast<int64_t>(xs_b), yf + a0 * ys_a + b0,
+                               static_cast<int64_t>(ys_a), static_cast<int64_t>(a1 - a0),
+                               static_cast<int64_t>(b1 - b0));
+          }
           break;
+        }
         default:
           for (size_t a = a0; a < a1; ++a) {
             for (size_t b = 0; b < nb; ++b)
@@ -652,9 +663,9 @@ bool is_float_sigmoid(const Values& g, const Node& n) {
          n.flags == 0;
 }
 
-// An fp32 multiply (kind Multiply) of two computed operands in a layout of
-// layout_of.
-bool is_float_multiply(const Values& g, const Node& n) {
+// An fp32 multiply or add (kind Multiply or Add) of two computed operands
+// in a layout of layout_of.
+bool is_float_binary(const Values& g, const Node& n) {
   return n.num_inputs == 2 && is_plain_fp32(in(g, n, 0)) && is_plain_fp32(in(g, n, 1)) &&
          is_plain_fp32(out(g, n)) && n.flags == 0 && in(g, n, 0).data == nullptr &&
          in(g, n, 1).data == nullptr && layout_of(g, n) >= 0;
@@ -729,7 +740,39 @@ void float_sigmoid(const Values& g, const Node& n, uint8_t* const* buf, ThreadPo
   });
 }
 
-void float_multiply(const Values& g, const Node& n, uint8_t* const* buf, ThreadPool* pool) {
+// An fp32 softmax (kind Softmax) over the last dim, without a clamp.
+bool is_float_softmax(const Values& g, const Node& n) {
+  return n.num_inputs == 1 && is_plain_fp32(in(g, n, 0)) && is_plain_fp32(out(g, n)) &&
+         n.flags == 0 && in(g, n, 0).num_dims > 0;
+}
+
+// Each row of the last dim: exp(x - max) / sum, as the optimized aten
+// softmax computes it (one reciprocal and a product per element). Debian's
+// 2022 XNNPACK takes about 4x as long on x86.
+void float_softmax(const Values& g, const Node& n, uint8_t* const* buf, ThreadPool* pool) {
+  const Value& xv = in(g, n, 0);
+  const size_t cols = xv.dims[xv.num_dims - 1];
+  const size_t total = xv.numel();
+  if (cols == 0 || total == 0) return;
+  const size_t rows = total / cols;
+  const float* x = reinterpret_cast<const float*>(buf[n.inputs[0]]);
+  float* y = reinterpret_cast<float*>(buf[n.outputs[0]]);
+  const size_t grain = cols >= 4096 ? 1 : 4096 / cols;
+  parallel_for(pool_for(pool, total), rows, grain, [&](size_t b, size_t e) {
+    for (size_t r = b; r < e; ++r) {
+      const float* xr = x + r * cols;
+      float* yr = y + r * cols;
+      const float m = opt::max(xr, cols);
+      // m is the row's max (or NaN): every exp argument is <= 0 or NaN.
+      const float sum = opt::exp_shift_sum_nonpositive(xr, m, yr, cols);
+      opt::affine(yr, 1.0f / sum, 0.0f, yr, cols);
+    }
+  });
+}
+
+// y = a * b or a + b (`kind`), then the node's clamp.
+void float_binary(const Values& g, const Node& n, uint8_t* const* buf, ThreadPool* pool,
+                  opt::BinaryKind kind) {
   float* y = reinterpret_cast<float*>(buf[n.outputs[0]]);
   const size_t total = out(g, n).numel();
   const bool clamp = n.output_min > -__builtin_inff() || n.output_max < __builtin_inff();
@@ -740,7 +783,7 @@ void float_multiply(const Values& g, const Node& n, uint8_t* const* buf, ThreadP
   const float* a = reinterpret_cast<const float*>(buf[n.inputs[0]]);
   const float* b = reinterpret_cast<const float*>(buf[n.inputs[1]]);
   opt::BinaryParams mp;
-  mp.kind = opt::BinaryKind::kMul;
+  mp.kind = kind;
   const int layout = layout_of(g, n);
   if (layout == 2) {
     parallel_for(pool_for(pool, total), total, 16384, [&](size_t lo, size_t hi) {
@@ -1709,11 +1752,18 @@ bool sigmoid_native(const Values& g, const Node& n, bool native_fp32) {
   return fp32_option(native_fp32) && is_float_sigmoid(g, n);
 }
 bool multiply_native(const Values& g, const Node& n, bool native_fp32) {
-  return fp32_option(native_fp32) && is_float_multiply(g, n);
+  return fp32_option(native_fp32) && is_float_binary(g, n);
 }
 Error check_multiply_native(const Values& g, const Node& n, size_t d) {
   ETR_RETURN_IF_ERROR(check_broadcast(g, n, d));
   if (layout_of(g, n) < 0) return refuse(d, n, "operand shapes left the native multiply's layouts");
+  return Error::Ok;
+}
+bool softmax_native(const Values& g, const Node& n, bool native_fp32) {
+  return fp32_option(native_fp32) && is_float_softmax(g, n);
+}
+Error run_softmax(const RunContext& c, const Node& n, const NativeState&) {
+  float_softmax(c.values, n, c.buffers, c.pool);
   return Error::Ok;
 }
 Error run_sigmoid(const RunContext& c, const Node& n, const NativeState&) {
@@ -1721,7 +1771,14 @@ Error run_sigmoid(const RunContext& c, const Node& n, const NativeState&) {
   return Error::Ok;
 }
 Error run_multiply(const RunContext& c, const Node& n, const NativeState&) {
-  float_multiply(c.values, n, c.buffers, c.pool);
+  float_binary(c.values, n, c.buffers, c.pool, opt::BinaryKind::kMul);
+  return Error::Ok;
+}
+// fp32 add (a transformer's residual): natively, so that no XNNPACK run
+// reads the delegate's external values and they bind to the caller's
+// tensors without a copy (DirectGroup).
+Error run_add(const RunContext& c, const Node& n, const NativeState&) {
+  float_binary(c.values, n, c.buffers, c.pool, opt::BinaryKind::kAdd);
   return Error::Ok;
 }
 
@@ -1776,8 +1833,12 @@ const NativeHooks kDepthwiseConv2dNative = {
     depthwise_native, check_depthwise_conv2d, nullptr, nullptr, prepare_depthwise, run_depthwise};
 const NativeHooks kSigmoidNative = {sigmoid_native, check_same_shape, nullptr,
                                     nullptr,        nullptr,          run_sigmoid};
+const NativeHooks kSoftmaxNative = {softmax_native, check_softmax, nullptr,
+                                    nullptr,        nullptr,       run_softmax};
 const NativeHooks kMultiplyNative = {multiply_native, check_multiply_native, nullptr, nullptr,
                                      nullptr,         run_multiply};
+const NativeHooks kAddNative = {multiply_native, check_multiply_native, nullptr, nullptr, nullptr,
+                                run_add};
 const NativeHooks kConvertNative = {convert_native, check_dq_convert, nullptr,
                                     nullptr,        nullptr,          run_convert};
 const NativeHooks kGlobalAvgPoolNative = {

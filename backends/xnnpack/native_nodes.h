@@ -77,12 +77,12 @@ bool is_float_gemm_node(const Values& values, const Node& n);
 
 // True for an fp32 node that our own kernels run faster than Debian's 2022
 // XNNPACK: is_float_gemm_node, a depthwise convolution (multiplier 1,
-// explicit padding, constant filter), a sigmoid, or a multiply of equal
-// shapes or with one operand broadcast across the middle dims ([N|1, 1..,
-// C] against [N, .., C], as in squeeze-and-excitation).
+// explicit padding, constant filter), a sigmoid, a softmax, or a multiply
+// or add of equal shapes or with one operand broadcast across the middle
+// dims ([N|1, 1.., C] against [N, .., C], as in squeeze-and-excitation).
 bool is_float_compute_node(const Values& values, const Node& n);
 
-// Which operand of a Multiply is broadcast across the middle dims (0 or 1),
+// Which operand of a Multiply or Add is broadcast across the middle dims (0 or 1),
 // 2 for equal shapes, -1 for anything else.
 int multiply_layout(const Values& values, const Node& n);
 

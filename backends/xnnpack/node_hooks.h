@@ -115,7 +115,9 @@ extern const NativeHooks kFullyConnectedNative;
 extern const NativeHooks kConv2dNative;
 extern const NativeHooks kDepthwiseConv2dNative;
 extern const NativeHooks kSigmoidNative;
+extern const NativeHooks kSoftmaxNative;
 extern const NativeHooks kMultiplyNative;
+extern const NativeHooks kAddNative;
 extern const NativeHooks kConvertNative;
 extern const NativeHooks kGlobalAvgPoolNative;
 

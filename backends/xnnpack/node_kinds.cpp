@@ -12,10 +12,11 @@ namespace {
 using K = NodeKind;
 
 const NodeKindDesc kTable[] = {
-    {K::Add, "Add", parse_2x1, check_broadcast, infer_broadcast, define_add, nullptr},
+    {K::Add, "Add", parse_2x1, check_broadcast, infer_broadcast, define_add, &kAddNative},
     {K::FullyConnected, "FullyConnected", parse_fully_connected, check_fully_connected,
      infer_fully_connected, define_fully_connected, &kFullyConnectedNative},
-    {K::Softmax, "Softmax", parse_1x1, check_softmax, infer_same_shape, define_softmax, nullptr},
+    {K::Softmax, "Softmax", parse_1x1, check_softmax, infer_same_shape, define_softmax,
+     &kSoftmaxNative},
     {K::Sigmoid, "Sigmoid", parse_1x1, check_same_shape, infer_same_shape, define_sigmoid,
      &kSigmoidNative},
     {K::StaticTranspose, "StaticTranspose", parse_transpose, nullptr, infer_transpose, nullptr,

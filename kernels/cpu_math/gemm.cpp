@@ -95,6 +95,11 @@ struct Plan {
   // so the packed B streams once, front to back, instead of in K-block
   // slices. Each output still sums its K blocks in the same order.
   bool panel_major = false;
+  // Tiles in (batch, M block, N block) order, N fastest, instead of M
+  // fastest: when only A is packed here (B comes packed) and K is one block,
+  // a worker's run of tiles then packs each A block once rather than once
+  // per N block (M = 197 rows is two M blocks).
+  bool n_fastest = false;
 };
 
 bool reads_a_in_place(const GemmArgs& g) {
@@ -169,6 +174,8 @@ Plan make_plan(const GemmArgs& g, size_t threads, int shrink = 0) {
   }
   p.tiles = g.batch * p.mblocks * p.nblocks;
   p.workers = std::max<int64_t>(1, std::min<int64_t>(t, p.tiles));
+  p.n_fastest = g.packed_b != nullptr && g.packed_a == nullptr && !p.a_in_place && !p.panel_major &&
+                p.kblocks == 1 && p.mblocks > 1 && p.nblocks > 1;
   return p;
 }
 
@@ -258,7 +265,8 @@ struct Worker {
     }
   }
 
-  // Tile `tile` (batch, N block, M block; M fastest): every K block of it.
+  // Tile `tile` (batch, N block, M block; M fastest, or batch, M block, N
+  // block with Plan::n_fastest): every K block of it.
   void run_tile(int64_t tile, MicroTile t, float* abuf, float* bbuf, int64_t* held_a_io,
                 int64_t* held_b_io) const {
     const GemmArgs& g = *args;
@@ -276,7 +284,8 @@ struct Worker {
     // GemmArgs::k_scale goes to B, or to A when B comes packed.
     const float* a_scale = g.packed_b != nullptr ? g.k_scale : nullptr;
     const int64_t bi = tile / per_batch;
-    const int64_t jb = tile % per_batch / p.mblocks, ib = tile % p.mblocks;
+    const int64_t jb = p.n_fastest ? tile % p.nblocks : tile % per_batch / p.mblocks;
+    const int64_t ib = p.n_fastest ? tile % per_batch / p.nblocks : tile % p.mblocks;
     const int64_t i0 = ib * p.mc, mc = std::min(p.mc, g.m - i0);
     const int64_t j0 = jb * p.nc, nc = std::min(p.nc, g.n - j0);
     float* c = g.c + bi * g.batch_stride_c;
@@ -494,7 +503,8 @@ Error gemm(const GemmArgs& args, MemoryAllocator* temp, ThreadPool* pool) {
   int64_t claim = p.tiles;
   if (p.workers > 1) {
     claim = std::max<int64_t>(1, p.tiles / (4 * p.workers));
-    if (p.mblocks > 1 && claim >= p.mblocks) claim = claim / p.mblocks * p.mblocks;
+    const int64_t inner = p.n_fastest ? p.nblocks : p.mblocks;
+    if (inner > 1 && claim >= inner) claim = claim / inner * inner;
   }
   const Worker worker{&args, &p, scratch, blocking().kernel, &next, claim};
   parallel_for(pool, static_cast<size_t>(p.workers), 1, [&](size_t begin, size_t end) {

@@ -5,6 +5,7 @@
 
 #include "kernels/cpu_math/gemm.h"
 #include "kernels/cpu_math/gemm_internal.h"
+#include "kernels/cpu_math/vec_transpose.h"
 #include "runtime/core/checked_math.h"
 
 namespace etr {
@@ -35,6 +36,12 @@ void pack_a_panels(MatrixView a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
     const int rows = static_cast<int>(std::min<int64_t>(kGemmMr, mc - ip));
     float* panel = dst + ip * kc;
     const float* src = a.data + (i0 + ip) * a.row_stride + p0 * a.col_stride;
+    if (k_scale == nullptr && a.col_stride == 1) {
+      static_assert(kGemmMr == 6, "transpose_6_f32 packs 6-row panels");
+      // Rows contiguous along K: register transposes, padding rows zero.
+      transpose_6_f32(src, a.row_stride, rows, panel, kc);
+      continue;
+    }
     if (rows < kGemmMr) {
       // Padding rows are zero (the micro-kernel never stores them).
       for (int64_t kk = 0; kk < kc; ++kk) {
@@ -47,12 +54,6 @@ void pack_a_panels(MatrixView a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
       for (int64_t kk = 0; kk < kc; ++kk) {
         const float* s = src + kk * a.col_stride;
         for (int r = 0; r < rows; ++r) panel[kk * kGemmMr + r] = s[r * a.row_stride] * ks[kk];
-      }
-    } else if (a.col_stride == 1) {
-      // Rows contiguous along K: stream each row.
-      for (int r = 0; r < rows; ++r) {
-        const float* s = src + r * a.row_stride;
-        for (int64_t kk = 0; kk < kc; ++kk) panel[kk * kGemmMr + r] = s[kk];
       }
     } else {
       for (int64_t kk = 0; kk < kc; ++kk) {

@@ -1,6 +1,6 @@
 // The delegate's native fp32 nodes (backends/xnnpack/native_nodes.cpp,
 // is_float_compute_node): convolution and fully-connected layers on the
-// optimized GEMM, depthwise convolution, sigmoid, multiply, and the SiLU
+// optimized GEMM, depthwise convolution, sigmoid, softmax, multiply, add, and the SiLU
 // fusion. Expected
 // values come from PyTorch 2.15 (F.pad + F.conv2d, x @ w + b, clamp) on the
 // same inputs: element i of an operand is sin(i * a + b) for the (a, b)
@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -383,6 +385,153 @@ TEST(NativeFp32Test, MultiplyBroadcastPerImageAndSigmoidMatchPyTorch) {
           0.26910862f, 0.28906965f, 0.34265229f, 0.4267568f,  0.52752709f, 0.62181652f, 0.69037765f,
           0.72583371f, 0.72788268f, 0.69659519f, 0.63195169f, 0.54002714f, 0.43873665f, 0.35155544f,
           0.29387277f, 0.26977271f, 0.27891591f, 0.32159096f});
+}
+
+TEST(NativeFp32Test, SoftmaxOverTheLastDimMatchesAFloat64Reference) {
+  std::unique_ptr<PthreadPool> tp = PthreadPool::create(2);
+  ASSERT_NE(tp, nullptr);
+  // x [3, 4, 129] (0.37, 0.2) scaled by 12 (exp arguments down to about
+  // -24); row 5 holds -inf at every third column (a masked row); 1548
+  // elements, rows split over the pool.
+  const size_t rows = 12, cols = 129;
+  std::vector<float> x = sines(rows * cols, 0.37, 0.2);
+  for (float& e : x) e *= 12.0f;
+  for (size_t c = 0; c < cols; c += 3) x[5 * cols + c] = -std::numeric_limits<float>::infinity();
+  Values v = {fp32(0, {3, 4, cols}), fp32(1, {3, 4, cols})};
+  Node sm;
+  sm.kind = NodeKind::Softmax;
+  sm.index = 0;
+  sm.inputs[0] = 0;
+  sm.num_inputs = 1;
+  sm.outputs[0] = 1;
+  sm.num_outputs = 1;
+  EXPECT_FALSE(xnnpack::is_native_node(v, sm, false)) << "native_fp32=false keeps XNNPACK's";
+  for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(tp.get())}) {
+    std::vector<float> y(rows * cols, std::nanf(""));
+    run_node(v, sm, {&x, &y}, pool);
+    double max_err = 0.0;
+    for (size_t r = 0; r < rows; ++r) {
+      double m = -std::numeric_limits<double>::infinity(), sum = 0.0;
+      for (size_t c = 0; c < cols; ++c) m = std::max(m, static_cast<double>(x[r * cols + c]));
+      for (size_t c = 0; c < cols; ++c) sum += std::exp(static_cast<double>(x[r * cols + c]) - m);
+      for (size_t c = 0; c < cols; ++c) {
+        const double want = std::exp(static_cast<double>(x[r * cols + c]) - m) / sum;
+        const double got = y[r * cols + c];
+        // exp within 2 ulp, the sum and the reciprocal product a few more,
+        // plus the float rounding of the argument x - max (half an ulp of
+        // |x - max|, relative in exp).
+        if (std::isinf(x[r * cols + c])) {
+          EXPECT_EQ(got, 0.0) << "row " << r << " col " << c << ": a masked element";
+          continue;
+        }
+        const double arg = std::fabs(static_cast<double>(x[r * cols + c]) - m);
+        const double bound = want * (8e-7 + arg * 6e-8) + 1e-30;
+        EXPECT_NEAR(got, want, bound) << "row " << r << " col " << c;
+        max_err = std::max(max_err, std::fabs(got - want) / bound);
+      }
+    }
+    std::printf("softmax: max error vs float64 %.3g of the bound (pool %s)\n", max_err,
+                pool == nullptr ? "none" : "2 threads");
+  }
+}
+
+TEST(NativeFp32Test, AddEqualShapesAndBroadcastMatchFloat64Sums) {
+  // a [2, 2, 3, 5] (0.41, 0.1) plus s [2, 1, 1, 5] (0.7, 0.9) or plus b of
+  // a's shape (0.23, 0.4), clamped to [-1.5, 1.25] the second time. The
+  // float64 sum rounded once is the float sum exactly.
+  Values v = {fp32(0, {2, 2, 3, 5}), fp32(1, {2, 1, 1, 5}), fp32(2, {2, 2, 3, 5})};
+  Node add = gemm_node(NodeKind::Add, false, -std::numeric_limits<float>::infinity(),
+                       std::numeric_limits<float>::infinity());
+  ASSERT_TRUE(xnnpack::is_float_compute_node(v, add));
+  EXPECT_FALSE(xnnpack::is_native_node(v, add, false)) << "native_fp32=false keeps XNNPACK's";
+  std::vector<float> a = sines(60, 0.41, 0.1), s = sines(10, 0.7, 0.9), y(60, std::nanf(""));
+  run_node(v, add, {&a, &s, &y}, nullptr);
+  for (size_t i = 0; i < 60; ++i) {
+    const size_t img = i / 30, c = i % 5;
+    const double want = static_cast<double>(a[i]) + static_cast<double>(s[img * 5 + c]);
+    ASSERT_EQ(y[i], static_cast<float>(want)) << "element " << i;
+  }
+  Values same = {fp32(0, {2, 2, 3, 5}), fp32(1, {2, 2, 3, 5}), fp32(2, {2, 2, 3, 5})};
+  Node clamped = gemm_node(NodeKind::Add, false, -1.5f, 1.25f);
+  std::vector<float> b = sines(60, 0.23, 0.4);
+  std::fill(y.begin(), y.end(), std::nanf(""));
+  std::unique_ptr<PthreadPool> tp = PthreadPool::create(2);
+  ASSERT_NE(tp, nullptr);
+  run_node(same, clamped, {&a, &b, &y}, tp.get());
+  for (size_t i = 0; i < 60; ++i) {
+    const double sum = static_cast<double>(a[i]) + static_cast<double>(b[i]);
+    ASSERT_EQ(y[i], static_cast<float>(std::min(1.25, std::max(-1.5, sum)))) << "element " << i;
+  }
+}
+
+TEST(NativeFp32Test, TransposesMoveEveryElementWhereThePermutationSays) {
+  std::unique_ptr<PthreadPool> tp = PthreadPool::create(2);
+  ASSERT_NE(tp, nullptr);
+  // Shapes whose planes are transposed (the input's innermost dim moves)
+  // with sizes off the 8 x 8 register tiles and the 64-element blocks, and
+  // one that copies rows. Element i of the input is i plus a NaN payload
+  // at one place (bits must move unchanged).
+  struct Case {
+    std::vector<size_t> dims;
+    std::vector<size_t> perm;
+  };
+  const Case cases[] = {{{1, 4, 128, 64}, {0, 1, 3, 2}},
+                        {{3, 77, 131}, {2, 0, 1}},
+                        {{2, 5, 70, 9}, {0, 3, 1, 2}},
+                        {{6, 200}, {1, 0}},
+                        {{4, 3, 33}, {1, 0, 2}}};
+  for (const Case& cs : cases) {
+    const uint32_t rank = static_cast<uint32_t>(cs.dims.size());
+    std::vector<size_t> odims(rank);
+    size_t total = 1;
+    for (uint32_t i = 0; i < rank; ++i) {
+      odims[i] = cs.dims[cs.perm[i]];
+      total *= cs.dims[i];
+    }
+    std::vector<float> x(total);
+    for (size_t i = 0; i < total; ++i) x[i] = static_cast<float>(i);
+    uint32_t payload = 0x7FA00123u;  // a signalling NaN
+    std::memcpy(&x[total / 3], &payload, 4);
+    Values v = {fp32(0, cs.dims), fp32(1, odims)};
+    Node t;
+    t.kind = NodeKind::StaticTranspose;
+    t.index = 0;
+    t.inputs[0] = 0;
+    t.num_inputs = 1;
+    t.outputs[0] = 1;
+    t.num_outputs = 1;
+    xnnpack::TransposeParams& tpar = t.set_transpose();
+    tpar.rank = rank;
+    for (uint32_t i = 0; i < rank; ++i) tpar.perm[i] = cs.perm[i];
+    ASSERT_TRUE(xnnpack::is_native_node(v, t));
+    ASSERT_EQ(xnnpack::check_native_node(v, t, 0), Error::Ok);
+    // The input index of every output element, from the output's dims.
+    std::vector<size_t> istride(rank);
+    size_t acc = 1;
+    for (uint32_t i = rank; i-- > 0;) {
+      istride[i] = acc;
+      acc *= cs.dims[i];
+    }
+    for (ThreadPool* pool :
+         {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(tp.get())}) {
+      std::vector<float> y(total, std::nanf(""));
+      xnnpack::NativeState st;
+      std::vector<uint8_t*> bufs = {reinterpret_cast<uint8_t*>(x.data()),
+                                    reinterpret_cast<uint8_t*>(y.data())};
+      ASSERT_EQ(xnnpack::run_native_node(v, t, st, bufs.data(), pool, nullptr, 0), Error::Ok);
+      size_t wrong = 0;
+      for (size_t o = 0; o < total; ++o) {
+        size_t rem = o, src = 0;
+        for (uint32_t d = rank; d-- > 0;) {
+          src += (rem % odims[d]) * istride[cs.perm[d]];
+          rem /= odims[d];
+        }
+        if (std::memcmp(&y[o], &x[src], 4) != 0 && ++wrong <= 3)
+          ADD_FAILURE() << "output " << o << " should be input " << src;
+      }
+      EXPECT_EQ(wrong, 0u) << "rank " << rank << (pool ? " pool" : "");
+    }
+  }
 }
 
 // conv -> sigmoid -> multiply(x, sigmoid(x)) as the exporter writes SiLU.

@@ -288,6 +288,31 @@ TEST(OptimizedVecMath, GenericBodiesMatchDispatched) {
   }
 }
 
+// The GEMM's 6-row A panel (transpose_6_f32): every element in place and the
+// padding rows zero, for lengths around the 8-element register blocks,
+// nothing written past the 6 * rows floats, and the generic body the same.
+TEST(OptimizedVecMath, SixRowPanelTransposeKeepsEveryElementAndItsBounds) {
+  const int64_t ldi = 37;
+  std::vector<float> in(6 * ldi);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i) + 0.5f;
+  for (int cols = 1; cols <= 6; ++cols) {
+    for (int64_t rows : {0, 1, 7, 8, 9, 15, 16, 17, 31, 37}) {
+      const float guard = -7.0f;
+      std::vector<float> out(6 * rows + 8, guard), gen(6 * rows + 8, guard);
+      opt::transpose_6_f32(in.data(), ldi, cols, out.data(), rows);
+      opt::generic::transpose_6_f32(in.data(), ldi, cols, gen.data(), rows);
+      for (int64_t i = 0; i < rows; ++i) {
+        for (int64_t j = 0; j < 6; ++j) {
+          ASSERT_EQ(out[i * 6 + j], j < cols ? in[j * ldi + i] : 0.0f)
+              << "cols " << cols << " rows " << rows << " i " << i << " j " << j;
+        }
+      }
+      for (size_t e = 6 * rows; e < out.size(); ++e) ASSERT_EQ(out[e], guard) << "rows " << rows;
+      EXPECT_EQ(out, gen) << "cols " << cols << " rows " << rows;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace etr

@@ -406,6 +406,11 @@ TEST(GemmTest, LargeShapesEveryPathOnTwoThreads) {
       {1, 300, 1100, 1, 0, 0, false, true, true, false, true, true, 1.0f, 0.5f},
       {5, 70, 1300, 2, 0, 0, true, true, false, true, false, false, -0.75f, 0.0f},
       {3, 40, 1000, 1, 0, 1, false, true, false, false, true, false, 1.0f, 0.0f},
+      // Two M blocks (197 rows) x several N blocks against packed B, K one
+      // block: tiles N-fastest so each A block is packed once (ViT's linear
+      // layers); batched too.
+      {197, 768, 192, 1, 0, 0, false, true, false, false, true, false, 1.0f, 0.0f},
+      {200, 300, 64, 2, 0, 0, false, true, false, true, false, true, 1.0f, 0.0f},
   };
   for (const Case& c : cases) {
     check_case(c, true, rng);
