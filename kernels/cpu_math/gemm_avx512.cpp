@@ -1,7 +1,8 @@
 // The AVX-512 micro-kernel of the GEMM engine, on the same 6x16 panels as the
 // AVX2 one: a row of the tile is one zmm. Six accumulators alone cannot hide
 // the FMA latency, so even and odd k accumulate separately (12 chains) and
-// are summed before the epilogue; N-edge columns use a lane mask. B is a
+// are summed before the epilogue; N-edge columns use a lane mask, and an
+// edge of at most 8 columns runs on ymm (tile_rows_narrow). B is a
 // packed panel or, read in place, full 16-column rows MicroTile::ldb apart. Built with
 // AVX-512F by etr_isa_sources (cmake/helpers.cmake); gemm.cpp calls it only
 // where cpu_features().avx512f.
