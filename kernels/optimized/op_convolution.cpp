@@ -20,7 +20,9 @@
 //   otherwise per batch image and group a GEMM
 //     out[co, pixels] = W[co, ci*kh*kw] @ X[ci*kh*kw, pixels] + bias[co],
 //   with X the input itself for a pointwise (1x1, stride 1, no padding)
-//   kernel and an im2col tile of output pixels otherwise. When the pixels do
+//   kernel and an im2col tile of output pixels otherwise (written in the
+//   GEMM's packed B layout when its rows are not whole 16-column panels,
+//   such as a 1-D layer's 100 output columns). When the pixels do
 //   not fill the GEMM's 16-wide column panels (a 7x7 output: 49 = 3 x 16 + 1)
 //   and the channels do, the product runs transposed,
 //     out^T[pixels, co] = X^T[pixels, ci*kh*kw] @ W^T[ci*kh*kw, co] + bias[co],
