@@ -134,6 +134,13 @@ void Shapes(benchmark::internal::Benchmark* bm, int64_t threads) {
       {256, 196, 1024, kPackA},
       // ResNet-50 stride-2 3x3 convolution as im2col (co, hw, ci*9)
       {128, 784, 1152, kPackA},
+      // wav2letter 1-D convolutions as im2col (co, width, ci*kw), output width 100
+      {250, 100, 1750, kPackA},
+      {512, 100, 2750, kPackA},
+      {512, 100, 512, kPackA},
+      // RegNetY-400MF 1x1 convolutions over 7x7 and 14x14 images (co, hw, ci)
+      {440, 49, 440, kPackA},
+      {208, 196, 208, kPackA},
       // single row (batch-1 linear)
       {1, 1024, 256, kPackB},
       {1, 256, 1024, kPackB},

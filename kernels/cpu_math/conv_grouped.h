@@ -57,5 +57,13 @@ void conv_grouped_avx2(const GroupedConvGeom& g, const float* in, const float* w
                        const float* packed, const float* bias, const DepthwiseEpilogue& epilogue,
                        float* out, void* scratch, size_t scratch_bytes, ThreadPool* pool);
 
+// conv_grouped_avx2's copy of a band of one group's input rows
+// [iy0, iy0 + rows_in) into `pad` (rows of `pitch` floats, zero outside the
+// image, padded column j reading input column j - pw), with AVX-512 masked
+// loads and stores (conv_grouped_avx512.cpp); only where
+// cpu_features().avx512f.
+void conv_grouped_copy_band_avx512(const GroupedConvGeom& g, const float* in, int64_t iy0,
+                                   int64_t rows_in, int64_t pitch, float* pad);
+
 }  // namespace opt
 }  // namespace etr

@@ -18,6 +18,7 @@
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
 
+#include "kernels/cpu_math/cpu_features.h"
 #include "kernels/cpu_math/scratch_slots.h"
 #include "kernels/cpu_math/vec_math_avx2_inl.h"
 
@@ -292,6 +293,7 @@ void conv_grouped_avx2(const GroupedConvGeom& g, const float* in, const float* w
   e.clamp = epilogue.lo > -__builtin_inff() || epilogue.hi < __builtin_inff();
   e.silu = epilogue.silu;
   const int64_t wblock = 8 * icg * g.kh * g.kw;  // reordered floats per channel block
+  const bool avx512 = cpu_features().avx512f;
   parallel_for(pool, static_cast<size_t>(units), 1, [&](size_t u0, size_t u1) {
     bool fresh = false;  // every band copy writes its whole slot
     const size_t sl = slots.acquire(&fresh);
@@ -301,7 +303,12 @@ void conv_grouped_avx2(const GroupedConvGeom& g, const float* in, const float* w
       const int64_t gi = plane_index % g.groups, b = plane_index / g.groups;
       const int64_t y0 = band * rows, y1 = std::min(g.oh, y0 + rows);
       const int64_t rows_in = band_input_rows(g, y1 - y0);
-      copy_band(g, in + (b * g.c_in + gi * icg) * g.h * g.w, y0 * g.sh - g.ph, rows_in, pitch, pad);
+      const float* x = in + (b * g.c_in + gi * icg) * g.h * g.w;
+      if (avx512) {
+        conv_grouped_copy_band_avx512(g, x, y0 * g.sh - g.ph, rows_in, pitch, pad);
+      } else {
+        copy_band(g, x, y0 * g.sh - g.ph, rows_in, pitch, pad);
+      }
       for (int64_t ob = 0; ob < ocg / 8; ++ob) {
         const int64_t co = gi * ocg + ob * 8;
         BlockArgs a;

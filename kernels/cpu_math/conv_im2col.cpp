@@ -76,5 +76,35 @@ void im2col_tile(const Im2colGeom& g, const float* in, int64_t n0, int64_t nt, f
   });
 }
 
+void im2col_tile_packed(const Im2colGeom& g, const float* in, int64_t n0, int64_t nt, float* dst,
+                        ThreadPool* pool) {
+  constexpr int64_t kPanel = 16;  // util/gemm_internal.h kGemmNr
+  // Columns per pass: one row's run is filled into a stack buffer (in L1),
+  // then dealt out to the panels 16 floats at a time.
+  constexpr int64_t kChunk = 256;
+  const int64_t taps = g.kh * g.kw;
+  const int64_t rows = g.channels * taps;
+  const int64_t plane = g.h * g.w;
+  const bool avx2 = cpu_features().avx2_fma;
+  const size_t grain = static_cast<size_t>(std::max<int64_t>(1, 4096 / std::max<int64_t>(nt, 1)));
+  parallel_for(pool, static_cast<size_t>(rows), grain, [&](size_t begin, size_t end) {
+    alignas(64) float buf[kChunk];
+    for (int64_t r = static_cast<int64_t>(begin); r < static_cast<int64_t>(end); ++r) {
+      const int64_t c = r / taps, t = r % taps;
+      for (int64_t j0 = 0; j0 < nt; j0 += kChunk) {
+        const int64_t run = std::min(kChunk, nt - j0);
+        fill_row(g, in + c * plane, t / g.kw, t % g.kw, n0 + j0, run, buf, avx2);
+        // The last panel's columns past nt are zero.
+        const int64_t padded = (run + kPanel - 1) / kPanel * kPanel;
+        zero(buf + run, padded - run);
+        for (int64_t j = 0; j < padded; j += kPanel) {
+          float* d = dst + ((j0 + j) / kPanel) * kPanel * rows + r * kPanel;
+          std::memcpy(d, buf + j, kPanel * sizeof(float));
+        }
+      }
+    }
+  });
+}
+
 }  // namespace opt
 }  // namespace etr

@@ -24,6 +24,13 @@ struct Im2colGeom {
 void im2col_tile(const Im2colGeom& g, const float* in, int64_t n0, int64_t nt, float* dst,
                  ThreadPool* pool);
 
+// The same tile laid out as a packed B operand of the GEMM (util/gemm.h,
+// packed_b_bytes(rows, nt) bytes at dst; rows = channels * kh * kw): column
+// panels of 16, element (r, j) at (j / 16) * 16 * rows + r * 16 + j % 16,
+// columns past nt zero. The GEMM then reads it without packing B itself.
+void im2col_tile_packed(const Im2colGeom& g, const float* in, int64_t n0, int64_t nt, float* dst,
+                        ThreadPool* pool);
+
 // dst[x] = src[2 * x] for x in [0, n), reading src[0 .. 2n - 2] only: the
 // stride-2 rows of im2col_tile (conv_im2col_avx2.cpp; only where
 // cpu_features().avx2_fma).

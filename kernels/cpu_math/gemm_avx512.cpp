@@ -1,7 +1,8 @@
 // The AVX-512 micro-kernel of the GEMM engine, on the same 6x16 panels as the
 // AVX2 one: a row of the tile is one zmm. Six accumulators alone cannot hide
 // the FMA latency, so even and odd k accumulate separately (12 chains) and
-// are summed before the epilogue; N-edge columns use a lane mask. B is a
+// are summed before the epilogue; N-edge columns use a lane mask, and an
+// edge of at most 8 columns runs on ymm (tile_rows_narrow). B is a
 // packed panel or, read in place, full 16-column rows MicroTile::ldb apart. Built with
 // AVX-512F by etr_isa_sources (cmake/helpers.cmake); gemm.cpp calls it only
 // where cpu_features().avx512f.
@@ -113,9 +114,67 @@ void tile_rows(const MicroTile& t) {
   for (int r = 0; r < R; ++r) finish_row(t, r, _mm512_add_ps(even[r], odd[r]), m);
 }
 
+// tile_rows for an N-edge tile of at most 8 columns: the same sums on one
+// ymm per row (Zen 4 issues two 256-bit FMAs per cycle against one 512-bit
+// one, so the narrow edge of an N such as 100 = 6 x 16 + 4 costs half a
+// panel). Each lane sees the operations of tile_rows in the same order; the
+// rows go through finish_row widened with zero upper lanes, which the
+// column mask leaves unstored.
+template <int R>
+void tile_rows_narrow(const MicroTile& t) {
+  __m256 even[R];
+  __m256 odd[R];
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) {
+    even[r] = _mm256_setzero_ps();
+    odd[r] = _mm256_setzero_ps();
+  }
+  const float* a = t.a;
+  const float* b = t.b;
+  const ptrdiff_t ldb = t.ldb;
+  int64_t k = 0;
+#pragma GCC unroll 2
+  for (; k + 2 <= t.kc; k += 2) {
+    const __m256 b0 = _mm256_loadu_ps(b);
+    const __m256 b1 = _mm256_loadu_ps(b + ldb);
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+      even[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(a + r), b0, even[r]);
+      odd[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(a + kGemmMr + r), b1, odd[r]);
+    }
+    a += 2 * kGemmMr;
+    b += 2 * ldb;
+  }
+  if (k < t.kc) {
+    const __m256 b0 = _mm256_loadu_ps(b);
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) even[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(a + r), b0, even[r]);
+  }
+  const __mmask16 m = static_cast<__mmask16>((1u << t.nr) - 1u);
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) {
+    const __m256d sum = _mm256_castps_pd(_mm256_add_ps(even[r], odd[r]));
+    finish_row(t, r,
+               _mm512_castpd_ps(_mm512_maskz_insertf64x4(static_cast<__mmask8>(0xFF),
+                                                         _mm512_setzero_pd(), sum, 0)),
+               m);
+  }
+}
+
 }  // namespace
 
 void f32_gemm_ukernel__avx512_6x16(const MicroTile& t) {
+  // A packed A panel only (lda == 0): the narrow edge reads k * kGemmMr + r.
+  if (t.nr <= 8 && t.lda == 0) {
+    switch (t.mr) {
+      case 1: tile_rows_narrow<1>(t); return;
+      case 2: tile_rows_narrow<2>(t); return;
+      case 3: tile_rows_narrow<3>(t); return;
+      case 4: tile_rows_narrow<4>(t); return;
+      case 5: tile_rows_narrow<5>(t); return;
+      default: tile_rows_narrow<6>(t); return;
+    }
+  }
   switch (t.mr) {
     case 1: tile_rows<1>(t); break;
     case 2: tile_rows<2>(t); break;

@@ -20,7 +20,9 @@
 //   otherwise per batch image and group a GEMM
 //     out[co, pixels] = W[co, ci*kh*kw] @ X[ci*kh*kw, pixels] + bias[co],
 //   with X the input itself for a pointwise (1x1, stride 1, no padding)
-//   kernel and an im2col tile of output pixels otherwise. When the pixels do
+//   kernel and an im2col tile of output pixels otherwise (written in the
+//   GEMM's packed B layout when its rows are not whole 16-column panels,
+//   such as a 1-D layer's 100 output columns). When the pixels do
 //   not fill the GEMM's 16-wide column panels (a 7x7 output: 49 = 3 x 16 + 1)
 //   and the channels do, the product runs transposed,
 //     out^T[pixels, co] = X^T[pixels, ci*kh*kw] @ W^T[ci*kh*kw, co] + bias[co],
@@ -123,6 +125,7 @@ bool is_pointwise(const Geom& g) {
 
 // The GEMM's column panel width (util/gemm_internal.h kGemmNr).
 constexpr int64_t kPanel = 16;
+int64_t round16(int64_t v) { return (v + kPanel - 1) / kPanel * kPanel; }
 
 // True when the product should run transposed: the output pixels leave more
 // than 1/8 of the last column panel idle, the channels per group fill whole
@@ -553,11 +556,12 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
   if (!pointwise) {
     const size_t per_col = static_cast<size_t>(k) * sizeof(float);
     const size_t cap = std::min(kIm2colBytes, free_bytes);
-    while (tile > kMinTile &&
-           per_col * static_cast<size_t>(tile) + scratch_bytes(tile) + 256 > cap) {
+    // Room for the tile in the packed layout too (columns rounded up to 16).
+    auto tile_bytes = [&](int64_t cols) { return per_col * static_cast<size_t>(round16(cols)); };
+    while (tile > kMinTile && tile_bytes(tile) + scratch_bytes(tile) + 256 > cap) {
       tile = std::max(kMinTile, (tile / 2 + 15) / 16 * 16);
     }
-    col_bytes = per_col * static_cast<size_t>(tile);
+    col_bytes = tile_bytes(tile);
   }
   const size_t gemm_bytes = scratch_bytes(tile);
   float* cols = nullptr;
@@ -583,8 +587,17 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
       const float* x = in + (b * g.c_in + gi * icg) * in_plane;
       for (int64_t n0 = 0; n0 < n; n0 += tile) {
         const int64_t nt = std::min(tile, n - n0);
-        opt::im2col_tile(ig, x, n0, nt, cols, pool);
         opt::GemmArgs a = make_args(gi, n0, nt, cols);
+        // A tile whose rows are not whole 16-column panels would be packed
+        // by the GEMM: im2col writes it packed instead (one copy, not two),
+        // except where the GEMM must scale B's rows as it packs.
+        opt::PackedMatrix packed_cols{cols, k, nt};
+        if (nt % kPanel != 0 && (k_scale == nullptr || !packed)) {
+          opt::im2col_tile_packed(ig, x, n0, nt, cols, pool);
+          a.packed_b = &packed_cols;
+        } else {
+          opt::im2col_tile(ig, x, n0, nt, cols, pool);
+        }
         a.c += b * g.c_out * n;
         MemoryAllocator scratch(gemm_mem, gemm_bytes);
         ETR_KERNEL_TRY(ctx, opt::gemm(a, &scratch, pool));

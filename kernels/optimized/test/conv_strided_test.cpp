@@ -89,6 +89,74 @@ TEST(ConvStridedTest, Im2colConvolutionsMatchFloat64Reference) {
   }
 }
 
+// 1-D convolutions [c_in, w] -> [c_out, ow] in the shapes of wav2letter
+// (output width 100: rows that are not whole 16-column panels, so im2col
+// writes the GEMM's packed B layout itself, im2col_tile_packed), against a
+// float64 direct convolution with the 2-D test's data and bound.
+TEST(ConvStridedTest, OneDimensionalIm2colPackedMatchesFloat64Reference) {
+  struct Shape1d {
+    int c_in, w, c_out, k, stride, pad;
+  };
+  const Shape1d shapes[] = {
+      {40, 200, 50, 11, 2, 5},  // the stride-2 first layer
+      {96, 100, 70, 7, 1, 3},   // K 672: two K blocks; 70 rows: a 4-row M edge
+      {64, 100, 100, 11, 1, 5},
+      {24, 37, 20, 3, 1, 1},  // 37 columns: two full panels and a 5-wide edge
+      // K 2000: 300 columns exceed the 2 MiB im2col tile, which halves to
+      // 160 (whole panels, the plain im2col) and leaves 140 (packed).
+      {400, 300, 20, 5, 1, 2},
+  };
+  uint32_t seed = 90;
+  for (const Shape1d& s1 : shapes) {
+    // The 2-D data maker on a 1 x w image, then the 1-D weights [c_out, c_in, k].
+    const Shape s{1, s1.c_in, 1, s1.w, s1.c_out, 1, s1.stride, 0};
+    ConvData d = make_conv_data(s, seed);
+    std::mt19937 rng(seed++);
+    std::normal_distribution<float> he(0.0f, std::sqrt(2.0f / static_cast<float>(s1.k * s1.c_in)));
+    d.w.resize(static_cast<size_t>(s1.c_out) * s1.c_in * s1.k);
+    for (float& v : d.w) v = he(rng);
+    const int ow = (s1.w + 2 * s1.pad - s1.k) / s1.stride + 1;
+    std::vector<double> want(static_cast<size_t>(s1.c_out) * ow);
+    for (int co = 0; co < s1.c_out; ++co) {
+      for (int x = 0; x < ow; ++x) {
+        double acc = d.b[co];
+        for (int ci = 0; ci < s1.c_in; ++ci) {
+          for (int t = 0; t < s1.k; ++t) {
+            const int xx = x * s1.stride + t - s1.pad;
+            if (xx < 0 || xx >= s1.w) continue;
+            acc += static_cast<double>(d.x[static_cast<size_t>(ci) * s1.w + xx]) *
+                   d.w[(static_cast<size_t>(co) * s1.c_in + ci) * s1.k + t];
+          }
+        }
+        want[static_cast<size_t>(co) * ow + x] = acc;
+      }
+    }
+    char what[120];
+    std::snprintf(what, sizeof(what), "x[1,%d,%d] w[%d,%d,%d] stride %d pad %d", s1.c_in, s1.w,
+                  s1.c_out, s1.c_in, s1.k, s1.stride, s1.pad);
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), test_thread_pool()}) {
+      HostTensor x = make_tensor<float>({1, s1.c_in, s1.w}, d.x);
+      HostTensor w = make_tensor<float>({s1.c_out, s1.c_in, s1.k}, d.w);
+      HostTensor b = make_tensor<float>({s1.c_out}, d.b);
+      HostTensor out = zeros_tensor(ScalarType::Float, {1, s1.c_out, ow});
+      KernelRunner r(test_kernel_registry(), pool);
+      r.set_constant_args(0b110);
+      const std::vector<int64_t> stride{s1.stride}, pad{s1.pad}, one{1}, zero{0};
+      ASSERT_EQ(
+          r.prepare("aten::convolution.out",
+                    {r.tensor(x), r.tensor(w), r.tensor(b), r.int_list(stride), r.int_list(pad),
+                     r.int_list(one), r.b(false), r.int_list(zero), r.i(1), r.tensor(out)}),
+          Error::Ok);
+      EXPECT_STREQ(r.chosen_library(), "optimized");
+      ASSERT_EQ(r.run_prepared(), Error::Ok);
+      const double err = scaled_error(out.values<float>(), want);
+      std::printf("aten::convolution.out 1-D %s (%s): max error %.3g of the output's scale\n", what,
+                  pool == nullptr ? "1 thread" : "pool", err);
+      EXPECT_LE(err, kBound) << what;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace etr
