@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "backends/xnnpack/native_dwconv.h"
+#include "backends/xnnpack/native_qdwconv.h"
 #include "backends/xnnpack/node_hooks.h"
 #include "backends/xnnpack/weight_cache.h"
 #include "kernels/cpu_math/gemm.h"
@@ -962,6 +963,114 @@ Error prepare_qs8_linear(const PrepareContext& ctx, const Node& n, DqLinearWeigh
   return Error::Ok;
 }
 
+// ---- static int8 depthwise convolutions (native_qdwconv.h): kind
+// DepthwiseConv2d, qint8 (per tensor) input and output, a constant qcint8
+// filter [1, kh, kw, C] with one scale per channel, an optional constant
+// qcint32 bias [C], one output channel per input channel, explicit padding,
+// at most kQDwMaxTaps taps. Anything else stays with XNNPACK.
+bool is_qs8_dwconv(const Values& g, const Node& n) {
+  if (n.kind != NodeKind::DepthwiseConv2d || n.flags != 0) return false;
+  if (n.num_inputs < 2 || n.inputs[1] == kInvalidId) return false;
+  const Value& x = in(g, n, 0);
+  const Value& w = in(g, n, 1);
+  const Value& y = out(g, n);
+  if (x.dtype != Dtype::QInt8 || x.quant != QuantKind::PerTensor || y.dtype != Dtype::QInt8 ||
+      y.quant != QuantKind::PerTensor || w.dtype != Dtype::QCInt8 ||
+      w.quant != QuantKind::PerChannel || w.data == nullptr)
+    return false;
+  if (has_bias(n) && (in(g, n, 2).dtype != Dtype::QCInt32 || in(g, n, 2).data == nullptr))
+    return false;
+  const ConvParams& p = n.conv();
+  return p.group_input_channels == 1 && p.group_output_channels == 1 &&
+         static_cast<uint64_t>(p.kernel_height) * p.kernel_width <= kQDwMaxTaps;
+}
+
+Error check_qs8_dwconv(const Values& g, const Node& n, size_t d) {
+  ETR_RETURN_IF_ERROR(check_depthwise_conv2d(g, n, d));  // XNNPACK's shape rules
+  const Value& x = in(g, n, 0);
+  const Value& w = in(g, n, 1);
+  const Value& y = out(g, n);
+  if (x.num_dims != 4 || y.num_dims != 4 || w.num_dims != 4 || w.dims[0] != 1)
+    return refuse(d, n, "input, filter or output is not 4-D NHWC ([1, kh, kw, C] filter)");
+  const size_t c = w.dims[3];
+  if (x.dims[3] != c || y.dims[3] != c || y.dims[0] != x.dims[0] ||
+      w.dims[1] != n.conv().kernel_height || w.dims[2] != n.conv().kernel_width)
+    return refuse(d, n, "channels or window differ between input, filter and output");
+  if (w.channel_dim != 3 || w.num_channel_scales != c)
+    return refuse(d, n, "filter scales are not one per channel");
+  if (has_bias(n) && (in(g, n, 2).num_dims != 1 || in(g, n, 2).dims[0] != c))
+    return refuse(d, n, "bias is not [C]");
+  if (!(n.output_min <= n.output_max)) return refuse(d, n, "output_min exceeds output_max");
+  if (x.zero_point < -128 || x.zero_point > 127 || y.zero_point < -128 || y.zero_point > 127)
+    return refuse(d, n, "zero points outside int8");
+  if (x.dims[1] * x.dims[2] > (size_t{1} << 40) || c > (size_t{1} << 24))
+    return refuse(d, n, "input too large");
+  return Error::Ok;
+}
+
+Error prepare_qs8_dwconv(const PrepareContext& ctx, const Node& n, NativeState* st) {
+  const Values& g = ctx.values;
+  const Value& x = in(g, n, 0);
+  const Value& w = in(g, n, 1);
+  const Value& y = out(g, n);
+  const size_t c = w.dims[3];
+  const size_t cp = qdw_padded_channels(c);
+  const uint32_t taps = n.conv().kernel_height * n.conv().kernel_width;
+  int16_t* w16 = take<int16_t>(ctx, n, qdw_packed_elements(c, taps), "the packed filter", 64);
+  int32_t* bias = take<int32_t>(ctx, n, cp, "the folded bias", 64);
+  float* rq = take<float>(ctx, n, cp, "the requantization scales", 64);
+  // The zero-point row is read 16 bytes at a time: rounded up to 16.
+  int8_t* pad = take<int8_t>(ctx, n, cp, "the zero-point row", 64);
+  float* scales = take<float>(ctx, n, c, "the requantization scales");
+  if (w16 == nullptr || bias == nullptr || rq == nullptr || pad == nullptr || scales == nullptr)
+    return Error::DelegateMemoryAllocationFailed;
+  for (size_t k = 0; k < c; ++k)
+    scales[k] = x.scale * w.channel_scales[k] / y.scale;  // float, as XNNPACK computes it
+  qdw_pack(reinterpret_cast<const int8_t*>(w.data),
+           has_bias(n) ? reinterpret_cast<const int32_t*>(in(g, n, 2).data) : nullptr, scales, c,
+           taps, x.zero_point, w16, bias, rq, pad);
+  for (size_t k = c; k < cp; ++k) pad[k] = static_cast<int8_t>(x.zero_point);
+  QDwConvWeights& q = st->qdw;
+  q.channels = c;
+  q.taps = taps;
+  q.w = w16;
+  q.bias = bias;
+  q.requant = rq;
+  q.pad_row = pad;
+  q.output_zero_point = y.zero_point;
+  q.output_qmin = qs8_bound(n.output_min, y);
+  q.output_qmax = qs8_bound(n.output_max, y);
+  if (q.output_qmin > q.output_qmax)
+    return refuse(ctx.delegate, n, "quantized output bounds are empty");
+  st->copied_inputs |= 1u << 1;
+  if (has_bias(n)) st->copied_inputs |= 1u << 2;
+  return Error::Ok;
+}
+
+void run_qs8_dwconv(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
+                    ThreadPool* pool) {
+  const Value& xv = in(g, n, 0);
+  const Value& yv = out(g, n);
+  const ConvParams& p = n.conv();
+  DwConvShape s;
+  s.batch = xv.dims[0];
+  s.in_h = xv.dims[1];
+  s.in_w = xv.dims[2];
+  s.channels = xv.dims[3];
+  s.out_h = yv.dims[1];
+  s.out_w = yv.dims[2];
+  s.pad_top = p.padding_top;
+  s.pad_left = p.padding_left;
+  s.kernel_h = p.kernel_height;
+  s.kernel_w = p.kernel_width;
+  s.stride_h = p.subsampling_height;
+  s.stride_w = p.subsampling_width;
+  s.dilation_h = p.dilation_height;
+  s.dilation_w = p.dilation_width;
+  qs8_depthwise_conv_nhwc(s, reinterpret_cast<const int8_t*>(buf[n.inputs[0]]), st.qdw,
+                          reinterpret_cast<int8_t*>(buf[n.outputs[0]]), pool);
+}
+
 // The parts of a prepared dq linear layer after its weights: bias, bounds.
 Error prepare_dq_linear_tail(const PrepareContext& ctx, const Node& n, DqLinearWeights* p) {
   const Values& g = ctx.values;
@@ -1690,12 +1799,25 @@ Error run_conv2d(const RunContext& c, const Node& n, const NativeState& st) {
 }
 
 bool depthwise_native(const Values& g, const Node& n, bool native_fp32) {
-  return fp32_option(native_fp32) && is_float_dwconv(g, n);
+  return is_qs8_dwconv(g, n) || (fp32_option(native_fp32) && is_float_dwconv(g, n));
+}
+Error check_depthwise_native(const Values& g, const Node& n, size_t d) {
+  if (is_qs8_dwconv(g, n)) return check_qs8_dwconv(g, n, d);
+  return check_depthwise_conv2d(g, n, d);
 }
 Error prepare_depthwise(const PrepareContext& ctx, const Node& n, NativeState* st) {
+  if (is_qs8_dwconv(ctx.values, n)) return prepare_qs8_dwconv(ctx, n, st);
   return prepare_float_dwconv(ctx, n, st);
 }
 Error run_depthwise(const RunContext& c, const Node& n, const NativeState& st) {
+  if (is_qs8_dwconv(c.values, n)) {
+    if (st.qdw.w == nullptr) {
+      ETR_FAIL(Error::Internal, "XnnpackBackend: node %u (%s): no packed int8 filter to run with",
+               n.index, to_string(n.kind));
+    }
+    run_qs8_dwconv(c.values, n, st, c.buffers, c.pool);
+    return Error::Ok;
+  }
   if (!st.dwconv) {
     ETR_FAIL(Error::Internal, "XnnpackBackend: node %u (%s): no copied filter to run with", n.index,
              to_string(n.kind));
@@ -1773,7 +1895,7 @@ const NativeHooks kFullyConnectedNative = {
 const NativeHooks kConv2dNative = {conv2d_native,        check_conv2d_native, nullptr,
                                    conv2d_scratch_bytes, prepare_conv2d,      run_conv2d};
 const NativeHooks kDepthwiseConv2dNative = {
-    depthwise_native, check_depthwise_conv2d, nullptr, nullptr, prepare_depthwise, run_depthwise};
+    depthwise_native, check_depthwise_native, nullptr, nullptr, prepare_depthwise, run_depthwise};
 const NativeHooks kSigmoidNative = {sigmoid_native, check_same_shape, nullptr,
                                     nullptr,        nullptr,          run_sigmoid};
 const NativeHooks kMultiplyNative = {multiply_native, check_multiply_native, nullptr, nullptr,

@@ -1,0 +1,107 @@
+#include "backends/xnnpack/native_qdwconv.h"
+
+#include <cmath>
+
+#include "backends/xnnpack/native_qdwconv_internal.h"
+#include "kernels/cpu_math/cpu_features.h"
+#include "runtime/core/thread_pool.h"
+
+namespace etr {
+namespace xnnpack {
+namespace {
+
+// One output pixel, every channel (scalar).
+void pixel_generic(const QDwConvWeights& w, const int8_t* const* taps, int8_t* y_px) {
+  const size_t cp = qdw_padded_channels(w.channels);
+  const uint32_t slots = (w.taps + 1) / 2 * 2;
+  for (size_t c = 0; c < w.channels; ++c) {
+    int32_t acc = w.bias[c];
+    for (uint32_t t = 0; t < slots; ++t)
+      acc += static_cast<int32_t>(taps[t][c]) * w.w[(t / 2) * cp * 2 + c * 2 + t % 2];
+    y_px[c] = qdw::requantize(acc, w.requant[c], w);
+  }
+}
+
+// Output rows [r0, r1) of all images (row r = image r / out_h, oy r % out_h),
+// kPixels output pixels at a time.
+void rows(const DwConvShape& s, const int8_t* x, const QDwConvWeights& w, int8_t* y, size_t r0,
+          size_t r1) {
+  const size_t C = s.channels;
+  const bool avx2 = opt::cpu_features().avx2_fma;
+  const int8_t* taps[qdw::kPixels][kQDwMaxTaps + 2];
+  int8_t* y_px[qdw::kPixels];
+  for (size_t r = r0; r < r1; ++r) {
+    const size_t n = r / s.out_h, oy = r % s.out_h;
+    const int8_t* x_img = x + n * s.in_h * s.in_w * C;
+    int8_t* y_row = y + r * s.out_w * C;
+    // The input row of each vertical tap (null: outside the image).
+    const int8_t* row_of[kQDwMaxTaps];
+    for (uint32_t ky = 0; ky < s.kernel_h; ++ky) {
+      const int64_t iy = static_cast<int64_t>(oy * s.stride_h + ky * s.dilation_h) - s.pad_top;
+      row_of[ky] = iy >= 0 && iy < static_cast<int64_t>(s.in_h)
+                       ? x_img + static_cast<size_t>(iy) * s.in_w * C
+                       : nullptr;
+    }
+    for (size_t ox0 = 0; ox0 < s.out_w; ox0 += qdw::kPixels) {
+      const int count = static_cast<int>(
+          s.out_w - ox0 < static_cast<size_t>(qdw::kPixels) ? s.out_w - ox0 : qdw::kPixels);
+      for (int q = 0; q < count; ++q) {
+        const size_t ox = ox0 + static_cast<size_t>(q);
+        for (uint32_t kx = 0; kx < s.kernel_w; ++kx) {
+          const int64_t ix = static_cast<int64_t>(ox * s.stride_w + kx * s.dilation_w) - s.pad_left;
+          const bool inside = ix >= 0 && ix < static_cast<int64_t>(s.in_w);
+          for (uint32_t ky = 0; ky < s.kernel_h; ++ky) {
+            taps[q][ky * s.kernel_w + kx] = inside && row_of[ky] != nullptr
+                             ? row_of[ky] + static_cast<size_t>(ix) * C
+                             : w.pad_row;
+          }
+        }
+        // The zero-weight tap of the last pair.
+        if (w.taps % 2 != 0) taps[q][w.taps] = w.pad_row;
+        y_px[q] = y_row + ox * C;
+      }
+      if (avx2 && qdw::pixels_avx2(w, taps, y_px, count)) continue;
+      for (int q = 0; q < count; ++q) pixel_generic(w, taps[q], y_px[q]);
+    }
+  }
+}
+
+}  // namespace
+
+void qdw_pack(const int8_t* w, const int32_t* bias, const float* requant, size_t channels,
+              uint32_t taps, int32_t input_zero_point, int16_t* w16, int32_t* bias32,
+              float* requant_out, int8_t* pad_row) {
+  const size_t cp = qdw_padded_channels(channels);
+  for (size_t i = 0; i < qdw_packed_elements(channels, taps); ++i) w16[i] = 0;
+  for (size_t c = 0; c < cp; ++c) {
+    bias32[c] = 0;
+    requant_out[c] = 0.0f;
+  }
+  for (size_t c = 0; c < channels; ++c) {
+    // Modular int32 arithmetic: XNNPACK folds the zero point into the bias
+    // the same way, and the sums agree with it bit for bit.
+    uint32_t b = bias != nullptr ? static_cast<uint32_t>(bias[c]) : 0u;
+    for (uint32_t t = 0; t < taps; ++t) {
+      const int32_t wt = w[static_cast<size_t>(t) * channels + c];
+      w16[(t / 2) * cp * 2 + c * 2 + t % 2] = static_cast<int16_t>(wt);
+      b -= static_cast<uint32_t>(input_zero_point * wt);
+    }
+    bias32[c] = static_cast<int32_t>(b);
+    requant_out[c] = requant[c];
+    pad_row[c] = static_cast<int8_t>(input_zero_point);
+  }
+}
+
+void qs8_depthwise_conv_nhwc(const DwConvShape& s, const int8_t* x, const QDwConvWeights& w,
+                             int8_t* y, ThreadPool* pool) {
+  const size_t total_rows = s.batch * s.out_h;
+  if (total_rows == 0 || s.out_w == 0 || s.channels == 0) return;
+  // About 64K multiply-adds per chunk at least: below that, waking the
+  // pool costs more than the split saves.
+  const size_t per_row = s.out_w * s.channels * s.kernel_h * s.kernel_w;
+  const size_t grain = per_row >= 65536 ? 1 : 65536 / (per_row == 0 ? 1 : per_row);
+  parallel_for(pool, total_rows, grain, [&](size_t b, size_t e) { rows(s, x, w, y, b, e); });
+}
+
+}  // namespace xnnpack
+}  // namespace etr
