@@ -25,9 +25,9 @@ void pixel_generic(const QDwConvWeights& w, const int8_t* const* taps, int8_t* y
 // Output rows [r0, r1) of all images (row r = image r / out_h, oy r % out_h),
 // kPixels output pixels at a time.
 void rows(const DwConvShape& s, const int8_t* x, const QDwConvWeights& w, int8_t* y, size_t r0,
-          size_t r1) {
+          size_t r1, bool simd) {
   const size_t C = s.channels;
-  const bool avx2 = opt::cpu_features().avx2_fma;
+  const bool avx2 = simd && opt::cpu_features().avx2_fma;
   const int8_t* taps[qdw::kPixels][kQDwMaxTaps + 2];
   int8_t* y_px[qdw::kPixels];
   for (size_t r = r0; r < r1; ++r) {
@@ -52,8 +52,8 @@ void rows(const DwConvShape& s, const int8_t* x, const QDwConvWeights& w, int8_t
           const bool inside = ix >= 0 && ix < static_cast<int64_t>(s.in_w);
           for (uint32_t ky = 0; ky < s.kernel_h; ++ky) {
             taps[q][ky * s.kernel_w + kx] = inside && row_of[ky] != nullptr
-                             ? row_of[ky] + static_cast<size_t>(ix) * C
-                             : w.pad_row;
+                                                ? row_of[ky] + static_cast<size_t>(ix) * C
+                                                : w.pad_row;
           }
         }
         // The zero-weight tap of the last pair.
@@ -93,14 +93,14 @@ void qdw_pack(const int8_t* w, const int32_t* bias, const float* requant, size_t
 }
 
 void qs8_depthwise_conv_nhwc(const DwConvShape& s, const int8_t* x, const QDwConvWeights& w,
-                             int8_t* y, ThreadPool* pool) {
+                             int8_t* y, ThreadPool* pool, bool simd) {
   const size_t total_rows = s.batch * s.out_h;
   if (total_rows == 0 || s.out_w == 0 || s.channels == 0) return;
   // About 64K multiply-adds per chunk at least: below that, waking the
   // pool costs more than the split saves.
   const size_t per_row = s.out_w * s.channels * s.kernel_h * s.kernel_w;
   const size_t grain = per_row >= 65536 ? 1 : 65536 / (per_row == 0 ? 1 : per_row);
-  parallel_for(pool, total_rows, grain, [&](size_t b, size_t e) { rows(s, x, w, y, b, e); });
+  parallel_for(pool, total_rows, grain, [&](size_t b, size_t e) { rows(s, x, w, y, b, e, simd); });
 }
 
 }  // namespace xnnpack

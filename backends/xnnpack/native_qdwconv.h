@@ -55,9 +55,10 @@ void qdw_pack(const int8_t* w, const int32_t* bias, const float* requant, size_t
 // image count as zero):
 //   clamp(round_even(min(float(acc) * requant[c], qmax - output_zp)) + output_zp, qmin, qmax)
 // as XNNPACK 2022 computes it. Only s's shape fields are read (not its
-// float bounds or silu). The caller has checked the shapes.
+// float bounds or silu). The caller has checked the shapes. `simd` false
+// runs the scalar loop even where the CPU has AVX2 (for tests).
 void qs8_depthwise_conv_nhwc(const DwConvShape& s, const int8_t* x, const QDwConvWeights& w,
-                             int8_t* y, ThreadPool* pool);
+                             int8_t* y, ThreadPool* pool, bool simd = true);
 
 // The largest window the kernel takes (kernel_h * kernel_w).
 constexpr uint32_t kQDwMaxTaps = 64;
