@@ -1031,6 +1031,17 @@ Error prepare_qs8_dwconv(const PrepareContext& ctx, const Node& n, NativeState* 
            taps, x.zero_point, w16, bias, rq, pad);
   for (size_t k = c; k < cp; ++k) pad[k] = static_cast<int8_t>(x.zero_point);
   QDwConvWeights& q = st->qdw;
+  if (qdw_vnni_usable() && c >= 32) {
+    int8_t* wv = take<int8_t>(ctx, n, qdw_vnni_bytes(c, taps), "the VNNI-packed filter", 64);
+    int32_t* bv = take<int32_t>(ctx, n, qdw_vnni_elements(c), "the VNNI-folded bias", 64);
+    float* rv = take<float>(ctx, n, qdw_vnni_elements(c), "the VNNI-ordered scales", 64);
+    if (wv == nullptr || bv == nullptr || rv == nullptr)
+      return Error::DelegateMemoryAllocationFailed;
+    qdw_pack_vnni(reinterpret_cast<const int8_t*>(w.data), bias, rq, c, taps, wv, bv, rv);
+    q.wvnni = wv;
+    q.bias_vnni = bv;
+    q.requant_vnni = rv;
+  }
   q.channels = c;
   q.taps = taps;
   q.w = w16;

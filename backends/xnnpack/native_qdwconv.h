@@ -30,6 +30,13 @@ struct QDwConvWeights {
   const int32_t* bias = nullptr;
   const float* requant = nullptr;  // [channels rounded up to 16]
   const int8_t* pad_row = nullptr;
+  // For the AVX-512 VNNI kernel (null where the CPU lacks it): the filter of
+  // the whole blocks of 32 channels in groups of 4 taps (qdw_pack_vnni), and
+  // its bias also folded with 128 * (sum of the channel's taps) (the kernel
+  // reads x + 128 as unsigned bytes), both in the kernel's channel order.
+  const int8_t* wvnni = nullptr;
+  const int32_t* bias_vnni = nullptr;
+  const float* requant_vnni = nullptr;
   int32_t output_zero_point = 0;
   int32_t output_qmin = -128;
   int32_t output_qmax = 127;
@@ -50,15 +57,31 @@ void qdw_pack(const int8_t* w, const int32_t* bias, const float* requant, size_t
               uint32_t taps, int32_t input_zero_point, int16_t* w16, int32_t* bias32,
               float* requant_out, int8_t* pad_row);
 
+// Whether the AVX-512 VNNI kernel runs here (CPU and build).
+bool qdw_vnni_usable();
+// Bytes of wvnni and elements of bias_vnni / requant_vnni for `channels`.
+inline size_t qdw_vnni_bytes(size_t channels, uint32_t taps) {
+  return channels / 32 * static_cast<size_t>((taps + 3) / 4) * 128;
+}
+inline size_t qdw_vnni_elements(size_t channels) { return channels / 32 * 32; }
+// Fills the VNNI arrays from the filter w[taps][channels] and from the
+// folded bias and scales qdw_pack made (natural channel order).
+void qdw_pack_vnni(const int8_t* w, const int32_t* bias32, const float* requant, size_t channels,
+                   uint32_t taps, int8_t* wvnni, int32_t* bias_vnni, float* requant_vnni);
+
+// Which kernel qs8_depthwise_conv_nhwc runs (tests pick each one).
+enum class QDwPath { Best, Avx2, Scalar };
+
 // y[n, oy, ox, c] = requantize(bias[c] + sum over the window of
 // (x[n, iy, ix, c] - input_zero_point) * w[ky, kx, c]) (taps outside the
 // image count as zero):
 //   clamp(round_even(min(float(acc) * requant[c], qmax - output_zp)) + output_zp, qmin, qmax)
 // as XNNPACK 2022 computes it. Only s's shape fields are read (not its
-// float bounds or silu). The caller has checked the shapes. `simd` false
-// runs the scalar loop even where the CPU has AVX2 (for tests).
+// float bounds or silu). The caller has checked the shapes. `path` Best:
+// the VNNI kernel where w.wvnni is set, else AVX2 where the CPU has it,
+// else the scalar loop; Avx2 and Scalar cap the choice (for tests).
 void qs8_depthwise_conv_nhwc(const DwConvShape& s, const int8_t* x, const QDwConvWeights& w,
-                             int8_t* y, ThreadPool* pool, bool simd = true);
+                             int8_t* y, ThreadPool* pool, QDwPath path = QDwPath::Best);
 
 // The largest window the kernel takes (kernel_h * kernel_w).
 constexpr uint32_t kQDwMaxTaps = 64;

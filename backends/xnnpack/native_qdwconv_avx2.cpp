@@ -36,15 +36,14 @@ namespace {
 // block of 16 channels the P pixels' sums are 2 * P independent chains, and
 // each weight pair is loaded once for all of them.
 template <int P>
-void pixels(const QDwConvWeights& w, const int8_t* const (*taps)[kQDwMaxTaps + 2],
-            int8_t* const* y_px) {
+void pixels(const QDwConvWeights& w, const TapPtrs* taps, int8_t* const* y_px, size_t c0) {
   const size_t C = w.channels;
   const size_t cp2 = qdw_padded_channels(C) * 2;
   const uint32_t pairs = (w.taps + 1) / 2;
   const __m256 hi = _mm256_set1_ps(static_cast<float>(w.output_qmax - w.output_zero_point));
   const __m256 lo = _mm256_set1_ps(static_cast<float>(w.output_qmin - w.output_zero_point));
   const __m256i zp = _mm256_set1_epi32(w.output_zero_point);
-  size_t c = 0;
+  size_t c = c0;
   // 16 channels at a time: two taps' bytes interleaved, widened to int16,
   // and multiplied by the interleaved weight pairs (vpmaddwd).
   for (; c + 16 <= C; c += 16) {
@@ -108,20 +107,19 @@ void pixels(const QDwConvWeights& w, const int8_t* const (*taps)[kQDwMaxTaps + 2
 
 }  // namespace
 
-bool pixels_avx2(const QDwConvWeights& w, const int8_t* const (*taps)[kQDwMaxTaps + 2],
-                 int8_t* const* y_px, int count) {
+bool pixels_avx2(const QDwConvWeights& w, const TapPtrs* taps, int8_t* const* y_px, int count,
+                 size_t c0) {
   if (count == 4) {
-    pixels<4>(w, taps, y_px);
+    pixels<4>(w, taps, y_px, c0);
   } else {
-    for (int q = 0; q < count; ++q) pixels<1>(w, taps + q, y_px + q);
+    for (int q = 0; q < count; ++q) pixels<1>(w, taps + q, y_px + q, c0);
   }
   return true;
 }
 
 #else
 
-bool pixels_avx2(const QDwConvWeights&, const int8_t* const (*)[kQDwMaxTaps + 2], int8_t* const*,
-                 int) {
+bool pixels_avx2(const QDwConvWeights&, const TapPtrs*, int8_t* const*, int, size_t) {
   return false;
 }
 

@@ -23,13 +23,22 @@ inline int8_t requantize(int32_t acc, float scale, const QDwConvWeights& w) {
   return static_cast<int8_t>(static_cast<int32_t>(std::lrintf(f)) + w.output_zero_point);
 }
 
-// The AVX2 kernel: `count` (at most kPixels) output pixels, every channel;
-// taps[q][t] points at pixel q's tap t's channel 0 (or at pad_row), taps
-// rounded up to pairs; y_px[q] at the pixel's output. Returns false where
-// it was not compiled.
+// Tap slots of a pixel: the taps rounded up to groups of 4, the slots past
+// the last tap pointing at pad_row (their weights are zero).
+constexpr uint32_t kTapSlots = kQDwMaxTaps + 4;
+using TapPtrs = const int8_t* [kTapSlots];
+
+// The AVX2 kernel: `count` (at most kPixels) output pixels, channels
+// [c0, channels); taps[q][t] points at pixel q's tap t's channel 0 (or at
+// pad_row); y_px[q] at the pixel's output. Returns false where it was not
+// compiled.
 constexpr int kPixels = 4;
-bool pixels_avx2(const QDwConvWeights& w, const int8_t* const (*taps)[kQDwMaxTaps + 2],
-                 int8_t* const* y_px, int count);
+bool pixels_avx2(const QDwConvWeights& w, const TapPtrs* taps, int8_t* const* y_px, int count,
+                 size_t c0);
+// The AVX-512 VNNI kernel: the same for the whole blocks of 32 channels
+// (w.wvnni set); returns the channels it wrote (0 where not compiled).
+size_t pixels_vnni(const QDwConvWeights& w, const TapPtrs* taps, int8_t* const* y_px, int count);
+bool vnni_compiled();
 
 }  // namespace qdw
 }  // namespace xnnpack

@@ -5,8 +5,9 @@
 // zero point, round half to even, add the zero point, clamp). Shapes cover
 // channel counts around the 16- and 8-channel blocks, rows not a multiple of
 // the 4-pixel group, 3x3 / 5x5 / 3x5 / 2x2 windows, stride 1 and 2,
-// dilation, uneven padding, zero points and bounds; the AVX2 path and the
-// scalar loop, on 1 and 2 threads.
+// dilation, uneven padding, zero points and bounds; the AVX-512 VNNI path
+// (where the CPU has it), the AVX2 path and the scalar loop, on 1 and 2
+// threads.
 #include "backends/xnnpack/native_qdwconv.h"
 
 #include <gtest/gtest.h>
@@ -84,6 +85,9 @@ TEST(NativeQDwConvTest, MatchesInt32SumsAndXnnpackRequantization) {
       {8, 9, 16, 2, 2, 2, 1, 0, 0, -1, 1, -128, 127},     // an even tap count
       {5, 5, 1, 1, 1, 1, 1, 0, 0, 0, 0, -10, 10},         // one tap, one channel, a clamp
       {3, 4, 40, 3, 3, 1, 1, 2, 1, 9, -9, -50, 60},       // padding wider than the image edge
+      {10, 11, 144, 3, 3, 1, 1, 1, 1, -5, 2, -128, 127},  // 4 VNNI blocks + 16 channels
+      {9, 9, 64, 3, 3, 2, 1, 1, 1, 100, -100, -128, 27},  // 2 VNNI blocks, stride 2
+      {6, 7, 71, 5, 5, 1, 1, 2, 2, -20, 0, -128, 127},    // 25 taps, a 7-channel tail
   };
   std::mt19937 rng(5);
   std::uniform_int_distribution<int> i8(-128, 127);
@@ -138,18 +142,30 @@ TEST(NativeQDwConvTest, MatchesInt32SumsAndXnnpackRequantization) {
     q.output_zero_point = k.ozp;
     q.output_qmin = k.qmin;
     q.output_qmax = k.qmax;
+    std::vector<int8_t> wv(xnnpack::qdw_vnni_bytes(k.c, taps));
+    std::vector<int32_t> bv(xnnpack::qdw_vnni_elements(k.c));
+    std::vector<float> rv(bv.size());
+    if (xnnpack::qdw_vnni_usable() && k.c >= 32) {
+      xnnpack::qdw_pack_vnni(w.data(), b32.data(), rq.data(), k.c, taps, wv.data(), bv.data(),
+                             rv.data());
+      q.wvnni = wv.data();
+      q.bias_vnni = bv.data();
+      q.requant_vnni = rv.data();
+    }
     const std::vector<int8_t> want = reference(s, k, x, w, b, scale);
     ASSERT_EQ(want.size(), s.batch * s.out_h * s.out_w * k.c);
     for (int8_t v : want) saturated += v == k.qmin || v == k.qmax;
     outputs += want.size();
-    for (bool simd : {true, false}) {
+    for (xnnpack::QDwPath path :
+         {xnnpack::QDwPath::Best, xnnpack::QDwPath::Avx2, xnnpack::QDwPath::Scalar}) {
       for (ThreadPool* pool :
            {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(tp.get())}) {
-        SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c << " window " << k.kh
-                                          << "x" << k.kw << " stride " << k.stride << " simd "
-                                          << simd << " pool " << (pool != nullptr));
+        SCOPED_TRACE(::testing::Message()
+                     << k.h << "x" << k.w << "x" << k.c << " window " << k.kh << "x" << k.kw
+                     << " stride " << k.stride << " path " << static_cast<int>(path) << " pool "
+                     << (pool != nullptr));
         std::vector<int8_t> y(want.size(), 99);
-        xnnpack::qs8_depthwise_conv_nhwc(s, x.data(), q, y.data(), pool, simd);
+        xnnpack::qs8_depthwise_conv_nhwc(s, x.data(), q, y.data(), pool, path);
         size_t bad = 0, first = want.size();
         for (size_t i = 0; i < y.size(); ++i) {
           if (y[i] != want[i]) {
