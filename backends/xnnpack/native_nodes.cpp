@@ -854,6 +854,11 @@ Error check_dq_linear(const Values& g, const Node& n, size_t d) {
 
 Error pack_dq_vnni(const PrepareContext& ctx, const Node& n, DqLinearWeights* p);
 
+bool dq_conv_pointwise(const ConvParams& p);
+// The largest window (kernel_h * kernel_w * input channels) a static int8
+// convolution gathers into rows for the GEMM.
+constexpr size_t kQs8MaxGatheredInputs = 160;
+
 // ---- static int8 linear layers and 1x1 convolutions (dq_linear.h:
 // qs8_linear): FullyConnected, or Conv2d with a 1x1 window, unit stride, no
 // padding and one group, qint8 (per tensor) x qcint8 (per channel, constant
@@ -873,12 +878,17 @@ bool is_qs8_gemm(const Values& g, const Node& n) {
   if (n.kind == NodeKind::FullyConnected) {
     if (w.num_dims != 2) return false;
   } else if (n.kind == NodeKind::Conv2d) {
+    // Other windows, strides and paddings gather their rows first (im2col,
+    // run_qs8_gathered_conv): those of at most kQs8MaxGatheredInputs inputs
+    // per output pixel, as a stem's 3x3 over 3 channels.
     const ConvParams& p = n.conv();
-    if (p.groups != 1 || p.kernel_height != 1 || p.kernel_width != 1 || p.subsampling_height != 1 ||
-        p.subsampling_width != 1 || p.padding_top != 0 || p.padding_right != 0 ||
-        p.padding_bottom != 0 || p.padding_left != 0 || w.num_dims != 4 || w.dims[1] != 1 ||
-        w.dims[2] != 1)
+    if (p.groups != 1 || w.num_dims != 4 || w.dims[1] != p.kernel_height ||
+        w.dims[2] != p.kernel_width)
       return false;
+    if (!dq_conv_pointwise(p) && w.dims[1] * w.dims[2] * w.dims[3] > kQs8MaxGatheredInputs)
+      return false;
+    return (!has_bias(n) || (in(g, n, 2).dtype == Dtype::QCInt32 && in(g, n, 2).data != nullptr)) &&
+           dq_vnni_usable(w.dims[1] * w.dims[2] * w.dims[3]);
   } else {
     return false;
   }
@@ -931,7 +941,8 @@ Error prepare_qs8_linear(const PrepareContext& ctx, const Node& n, DqLinearWeigh
   const Value& w = in(g, n, 1);
   const Value& y = out(g, n);
   p->n = w.dims[0];
-  p->k = w.dims[w.num_dims - 1];  // [O, I] or [O, 1, 1, I]
+  // [O, I], or [O, kh, kw, I]: k = kh * kw * I in the gathered rows' order.
+  p->k = w.num_dims == 4 ? w.dims[1] * w.dims[2] * w.dims[3] : w.dims[w.num_dims - 1];
   const int8_t* src = reinterpret_cast<const int8_t*>(w.data);
   int32_t* ksum = take<int32_t>(ctx, n, p->n, "the weight row sums");
   float* rq = take<float>(ctx, n, p->n, "the requantization scales");
@@ -1406,6 +1417,86 @@ Error run_dq_conv(const RunContext& c, const Node& n, const NativeState& st) {
   return Error::Ok;
 }
 
+// A static int8 convolution other than 1x1 (is_qs8_pointwise with a
+// window): its output pixels' windows gathered into rows of k int8 values
+// (taps outside the image hold the input zero point, which the GEMM's
+// zero-point correction turns into zero), chunk by chunk, then the GEMM.
+size_t qs8_gathered_scratch_bytes(const Values& g, const Node& n) {
+  const ConvParams& p = n.conv();
+  if (dq_conv_pointwise(p)) return 0;
+  const Value& y = out(g, n);
+  const Value& x = in(g, n, 0);
+  const size_t pixels = y.num_dims == 4 ? y.dims[1] * y.dims[2] : 0;
+  const size_t row =
+      static_cast<size_t>(p.kernel_height) * p.kernel_width * (x.num_dims == 4 ? x.dims[3] : 0);
+  if (row == 0) return 0;
+  const size_t chunk = kDqConvChunkBytes / row > 0 ? kDqConvChunkBytes / row : 1;
+  return (pixels < chunk ? pixels : chunk) * row;
+}
+
+// n bytes from src to dst (not overlapping) in 8-byte moves, then the rest:
+// the windows' rows are a few bytes to a few hundred.
+inline void copy_bytes(int8_t* dst, const int8_t* src, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) std::memcpy(dst + i, src + i, 8);
+  for (; i < n; ++i) dst[i] = src[i];
+}
+
+Error run_qs8_gathered_conv(const RunContext& c, const Node& n, const NativeState& st) {
+  const ConvParams& p = n.conv();
+  const Value& x = in(c.values, n, 0);
+  const Value& yv = out(c.values, n);
+  const int8_t* q = reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]);
+  int8_t* y = reinterpret_cast<int8_t*>(c.buffers[n.outputs[0]]);
+  const size_t H = x.dims[1], W = x.dims[2], C = x.dims[3];
+  const size_t OH = yv.dims[1], OW = yv.dims[2], O = yv.dims[3];
+  const size_t k = st.dq.k;
+  const size_t chunk = c.scratch == nullptr || k == 0 ? 0 : c.scratch_bytes / k;
+  if (chunk == 0) {
+    ETR_FAIL(Error::Internal, "XnnpackBackend: node %u (Conv2d): no scratch for a window row",
+             n.index);
+  }
+  int8_t* cols = static_cast<int8_t*>(c.scratch);
+  const int8_t zp = static_cast<int8_t>(st.dq.input_zero_point);
+  for (size_t b = 0; b < x.dims[0]; ++b) {
+    const int8_t* img = q + b * H * W * C;
+    for (size_t r0 = 0; r0 < OH * OW; r0 += chunk) {
+      const size_t rows = OH * OW - r0 < chunk ? OH * OW - r0 : chunk;
+      for (size_t r = 0; r < rows; ++r) {
+        const size_t oy = (r0 + r) / OW, ox = (r0 + r) % OW;
+        int8_t* dst = cols + r * k;
+        const long ix0 =
+            static_cast<long>(ox * p.subsampling_width) - static_cast<long>(p.padding_left);
+        const long span = static_cast<long>((p.kernel_width - 1) * p.dilation_width);
+        for (size_t ky = 0; ky < p.kernel_height; ++ky) {
+          const long iy = static_cast<long>(oy * p.subsampling_height + ky * p.dilation_height) -
+                          static_cast<long>(p.padding_top);
+          const bool row_inside = iy >= 0 && iy < static_cast<long>(H);
+          if (row_inside && p.dilation_width == 1 && ix0 >= 0 &&
+              ix0 + span < static_cast<long>(W)) {
+            // The window's row is kernel_width * C consecutive bytes.
+            const int8_t* src = img + (static_cast<size_t>(iy) * W + static_cast<size_t>(ix0)) * C;
+            copy_bytes(dst, src, p.kernel_width * C);
+            dst += p.kernel_width * C;
+            continue;
+          }
+          for (size_t kx = 0; kx < p.kernel_width; ++kx, dst += C) {
+            const long ix = ix0 + static_cast<long>(kx * p.dilation_width);
+            if (!row_inside || ix < 0 || ix >= static_cast<long>(W)) {
+              std::memset(dst, zp, C);
+            } else {
+              std::memcpy(dst, img + (static_cast<size_t>(iy) * W + static_cast<size_t>(ix)) * C,
+                          C);
+            }
+          }
+        }
+      }
+      qs8_linear(cols, rows, st.dq, y + (b * OH * OW + r0) * O, c.pool);
+    }
+  }
+  return Error::Ok;
+}
+
 void run_dq_linear(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
                    ThreadPool* pool) {
   const Value& x = in(g, n, 0);
@@ -1736,6 +1827,7 @@ size_t fully_connected_scratch_bytes(const Values& g, const Node& n) {
 }
 size_t conv2d_scratch_bytes(const Values& g, const Node& n) {
   if (is_dq_conv(g, n)) return dq_conv_scratch_bytes(g, n);
+  if (is_qs8_pointwise(g, n)) return qs8_gathered_scratch_bytes(g, n);
   return is_float_gemm_node(g, n) ? float_gemm_scratch_bytes(g, n, GemmSource::Convolution) : 0;
 }
 Error prepare_fully_connected(const PrepareContext& ctx, const Node& n, NativeState* st) {
@@ -1801,6 +1893,7 @@ Error run_fully_connected(const RunContext& c, const Node& n, const NativeState&
 Error run_conv2d(const RunContext& c, const Node& n, const NativeState& st) {
   if (is_dq_conv(c.values, n)) return run_dq_conv(c, n, st);
   if (is_qs8_pointwise(c.values, n)) {
+    if (!dq_conv_pointwise(n.conv())) return run_qs8_gathered_conv(c, n, st);
     const Value& x = in(c.values, n, 0);
     qs8_linear(reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]), x.numel() / st.dq.k, st.dq,
                reinterpret_cast<int8_t*>(c.buffers[n.outputs[0]]), c.pool);
