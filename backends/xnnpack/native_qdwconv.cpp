@@ -31,6 +31,20 @@ void rows(const DwConvShape& s, const int8_t* x, const QDwConvWeights& w, int8_t
   const bool vnni = path == QDwPath::Best && w.wvnni != nullptr;
   qdw::TapPtrs taps[qdw::kPixels];
   int8_t* y_px[qdw::kPixels];
+  // The zero-weight slots of the last pair or group of 4.
+  for (int q = 0; q < qdw::kPixels; ++q) {
+    for (uint32_t t = w.taps; t < (w.taps + 3) / 4 * 4; ++t) taps[q][t] = w.pad_row;
+  }
+  // Tap t's offset from the window's first tap, for windows inside the image.
+  size_t off[kQDwMaxTaps];
+  for (uint32_t ky = 0; ky < s.kernel_h; ++ky) {
+    for (uint32_t kx = 0; kx < s.kernel_w; ++kx) {
+      off[ky * s.kernel_w + kx] = (static_cast<size_t>(ky) * s.dilation_h * s.in_w +
+                                   static_cast<size_t>(kx) * s.dilation_w) *
+                                  C;
+    }
+  }
+  const int64_t span_w = static_cast<int64_t>(s.kernel_w - 1) * s.dilation_w;
   for (size_t r = r0; r < r1; ++r) {
     const size_t n = r / s.out_h, oy = r % s.out_h;
     const int8_t* x_img = x + n * s.in_h * s.in_w * C;
@@ -43,11 +57,20 @@ void rows(const DwConvShape& s, const int8_t* x, const QDwConvWeights& w, int8_t
                        ? x_img + static_cast<size_t>(iy) * s.in_w * C
                        : nullptr;
     }
+    bool rows_inside = true;
+    for (uint32_t ky = 0; ky < s.kernel_h; ++ky) rows_inside = rows_inside && row_of[ky] != nullptr;
     for (size_t ox0 = 0; ox0 < s.out_w; ox0 += qdw::kPixels) {
       const int count = static_cast<int>(
           s.out_w - ox0 < static_cast<size_t>(qdw::kPixels) ? s.out_w - ox0 : qdw::kPixels);
       for (int q = 0; q < count; ++q) {
         const size_t ox = ox0 + static_cast<size_t>(q);
+        y_px[q] = y_row + ox * C;
+        const int64_t ix0 = static_cast<int64_t>(ox * s.stride_w) - s.pad_left;
+        if (rows_inside && ix0 >= 0 && ix0 + span_w < static_cast<int64_t>(s.in_w)) {
+          const int8_t* base = row_of[0] + static_cast<size_t>(ix0) * C;
+          for (uint32_t t = 0; t < w.taps; ++t) taps[q][t] = base + off[t];
+          continue;
+        }
         for (uint32_t kx = 0; kx < s.kernel_w; ++kx) {
           const int64_t ix = static_cast<int64_t>(ox * s.stride_w + kx * s.dilation_w) - s.pad_left;
           const bool inside = ix >= 0 && ix < static_cast<int64_t>(s.in_w);
@@ -57,9 +80,6 @@ void rows(const DwConvShape& s, const int8_t* x, const QDwConvWeights& w, int8_t
                                                 : w.pad_row;
           }
         }
-        // The zero-weight slots of the last pair or group of 4.
-        for (uint32_t t = w.taps; t < (w.taps + 3) / 4 * 4; ++t) taps[q][t] = w.pad_row;
-        y_px[q] = y_row + ox * C;
       }
       const size_t c0 = vnni ? qdw::pixels_vnni(w, taps, y_px, count) : 0;
       if (c0 == C || (avx2 && qdw::pixels_avx2(w, taps, y_px, count, c0))) continue;
