@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "backends/xnnpack/native_dwconv.h"
+#include "backends/xnnpack/native_qdwconv.h"
 #include "backends/xnnpack/node_hooks.h"
 #include "backends/xnnpack/weight_cache.h"
 #include "kernels/cpu_math/gemm.h"
@@ -896,6 +897,11 @@ Error check_dq_linear(const Values& g, const Node& n, size_t d) {
 
 Error pack_dq_vnni(const PrepareContext& ctx, const Node& n, DqLinearWeights* p);
 
+bool dq_conv_pointwise(const ConvParams& p);
+// The largest window (kernel_h * kernel_w * input channels) a static int8
+// convolution gathers into rows for the GEMM.
+constexpr size_t kQs8MaxGatheredInputs = 160;
+
 // ---- static int8 linear layers and 1x1 convolutions (dq_linear.h:
 // qs8_linear): FullyConnected, or Conv2d with a 1x1 window, unit stride, no
 // padding and one group, qint8 (per tensor) x qcint8 (per channel, constant
@@ -915,12 +921,17 @@ bool is_qs8_gemm(const Values& g, const Node& n) {
   if (n.kind == NodeKind::FullyConnected) {
     if (w.num_dims != 2) return false;
   } else if (n.kind == NodeKind::Conv2d) {
+    // Other windows, strides and paddings gather their rows first (im2col,
+    // run_qs8_gathered_conv): those of at most kQs8MaxGatheredInputs inputs
+    // per output pixel, as a stem's 3x3 over 3 channels.
     const ConvParams& p = n.conv();
-    if (p.groups != 1 || p.kernel_height != 1 || p.kernel_width != 1 || p.subsampling_height != 1 ||
-        p.subsampling_width != 1 || p.padding_top != 0 || p.padding_right != 0 ||
-        p.padding_bottom != 0 || p.padding_left != 0 || w.num_dims != 4 || w.dims[1] != 1 ||
-        w.dims[2] != 1)
+    if (p.groups != 1 || w.num_dims != 4 || w.dims[1] != p.kernel_height ||
+        w.dims[2] != p.kernel_width)
       return false;
+    if (!dq_conv_pointwise(p) && w.dims[1] * w.dims[2] * w.dims[3] > kQs8MaxGatheredInputs)
+      return false;
+    return (!has_bias(n) || (in(g, n, 2).dtype == Dtype::QCInt32 && in(g, n, 2).data != nullptr)) &&
+           dq_vnni_usable(w.dims[1] * w.dims[2] * w.dims[3]);
   } else {
     return false;
   }
@@ -973,7 +984,8 @@ Error prepare_qs8_linear(const PrepareContext& ctx, const Node& n, DqLinearWeigh
   const Value& w = in(g, n, 1);
   const Value& y = out(g, n);
   p->n = w.dims[0];
-  p->k = w.dims[w.num_dims - 1];  // [O, I] or [O, 1, 1, I]
+  // [O, I], or [O, kh, kw, I]: k = kh * kw * I in the gathered rows' order.
+  p->k = w.num_dims == 4 ? w.dims[1] * w.dims[2] * w.dims[3] : w.dims[w.num_dims - 1];
   const int8_t* src = reinterpret_cast<const int8_t*>(w.data);
   int32_t* ksum = take<int32_t>(ctx, n, p->n, "the weight row sums");
   float* rq = take<float>(ctx, n, p->n, "the requantization scales");
@@ -1003,6 +1015,125 @@ Error prepare_qs8_linear(const PrepareContext& ctx, const Node& n, DqLinearWeigh
   ETR_RETURN_IF_ERROR(pack_dq_vnni(ctx, n, p));
   if (p->wvnni == nullptr) return refuse(ctx.delegate, n, "the VNNI kernel cannot run it here");
   return Error::Ok;
+}
+
+// ---- static int8 depthwise convolutions (native_qdwconv.h): kind
+// DepthwiseConv2d, qint8 (per tensor) input and output, a constant qcint8
+// filter [1, kh, kw, C] with one scale per channel, an optional constant
+// qcint32 bias [C], one output channel per input channel, explicit padding,
+// at most kQDwMaxTaps taps. Anything else stays with XNNPACK.
+bool is_qs8_dwconv(const Values& g, const Node& n) {
+  if (n.kind != NodeKind::DepthwiseConv2d || n.flags != 0) return false;
+  if (n.num_inputs < 2 || n.inputs[1] == kInvalidId) return false;
+  const Value& x = in(g, n, 0);
+  const Value& w = in(g, n, 1);
+  const Value& y = out(g, n);
+  if (x.dtype != Dtype::QInt8 || x.quant != QuantKind::PerTensor || y.dtype != Dtype::QInt8 ||
+      y.quant != QuantKind::PerTensor || w.dtype != Dtype::QCInt8 ||
+      w.quant != QuantKind::PerChannel || w.data == nullptr)
+    return false;
+  if (has_bias(n) && (in(g, n, 2).dtype != Dtype::QCInt32 || in(g, n, 2).data == nullptr))
+    return false;
+  const ConvParams& p = n.conv();
+  return p.group_input_channels == 1 && p.group_output_channels == 1 &&
+         static_cast<uint64_t>(p.kernel_height) * p.kernel_width <= kQDwMaxTaps;
+}
+
+Error check_qs8_dwconv(const Values& g, const Node& n, size_t d) {
+  ETR_RETURN_IF_ERROR(check_depthwise_conv2d(g, n, d));  // XNNPACK's shape rules
+  const Value& x = in(g, n, 0);
+  const Value& w = in(g, n, 1);
+  const Value& y = out(g, n);
+  if (x.num_dims != 4 || y.num_dims != 4 || w.num_dims != 4 || w.dims[0] != 1)
+    return refuse(d, n, "input, filter or output is not 4-D NHWC ([1, kh, kw, C] filter)");
+  const size_t c = w.dims[3];
+  if (x.dims[3] != c || y.dims[3] != c || y.dims[0] != x.dims[0] ||
+      w.dims[1] != n.conv().kernel_height || w.dims[2] != n.conv().kernel_width)
+    return refuse(d, n, "channels or window differ between input, filter and output");
+  if (w.channel_dim != 3 || w.num_channel_scales != c)
+    return refuse(d, n, "filter scales are not one per channel");
+  if (has_bias(n) && (in(g, n, 2).num_dims != 1 || in(g, n, 2).dims[0] != c))
+    return refuse(d, n, "bias is not [C]");
+  if (!(n.output_min <= n.output_max)) return refuse(d, n, "output_min exceeds output_max");
+  if (x.zero_point < -128 || x.zero_point > 127 || y.zero_point < -128 || y.zero_point > 127)
+    return refuse(d, n, "zero points outside int8");
+  if (x.dims[1] * x.dims[2] > (size_t{1} << 40) || c > (size_t{1} << 24))
+    return refuse(d, n, "input too large");
+  return Error::Ok;
+}
+
+Error prepare_qs8_dwconv(const PrepareContext& ctx, const Node& n, NativeState* st) {
+  const Values& g = ctx.values;
+  const Value& x = in(g, n, 0);
+  const Value& w = in(g, n, 1);
+  const Value& y = out(g, n);
+  const size_t c = w.dims[3];
+  const size_t cp = qdw_padded_channels(c);
+  const uint32_t taps = n.conv().kernel_height * n.conv().kernel_width;
+  int16_t* w16 = take<int16_t>(ctx, n, qdw_packed_elements(c, taps), "the packed filter", 64);
+  int32_t* bias = take<int32_t>(ctx, n, cp, "the folded bias", 64);
+  float* rq = take<float>(ctx, n, cp, "the requantization scales", 64);
+  // The zero-point row is read 16 bytes at a time: rounded up to 16.
+  int8_t* pad = take<int8_t>(ctx, n, cp, "the zero-point row", 64);
+  float* scales = take<float>(ctx, n, c, "the requantization scales");
+  if (w16 == nullptr || bias == nullptr || rq == nullptr || pad == nullptr || scales == nullptr)
+    return Error::DelegateMemoryAllocationFailed;
+  for (size_t k = 0; k < c; ++k)
+    scales[k] = x.scale * w.channel_scales[k] / y.scale;  // float, as XNNPACK computes it
+  qdw_pack(reinterpret_cast<const int8_t*>(w.data),
+           has_bias(n) ? reinterpret_cast<const int32_t*>(in(g, n, 2).data) : nullptr, scales, c,
+           taps, x.zero_point, w16, bias, rq, pad);
+  for (size_t k = c; k < cp; ++k) pad[k] = static_cast<int8_t>(x.zero_point);
+  QDwConvWeights& q = st->qdw;
+  if (qdw_vnni_usable() && c >= 32) {
+    int8_t* wv = take<int8_t>(ctx, n, qdw_vnni_bytes(c, taps), "the VNNI-packed filter", 64);
+    int32_t* bv = take<int32_t>(ctx, n, qdw_vnni_elements(c), "the VNNI-folded bias", 64);
+    float* rv = take<float>(ctx, n, qdw_vnni_elements(c), "the VNNI-ordered scales", 64);
+    if (wv == nullptr || bv == nullptr || rv == nullptr)
+      return Error::DelegateMemoryAllocationFailed;
+    qdw_pack_vnni(reinterpret_cast<const int8_t*>(w.data), bias, rq, c, taps, wv, bv, rv);
+    q.wvnni = wv;
+    q.bias_vnni = bv;
+    q.requant_vnni = rv;
+  }
+  q.channels = c;
+  q.taps = taps;
+  q.w = w16;
+  q.bias = bias;
+  q.requant = rq;
+  q.pad_row = pad;
+  q.output_zero_point = y.zero_point;
+  q.output_qmin = qs8_bound(n.output_min, y);
+  q.output_qmax = qs8_bound(n.output_max, y);
+  if (q.output_qmin > q.output_qmax)
+    return refuse(ctx.delegate, n, "quantized output bounds are empty");
+  st->copied_inputs |= 1u << 1;
+  if (has_bias(n)) st->copied_inputs |= 1u << 2;
+  return Error::Ok;
+}
+
+void run_qs8_dwconv(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
+                    ThreadPool* pool) {
+  const Value& xv = in(g, n, 0);
+  const Value& yv = out(g, n);
+  const ConvParams& p = n.conv();
+  DwConvShape s;
+  s.batch = xv.dims[0];
+  s.in_h = xv.dims[1];
+  s.in_w = xv.dims[2];
+  s.channels = xv.dims[3];
+  s.out_h = yv.dims[1];
+  s.out_w = yv.dims[2];
+  s.pad_top = p.padding_top;
+  s.pad_left = p.padding_left;
+  s.kernel_h = p.kernel_height;
+  s.kernel_w = p.kernel_width;
+  s.stride_h = p.subsampling_height;
+  s.stride_w = p.subsampling_width;
+  s.dilation_h = p.dilation_height;
+  s.dilation_w = p.dilation_width;
+  qs8_depthwise_conv_nhwc(s, reinterpret_cast<const int8_t*>(buf[n.inputs[0]]), st.qdw,
+                          reinterpret_cast<int8_t*>(buf[n.outputs[0]]), pool);
 }
 
 // The parts of a prepared dq linear layer after its weights: bias, bounds.
@@ -1324,6 +1455,86 @@ Error run_dq_conv(const RunContext& c, const Node& n, const NativeState& st) {
         rp[r] = ip;
       }
       dq_linear(cols, rp, rows, st.dq, y + (b * OH * OW + r0) * O, c.pool);
+    }
+  }
+  return Error::Ok;
+}
+
+// A static int8 convolution other than 1x1 (is_qs8_pointwise with a
+// window): its output pixels' windows gathered into rows of k int8 values
+// (taps outside the image hold the input zero point, which the GEMM's
+// zero-point correction turns into zero), chunk by chunk, then the GEMM.
+size_t qs8_gathered_scratch_bytes(const Values& g, const Node& n) {
+  const ConvParams& p = n.conv();
+  if (dq_conv_pointwise(p)) return 0;
+  const Value& y = out(g, n);
+  const Value& x = in(g, n, 0);
+  const size_t pixels = y.num_dims == 4 ? y.dims[1] * y.dims[2] : 0;
+  const size_t row =
+      static_cast<size_t>(p.kernel_height) * p.kernel_width * (x.num_dims == 4 ? x.dims[3] : 0);
+  if (row == 0) return 0;
+  const size_t chunk = kDqConvChunkBytes / row > 0 ? kDqConvChunkBytes / row : 1;
+  return (pixels < chunk ? pixels : chunk) * row;
+}
+
+// n bytes from src to dst (not overlapping) in 8-byte moves, then the rest:
+// the windows' rows are a few bytes to a few hundred.
+inline void copy_bytes(int8_t* dst, const int8_t* src, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) std::memcpy(dst + i, src + i, 8);
+  for (; i < n; ++i) dst[i] = src[i];
+}
+
+Error run_qs8_gathered_conv(const RunContext& c, const Node& n, const NativeState& st) {
+  const ConvParams& p = n.conv();
+  const Value& x = in(c.values, n, 0);
+  const Value& yv = out(c.values, n);
+  const int8_t* q = reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]);
+  int8_t* y = reinterpret_cast<int8_t*>(c.buffers[n.outputs[0]]);
+  const size_t H = x.dims[1], W = x.dims[2], C = x.dims[3];
+  const size_t OH = yv.dims[1], OW = yv.dims[2], O = yv.dims[3];
+  const size_t k = st.dq.k;
+  const size_t chunk = c.scratch == nullptr || k == 0 ? 0 : c.scratch_bytes / k;
+  if (chunk == 0) {
+    ETR_FAIL(Error::Internal, "XnnpackBackend: node %u (Conv2d): no scratch for a window row",
+             n.index);
+  }
+  int8_t* cols = static_cast<int8_t*>(c.scratch);
+  const int8_t zp = static_cast<int8_t>(st.dq.input_zero_point);
+  for (size_t b = 0; b < x.dims[0]; ++b) {
+    const int8_t* img = q + b * H * W * C;
+    for (size_t r0 = 0; r0 < OH * OW; r0 += chunk) {
+      const size_t rows = OH * OW - r0 < chunk ? OH * OW - r0 : chunk;
+      for (size_t r = 0; r < rows; ++r) {
+        const size_t oy = (r0 + r) / OW, ox = (r0 + r) % OW;
+        int8_t* dst = cols + r * k;
+        const long ix0 =
+            static_cast<long>(ox * p.subsampling_width) - static_cast<long>(p.padding_left);
+        const long span = static_cast<long>((p.kernel_width - 1) * p.dilation_width);
+        for (size_t ky = 0; ky < p.kernel_height; ++ky) {
+          const long iy = static_cast<long>(oy * p.subsampling_height + ky * p.dilation_height) -
+                          static_cast<long>(p.padding_top);
+          const bool row_inside = iy >= 0 && iy < static_cast<long>(H);
+          if (row_inside && p.dilation_width == 1 && ix0 >= 0 &&
+              ix0 + span < static_cast<long>(W)) {
+            // The window's row is kernel_width * C consecutive bytes.
+            const int8_t* src = img + (static_cast<size_t>(iy) * W + static_cast<size_t>(ix0)) * C;
+            copy_bytes(dst, src, p.kernel_width * C);
+            dst += p.kernel_width * C;
+            continue;
+          }
+          for (size_t kx = 0; kx < p.kernel_width; ++kx, dst += C) {
+            const long ix = ix0 + static_cast<long>(kx * p.dilation_width);
+            if (!row_inside || ix < 0 || ix >= static_cast<long>(W)) {
+              std::memset(dst, zp, C);
+            } else {
+              std::memcpy(dst, img + (static_cast<size_t>(iy) * W + static_cast<size_t>(ix)) * C,
+                          C);
+            }
+          }
+        }
+      }
+      qs8_linear(cols, rows, st.dq, y + (b * OH * OW + r0) * O, c.pool);
     }
   }
   return Error::Ok;
@@ -1659,6 +1870,7 @@ size_t fully_connected_scratch_bytes(const Values& g, const Node& n) {
 }
 size_t conv2d_scratch_bytes(const Values& g, const Node& n) {
   if (is_dq_conv(g, n)) return dq_conv_scratch_bytes(g, n);
+  if (is_qs8_pointwise(g, n)) return qs8_gathered_scratch_bytes(g, n);
   return is_float_gemm_node(g, n) ? float_gemm_scratch_bytes(g, n, GemmSource::Convolution) : 0;
 }
 Error prepare_fully_connected(const PrepareContext& ctx, const Node& n, NativeState* st) {
@@ -1724,6 +1936,7 @@ Error run_fully_connected(const RunContext& c, const Node& n, const NativeState&
 Error run_conv2d(const RunContext& c, const Node& n, const NativeState& st) {
   if (is_dq_conv(c.values, n)) return run_dq_conv(c, n, st);
   if (is_qs8_pointwise(c.values, n)) {
+    if (!dq_conv_pointwise(n.conv())) return run_qs8_gathered_conv(c, n, st);
     const Value& x = in(c.values, n, 0);
     qs8_linear(reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]), x.numel() / st.dq.k, st.dq,
                reinterpret_cast<int8_t*>(c.buffers[n.outputs[0]]), c.pool);
@@ -1733,12 +1946,25 @@ Error run_conv2d(const RunContext& c, const Node& n, const NativeState& st) {
 }
 
 bool depthwise_native(const Values& g, const Node& n, bool native_fp32) {
-  return fp32_option(native_fp32) && is_float_dwconv(g, n);
+  return is_qs8_dwconv(g, n) || (fp32_option(native_fp32) && is_float_dwconv(g, n));
+}
+Error check_depthwise_native(const Values& g, const Node& n, size_t d) {
+  if (is_qs8_dwconv(g, n)) return check_qs8_dwconv(g, n, d);
+  return check_depthwise_conv2d(g, n, d);
 }
 Error prepare_depthwise(const PrepareContext& ctx, const Node& n, NativeState* st) {
+  if (is_qs8_dwconv(ctx.values, n)) return prepare_qs8_dwconv(ctx, n, st);
   return prepare_float_dwconv(ctx, n, st);
 }
 Error run_depthwise(const RunContext& c, const Node& n, const NativeState& st) {
+  if (is_qs8_dwconv(c.values, n)) {
+    if (st.qdw.w == nullptr) {
+      ETR_FAIL(Error::Internal, "XnnpackBackend: node %u (%s): no packed int8 filter to run with",
+               n.index, to_string(n.kind));
+    }
+    run_qs8_dwconv(c.values, n, st, c.buffers, c.pool);
+    return Error::Ok;
+  }
   if (!st.dwconv) {
     ETR_FAIL(Error::Internal, "XnnpackBackend: node %u (%s): no copied filter to run with", n.index,
              to_string(n.kind));
@@ -1830,7 +2056,7 @@ const NativeHooks kFullyConnectedNative = {
 const NativeHooks kConv2dNative = {conv2d_native,        check_conv2d_native, nullptr,
                                    conv2d_scratch_bytes, prepare_conv2d,      run_conv2d};
 const NativeHooks kDepthwiseConv2dNative = {
-    depthwise_native, check_depthwise_conv2d, nullptr, nullptr, prepare_depthwise, run_depthwise};
+    depthwise_native, check_depthwise_native, nullptr, nullptr, prepare_depthwise, run_depthwise};
 const NativeHooks kSigmoidNative = {sigmoid_native, check_same_shape, nullptr,
                                     nullptr,        nullptr,          run_sigmoid};
 const NativeHooks kSoftmaxNative = {softmax_native, check_softmax, nullptr,

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "backends/xnnpack/dq_linear.h"
+#include "backends/xnnpack/native_qdwconv.h"
 #include "backends/xnnpack/node_kinds.h"
 #include "backends/xnnpack/xnnpack_graph.h"
 #include "runtime/core/error.h"
@@ -44,6 +45,9 @@ struct NativeState {
   const float* dw_weights = nullptr;
   const float* dw_bias = nullptr;
   bool dwconv = false;
+  // Static int8 DepthwiseConv2d (native_qdwconv.h): the packed filter,
+  // folded bias, scales and zero-point row; qdw.w is null for other nodes.
+  QDwConvWeights qdw;
   // Bit k set: the node keeps its own copy (packed or plain) of constant
   // input k and never reads the original (release_copied_constants).
   uint32_t copied_inputs = 0;

@@ -232,9 +232,12 @@ TEST(XnnpackBackendTest, DynamicallyQuantizedConvolutionsMatchEagerTightly) {
   run_case(c, pool.get());
 }
 
-// q_resnet18 runs entirely in XNNPACK's qs8/qc8 kernels (convolutions,
-// residual adds, max pooling, global average pooling, the qc8 linear as a
-// 1x1 convolution): the output equals the official runtime's bit for bit.
+// q_resnet18 runs in XNNPACK's qs8/qc8 kernels (3x3 convolutions, residual
+// adds, max pooling) and in our native nodes with XNNPACK's requantization
+// (where the CPU has AVX-512 VNNI: the 7x7 stem and the stride-2 1x1
+// convolutions of up to 160 inputs gathered into the int8 GEMM, the linear;
+// the global average pooling): the output equals the official runtime's
+// bit for bit.
 TEST(XnnpackBackendTest, StaticInt8ResNetMatchesTheOfficialRuntimeExactly) {
   expect_official_output("q_resnet18", 0.0, 0.0);
 }
