@@ -105,6 +105,25 @@ void depthwise_c8_avx2(const DepthwiseGeom& g, const float* in, const float* wei
                        const float* bias, const DepthwiseEpilogue& epilogue, float* out,
                        void* scratch, size_t scratch_bytes, ThreadPool* pool);
 
+// One band of depthwise_c8_avx2 for a caller that makes the input rows as
+// it goes (a fused expansion -> depthwise block): output rows [y0, y0 +
+// rows) of every channel plane of `g` (depthwise_c8_band_supported),
+// on the calling thread. Input row iy of channel c is read at
+// in + c * in_stride + (iy - in_row0) * g.w, for the rows the band reads
+// inside [0, g.h) (rows outside are zeros); `wk` holds the weights as
+// depthwise_c8_pack_weights leaves them (32-byte aligned); `pad` holds
+// depthwise_c8_band_floats(g, rows) floats (32-byte aligned) whose
+// contents are zero before the first call (the border stays zero).
+// True when depthwise_c8_band_avx2 computes `g` (sizes set): what
+// depthwise_direct_supported takes, channels a multiple of 8, batch 1.
+bool depthwise_c8_band_supported(const DepthwiseGeom& g);
+size_t depthwise_c8_band_floats(const DepthwiseGeom& g, int64_t rows);
+// weight [channels][kh * kw] into wk [channels / 8][kh * kw][8].
+void depthwise_c8_pack_weights(const DepthwiseGeom& g, const float* weight, float* wk);
+void depthwise_c8_band_avx2(const DepthwiseGeom& g, const float* in, int64_t in_stride,
+                            int64_t in_row0, int64_t y0, int64_t rows, const float* wk,
+                            const float* bias, const DepthwiseEpilogue& epilogue, float* out,
+                            float* pad);
 // `rows` output rows: out[r * out_stride + x] = bias + sum_t w[t] *
 // in[r * in_stride + x + off[t]], x in [0, n).
 void depthwise_rows_generic(const float* in, int64_t in_stride, const int64_t* off, const float* w,

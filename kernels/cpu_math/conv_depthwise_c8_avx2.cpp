@@ -66,13 +66,12 @@ size_t block_floats(const DepthwiseGeom& g) {
          8;
 }
 
-// Input rows [iy0, iy0 + rows) of the 8 channel planes at `in` (plane
-// floats apart, w wide) into padded rows 0.. of `pad` (wp pixels each, the
-// data from pixel p; the border columns stay zero); rows outside [0, h)
-// are written as zeros.
+// Input rows [iy0, iy0 + rows) of the 8 channel planes at `in` (n floats
+// apart, w wide, row iy at (iy - row0) * w) into padded rows 0.. of `pad`
+// (wp pixels each, the data from pixel p; the border columns stay zero);
+// rows outside [0, h) are written as zeros.
 void interleave_rows(const float* in, int64_t h, int64_t w, int64_t iy0, int64_t rows, int64_t p,
-                     int64_t wp, float* pad) {
-  const int64_t n = h * w;
+                     int64_t wp, float* pad, int64_t n, int64_t row0) {
   __m256 v[8];
   for (int64_t i = 0; i < rows; ++i) {
     float* d = pad + (i * wp + p) * 8;
@@ -81,7 +80,7 @@ void interleave_rows(const float* in, int64_t h, int64_t w, int64_t iy0, int64_t
       for (int64_t j = 0; j < w * 8; j += 8) _mm256_storeu_ps(d + j, _mm256_setzero_ps());
       continue;
     }
-    const float* src = in + iy * w;
+    const float* src = in + (iy - row0) * w;
     int64_t x = 0;
     for (; x + 8 <= w; x += 8) {
       for (int c = 0; c < 8; ++c) v[c] = _mm256_loadu_ps(src + c * n + x);
@@ -207,6 +206,10 @@ bool depthwise_c8_supported(const DepthwiseGeom& g) {
          outputs <= kDepthwiseC8MaxPlane && g.h * g.w <= 4 * kDepthwiseC8MaxPlane;
 }
 
+bool depthwise_c8_band_supported(const DepthwiseGeom& g) {
+  return depthwise_direct_supported(g) && g.channels % 8 == 0 && g.channels > 0 && g.batch == 1;
+}
+
 bool depthwise_c8_in_place(const DepthwiseGeom& g) {
   return depthwise_c8_supported(g) && g.sh == 1 && g.sw == 1 && g.oh == g.h && g.ow == g.w &&
          band_rows(g) == g.oh;
@@ -263,12 +266,50 @@ void depthwise_c8_avx2(const DepthwiseGeom& g, const float* in, const float* wei
       }
       for (int64_t y0 = 0; y0 < g.oh; y0 += band) {
         const int64_t rows = std::min(band, g.oh - y0);
-        interleave_rows(src, g.h, g.w, y0 * s - p, band_input_rows(g, rows), p, wp, pad);
+        interleave_rows(src, g.h, g.w, y0 * s - p, band_input_rows(g, rows), p, wp, pad, in_plane,
+                        0);
         fn(pad, wp, rows, g.ow, wk, vb, e, dst + y0 * g.ow, out_plane);
       }
     }
     slots.release(sl);
   });
+}
+
+size_t depthwise_c8_band_floats(const DepthwiseGeom& g, int64_t rows) {
+  return (static_cast<size_t>(band_input_rows(g, rows)) * static_cast<size_t>(g.w + 2 * g.pw) +
+          static_cast<size_t>(8 * g.sw + g.kw)) *
+         8;
+}
+
+void depthwise_c8_pack_weights(const DepthwiseGeom& g, const float* weight, float* wk) {
+  const int64_t taps = g.kh * g.kw;
+  for (int64_t c0 = 0; c0 < g.channels; c0 += 8) {
+    for (int64_t t = 0; t < taps; ++t) {
+      for (int c = 0; c < 8; ++c) wk[c0 * taps + t * 8 + c] = weight[(c0 + c) * taps + t];
+    }
+  }
+}
+
+void depthwise_c8_band_avx2(const DepthwiseGeom& g, const float* in, int64_t in_stride,
+                            int64_t in_row0, int64_t y0, int64_t rows, const float* wk,
+                            const float* bias, const DepthwiseEpilogue& epilogue, float* out,
+                            float* pad) {
+  const int64_t k = g.kh, s = g.sh, p = g.ph;
+  const int64_t wp = g.w + 2 * p, out_plane = g.oh * g.ow;
+  const BlockFn fn = k == 3 ? (s == 1 ? &compute_block<3, 1> : &compute_block<3, 2>)
+                            : (s == 1 ? &compute_block<5, 1> : &compute_block<5, 2>);
+  Epi e;
+  e.lo = _mm256_set1_ps(epilogue.lo);
+  e.hi = _mm256_set1_ps(epilogue.hi);
+  e.clamp = epilogue.lo > -__builtin_inff() || epilogue.hi < __builtin_inff();
+  e.silu = epilogue.silu;
+  const int64_t in_rows = band_input_rows(g, rows);
+  for (int64_t c0 = 0; c0 < g.channels; c0 += 8) {
+    const __m256 vb = bias == nullptr ? _mm256_setzero_ps() : _mm256_loadu_ps(bias + c0);
+    interleave_rows(in + c0 * in_stride, g.h, g.w, y0 * s - p, in_rows, p, wp, pad, in_stride,
+                    in_row0);
+    fn(pad, wp, rows, g.ow, wk + c0 * k * k, vb, e, out + c0 * out_plane + y0 * g.ow, out_plane);
+  }
 }
 
 }  // namespace opt
@@ -281,12 +322,21 @@ namespace opt {
 
 bool depthwise_c8_supported(const DepthwiseGeom&) { return false; }
 
+bool depthwise_c8_band_supported(const DepthwiseGeom&) { return false; }
+
 bool depthwise_c8_in_place(const DepthwiseGeom&) { return false; }
 
 size_t depthwise_c8_scratch_bytes(const DepthwiseGeom&, size_t) { return 0; }
 
 void depthwise_c8_avx2(const DepthwiseGeom&, const float*, const float*, const float*,
                        const DepthwiseEpilogue&, float*, void*, size_t, ThreadPool*) {}
+
+size_t depthwise_c8_band_floats(const DepthwiseGeom&, int64_t) { return 0; }
+
+void depthwise_c8_pack_weights(const DepthwiseGeom&, const float*, float*) {}
+
+void depthwise_c8_band_avx2(const DepthwiseGeom&, const float*, int64_t, int64_t, int64_t, int64_t,
+                            const float*, const float*, const DepthwiseEpilogue&, float*, float*) {}
 
 }  // namespace opt
 }  // namespace etr

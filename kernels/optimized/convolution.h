@@ -118,6 +118,62 @@ void opt_mul_conv_bn_out(KernelContext& ctx, const Tensor& a, const Tensor& b, c
                          const Tensor& mean, const Tensor& var, double momentum, double eps,
                          Tensor& scratch, Tensor& out);
 
+// etr::conv_bn_{hardtanh,relu}_dw.fused (op_conv_bn.cpp): an
+// inverted-residual block's expansion and depthwise, conv -> batch norm ->
+// activation twice (ReLU6 in MobileNetV2, ReLU in MobileNetV3's first
+// blocks), the first a pointwise convolution and the
+// second a depthwise one over its output. Arguments: etr::conv_bn.fused's
+// first 15 for the expansion (then the hardtanh's bounds), the same
+// without the input for the depthwise (then its hardtanh's bounds), a
+// scratch (the expansion's own output), out. Both batch norms are folded
+// into the weights at prepare; run takes bands of output rows, each
+// expanding just the input rows it reads into cache (the rows it shares
+// with the previous band kept) and running the depthwise over them, so the
+// expanded tensor never goes to memory; threads take runs of bands.
+// Declined (the calls then run as two fused convolutions) unless the
+// expansion is 1x1 with stride 1 and no padding, batch 1, the depthwise
+// takes the channel-blocked kernel (opt::depthwise_c8_band_supported,
+// AVX2) at stride 2, and the expanded tensor is at least 1 MiB (where it
+// measured faster; see prepare_band). (EfficientNet's SiLU pair measured
+// no faster banded: its SiLUs, not memory, bound those layers.)
+Error opt_conv_bn_hardtanh_dw_prepare(
+    KernelPrepareContext& ctx, const Tensor& input, const Tensor& w1, const Tensor* b1,
+    IntArrayRef stride1, IntArrayRef padding1, IntArrayRef dilation1, bool transposed1,
+    IntArrayRef output_padding1, int64_t groups1, const Tensor* gamma1, const Tensor* beta1,
+    const Tensor& mean1, const Tensor& var1, double momentum1, double eps1, Scalar min1,
+    Scalar max1, const Tensor& w2, const Tensor* b2, IntArrayRef stride2, IntArrayRef padding2,
+    IntArrayRef dilation2, bool transposed2, IntArrayRef output_padding2, int64_t groups2,
+    const Tensor* gamma2, const Tensor* beta2, const Tensor& mean2, const Tensor& var2,
+    double momentum2, double eps2, Scalar min2, Scalar max2, Tensor& scratch, Tensor& out);
+void opt_conv_bn_hardtanh_dw_out(
+    KernelContext& ctx, const Tensor& input, const Tensor& w1, const Tensor* b1,
+    IntArrayRef stride1, IntArrayRef padding1, IntArrayRef dilation1, bool transposed1,
+    IntArrayRef output_padding1, int64_t groups1, const Tensor* gamma1, const Tensor* beta1,
+    const Tensor& mean1, const Tensor& var1, double momentum1, double eps1, Scalar min1,
+    Scalar max1, const Tensor& w2, const Tensor* b2, IntArrayRef stride2, IntArrayRef padding2,
+    IntArrayRef dilation2, bool transposed2, IntArrayRef output_padding2, int64_t groups2,
+    const Tensor* gamma2, const Tensor* beta2, const Tensor& mean2, const Tensor& var2,
+    double momentum2, double eps2, Scalar min2, Scalar max2, Tensor& scratch, Tensor& out);
+Error opt_conv_bn_relu_dw_prepare(
+    KernelPrepareContext& ctx, const Tensor& input, const Tensor& w1, const Tensor* b1,
+    IntArrayRef stride1, IntArrayRef padding1, IntArrayRef dilation1, bool transposed1,
+    IntArrayRef output_padding1, int64_t groups1, const Tensor* gamma1, const Tensor* beta1,
+    const Tensor& mean1, const Tensor& var1, double momentum1, double eps1, const Tensor& w2,
+    const Tensor* b2, IntArrayRef stride2, IntArrayRef padding2, IntArrayRef dilation2,
+    bool transposed2, IntArrayRef output_padding2, int64_t groups2, const Tensor* gamma2,
+    const Tensor* beta2, const Tensor& mean2, const Tensor& var2, double momentum2, double eps2,
+    Tensor& scratch, Tensor& out);
+void opt_conv_bn_relu_dw_out(KernelContext& ctx, const Tensor& input, const Tensor& w1,
+                             const Tensor* b1, IntArrayRef stride1, IntArrayRef padding1,
+                             IntArrayRef dilation1, bool transposed1, IntArrayRef output_padding1,
+                             int64_t groups1, const Tensor* gamma1, const Tensor* beta1,
+                             const Tensor& mean1, const Tensor& var1, double momentum1, double eps1,
+                             const Tensor& w2, const Tensor* b2, IntArrayRef stride2,
+                             IntArrayRef padding2, IntArrayRef dilation2, bool transposed2,
+                             IntArrayRef output_padding2, int64_t groups2, const Tensor* gamma2,
+                             const Tensor* beta2, const Tensor& mean2, const Tensor& var2,
+                             double momentum2, double eps2, Tensor& scratch, Tensor& out);
+
 // The family's table (see kernels/optimized/kernel_table.cpp).
 inline constexpr KernelEntry kOptConvolutionKernels[] = {
     make_kernel<&opt_convolution_out, &opt_convolution_prepare>("aten::convolution.out",
@@ -135,6 +191,10 @@ inline constexpr KernelEntry kOptConvolutionKernels[] = {
         DtypeSet::of(ScalarType::Float, ScalarType::Double, ScalarType::Long, ScalarType::Int)),
     make_kernel<&opt_mul_conv_bn_out, &opt_mul_conv_bn_prepare>("etr::mul_conv_bn.fused",
                                                                 DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_conv_bn_hardtanh_dw_out, &opt_conv_bn_hardtanh_dw_prepare>(
+        "etr::conv_bn_hardtanh_dw.fused", DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_conv_bn_relu_dw_out, &opt_conv_bn_relu_dw_prepare>(
+        "etr::conv_bn_relu_dw.fused", DtypeSet::of(ScalarType::Float)),
 };
 
 }  // namespace etr

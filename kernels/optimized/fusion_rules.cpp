@@ -54,6 +54,15 @@ constexpr ChainRef bn(int8_t a) { return arg_of(1, a); }
       input(conv(6)), input(conv(7)), input(conv(8)), input(bn(1)), input(bn(2)), input(bn(3)),   \
       input(bn(4)), input(bn(5)), input(bn(6))
 
+// The second convolution of an expansion -> depthwise pair (step s, its
+// batch norm step s + 1): its inputs but the first, then the batch norm's
+// 6 parameters (op_conv_bn.cpp, etr::conv_bn_*_dw.fused).
+#define ETR_DW_BN_INPUTS(s)                                                               \
+  input(arg_of(s, 1)), input(arg_of(s, 2)), input(arg_of(s, 3)), input(arg_of(s, 4)),     \
+      input(arg_of(s, 5)), input(arg_of(s, 6)), input(arg_of(s, 7)), input(arg_of(s, 8)), \
+      input(arg_of(s + 1, 1)), input(arg_of(s + 1, 2)), input(arg_of(s + 1, 3)),          \
+      input(arg_of(s + 1, 4)), input(arg_of(s + 1, 5)), input(arg_of(s + 1, 6))
+
 constexpr FusionRule kOptimizedFusionRules[] = {
     // conv -> batch norm -> sigmoid -> mul: SiLU as the exporter writes it,
     // y = bn * sigmoid(bn), the mul's operands in either order.
@@ -111,6 +120,44 @@ constexpr FusionRule kOptimizedFusionRules[] = {
         {arg_of(0, 2), arg_of(0, 3), arg_of(1, 9), arg_of(1, 10), arg_of(2, 8), arg_of(2, 9)},
         {},
         1},
+    // The expansion and depthwise of an inverted-residual block
+    // (MobileNetV2): conv -> batch norm -> hardtanh -> conv -> batch norm ->
+    // hardtanh, the second convolution reading the first hardtanh's output.
+    // The first convolution's output is the scratch.
+    FusionRule{
+        "etr::conv_bn_hardtanh_dw.fused",
+        {{{"aten::convolution.out", 11},
+          {"aten::_native_batch_norm_legit_no_training.out", 11},
+          {"aten::hardtanh.out", 5},
+          {"aten::convolution.out", 11},
+          {"aten::_native_batch_norm_legit_no_training.out", 11},
+          {"aten::hardtanh.out", 5}},
+         {same(bn(0), conv(9)), same(arg_of(2, 0), bn(7)), same(arg_of(3, 0), arg_of(2, 3)),
+          same(arg_of(4, 0), arg_of(3, 9)), same(arg_of(5, 0), arg_of(4, 7))}},
+        {ETR_CONV_BN_INPUTS, input(arg_of(2, 1)), input(arg_of(2, 2)), ETR_DW_BN_INPUTS(3),
+         input(arg_of(5, 1)), input(arg_of(5, 2)), scratch(conv(9)), output(arg_of(5, -2)),
+         output(arg_of(5, -1))},
+        {conv(9), conv(10), bn(7), bn(8), bn(9), bn(10), arg_of(2, 3), arg_of(2, 4), arg_of(3, 9),
+         arg_of(3, 10), arg_of(4, 7), arg_of(4, 8), arg_of(4, 9), arg_of(4, 10)},
+        {},
+        3},
+    // The same with ReLU (MobileNetV3's first blocks).
+    FusionRule{
+        "etr::conv_bn_relu_dw.fused",
+        {{{"aten::convolution.out", 11},
+          {"aten::_native_batch_norm_legit_no_training.out", 11},
+          {"aten::relu.out", 3},
+          {"aten::convolution.out", 11},
+          {"aten::_native_batch_norm_legit_no_training.out", 11},
+          {"aten::relu.out", 3}},
+         {same(bn(0), conv(9)), same(arg_of(2, 0), bn(7)), same(arg_of(3, 0), arg_of(2, 1)),
+          same(arg_of(4, 0), arg_of(3, 9)), same(arg_of(5, 0), arg_of(4, 7))}},
+        {ETR_CONV_BN_INPUTS, ETR_DW_BN_INPUTS(3), scratch(conv(9)), output(arg_of(5, -2)),
+         output(arg_of(5, -1))},
+        {conv(9), conv(10), bn(7), bn(8), bn(9), bn(10), arg_of(2, 1), arg_of(2, 2), arg_of(3, 9),
+         arg_of(3, 10), arg_of(4, 7), arg_of(4, 8), arg_of(4, 9), arg_of(4, 10)},
+        {},
+        3},
     // conv -> batch norm -> relu.
     FusionRule{"etr::conv_bn_relu.fused",
                {{{"aten::convolution.out", 11},
@@ -331,6 +378,7 @@ constexpr FusionRule kOptimizedFusionRules[] = {
 };
 
 #undef ETR_CONV_BN_INPUTS
+#undef ETR_DW_BN_INPUTS
 
 constexpr bool all_rules_valid() {
   for (const FusionRule& r : kOptimizedFusionRules) {

@@ -4,12 +4,20 @@
 // (etr::mul_conv_bn.fused), formed at method load by the rules of
 // fusion_rules.cpp: prepare folds the batch norm into constant weights and
 // bias and records the activation; run is the convolution of
-// op_convolution.cpp with them (conv_internal.h).
+// op_convolution.cpp with them (conv_internal.h). Also the banded
+// expansion -> depthwise pairs of inverted-residual blocks
+// (etr::conv_bn_{hardtanh,relu}_dw.fused, at the end of the file).
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <optional>
 
+#include "kernels/cpu_math/conv_depthwise.h"
+#include "kernels/cpu_math/cpu_features.h"
+#include "kernels/cpu_math/gemm.h"
+#include "kernels/cpu_math/scratch_slots.h"
 #include "kernels/cpu_math/vec_math.h"
 #include "kernels/optimized/conv_internal.h"
 #include "kernels/optimized/convolution.h"
@@ -341,6 +349,392 @@ void opt_mul_conv_bn_out(KernelContext& ctx, const Tensor& a, const Tensor& b, c
   if (ctx.failure_state() != Error::Ok) return;
   ETR_KERNEL_TRY(ctx, resize_output(ctx.op_name(), out, view.sizes()));
   std::memmove(out.mutable_data(), view.const_data(), view.nbytes());
+}
+
+// ---- etr::conv_bn_hardtanh_dw.fused: the expansion -> depthwise pair of an
+// inverted-residual block, run over bands of output rows.
+
+namespace {
+
+// The batch norm folded into weight [c][k] and bias as prepare_fused does
+// (double, rounded once), into method memory; false when memory is short.
+bool fold_into(KernelPrepareContext& ctx, const Tensor& weight, const Tensor* bias,
+               const Tensor* gamma, const Tensor* beta, const Tensor& mean, const Tensor& var,
+               double eps, int64_t c, float** w_out, float** b_out) {
+  const size_t k = static_cast<size_t>(weight.numel() / c);
+  auto* w2 = static_cast<float*>(ctx.allocate(static_cast<size_t>(weight.numel()) * 4, 64));
+  auto* b2 = static_cast<float*>(ctx.allocate(static_cast<size_t>(c) * 4, 64));
+  if (w2 == nullptr || b2 == nullptr) return false;
+  const float* w = weight.const_data_ptr<float>();
+  for (int64_t oc = 0; oc < c; ++oc) {
+    const double gam = gamma == nullptr ? 1.0 : gamma->const_data_ptr<float>()[oc];
+    const double bet = beta == nullptr ? 0.0 : beta->const_data_ptr<float>()[oc];
+    const double b0 = bias == nullptr ? 0.0 : bias->const_data_ptr<float>()[oc];
+    const double s = gam / std::sqrt(static_cast<double>(var.const_data_ptr<float>()[oc]) + eps);
+    for (size_t i = 0; i < k; ++i) {
+      w2[oc * static_cast<int64_t>(k) + static_cast<int64_t>(i)] =
+          static_cast<float>(w[oc * static_cast<int64_t>(k) + static_cast<int64_t>(i)] * s);
+    }
+    b2[oc] = static_cast<float>((b0 - mean.const_data_ptr<float>()[oc]) * s + bet);
+  }
+  *w_out = w2;
+  *b_out = b2;
+  return true;
+}
+
+// Bytes the expanded band of one thread may take: with the depthwise's
+// padded copy and the input rows, it stays in a core's L2.
+constexpr size_t kBandTargetBytes = size_t{256} << 10;
+// Expanded tensors from this size run banded (prepare_band).
+constexpr size_t kBandMinExpandedBytes = size_t{1} << 20;
+
+struct BandState {
+  int64_t c_in = 0, c_exp = 0, h = 0, w = 0;
+  opt::DepthwiseGeom dg;
+  opt::PackedMatrix expand;  // the folded expansion weights [c_exp, c_in], packed as A
+  const float* expand_bias = nullptr;
+  float lo = 0.0f, hi = 0.0f;  // the expansion's clamp, then SiLU when set
+  bool silu = false;
+  const float* dw_weight = nullptr;  // folded, depthwise_c8_pack_weights' order
+  const float* dw_bias = nullptr;
+  opt::DepthwiseEpilogue dw_epilogue;
+  int64_t band = 0;     // output rows per band
+  int64_t in_rows = 0;  // input rows a band reads (the expanded band's height)
+};
+
+// Per thread: the expanded band [c_exp][in_rows * w], the depthwise's padded
+// copy, then the GEMM's scratch.
+struct BandSlot {
+  size_t exp_floats = 0, pad_floats = 0, gemm_bytes = 0, bytes = 0;
+};
+
+BandSlot band_slot(const BandState& st) {
+  BandSlot s;
+  s.exp_floats = static_cast<size_t>(st.c_exp * st.in_rows * st.w);
+  s.exp_floats = (s.exp_floats + 15) & ~size_t{15};
+  s.pad_floats = (opt::depthwise_c8_band_floats(st.dg, st.band) + 15) & ~size_t{15};
+  opt::GemmArgs a;
+  a.m = st.c_exp;
+  a.k = st.c_in;
+  a.n = st.in_rows * st.w;
+  a.packed_a = &st.expand;
+  a.b = opt::MatrixView{nullptr, st.h * st.w, 1};
+  a.ldc = a.n;
+  s.gemm_bytes = (opt::gemm_scratch_bytes(a, 1) + 127) & ~size_t{63};
+  s.bytes = (s.exp_floats + s.pad_floats) * sizeof(float) + s.gemm_bytes;
+  return s;
+}
+
+// Output rows [ya, yb) of the block, in bands, on the calling thread: per
+// band the expansion (with its clamp) of the input rows the band reads that
+// the slot does not hold yet (the rows it shares with the previous band are
+// moved to the front), then the depthwise of the band from them.
+Error run_band_rows(const BandState& st, const float* x, float* out, int64_t ya, int64_t yb,
+                    float* slot, const BandSlot& sz) {
+  const opt::DepthwiseGeom& dg = st.dg;
+  float* e = slot;
+  float* pad = slot + sz.exp_floats;
+  void* gemm_mem = pad + sz.pad_floats;
+  const int64_t ld = st.in_rows * st.w;  // floats per channel of the expanded band
+  std::memset(pad, 0, sz.pad_floats * sizeof(float));
+  int64_t e0 = 0, e1 = 0;  // image rows the slot holds, [e0, e1)
+  for (int64_t y0 = ya; y0 < yb; y0 += st.band) {
+    const int64_t rows = std::min(st.band, yb - y0);
+    const int64_t r0 = std::max<int64_t>(0, y0 * dg.sh - dg.ph);
+    const int64_t r1 = std::min(dg.h, (y0 + rows - 1) * dg.sh - dg.ph + dg.kh);
+    int64_t have = 0;  // rows kept from the previous band
+    if (r0 >= e0 && r0 < e1) {
+      have = e1 - r0;
+      if (r0 > e0) {
+        for (int64_t c = 0; c < st.c_exp; ++c) {
+          std::memmove(e + c * ld, e + c * ld + (r0 - e0) * st.w,
+                       static_cast<size_t>(have * st.w) * sizeof(float));
+        }
+      }
+    }
+    if (r0 + have < r1) {
+      opt::GemmArgs a;
+      a.m = st.c_exp;
+      a.k = st.c_in;
+      a.n = (r1 - r0 - have) * st.w;
+      a.packed_a = &st.expand;
+      a.b = opt::MatrixView{x + (r0 + have) * st.w, st.h * st.w, 1};
+      a.c = e + have * st.w;
+      a.ldc = ld;
+      a.epilogue.row_bias = st.expand_bias;
+      a.epilogue.lo = st.lo;
+      a.epilogue.hi = st.hi;
+      a.epilogue.silu = st.silu;
+      MemoryAllocator scratch(gemm_mem, sz.gemm_bytes);
+      const Error err = opt::gemm(a, &scratch, nullptr);
+      if (err != Error::Ok) return err;
+    }
+    e0 = r0;
+    e1 = r1;
+    opt::depthwise_c8_band_avx2(dg, e, ld, e0, y0, rows, st.dw_weight, st.dw_bias, st.dw_epilogue,
+                                out, pad);
+  }
+  return Error::Ok;
+}
+
+}  // namespace
+
+namespace {
+
+// The activations of the two convolutions of a banded block: a clamp, then
+// SiLU when set.
+struct BandActs {
+  float lo1, hi1;
+  bool silu1;
+  float lo2, hi2;
+  bool silu2;
+};
+
+// The prepare shared by the etr::conv_bn_*_dw.fused kernels: `second` is
+// the argument index of the depthwise's weight (its bias, batch norm
+// weight, bias, mean and var follow at +1, +8, +9, +10, +11).
+Error prepare_band(KernelPrepareContext& ctx, const Tensor& input, const Tensor& w1,
+                   const Tensor* b1, IntArrayRef stride1, IntArrayRef padding1,
+                   IntArrayRef dilation1, bool transposed1, IntArrayRef output_padding1,
+                   int64_t groups1, const Tensor* gamma1, const Tensor* beta1, const Tensor& mean1,
+                   const Tensor& var1, double eps1, const Tensor& w2, const Tensor* b2,
+                   IntArrayRef stride2, IntArrayRef padding2, IntArrayRef dilation2,
+                   bool transposed2, IntArrayRef output_padding2, int64_t groups2,
+                   const Tensor* gamma2, const Tensor* beta2, const Tensor& mean2,
+                   const Tensor& var2, double eps2, const BandActs& acts, size_t second,
+                   const Tensor& scratch, const Tensor& out) {
+  if (!opt::cpu_features().avx2_fma) return Error::NotSupported;
+  // The expansion: pointwise, groups 1, batch 1, into `scratch` (its own output).
+  internal::ConvGeom g1, g2;
+  if (!internal::conv_accepts(input, w1, b1, stride1, padding1, dilation1, transposed1,
+                              output_padding1, groups1, scratch, &g1) ||
+      g1.batch != 1 || g1.kh != 1 || g1.kw != 1 || g1.sh != 1 || g1.sw != 1 || g1.ph != 0 ||
+      g1.pw != 0 || g1.groups != 1 || g1.dh != 1 || g1.dw != 1 || scratch.dim() != 4 ||
+      scratch.size(2) != g1.h || scratch.size(3) != g1.w || scratch.size(1) != g1.c_out) {
+    return Error::NotSupported;
+  }
+  // The depthwise over the expansion (scratch has its input's shape).
+  if (!internal::conv_accepts(scratch, w2, b2, stride2, padding2, dilation2, transposed2,
+                              output_padding2, groups2, out, &g2) ||
+      g2.groups != g2.c_in || g2.c_out != g2.c_in || g2.c_in != g1.c_out || g2.sh < 1 ||
+      g2.sw < 1) {
+    return Error::NotSupported;
+  }
+  // The depthwise's output extent, which `out` must have.
+  g2.oh = (g2.h + 2 * g2.ph - g2.dh * (g2.kh - 1) - 1) / g2.sh + 1;
+  g2.ow = (g2.w + 2 * g2.pw - g2.dw * (g2.kw - 1) - 1) / g2.sw + 1;
+  if (out.size(0) != 1 || out.size(1) != g2.c_out || out.size(2) != g2.oh || out.size(3) != g2.ow) {
+    return Error::NotSupported;
+  }
+  opt::DepthwiseGeom dg;
+  dg.batch = 1;
+  dg.channels = g2.c_in;
+  dg.h = g2.h;
+  dg.w = g2.w;
+  dg.oh = g2.oh;
+  dg.ow = g2.ow;
+  dg.kh = g2.kh;
+  dg.kw = g2.kw;
+  dg.sh = g2.sh;
+  dg.sw = g2.sw;
+  dg.ph = g2.ph;
+  dg.pw = g2.pw;
+  dg.dh = g2.dh;
+  dg.dw = g2.dw;
+  // Where banding pays (measured, CPU time, MobileNetV2 on Zen 4): a
+  // stride-2 depthwise over an expanded tensor larger than a core's L2
+  // (112x112x96: 0.74x the two fused convolutions; 56x56x144: 0.95x). At
+  // stride 1 the band's halo rows, copied twice into the depthwise's
+  // interleaved block, cost more than the expanded tensor's trip through L3
+  // (1.03-1.05x on 56x56x144); smaller tensors stay in L2 unbanded
+  // (1.03-1.14x). Those run as two fused convolutions.
+  const int64_t row_bytes = g1.c_out * g1.w * static_cast<int64_t>(sizeof(float));
+  if (!opt::depthwise_c8_band_supported(dg) || dg.sh != 2 ||
+      row_bytes * g1.h < static_cast<int64_t>(kBandMinExpandedBytes)) {
+    return Error::NotSupported;
+  }
+  if (std::isnan(acts.lo1) || std::isnan(acts.hi1) || std::isnan(acts.lo2) ||
+      std::isnan(acts.hi2) || !(eps1 >= 0.0) || !(eps2 >= 0.0)) {
+    return Error::NotSupported;
+  }
+  // Arguments: 1 w1, 2 b1, 9 gamma1, 10 beta1, 11 mean1, 12 var1, and the
+  // depthwise's from `second`: constants.
+  auto constant = [&](size_t i) { return ctx.is_constant_arg(i); };
+  if (!constant(1) || (b1 != nullptr && !constant(2)) || (gamma1 != nullptr && !constant(9)) ||
+      (beta1 != nullptr && !constant(10)) || !constant(11) || !constant(12) || !constant(second) ||
+      (b2 != nullptr && !constant(second + 1)) || (gamma2 != nullptr && !constant(second + 8)) ||
+      (beta2 != nullptr && !constant(second + 9)) || !constant(second + 10) ||
+      !constant(second + 11)) {
+    return Error::NotSupported;
+  }
+  for (const Tensor* t : {gamma1, beta1, &mean1, &var1, b1, gamma2, beta2, &mean2, &var2, b2}) {
+    if (t != nullptr &&
+        (t->dtype() != ScalarType::Float || t->dim() != 1 || t->size(0) != g1.c_out)) {
+      return Error::NotSupported;
+    }
+  }
+  // The out-of-place fallback computes into scratch: it must hold the output.
+  if (scratch.capacity_bytes() < out.nbytes()) return Error::NotSupported;
+  // A band of output rows whose expanded input rows fill about
+  // kBandTargetBytes (one row at least).
+  int64_t band = 1;
+  while (band < dg.oh && (((band + 1) * dg.sh + dg.kh - dg.sh) * row_bytes) <=
+                             static_cast<int64_t>(kBandTargetBytes)) {
+    ++band;
+  }
+  BandState* st = ctx.make_state<BandState>();
+  float *fw1 = nullptr, *fb1 = nullptr, *fw2 = nullptr, *fb2 = nullptr;
+  const size_t packed_bytes = opt::packed_a_bytes(g1.c_out, g1.c_in);
+  auto* packed = packed_bytes == 0 ? nullptr : static_cast<float*>(ctx.allocate(packed_bytes, 64));
+  auto* wk = static_cast<float*>(
+      ctx.allocate(static_cast<size_t>(g2.c_in * g2.kh * g2.kw) * sizeof(float), 64));
+  ETR_CHECK_OR_FAIL(
+      st != nullptr && packed != nullptr && wk != nullptr &&
+          fold_into(ctx, w1, b1, gamma1, beta1, mean1, var1, eps1, g1.c_out, &fw1, &fb1) &&
+          fold_into(ctx, w2, b2, gamma2, beta2, mean2, var2, eps2, g2.c_out, &fw2, &fb2),
+      Error::MemoryAllocationFailed, "%s: out of method memory for the folded weights",
+      ctx.op_name());
+  st->c_in = g1.c_in;
+  st->c_exp = g1.c_out;
+  st->h = g1.h;
+  st->w = g1.w;
+  st->dg = dg;
+  st->expand = opt::pack_a(opt::MatrixView{fw1, g1.c_in, 1}, g1.c_out, g1.c_in, packed);
+  st->expand_bias = fb1;
+  st->lo = acts.lo1;
+  st->hi = acts.hi1;
+  st->silu = acts.silu1;
+  opt::depthwise_c8_pack_weights(dg, fw2, wk);
+  st->dw_weight = wk;
+  st->dw_bias = fb2;
+  st->dw_epilogue.lo = acts.lo2;
+  st->dw_epilogue.hi = acts.hi2;
+  st->dw_epilogue.silu = acts.silu2;
+  st->band = band;
+  st->in_rows = std::min((band - 1) * dg.sh + dg.kh, dg.h);
+  ctx.set_state(st);
+  return Error::Ok;
+}
+
+void run_band(KernelContext& ctx, const Tensor& input, Tensor& scratch, Tensor& out) {
+  const BandState* st = ctx.state<BandState>();
+  ETR_KERNEL_CHECK(ctx, st != nullptr, Error::Internal,
+                   "%s: fused block reached run without its prepared state", ctx.op_name());
+  ETR_KERNEL_CHECK(ctx,
+                   input.dtype() == ScalarType::Float && input.dim() == 4 && input.size(0) == 1 &&
+                       input.size(1) == st->c_in && input.size(2) == st->h &&
+                       input.size(3) == st->w,
+                   Error::InvalidArgument, "%s: input %s is not the prepared [1, %lld, %lld, %lld]",
+                   ctx.op_name(), ShapeText(input).c_str(), static_cast<long long>(st->c_in),
+                   static_cast<long long>(st->h), static_cast<long long>(st->w));
+  ETR_KERNEL_CHECK(ctx,
+                   out.dtype() == ScalarType::Float && out.dim() == 4 && out.size(0) == 1 &&
+                       out.size(1) == st->c_exp && out.size(2) == st->dg.oh &&
+                       out.size(3) == st->dg.ow && scratch.capacity_bytes() >= out.nbytes(),
+                   Error::InvalidArgument,
+                   "%s: output %s is not the prepared [1, %lld, %lld, %lld] (or scratch of %zu "
+                   "bytes is short)",
+                   ctx.op_name(), ShapeText(out).c_str(), static_cast<long long>(st->c_exp),
+                   static_cast<long long>(st->dg.oh), static_cast<long long>(st->dg.ow),
+                   scratch.capacity_bytes());
+  // Bands write the output while later bands still read the input: an
+  // output over the input is computed into scratch (apart from the input)
+  // and moved.
+  const bool direct = !share_memory(out, input);
+  float* dst = direct ? static_cast<float*>(out.mutable_data())
+                      : static_cast<float*>(scratch.mutable_data());
+  const BandSlot sz = band_slot(*st);
+  ThreadPool* pool = ctx.thread_pool();
+  const int64_t bands = (st->dg.oh + st->band - 1) / st->band;
+  size_t threads = pool == nullptr ? 1 : pool->num_threads();
+  threads = std::min<size_t>(threads, static_cast<size_t>(bands));
+  // One slot per thread, fewer when temp memory is short.
+  void* mem = nullptr;
+  while (threads >= 1 && mem == nullptr) {
+    mem = ctx.allocate_temp(sz.bytes * threads, 64);
+    if (mem == nullptr) --threads;
+  }
+  ETR_KERNEL_CHECK(ctx, mem != nullptr, Error::MemoryAllocationFailed,
+                   "%s: band scratch of %zu bytes not available from temp memory", ctx.op_name(),
+                   sz.bytes);
+  // Each chunk a run of whole bands (contiguous output rows): the rows two
+  // bands share are expanded once within a chunk.
+  const int64_t per = (bands + static_cast<int64_t>(threads) - 1) / static_cast<int64_t>(threads);
+  opt::ScratchSlots slots(threads);
+  const float* x = input.const_data_ptr<float>();
+  std::atomic<int> failed{0};
+  parallel_for(threads > 1 ? pool : nullptr, threads, 1, [&](size_t first, size_t last) {
+    bool fresh = false;
+    const size_t sl = slots.acquire(&fresh);
+    float* slot = reinterpret_cast<float*>(static_cast<uint8_t*>(mem) + sl * sz.bytes);
+    for (size_t t = first; t < last; ++t) {
+      const int64_t ya = static_cast<int64_t>(t) * per * st->band;
+      const int64_t yb = std::min(st->dg.oh, ya + per * st->band);
+      if (ya < yb && run_band_rows(*st, x, dst, ya, yb, slot, sz) != Error::Ok) {
+        failed.store(1);
+      }
+    }
+    slots.release(sl);
+  });
+  ETR_KERNEL_CHECK(ctx, failed.load() == 0, Error::Internal, "%s: the banded expansion failed",
+                   ctx.op_name());
+  if (!direct) std::memmove(out.mutable_data(), dst, out.nbytes());
+}
+
+}  // namespace
+
+Error opt_conv_bn_hardtanh_dw_prepare(
+    KernelPrepareContext& ctx, const Tensor& input, const Tensor& w1, const Tensor* b1,
+    IntArrayRef stride1, IntArrayRef padding1, IntArrayRef dilation1, bool transposed1,
+    IntArrayRef output_padding1, int64_t groups1, const Tensor* gamma1, const Tensor* beta1,
+    const Tensor& mean1, const Tensor& var1, double /*momentum1*/, double eps1, Scalar min1,
+    Scalar max1, const Tensor& w2, const Tensor* b2, IntArrayRef stride2, IntArrayRef padding2,
+    IntArrayRef dilation2, bool transposed2, IntArrayRef output_padding2, int64_t groups2,
+    const Tensor* gamma2, const Tensor* beta2, const Tensor& mean2, const Tensor& var2,
+    double /*momentum2*/, double eps2, Scalar min2, Scalar max2, Tensor& scratch, Tensor& out) {
+  const BandActs acts{scalar_to<float>(min1), scalar_to<float>(max1), false,
+                      scalar_to<float>(min2), scalar_to<float>(max2), false};
+  return prepare_band(ctx, input, w1, b1, stride1, padding1, dilation1, transposed1,
+                      output_padding1, groups1, gamma1, beta1, mean1, var1, eps1, w2, b2, stride2,
+                      padding2, dilation2, transposed2, output_padding2, groups2, gamma2, beta2,
+                      mean2, var2, eps2, acts, 17, scratch, out);
+}
+
+void opt_conv_bn_hardtanh_dw_out(KernelContext& ctx, const Tensor& input, const Tensor&,
+                                 const Tensor*, IntArrayRef, IntArrayRef, IntArrayRef, bool,
+                                 IntArrayRef, int64_t, const Tensor*, const Tensor*, const Tensor&,
+                                 const Tensor&, double, double, Scalar, Scalar, const Tensor&,
+                                 const Tensor*, IntArrayRef, IntArrayRef, IntArrayRef, bool,
+                                 IntArrayRef, int64_t, const Tensor*, const Tensor*, const Tensor&,
+                                 const Tensor&, double, double, Scalar, Scalar, Tensor& scratch,
+                                 Tensor& out) {
+  run_band(ctx, input, scratch, out);
+}
+
+Error opt_conv_bn_relu_dw_prepare(
+    KernelPrepareContext& ctx, const Tensor& input, const Tensor& w1, const Tensor* b1,
+    IntArrayRef stride1, IntArrayRef padding1, IntArrayRef dilation1, bool transposed1,
+    IntArrayRef output_padding1, int64_t groups1, const Tensor* gamma1, const Tensor* beta1,
+    const Tensor& mean1, const Tensor& var1, double /*momentum1*/, double eps1, const Tensor& w2,
+    const Tensor* b2, IntArrayRef stride2, IntArrayRef padding2, IntArrayRef dilation2,
+    bool transposed2, IntArrayRef output_padding2, int64_t groups2, const Tensor* gamma2,
+    const Tensor* beta2, const Tensor& mean2, const Tensor& var2, double /*momentum2*/, double eps2,
+    Tensor& scratch, Tensor& out) {
+  const BandActs acts{0.0f, kInf, false, 0.0f, kInf, false};
+  return prepare_band(ctx, input, w1, b1, stride1, padding1, dilation1, transposed1,
+                      output_padding1, groups1, gamma1, beta1, mean1, var1, eps1, w2, b2, stride2,
+                      padding2, dilation2, transposed2, output_padding2, groups2, gamma2, beta2,
+                      mean2, var2, eps2, acts, 15, scratch, out);
+}
+
+void opt_conv_bn_relu_dw_out(KernelContext& ctx, const Tensor& input, const Tensor&, const Tensor*,
+                             IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t,
+                             const Tensor*, const Tensor*, const Tensor&, const Tensor&, double,
+                             double, const Tensor&, const Tensor*, IntArrayRef, IntArrayRef,
+                             IntArrayRef, bool, IntArrayRef, int64_t, const Tensor*, const Tensor*,
+                             const Tensor&, const Tensor&, double, double, Tensor& scratch,
+                             Tensor& out) {
+  run_band(ctx, input, scratch, out);
 }
 
 }  // namespace etr

@@ -44,7 +44,9 @@
 
 namespace etr {
 
-constexpr size_t kMaxFusionArgs = 24;
+// The longest rule's fused call (two convolution -> batch norm -> hardtanh
+// chains, kernels/optimized/fusion_rules.cpp) takes 36 arguments.
+constexpr size_t kMaxFusionArgs = 40;
 constexpr size_t kMaxFusionIntermediates = 20;
 constexpr size_t kMaxFusionChecks = 4;
 
