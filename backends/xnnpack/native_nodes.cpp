@@ -696,8 +696,9 @@ Error prepare_float_dwconv(const PrepareContext& ctx, const Node& n, NativeState
   return Error::Ok;
 }
 
-void float_dwconv(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
-                  ThreadPool* pool) {
+// The geometry of a depthwise node (NHWC input and output, its window and
+// padding) as the depthwise kernels take it.
+DwConvShape dw_shape(const Values& g, const Node& n) {
   const Value& xv = in(g, n, 0);
   const Value& yv = out(g, n);
   const ConvParams& p = n.conv();
@@ -716,6 +717,12 @@ void float_dwconv(const Values& g, const Node& n, const NativeState& st, uint8_t
   s.stride_w = p.subsampling_width;
   s.dilation_h = p.dilation_height;
   s.dilation_w = p.dilation_width;
+  return s;
+}
+
+void float_dwconv(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
+                  ThreadPool* pool) {
+  DwConvShape s = dw_shape(g, n);
   s.output_min = n.output_min;
   s.output_max = n.output_max;
   s.silu = st.silu;
@@ -1114,24 +1121,7 @@ Error prepare_qs8_dwconv(const PrepareContext& ctx, const Node& n, NativeState* 
 
 void run_qs8_dwconv(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
                     ThreadPool* pool) {
-  const Value& xv = in(g, n, 0);
-  const Value& yv = out(g, n);
-  const ConvParams& p = n.conv();
-  DwConvShape s;
-  s.batch = xv.dims[0];
-  s.in_h = xv.dims[1];
-  s.in_w = xv.dims[2];
-  s.channels = xv.dims[3];
-  s.out_h = yv.dims[1];
-  s.out_w = yv.dims[2];
-  s.pad_top = p.padding_top;
-  s.pad_left = p.padding_left;
-  s.kernel_h = p.kernel_height;
-  s.kernel_w = p.kernel_width;
-  s.stride_h = p.subsampling_height;
-  s.stride_w = p.subsampling_width;
-  s.dilation_h = p.dilation_height;
-  s.dilation_w = p.dilation_width;
+  DwConvShape s = dw_shape(g, n);
   qs8_depthwise_conv_nhwc(s, reinterpret_cast<const int8_t*>(buf[n.inputs[0]]), st.qdw,
                           reinterpret_cast<int8_t*>(buf[n.outputs[0]]), pool);
 }

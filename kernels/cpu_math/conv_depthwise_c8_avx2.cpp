@@ -193,6 +193,21 @@ void compute_block(const float* pad, int64_t wp, int64_t oh, int64_t ow, const f
 using BlockFn = void (*)(const float*, int64_t, int64_t, int64_t, const float*, __m256, const Epi&,
                          float*, int64_t);
 
+// compute_block for a K x K filter (3 or 5) at stride S (1 or 2).
+BlockFn block_fn(int64_t k, int64_t s) {
+  return k == 3 ? (s == 1 ? &compute_block<3, 1> : &compute_block<3, 2>)
+                : (s == 1 ? &compute_block<5, 1> : &compute_block<5, 2>);
+}
+
+Epi make_epi(const DepthwiseEpilogue& epilogue) {
+  Epi e;
+  e.lo = _mm256_set1_ps(epilogue.lo);
+  e.hi = _mm256_set1_ps(epilogue.hi);
+  e.clamp = epilogue.lo > -__builtin_inff() || epilogue.hi < __builtin_inff();
+  e.silu = epilogue.silu;
+  return e;
+}
+
 }  // namespace
 
 bool depthwise_c8_supported(const DepthwiseGeom& g) {
@@ -236,13 +251,8 @@ void depthwise_c8_avx2(const DepthwiseGeom& g, const float* in, const float* wei
   ScratchSlots slots(std::max<size_t>(
       1, std::min(threads, scratch_bytes / sizeof(float) / std::max<size_t>(1, per_slot))));
   const size_t grain = static_cast<size_t>(std::max<int64_t>(1, 8192 / (8 * out_plane)));
-  const BlockFn fn = k == 3 ? (s == 1 ? &compute_block<3, 1> : &compute_block<3, 2>)
-                            : (s == 1 ? &compute_block<5, 1> : &compute_block<5, 2>);
-  Epi e;
-  e.lo = _mm256_set1_ps(epilogue.lo);
-  e.hi = _mm256_set1_ps(epilogue.hi);
-  e.clamp = epilogue.lo > -__builtin_inff() || epilogue.hi < __builtin_inff();
-  e.silu = epilogue.silu;
+  const BlockFn fn = block_fn(k, s);
+  const Epi e = make_epi(epilogue);
   float* base = static_cast<float*>(scratch);
   parallel_for(pool, static_cast<size_t>(units), grain, [&](size_t u0, size_t u1) {
     alignas(32) float wk[25 * 8];
@@ -296,13 +306,8 @@ void depthwise_c8_band_avx2(const DepthwiseGeom& g, const float* in, int64_t in_
                             float* pad) {
   const int64_t k = g.kh, s = g.sh, p = g.ph;
   const int64_t wp = g.w + 2 * p, out_plane = g.oh * g.ow;
-  const BlockFn fn = k == 3 ? (s == 1 ? &compute_block<3, 1> : &compute_block<3, 2>)
-                            : (s == 1 ? &compute_block<5, 1> : &compute_block<5, 2>);
-  Epi e;
-  e.lo = _mm256_set1_ps(epilogue.lo);
-  e.hi = _mm256_set1_ps(epilogue.hi);
-  e.clamp = epilogue.lo > -__builtin_inff() || epilogue.hi < __builtin_inff();
-  e.silu = epilogue.silu;
+  const BlockFn fn = block_fn(k, s);
+  const Epi e = make_epi(epilogue);
   const int64_t in_rows = band_input_rows(g, rows);
   for (int64_t c0 = 0; c0 < g.channels; c0 += 8) {
     const __m256 vb = bias == nullptr ? _mm256_setzero_ps() : _mm256_loadu_ps(bias + c0);

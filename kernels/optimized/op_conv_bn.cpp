@@ -30,9 +30,36 @@ using internal::ConvState;
 
 namespace {
 
-// Folds the batch norm into constant weights and bias: per output channel
-// c, s = gamma[c] / sqrt(var[c] + eps), W'[c] = W[c] * s and
-// b'[c] = (b[c] - mean[c]) * s + beta[c] (in double, rounded once).
+// The batch norm folded into weight [c][k] and bias, into method memory:
+// per output channel c, s = gamma[c] / sqrt(var[c] + eps), W'[c] = W[c] * s
+// and b'[c] = (b[c] - mean[c]) * s + beta[c] (in double, rounded once).
+// False when memory is short.
+bool fold_into(KernelPrepareContext& ctx, const Tensor& weight, const Tensor* bias,
+               const Tensor* gamma, const Tensor* beta, const Tensor& mean, const Tensor& var,
+               double eps, int64_t c, float** w_out, float** b_out) {
+  const size_t k = static_cast<size_t>(weight.numel() / c);
+  auto* w2 = static_cast<float*>(ctx.allocate(static_cast<size_t>(weight.numel()) * 4, 64));
+  auto* b2 = static_cast<float*>(ctx.allocate(static_cast<size_t>(c) * 4, 64));
+  if (w2 == nullptr || b2 == nullptr) return false;
+  const float* w = weight.const_data_ptr<float>();
+  for (int64_t oc = 0; oc < c; ++oc) {
+    const double gam = gamma == nullptr ? 1.0 : gamma->const_data_ptr<float>()[oc];
+    const double bet = beta == nullptr ? 0.0 : beta->const_data_ptr<float>()[oc];
+    const double b0 = bias == nullptr ? 0.0 : bias->const_data_ptr<float>()[oc];
+    const double s = gam / std::sqrt(static_cast<double>(var.const_data_ptr<float>()[oc]) + eps);
+    for (size_t i = 0; i < k; ++i) {
+      w2[oc * static_cast<int64_t>(k) + static_cast<int64_t>(i)] =
+          static_cast<float>(w[oc * static_cast<int64_t>(k) + static_cast<int64_t>(i)] * s);
+    }
+    b2[oc] = static_cast<float>((b0 - mean.const_data_ptr<float>()[oc]) * s + bet);
+  }
+  *w_out = w2;
+  *b_out = b2;
+  return true;
+}
+
+// A convolution with its batch norm folded into constant weights and bias
+// (fold_into), then the activation.
 Error prepare_fused(KernelPrepareContext& ctx, const Tensor& input, const Tensor& weight,
                     const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
                     IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
@@ -63,23 +90,12 @@ Error prepare_fused(KernelPrepareContext& ctx, const Tensor& input, const Tensor
   if (c == 0 || static_cast<size_t>(weight.numel()) != k * static_cast<size_t>(c)) {
     return Error::NotSupported;
   }
-  auto* w2 = static_cast<float*>(ctx.allocate(static_cast<size_t>(weight.numel()) * 4, 64));
-  auto* b2 = static_cast<float*>(ctx.allocate(static_cast<size_t>(c) * 4, 64));
-  ETR_CHECK_OR_FAIL(w2 != nullptr && b2 != nullptr, Error::MemoryAllocationFailed,
+  float* w2 = nullptr;
+  float* b2 = nullptr;
+  ETR_CHECK_OR_FAIL(fold_into(ctx, weight, bias, gamma, beta, mean, var, eps, c, &w2, &b2),
+                    Error::MemoryAllocationFailed,
                     "%s: out of method memory for the folded weights (%zu bytes)", ctx.op_name(),
                     static_cast<size_t>(weight.numel() + c) * 4);
-  const float* w = weight.const_data_ptr<float>();
-  for (int64_t oc = 0; oc < c; ++oc) {
-    const double gam = gamma == nullptr ? 1.0 : gamma->const_data_ptr<float>()[oc];
-    const double bet = beta == nullptr ? 0.0 : beta->const_data_ptr<float>()[oc];
-    const double b0 = bias == nullptr ? 0.0 : bias->const_data_ptr<float>()[oc];
-    const double s = gam / std::sqrt(static_cast<double>(var.const_data_ptr<float>()[oc]) + eps);
-    for (size_t i = 0; i < k; ++i) {
-      w2[oc * static_cast<int64_t>(k) + static_cast<int64_t>(i)] =
-          static_cast<float>(w[oc * static_cast<int64_t>(k) + static_cast<int64_t>(i)] * s);
-    }
-    b2[oc] = static_cast<float>((b0 - mean.const_data_ptr<float>()[oc]) * s + bet);
-  }
   ConvState* st = internal::make_conv_state(ctx, g, w2);
   ETR_CHECK_OR_FAIL(st != nullptr, Error::MemoryAllocationFailed,
                     "%s: out of method memory for the convolution's packed state", ctx.op_name());
@@ -355,32 +371,6 @@ void opt_mul_conv_bn_out(KernelContext& ctx, const Tensor& a, const Tensor& b, c
 // inverted-residual block, run over bands of output rows.
 
 namespace {
-
-// The batch norm folded into weight [c][k] and bias as prepare_fused does
-// (double, rounded once), into method memory; false when memory is short.
-bool fold_into(KernelPrepareContext& ctx, const Tensor& weight, const Tensor* bias,
-               const Tensor* gamma, const Tensor* beta, const Tensor& mean, const Tensor& var,
-               double eps, int64_t c, float** w_out, float** b_out) {
-  const size_t k = static_cast<size_t>(weight.numel() / c);
-  auto* w2 = static_cast<float*>(ctx.allocate(static_cast<size_t>(weight.numel()) * 4, 64));
-  auto* b2 = static_cast<float*>(ctx.allocate(static_cast<size_t>(c) * 4, 64));
-  if (w2 == nullptr || b2 == nullptr) return false;
-  const float* w = weight.const_data_ptr<float>();
-  for (int64_t oc = 0; oc < c; ++oc) {
-    const double gam = gamma == nullptr ? 1.0 : gamma->const_data_ptr<float>()[oc];
-    const double bet = beta == nullptr ? 0.0 : beta->const_data_ptr<float>()[oc];
-    const double b0 = bias == nullptr ? 0.0 : bias->const_data_ptr<float>()[oc];
-    const double s = gam / std::sqrt(static_cast<double>(var.const_data_ptr<float>()[oc]) + eps);
-    for (size_t i = 0; i < k; ++i) {
-      w2[oc * static_cast<int64_t>(k) + static_cast<int64_t>(i)] =
-          static_cast<float>(w[oc * static_cast<int64_t>(k) + static_cast<int64_t>(i)] * s);
-    }
-    b2[oc] = static_cast<float>((b0 - mean.const_data_ptr<float>()[oc]) * s + bet);
-  }
-  *w_out = w2;
-  *b_out = b2;
-  return true;
-}
 
 // Bytes the expanded band of one thread may take: with the depthwise's
 // padded copy and the input rows, it stays in a core's L2.

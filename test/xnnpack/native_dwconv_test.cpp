@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "extension/threadpool/pthread_pool.h"
+#include "test/xnnpack/dw_reference.h"
 
 namespace etr {
 namespace {
@@ -23,32 +24,14 @@ using xnnpack::DwConvShape;
 std::vector<double> reference(const DwConvShape& s, const std::vector<float>& x,
                               const std::vector<float>& w, const std::vector<float>& b) {
   std::vector<double> y;
-  const size_t C = s.channels;
-  for (size_t n = 0; n < s.batch; ++n) {
-    for (size_t oy = 0; oy < s.out_h; ++oy) {
-      for (size_t ox = 0; ox < s.out_w; ++ox) {
-        for (size_t c = 0; c < C; ++c) {
-          double acc = b[c];
-          for (uint32_t ky = 0; ky < s.kernel_h; ++ky) {
-            for (uint32_t kx = 0; kx < s.kernel_w; ++kx) {
-              const int64_t iy =
-                  static_cast<int64_t>(oy * s.stride_h + ky * s.dilation_h) - s.pad_top;
-              const int64_t ix =
-                  static_cast<int64_t>(ox * s.stride_w + kx * s.dilation_w) - s.pad_left;
-              if (iy < 0 || ix < 0 || iy >= static_cast<int64_t>(s.in_h) ||
-                  ix >= static_cast<int64_t>(s.in_w))
-                continue;
-              acc += static_cast<double>(x[((n * s.in_h + iy) * s.in_w + ix) * C + c]) *
-                     w[(ky * s.kernel_w + kx) * C + c];
-            }
-          }
-          acc = std::min<double>(std::max<double>(acc, s.output_min), s.output_max);
-          if (s.silu) acc = acc / (1.0 + std::exp(-acc));
-          y.push_back(acc);
-        }
-      }
-    }
-  }
+  for_each_dw_output(
+      s, [&](size_t c) { return static_cast<double>(b[c]); },
+      [&](double& acc, size_t xi, size_t wi) { acc += static_cast<double>(x[xi]) * w[wi]; },
+      [&](double acc, size_t) {
+        acc = std::min<double>(std::max<double>(acc, s.output_min), s.output_max);
+        if (s.silu) acc = acc / (1.0 + std::exp(-acc));
+        y.push_back(acc);
+      });
   return y;
 }
 

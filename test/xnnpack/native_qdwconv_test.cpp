@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "extension/threadpool/pthread_pool.h"
+#include "test/xnnpack/dw_reference.h"
 
 namespace etr {
 namespace {
@@ -40,35 +41,19 @@ std::vector<int8_t> reference(const DwConvShape& s, const Case& k, const std::ve
                               const std::vector<int8_t>& w, const std::vector<int32_t>& b,
                               const std::vector<float>& scale) {
   std::vector<int8_t> y;
-  const size_t C = s.channels;
-  for (size_t n = 0; n < s.batch; ++n) {
-    for (size_t oy = 0; oy < s.out_h; ++oy) {
-      for (size_t ox = 0; ox < s.out_w; ++ox) {
-        for (size_t c = 0; c < C; ++c) {
-          int64_t acc = b.empty() ? 0 : b[c];
-          for (uint32_t ky = 0; ky < s.kernel_h; ++ky) {
-            for (uint32_t kx = 0; kx < s.kernel_w; ++kx) {
-              const int64_t iy =
-                  static_cast<int64_t>(oy * s.stride_h + ky * s.dilation_h) - s.pad_top;
-              const int64_t ix =
-                  static_cast<int64_t>(ox * s.stride_w + kx * s.dilation_w) - s.pad_left;
-              if (iy < 0 || ix < 0 || iy >= static_cast<int64_t>(s.in_h) ||
-                  ix >= static_cast<int64_t>(s.in_w))
-                continue;
-              acc += (static_cast<int64_t>(x[((n * s.in_h + iy) * s.in_w + ix) * C + c]) - k.izp) *
-                     w[(ky * s.kernel_w + kx) * C + c];
-            }
-          }
-          float f = static_cast<float>(static_cast<int32_t>(acc)) * scale[c];
-          const float hi = static_cast<float>(k.qmax - k.ozp);
-          if (f > hi) f = hi;
-          long q = std::lrint(static_cast<double>(f)) + k.ozp;  // ties to even
-          q = q < k.qmin ? k.qmin : (q > k.qmax ? k.qmax : q);
-          y.push_back(static_cast<int8_t>(q));
-        }
-      }
-    }
-  }
+  for_each_dw_output(
+      s, [&](size_t c) -> int64_t { return b.empty() ? 0 : b[c]; },
+      [&](int64_t& acc, size_t xi, size_t wi) {
+        acc += (static_cast<int64_t>(x[xi]) - k.izp) * w[wi];
+      },
+      [&](int64_t acc, size_t c) {
+        float f = static_cast<float>(static_cast<int32_t>(acc)) * scale[c];
+        const float hi = static_cast<float>(k.qmax - k.ozp);
+        if (f > hi) f = hi;
+        long q = std::lrint(static_cast<double>(f)) + k.ozp;  // ties to even
+        q = q < k.qmin ? k.qmin : (q > k.qmax ? k.qmax : q);
+        y.push_back(static_cast<int8_t>(q));
+      });
   return y;
 }
 
