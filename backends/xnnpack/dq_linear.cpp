@@ -321,20 +321,27 @@ namespace {
 // activations stay in cache).
 constexpr size_t kVnniRows = 32;
 
+// Static int8 layers take up to kQs8Blocks blocks x kQs8Rows rows per task
+// (the kernel's 6-row x 4-block tiles; 48 rows are whole 6- and 8-row tiles).
+constexpr size_t kQs8Blocks = 4;
+constexpr size_t kQs8Rows = 48;
+
 template <typename Out>
 void dq_linear_vnni(const int8_t* q, const Qd8Params* params, size_t rows, const DqLinearWeights& w,
                     Out* y, ThreadPool* pool) {
+  constexpr size_t kTaskBlocks = std::is_same<Out, float>::value ? 2 : kQs8Blocks;
+  constexpr size_t kTaskRows = std::is_same<Out, float>::value ? kVnniRows : kQs8Rows;
   const size_t blocks = (w.n + 15) / 16;
-  const size_t pairs = (blocks + 1) / 2;
-  const size_t chunks = (rows + kVnniRows - 1) / kVnniRows;
-  const size_t per_task = kVnniRows * 32 * w.k;
+  const size_t pairs = (blocks + kTaskBlocks - 1) / kTaskBlocks;
+  const size_t chunks = (rows + kTaskRows - 1) / kTaskRows;
+  const size_t per_task = kTaskRows * 16 * kTaskBlocks * w.k;
   const size_t grain = per_task >= (size_t{1} << 18) ? 1 : (size_t{1} << 18) / per_task;
   parallel_for(pool, chunks * pairs, grain, [&](size_t begin, size_t end) {
     for (size_t t = begin; t < end; ++t) {
-      const size_t c = t / pairs, ob = (t % pairs) * 2;
-      const size_t r0 = c * kVnniRows;
-      const size_t r1 = r0 + kVnniRows < rows ? r0 + kVnniRows : rows;
-      const size_t nb = blocks - ob >= 2 ? 2 : 1;
+      const size_t c = t / pairs, ob = (t % pairs) * kTaskBlocks;
+      const size_t r0 = c * kTaskRows;
+      const size_t r1 = r0 + kTaskRows < rows ? r0 + kTaskRows : rows;
+      const size_t nb = blocks - ob >= kTaskBlocks ? kTaskBlocks : blocks - ob;
       if constexpr (std::is_same<Out, float>::value) {
         dq::vnni_rows(q, params, r0, r1, w, ob, nb, y);
       } else {

@@ -19,9 +19,11 @@
 #include <immintrin.h>
 // GCC 12 reports the _mm512_undefined_*() placeholders inside its own
 // AVX-512 intrinsics as uninitialized once they are inlined into a function
-// with a target attribute; no value of ours is involved.
+// with a target attribute (or, inlined differently, as maybe
+// uninitialized); no value of ours is involved.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 #endif
 
@@ -32,7 +34,7 @@ namespace dq {
 #if defined(__AVX512F__)
 namespace {
 
-#define ETR_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#define ETR_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 
 // acc + the four u8 x s8 products of each lane (vpdpbusd). Inline asm ties
 // the sum to acc's register: with the intrinsic, GCC 12 copies every
@@ -122,11 +124,54 @@ ETR_VNNI_TARGET inline void vnni_store_qs8(const __m512i* acc, size_t r0, const 
   for (size_t r = 0; r < MR; ++r) {
     const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[r]), rq);
     const __m512i v = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(f, lo), hi));
-    _mm512_mask_cvtepi32_storeu_epi8(y + (r0 + r) * w.n + o0, m, _mm512_add_epi32(v, zp));
+    // Narrowed in a register, then stored: on Zen 4 vpmovdb with a memory
+    // destination costs several times the register form.
+    const __m128i b = _mm512_maskz_cvtepi32_epi8(0xFFFF, _mm512_add_epi32(v, zp));
+    int8_t* dst = y + (r0 + r) * w.n + o0;
+    if (valid == 16) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), b);
+    } else {
+      _mm_mask_storeu_epi8(dst, m, b);
+    }
   }
 }
 
-// Rows [r0, r0 + MR) x NB blocks of 16 outputs from block ob on (NB 1 or 2);
+// The same for 16 * NB outputs [o0, o0 + 16 * NB) (NB 2 or 4 blocks, all
+// inside n), with one store per row: the blocks' codes (qmin - zp .. qmax -
+// zp, inside int16) are narrowed with saturating packs, which keep them
+// exactly, the zero point added in int16 (the sums lie in qmin .. qmax,
+// inside int8), and the packs' lane interleave undone with one permute.
+template <size_t MR, size_t NB>
+ETR_VNNI_TARGET inline void vnni_store_qs8_packed(const __m512i (*acc)[MR], size_t r0,
+                                                  const DqLinearWeights& w, size_t o0, int8_t* y) {
+  static_assert(NB == 2 || NB == 4, "two or four blocks");
+  __m512 rq[NB];
+  for (size_t b = 0; b < NB; ++b) rq[b] = _mm512_loadu_ps(w.requant + o0 + 16 * b);
+  const __m512i zp = _mm512_set1_epi16(static_cast<int16_t>(w.output_zero_point));
+  const __m512 lo = _mm512_set1_ps(static_cast<float>(w.output_qmin - w.output_zero_point));
+  const __m512 hi = _mm512_set1_ps(static_cast<float>(w.output_qmax - w.output_zero_point));
+  // Dword 4j + b of the packed vector holds outputs 4j .. 4j + 3 of block b
+  // (for two blocks, dwords 4j + 2 and 4j + 3 repeat blocks 0 and 1).
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  for (size_t r = 0; r < MR; ++r) {
+    __m512i v[NB];
+    for (size_t b = 0; b < NB; ++b) {
+      const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[b][r]), rq[b]);
+      v[b] = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(f, lo), hi));
+    }
+    int8_t* dst = y + (r0 + r) * w.n + o0;
+    const __m512i ab = _mm512_add_epi16(_mm512_packs_epi32(v[0], v[1]), zp);
+    if constexpr (NB == 4) {
+      const __m512i cd = _mm512_add_epi16(_mm512_packs_epi32(v[2], v[3]), zp);
+      _mm512_storeu_si512(dst, _mm512_permutexvar_epi32(order, _mm512_packs_epi16(ab, cd)));
+    } else {
+      const __m512i codes = _mm512_permutexvar_epi32(order, _mm512_packs_epi16(ab, ab));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), _mm512_castsi512_si256(codes));
+    }
+  }
+}
+
+// Rows [r0, r0 + MR) x NB blocks of 16 outputs from block ob on (NB 1 to 4);
 // Out float (a dynamically quantized layer) or int8_t (a static one).
 template <size_t MR, size_t NB, typename Out>
 ETR_VNNI_TARGET void vnni_tile(const int8_t* q, const Qd8Params* params, size_t r0,
@@ -144,6 +189,12 @@ ETR_VNNI_TARGET void vnni_tile(const int8_t* q, const Qd8Params* params, size_t 
   for (size_t g = 0; g < groups; ++g) vnni_step<MR, NB>(a, 4 * g, 4, wp + g * 64, k4 * 64, acc);
   if (groups < k4)  // the last 1..3 inputs; the packed weights past k are 0
     vnni_step<MR, NB>(a, 4 * groups, k - 4 * groups, wp + groups * 64, k4 * 64, acc);
+  if constexpr (!std::is_same<Out, float>::value && (NB == 2 || NB == 4)) {
+    if (w.n - ob * 16 >= 16 * NB) {
+      vnni_store_qs8_packed<MR, NB>(acc, r0, w, ob * 16, y);
+      return;
+    }
+  }
   for (size_t b = 0; b < NB; ++b) {
     if constexpr (std::is_same<Out, float>::value) {
       vnni_store<MR>(acc[b], params, r0, w, (ob + b) * 16, y);
@@ -153,10 +204,17 @@ ETR_VNNI_TARGET void vnni_tile(const int8_t* q, const Qd8Params* params, size_t 
   }
 }
 
+// Rows [r0, r1) x NB blocks: tiles of 8 rows for one or two blocks, of 6
+// rows for three or four (24 accumulators, the weight vectors and one
+// broadcast fit the 32 registers; each broadcast row then feeds four
+// vpdpbusd instead of two).
 template <size_t NB, typename Out>
 void vnni_rows_nb(const int8_t* q, const Qd8Params* params, size_t r0, size_t r1,
                   const DqLinearWeights& w, size_t ob, Out* y) {
   size_t r = r0;
+  if constexpr (NB > 2) {
+    for (; r + 6 <= r1; r += 6) vnni_tile<6, NB>(q, params, r, w, ob, y);
+  }
   for (; r + 8 <= r1; r += 8) vnni_tile<8, NB>(q, params, r, w, ob, y);
   switch (r1 - r) {
     case 7: vnni_tile<7, NB>(q, params, r, w, ob, y); break;
@@ -185,10 +243,11 @@ void vnni_rows(const int8_t* q, const Qd8Params* params, size_t r0, size_t r1,
 
 void vnni_rows_qs8(const int8_t* x, size_t r0, size_t r1, const DqLinearWeights& w, size_t ob,
                    size_t nb, int8_t* y) {
-  if (nb == 2) {
-    vnni_rows_nb<2>(x, nullptr, r0, r1, w, ob, y);
-  } else {
-    vnni_rows_nb<1>(x, nullptr, r0, r1, w, ob, y);
+  switch (nb) {
+    case 4: vnni_rows_nb<4>(x, nullptr, r0, r1, w, ob, y); break;
+    case 3: vnni_rows_nb<3>(x, nullptr, r0, r1, w, ob, y); break;
+    case 2: vnni_rows_nb<2>(x, nullptr, r0, r1, w, ob, y); break;
+    default: vnni_rows_nb<1>(x, nullptr, r0, r1, w, ob, y); break;
   }
 }
 

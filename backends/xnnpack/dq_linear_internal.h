@@ -68,7 +68,7 @@ bool qd8_quantize_avx2(const float* x, size_t n, float m, float qlo, float qhi, 
 bool vnni_built();
 void vnni_rows(const int8_t* q, const Qd8Params* params, size_t r0, size_t r1,
                const DqLinearWeights& w, size_t ob, size_t nb, float* y);
-// The same for a static int8 layer (qs8_linear): int8 outputs.
+// The same for a static int8 layer (qs8_linear): int8 outputs, nb 1 to 4.
 void vnni_rows_qs8(const int8_t* x, size_t r0, size_t r1, const DqLinearWeights& w, size_t ob,
                    size_t nb, int8_t* y);
 

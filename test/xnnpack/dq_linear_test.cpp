@@ -224,10 +224,14 @@ TEST(DqLinearTest, GemmMatchesTheFormulaForEveryRemainder) {
 
 // Static int8 layers (qs8_linear, VNNI only): XNNPACK's qc8 requantization
 // written out in scalar code, for shapes with every remainder of the 8-row
-// x 32-output tiles and of the 4-input groups, saturating outputs included.
+// x 1..2-block and 6-row x 3..4-block tiles (16 outputs a block), of the
+// 48-row tasks and of the 4-input groups, the packed 32- and 64-output
+// stores and the per-block ones, saturating outputs included.
 TEST(DqLinearTest, StaticInt8LinearMatchesXnnpackRequantization) {
   std::mt19937 rng(11);
-  const size_t shapes[][3] = {{1, 1, 1}, {3, 17, 3}, {9, 64, 33}, {41, 35, 47}, {70, 258, 17}};
+  const size_t shapes[][3] = {{1, 1, 1},     {3, 17, 3},     {9, 64, 33},  {41, 35, 47},
+                              {70, 258, 17}, {13, 40, 64},   {50, 16, 96}, {7, 9, 48},
+                              {49, 27, 160}, {101, 33, 130}, {23, 8, 32},  {61, 12, 112}};
   for (const auto& s : shapes) {
     const size_t rows = s[0], k = s[1], n = s[2];
     // Without AVX-512 VNNI the delegate must not take this path (XNNPACK
