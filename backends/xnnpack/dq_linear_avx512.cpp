@@ -77,7 +77,16 @@ ETR_VNNI_TARGET inline void vnni_store(const __m512i* acc, const Qd8Params* para
 // remain), sign bits flipped: q + 128 as four u8, in every lane.
 ETR_VNNI_TARGET inline __m512i vnni_bcast(const int8_t* a, size_t count) {
   uint32_t v = 0;
-  std::memcpy(&v, a, count);
+  if (count >= 4) {
+    std::memcpy(&v, a, 4);
+  } else {
+    // Byte by byte: a memcpy of a variable count became a copy loop, and
+    // the tile's sums went through memory around it (the 27-input stem).
+    const uint8_t* b = reinterpret_cast<const uint8_t*>(a);
+    v = b[0];
+    if (count > 1) v |= static_cast<uint32_t>(b[1]) << 8;
+    if (count > 2) v |= static_cast<uint32_t>(b[2]) << 16;
+  }
   return _mm512_set1_epi32(static_cast<int>(v ^ 0x80808080u));
 }
 
