@@ -130,6 +130,7 @@ ETR_VNNI_TARGET inline void vnni_store_qs8(const __m512i* acc, size_t r0, const 
   const __m512i zp = _mm512_set1_epi32(w.output_zero_point);
   const __m512 lo = _mm512_set1_ps(static_cast<float>(w.output_qmin - w.output_zero_point));
   const __m512 hi = _mm512_set1_ps(static_cast<float>(w.output_qmax - w.output_zero_point));
+#pragma GCC unroll 8
   for (size_t r = 0; r < MR; ++r) {
     const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[r]), rq);
     const __m512i v = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(f, lo), hi));
@@ -151,27 +152,33 @@ ETR_VNNI_TARGET inline void vnni_store_qs8(const __m512i* acc, size_t r0, const 
 // exactly, the zero point added in int16 (the sums lie in qmin .. qmax,
 // inside int8), and the packs' lane interleave undone with one permute.
 template <size_t MR, size_t NB>
-ETR_VNNI_TARGET inline void vnni_store_qs8_packed(const __m512i (*acc)[MR], size_t r0,
+ETR_VNNI_TARGET inline void vnni_store_qs8_packed(__m512i (*acc)[MR], size_t r0,
                                                   const DqLinearWeights& w, size_t o0, int8_t* y) {
   static_assert(NB == 2 || NB == 4, "two or four blocks");
-  __m512 rq[NB];
-  for (size_t b = 0; b < NB; ++b) rq[b] = _mm512_loadu_ps(w.requant + o0 + 16 * b);
-  const __m512i zp = _mm512_set1_epi16(static_cast<int16_t>(w.output_zero_point));
   const __m512 lo = _mm512_set1_ps(static_cast<float>(w.output_qmin - w.output_zero_point));
   const __m512 hi = _mm512_set1_ps(static_cast<float>(w.output_qmax - w.output_zero_point));
+  // First every sum becomes its code in place, a block's scales at a time,
+  // so that the tile's sums stay in registers (with all the scales loaded
+  // at once GCC kept every sum on the stack).
+#pragma GCC unroll 4
+  for (size_t b = 0; b < NB; ++b) {
+    const __m512 rq = _mm512_loadu_ps(w.requant + o0 + 16 * b);
+#pragma GCC unroll 8
+    for (size_t r = 0; r < MR; ++r) {
+      const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[b][r]), rq);
+      acc[b][r] = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(f, lo), hi));
+    }
+  }
+  const __m512i zp = _mm512_set1_epi16(static_cast<int16_t>(w.output_zero_point));
   // Dword 4j + b of the packed vector holds outputs 4j .. 4j + 3 of block b
   // (for two blocks, dwords 4j + 2 and 4j + 3 repeat blocks 0 and 1).
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+#pragma GCC unroll 8
   for (size_t r = 0; r < MR; ++r) {
-    __m512i v[NB];
-    for (size_t b = 0; b < NB; ++b) {
-      const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[b][r]), rq[b]);
-      v[b] = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(f, lo), hi));
-    }
     int8_t* dst = y + (r0 + r) * w.n + o0;
-    const __m512i ab = _mm512_add_epi16(_mm512_packs_epi32(v[0], v[1]), zp);
+    const __m512i ab = _mm512_add_epi16(_mm512_packs_epi32(acc[0][r], acc[1][r]), zp);
     if constexpr (NB == 4) {
-      const __m512i cd = _mm512_add_epi16(_mm512_packs_epi32(v[2], v[3]), zp);
+      const __m512i cd = _mm512_add_epi16(_mm512_packs_epi32(acc[2][r], acc[3][r]), zp);
       _mm512_storeu_si512(dst, _mm512_permutexvar_epi32(order, _mm512_packs_epi16(ab, cd)));
     } else {
       const __m512i codes = _mm512_permutexvar_epi32(order, _mm512_packs_epi16(ab, ab));
@@ -204,6 +211,7 @@ ETR_VNNI_TARGET void vnni_tile(const int8_t* q, const Qd8Params* params, size_t 
       return;
     }
   }
+#pragma GCC unroll 4
   for (size_t b = 0; b < NB; ++b) {
     if constexpr (std::is_same<Out, float>::value) {
       vnni_store<MR>(acc[b], params, r0, w, (ob + b) * 16, y);
