@@ -205,10 +205,11 @@ ETR_VNNI_TARGET void vnni_tile(const int8_t* q, const Qd8Params* params, size_t 
         std::is_same<Out, float>::value ? _mm512_setzero_si512() : qs8_start(w, (ob + b) * 16);
     for (size_t r = 0; r < MR; ++r) acc[b][r] = start;
   }
-  for (size_t g = 0; g < groups; ++g) vnni_step<MR, NB>(a, 4 * g, 4, wp + g * 64, k4 * 64, acc);
-  if constexpr (Tail) {  // the last 1..3 inputs; the packed weights past k are 0
+  // The last 1..3 inputs first (the packed weights past k are 0): after
+  // the loop, the step kept the tile's sums on the stack.
+  if constexpr (Tail)
     vnni_step<MR, NB>(a, 4 * groups, k - 4 * groups, wp + groups * 64, k4 * 64, acc);
-  }
+  for (size_t g = 0; g < groups; ++g) vnni_step<MR, NB>(a, 4 * g, 4, wp + g * 64, k4 * 64, acc);
   if constexpr (!std::is_same<Out, float>::value && (NB == 2 || NB == 4)) {
     if (w.n - ob * 16 >= 16 * NB) {
       vnni_store_qs8_packed<MR, NB>(acc, r0, w, ob * 16, y);
