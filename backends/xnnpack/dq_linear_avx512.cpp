@@ -147,15 +147,16 @@ ETR_VNNI_TARGET inline void vnni_store_qs8(const __m512i* acc, size_t r0, const 
 }
 
 // The same for 16 * NB outputs [o0, o0 + 16 * NB) (NB 2 or 4 blocks, all
-// inside n), with one store per row: the blocks' codes (qmin - zp .. qmax -
-// zp, inside int16) are narrowed with saturating packs, which keep them
-// exactly, the zero point added in int16 (the sums lie in qmin .. qmax,
-// inside int8), and the packs' lane interleave undone with one permute.
+// inside n), with one store per row. Only the upper bound is applied in
+// float; the rounded codes (at most qmax - zp) are narrowed with saturating
+// packs, the zero point added with int16 saturation and the lower bound
+// applied last on the int8 codes: as the bounds are integers and every step
+// is monotone and exact inside int8, this gives XNNPACK's codes. The packs'
+// lane interleave is undone with one permute.
 template <size_t MR, size_t NB>
 ETR_VNNI_TARGET inline void vnni_store_qs8_packed(__m512i (*acc)[MR], size_t r0,
                                                   const DqLinearWeights& w, size_t o0, int8_t* y) {
   static_assert(NB == 2 || NB == 4, "two or four blocks");
-  const __m512 lo = _mm512_set1_ps(static_cast<float>(w.output_qmin - w.output_zero_point));
   const __m512 hi = _mm512_set1_ps(static_cast<float>(w.output_qmax - w.output_zero_point));
   // First every sum becomes its code in place, a block's scales at a time,
   // so that the tile's sums stay in registers (with all the scales loaded
@@ -166,22 +167,28 @@ ETR_VNNI_TARGET inline void vnni_store_qs8_packed(__m512i (*acc)[MR], size_t r0,
 #pragma GCC unroll 8
     for (size_t r = 0; r < MR; ++r) {
       const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[b][r]), rq);
-      acc[b][r] = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(f, lo), hi));
+      // Bounded above in float (vcvtps2dq turns every value out of int32,
+      // NaN included, into INT32_MIN); with hi first a NaN passes through
+      // and ends at qmin as XNNPACK's max-then-min makes it.
+      acc[b][r] = _mm512_cvtps_epi32(_mm512_min_ps(hi, f));
     }
   }
   const __m512i zp = _mm512_set1_epi16(static_cast<int16_t>(w.output_zero_point));
+  const __m512i qmin = _mm512_set1_epi8(static_cast<char>(w.output_qmin));
   // Dword 4j + b of the packed vector holds outputs 4j .. 4j + 3 of block b
   // (for two blocks, dwords 4j + 2 and 4j + 3 repeat blocks 0 and 1).
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
 #pragma GCC unroll 8
   for (size_t r = 0; r < MR; ++r) {
     int8_t* dst = y + (r0 + r) * w.n + o0;
-    const __m512i ab = _mm512_add_epi16(_mm512_packs_epi32(acc[0][r], acc[1][r]), zp);
+    const __m512i ab = _mm512_adds_epi16(_mm512_packs_epi32(acc[0][r], acc[1][r]), zp);
     if constexpr (NB == 4) {
-      const __m512i cd = _mm512_add_epi16(_mm512_packs_epi32(acc[2][r], acc[3][r]), zp);
-      _mm512_storeu_si512(dst, _mm512_permutexvar_epi32(order, _mm512_packs_epi16(ab, cd)));
+      const __m512i cd = _mm512_adds_epi16(_mm512_packs_epi32(acc[2][r], acc[3][r]), zp);
+      const __m512i codes = _mm512_max_epi8(_mm512_packs_epi16(ab, cd), qmin);
+      _mm512_storeu_si512(dst, _mm512_permutexvar_epi32(order, codes));
     } else {
-      const __m512i codes = _mm512_permutexvar_epi32(order, _mm512_packs_epi16(ab, ab));
+      const __m512i codes =
+          _mm512_permutexvar_epi32(order, _mm512_max_epi8(_mm512_packs_epi16(ab, ab), qmin));
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), _mm512_castsi512_si256(codes));
     }
   }
