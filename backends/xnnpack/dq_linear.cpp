@@ -329,9 +329,14 @@ constexpr size_t kQs8Rows = 48;
 template <typename Out>
 void dq_linear_vnni(const int8_t* q, const Qd8Params* params, size_t rows, const DqLinearWeights& w,
                     Out* y, ThreadPool* pool) {
-  constexpr size_t kTaskBlocks = std::is_same<Out, float>::value ? 2 : kQs8Blocks;
-  constexpr size_t kTaskRows = std::is_same<Out, float>::value ? kVnniRows : kQs8Rows;
   const size_t blocks = (w.n + 15) / 16;
+  // Static layers: 3 blocks a task where that leaves no remainder and 4
+  // would (9 blocks as 3 x 3 rather than 4 + 4 + 1: one block alone
+  // broadcasts a row's activations for every vpdpbusd).
+  const size_t kTaskBlocks = std::is_same<Out, float>::value               ? 2
+                             : blocks % kQs8Blocks != 0 && blocks % 3 == 0 ? 3
+                                                                           : kQs8Blocks;
+  constexpr size_t kTaskRows = std::is_same<Out, float>::value ? kVnniRows : kQs8Rows;
   const size_t pairs = (blocks + kTaskBlocks - 1) / kTaskBlocks;
   const size_t chunks = (rows + kTaskRows - 1) / kTaskRows;
   const size_t per_task = kTaskRows * 16 * kTaskBlocks * w.k;

@@ -146,8 +146,8 @@ ETR_VNNI_TARGET inline void vnni_store_qs8(const __m512i* acc, size_t r0, const 
   }
 }
 
-// The same for 16 * NB outputs [o0, o0 + 16 * NB) (NB 2 or 4 blocks, all
-// inside n), with one store per row. Only the upper bound is applied in
+// The same for 16 * NB outputs [o0, o0 + 16 * NB) (all
+// inside n; NB 2 to 4), with one store per row. Only the upper bound is applied in
 // float; the rounded codes (at most qmax - zp) are narrowed with saturating
 // packs, the zero point added with int16 saturation and the lower bound
 // applied last on the int8 codes: as the bounds are integers and every step
@@ -156,7 +156,7 @@ ETR_VNNI_TARGET inline void vnni_store_qs8(const __m512i* acc, size_t r0, const 
 template <size_t MR, size_t NB>
 ETR_VNNI_TARGET inline void vnni_store_qs8_packed(__m512i (*acc)[MR], size_t r0,
                                                   const DqLinearWeights& w, size_t o0, int8_t* y) {
-  static_assert(NB == 2 || NB == 4, "two or four blocks");
+  static_assert(NB >= 2 && NB <= 4, "two to four blocks");
   const __m512 hi = _mm512_set1_ps(static_cast<float>(w.output_qmax - w.output_zero_point));
   // First every sum becomes its code in place, a block's scales at a time,
   // so that the tile's sums stay in registers (with all the scales loaded
@@ -186,6 +186,11 @@ ETR_VNNI_TARGET inline void vnni_store_qs8_packed(__m512i (*acc)[MR], size_t r0,
       const __m512i cd = _mm512_adds_epi16(_mm512_packs_epi32(acc[2][r], acc[3][r]), zp);
       const __m512i codes = _mm512_max_epi8(_mm512_packs_epi16(ab, cd), qmin);
       _mm512_storeu_si512(dst, _mm512_permutexvar_epi32(order, codes));
+    } else if constexpr (NB == 3) {  // dwords 4j + 3 repeat block 2
+      const __m512i cc = _mm512_adds_epi16(_mm512_packs_epi32(acc[2][r], acc[2][r]), zp);
+      const __m512i codes = _mm512_max_epi8(_mm512_packs_epi16(ab, cc), qmin);
+      _mm512_mask_storeu_epi8(dst, (__mmask64{1} << 48) - 1,
+                              _mm512_permutexvar_epi32(order, codes));
     } else {
       const __m512i codes =
           _mm512_permutexvar_epi32(order, _mm512_max_epi8(_mm512_packs_epi16(ab, ab), qmin));
@@ -217,7 +222,7 @@ ETR_VNNI_TARGET void vnni_tile(const int8_t* q, const Qd8Params* params, size_t 
   if constexpr (Tail)
     vnni_step<MR, NB>(a, 4 * groups, k - 4 * groups, wp + groups * 64, k4 * 64, acc);
   for (size_t g = 0; g < groups; ++g) vnni_step<MR, NB>(a, 4 * g, 4, wp + g * 64, k4 * 64, acc);
-  if constexpr (!std::is_same<Out, float>::value && (NB == 2 || NB == 4)) {
+  if constexpr (!std::is_same<Out, float>::value && NB >= 2) {
     if (w.n - ob * 16 >= 16 * NB) {
       vnni_store_qs8_packed<MR, NB>(acc, r0, w, ob * 16, y);
       return;
