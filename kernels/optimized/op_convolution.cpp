@@ -17,6 +17,10 @@
 //   enough channels and pixels (winograd_tile): Winograd F(4x4, 3x3), or
 //   F(2x2, 3x3) on small images (cpu_math/conv_winograd.h, AVX2), its
 //   weights transformed at prepare;
+//   a 1-D layer of 7 or 11 taps, stride 1, dilation 1, groups 1, with
+//   constant weights and enough channels (winograd1d_tile): 1-D Winograd
+//   F(m, 7) or F(2, 11) (cpu_math/conv_winograd1d.h, AVX2), its weights
+//   transformed at prepare;
 //   otherwise per batch image and group a GEMM
 //     out[co, pixels] = W[co, ci*kh*kw] @ X[ci*kh*kw, pixels] + bias[co],
 //   with X the input itself for a pointwise (1x1, stride 1, no padding)
@@ -36,6 +40,7 @@
 #include "kernels/cpu_math/conv_direct.h"
 #include "kernels/cpu_math/conv_im2col.h"
 #include "kernels/cpu_math/conv_winograd.h"
+#include "kernels/cpu_math/conv_winograd1d.h"
 #include "kernels/cpu_math/cpu_features.h"
 #include "kernels/cpu_math/gemm.h"
 #include "kernels/cpu_math/gemv.h"
@@ -397,6 +402,92 @@ bool run_winograd(KernelContext& ctx, const Geom& g, const ConvState& st, const 
   return opt::conv3x3_winograd_avx2(wg, in, st.winograd, bias, e, out, scratch, bytes, pool);
 }
 
+// 1-D Winograd choices, measured on Zen 4 against im2col + GEMM (one
+// thread, wav2letter's layers over 100 frames: 250 x 250 channels, 7 taps,
+// F(4, 7) 2.0x faster; 250 -> 512 channels, 11 taps, F(2, 11) 1.4x): the
+// tile with the fewest multiplies counting the idle lanes of the GEMM's
+// 16-tile panels, (m + k - 1) x tiles rounded up to 16, among those whose
+// error stays within about 2e-5 of the output's scale at such sizes
+// (test/winograd1d_test.cpp: F(2..6, 7), F(2, 11); F(3, 11) and F(4, 11)
+// reach 1e-4 and more). Taken when that is under 0.7 of the direct
+// product's multiplies (k x output columns rounded up to 16; F(2, 11) at
+// 100 frames: 0.62), from 16 input and output channels.
+constexpr int64_t kWinograd1dMinChannels = 16;
+
+bool is_winograd1d_shape(const Geom& g) {
+  return g.groups == 1 && g.h == 1 && g.kh == 1 && g.oh == 1 && g.sw == 1 && g.dw == 1 &&
+         (g.kw == 7 || g.kw == 11);
+}
+
+// The 1-D Winograd output tile prepare picks for g (sizes set, ow
+// included), or 0 for none.
+int64_t winograd1d_tile(const Geom& g, bool avx2) {
+  if (!avx2 || !opt::winograd1d_available() || !is_winograd1d_shape(g) ||
+      g.c_in < kWinograd1dMinChannels || g.c_out < kWinograd1dMinChannels || g.ow < 1) {
+    return 0;
+  }
+  const int64_t most = g.kw == 7 ? 6 : 2;
+  int64_t best = 0, best_cost = 0;
+  for (int64_t m = 2; m <= most; ++m) {
+    const int64_t cost = (m + g.kw - 1) * round16((g.ow + m - 1) / m);
+    if (best == 0 || cost < best_cost) {
+      best = m;
+      best_cost = cost;
+    }
+  }
+  return 10 * best_cost < 7 * g.kw * round16(g.ow) ? best : 0;
+}
+
+// Transforms and packs the constant weights for the 1-D Winograd kernel;
+// false (nothing kept) when memory is short.
+bool pack_winograd1d(KernelPrepareContext& ctx, const Geom& g, int64_t tile, const float* weight,
+                     ConvState* st) {
+  const size_t bytes = opt::winograd1d_weight_bytes(g.c_out, g.c_in, g.kw, tile);
+  auto* dst = bytes == 0 ? nullptr : static_cast<float*>(ctx.allocate(bytes, 64));
+  if (dst == nullptr) return false;
+  opt::winograd1d_pack_weights(weight, g.c_out, g.c_in, g.kw, tile, dst);
+  st->winograd1d = dst;
+  st->winograd1d_c_out = g.c_out;
+  st->winograd1d_c_in = g.c_in;
+  st->winograd1d_k = g.kw;
+  st->winograd1d_tile = tile;
+  return true;
+}
+
+// The 1-D Winograd kernel when prepare transformed the weights for g's
+// shape and temp memory holds its scratch for at least one thread; false
+// otherwise (the GEMM path then runs). Applies st's clamp and SiLU.
+bool run_winograd1d(KernelContext& ctx, const Geom& g, const ConvState& st, const float* in,
+                    const float* bias, float* out) {
+  if (st.winograd1d == nullptr || st.winograd1d_c_out != g.c_out || st.winograd1d_c_in != g.c_in ||
+      st.winograd1d_k != g.kw || !is_winograd1d_shape(g)) {
+    return false;
+  }
+  opt::Winograd1dGeom wg;
+  wg.batch = g.batch;
+  wg.c_in = g.c_in;
+  wg.w = g.w;
+  wg.c_out = g.c_out;
+  wg.ow = g.ow;
+  wg.pad = g.pw;
+  wg.k = g.kw;
+  wg.tile = st.winograd1d_tile;
+  ThreadPool* pool = ctx.thread_pool();
+  const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+  size_t bytes = 0;
+  void* scratch = nullptr;
+  for (size_t t = threads; scratch == nullptr && t >= 1; --t) {
+    bytes = opt::winograd1d_scratch_bytes(wg, t);
+    scratch = bytes == 0 ? nullptr : ctx.allocate_temp(bytes, 64);
+  }
+  if (scratch == nullptr) return false;
+  opt::DepthwiseEpilogue e;
+  e.lo = st.lo;
+  e.hi = st.hi;
+  e.silu = st.silu;
+  return opt::conv1d_winograd_avx2(wg, in, st.winograd1d, bias, e, out, scratch, bytes, pool);
+}
+
 opt::Im2colGeom im2col_geom(const Geom& g) {
   opt::Im2colGeom ig;
   ig.channels = g.c_in / g.groups;
@@ -639,8 +730,11 @@ ConvState* make_conv_state(KernelPrepareContext& ctx, Geom g, const float* packa
     const bool sized = out_extent(g.h, g.kh, g.sh, g.ph, g.dh, &g.oh) &&
                        out_extent(g.w, g.kw, g.sw, g.pw, g.dw, &g.ow);
     const int64_t tile = sized ? winograd_tile(g, st->avx2) : 0;
+    const int64_t tile1d = sized ? winograd1d_tile(g, st->avx2) : 0;
     if (tile != 0 && pack_winograd(ctx, g, tile, packable, st)) {
       // The Winograd kernel reads only its own transformed weights.
+    } else if (tile1d != 0 && pack_winograd1d(ctx, g, tile1d, packable, st)) {
+      // So does the 1-D one.
     } else if (sized && internal::takes_grouped(g, st->avx2)) {
       internal::prepare_grouped(ctx, g, packable, st);
     } else if (!(sized && takes_direct(g, st->avx2))) {
@@ -708,11 +802,11 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
   };
   if (k_scale != nullptr) {
     // Only the GEMM scales its input by channel (fused kernels check at prepare).
-    ETR_KERNEL_CHECK(ctx,
-                     st->path == ConvPath::kGemm && is_pointwise(g) && g.groups == 1 &&
-                         g.c_in > 0 && g.batch == 1 && st->winograd == nullptr,
-                     Error::Internal, "%s: a channel scale reached a convolution it cannot take",
-                     op);
+    ETR_KERNEL_CHECK(
+        ctx,
+        st->path == ConvPath::kGemm && is_pointwise(g) && g.groups == 1 && g.c_in > 0 &&
+            g.batch == 1 && st->winograd == nullptr && st->winograd1d == nullptr,
+        Error::Internal, "%s: a channel scale reached a convolution it cannot take", op);
     run_gemm(ctx, g, *st, in, w, b, post, k_scale, o);
     return;
   }
@@ -725,8 +819,8 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
     }
   } else {
     // Each of these applies the clamp and SiLU; the GEMM also the post activation.
-    if (run_winograd(ctx, g, *st, in, b, o) || run_direct(ctx, g, *st, in, w, b, o) ||
-        internal::run_grouped(ctx, g, *st, in, w, b, o)) {
+    if (run_winograd(ctx, g, *st, in, b, o) || run_winograd1d(ctx, g, *st, in, b, o) ||
+        run_direct(ctx, g, *st, in, w, b, o) || internal::run_grouped(ctx, g, *st, in, w, b, o)) {
       apply_post();
     } else {
       run_gemm(ctx, g, *st, in, w, b, post, nullptr, o);

@@ -1,0 +1,209 @@
+// The parts of the 1-D Winograd convolution (conv_winograd1d.h) that need no
+// vector ISA: the transform matrices, the weight transform and the work
+// plan. The tiles and products run in conv_winograd1d_avx2.cpp.
+//
+// Matrices: with the finite points p_0 .. p_{a-2} and infinity, E_n (a x n)
+// evaluates a polynomial of n coefficients at the points (row i: p_i^0 ..
+// p_i^{n-1}; the infinity row picks the top coefficient). A linear
+// convolution c = h * g (m and k coefficients) is V_a^-1 ((E_k g) . (E_m h));
+// the correlation y[j] = sum_t g[t] d[j + t] is its transpose in h:
+// y = E_m^T ((E_k g) . (V_a^-T d)), so A^T = E_m^T, G = E_k, B^T = V_a^-T.
+#include "kernels/cpu_math/conv_winograd1d.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "runtime/core/checked_math.h"
+
+namespace etr {
+namespace opt {
+namespace {
+
+constexpr int64_t kPanel = 16;  // the GEMM's packed column panel (kGemmNr)
+constexpr int64_t kRows = 6;    // the GEMM's packed row panel (kGemmMr)
+constexpr int64_t kMaxBlock = 128;
+// V of one block, in floats (768 KiB: within a 1 MiB L2 with room for M).
+constexpr int64_t kBlockFloats = int64_t{192} << 10;
+// M of one chunk, in floats (256 KiB).
+constexpr int64_t kChunkFloats = int64_t{64} << 10;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_up(int64_t v, int64_t to) { return ceil_div(v, to) * to; }
+
+// The finite points, in the order they are taken.
+constexpr double kPoints[kWinograd1dMaxPoints - 1] = {
+    0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0, 1.0 / 3, -1.0 / 3, 4.0, -4.0, 0.25, -0.25};
+
+// Row i of E_n (n values).
+void eval_row(int64_t a, int64_t i, int64_t n, double* row) {
+  if (i == a - 1) {
+    for (int64_t j = 0; j < n; ++j) row[j] = j == n - 1 ? 1.0 : 0.0;
+    return;
+  }
+  double p = 1.0;
+  for (int64_t j = 0; j < n; ++j, p *= kPoints[i]) row[j] = p;
+}
+
+// Floats of one point's packed [c_out, c_in] operand (row panels of 6, rows
+// past c_out zero), rounded to 64 bytes, plus 64 bytes; 0 on overflow.
+size_t matrix_floats(int64_t c_out, int64_t c_in) {
+  size_t f = 0;
+  if (c_out <= 0 || c_in <= 0 ||
+      !checked_mul(static_cast<size_t>(round_up(c_out, kRows)), static_cast<size_t>(c_in), &f) ||
+      f > SIZE_MAX / 8) {
+    return 0;
+  }
+  return (f + 15) / 16 * 16 + 16;
+}
+
+}  // namespace
+
+bool winograd1d_supported(int64_t k, int64_t tile) {
+  return k >= 2 && tile >= 1 && tile <= kWinograd1dMaxTile && k <= kWinograd1dMaxPoints &&
+         k + tile - 1 <= kWinograd1dMaxPoints;
+}
+
+bool winograd1d_matrices(int64_t k, int64_t tile, double* at, double* g, double* bt) {
+  if (!winograd1d_supported(k, tile)) return false;
+  const int64_t a = k + tile - 1;
+  // V_a and its inverse by Gauss-Jordan elimination with partial pivoting.
+  double v[kWinograd1dMaxPoints][kWinograd1dMaxPoints];
+  double inv[kWinograd1dMaxPoints][kWinograd1dMaxPoints];
+  for (int64_t i = 0; i < a; ++i) {
+    eval_row(a, i, a, v[i]);
+    for (int64_t j = 0; j < a; ++j) inv[i][j] = i == j ? 1.0 : 0.0;
+  }
+  for (int64_t c = 0; c < a; ++c) {
+    int64_t piv = c;
+    for (int64_t r = c + 1; r < a; ++r) {
+      if (std::fabs(v[r][c]) > std::fabs(v[piv][c])) piv = r;
+    }
+    for (int64_t j = 0; j < a; ++j) {
+      std::swap(v[c][j], v[piv][j]);
+      std::swap(inv[c][j], inv[piv][j]);
+    }
+    const double d = v[c][c];
+    for (int64_t j = 0; j < a; ++j) {
+      v[c][j] /= d;
+      inv[c][j] /= d;
+    }
+    for (int64_t r = 0; r < a; ++r) {
+      if (r == c || v[r][c] == 0.0) continue;
+      const double f = v[r][c];
+      for (int64_t j = 0; j < a; ++j) {
+        v[r][j] -= f * v[c][j];
+        inv[r][j] -= f * inv[c][j];
+      }
+    }
+  }
+  double row[kWinograd1dMaxPoints];
+  for (int64_t i = 0; i < a; ++i) {
+    eval_row(a, i, k, g + i * k);
+    eval_row(a, i, tile, row);
+    for (int64_t j = 0; j < tile; ++j) at[j * a + i] = row[j];
+    for (int64_t n = 0; n < a; ++n) bt[i * a + n] = inv[n][i];
+  }
+  return true;
+}
+
+size_t winograd1d_weight_bytes(int64_t c_out, int64_t c_in, int64_t k, int64_t tile) {
+  const size_t f = matrix_floats(c_out, c_in);
+  size_t bytes = 0;
+  if (f == 0 || !winograd1d_supported(k, tile) ||
+      !checked_mul(f, static_cast<size_t>(k + tile - 1) * sizeof(float), &bytes)) {
+    return 0;
+  }
+  return bytes;
+}
+
+void winograd1d_pack_weights(const float* weight, int64_t c_out, int64_t c_in, int64_t k,
+                             int64_t tile, float* dst) {
+  double at[kWinograd1dMaxTile * kWinograd1dMaxPoints];
+  double gm[kWinograd1dMaxPoints * kWinograd1dMaxPoints];
+  double bt[kWinograd1dMaxPoints * kWinograd1dMaxPoints];
+  if (!winograd1d_matrices(k, tile, at, gm, bt)) return;
+  const int64_t a = k + tile - 1;
+  const size_t mat = matrix_floats(c_out, c_in);
+  std::memset(dst, 0, mat * static_cast<size_t>(a) * sizeof(float));
+  // Element (co, ci) of point xi's operand: panel co / 6 (at (co / 6) * 6 *
+  // c_in), then ci * 6 + co % 6.
+  // G transposed (tap-major, rows of `stride`, zero past a), so each tap
+  // adds to all a points at once.
+  constexpr int64_t stride = kWinograd1dMaxPoints;
+  double gt[kWinograd1dMaxPoints * stride] = {};
+  for (int64_t xi = 0; xi < a; ++xi) {
+    for (int64_t t = 0; t < k; ++t) gt[t * stride + xi] = gm[xi * k + t];
+  }
+  if (winograd1d_available()) {
+    internal::winograd1d_pack_avx2(weight, c_out, c_in, k, a, gt, stride, mat, dst);
+    return;
+  }
+  for (int64_t co = 0; co < c_out; ++co) {
+    float* panel = dst + (co / kRows) * kRows * c_in + co % kRows;
+    for (int64_t ci = 0; ci < c_in; ++ci) {
+      const float* w = weight + (co * c_in + ci) * k;
+      double u[kWinograd1dMaxPoints] = {};
+      for (int64_t t = 0; t < k; ++t) {
+        const double wt = w[t];
+        for (int64_t xi = 0; xi < a; ++xi) u[xi] += gt[t * stride + xi] * wt;
+      }
+      for (int64_t xi = 0; xi < a; ++xi) {
+        panel[static_cast<size_t>(xi) * mat + static_cast<size_t>(ci * kRows)] =
+            static_cast<float>(u[xi]);
+      }
+    }
+  }
+}
+
+Winograd1dPlan plan_winograd1d(const Winograd1dGeom& g, size_t threads) {
+  Winograd1dPlan p;
+  if (!winograd1d_supported(g.k, g.tile) || g.batch <= 0 || g.c_in <= 0 || g.c_out <= 0 ||
+      g.ow <= 0 || g.c_in > INT32_MAX || g.c_out > INT32_MAX) {
+    p.worker_bytes = SIZE_MAX;
+    return p;
+  }
+  const int64_t a = g.k + g.tile - 1;
+  p.tiles_per_image = ceil_div(g.ow, g.tile);
+  if (p.tiles_per_image > INT64_MAX / g.batch) {
+    p.worker_bytes = SIZE_MAX;
+    return p;
+  }
+  p.tiles = g.batch * p.tiles_per_image;
+  int64_t most = kBlockFloats / (a * g.c_in) / kPanel * kPanel;
+  most = std::min(std::max(most, kPanel), kMaxBlock);
+  p.blocks = ceil_div(p.tiles, most);
+  p.block = round_up(ceil_div(p.tiles, p.blocks), kPanel);
+  const int64_t t = static_cast<int64_t>(std::max<size_t>(threads, 1));
+  p.co_range = round_up(ceil_div(g.c_out, t), kRows);
+  p.workers = ceil_div(g.c_out, p.co_range);
+  p.co_chunk =
+      std::min(p.co_range, round_up(std::max<int64_t>(1, kChunkFloats / (a * p.block)), kRows));
+  // c_in, c_out <= INT32_MAX and block <= 128: no overflow in 64 bits.
+  p.v_stride = g.c_in * p.block + kPanel;
+  p.m_stride = p.co_chunk * p.block + kPanel;
+  size_t v = 0, m = 0;
+  if (!checked_mul(static_cast<size_t>(p.v_stride), static_cast<size_t>(a) * sizeof(float), &v) ||
+      !checked_mul(static_cast<size_t>(p.m_stride), static_cast<size_t>(a) * sizeof(float), &m) ||
+      v > SIZE_MAX / 4 || m > SIZE_MAX / 4) {
+    p.worker_bytes = SIZE_MAX;
+    return p;
+  }
+  p.v_bytes = (v + 63) / 64 * 64;
+  p.worker_bytes = (m + 63) / 64 * 64;
+  return p;
+}
+
+size_t winograd1d_scratch_bytes(const Winograd1dGeom& g, size_t threads) {
+  const Winograd1dPlan p = plan_winograd1d(g, threads);
+  size_t bytes = 0;
+  if (p.worker_bytes == SIZE_MAX ||
+      !checked_mul(p.worker_bytes, static_cast<size_t>(p.workers), &bytes) ||
+      !checked_add(bytes, p.v_bytes + 64, &bytes)) {
+    return 0;
+  }
+  return bytes;
+}
+
+}  // namespace opt
+}  // namespace etr

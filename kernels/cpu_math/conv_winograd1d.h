@@ -1,0 +1,98 @@
+// 1-D Winograd convolution: a Float [batch, c_in, w] input convolved with a
+// [c_out, c_in, k] filter (stride 1, dilation 1, groups 1, zero padding
+// `pad` on both sides), as matrix products over transformed tiles.
+// F(m, k): each tile of m outputs reads a = m + k - 1 inputs; per input
+// channel a tile's inputs d become V = B^T d, per output channel and input
+// channel the k taps g become U = G g (a values each); for each of the a
+// points xi, M_xi[co, tile] = sum over ci of U_xi[co, ci] * V_xi[ci, tile]
+// (a GEMM on the engine of gemm.h, both operands packed), and each tile's
+// outputs are A^T M (m values) plus the bias, clamped, then SiLU'd when
+// asked. a multiplies per m outputs instead of m * k: F(4, 7) (a = 10) 2.8x
+// fewer than the direct convolution.
+//
+// The matrices are those of Toom-Cook (the transposed linear convolution)
+// on the points 0, 1, -1, 2, -2, 1/2, -1/2, 3, -3, 1/3, -1/3, ... and
+// infinity (the first a - 1 finite ones), built in double
+// (winograd1d_matrices). U is computed once, in double, and kept as a
+// packed GEMM operands (winograd1d_pack_weights); the input transform
+// writes V straight into the GEMM's packed-B layout.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/cpu_math/conv_depthwise.h"
+#include "runtime/core/thread_pool.h"
+
+namespace etr {
+namespace opt {
+
+struct Winograd1dGeom {
+  int64_t batch = 0, c_in = 0, w = 0;
+  int64_t c_out = 0, ow = 0;  // ow = w + 2 * pad - k + 1
+  int64_t pad = 0;
+  int64_t k = 0;     // filter taps
+  int64_t tile = 0;  // outputs per tile (m)
+};
+
+// Largest transform size a = m + k - 1 the kernels take, and the largest m.
+constexpr int64_t kWinograd1dMaxPoints = 16;
+constexpr int64_t kWinograd1dMaxTile = 8;
+
+// True when (k, tile) is a transform the kernels take: 2 <= k, 1 <= tile <=
+// kWinograd1dMaxTile, k + tile - 1 <= kWinograd1dMaxPoints.
+bool winograd1d_supported(int64_t k, int64_t tile);
+
+// A^T (m x a), G (a x k) and B^T (a x a), row-major, in double, for F(tile,
+// k); false when not winograd1d_supported.
+bool winograd1d_matrices(int64_t k, int64_t tile, double* at, double* g, double* bt);
+
+// True when conv1d_winograd_avx2 runs in this build and on this CPU
+// (AVX2 + FMA); sizes are not checked.
+bool winograd1d_available();
+
+// Bytes of the transformed, packed weights of a [c_out, c_in, k] filter for
+// F(tile, k); 0 when unsupported or the size overflows.
+size_t winograd1d_weight_bytes(int64_t c_out, int64_t c_in, int64_t k, int64_t tile);
+// Transforms and packs `weight` ([c_out, c_in, k]) into dst
+// (winograd1d_weight_bytes, 64-byte aligned).
+void winograd1d_pack_weights(const float* weight, int64_t c_out, int64_t c_in, int64_t k,
+                             int64_t tile, float* dst);
+
+namespace internal {
+// winograd1d_pack_weights' loop with AVX2 (only where winograd1d_available()):
+// `gt` is G transposed (k rows of `stride` doubles, zero past a), `mat` the
+// floats per point's packed operand; dst already zeroed.
+void winograd1d_pack_avx2(const float* weight, int64_t c_out, int64_t c_in, int64_t k, int64_t a,
+                          const double* gt, int64_t stride, size_t mat, float* dst);
+}  // namespace internal
+
+// How a call splits its work: tiles of all images in blocks of `block`
+// lanes (whole 16-lane panels); per block the workers transform disjoint
+// input channel ranges into one V, then each takes a range of `co_range`
+// output channels, in chunks of `co_chunk` through its own M.
+struct Winograd1dPlan {
+  int64_t tiles_per_image = 0, tiles = 0;
+  int64_t block = 0, blocks = 0;
+  int64_t co_range = 0, co_chunk = 0;
+  int64_t v_stride = 0, m_stride = 0;  // floats from one point's V / M to the next
+  int64_t workers = 1;
+  size_t v_bytes = 0, worker_bytes = 0;  // shared V; M per worker (multiples of 64)
+};
+Winograd1dPlan plan_winograd1d(const Winograd1dGeom& g, size_t threads);
+
+// Scratch for conv1d_winograd_avx2 on `threads` threads (V, the workers'
+// M, alignment slack); 0 when unsupported or the size overflows.
+size_t winograd1d_scratch_bytes(const Winograd1dGeom& g, size_t threads);
+
+// out = conv(in, weight) + bias, clamped to [e.lo, e.hi], then SiLU when
+// e.silu; `packed`: winograd1d_pack_weights of the weight for g.k, g.tile;
+// bias may be null. Splits over `pool` (fewer threads when `scratch` holds
+// less than all need; false, nothing computed, when it holds less than one
+// worker's or the sizes are not taken). Only where winograd1d_available().
+bool conv1d_winograd_avx2(const Winograd1dGeom& g, const float* in, const float* packed,
+                          const float* bias, const DepthwiseEpilogue& e, float* out, void* scratch,
+                          size_t scratch_bytes, ThreadPool* pool);
+
+}  // namespace opt
+}  // namespace etr

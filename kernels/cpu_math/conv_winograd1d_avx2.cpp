@@ -1,0 +1,353 @@
+// The tiles and products of the 1-D Winograd convolution
+// (conv_winograd1d.h), AVX2 + FMA.
+//
+// Input transform, per input channel and 8 tiles (lanes) of a 16-lane
+// panel: each tile's a inputs are one or two 8-float loads (a plain load
+// when they lie inside the row, else a copy with zeros outside it), the
+// 8 tiles' rows are transposed into vectors over the lanes (input j of
+// every tile), and V_xi = sum over j of B^T[xi, j] d_j goes to point xi's
+// packed panel (element (ci, l) at ci * 16 + l). Output transform, per
+// output channel and 8 lanes: y_j = sum over xi of A^T[j, xi] M_xi plus the
+// bias, clamp and SiLU, transposed back to per-tile rows and stored with a
+// mask of the tile's outputs inside the row. Both are templates on a.
+#include "kernels/cpu_math/conv_winograd1d.h"
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/cpu_math/cpu_features.h"
+#include "kernels/cpu_math/gemm.h"
+#include "kernels/cpu_math/vec_math_avx2_inl.h"
+
+namespace etr {
+namespace opt {
+namespace {
+
+constexpr int64_t kPanel = 16;
+constexpr int64_t kRows = 6;
+
+using avx2_inl::transpose8;
+
+struct Call {
+  const Winograd1dGeom* g;
+  const Winograd1dPlan* p;
+  const float* in;
+  const float* packed;
+  size_t mat;  // floats per point's packed weights
+  const float* bias;
+  DepthwiseEpilogue e;
+  float* out;
+  // The matrices in float: A^T (m x a) and B^T (a x a), row-major.
+  float at[kWinograd1dMaxTile * kWinograd1dMaxPoints];
+  float bt[kWinograd1dMaxPoints * kWinograd1dMaxPoints];
+};
+
+// Where lane l of a block reads and writes: the offsets of its image's
+// input and output, its first output; invalid past the last tile.
+struct Lane {
+  int64_t in_base = 0, out_base = 0, x0 = 0;
+  bool valid = false;
+};
+
+void block_lanes(const Call& c, int64_t blk, int64_t ncols, Lane* lanes) {
+  const Winograd1dGeom& g = *c.g;
+  const Winograd1dPlan& p = *c.p;
+  for (int64_t l = 0; l < ncols; ++l) {
+    const int64_t t = blk * p.block + l;
+    Lane& ln = lanes[l];
+    ln.valid = t < p.tiles;
+    if (!ln.valid) continue;
+    const int64_t b = t / p.tiles_per_image;
+    ln.x0 = t % p.tiles_per_image * g.tile;
+    ln.in_base = b * g.c_in * g.w;
+    ln.out_base = b * g.c_out * g.ow;
+  }
+}
+
+// V of panel `panel` (16 lanes) for input channels [ci0, ci1).
+template <int A>
+void input_panel(const Call& c, const Lane* lanes, int64_t panel, int64_t ci0, int64_t ci1,
+                 float* v) {
+  const Winograd1dGeom& g = *c.g;
+  constexpr int kLoads = A > 8 ? 2 : 1;  // 8-float loads per tile
+  const size_t xi_stride = static_cast<size_t>(c.p->v_stride);
+  for (int h = 0; h < kPanel; h += 8) {
+    const Lane* ln = lanes + panel * kPanel + h;
+    // Per lane: its first input's offset, and whether the kLoads * 8 floats
+    // from there lie inside the row (then read in place).
+    int64_t origin[8];
+    bool inside[8];
+    for (int q = 0; q < 8; ++q) {
+      const int64_t x = ln[q].x0 - g.pad;
+      origin[q] = ln[q].in_base + x;
+      inside[q] = ln[q].valid && x >= 0 && x + kLoads * 8 <= g.w;
+    }
+    for (int64_t ci = ci0; ci < ci1; ++ci) {
+      __m256 d[8 * kLoads];
+      for (int q = 0; q < 8; ++q) {
+        const float* src = c.in + ci * g.w + origin[q];
+        if (inside[q]) {
+          d[q] = _mm256_loadu_ps(src);
+          if constexpr (kLoads == 2) d[8 + q] = _mm256_loadu_ps(src + 8);
+          continue;
+        }
+        alignas(32) float row[16] = {};
+        if (ln[q].valid) {
+          const int64_t x = ln[q].x0 - g.pad;
+          for (int j = 0; j < A; ++j) {
+            if (x + j >= 0 && x + j < g.w) row[j] = src[j];
+          }
+        }
+        d[q] = _mm256_load_ps(row);
+        if constexpr (kLoads == 2) d[8 + q] = _mm256_load_ps(row + 8);
+      }
+      transpose8(d);
+      if constexpr (kLoads == 2) transpose8(d + 8);
+      float* dst = v + panel * kPanel * g.c_in + ci * kPanel + h;
+      for (int i = 0; i < A; ++i) {
+        __m256 acc = _mm256_mul_ps(_mm256_broadcast_ss(&c.bt[i * A]), d[0]);
+        for (int j = 1; j < A; ++j) {
+          acc = _mm256_fmadd_ps(_mm256_broadcast_ss(&c.bt[i * A + j]), d[j], acc);
+        }
+        _mm256_store_ps(dst + static_cast<size_t>(i) * xi_stride, acc);
+      }
+    }
+  }
+}
+
+// Output channels [c0, c0 + rows) from M (row r of point xi at m + xi *
+// m_stride + r * ncols) for the block's `ncols` lanes.
+template <int A>
+void output_rows(const Call& c, const Lane* lanes, int64_t ncols, int64_t c0, int64_t rows,
+                 const float* m) {
+  const Winograd1dGeom& g = *c.g;
+  const int tile = static_cast<int>(g.tile);
+  const size_t xi_stride = static_cast<size_t>(c.p->m_stride);
+  const __m256 lo = _mm256_set1_ps(c.e.lo), hi = _mm256_set1_ps(c.e.hi);
+  const bool clamp = c.e.lo > -__builtin_inff() || c.e.hi < __builtin_inff();
+  // Per lane: the mask of its outputs inside the row.
+  alignas(32) int32_t masks[kPanel * 8][8];
+  for (int64_t l = 0; l < ncols; ++l) {
+    const int64_t n = lanes[l].valid ? std::min<int64_t>(tile, g.ow - lanes[l].x0) : 0;
+    for (int j = 0; j < 8; ++j) masks[l][j] = j < n ? -1 : 0;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t co = c0 + r;
+    const __m256 b = _mm256_set1_ps(c.bias == nullptr ? 0.0f : c.bias[co]);
+    for (int64_t l0 = 0; l0 < ncols; l0 += 8) {
+      const float* mr = m + r * ncols + l0;
+      __m256 mv[A];
+      for (int i = 0; i < A; ++i) mv[i] = _mm256_load_ps(mr + i * xi_stride);
+      __m256 y[8];
+      for (int j = 0; j < 8; ++j) {
+        if (j >= tile) {
+          y[j] = _mm256_setzero_ps();
+          continue;
+        }
+        __m256 acc = b;
+        for (int i = 0; i < A; ++i) {
+          acc = _mm256_fmadd_ps(_mm256_broadcast_ss(&c.at[j * A + i]), mv[i], acc);
+        }
+        if (clamp) acc = _mm256_min_ps(hi, _mm256_max_ps(lo, acc));
+        if (c.e.silu) acc = avx2_inl::silu8(acc);
+        y[j] = acc;
+      }
+      // y[q]: tile q's outputs.
+      transpose8(y);
+      for (int q = 0; q < 8; ++q) {
+        const Lane& ln = lanes[l0 + q];
+        if (!ln.valid) continue;
+        float* o = c.out + ln.out_base + co * g.ow + ln.x0;
+        _mm256_maskstore_ps(o, _mm256_load_si256(reinterpret_cast<const __m256i*>(masks[l0 + q])),
+                            y[q]);
+      }
+    }
+  }
+}
+
+template <int A>
+void transform_input_t(const Call& c, const Lane* lanes, int64_t ncols, int64_t ci0, int64_t ci1,
+                       float* v) {
+  for (int64_t panel = 0; panel < ncols / kPanel; ++panel) {
+    input_panel<A>(c, lanes, panel, ci0, ci1, v);
+  }
+}
+
+// The dispatch on a = k + tile - 1 (2 .. 16).
+#define ETR_W1D_DISPATCH(fn, ...)        \
+  switch (a) {                           \
+    case 2: fn<2>(__VA_ARGS__); break;   \
+    case 3: fn<3>(__VA_ARGS__); break;   \
+    case 4: fn<4>(__VA_ARGS__); break;   \
+    case 5: fn<5>(__VA_ARGS__); break;   \
+    case 6: fn<6>(__VA_ARGS__); break;   \
+    case 7: fn<7>(__VA_ARGS__); break;   \
+    case 8: fn<8>(__VA_ARGS__); break;   \
+    case 9: fn<9>(__VA_ARGS__); break;   \
+    case 10: fn<10>(__VA_ARGS__); break; \
+    case 11: fn<11>(__VA_ARGS__); break; \
+    case 12: fn<12>(__VA_ARGS__); break; \
+    case 13: fn<13>(__VA_ARGS__); break; \
+    case 14: fn<14>(__VA_ARGS__); break; \
+    case 15: fn<15>(__VA_ARGS__); break; \
+    default: fn<16>(__VA_ARGS__); break; \
+  }
+
+void transform_input(const Call& c, const Lane* lanes, int64_t ncols, int64_t ci0, int64_t ci1,
+                     float* v) {
+  const int64_t a = c.g->k + c.g->tile - 1;
+  ETR_W1D_DISPATCH(transform_input_t, c, lanes, ncols, ci0, ci1, v)
+}
+
+// The products and the output transform of output channels [co_first,
+// co_end) for the block whose V is at v, in chunks through M at m.
+void products_and_output(const Call& c, const Lane* lanes, int64_t ncols, int64_t co_first,
+                         int64_t co_end, const float* v, float* m, bool* failed) {
+  const Winograd1dGeom& g = *c.g;
+  const Winograd1dPlan& p = *c.p;
+  const int64_t a = g.k + g.tile - 1;
+  for (int64_t c0 = co_first; c0 < co_end; c0 += p.co_chunk) {
+    const int64_t rows = std::min(p.co_chunk, co_end - c0);
+    for (int64_t xi = 0; xi < a; ++xi) {
+      const PackedMatrix pa{c.packed + xi * c.mat + c0 * g.c_in, rows, g.c_in};
+      const PackedMatrix pb{v + xi * p.v_stride, g.c_in, ncols};
+      GemmArgs args;
+      args.m = rows;
+      args.n = ncols;
+      args.k = g.c_in;
+      args.packed_a = &pa;
+      args.packed_b = &pb;
+      args.c = m + xi * p.m_stride;
+      args.ldc = ncols;
+      // Both operands packed: no scratch taken, one thread.
+      if (gemm(args, nullptr, nullptr) != Error::Ok) {
+        __atomic_store_n(failed, true, __ATOMIC_RELAXED);
+      }
+    }
+    ETR_W1D_DISPATCH(output_rows, c, lanes, ncols, c0, rows, m)
+  }
+}
+
+#undef ETR_W1D_DISPATCH
+
+}  // namespace
+
+bool winograd1d_available() { return cpu_features().avx2_fma; }
+
+namespace internal {
+
+void winograd1d_pack_avx2(const float* weight, int64_t c_out, int64_t c_in, int64_t k, int64_t a,
+                          const double* gt, int64_t stride, size_t mat, float* dst) {
+  constexpr int kVecs = kWinograd1dMaxPoints / 4;
+  const int vecs = static_cast<int>((a + 3) / 4);
+  for (int64_t co = 0; co < c_out; ++co) {
+    float* panel = dst + (co / kRows) * kRows * c_in + co % kRows;
+    for (int64_t ci = 0; ci < c_in; ++ci) {
+      const float* w = weight + (co * c_in + ci) * k;
+      __m256d u[kVecs];
+      for (int v = 0; v < kVecs; ++v) u[v] = _mm256_setzero_pd();
+      for (int64_t t = 0; t < k; ++t) {
+        const __m256d wt = _mm256_set1_pd(static_cast<double>(w[t]));
+        for (int v = 0; v < vecs; ++v) {
+          u[v] = _mm256_fmadd_pd(_mm256_loadu_pd(gt + t * stride + 4 * v), wt, u[v]);
+        }
+      }
+      alignas(16) float f[kWinograd1dMaxPoints];
+      for (int v = 0; v < vecs; ++v) _mm_store_ps(f + 4 * v, _mm256_cvtpd_ps(u[v]));
+      for (int64_t xi = 0; xi < a; ++xi) {
+        panel[static_cast<size_t>(xi) * mat + static_cast<size_t>(ci * kRows)] = f[xi];
+      }
+    }
+  }
+}
+
+}  // namespace internal
+
+bool conv1d_winograd_avx2(const Winograd1dGeom& g, const float* in, const float* packed,
+                          const float* bias, const DepthwiseEpilogue& e, float* out, void* scratch,
+                          size_t scratch_bytes, ThreadPool* pool) {
+  const size_t threads = pool == nullptr ? 1 : std::max<size_t>(1, pool->num_threads());
+  Winograd1dPlan p = plan_winograd1d(g, threads);
+  if (p.worker_bytes == SIZE_MAX || p.tiles <= 0 || p.block > kPanel * 8 ||
+      g.ow != g.w + 2 * g.pad - g.k + 1) {
+    return false;
+  }
+  // 64-byte aligned start; V, then as many workers' M as the scratch holds.
+  const uintptr_t at = reinterpret_cast<uintptr_t>(scratch);
+  const size_t skip = (64 - at % 64) % 64;
+  const size_t usable = scratch_bytes > skip + p.v_bytes ? scratch_bytes - skip - p.v_bytes : 0;
+  const int64_t fit = static_cast<int64_t>(usable / p.worker_bytes);
+  if (fit < 1) return false;
+  if (fit < p.workers) {
+    // Fewer workers: wider output channel ranges (and the chunks within them).
+    p.workers = fit;
+    p.co_range = (g.c_out + fit - 1) / fit;
+    p.co_range = (p.co_range + kRows - 1) / kRows * kRows;
+    p.workers = (g.c_out + p.co_range - 1) / p.co_range;
+  }
+  const int64_t a = g.k + g.tile - 1;
+  Call c{&g, &p, in, packed, 0, bias, e, out, {}, {}};
+  c.mat = winograd1d_weight_bytes(g.c_out, g.c_in, g.k, g.tile) /
+          (static_cast<size_t>(a) * sizeof(float));
+  double atd[kWinograd1dMaxTile * kWinograd1dMaxPoints];
+  double gd[kWinograd1dMaxPoints * kWinograd1dMaxPoints];
+  double btd[kWinograd1dMaxPoints * kWinograd1dMaxPoints];
+  if (!winograd1d_matrices(g.k, g.tile, atd, gd, btd)) return false;
+  for (int64_t i = 0; i < g.tile * a; ++i) c.at[i] = static_cast<float>(atd[i]);
+  for (int64_t i = 0; i < a * a; ++i) c.bt[i] = static_cast<float>(btd[i]);
+  char* base = static_cast<char*>(scratch) + skip;
+  float* v = reinterpret_cast<float*>(base);
+  bool failed = false;
+  const int64_t workers = p.workers;
+  Lane lanes[kPanel * 8];
+  for (int64_t blk = 0; blk < p.blocks; ++blk) {
+    const int64_t count = std::min(p.block, p.tiles - blk * p.block);
+    const int64_t ncols = (count + kPanel - 1) / kPanel * kPanel;
+    block_lanes(c, blk, ncols, lanes);
+    // The workers transform disjoint input channel ranges into the one V,
+    // then take one output channel range each.
+    parallel_for(pool, static_cast<size_t>(workers), 1, [&](size_t begin, size_t end) {
+      for (size_t w = begin; w < end; ++w) {
+        const int64_t i = static_cast<int64_t>(w);
+        transform_input(c, lanes, ncols, i * g.c_in / workers, (i + 1) * g.c_in / workers, v);
+      }
+    });
+    parallel_for(pool, static_cast<size_t>(workers), 1, [&](size_t begin, size_t end) {
+      for (size_t w = begin; w < end; ++w) {
+        const int64_t co_first = static_cast<int64_t>(w) * p.co_range;
+        const int64_t co_end = std::min(g.c_out, co_first + p.co_range);
+        float* m = reinterpret_cast<float*>(base + p.v_bytes + w * p.worker_bytes);
+        products_and_output(c, lanes, ncols, co_first, co_end, v, m, &failed);
+      }
+    });
+  }
+  return !failed;
+}
+
+}  // namespace opt
+}  // namespace etr
+
+#else  // no AVX2 in this build: never selected (winograd1d_available is false).
+
+namespace etr {
+namespace opt {
+
+bool winograd1d_available() { return false; }
+
+namespace internal {
+void winograd1d_pack_avx2(const float*, int64_t, int64_t, int64_t, int64_t, const double*, int64_t,
+                          size_t, float*) {}
+}  // namespace internal
+
+bool conv1d_winograd_avx2(const Winograd1dGeom&, const float*, const float*, const float*,
+                          const DepthwiseEpilogue&, float*, void*, size_t, ThreadPool*) {
+  return false;
+}
+
+}  // namespace opt
+}  // namespace etr
+
+#endif
