@@ -1,5 +1,6 @@
 #include "backends/xnnpack/native_nodes.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -7,6 +8,7 @@
 #include "backends/xnnpack/native_qdwconv.h"
 #include "backends/xnnpack/node_hooks.h"
 #include "backends/xnnpack/weight_cache.h"
+#include "kernels/cpu_math/conv_winograd1d.h"
 #include "kernels/cpu_math/gemm.h"
 #include "kernels/cpu_math/vec_math.h"
 #include "kernels/cpu_math/vec_transpose.h"
@@ -491,6 +493,140 @@ bool gemm_dims(const Node& n, GemmSource s, const Value& w, size_t* k, size_t* n
   return true;
 }
 
+// ---- 1-D fp32 convolutions on the 1-D Winograd kernel
+//
+// A Conv2d node over a [N, 1, W, C] input with a 1 x k filter (or [N, H,
+// 1, C] and k x 1), stride 1, dilation 1, one group and equal padding on
+// both ends of the sequence is a 1-D convolution: when
+// winograd1d_pick_tile takes its sizes, its input is transposed to [N, C,
+// W] in the scratch, the kernel writes [N, C_out, OW] there, and that is
+// transposed back into the node's [N, OW, C_out] output.
+
+// The node's 1-D geometry for the current sizes (tile unset); false when
+// it is not such a convolution. The sequence runs along W ([N, 1, W, C],
+// a 1 x k filter) or along H ([N, H, 1, C], a k x 1 filter: how the
+// exporter lowers Conv1d); either way the input is [N, length, C] in memory
+// and the OHWI filter [c_out, k, c_in].
+bool wino1d_geom(const Values& g, const Node& n, opt::Winograd1dGeom* wg) {
+  if (n.kind != NodeKind::Conv2d || !is_float_gemm_node(g, n)) return false;
+  const Value& xv = in(g, n, 0);
+  const Value& yv = out(g, n);
+  const Value& wv = in(g, n, 1);
+  const ConvParams& p = n.conv();
+  if (xv.num_dims != 4 || yv.num_dims != 4 || wv.num_dims != 4 || p.subsampling_height != 1 ||
+      p.subsampling_width != 1 || p.dilation_height != 1 || p.dilation_width != 1) {
+    return false;
+  }
+  const bool along_w = xv.dims[1] == 1 && yv.dims[1] == 1 && p.kernel_height == 1 &&
+                       p.padding_top == 0 && p.padding_bottom == 0 &&
+                       p.padding_left == p.padding_right;
+  const bool along_h = xv.dims[2] == 1 && yv.dims[2] == 1 && p.kernel_width == 1 &&
+                       p.padding_left == 0 && p.padding_right == 0 &&
+                       p.padding_top == p.padding_bottom;
+  if (!along_w && !along_h) return false;
+  const size_t len = along_w ? xv.dims[2] : xv.dims[1];
+  const size_t out_len = along_w ? yv.dims[2] : yv.dims[1];
+  const uint32_t k = along_w ? p.kernel_width : p.kernel_height;
+  if (wv.dims[1] * wv.dims[2] != k || wv.dims[3] != xv.dims[3] || yv.dims[3] != wv.dims[0] ||
+      xv.dims[0] != yv.dims[0] || len > INT32_MAX || out_len > INT32_MAX ||
+      xv.dims[3] > INT32_MAX || wv.dims[0] > INT32_MAX || xv.dims[0] > INT32_MAX) {
+    return false;
+  }
+  wg->batch = static_cast<int64_t>(xv.dims[0]);
+  wg->c_in = static_cast<int64_t>(xv.dims[3]);
+  wg->w = static_cast<int64_t>(len);
+  wg->c_out = static_cast<int64_t>(wv.dims[0]);
+  wg->ow = static_cast<int64_t>(out_len);
+  wg->pad = along_w ? p.padding_left : p.padding_top;
+  wg->k = k;
+  return wg->ow == wg->w + 2 * wg->pad - wg->k + 1;
+}
+
+// Scratch of the 1-D Winograd run: the transposed input and output, then
+// the kernel's own (2 threads); 0 when the node is not taken.
+size_t wino1d_scratch_bytes(const Values& g, const Node& n) {
+  opt::Winograd1dGeom wg;
+  if (!wino1d_geom(g, n, &wg)) return 0;
+  wg.tile = opt::winograd1d_pick_tile(wg.c_in, wg.c_out, wg.k, wg.ow);
+  if (wg.tile == 0) return 0;
+  const size_t kernel = opt::winograd1d_scratch_bytes(wg, 2);
+  const size_t x = round_up_64(in(g, n, 0).nbytes()), y = round_up_64(out(g, n).nbytes());
+  if (kernel == 0 || kernel > SIZE_MAX / 4 || x > SIZE_MAX / 4 || y > SIZE_MAX / 4) return 0;
+  return x + y + kernel + 64;
+}
+
+// Transforms and packs the node's constant filter (OHWI, [c_out, k, c_in])
+// for the 1-D Winograd kernel when it takes the node; otherwise leaves st
+// unchanged. Error only when the method allocator is exhausted.
+Error prepare_wino1d(const PrepareContext& ctx, const Node& n, NativeState* st) {
+  opt::Winograd1dGeom wg;
+  if (!wino1d_geom(ctx.values, n, &wg) || wino1d_scratch_bytes(ctx.values, n) == 0) {
+    return Error::Ok;
+  }
+  const int64_t tile = opt::winograd1d_pick_tile(wg.c_in, wg.c_out, wg.k, wg.ow);
+  const size_t bytes = opt::winograd1d_weight_bytes(wg.c_out, wg.c_in, wg.k, tile);
+  if (tile == 0 || bytes == 0) return Error::Ok;
+  float* dst = take<float>(ctx, n, bytes / sizeof(float), "the Winograd filter", 64);
+  if (dst == nullptr) return Error::DelegateMemoryAllocationFailed;
+  // [c_out, c_in, k] from OHWI (a temporary, freed before init returns).
+  const Value& w = in(ctx.values, n, 1);
+  const size_t co_n = static_cast<size_t>(wg.c_out), ci_n = static_cast<size_t>(wg.c_in);
+  const size_t k = static_cast<size_t>(wg.k);
+  std::vector<float> oik(co_n * ci_n * k);
+  for (size_t o = 0; o < co_n; ++o) {
+    for (size_t t = 0; t < k; ++t) {
+      for (size_t i = 0; i < ci_n; ++i) {
+        float v;
+        std::memcpy(&v, w.data + ((o * k + t) * ci_n + i) * sizeof(float), sizeof(float));
+        oik[(o * ci_n + i) * k + t] = v;
+      }
+    }
+  }
+  opt::winograd1d_pack_weights(oik.data(), wg.c_out, wg.c_in, wg.k, tile, dst);
+  st->wino1d = dst;
+  st->wino1d_tile = tile;
+  return Error::Ok;
+}
+
+// The node on the 1-D Winograd kernel; false (nothing written) when the
+// scratch is short or the current sizes are not taken.
+bool run_wino1d(const Values& g, const Node& n, const NativeState& st, const float* x,
+                const float* bias, float* y, ThreadPool* pool, void* scratch,
+                size_t scratch_bytes) {
+  opt::Winograd1dGeom wg;
+  if (st.wino1d == nullptr || scratch == nullptr || !wino1d_geom(g, n, &wg) ||
+      static_cast<size_t>(wg.c_out) != st.gemm_n ||
+      static_cast<size_t>(wg.c_in * wg.k) != st.gemm_k) {
+    return false;
+  }
+  wg.tile = st.wino1d_tile;
+  const uintptr_t at = reinterpret_cast<uintptr_t>(scratch);
+  const size_t skip = (64 - at % 64) % 64;
+  const size_t xb = round_up_64(in(g, n, 0).nbytes()), yb = round_up_64(out(g, n).nbytes());
+  if (scratch_bytes < skip + xb + yb) return false;
+  uint8_t* base = static_cast<uint8_t*>(scratch) + skip;
+  float* xc = reinterpret_cast<float*>(base);
+  float* yc = reinterpret_cast<float*>(base + xb);
+  const int64_t in_img = wg.c_in * wg.w, out_img = wg.c_out * wg.ow;
+  for (int64_t b = 0; b < wg.batch; ++b) {
+    // xc[c, w] = x[w, c]
+    opt::transpose_f32(x + b * in_img, wg.c_in, xc + b * in_img, wg.w, wg.c_in, wg.w);
+  }
+  opt::DepthwiseEpilogue e;
+  e.lo = n.output_min;
+  e.hi = n.output_max;
+  e.silu = st.silu;
+  if (!opt::conv1d_winograd_avx2(wg, xc, st.wino1d, bias, e, yc, base + xb + yb,
+                                 scratch_bytes - skip - xb - yb, pool)) {
+    return false;
+  }
+  for (int64_t b = 0; b < wg.batch; ++b) {
+    // y[w, c] = yc[c, w]
+    opt::transpose_f32(yc + b * out_img, wg.ow, y + b * out_img, wg.c_out, wg.ow, wg.c_out);
+  }
+  return true;
+}
+
 size_t float_gemm_scratch_bytes(const Values& g, const Node& n, GemmSource s) {
   NativeState st;
   if (!gemm_dims(n, s, in(g, n, 1), &st.gemm_k, &st.gemm_n)) return 0;
@@ -554,6 +690,21 @@ Error prepare_float_gemm(const PrepareContext& ctx, const Node& n, GemmSource s,
   st->gemm_filter_kn = filter_is_kn(n, s);
   const size_t k = st->gemm_k, nn = st->gemm_n;
   if (k == 0 || nn == 0) return refuse(d, n, "filter is empty");
+  if (s == GemmSource::Convolution) {
+    ETR_RETURN_IF_ERROR(prepare_wino1d(ctx, n, st));
+    if (st->wino1d != nullptr) {
+      // The original filter stays (not a copied input): the fallback reads it.
+      if (has_bias(n) && in(g, n, 2).data != nullptr) {
+        const Value& bv = in(g, n, 2);
+        if (bv.numel() != nn) return refuse(d, n, "bias is not [outputs]");
+        float* bias = take<float>(ctx, n, nn, "the copied bias");
+        if (bias == nullptr) return Error::DelegateMemoryAllocationFailed;
+        std::memcpy(bias, bv.data, nn * sizeof(float));
+        st->gemm_bias = bias;
+      }
+      return Error::Ok;
+    }
+  }
   const size_t bytes = opt::packed_b_bytes(static_cast<int64_t>(k), static_cast<int64_t>(nn));
   if (bytes == 0) return refuse(d, n, "filter is too large to pack");
   st->packed = packed_filter(ctx, n, w, st->gemm_filter_kn, k, nn, bytes);
@@ -581,6 +732,12 @@ void float_gemm(const Values& g, const Node& n, const NativeState& st, uint8_t* 
   const size_t k = st.gemm_k, nn = st.gemm_n;
   const size_t rows = out(g, n).numel() / nn;
   if (rows == 0) return;
+  if (st.wino1d != nullptr) {
+    if (!run_wino1d(g, n, st, x, bias, y, pool, scratch, scratch_bytes)) {
+      float_gemm_reference(g, n, st, x, bias, y, rows);
+    }
+    return;
+  }
   const opt::PackedMatrix pb{st.packed, static_cast<int64_t>(k), static_cast<int64_t>(nn)};
   opt::GemmArgs args = float_gemm_args(n, st, &pb, bias);
   args.epilogue.silu = st.silu;
@@ -1861,7 +2018,11 @@ size_t fully_connected_scratch_bytes(const Values& g, const Node& n) {
 size_t conv2d_scratch_bytes(const Values& g, const Node& n) {
   if (is_dq_conv(g, n)) return dq_conv_scratch_bytes(g, n);
   if (is_qs8_pointwise(g, n)) return qs8_gathered_scratch_bytes(g, n);
-  return is_float_gemm_node(g, n) ? float_gemm_scratch_bytes(g, n, GemmSource::Convolution) : 0;
+  if (!is_float_gemm_node(g, n)) return 0;
+  // The larger of the two paths' (prepare may fall back to the GEMM).
+  const size_t gemm = float_gemm_scratch_bytes(g, n, GemmSource::Convolution);
+  const size_t wino = wino1d_scratch_bytes(g, n);
+  return gemm == SIZE_MAX ? SIZE_MAX : std::max(gemm, wino);
 }
 Error prepare_fully_connected(const PrepareContext& ctx, const Node& n, NativeState* st) {
   if (is_dq_linear(ctx.values, n)) {
@@ -1902,7 +2063,7 @@ Error prepare_conv2d(const PrepareContext& ctx, const Node& n, NativeState* st) 
   return Error::Ok;
 }
 Error run_gemm(const RunContext& c, const Node& n, const NativeState& st) {
-  if (st.packed == nullptr) {
+  if (st.packed == nullptr && st.wino1d == nullptr) {
     ETR_FAIL(Error::Internal, "XnnpackBackend: node %u (%s): no packed filter to run with", n.index,
              to_string(n.kind));
   }

@@ -40,6 +40,12 @@ struct NativeState {
   const float* gemm_bias = nullptr;  // a constant bias, copied (null: none or not constant)
   bool gemm_gathers = false;         // a convolution that gathers its rows (im2col)
   bool gemm_filter_kn = false;       // the filter is stored [k, n] (transposed fully connected)
+  // A 1-D fp32 convolution (a [N, 1, W, C] input, a 1 x k filter, stride 1)
+  // the 1-D Winograd kernel runs (cpu_math/conv_winograd1d.h): the filter
+  // transformed and packed for output tiles of wino1d_tile, or null. Such a
+  // node has no `packed` filter and keeps the original (its fallback reads it).
+  const float* wino1d = nullptr;
+  int64_t wino1d_tile = 0;
   // fp32 DepthwiseConv2d (is_float_compute_node): the filter [kh, kw, C]
   // and bias copied to float alignment (the payload's may be unaligned).
   const float* dw_weights = nullptr;

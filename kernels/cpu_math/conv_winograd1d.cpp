@@ -107,6 +107,34 @@ bool winograd1d_matrices(int64_t k, int64_t tile, double* at, double* g, double*
   return true;
 }
 
+// Measured on Zen 4 against im2col + GEMM (one thread, wav2letter's layers
+// over 100 frames: 250 x 250 channels, 7 taps, F(4, 7) 2.0x faster; 250 ->
+// 512 channels, 11 taps, F(2, 11) 1.4x): the tile with the fewest
+// multiplies counting the idle lanes of the GEMM's 16-tile panels, (m + k -
+// 1) x tiles rounded up to 16, among those whose error stays within about
+// 2e-5 of the output's scale at such sizes (winograd1d_test.cpp: F(2..6,
+// 7), F(2, 11); F(3, 11) and F(4, 11) reach 1e-4 and more). Taken when that
+// is under 0.7 of the direct product's multiplies (k x output columns
+// rounded up to 16; F(2, 11) at 100 frames: 0.62), from 16 input and output
+// channels.
+int64_t winograd1d_pick_tile(int64_t c_in, int64_t c_out, int64_t k, int64_t ow) {
+  constexpr int64_t kMinChannels = 16;
+  if (!winograd1d_available() || (k != 7 && k != 11) || c_in < kMinChannels ||
+      c_out < kMinChannels || ow < 1 || ow > INT32_MAX) {
+    return 0;
+  }
+  const int64_t most = k == 7 ? 6 : 2;
+  int64_t best = 0, best_cost = 0;
+  for (int64_t m = 2; m <= most; ++m) {
+    const int64_t cost = (m + k - 1) * round_up(ceil_div(ow, m), kPanel);
+    if (best == 0 || cost < best_cost) {
+      best = m;
+      best_cost = cost;
+    }
+  }
+  return 10 * best_cost < 7 * k * round_up(ow, kPanel) ? best : 0;
+}
+
 size_t winograd1d_weight_bytes(int64_t c_out, int64_t c_in, int64_t k, int64_t tile) {
   const size_t f = matrix_floats(c_out, c_in);
   size_t bytes = 0;

@@ -51,6 +51,12 @@ bool winograd1d_matrices(int64_t k, int64_t tile, double* at, double* g, double*
 // (AVX2 + FMA); sizes are not checked.
 bool winograd1d_available();
 
+// The output tile the convolution kernels use for a layer of c_in -> c_out
+// channels, k taps and ow outputs per row (stride 1, dilation 1, groups 1),
+// or 0 for none (then the im2col GEMM runs): see the .cpp for the choice.
+// 0 where winograd1d_available() is false.
+int64_t winograd1d_pick_tile(int64_t c_in, int64_t c_out, int64_t k, int64_t ow);
+
 // Bytes of the transformed, packed weights of a [c_out, c_in, k] filter for
 // F(tile, k); 0 when unsupported or the size overflows.
 size_t winograd1d_weight_bytes(int64_t c_out, int64_t c_in, int64_t k, int64_t tile);

@@ -18,7 +18,8 @@
 //   F(2x2, 3x3) on small images (cpu_math/conv_winograd.h, AVX2), its
 //   weights transformed at prepare;
 //   a 1-D layer of 7 or 11 taps, stride 1, dilation 1, groups 1, with
-//   constant weights and enough channels (winograd1d_tile): 1-D Winograd
+//   constant weights and enough channels and outputs
+//   (opt::winograd1d_pick_tile): 1-D Winograd
 //   F(m, 7) or F(2, 11) (cpu_math/conv_winograd1d.h, AVX2), its weights
 //   transformed at prepare;
 //   otherwise per batch image and group a GEMM
@@ -402,40 +403,15 @@ bool run_winograd(KernelContext& ctx, const Geom& g, const ConvState& st, const 
   return opt::conv3x3_winograd_avx2(wg, in, st.winograd, bias, e, out, scratch, bytes, pool);
 }
 
-// 1-D Winograd choices, measured on Zen 4 against im2col + GEMM (one
-// thread, wav2letter's layers over 100 frames: 250 x 250 channels, 7 taps,
-// F(4, 7) 2.0x faster; 250 -> 512 channels, 11 taps, F(2, 11) 1.4x): the
-// tile with the fewest multiplies counting the idle lanes of the GEMM's
-// 16-tile panels, (m + k - 1) x tiles rounded up to 16, among those whose
-// error stays within about 2e-5 of the output's scale at such sizes
-// (test/winograd1d_test.cpp: F(2..6, 7), F(2, 11); F(3, 11) and F(4, 11)
-// reach 1e-4 and more). Taken when that is under 0.7 of the direct
-// product's multiplies (k x output columns rounded up to 16; F(2, 11) at
-// 100 frames: 0.62), from 16 input and output channels.
-constexpr int64_t kWinograd1dMinChannels = 16;
-
 bool is_winograd1d_shape(const Geom& g) {
-  return g.groups == 1 && g.h == 1 && g.kh == 1 && g.oh == 1 && g.sw == 1 && g.dw == 1 &&
-         (g.kw == 7 || g.kw == 11);
+  return g.groups == 1 && g.h == 1 && g.kh == 1 && g.oh == 1 && g.sw == 1 && g.dw == 1;
 }
 
 // The 1-D Winograd output tile prepare picks for g (sizes set, ow
-// included), or 0 for none.
+// included; opt::winograd1d_pick_tile), or 0 for none.
 int64_t winograd1d_tile(const Geom& g, bool avx2) {
-  if (!avx2 || !opt::winograd1d_available() || !is_winograd1d_shape(g) ||
-      g.c_in < kWinograd1dMinChannels || g.c_out < kWinograd1dMinChannels || g.ow < 1) {
-    return 0;
-  }
-  const int64_t most = g.kw == 7 ? 6 : 2;
-  int64_t best = 0, best_cost = 0;
-  for (int64_t m = 2; m <= most; ++m) {
-    const int64_t cost = (m + g.kw - 1) * round16((g.ow + m - 1) / m);
-    if (best == 0 || cost < best_cost) {
-      best = m;
-      best_cost = cost;
-    }
-  }
-  return 10 * best_cost < 7 * g.kw * round16(g.ow) ? best : 0;
+  if (!avx2 || !is_winograd1d_shape(g)) return 0;
+  return opt::winograd1d_pick_tile(g.c_in, g.c_out, g.kw, g.ow);
 }
 
 // Transforms and packs the constant weights for the 1-D Winograd kernel;

@@ -20,6 +20,7 @@
 #include "backends/xnnpack/fusion.h"
 #include "backends/xnnpack/native_nodes.h"
 #include "extension/threadpool/pthread_pool.h"
+#include "kernels/cpu_math/conv_winograd1d.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/platform/error_capture.h"
 
@@ -637,6 +638,85 @@ TEST(NativeFp32Test, NodesOutsideTheGemmPathStayWithXnnpack) {
   Values quantized = c.v;
   quantized[1].dtype = Dtype::QCInt8;
   EXPECT_FALSE(xnnpack::is_float_gemm_node(quantized, c.n));
+}
+
+// A 1-D convolution as the exporter lowers Conv1d (NHWC [N, L, 1, C], a k x 1
+// filter; or [N, 1, L, C] and 1 x k), 7 taps, stride 1, padding 3: run by
+// the 1-D Winograd kernel where the CPU has AVX2 (the GEMM elsewhere),
+// against a float64 direct convolution; the error relative to the output's
+// largest magnitude stays within 1e-4. Relu-clamped, 1 and 2 threads, with
+// and without scratch (the fallback reads the original filter).
+TEST(NativeFp32Test, OneDimensionalConvolutionMatchesFloat64Reference) {
+  const size_t batch = 2, len = 41, cin = 24, cout = 35, k = 7, pad = 3;
+  const size_t olen = len + 2 * pad - k + 1;
+  std::vector<float> w = sines(cout * k * cin, 0.61, 0.2);
+  for (float& e : w) e *= 0.1f;
+  std::vector<float> b = sines(cout, 0.7, 0.4);
+  const std::vector<float> x = sines(batch * len * cin, 0.29, 0.3);
+  std::vector<double> want(batch * olen * cout);
+  double scale = 0.0;
+  for (size_t i = 0; i < batch; ++i) {
+    for (size_t t = 0; t < olen; ++t) {
+      for (size_t o = 0; o < cout; ++o) {
+        double acc = b[o];
+        for (size_t j = 0; j < k; ++j) {
+          const int64_t src = static_cast<int64_t>(t + j) - static_cast<int64_t>(pad);
+          if (src < 0 || src >= static_cast<int64_t>(len)) continue;
+          for (size_t c = 0; c < cin; ++c) {
+            acc += static_cast<double>(x[(i * len + static_cast<size_t>(src)) * cin + c]) *
+                   w[(o * k + j) * cin + c];
+          }
+        }
+        acc = std::max(acc, 0.0);
+        want[(i * olen + t) * cout + o] = acc;
+        scale = std::max(scale, acc);
+      }
+    }
+  }
+  std::unique_ptr<PthreadPool> tp = PthreadPool::create(2);
+  ASSERT_NE(tp, nullptr);
+  for (bool along_h : {true, false}) {
+    Values v = {
+        fp32(0, along_h ? std::vector<size_t>{batch, len, 1, cin}
+                        : std::vector<size_t>{batch, 1, len, cin}),
+        fp32(1,
+             along_h ? std::vector<size_t>{cout, k, 1, cin} : std::vector<size_t>{cout, 1, k, cin},
+             &w),
+        fp32(2, {cout}, &b),
+        fp32(3, along_h ? std::vector<size_t>{batch, olen, 1, cout}
+                        : std::vector<size_t>{batch, 1, olen, cout})};
+    Node n = gemm_node(NodeKind::Conv2d, true, 0.0f, std::numeric_limits<float>::infinity());
+    if (along_h) {
+      set_conv(&n, {pad, 0, pad, 0}, k, 1, 1, 1, 1, 1, cin, cout);
+    } else {
+      set_conv(&n, {0, pad, 0, pad}, 1, k, 1, 1, 1, 1, cin, cout);
+    }
+    Arena arena;
+    xnnpack::NativeState st;
+    ASSERT_EQ(xnnpack::prepare_native_node(v, n, 0, &arena.alloc, &st), Error::Ok);
+    EXPECT_EQ(st.wino1d != nullptr, opt::winograd1d_available())
+        << "an AVX2 CPU takes the 1-D Winograd kernel";
+    for (int mode = 0; mode < 3; ++mode) {
+      std::vector<float> xin = x;
+      std::vector<float> y(want.size(), std::numeric_limits<float>::quiet_NaN());
+      std::vector<uint8_t*> bufs(v.size());
+      for (size_t i = 0; i < v.size(); ++i) bufs[i] = const_cast<uint8_t*>(v[i].data);
+      bufs[0] = reinterpret_cast<uint8_t*>(xin.data());
+      bufs[3] = reinterpret_cast<uint8_t*>(y.data());
+      const size_t scratch_bytes = mode == 2 ? 0 : xnnpack::native_scratch_bytes(v, n);
+      std::vector<uint64_t> scratch((scratch_bytes + 7) / 8 + 8);
+      ASSERT_EQ(xnnpack::run_native_node(v, n, st, bufs.data(), mode == 1 ? tp.get() : nullptr,
+                                         mode == 2 ? nullptr : scratch.data(), scratch_bytes),
+                Error::Ok);
+      double err = 0.0;
+      for (size_t i = 0; i < want.size(); ++i) {
+        err = std::max(err, std::fabs(static_cast<double>(y[i]) - want[i]));
+      }
+      std::printf("1-D convolution along %s, mode %d: max error %.3g of the output's scale\n",
+                  along_h ? "H" : "W", mode, err / scale);
+      EXPECT_LE(err, 1e-4 * scale) << (along_h ? "along H" : "along W") << ", mode " << mode;
+    }
+  }
 }
 
 TEST(NativeFp32Test, ShapesThatDisagreeWithTheParametersAreRefusedNamingTheNode) {
