@@ -2,12 +2,13 @@
 // vector ISA: the transform matrices, the weight transform and the work
 // plan. The tiles and products run in conv_winograd1d_avx2.cpp.
 //
-// Matrices: with the finite points p_0 .. p_{a-2} and infinity, E_n (a x n)
-// evaluates a polynomial of n coefficients at the points (row i: p_i^0 ..
-// p_i^{n-1}; the infinity row picks the top coefficient). A linear
-// convolution c = h * g (m and k coefficients) is V_a^-1 ((E_k g) . (E_m h));
-// the correlation y[j] = sum_t g[t] d[j + t] is its transpose in h:
-// y = E_m^T ((E_k g) . (V_a^-T d)), so A^T = E_m^T, G = E_k, B^T = V_a^-T.
+// Matrices of one run of s taps: with the finite points p_0 .. p_{a-2} and
+// infinity, E_n (a x n) evaluates a polynomial of n coefficients at the
+// points (row i: p_i^0 .. p_i^{n-1}; the infinity row picks the top
+// coefficient). A linear convolution c = h * g (m and s coefficients) is
+// V_a^-1 ((E_s g) . (E_m h)); the correlation y[j] = sum_t g[t] d[j + t] is
+// its transpose in h: y = E_m^T ((E_s g) . (V_a^-T d)), so A^T = E_m^T,
+// G = E_s, B^T = V_a^-T.
 #include "kernels/cpu_math/conv_winograd1d.h"
 
 #include <algorithm>
@@ -31,11 +32,12 @@ constexpr int64_t kChunkFloats = int64_t{64} << 10;
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t round_up(int64_t v, int64_t to) { return ceil_div(v, to) * to; }
 
-// The finite points, in the order they are taken.
-constexpr double kPoints[kWinograd1dMaxPoints - 1] = {
+// The finite points, in the order they are taken (a run takes a - 1 <=
+// kWinograd1dMaxWindow - 1 of them).
+constexpr double kPoints[kWinograd1dMaxWindow - 1] = {
     0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0, 1.0 / 3, -1.0 / 3, 4.0, -4.0, 0.25, -0.25};
 
-// Row i of E_n (n values).
+// Row i of E_n (n values) over a points.
 void eval_row(int64_t a, int64_t i, int64_t n, double* row) {
   if (i == a - 1) {
     for (int64_t j = 0; j < n; ++j) row[j] = j == n - 1 ? 1.0 : 0.0;
@@ -45,31 +47,22 @@ void eval_row(int64_t a, int64_t i, int64_t n, double* row) {
   for (int64_t j = 0; j < n; ++j, p *= kPoints[i]) row[j] = p;
 }
 
-// Floats of one point's packed [c_out, c_in] operand (row panels of 6, rows
-// past c_out zero), rounded to 64 bytes, plus 64 bytes; 0 on overflow.
-size_t matrix_floats(int64_t c_out, int64_t c_in) {
-  size_t f = 0;
-  if (c_out <= 0 || c_in <= 0 ||
-      !checked_mul(static_cast<size_t>(round_up(c_out, kRows)), static_cast<size_t>(c_in), &f) ||
-      f > SIZE_MAX / 8) {
-    return 0;
-  }
-  return (f + 15) / 16 * 16 + 16;
+// Taps of run r of a k-tap filter (runs of kWinograd1dRunTaps, the last
+// the rest); 0 past the last run.
+int64_t run_taps(int64_t k, int64_t r) {
+  const int64_t t0 = r * kWinograd1dRunTaps;
+  return t0 >= k ? 0 : std::min(kWinograd1dRunTaps, k - t0);
 }
 
-}  // namespace
-
-bool winograd1d_supported(int64_t k, int64_t tile) {
-  return k >= 2 && tile >= 1 && tile <= kWinograd1dMaxTile && k <= kWinograd1dMaxPoints &&
-         k + tile - 1 <= kWinograd1dMaxPoints;
-}
-
-bool winograd1d_matrices(int64_t k, int64_t tile, double* at, double* g, double* bt) {
-  if (!winograd1d_supported(k, tile)) return false;
-  const int64_t a = k + tile - 1;
+// One run's F(m, s) over a = m + s - 1 points into the stacked matrices:
+// rows [p0, p0 + a) of A^T's columns, G's rows and B^T's rows, G's columns
+// and B^T's columns from tap / input t0 on (leading dimensions P, k, L).
+void run_matrices(int64_t s, int64_t m, int64_t p0, int64_t t0, int64_t points, int64_t k,
+                  int64_t window, double* at, double* g, double* bt) {
+  const int64_t a = s + m - 1;
   // V_a and its inverse by Gauss-Jordan elimination with partial pivoting.
-  double v[kWinograd1dMaxPoints][kWinograd1dMaxPoints];
-  double inv[kWinograd1dMaxPoints][kWinograd1dMaxPoints];
+  double v[kWinograd1dMaxWindow][kWinograd1dMaxWindow];
+  double inv[kWinograd1dMaxWindow][kWinograd1dMaxWindow];
   for (int64_t i = 0; i < a; ++i) {
     eval_row(a, i, a, v[i]);
     for (int64_t j = 0; j < a; ++j) inv[i][j] = i == j ? 1.0 : 0.0;
@@ -97,49 +90,88 @@ bool winograd1d_matrices(int64_t k, int64_t tile, double* at, double* g, double*
       }
     }
   }
-  double row[kWinograd1dMaxPoints];
+  double row[kWinograd1dMaxWindow];
   for (int64_t i = 0; i < a; ++i) {
-    eval_row(a, i, k, g + i * k);
-    eval_row(a, i, tile, row);
-    for (int64_t j = 0; j < tile; ++j) at[j * a + i] = row[j];
-    for (int64_t n = 0; n < a; ++n) bt[i * a + n] = inv[n][i];
+    const int64_t p = p0 + i;
+    eval_row(a, i, s, row);
+    for (int64_t t = 0; t < s; ++t) g[p * k + t0 + t] = row[t];
+    eval_row(a, i, m, row);
+    for (int64_t j = 0; j < m; ++j) at[j * points + p] = row[j];
+    for (int64_t n = 0; n < a; ++n) bt[p * window + t0 + n] = inv[n][i];
+  }
+}
+
+// Floats of one point's packed [c_out, c_in] operand (row panels of 6, rows
+// past c_out zero), rounded to 64 bytes, plus 64 bytes; 0 on overflow.
+size_t matrix_floats(int64_t c_out, int64_t c_in) {
+  size_t f = 0;
+  if (c_out <= 0 || c_in <= 0 ||
+      !checked_mul(static_cast<size_t>(round_up(c_out, kRows)), static_cast<size_t>(c_in), &f) ||
+      f > SIZE_MAX / 8) {
+    return 0;
+  }
+  return (f + 15) / 16 * 16 + 16;
+}
+
+}  // namespace
+
+int64_t winograd1d_points(int64_t k, int64_t tile) {
+  int64_t p = 0;
+  for (int64_t r = 0; run_taps(k, r) > 0; ++r) p += run_taps(k, r) + tile - 1;
+  return p;
+}
+
+bool winograd1d_supported(int64_t k, int64_t tile) {
+  return k >= 2 && k <= kWinograd1dMaxWindow && tile >= 1 && tile <= kWinograd1dMaxTile &&
+         k + tile - 1 <= kWinograd1dMaxWindow && winograd1d_points(k, tile) <= kWinograd1dMaxPoints;
+}
+
+bool winograd1d_matrices(int64_t k, int64_t tile, double* at, double* g, double* bt) {
+  if (!winograd1d_supported(k, tile)) return false;
+  const int64_t points = winograd1d_points(k, tile), window = k + tile - 1;
+  std::fill(at, at + tile * points, 0.0);
+  std::fill(g, g + points * k, 0.0);
+  std::fill(bt, bt + points * window, 0.0);
+  int64_t p0 = 0;
+  for (int64_t r = 0; run_taps(k, r) > 0; ++r) {
+    const int64_t s = run_taps(k, r);
+    run_matrices(s, tile, p0, r * kWinograd1dRunTaps, points, k, window, at, g, bt);
+    p0 += s + tile - 1;
   }
   return true;
 }
 
 // Measured on Zen 4 against im2col + GEMM (one thread, wav2letter's layers
 // over 100 frames: 250 x 250 channels, 7 taps, F(4, 7) 2.0x faster; 250 ->
-// 512 channels, 11 taps, F(2, 11) 1.4x): the tile with the fewest
-// multiplies counting the idle lanes of the GEMM's 16-tile panels, (m + k -
-// 1) x tiles rounded up to 16, among those whose error stays within about
-// 2e-5 of the output's scale at such sizes (winograd1d_test.cpp: F(2..6,
-// 7), F(2, 11); F(3, 11) and F(4, 11) reach 1e-4 and more). Taken when that
-// is under 0.7 of the direct product's multiplies (k x output columns
-// rounded up to 16; F(2, 11) at 100 frames: 0.62), from 16 input and output
-// channels.
+// 512 channels, 11 taps, F(4, 7) + F(4, 4) 1.9x): the tile with the fewest
+// multiplies counting the idle lanes of the GEMM's 16-tile panels, P x
+// tiles rounded up to 16, for m = 2 .. 6 (errors within about 2e-5 of the
+// output's scale at such sizes: winograd1d_test.cpp). Taken when that is
+// under 0.7 of the direct product's multiplies (k x output columns rounded
+// up to 16), for 7 to 11 taps and from 16 input and output channels.
 int64_t winograd1d_pick_tile(int64_t c_in, int64_t c_out, int64_t k, int64_t ow) {
   constexpr int64_t kMinChannels = 16;
-  if (!winograd1d_available() || (k != 7 && k != 11) || c_in < kMinChannels ||
-      c_out < kMinChannels || ow < 1 || ow > INT32_MAX) {
+  if (!winograd1d_available() || k < 7 || k > 11 || c_in < kMinChannels || c_out < kMinChannels ||
+      ow < 1 || ow > INT32_MAX) {
     return 0;
   }
-  const int64_t most = k == 7 ? 6 : 2;
   int64_t best = 0, best_cost = 0;
-  for (int64_t m = 2; m <= most; ++m) {
-    const int64_t cost = (m + k - 1) * round_up(ceil_div(ow, m), kPanel);
+  for (int64_t m = 2; m <= 6; ++m) {
+    if (!winograd1d_supported(k, m)) continue;
+    const int64_t cost = winograd1d_points(k, m) * round_up(ceil_div(ow, m), kPanel);
     if (best == 0 || cost < best_cost) {
       best = m;
       best_cost = cost;
     }
   }
-  return 10 * best_cost < 7 * k * round_up(ow, kPanel) ? best : 0;
+  return best != 0 && 10 * best_cost < 7 * k * round_up(ow, kPanel) ? best : 0;
 }
 
 size_t winograd1d_weight_bytes(int64_t c_out, int64_t c_in, int64_t k, int64_t tile) {
   const size_t f = matrix_floats(c_out, c_in);
   size_t bytes = 0;
   if (f == 0 || !winograd1d_supported(k, tile) ||
-      !checked_mul(f, static_cast<size_t>(k + tile - 1) * sizeof(float), &bytes)) {
+      !checked_mul(f, static_cast<size_t>(winograd1d_points(k, tile)) * sizeof(float), &bytes)) {
     return 0;
   }
   return bytes;
@@ -148,25 +180,25 @@ size_t winograd1d_weight_bytes(int64_t c_out, int64_t c_in, int64_t k, int64_t t
 void winograd1d_pack_weights(const float* weight, int64_t c_out, int64_t c_in, int64_t k,
                              int64_t tile, float* dst) {
   double at[kWinograd1dMaxTile * kWinograd1dMaxPoints];
-  double gm[kWinograd1dMaxPoints * kWinograd1dMaxPoints];
-  double bt[kWinograd1dMaxPoints * kWinograd1dMaxPoints];
+  double gm[kWinograd1dMaxPoints * kWinograd1dMaxWindow];
+  double bt[kWinograd1dMaxPoints * kWinograd1dMaxWindow];
   if (!winograd1d_matrices(k, tile, at, gm, bt)) return;
-  const int64_t a = k + tile - 1;
+  const int64_t points = winograd1d_points(k, tile);
   const size_t mat = matrix_floats(c_out, c_in);
-  std::memset(dst, 0, mat * static_cast<size_t>(a) * sizeof(float));
-  // Element (co, ci) of point xi's operand: panel co / 6 (at (co / 6) * 6 *
-  // c_in), then ci * 6 + co % 6.
-  // G transposed (tap-major, rows of `stride`, zero past a), so each tap
-  // adds to all a points at once.
+  std::memset(dst, 0, mat * static_cast<size_t>(points) * sizeof(float));
+  // G transposed (tap-major, rows of `stride`, zero past the points), so
+  // each tap adds to all points at once.
   constexpr int64_t stride = kWinograd1dMaxPoints;
-  double gt[kWinograd1dMaxPoints * stride] = {};
-  for (int64_t xi = 0; xi < a; ++xi) {
+  double gt[kWinograd1dMaxWindow * stride] = {};
+  for (int64_t xi = 0; xi < points; ++xi) {
     for (int64_t t = 0; t < k; ++t) gt[t * stride + xi] = gm[xi * k + t];
   }
   if (winograd1d_available()) {
-    internal::winograd1d_pack_avx2(weight, c_out, c_in, k, a, gt, stride, mat, dst);
+    internal::winograd1d_pack_avx2(weight, c_out, c_in, k, points, gt, stride, mat, dst);
     return;
   }
+  // Element (co, ci) of point xi's operand: panel co / 6 (at (co / 6) * 6 *
+  // c_in), then ci * 6 + co % 6.
   for (int64_t co = 0; co < c_out; ++co) {
     float* panel = dst + (co / kRows) * kRows * c_in + co % kRows;
     for (int64_t ci = 0; ci < c_in; ++ci) {
@@ -174,9 +206,9 @@ void winograd1d_pack_weights(const float* weight, int64_t c_out, int64_t c_in, i
       double u[kWinograd1dMaxPoints] = {};
       for (int64_t t = 0; t < k; ++t) {
         const double wt = w[t];
-        for (int64_t xi = 0; xi < a; ++xi) u[xi] += gt[t * stride + xi] * wt;
+        for (int64_t xi = 0; xi < points; ++xi) u[xi] += gt[t * stride + xi] * wt;
       }
-      for (int64_t xi = 0; xi < a; ++xi) {
+      for (int64_t xi = 0; xi < points; ++xi) {
         panel[static_cast<size_t>(xi) * mat + static_cast<size_t>(ci * kRows)] =
             static_cast<float>(u[xi]);
       }
@@ -191,7 +223,7 @@ Winograd1dPlan plan_winograd1d(const Winograd1dGeom& g, size_t threads) {
     p.worker_bytes = SIZE_MAX;
     return p;
   }
-  const int64_t a = g.k + g.tile - 1;
+  const int64_t a = winograd1d_points(g.k, g.tile);
   p.tiles_per_image = ceil_div(g.ow, g.tile);
   if (p.tiles_per_image > INT64_MAX / g.batch) {
     p.worker_bytes = SIZE_MAX;

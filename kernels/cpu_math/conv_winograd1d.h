@@ -1,19 +1,27 @@
 // 1-D Winograd convolution: a Float [batch, c_in, w] input convolved with a
 // [c_out, c_in, k] filter (stride 1, dilation 1, groups 1, zero padding
 // `pad` on both sides), as matrix products over transformed tiles.
-// F(m, k): each tile of m outputs reads a = m + k - 1 inputs; per input
-// channel a tile's inputs d become V = B^T d, per output channel and input
-// channel the k taps g become U = G g (a values each); for each of the a
-// points xi, M_xi[co, tile] = sum over ci of U_xi[co, ci] * V_xi[ci, tile]
-// (a GEMM on the engine of gemm.h, both operands packed), and each tile's
-// outputs are A^T M (m values) plus the bias, clamped, then SiLU'd when
-// asked. a multiplies per m outputs instead of m * k: F(4, 7) (a = 10) 2.8x
-// fewer than the direct convolution.
+// F(m, s) for a run of s taps: each tile of m outputs reads a = m + s - 1
+// inputs; per input channel a tile's inputs d become V = B^T d, per output
+// channel and input channel the s taps g become U = G g (a values each);
+// for each of the a points xi, M_xi[co, tile] = sum over ci of U_xi[co, ci]
+// * V_xi[ci, tile] (a GEMM on the engine of gemm.h, both operands packed),
+// and each tile's outputs are A^T M (m values) plus the bias, clamped, then
+// SiLU'd when asked. a multiplies per m outputs instead of m * s: F(4, 7)
+// (a = 10) 2.8x fewer than the direct convolution.
 //
-// The matrices are those of Toom-Cook (the transposed linear convolution)
-// on the points 0, 1, -1, 2, -2, 1/2, -1/2, 3, -3, 1/3, -1/3, ... and
+// A filter of more than 7 taps is cut into runs of 7 (and the rest: 11 =
+// 7 + 4), each its own F(m, s) on the same tiles, the run starting at tap t0
+// reading the tile's inputs from t0 on; their points are stacked (F(4, 7) +
+// F(4, 4): 10 + 7 = 17 points for 11 taps, where one F(4, 11) would take
+// 14 points with errors of 4e-4 of the output's scale). So the transform
+// is A^T (m x P), G (P x k) and B^T (P x L) over P points and the tile's
+// L = m + k - 1 inputs, block by run.
+//
+// Each run's matrices are those of Toom-Cook (the transposed linear
+// convolution) on the points 0, 1, -1, 2, -2, 1/2, -1/2, 3, -3, ... and
 // infinity (the first a - 1 finite ones), built in double
-// (winograd1d_matrices). U is computed once, in double, and kept as a
+// (winograd1d_matrices). U is computed once, in double, and kept as P
 // packed GEMM operands (winograd1d_pack_weights); the input transform
 // writes V straight into the GEMM's packed-B layout.
 #pragma once
@@ -35,16 +43,23 @@ struct Winograd1dGeom {
   int64_t tile = 0;  // outputs per tile (m)
 };
 
-// Largest transform size a = m + k - 1 the kernels take, and the largest m.
-constexpr int64_t kWinograd1dMaxPoints = 16;
+// Limits of the transforms the kernels take: inputs per tile L = m + k - 1,
+// points P, outputs per tile m, taps per run.
+constexpr int64_t kWinograd1dMaxWindow = 16;
+constexpr int64_t kWinograd1dMaxPoints = 24;
 constexpr int64_t kWinograd1dMaxTile = 8;
+constexpr int64_t kWinograd1dRunTaps = 7;
+
+// Points P of F(tile, k) (the runs' m + s - 1 summed).
+int64_t winograd1d_points(int64_t k, int64_t tile);
 
 // True when (k, tile) is a transform the kernels take: 2 <= k, 1 <= tile <=
-// kWinograd1dMaxTile, k + tile - 1 <= kWinograd1dMaxPoints.
+// kWinograd1dMaxTile, k + tile - 1 <= kWinograd1dMaxWindow and P <=
+// kWinograd1dMaxPoints.
 bool winograd1d_supported(int64_t k, int64_t tile);
 
-// A^T (m x a), G (a x k) and B^T (a x a), row-major, in double, for F(tile,
-// k); false when not winograd1d_supported.
+// A^T (m x P), G (P x k) and B^T (P x L), row-major, in double, for
+// F(tile, k); false when not winograd1d_supported.
 bool winograd1d_matrices(int64_t k, int64_t tile, double* at, double* g, double* bt);
 
 // True when conv1d_winograd_avx2 runs in this build and on this CPU
@@ -67,10 +82,10 @@ void winograd1d_pack_weights(const float* weight, int64_t c_out, int64_t c_in, i
 
 namespace internal {
 // winograd1d_pack_weights' loop with AVX2 (only where winograd1d_available()):
-// `gt` is G transposed (k rows of `stride` doubles, zero past a), `mat` the
-// floats per point's packed operand; dst already zeroed.
-void winograd1d_pack_avx2(const float* weight, int64_t c_out, int64_t c_in, int64_t k, int64_t a,
-                          const double* gt, int64_t stride, size_t mat, float* dst);
+// `gt` is G transposed (k rows of `stride` doubles, zero past the P
+// points), `mat` the floats per point's packed operand; dst already zeroed.
+void winograd1d_pack_avx2(const float* weight, int64_t c_out, int64_t c_in, int64_t k,
+                          int64_t points, const double* gt, int64_t stride, size_t mat, float* dst);
 }  // namespace internal
 
 // How a call splits its work: tiles of all images in blocks of `block`

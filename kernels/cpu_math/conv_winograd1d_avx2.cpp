@@ -2,14 +2,16 @@
 // (conv_winograd1d.h), AVX2 + FMA.
 //
 // Input transform, per input channel and 8 tiles (lanes) of a 16-lane
-// panel: each tile's a inputs are one or two 8-float loads (a plain load
+// panel: each tile's L inputs are one or two 8-float loads (a plain load
 // when they lie inside the row, else a copy with zeros outside it), the
 // 8 tiles' rows are transposed into vectors over the lanes (input j of
 // every tile), and V_xi = sum over j of B^T[xi, j] d_j goes to point xi's
 // packed panel (element (ci, l) at ci * 16 + l). Output transform, per
 // output channel and 8 lanes: y_j = sum over xi of A^T[j, xi] M_xi plus the
 // bias, clamp and SiLU, transposed back to per-tile rows and stored with a
-// mask of the tile's outputs inside the row. Both are templates on a.
+// mask of the tile's outputs inside the row. The matrices are kept padded
+// (B^T to 8 or 16 inputs, A^T to 8 outputs, with zeros), so the loops over
+// inputs and outputs have fixed trip counts and stay in registers.
 #include "kernels/cpu_math/conv_winograd1d.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -40,9 +42,11 @@ struct Call {
   const float* bias;
   DepthwiseEpilogue e;
   float* out;
-  // The matrices in float: A^T (m x a) and B^T (a x a), row-major.
-  float at[kWinograd1dMaxTile * kWinograd1dMaxPoints];
-  float bt[kWinograd1dMaxPoints * kWinograd1dMaxPoints];
+  int64_t points = 0;
+  // The matrices in float, zero-padded: A^T as 8 rows of kWinograd1dMaxPoints
+  // (at[j * kWinograd1dMaxPoints + xi]), B^T as P rows of 16 (bt[xi * 16 + j]).
+  float at[8 * kWinograd1dMaxPoints];
+  float bt[kWinograd1dMaxPoints * 16];
 };
 
 // Where lane l of a block reads and writes: the offsets of its image's
@@ -67,38 +71,39 @@ void block_lanes(const Call& c, int64_t blk, int64_t ncols, Lane* lanes) {
   }
 }
 
-// V of panel `panel` (16 lanes) for input channels [ci0, ci1).
-template <int A>
+// V of panel `panel` (16 lanes) for input channels [ci0, ci1); kLoads
+// 8-float loads per tile (L <= 8 * kLoads).
+template <int kLoads>
 void input_panel(const Call& c, const Lane* lanes, int64_t panel, int64_t ci0, int64_t ci1,
                  float* v) {
   const Winograd1dGeom& g = *c.g;
-  constexpr int kLoads = A > 8 ? 2 : 1;  // 8-float loads per tile
+  const int window = static_cast<int>(g.k + g.tile - 1);
+  const int64_t points = c.points;
   const size_t xi_stride = static_cast<size_t>(c.p->v_stride);
   for (int h = 0; h < kPanel; h += 8) {
     const Lane* ln = lanes + panel * kPanel + h;
-    // Per lane: its first input's offset, and whether the kLoads * 8 floats
+    // Per lane: its first input's column, and whether the kLoads * 8 floats
     // from there lie inside the row (then read in place).
-    int64_t origin[8];
+    int64_t x0[8];
     bool inside[8];
     for (int q = 0; q < 8; ++q) {
-      const int64_t x = ln[q].x0 - g.pad;
-      origin[q] = ln[q].in_base + x;
-      inside[q] = ln[q].valid && x >= 0 && x + kLoads * 8 <= g.w;
+      x0[q] = ln[q].x0 - g.pad;
+      inside[q] = ln[q].valid && x0[q] >= 0 && x0[q] + kLoads * 8 <= g.w;
     }
     for (int64_t ci = ci0; ci < ci1; ++ci) {
       __m256 d[8 * kLoads];
       for (int q = 0; q < 8; ++q) {
-        const float* src = c.in + ci * g.w + origin[q];
+        const float* row_in = c.in + ln[q].in_base + ci * g.w;
         if (inside[q]) {
-          d[q] = _mm256_loadu_ps(src);
-          if constexpr (kLoads == 2) d[8 + q] = _mm256_loadu_ps(src + 8);
+          d[q] = _mm256_loadu_ps(row_in + x0[q]);
+          if constexpr (kLoads == 2) d[8 + q] = _mm256_loadu_ps(row_in + x0[q] + 8);
           continue;
         }
         alignas(32) float row[16] = {};
         if (ln[q].valid) {
-          const int64_t x = ln[q].x0 - g.pad;
-          for (int j = 0; j < A; ++j) {
-            if (x + j >= 0 && x + j < g.w) row[j] = src[j];
+          for (int j = 0; j < window; ++j) {
+            const int64_t x = x0[q] + j;
+            if (x >= 0 && x < g.w) row[j] = row_in[x];
           }
         }
         d[q] = _mm256_load_ps(row);
@@ -107,10 +112,11 @@ void input_panel(const Call& c, const Lane* lanes, int64_t panel, int64_t ci0, i
       transpose8(d);
       if constexpr (kLoads == 2) transpose8(d + 8);
       float* dst = v + panel * kPanel * g.c_in + ci * kPanel + h;
-      for (int i = 0; i < A; ++i) {
-        __m256 acc = _mm256_mul_ps(_mm256_broadcast_ss(&c.bt[i * A]), d[0]);
-        for (int j = 1; j < A; ++j) {
-          acc = _mm256_fmadd_ps(_mm256_broadcast_ss(&c.bt[i * A + j]), d[j], acc);
+      for (int64_t i = 0; i < points; ++i) {
+        const float* b = c.bt + i * 16;
+        __m256 acc = _mm256_mul_ps(_mm256_broadcast_ss(b), d[0]);
+        for (int j = 1; j < 8 * kLoads; ++j) {
+          acc = _mm256_fmadd_ps(_mm256_broadcast_ss(b + j), d[j], acc);
         }
         _mm256_store_ps(dst + static_cast<size_t>(i) * xi_stride, acc);
       }
@@ -120,18 +126,17 @@ void input_panel(const Call& c, const Lane* lanes, int64_t panel, int64_t ci0, i
 
 // Output channels [c0, c0 + rows) from M (row r of point xi at m + xi *
 // m_stride + r * ncols) for the block's `ncols` lanes.
-template <int A>
 void output_rows(const Call& c, const Lane* lanes, int64_t ncols, int64_t c0, int64_t rows,
                  const float* m) {
   const Winograd1dGeom& g = *c.g;
-  const int tile = static_cast<int>(g.tile);
+  const int64_t points = c.points;
   const size_t xi_stride = static_cast<size_t>(c.p->m_stride);
   const __m256 lo = _mm256_set1_ps(c.e.lo), hi = _mm256_set1_ps(c.e.hi);
   const bool clamp = c.e.lo > -__builtin_inff() || c.e.hi < __builtin_inff();
   // Per lane: the mask of its outputs inside the row.
   alignas(32) int32_t masks[kPanel * 8][8];
   for (int64_t l = 0; l < ncols; ++l) {
-    const int64_t n = lanes[l].valid ? std::min<int64_t>(tile, g.ow - lanes[l].x0) : 0;
+    const int64_t n = lanes[l].valid ? std::min<int64_t>(g.tile, g.ow - lanes[l].x0) : 0;
     for (int j = 0; j < 8; ++j) masks[l][j] = j < n ? -1 : 0;
   }
   for (int64_t r = 0; r < rows; ++r) {
@@ -139,23 +144,21 @@ void output_rows(const Call& c, const Lane* lanes, int64_t ncols, int64_t c0, in
     const __m256 b = _mm256_set1_ps(c.bias == nullptr ? 0.0f : c.bias[co]);
     for (int64_t l0 = 0; l0 < ncols; l0 += 8) {
       const float* mr = m + r * ncols + l0;
-      __m256 mv[A];
-      for (int i = 0; i < A; ++i) mv[i] = _mm256_load_ps(mr + i * xi_stride);
+      // y[j] = A^T[j, :] M (rows j >= m of A^T are zero).
       __m256 y[8];
-      for (int j = 0; j < 8; ++j) {
-        if (j >= tile) {
-          y[j] = _mm256_setzero_ps();
-          continue;
+      for (int j = 0; j < 8; ++j) y[j] = b;
+      for (int64_t i = 0; i < points; ++i) {
+        const __m256 mv = _mm256_load_ps(mr + i * xi_stride);
+        for (int j = 0; j < 8; ++j) {
+          y[j] =
+              _mm256_fmadd_ps(_mm256_broadcast_ss(&c.at[j * kWinograd1dMaxPoints + i]), mv, y[j]);
         }
-        __m256 acc = b;
-        for (int i = 0; i < A; ++i) {
-          acc = _mm256_fmadd_ps(_mm256_broadcast_ss(&c.at[j * A + i]), mv[i], acc);
-        }
-        if (clamp) acc = _mm256_min_ps(hi, _mm256_max_ps(lo, acc));
-        if (c.e.silu) acc = avx2_inl::silu8(acc);
-        y[j] = acc;
       }
-      // y[q]: tile q's outputs.
+      for (int j = 0; j < 8; ++j) {
+        if (clamp) y[j] = _mm256_min_ps(hi, _mm256_max_ps(lo, y[j]));
+        if (c.e.silu) y[j] = avx2_inl::silu8(y[j]);
+      }
+      // y[q]: tile q's outputs (lanes past m masked off).
       transpose8(y);
       for (int q = 0; q < 8; ++q) {
         const Lane& ln = lanes[l0 + q];
@@ -168,38 +171,16 @@ void output_rows(const Call& c, const Lane* lanes, int64_t ncols, int64_t c0, in
   }
 }
 
-template <int A>
-void transform_input_t(const Call& c, const Lane* lanes, int64_t ncols, int64_t ci0, int64_t ci1,
-                       float* v) {
-  for (int64_t panel = 0; panel < ncols / kPanel; ++panel) {
-    input_panel<A>(c, lanes, panel, ci0, ci1, v);
-  }
-}
-
-// The dispatch on a = k + tile - 1 (2 .. 16).
-#define ETR_W1D_DISPATCH(fn, ...)        \
-  switch (a) {                           \
-    case 2: fn<2>(__VA_ARGS__); break;   \
-    case 3: fn<3>(__VA_ARGS__); break;   \
-    case 4: fn<4>(__VA_ARGS__); break;   \
-    case 5: fn<5>(__VA_ARGS__); break;   \
-    case 6: fn<6>(__VA_ARGS__); break;   \
-    case 7: fn<7>(__VA_ARGS__); break;   \
-    case 8: fn<8>(__VA_ARGS__); break;   \
-    case 9: fn<9>(__VA_ARGS__); break;   \
-    case 10: fn<10>(__VA_ARGS__); break; \
-    case 11: fn<11>(__VA_ARGS__); break; \
-    case 12: fn<12>(__VA_ARGS__); break; \
-    case 13: fn<13>(__VA_ARGS__); break; \
-    case 14: fn<14>(__VA_ARGS__); break; \
-    case 15: fn<15>(__VA_ARGS__); break; \
-    default: fn<16>(__VA_ARGS__); break; \
-  }
-
 void transform_input(const Call& c, const Lane* lanes, int64_t ncols, int64_t ci0, int64_t ci1,
                      float* v) {
-  const int64_t a = c.g->k + c.g->tile - 1;
-  ETR_W1D_DISPATCH(transform_input_t, c, lanes, ncols, ci0, ci1, v)
+  const bool two = c.g->k + c.g->tile - 1 > 8;
+  for (int64_t panel = 0; panel < ncols / kPanel; ++panel) {
+    if (two) {
+      input_panel<2>(c, lanes, panel, ci0, ci1, v);
+    } else {
+      input_panel<1>(c, lanes, panel, ci0, ci1, v);
+    }
+  }
 }
 
 // The products and the output transform of output channels [co_first,
@@ -208,10 +189,9 @@ void products_and_output(const Call& c, const Lane* lanes, int64_t ncols, int64_
                          int64_t co_end, const float* v, float* m, bool* failed) {
   const Winograd1dGeom& g = *c.g;
   const Winograd1dPlan& p = *c.p;
-  const int64_t a = g.k + g.tile - 1;
   for (int64_t c0 = co_first; c0 < co_end; c0 += p.co_chunk) {
     const int64_t rows = std::min(p.co_chunk, co_end - c0);
-    for (int64_t xi = 0; xi < a; ++xi) {
+    for (int64_t xi = 0; xi < c.points; ++xi) {
       const PackedMatrix pa{c.packed + xi * c.mat + c0 * g.c_in, rows, g.c_in};
       const PackedMatrix pb{v + xi * p.v_stride, g.c_in, ncols};
       GemmArgs args;
@@ -227,11 +207,9 @@ void products_and_output(const Call& c, const Lane* lanes, int64_t ncols, int64_
         __atomic_store_n(failed, true, __ATOMIC_RELAXED);
       }
     }
-    ETR_W1D_DISPATCH(output_rows, c, lanes, ncols, c0, rows, m)
+    output_rows(c, lanes, ncols, c0, rows, m);
   }
 }
-
-#undef ETR_W1D_DISPATCH
 
 }  // namespace
 
@@ -239,10 +217,11 @@ bool winograd1d_available() { return cpu_features().avx2_fma; }
 
 namespace internal {
 
-void winograd1d_pack_avx2(const float* weight, int64_t c_out, int64_t c_in, int64_t k, int64_t a,
-                          const double* gt, int64_t stride, size_t mat, float* dst) {
+void winograd1d_pack_avx2(const float* weight, int64_t c_out, int64_t c_in, int64_t k,
+                          int64_t points, const double* gt, int64_t stride, size_t mat,
+                          float* dst) {
   constexpr int kVecs = kWinograd1dMaxPoints / 4;
-  const int vecs = static_cast<int>((a + 3) / 4);
+  const int vecs = static_cast<int>((points + 3) / 4);
   for (int64_t co = 0; co < c_out; ++co) {
     float* panel = dst + (co / kRows) * kRows * c_in + co % kRows;
     for (int64_t ci = 0; ci < c_in; ++ci) {
@@ -257,7 +236,7 @@ void winograd1d_pack_avx2(const float* weight, int64_t c_out, int64_t c_in, int6
       }
       alignas(16) float f[kWinograd1dMaxPoints];
       for (int v = 0; v < vecs; ++v) _mm_store_ps(f + 4 * v, _mm256_cvtpd_ps(u[v]));
-      for (int64_t xi = 0; xi < a; ++xi) {
+      for (int64_t xi = 0; xi < points; ++xi) {
         panel[static_cast<size_t>(xi) * mat + static_cast<size_t>(ci * kRows)] = f[xi];
       }
     }
@@ -288,16 +267,23 @@ bool conv1d_winograd_avx2(const Winograd1dGeom& g, const float* in, const float*
     p.co_range = (p.co_range + kRows - 1) / kRows * kRows;
     p.workers = (g.c_out + p.co_range - 1) / p.co_range;
   }
-  const int64_t a = g.k + g.tile - 1;
-  Call c{&g, &p, in, packed, 0, bias, e, out, {}, {}};
+  const int64_t points = winograd1d_points(g.k, g.tile);
+  Call c{&g, &p, in, packed, 0, bias, e, out, points, {}, {}};
   c.mat = winograd1d_weight_bytes(g.c_out, g.c_in, g.k, g.tile) /
-          (static_cast<size_t>(a) * sizeof(float));
+          (static_cast<size_t>(points) * sizeof(float));
   double atd[kWinograd1dMaxTile * kWinograd1dMaxPoints];
-  double gd[kWinograd1dMaxPoints * kWinograd1dMaxPoints];
-  double btd[kWinograd1dMaxPoints * kWinograd1dMaxPoints];
+  double gd[kWinograd1dMaxPoints * kWinograd1dMaxWindow];
+  double btd[kWinograd1dMaxPoints * kWinograd1dMaxWindow];
   if (!winograd1d_matrices(g.k, g.tile, atd, gd, btd)) return false;
-  for (int64_t i = 0; i < g.tile * a; ++i) c.at[i] = static_cast<float>(atd[i]);
-  for (int64_t i = 0; i < a * a; ++i) c.bt[i] = static_cast<float>(btd[i]);
+  const int64_t window = g.k + g.tile - 1;
+  for (int64_t j = 0; j < g.tile; ++j) {
+    for (int64_t i = 0; i < points; ++i) {
+      c.at[j * kWinograd1dMaxPoints + i] = static_cast<float>(atd[j * points + i]);
+    }
+  }
+  for (int64_t i = 0; i < points; ++i) {
+    for (int64_t j = 0; j < window; ++j) c.bt[i * 16 + j] = static_cast<float>(btd[i * window + j]);
+  }
   char* base = static_cast<char*>(scratch) + skip;
   float* v = reinterpret_cast<float*>(base);
   bool failed = false;

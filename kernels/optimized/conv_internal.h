@@ -40,8 +40,8 @@ struct ConvState {
   // a layer has no `packed` matrices.
   const float* winograd = nullptr;
   int64_t winograd_c_out = 0, winograd_c_in = 0, winograd_tile = 0;
-  // A 1-D, stride 1, dilation 1, groups 1 layer of 7 or 11 taps with enough
-  // channels (winograd1d_tile in op_convolution.cpp): its constant weights
+  // A 1-D, stride 1, dilation 1, groups 1 layer of 7 to 11 taps with enough
+  // channels and outputs (winograd1d_tile in op_convolution.cpp): its constant weights
   // transformed and packed for the 1-D Winograd kernel
   // (cpu_math/conv_winograd1d.h) with output tiles of winograd1d_tile, for
   // this weight shape, or null. Such a layer has no `packed` matrices.

@@ -17,11 +17,11 @@
 //   enough channels and pixels (winograd_tile): Winograd F(4x4, 3x3), or
 //   F(2x2, 3x3) on small images (cpu_math/conv_winograd.h, AVX2), its
 //   weights transformed at prepare;
-//   a 1-D layer of 7 or 11 taps, stride 1, dilation 1, groups 1, with
+//   a 1-D layer of 7 to 11 taps, stride 1, dilation 1, groups 1, with
 //   constant weights and enough channels and outputs
-//   (opt::winograd1d_pick_tile): 1-D Winograd
-//   F(m, 7) or F(2, 11) (cpu_math/conv_winograd1d.h, AVX2), its weights
-//   transformed at prepare;
+//   (opt::winograd1d_pick_tile): 1-D Winograd F(m, 7), or F(m, 7) + F(m,
+//   k - 7) on the taps past 7 (cpu_math/conv_winograd1d.h, AVX2), its
+//   weights transformed at prepare;
 //   otherwise per batch image and group a GEMM
 //     out[co, pixels] = W[co, ci*kh*kw] @ X[ci*kh*kw, pixels] + bias[co],
 //   with X the input itself for a pointwise (1x1, stride 1, no padding)

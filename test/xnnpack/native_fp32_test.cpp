@@ -641,13 +641,14 @@ TEST(NativeFp32Test, NodesOutsideTheGemmPathStayWithXnnpack) {
 }
 
 // A 1-D convolution as the exporter lowers Conv1d (NHWC [N, L, 1, C], a k x 1
-// filter; or [N, 1, L, C] and 1 x k), 7 taps, stride 1, padding 3: run by
+// filter; or [N, 1, L, C] and 1 x k), 7 taps with padding 3 and 11 with
+// padding 5, stride 1: run by
 // the 1-D Winograd kernel where the CPU has AVX2 (the GEMM elsewhere),
 // against a float64 direct convolution; the error relative to the output's
 // largest magnitude stays within 1e-4. Relu-clamped, 1 and 2 threads, with
 // and without scratch (the fallback reads the original filter).
-TEST(NativeFp32Test, OneDimensionalConvolutionMatchesFloat64Reference) {
-  const size_t batch = 2, len = 41, cin = 24, cout = 35, k = 7, pad = 3;
+void check_one_dimensional_convolution(uint32_t k, uint32_t pad) {
+  const uint32_t batch = 2, len = 41, cin = 24, cout = 35;
   const size_t olen = len + 2 * pad - k + 1;
   std::vector<float> w = sines(cout * k * cin, 0.61, 0.2);
   for (float& e : w) e *= 0.1f;
@@ -712,11 +713,19 @@ TEST(NativeFp32Test, OneDimensionalConvolutionMatchesFloat64Reference) {
       for (size_t i = 0; i < want.size(); ++i) {
         err = std::max(err, std::fabs(static_cast<double>(y[i]) - want[i]));
       }
-      std::printf("1-D convolution along %s, mode %d: max error %.3g of the output's scale\n",
-                  along_h ? "H" : "W", mode, err / scale);
-      EXPECT_LE(err, 1e-4 * scale) << (along_h ? "along H" : "along W") << ", mode " << mode;
+      std::printf(
+          "1-D convolution, %u taps, along %s, mode %d: max error %.3g of the output's "
+          "scale\n",
+          k, along_h ? "H" : "W", mode, err / scale);
+      EXPECT_LE(err, 1e-4 * scale)
+          << k << " taps " << (along_h ? "along H" : "along W") << ", mode " << mode;
     }
   }
+}
+
+TEST(NativeFp32Test, OneDimensionalConvolutionMatchesFloat64Reference) {
+  check_one_dimensional_convolution(7, 3);
+  check_one_dimensional_convolution(11, 5);
 }
 
 TEST(NativeFp32Test, ShapesThatDisagreeWithTheParametersAreRefusedNamingTheNode) {

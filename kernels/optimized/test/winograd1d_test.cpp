@@ -101,13 +101,16 @@ const Shape1d kShapes[] = {
     {1, 20, 9, 16, 7, 5},      // more padding than the filter's half
     {1, 64, 300, 40, 7, 3},    // several blocks
     {1, 250, 100, 64, 11, 5},  // wav2letter's 11-tap layer (fewer output channels)
+    {1, 40, 26, 24, 11, 5},    // 11 taps over a short row
+    {2, 32, 45, 20, 9, 4},     // 9 taps (runs of 7 and 2)
 };
 
 // (taps, tile) pairs the convolution kernel may pick (op_convolution.cpp).
 struct Transform {
   int k, tile;
 };
-const Transform kTaken[] = {{7, 2}, {7, 3}, {7, 4}, {7, 5}, {7, 6}, {11, 2}};
+const Transform kTaken[] = {{7, 2},  {7, 3},  {7, 4},  {7, 5},  {7, 6}, {9, 4},
+                            {11, 2}, {11, 3}, {11, 4}, {11, 5}, {11, 6}};
 
 TEST(Winograd1dTest, MatchesFloat64Reference) {
   ETR_REQUIRE_AVX2_KERNELS();
