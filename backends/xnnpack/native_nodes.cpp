@@ -568,21 +568,19 @@ Error prepare_wino1d(const PrepareContext& ctx, const Node& n, NativeState* st) 
   if (tile == 0 || bytes == 0) return Error::Ok;
   float* dst = take<float>(ctx, n, bytes / sizeof(float), "the Winograd filter", 64);
   if (dst == nullptr) return Error::DelegateMemoryAllocationFailed;
-  // [c_out, c_in, k] from OHWI (a temporary, freed before init returns).
+  // The OHWI filter is [c_out, k, c_in]; the payload's constant may be
+  // unaligned: transformed from an aligned copy then (a temporary, freed
+  // before init returns).
   const Value& w = in(ctx.values, n, 1);
-  const size_t co_n = static_cast<size_t>(wg.c_out), ci_n = static_cast<size_t>(wg.c_in);
-  const size_t k = static_cast<size_t>(wg.k);
-  std::vector<float> oik(co_n * ci_n * k);
-  for (size_t o = 0; o < co_n; ++o) {
-    for (size_t t = 0; t < k; ++t) {
-      for (size_t i = 0; i < ci_n; ++i) {
-        float v;
-        std::memcpy(&v, w.data + ((o * k + t) * ci_n + i) * sizeof(float), sizeof(float));
-        oik[(o * ci_n + i) * k + t] = v;
-      }
-    }
+  const size_t count = static_cast<size_t>(wg.c_out * wg.c_in * wg.k);
+  std::vector<float> aligned;
+  const float* wd = reinterpret_cast<const float*>(w.data);
+  if (reinterpret_cast<uintptr_t>(w.data) % alignof(float) != 0) {
+    aligned.resize(count);
+    std::memcpy(aligned.data(), w.data, count * sizeof(float));
+    wd = aligned.data();
   }
-  opt::winograd1d_pack_weights(oik.data(), wg.c_out, wg.c_in, wg.k, tile, dst);
+  opt::winograd1d_pack_weights(wd, wg.c_out, wg.c_in, wg.k, tile, dst, /*taps_inner=*/false);
   st->wino1d = dst;
   st->wino1d_tile = tile;
   return Error::Ok;
@@ -693,7 +691,10 @@ Error prepare_float_gemm(const PrepareContext& ctx, const Node& n, GemmSource s,
   if (s == GemmSource::Convolution) {
     ETR_RETURN_IF_ERROR(prepare_wino1d(ctx, n, st));
     if (st->wino1d != nullptr) {
-      // The original filter stays (not a copied input): the fallback reads it.
+      // The node reads its own copies from now on, like the GEMM's (the
+      // fallback, which reads the original filter, runs only where the
+      // scratch does not fit, and then the filter is kept).
+      st->copied_inputs |= 1u << 1;
       if (has_bias(n) && in(g, n, 2).data != nullptr) {
         const Value& bv = in(g, n, 2);
         if (bv.numel() != nn) return refuse(d, n, "bias is not [outputs]");
@@ -701,6 +702,7 @@ Error prepare_float_gemm(const PrepareContext& ctx, const Node& n, GemmSource s,
         if (bias == nullptr) return Error::DelegateMemoryAllocationFailed;
         std::memcpy(bias, bv.data, nn * sizeof(float));
         st->gemm_bias = bias;
+        st->copied_inputs |= 1u << 2;
       }
       return Error::Ok;
     }

@@ -43,7 +43,7 @@ struct NativeState {
   // A 1-D fp32 convolution (a [N, 1, W, C] input, a 1 x k filter, stride 1)
   // the 1-D Winograd kernel runs (cpu_math/conv_winograd1d.h): the filter
   // transformed and packed for output tiles of wino1d_tile, or null. Such a
-  // node has no `packed` filter and keeps the original (its fallback reads it).
+  // node has no `packed` filter.
   const float* wino1d = nullptr;
   int64_t wino1d_tile = 0;
   // fp32 DepthwiseConv2d (is_float_compute_node): the filter [kh, kw, C]

@@ -178,14 +178,21 @@ size_t winograd1d_weight_bytes(int64_t c_out, int64_t c_in, int64_t k, int64_t t
 }
 
 void winograd1d_pack_weights(const float* weight, int64_t c_out, int64_t c_in, int64_t k,
-                             int64_t tile, float* dst) {
+                             int64_t tile, float* dst, bool taps_inner) {
+  const int64_t ci_step = taps_inner ? k : 1, t_step = taps_inner ? 1 : c_in;
   double at[kWinograd1dMaxTile * kWinograd1dMaxPoints];
   double gm[kWinograd1dMaxPoints * kWinograd1dMaxWindow];
   double bt[kWinograd1dMaxPoints * kWinograd1dMaxWindow];
   if (!winograd1d_matrices(k, tile, at, gm, bt)) return;
   const int64_t points = winograd1d_points(k, tile);
   const size_t mat = matrix_floats(c_out, c_in);
-  std::memset(dst, 0, mat * static_cast<size_t>(points) * sizeof(float));
+  // The padding after each point's row panels (the vector path writes the
+  // panels only).
+  const size_t panels = static_cast<size_t>(round_up(c_out, kRows) * c_in);
+  for (int64_t xi = 0; xi < points; ++xi) {
+    float* end = dst + static_cast<size_t>(xi) * mat;
+    std::memset(end + panels, 0, (mat - panels) * sizeof(float));
+  }
   // G transposed (tap-major, rows of `stride`, zero past the points), so
   // each tap adds to all points at once.
   constexpr int64_t stride = kWinograd1dMaxPoints;
@@ -194,18 +201,24 @@ void winograd1d_pack_weights(const float* weight, int64_t c_out, int64_t c_in, i
     for (int64_t t = 0; t < k; ++t) gt[t * stride + xi] = gm[xi * k + t];
   }
   if (winograd1d_available()) {
-    internal::winograd1d_pack_avx2(weight, c_out, c_in, k, points, gt, stride, mat, dst);
+    internal::winograd1d_pack_avx2(weight, c_out, c_in, k, ci_step, t_step, points, gt, stride, mat,
+                                   dst);
     return;
   }
   // Element (co, ci) of point xi's operand: panel co / 6 (at (co / 6) * 6 *
-  // c_in), then ci * 6 + co % 6.
+  // c_in), then ci * 6 + co % 6; rows past c_out are zero.
+  for (int64_t xi = 0; xi < points; ++xi) {
+    float* last = dst + static_cast<size_t>(xi) * mat + (c_out / kRows) * kRows * c_in;
+    std::memset(last, 0,
+                static_cast<size_t>(c_out % kRows == 0 ? 0 : kRows * c_in) * sizeof(float));
+  }
   for (int64_t co = 0; co < c_out; ++co) {
     float* panel = dst + (co / kRows) * kRows * c_in + co % kRows;
     for (int64_t ci = 0; ci < c_in; ++ci) {
-      const float* w = weight + (co * c_in + ci) * k;
+      const float* w = weight + co * c_in * k + ci * ci_step;
       double u[kWinograd1dMaxPoints] = {};
       for (int64_t t = 0; t < k; ++t) {
-        const double wt = w[t];
+        const double wt = w[t * t_step];
         for (int64_t xi = 0; xi < points; ++xi) u[xi] += gt[t * stride + xi] * wt;
       }
       for (int64_t xi = 0; xi < points; ++xi) {

@@ -75,17 +75,21 @@ int64_t winograd1d_pick_tile(int64_t c_in, int64_t c_out, int64_t k, int64_t ow)
 // Bytes of the transformed, packed weights of a [c_out, c_in, k] filter for
 // F(tile, k); 0 when unsupported or the size overflows.
 size_t winograd1d_weight_bytes(int64_t c_out, int64_t c_in, int64_t k, int64_t tile);
-// Transforms and packs `weight` ([c_out, c_in, k]) into dst
-// (winograd1d_weight_bytes, 64-byte aligned).
+// Transforms and packs `weight` ([c_out, c_in, k], or with taps_inner false
+// [c_out, k, c_in]: the XNNPACK delegate's OHWI filter of a 1-D layer) into
+// dst (winograd1d_weight_bytes, 64-byte aligned).
 void winograd1d_pack_weights(const float* weight, int64_t c_out, int64_t c_in, int64_t k,
-                             int64_t tile, float* dst);
+                             int64_t tile, float* dst, bool taps_inner = true);
 
 namespace internal {
 // winograd1d_pack_weights' loop with AVX2 (only where winograd1d_available()):
 // `gt` is G transposed (k rows of `stride` doubles, zero past the P
-// points), `mat` the floats per point's packed operand; dst already zeroed.
+// points), `mat` the floats per point's packed operand; writes every row
+// panel (rows past c_out zero), not the rest of each operand's `mat`.
+// Tap t of (co, ci) at weight[co * c_in * k + ci * ci_step + t * t_step].
 void winograd1d_pack_avx2(const float* weight, int64_t c_out, int64_t c_in, int64_t k,
-                          int64_t points, const double* gt, int64_t stride, size_t mat, float* dst);
+                          int64_t ci_step, int64_t t_step, int64_t points, const double* gt,
+                          int64_t stride, size_t mat, float* dst);
 }  // namespace internal
 
 // How a call splits its work: tiles of all images in blocks of `block`

@@ -217,29 +217,76 @@ bool winograd1d_available() { return cpu_features().avx2_fma; }
 
 namespace internal {
 
-void winograd1d_pack_avx2(const float* weight, int64_t c_out, int64_t c_in, int64_t k,
-                          int64_t points, const double* gt, int64_t stride, size_t mat,
-                          float* dst) {
-  constexpr int kVecs = kWinograd1dMaxPoints / 4;
-  const int vecs = static_cast<int>((points + 3) / 4);
-  for (int64_t co = 0; co < c_out; ++co) {
-    float* panel = dst + (co / kRows) * kRows * c_in + co % kRows;
+namespace {
+
+// winograd1d_pack_avx2 with kVecs 4-double vectors per tap (P <= 4 * kVecs).
+template <int kVecs>
+void pack_panels(const float* weight, int64_t c_out, int64_t c_in, int64_t k, int64_t ci_step,
+                 int64_t t_step, int64_t points, const double* gt, int64_t stride, size_t mat,
+                 float* dst) {
+  // One row panel (6 output channels) at a time, so each point's panel is
+  // written 6 floats at a time, in order; rows past c_out are zero.
+  for (int64_t p0 = 0; p0 < c_out; p0 += kRows) {
+    float* panel = dst + p0 * c_in;
+    const int64_t rows = std::min<int64_t>(kRows, c_out - p0);
     for (int64_t ci = 0; ci < c_in; ++ci) {
-      const float* w = weight + (co * c_in + ci) * k;
-      __m256d u[kVecs];
-      for (int v = 0; v < kVecs; ++v) u[v] = _mm256_setzero_pd();
+      // The 6 rows' sums side by side (independent chains; rows past c_out
+      // read row 0's taps and are zeroed below).
+      __m256d u[kRows][kVecs];
+      for (int r = 0; r < kRows; ++r) {
+        for (int v = 0; v < kVecs; ++v) u[r][v] = _mm256_setzero_pd();
+      }
+      const float* w[kRows];
+      for (int r = 0; r < kRows; ++r) {
+        w[r] = weight + (p0 + (r < rows ? r : 0)) * c_in * k + ci * ci_step;
+      }
       for (int64_t t = 0; t < k; ++t) {
-        const __m256d wt = _mm256_set1_pd(static_cast<double>(w[t]));
-        for (int v = 0; v < vecs; ++v) {
-          u[v] = _mm256_fmadd_pd(_mm256_loadu_pd(gt + t * stride + 4 * v), wt, u[v]);
+        __m256d gv[kVecs];
+        for (int v = 0; v < kVecs; ++v) gv[v] = _mm256_loadu_pd(gt + t * stride + 4 * v);
+        for (int r = 0; r < kRows; ++r) {
+          const __m256d wt = _mm256_set1_pd(static_cast<double>(w[r][t * t_step]));
+          for (int v = 0; v < kVecs; ++v) u[r][v] = _mm256_fmadd_pd(gv[v], wt, u[r][v]);
         }
       }
-      alignas(16) float f[kWinograd1dMaxPoints];
-      for (int v = 0; v < vecs; ++v) _mm_store_ps(f + 4 * v, _mm256_cvtpd_ps(u[v]));
+      alignas(16) float f[kRows][4 * kVecs];
+      for (int r = 0; r < kRows; ++r) {
+        for (int v = 0; v < kVecs; ++v) {
+          _mm_store_ps(f[r] + 4 * v, r < rows ? _mm256_cvtpd_ps(u[r][v]) : _mm_setzero_ps());
+        }
+      }
       for (int64_t xi = 0; xi < points; ++xi) {
-        panel[static_cast<size_t>(xi) * mat + static_cast<size_t>(ci * kRows)] = f[xi];
+        float* d = panel + static_cast<size_t>(xi) * mat + static_cast<size_t>(ci * kRows);
+        for (int r = 0; r < kRows; ++r) d[r] = f[r][xi];
       }
     }
+  }
+}
+
+}  // namespace
+
+void winograd1d_pack_avx2(const float* weight, int64_t c_out, int64_t c_in, int64_t k,
+                          int64_t ci_step, int64_t t_step, int64_t points, const double* gt,
+                          int64_t stride, size_t mat, float* dst) {
+  static_assert(kWinograd1dMaxPoints <= 24, "pack_panels takes up to 6 vectors");
+  switch ((points + 3) / 4) {
+    case 1:
+      pack_panels<1>(weight, c_out, c_in, k, ci_step, t_step, points, gt, stride, mat, dst);
+      break;
+    case 2:
+      pack_panels<2>(weight, c_out, c_in, k, ci_step, t_step, points, gt, stride, mat, dst);
+      break;
+    case 3:
+      pack_panels<3>(weight, c_out, c_in, k, ci_step, t_step, points, gt, stride, mat, dst);
+      break;
+    case 4:
+      pack_panels<4>(weight, c_out, c_in, k, ci_step, t_step, points, gt, stride, mat, dst);
+      break;
+    case 5:
+      pack_panels<5>(weight, c_out, c_in, k, ci_step, t_step, points, gt, stride, mat, dst);
+      break;
+    default:
+      pack_panels<6>(weight, c_out, c_in, k, ci_step, t_step, points, gt, stride, mat, dst);
+      break;
   }
 }
 
@@ -324,8 +371,8 @@ namespace opt {
 bool winograd1d_available() { return false; }
 
 namespace internal {
-void winograd1d_pack_avx2(const float*, int64_t, int64_t, int64_t, int64_t, const double*, int64_t,
-                          size_t, float*) {}
+void winograd1d_pack_avx2(const float*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                          const double*, int64_t, size_t, float*) {}
 }  // namespace internal
 
 bool conv1d_winograd_avx2(const Winograd1dGeom&, const float*, const float*, const float*,
