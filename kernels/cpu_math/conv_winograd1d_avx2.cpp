@@ -9,9 +9,9 @@
 // packed panel (element (ci, l) at ci * 16 + l). Output transform, per
 // output channel and 8 lanes: y_j = sum over xi of A^T[j, xi] M_xi plus the
 // bias, clamp and SiLU, transposed back to per-tile rows and stored with a
-// mask of the tile's outputs inside the row. The matrices are kept padded
-// (B^T to 8 or 16 inputs, A^T to 8 outputs, with zeros), so the loops over
-// inputs and outputs have fixed trip counts and stay in registers.
+// mask of the tile's outputs inside the row. Templates on the tile's
+// inputs L and outputs m, so the loops over them have fixed trip counts and
+// their vectors stay in registers.
 #include "kernels/cpu_math/conv_winograd1d.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -71,13 +71,14 @@ void block_lanes(const Call& c, int64_t blk, int64_t ncols, Lane* lanes) {
   }
 }
 
-// V of panel `panel` (16 lanes) for input channels [ci0, ci1); kLoads
-// 8-float loads per tile (L <= 8 * kLoads).
-template <int kLoads>
+// V of panel `panel` (16 lanes) for input channels [ci0, ci1), for tiles
+// of L inputs (one 8-float load per tile up to 8, two past it).
+template <int L>
 void input_panel(const Call& c, const Lane* lanes, int64_t panel, int64_t ci0, int64_t ci1,
                  float* v) {
+  constexpr int kLoads = L > 8 ? 2 : 1;
   const Winograd1dGeom& g = *c.g;
-  const int window = static_cast<int>(g.k + g.tile - 1);
+  const int window = L;
   const int64_t points = c.points;
   const size_t xi_stride = static_cast<size_t>(c.p->v_stride);
   for (int h = 0; h < kPanel; h += 8) {
@@ -115,7 +116,7 @@ void input_panel(const Call& c, const Lane* lanes, int64_t panel, int64_t ci0, i
       for (int64_t i = 0; i < points; ++i) {
         const float* b = c.bt + i * 16;
         __m256 acc = _mm256_mul_ps(_mm256_broadcast_ss(b), d[0]);
-        for (int j = 1; j < 8 * kLoads; ++j) {
+        for (int j = 1; j < L; ++j) {
           acc = _mm256_fmadd_ps(_mm256_broadcast_ss(b + j), d[j], acc);
         }
         _mm256_store_ps(dst + static_cast<size_t>(i) * xi_stride, acc);
@@ -125,7 +126,8 @@ void input_panel(const Call& c, const Lane* lanes, int64_t panel, int64_t ci0, i
 }
 
 // Output channels [c0, c0 + rows) from M (row r of point xi at m + xi *
-// m_stride + r * ncols) for the block's `ncols` lanes.
+// m_stride + r * ncols) for the block's `ncols` lanes, tiles of kM outputs.
+template <int kM>
 void output_rows(const Call& c, const Lane* lanes, int64_t ncols, int64_t c0, int64_t rows,
                  const float* m) {
   const Winograd1dGeom& g = *c.g;
@@ -144,17 +146,18 @@ void output_rows(const Call& c, const Lane* lanes, int64_t ncols, int64_t c0, in
     const __m256 b = _mm256_set1_ps(c.bias == nullptr ? 0.0f : c.bias[co]);
     for (int64_t l0 = 0; l0 < ncols; l0 += 8) {
       const float* mr = m + r * ncols + l0;
-      // y[j] = A^T[j, :] M (rows j >= m of A^T are zero).
+      // y[j] = A^T[j, :] M for j < kM; the rest zero (for the transpose).
       __m256 y[8];
-      for (int j = 0; j < 8; ++j) y[j] = b;
+      for (int j = 0; j < kM; ++j) y[j] = b;
+      for (int j = kM; j < 8; ++j) y[j] = _mm256_setzero_ps();
       for (int64_t i = 0; i < points; ++i) {
         const __m256 mv = _mm256_load_ps(mr + i * xi_stride);
-        for (int j = 0; j < 8; ++j) {
+        for (int j = 0; j < kM; ++j) {
           y[j] =
               _mm256_fmadd_ps(_mm256_broadcast_ss(&c.at[j * kWinograd1dMaxPoints + i]), mv, y[j]);
         }
       }
-      for (int j = 0; j < 8; ++j) {
+      for (int j = 0; j < kM; ++j) {
         if (clamp) y[j] = _mm256_min_ps(hi, _mm256_max_ps(lo, y[j]));
         if (c.e.silu) y[j] = avx2_inl::silu8(y[j]);
       }
@@ -164,6 +167,19 @@ void output_rows(const Call& c, const Lane* lanes, int64_t ncols, int64_t c0, in
         const Lane& ln = lanes[l0 + q];
         if (!ln.valid) continue;
         float* o = c.out + ln.out_base + co * g.ow + ln.x0;
+        // A whole tile of 4 or 8 in a plain store; otherwise (or at the
+        // row's end) a masked one.
+        if constexpr (kM == 4) {
+          if (masks[l0 + q][3] != 0) {
+            _mm_storeu_ps(o, _mm256_castps256_ps128(y[q]));
+            continue;
+          }
+        } else if constexpr (kM == 8) {
+          if (masks[l0 + q][7] != 0) {
+            _mm256_storeu_ps(o, y[q]);
+            continue;
+          }
+        }
         _mm256_maskstore_ps(o, _mm256_load_si256(reinterpret_cast<const __m256i*>(masks[l0 + q])),
                             y[q]);
       }
@@ -173,13 +189,45 @@ void output_rows(const Call& c, const Lane* lanes, int64_t ncols, int64_t c0, in
 
 void transform_input(const Call& c, const Lane* lanes, int64_t ncols, int64_t ci0, int64_t ci1,
                      float* v) {
-  const bool two = c.g->k + c.g->tile - 1 > 8;
+  const int64_t window = c.g->k + c.g->tile - 1;
   for (int64_t panel = 0; panel < ncols / kPanel; ++panel) {
-    if (two) {
-      input_panel<2>(c, lanes, panel, ci0, ci1, v);
-    } else {
-      input_panel<1>(c, lanes, panel, ci0, ci1, v);
+    switch (window) {
+#define ETR_W1D_INPUT(L) \
+  case L: input_panel<L>(c, lanes, panel, ci0, ci1, v); break;
+      ETR_W1D_INPUT(2)
+      ETR_W1D_INPUT(3)
+      ETR_W1D_INPUT(4)
+      ETR_W1D_INPUT(5)
+      ETR_W1D_INPUT(6)
+      ETR_W1D_INPUT(7)
+      ETR_W1D_INPUT(8)
+      ETR_W1D_INPUT(9)
+      ETR_W1D_INPUT(10)
+      ETR_W1D_INPUT(11)
+      ETR_W1D_INPUT(12)
+      ETR_W1D_INPUT(13)
+      ETR_W1D_INPUT(14)
+      ETR_W1D_INPUT(15)
+#undef ETR_W1D_INPUT
+      default: input_panel<16>(c, lanes, panel, ci0, ci1, v); break;
     }
+  }
+}
+
+void transform_output(const Call& c, const Lane* lanes, int64_t ncols, int64_t c0, int64_t rows,
+                      const float* m) {
+  switch (c.g->tile) {
+#define ETR_W1D_OUTPUT(M) \
+  case M: output_rows<M>(c, lanes, ncols, c0, rows, m); break;
+    ETR_W1D_OUTPUT(1)
+    ETR_W1D_OUTPUT(2)
+    ETR_W1D_OUTPUT(3)
+    ETR_W1D_OUTPUT(4)
+    ETR_W1D_OUTPUT(5)
+    ETR_W1D_OUTPUT(6)
+    ETR_W1D_OUTPUT(7)
+#undef ETR_W1D_OUTPUT
+    default: output_rows<8>(c, lanes, ncols, c0, rows, m); break;
   }
 }
 
@@ -207,7 +255,7 @@ void products_and_output(const Call& c, const Lane* lanes, int64_t ncols, int64_
         __atomic_store_n(failed, true, __ATOMIC_RELAXED);
       }
     }
-    output_rows(c, lanes, ncols, c0, rows, m);
+    transform_output(c, lanes, ncols, c0, rows, m);
   }
 }
 
