@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/cpu_math/gemm.h"
 #include "runtime/core/checked_math.h"
 
 namespace etr {
@@ -22,7 +23,6 @@ namespace opt {
 namespace {
 
 constexpr int64_t kPanel = 16;  // the GEMM's packed column panel (kGemmNr)
-constexpr int64_t kRows = 6;    // the GEMM's packed row panel (kGemmMr)
 constexpr int64_t kMaxBlock = 128;
 // V of one block, in floats (768 KiB: within a 1 MiB L2 with room for M).
 constexpr int64_t kBlockFloats = int64_t{192} << 10;
@@ -101,12 +101,13 @@ void run_matrices(int64_t s, int64_t m, int64_t p0, int64_t t0, int64_t points, 
   }
 }
 
-// Floats of one point's packed [c_out, c_in] operand (row panels of 6, rows
-// past c_out zero), rounded to 64 bytes, plus 64 bytes; 0 on overflow.
+// Floats of one point's packed [c_in, c_out] B operand (column panels of
+// 16, columns past c_out zero), rounded to 64 bytes, plus 64 bytes; 0 on
+// overflow.
 size_t matrix_floats(int64_t c_out, int64_t c_in) {
   size_t f = 0;
   if (c_out <= 0 || c_in <= 0 ||
-      !checked_mul(static_cast<size_t>(round_up(c_out, kRows)), static_cast<size_t>(c_in), &f) ||
+      !checked_mul(static_cast<size_t>(round_up(c_out, kPanel)), static_cast<size_t>(c_in), &f) ||
       f > SIZE_MAX / 8) {
     return 0;
   }
@@ -142,29 +143,32 @@ bool winograd1d_matrices(int64_t k, int64_t tile, double* at, double* g, double*
 }
 
 // Measured on Zen 4 against im2col + GEMM (one thread, wav2letter's layers
-// over 100 frames: 250 x 250 channels, 7 taps, F(4, 7) 2.0x faster; 250 ->
-// 512 channels, 11 taps, F(4, 7) + F(4, 4) 1.9x): the tile with the fewest
-// multiplies counting the idle lanes of the GEMM's 16-tile panels, P x
-// tiles rounded up to 16, for m = 2 .. 6 (errors within about 2e-5 of the
-// output's scale at such sizes: winograd1d_test.cpp). Taken when that is
-// under 0.7 of the direct product's multiplies (k x output columns rounded
-// up to 16), for 7 to 11 taps and from 16 input and output channels.
+// over 100 frames: 250 x 250 channels, 7 taps, F(6, 7) 2.5x faster; 250 ->
+// 512 channels, 11 taps, F(6, 7) + F(6, 4) 2.2x): the tile with the fewest
+// multiplies counting the idle lanes of the GEMM's panels (P points x tiles
+// rounded up to 6 x output channels rounded up to 16), for m = 2 .. 6
+// (errors within about 2e-5 of the output's scale at such sizes:
+// winograd1d_test.cpp). Taken when that is under 0.7 of the direct
+// product's (k x output channels rounded up to 6 x outputs rounded up to
+// 16), for 7 to 11 taps and from 16 input and output channels.
 int64_t winograd1d_pick_tile(int64_t c_in, int64_t c_out, int64_t k, int64_t ow) {
-  constexpr int64_t kMinChannels = 16;
+  constexpr int64_t kMinChannels = 16, kRowPanel = 6;
   if (!winograd1d_available() || k < 7 || k > 11 || c_in < kMinChannels || c_out < kMinChannels ||
-      ow < 1 || ow > INT32_MAX) {
+      c_out > INT32_MAX || ow < 1 || ow > INT32_MAX) {
     return 0;
   }
   int64_t best = 0, best_cost = 0;
   for (int64_t m = 2; m <= 6; ++m) {
     if (!winograd1d_supported(k, m)) continue;
-    const int64_t cost = winograd1d_points(k, m) * round_up(ceil_div(ow, m), kPanel);
+    const int64_t cost =
+        winograd1d_points(k, m) * round_up(ceil_div(ow, m), kRowPanel) * round_up(c_out, kPanel);
     if (best == 0 || cost < best_cost) {
       best = m;
       best_cost = cost;
     }
   }
-  return best != 0 && 10 * best_cost < 7 * k * round_up(ow, kPanel) ? best : 0;
+  const int64_t direct = k * round_up(ow, kPanel) * round_up(c_out, kRowPanel);
+  return best != 0 && 10 * best_cost < 7 * direct ? best : 0;
 }
 
 size_t winograd1d_weight_bytes(int64_t c_out, int64_t c_in, int64_t k, int64_t tile) {
@@ -186,9 +190,9 @@ void winograd1d_pack_weights(const float* weight, int64_t c_out, int64_t c_in, i
   if (!winograd1d_matrices(k, tile, at, gm, bt)) return;
   const int64_t points = winograd1d_points(k, tile);
   const size_t mat = matrix_floats(c_out, c_in);
-  // The padding after each point's row panels (the vector path writes the
-  // panels only).
-  const size_t panels = static_cast<size_t>(round_up(c_out, kRows) * c_in);
+  // The padding after each point's column panels (the vector path writes
+  // the panels only).
+  const size_t panels = static_cast<size_t>(round_up(c_out, kPanel) * c_in);
   for (int64_t xi = 0; xi < points; ++xi) {
     float* end = dst + static_cast<size_t>(xi) * mat;
     std::memset(end + panels, 0, (mat - panels) * sizeof(float));
@@ -205,15 +209,16 @@ void winograd1d_pack_weights(const float* weight, int64_t c_out, int64_t c_in, i
                                    dst);
     return;
   }
-  // Element (co, ci) of point xi's operand: panel co / 6 (at (co / 6) * 6 *
-  // c_in), then ci * 6 + co % 6; rows past c_out are zero.
-  for (int64_t xi = 0; xi < points; ++xi) {
-    float* last = dst + static_cast<size_t>(xi) * mat + (c_out / kRows) * kRows * c_in;
-    std::memset(last, 0,
-                static_cast<size_t>(c_out % kRows == 0 ? 0 : kRows * c_in) * sizeof(float));
+  // Element (ci, co) of point xi's operand: panel co / 16 (at (co / 16) *
+  // 16 * c_in), then ci * 16 + co % 16; columns past c_out are zero.
+  if (c_out % kPanel != 0) {
+    for (int64_t xi = 0; xi < points; ++xi) {
+      float* last = dst + static_cast<size_t>(xi) * mat + (c_out / kPanel) * kPanel * c_in;
+      std::memset(last, 0, static_cast<size_t>(kPanel * c_in) * sizeof(float));
+    }
   }
   for (int64_t co = 0; co < c_out; ++co) {
-    float* panel = dst + (co / kRows) * kRows * c_in + co % kRows;
+    float* panel = dst + (co / kPanel) * kPanel * c_in + co % kPanel;
     for (int64_t ci = 0; ci < c_in; ++ci) {
       const float* w = weight + co * c_in * k + ci * ci_step;
       double u[kWinograd1dMaxPoints] = {};
@@ -222,7 +227,7 @@ void winograd1d_pack_weights(const float* weight, int64_t c_out, int64_t c_in, i
         for (int64_t xi = 0; xi < points; ++xi) u[xi] += gt[t * stride + xi] * wt;
       }
       for (int64_t xi = 0; xi < points; ++xi) {
-        panel[static_cast<size_t>(xi) * mat + static_cast<size_t>(ci * kRows)] =
+        panel[static_cast<size_t>(xi) * mat + static_cast<size_t>(ci * kPanel)] =
             static_cast<float>(u[xi]);
       }
     }
@@ -231,39 +236,52 @@ void winograd1d_pack_weights(const float* weight, int64_t c_out, int64_t c_in, i
 
 Winograd1dPlan plan_winograd1d(const Winograd1dGeom& g, size_t threads) {
   Winograd1dPlan p;
+  p.worker_bytes = SIZE_MAX;
   if (!winograd1d_supported(g.k, g.tile) || g.batch <= 0 || g.c_in <= 0 || g.c_out <= 0 ||
-      g.ow <= 0 || g.c_in > INT32_MAX || g.c_out > INT32_MAX) {
-    p.worker_bytes = SIZE_MAX;
+      g.ow <= 0 || g.c_in > INT32_MAX || g.c_out > INT32_MAX || g.ow > INT32_MAX ||
+      g.batch > INT32_MAX) {
     return p;
   }
   const int64_t a = winograd1d_points(g.k, g.tile);
   p.tiles_per_image = ceil_div(g.ow, g.tile);
-  if (p.tiles_per_image > INT64_MAX / g.batch) {
-    p.worker_bytes = SIZE_MAX;
-    return p;
-  }
-  p.tiles = g.batch * p.tiles_per_image;
-  int64_t most = kBlockFloats / (a * g.c_in) / kPanel * kPanel;
+  // Tiles per block: V (a x c_in x lanes) within the L2 budget, at most 128.
+  int64_t most = kBlockFloats / (a * g.c_in);
   most = std::min(std::max(most, kPanel), kMaxBlock);
-  p.blocks = ceil_div(p.tiles, most);
-  p.block = round_up(ceil_div(p.tiles, p.blocks), kPanel);
+  p.blocks_per_image = ceil_div(p.tiles_per_image, most);
+  p.block = ceil_div(p.tiles_per_image, p.blocks_per_image);
+  p.blocks = g.batch * p.blocks_per_image;
+  const int64_t lanes = round_up(p.block, kPanel);
   const int64_t t = static_cast<int64_t>(std::max<size_t>(threads, 1));
-  p.co_range = round_up(ceil_div(g.c_out, t), kRows);
+  p.co_range = round_up(ceil_div(g.c_out, t), kPanel);
   p.workers = ceil_div(g.c_out, p.co_range);
   p.co_chunk =
-      std::min(p.co_range, round_up(std::max<int64_t>(1, kChunkFloats / (a * p.block)), kRows));
+      std::min(p.co_range, round_up(std::max<int64_t>(1, kChunkFloats / (a * p.block)), kPanel));
   // c_in, c_out <= INT32_MAX and block <= 128: no overflow in 64 bits.
-  p.v_stride = g.c_in * p.block + kPanel;
+  p.v_stride = g.c_in * lanes + kPanel;
   p.m_stride = p.co_chunk * p.block + kPanel;
   size_t v = 0, m = 0;
   if (!checked_mul(static_cast<size_t>(p.v_stride), static_cast<size_t>(a) * sizeof(float), &v) ||
       !checked_mul(static_cast<size_t>(p.m_stride), static_cast<size_t>(a) * sizeof(float), &m) ||
-      v > SIZE_MAX / 4 || m > SIZE_MAX / 4) {
-    p.worker_bytes = SIZE_MAX;
+      v > SIZE_MAX / 8 || m > SIZE_MAX / 8) {
     return p;
   }
+  // The GEMM packs V^T (block x c_in) itself; B comes packed.
+  const PackedMatrix b{nullptr, g.c_in, p.co_chunk};
+  GemmArgs args;
+  args.m = p.block;
+  args.n = p.co_chunk;
+  args.k = g.c_in;
+  args.a = MatrixView{nullptr, 1, lanes};
+  args.packed_b = &b;
+  args.ldc = p.co_chunk;
+  const size_t gemm = gemm_scratch_bytes(args, 1);
+  if (gemm == SIZE_MAX || gemm > SIZE_MAX / 8) return p;
   p.v_bytes = (v + 63) / 64 * 64;
-  p.worker_bytes = (m + 63) / 64 * 64;
+  p.m_bytes = (m + 63) / 64 * 64;
+  // Output rows of 8 channels for the block's tiles.
+  p.stage_bytes = (static_cast<size_t>(p.block * g.tile) * 8 * sizeof(float) + 63) / 64 * 64;
+  p.gemm_bytes = (gemm + 64 + 63) / 64 * 64;
+  p.worker_bytes = p.m_bytes + p.stage_bytes + p.gemm_bytes;
   return p;
 }
 

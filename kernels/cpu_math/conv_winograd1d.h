@@ -4,8 +4,10 @@
 // F(m, s) for a run of s taps: each tile of m outputs reads a = m + s - 1
 // inputs; per input channel a tile's inputs d become V = B^T d, per output
 // channel and input channel the s taps g become U = G g (a values each);
-// for each of the a points xi, M_xi[co, tile] = sum over ci of U_xi[co, ci]
-// * V_xi[ci, tile] (a GEMM on the engine of gemm.h, both operands packed),
+// for each of the a points xi, M_xi^T[tile, co] = sum over ci of
+// V_xi^T[tile, ci] * U_xi^T[ci, co] (a GEMM on the engine of gemm.h: the
+// tiles fill its 6-row panels, the output channels its 16-column ones, which
+// wastes fewer lanes than tiles on the columns for rows of ~100 outputs),
 // and each tile's outputs are A^T M (m values) plus the bias, clamped, then
 // SiLU'd when asked. a multiplies per m outputs instead of m * s: F(4, 7)
 // (a = 10) 2.8x fewer than the direct convolution.
@@ -21,9 +23,8 @@
 // Each run's matrices are those of Toom-Cook (the transposed linear
 // convolution) on the points 0, 1, -1, 2, -2, 1/2, -1/2, 3, -3, ... and
 // infinity (the first a - 1 finite ones), built in double
-// (winograd1d_matrices). U is computed once, in double, and kept as P
-// packed GEMM operands (winograd1d_pack_weights); the input transform
-// writes V straight into the GEMM's packed-B layout.
+// (winograd1d_matrices). U^T is computed once, in double, and kept as P
+// packed B operands of the GEMM (winograd1d_pack_weights).
 #pragma once
 
 #include <cstddef>
@@ -84,25 +85,32 @@ void winograd1d_pack_weights(const float* weight, int64_t c_out, int64_t c_in, i
 namespace internal {
 // winograd1d_pack_weights' loop with AVX2 (only where winograd1d_available()):
 // `gt` is G transposed (k rows of `stride` doubles, zero past the P
-// points), `mat` the floats per point's packed operand; writes every row
-// panel (rows past c_out zero), not the rest of each operand's `mat`.
+// points), `mat` the floats per point's packed operand; writes every
+// column panel (columns past c_out zero), not the rest of each `mat`.
 // Tap t of (co, ci) at weight[co * c_in * k + ci * ci_step + t * t_step].
 void winograd1d_pack_avx2(const float* weight, int64_t c_out, int64_t c_in, int64_t k,
                           int64_t ci_step, int64_t t_step, int64_t points, const double* gt,
                           int64_t stride, size_t mat, float* dst);
 }  // namespace internal
 
-// How a call splits its work: tiles of all images in blocks of `block`
-// lanes (whole 16-lane panels); per block the workers transform disjoint
-// input channel ranges into one V, then each takes a range of `co_range`
-// output channels, in chunks of `co_chunk` through its own M.
+// How a call splits its work: each image's tiles in blocks of up to
+// `block` tiles; per block the workers transform disjoint input channel
+// ranges into one V (point xi's [c_in, lanes] at xi * v_stride, lanes =
+// the block's tiles rounded up to 16), then each takes a range of
+// `co_range` output channels, in chunks of `co_chunk` through its own M^T
+// (point xi's [tiles, co_chunk] at xi * m_stride), a staging row block for
+// the output transform and the GEMM's scratch (it packs V^T).
 struct Winograd1dPlan {
-  int64_t tiles_per_image = 0, tiles = 0;
+  int64_t tiles_per_image = 0, blocks_per_image = 0;
   int64_t block = 0, blocks = 0;
   int64_t co_range = 0, co_chunk = 0;
-  int64_t v_stride = 0, m_stride = 0;  // floats from one point's V / M to the next
+  int64_t v_stride = 0, m_stride = 0;  // floats from one point's V / M^T to the next
   int64_t workers = 1;
-  size_t v_bytes = 0, worker_bytes = 0;  // shared V; M per worker (multiples of 64)
+  size_t v_bytes = 0;       // shared V (a multiple of 64)
+  size_t m_bytes = 0;       // M^T per worker (a multiple of 64)
+  size_t stage_bytes = 0;   // output rows per worker (a multiple of 64)
+  size_t gemm_bytes = 0;    // GEMM scratch per worker (a multiple of 64)
+  size_t worker_bytes = 0;  // the three together
 };
 Winograd1dPlan plan_winograd1d(const Winograd1dGeom& g, size_t threads);
 

@@ -6,12 +6,12 @@
 // when they lie inside the row, else a copy with zeros outside it), the
 // 8 tiles' rows are transposed into vectors over the lanes (input j of
 // every tile), and V_xi = sum over j of B^T[xi, j] d_j goes to point xi's
-// packed panel (element (ci, l) at ci * 16 + l). Output transform, per
-// output channel and 8 lanes: y_j = sum over xi of A^T[j, xi] M_xi plus the
-// bias, clamp and SiLU, transposed back to per-tile rows and stored with a
-// mask of the tile's outputs inside the row. Templates on the tile's
-// inputs L and outputs m, so the loops over them have fixed trip counts and
-// their vectors stay in registers.
+// [c_in, lanes] matrix, which the GEMM reads as V^T. Output transform, per
+// 8 output channels and tile: y_j = sum over xi of A^T[j, xi] M_xi^T[tile,
+// channels] plus the bias, clamp and SiLU, into a staging block [outputs,
+// 8 channels] that a transpose writes into the channels' rows. Templates on
+// the tile's inputs L and outputs m, so the loops over them have fixed trip
+// counts and their vectors stay in registers.
 #include "kernels/cpu_math/conv_winograd1d.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -23,13 +23,13 @@
 #include "kernels/cpu_math/cpu_features.h"
 #include "kernels/cpu_math/gemm.h"
 #include "kernels/cpu_math/vec_math_avx2_inl.h"
+#include "kernels/cpu_math/vec_transpose.h"
 
 namespace etr {
 namespace opt {
 namespace {
 
 constexpr int64_t kPanel = 16;
-constexpr int64_t kRows = 6;
 
 using avx2_inl::transpose8;
 
@@ -38,7 +38,7 @@ struct Call {
   const Winograd1dPlan* p;
   const float* in;
   const float* packed;
-  size_t mat;  // floats per point's packed weights
+  size_t mat;  // floats per point's packed weights (U^T)
   const float* bias;
   DepthwiseEpilogue e;
   float* out;
@@ -49,33 +49,42 @@ struct Call {
   float bt[kWinograd1dMaxPoints * 16];
 };
 
-// Where lane l of a block reads and writes: the offsets of its image's
-// input and output, its first output; invalid past the last tile.
+// Where lane l of a block reads: its image's input offset and its first
+// output; invalid past the block's tiles.
 struct Lane {
-  int64_t in_base = 0, out_base = 0, x0 = 0;
+  int64_t in_base = 0, x0 = 0;
   bool valid = false;
 };
 
-void block_lanes(const Call& c, int64_t blk, int64_t ncols, Lane* lanes) {
-  const Winograd1dGeom& g = *c.g;
+// Block `blk`'s image, first tile and tile count.
+struct Block {
+  int64_t image = 0, first = 0, count = 0;
+};
+
+Block block_of(const Call& c, int64_t blk) {
   const Winograd1dPlan& p = *c.p;
+  Block b;
+  b.image = blk / p.blocks_per_image;
+  b.first = blk % p.blocks_per_image * p.block;
+  b.count = std::min(p.block, p.tiles_per_image - b.first);
+  return b;
+}
+
+void block_lanes(const Call& c, const Block& b, int64_t ncols, Lane* lanes) {
+  const Winograd1dGeom& g = *c.g;
   for (int64_t l = 0; l < ncols; ++l) {
-    const int64_t t = blk * p.block + l;
     Lane& ln = lanes[l];
-    ln.valid = t < p.tiles;
-    if (!ln.valid) continue;
-    const int64_t b = t / p.tiles_per_image;
-    ln.x0 = t % p.tiles_per_image * g.tile;
-    ln.in_base = b * g.c_in * g.w;
-    ln.out_base = b * g.c_out * g.ow;
+    ln.valid = l < b.count;
+    ln.x0 = (b.first + l) * g.tile;
+    ln.in_base = b.image * g.c_in * g.w;
   }
 }
 
 // V of panel `panel` (16 lanes) for input channels [ci0, ci1), for tiles
 // of L inputs (one 8-float load per tile up to 8, two past it).
 template <int L>
-void input_panel(const Call& c, const Lane* lanes, int64_t panel, int64_t ci0, int64_t ci1,
-                 float* v) {
+void input_panel(const Call& c, const Lane* lanes, int64_t panel, int64_t ldv, int64_t ci0,
+                 int64_t ci1, float* v) {
   constexpr int kLoads = L > 8 ? 2 : 1;
   const Winograd1dGeom& g = *c.g;
   const int window = L;
@@ -112,7 +121,7 @@ void input_panel(const Call& c, const Lane* lanes, int64_t panel, int64_t ci0, i
       }
       transpose8(d);
       if constexpr (kLoads == 2) transpose8(d + 8);
-      float* dst = v + panel * kPanel * g.c_in + ci * kPanel + h;
+      float* dst = v + ci * ldv + panel * kPanel + h;
       for (int64_t i = 0; i < points; ++i) {
         const float* b = c.bt + i * 16;
         __m256 acc = _mm256_mul_ps(_mm256_broadcast_ss(b), d[0]);
@@ -125,33 +134,33 @@ void input_panel(const Call& c, const Lane* lanes, int64_t panel, int64_t ci0, i
   }
 }
 
-// Output channels [c0, c0 + rows) from M (row r of point xi at m + xi *
-// m_stride + r * ncols) for the block's `ncols` lanes, tiles of kM outputs.
+// Output channels [c0, c0 + rows) of block b from M^T (point xi's
+// [count, ldc] at m + xi * m_stride), tiles of kM outputs, through `stage`.
 template <int kM>
-void output_rows(const Call& c, const Lane* lanes, int64_t ncols, int64_t c0, int64_t rows,
-                 const float* m) {
+void output_rows(const Call& c, const Block& blk, int64_t c0, int64_t rows, const float* m,
+                 int64_t ldc, float* stage) {
   const Winograd1dGeom& g = *c.g;
   const int64_t points = c.points;
   const size_t xi_stride = static_cast<size_t>(c.p->m_stride);
   const __m256 lo = _mm256_set1_ps(c.e.lo), hi = _mm256_set1_ps(c.e.hi);
   const bool clamp = c.e.lo > -__builtin_inff() || c.e.hi < __builtin_inff();
-  // Per lane: the mask of its outputs inside the row.
-  alignas(32) int32_t masks[kPanel * 8][8];
-  for (int64_t l = 0; l < ncols; ++l) {
-    const int64_t n = lanes[l].valid ? std::min<int64_t>(g.tile, g.ow - lanes[l].x0) : 0;
-    for (int j = 0; j < 8; ++j) masks[l][j] = j < n ? -1 : 0;
-  }
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t co = c0 + r;
-    const __m256 b = _mm256_set1_ps(c.bias == nullptr ? 0.0f : c.bias[co]);
-    for (int64_t l0 = 0; l0 < ncols; l0 += 8) {
-      const float* mr = m + r * ncols + l0;
-      // y[j] = A^T[j, :] M for j < kM; the rest zero (for the transpose).
-      __m256 y[8];
+  const int64_t x_first = blk.first * kM;
+  const int64_t nx = std::min<int64_t>(blk.count * kM, g.ow - x_first);
+  float* out = c.out + blk.image * g.c_out * g.ow + x_first;
+  for (int64_t cg = 0; cg < rows; cg += 8) {
+    const int64_t nco = std::min<int64_t>(8, rows - cg);
+    alignas(32) float bias[8] = {};
+    if (c.bias != nullptr) {
+      for (int64_t i = 0; i < nco; ++i) bias[i] = c.bias[c0 + cg + i];
+    }
+    const __m256 b = _mm256_load_ps(bias);
+    for (int64_t t = 0; t < blk.count; ++t) {
+      // Past `rows` the 8 channels read the padding of M^T (unused).
+      const float* mt = m + t * ldc + cg;
+      __m256 y[kM];
       for (int j = 0; j < kM; ++j) y[j] = b;
-      for (int j = kM; j < 8; ++j) y[j] = _mm256_setzero_ps();
       for (int64_t i = 0; i < points; ++i) {
-        const __m256 mv = _mm256_load_ps(mr + i * xi_stride);
+        const __m256 mv = _mm256_loadu_ps(mt + i * xi_stride);
         for (int j = 0; j < kM; ++j) {
           y[j] =
               _mm256_fmadd_ps(_mm256_broadcast_ss(&c.at[j * kWinograd1dMaxPoints + i]), mv, y[j]);
@@ -160,40 +169,22 @@ void output_rows(const Call& c, const Lane* lanes, int64_t ncols, int64_t c0, in
       for (int j = 0; j < kM; ++j) {
         if (clamp) y[j] = _mm256_min_ps(hi, _mm256_max_ps(lo, y[j]));
         if (c.e.silu) y[j] = avx2_inl::silu8(y[j]);
-      }
-      // y[q]: tile q's outputs (lanes past m masked off).
-      transpose8(y);
-      for (int q = 0; q < 8; ++q) {
-        const Lane& ln = lanes[l0 + q];
-        if (!ln.valid) continue;
-        float* o = c.out + ln.out_base + co * g.ow + ln.x0;
-        // A whole tile of 4 or 8 in a plain store; otherwise (or at the
-        // row's end) a masked one.
-        if constexpr (kM == 4) {
-          if (masks[l0 + q][3] != 0) {
-            _mm_storeu_ps(o, _mm256_castps256_ps128(y[q]));
-            continue;
-          }
-        } else if constexpr (kM == 8) {
-          if (masks[l0 + q][7] != 0) {
-            _mm256_storeu_ps(o, y[q]);
-            continue;
-          }
-        }
-        _mm256_maskstore_ps(o, _mm256_load_si256(reinterpret_cast<const __m256i*>(masks[l0 + q])),
-                            y[q]);
+        _mm256_store_ps(stage + (t * kM + j) * 8, y[j]);
       }
     }
+    // out[co, x] = stage[x, co] for the block's outputs inside the row.
+    transpose_f32(stage, 8, out + (c0 + cg) * g.ow, g.ow, nco, nx);
   }
 }
 
 void transform_input(const Call& c, const Lane* lanes, int64_t ncols, int64_t ci0, int64_t ci1,
                      float* v) {
+  // Each point's V is [c_in, ncols].
   const int64_t window = c.g->k + c.g->tile - 1;
   for (int64_t panel = 0; panel < ncols / kPanel; ++panel) {
     switch (window) {
 #define ETR_W1D_INPUT(L) \
-  case L: input_panel<L>(c, lanes, panel, ci0, ci1, v); break;
+  case L: input_panel<L>(c, lanes, panel, ncols, ci0, ci1, v); break;
       ETR_W1D_INPUT(2)
       ETR_W1D_INPUT(3)
       ETR_W1D_INPUT(4)
@@ -209,16 +200,16 @@ void transform_input(const Call& c, const Lane* lanes, int64_t ncols, int64_t ci
       ETR_W1D_INPUT(14)
       ETR_W1D_INPUT(15)
 #undef ETR_W1D_INPUT
-      default: input_panel<16>(c, lanes, panel, ci0, ci1, v); break;
+      default: input_panel<16>(c, lanes, panel, ncols, ci0, ci1, v); break;
     }
   }
 }
 
-void transform_output(const Call& c, const Lane* lanes, int64_t ncols, int64_t c0, int64_t rows,
-                      const float* m) {
+void transform_output(const Call& c, const Block& blk, int64_t c0, int64_t rows, const float* m,
+                      int64_t ldc, float* stage) {
   switch (c.g->tile) {
 #define ETR_W1D_OUTPUT(M) \
-  case M: output_rows<M>(c, lanes, ncols, c0, rows, m); break;
+  case M: output_rows<M>(c, blk, c0, rows, m, ldc, stage); break;
     ETR_W1D_OUTPUT(1)
     ETR_W1D_OUTPUT(2)
     ETR_W1D_OUTPUT(3)
@@ -227,35 +218,39 @@ void transform_output(const Call& c, const Lane* lanes, int64_t ncols, int64_t c
     ETR_W1D_OUTPUT(6)
     ETR_W1D_OUTPUT(7)
 #undef ETR_W1D_OUTPUT
-    default: output_rows<8>(c, lanes, ncols, c0, rows, m); break;
+    default: output_rows<8>(c, blk, c0, rows, m, ldc, stage); break;
   }
 }
 
 // The products and the output transform of output channels [co_first,
-// co_end) for the block whose V is at v, in chunks through M at m.
-void products_and_output(const Call& c, const Lane* lanes, int64_t ncols, int64_t co_first,
-                         int64_t co_end, const float* v, float* m, bool* failed) {
+// co_end) for block `blk` whose V is at v ([c_in, ncols] per point), in
+// chunks through worker memory `wmem` (M^T, the staging rows, the GEMM's
+// scratch).
+void products_and_output(const Call& c, const Block& blk, int64_t ncols, int64_t co_first,
+                         int64_t co_end, const float* v, uint8_t* wmem, bool* failed) {
   const Winograd1dGeom& g = *c.g;
   const Winograd1dPlan& p = *c.p;
+  float* m = reinterpret_cast<float*>(wmem);
+  float* stage = reinterpret_cast<float*>(wmem + p.m_bytes);
+  uint8_t* gemm_mem = wmem + p.m_bytes + p.stage_bytes;
   for (int64_t c0 = co_first; c0 < co_end; c0 += p.co_chunk) {
     const int64_t rows = std::min(p.co_chunk, co_end - c0);
     for (int64_t xi = 0; xi < c.points; ++xi) {
-      const PackedMatrix pa{c.packed + xi * c.mat + c0 * g.c_in, rows, g.c_in};
-      const PackedMatrix pb{v + xi * p.v_stride, g.c_in, ncols};
+      const PackedMatrix pb{c.packed + xi * c.mat + c0 * g.c_in, g.c_in, rows};
       GemmArgs args;
-      args.m = rows;
-      args.n = ncols;
+      args.m = blk.count;
+      args.n = rows;
       args.k = g.c_in;
-      args.packed_a = &pa;
+      args.a = MatrixView{v + xi * p.v_stride, 1, ncols};  // V^T
       args.packed_b = &pb;
       args.c = m + xi * p.m_stride;
-      args.ldc = ncols;
-      // Both operands packed: no scratch taken, one thread.
-      if (gemm(args, nullptr, nullptr) != Error::Ok) {
+      args.ldc = rows;
+      MemoryAllocator scratch(gemm_mem, p.gemm_bytes);
+      if (gemm(args, &scratch, nullptr) != Error::Ok) {
         __atomic_store_n(failed, true, __ATOMIC_RELAXED);
       }
     }
-    transform_output(c, lanes, ncols, c0, rows, m);
+    transform_output(c, blk, c0, rows, m, rows, stage);
   }
 }
 
@@ -272,39 +267,40 @@ template <int kVecs>
 void pack_panels(const float* weight, int64_t c_out, int64_t c_in, int64_t k, int64_t ci_step,
                  int64_t t_step, int64_t points, const double* gt, int64_t stride, size_t mat,
                  float* dst) {
-  // One row panel (6 output channels) at a time, so each point's panel is
-  // written 6 floats at a time, in order; rows past c_out are zero.
-  for (int64_t p0 = 0; p0 < c_out; p0 += kRows) {
-    float* panel = dst + p0 * c_in;
-    const int64_t rows = std::min<int64_t>(kRows, c_out - p0);
+  // One column panel (16 output channels) at a time, so each point's panel
+  // is written 16 floats at a time, in order; columns past c_out are zero.
+  for (int64_t q0 = 0; q0 < c_out; q0 += kPanel) {
+    float* panel = dst + q0 * c_in;
+    const int64_t cols = std::min<int64_t>(kPanel, c_out - q0);
     for (int64_t ci = 0; ci < c_in; ++ci) {
-      // The 6 rows' sums side by side (independent chains; rows past c_out
-      // read row 0's taps and are zeroed below).
-      __m256d u[kRows][kVecs];
-      for (int r = 0; r < kRows; ++r) {
-        for (int v = 0; v < kVecs; ++v) u[r][v] = _mm256_setzero_pd();
-      }
-      const float* w[kRows];
-      for (int r = 0; r < kRows; ++r) {
-        w[r] = weight + (p0 + (r < rows ? r : 0)) * c_in * k + ci * ci_step;
-      }
-      for (int64_t t = 0; t < k; ++t) {
-        __m256d gv[kVecs];
-        for (int v = 0; v < kVecs; ++v) gv[v] = _mm256_loadu_pd(gt + t * stride + 4 * v);
-        for (int r = 0; r < kRows; ++r) {
-          const __m256d wt = _mm256_set1_pd(static_cast<double>(w[r][t * t_step]));
-          for (int v = 0; v < kVecs; ++v) u[r][v] = _mm256_fmadd_pd(gv[v], wt, u[r][v]);
+      alignas(32) float f[kPanel][4 * kVecs];
+      for (int64_t r0 = 0; r0 < kPanel; r0 += 4) {
+        // 4 channels' sums side by side (independent chains; channels past
+        // c_out read channel q0's taps and are zeroed).
+        __m256d u[4][kVecs];
+        const float* w[4];
+        for (int r = 0; r < 4; ++r) {
+          for (int v = 0; v < kVecs; ++v) u[r][v] = _mm256_setzero_pd();
+          w[r] = weight + (q0 + (r0 + r < cols ? r0 + r : 0)) * c_in * k + ci * ci_step;
         }
-      }
-      alignas(16) float f[kRows][4 * kVecs];
-      for (int r = 0; r < kRows; ++r) {
-        for (int v = 0; v < kVecs; ++v) {
-          _mm_store_ps(f[r] + 4 * v, r < rows ? _mm256_cvtpd_ps(u[r][v]) : _mm_setzero_ps());
+        for (int64_t t = 0; t < k; ++t) {
+          __m256d gv[kVecs];
+          for (int v = 0; v < kVecs; ++v) gv[v] = _mm256_loadu_pd(gt + t * stride + 4 * v);
+          for (int r = 0; r < 4; ++r) {
+            const __m256d wt = _mm256_set1_pd(static_cast<double>(w[r][t * t_step]));
+            for (int v = 0; v < kVecs; ++v) u[r][v] = _mm256_fmadd_pd(gv[v], wt, u[r][v]);
+          }
+        }
+        for (int r = 0; r < 4; ++r) {
+          for (int v = 0; v < kVecs; ++v) {
+            _mm_store_ps(f[r0 + r] + 4 * v,
+                         r0 + r < cols ? _mm256_cvtpd_ps(u[r][v]) : _mm_setzero_ps());
+          }
         }
       }
       for (int64_t xi = 0; xi < points; ++xi) {
-        float* d = panel + static_cast<size_t>(xi) * mat + static_cast<size_t>(ci * kRows);
-        for (int r = 0; r < kRows; ++r) d[r] = f[r][xi];
+        float* d = panel + static_cast<size_t>(xi) * mat + static_cast<size_t>(ci * kPanel);
+        for (int r = 0; r < kPanel; ++r) d[r] = f[r][xi];
       }
     }
   }
@@ -345,21 +341,20 @@ bool conv1d_winograd_avx2(const Winograd1dGeom& g, const float* in, const float*
                           size_t scratch_bytes, ThreadPool* pool) {
   const size_t threads = pool == nullptr ? 1 : std::max<size_t>(1, pool->num_threads());
   Winograd1dPlan p = plan_winograd1d(g, threads);
-  if (p.worker_bytes == SIZE_MAX || p.tiles <= 0 || p.block > kPanel * 8 ||
+  if (p.worker_bytes == SIZE_MAX || p.blocks <= 0 || p.block > kPanel * 8 ||
       g.ow != g.w + 2 * g.pad - g.k + 1) {
     return false;
   }
-  // 64-byte aligned start; V, then as many workers' M as the scratch holds.
+  // 64-byte aligned start; V, then as many workers' memory as the scratch holds.
   const uintptr_t at = reinterpret_cast<uintptr_t>(scratch);
   const size_t skip = (64 - at % 64) % 64;
   const size_t usable = scratch_bytes > skip + p.v_bytes ? scratch_bytes - skip - p.v_bytes : 0;
   const int64_t fit = static_cast<int64_t>(usable / p.worker_bytes);
   if (fit < 1) return false;
   if (fit < p.workers) {
-    // Fewer workers: wider output channel ranges (and the chunks within them).
-    p.workers = fit;
+    // Fewer workers: wider output channel ranges (the chunks stay as planned).
     p.co_range = (g.c_out + fit - 1) / fit;
-    p.co_range = (p.co_range + kRows - 1) / kRows * kRows;
+    p.co_range = (p.co_range + kPanel - 1) / kPanel * kPanel;
     p.workers = (g.c_out + p.co_range - 1) / p.co_range;
   }
   const int64_t points = winograd1d_points(g.k, g.tile);
@@ -379,15 +374,15 @@ bool conv1d_winograd_avx2(const Winograd1dGeom& g, const float* in, const float*
   for (int64_t i = 0; i < points; ++i) {
     for (int64_t j = 0; j < window; ++j) c.bt[i * 16 + j] = static_cast<float>(btd[i * window + j]);
   }
-  char* base = static_cast<char*>(scratch) + skip;
+  uint8_t* base = static_cast<uint8_t*>(scratch) + skip;
   float* v = reinterpret_cast<float*>(base);
   bool failed = false;
   const int64_t workers = p.workers;
   Lane lanes[kPanel * 8];
   for (int64_t blk = 0; blk < p.blocks; ++blk) {
-    const int64_t count = std::min(p.block, p.tiles - blk * p.block);
-    const int64_t ncols = (count + kPanel - 1) / kPanel * kPanel;
-    block_lanes(c, blk, ncols, lanes);
+    const Block b = block_of(c, blk);
+    const int64_t ncols = (b.count + kPanel - 1) / kPanel * kPanel;
+    block_lanes(c, b, ncols, lanes);
     // The workers transform disjoint input channel ranges into the one V,
     // then take one output channel range each.
     parallel_for(pool, static_cast<size_t>(workers), 1, [&](size_t begin, size_t end) {
@@ -400,8 +395,8 @@ bool conv1d_winograd_avx2(const Winograd1dGeom& g, const float* in, const float*
       for (size_t w = begin; w < end; ++w) {
         const int64_t co_first = static_cast<int64_t>(w) * p.co_range;
         const int64_t co_end = std::min(g.c_out, co_first + p.co_range);
-        float* m = reinterpret_cast<float*>(base + p.v_bytes + w * p.worker_bytes);
-        products_and_output(c, lanes, ncols, co_first, co_end, v, m, &failed);
+        products_and_output(c, b, ncols, co_first, co_end, v, base + p.v_bytes + w * p.worker_bytes,
+                            &failed);
       }
     });
   }

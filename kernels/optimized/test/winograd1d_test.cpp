@@ -187,10 +187,12 @@ HostTensor to_tensor(std::vector<int32_t> sizes, const std::vector<float>& v) {
 // them for the 1-D Winograd kernel), on 1 and 2 threads.
 TEST(Winograd1dTest, ConvolutionKernelMatchesFloat64Reference) {
   // Sizes whose transformed weights fit the runner's 1 MiB of method
-  // memory; the last two are too short for the Winograd kernel (the GEMM runs).
+  // memory; short rows (31 and 7 outputs); the last with too few input
+  // channels for the Winograd kernel (the GEMM runs).
   const Shape1d shapes[] = {
       {1, 128, 100, 96, 7, 3}, {2, 33, 50, 27, 7, 3}, {1, 40, 57, 24, 7, 3},
       {1, 64, 100, 48, 11, 5}, {1, 48, 31, 40, 7, 3}, {1, 64, 7, 32, 7, 3},
+      {1, 8, 40, 16, 7, 3},
   };
   uint32_t seed = 40;
   for (const Shape1d& s : shapes) {
