@@ -221,6 +221,39 @@ TEST(Winograd1dTest, ConvolutionKernelMatchesFloat64Reference) {
   }
 }
 
+// Prepared for one input size, run at a smaller one (fewer sequences, a
+// length not a multiple of the tile): the transformed weights serve any
+// length.
+TEST(Winograd1dTest, SmallerSizeAtRun) {
+  const Shape1d big{2, 24, 90, 40, 7, 3};
+  const Shape1d small{1, 24, 37, 40, 7, 3};
+  const Data1d d = make_data(small, 90);
+  const std::vector<double> want = reference(small, d);
+  std::vector<float> x_big(static_cast<size_t>(big.batch) * big.c_in * big.w, 0.0f);
+  HostTensor x = to_tensor({big.batch, big.c_in, big.w}, x_big);
+  HostTensor w = to_tensor({big.c_out, big.c_in, big.k}, d.w);
+  HostTensor b = to_tensor({big.c_out}, d.b);
+  HostTensor out = zeros_tensor(ScalarType::Float, {big.batch, big.c_out, out_extent(big)});
+  KernelRunner r(test_kernel_registry(), test_thread_pool());
+  r.set_constant_args(0b110);
+  const std::vector<int64_t> one{1}, pad{3}, zero{0};
+  ASSERT_EQ(r.prepare("aten::convolution.out",
+                      {r.tensor(x), r.tensor(w), r.tensor(b), r.int_list(one), r.int_list(pad),
+                       r.int_list(one), r.b(false), r.int_list(zero), r.i(1), r.tensor(out)}),
+            Error::Ok);
+  const int32_t sizes[] = {small.batch, small.c_in, small.w};
+  ASSERT_EQ(resize_tensor(x.tensor(), Span<const int32_t>(sizes, 3)), Error::Ok);
+  float* xd = x.tensor().data_ptr<float>();
+  for (size_t i = 0; i < d.x.size(); ++i) xd[i] = d.x[i];
+  ASSERT_EQ(r.run_prepared(), Error::Ok);
+  const std::vector<int32_t> want_shape{small.batch, small.c_out, out_extent(small)};
+  ASSERT_EQ(out.shape(), want_shape);
+  const double err = scaled_error(out.values<float>(), want, false);
+  std::printf("aten::convolution.out prepared %s, run %s: max error %.3g of the output's scale\n",
+              describe(big, 0).c_str(), describe(small, 0).c_str(), err);
+  EXPECT_LE(err, kBound);
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace etr
