@@ -499,8 +499,8 @@ bool gemm_dims(const Node& n, GemmSource s, const Value& w, size_t* k, size_t* n
 // 1, C] and k x 1), stride 1, dilation 1, one group and equal padding on
 // both ends of the sequence is a 1-D convolution: when
 // winograd1d_pick_tile takes its sizes, its input is transposed to [N, C,
-// W] in the scratch, the kernel writes [N, C_out, OW] there, and that is
-// transposed back into the node's [N, OW, C_out] output.
+// W] in the scratch and the kernel writes the node's [N, OW, C_out] output
+// (channels last) itself.
 
 // The node's 1-D geometry for the current sizes (tile unset); false when
 // it is not such a convolution. The sequence runs along W ([N, 1, W, C],
@@ -542,17 +542,18 @@ bool wino1d_geom(const Values& g, const Node& n, opt::Winograd1dGeom* wg) {
   return wg->ow == wg->w + 2 * wg->pad - wg->k + 1;
 }
 
-// Scratch of the 1-D Winograd run: the transposed input and output, then
-// the kernel's own (2 threads); 0 when the node is not taken.
+// Scratch of the 1-D Winograd run: the transposed input, then the kernel's
+// own (2 threads); 0 when the node is not taken.
 size_t wino1d_scratch_bytes(const Values& g, const Node& n) {
   opt::Winograd1dGeom wg;
   if (!wino1d_geom(g, n, &wg)) return 0;
   wg.tile = opt::winograd1d_pick_tile(wg.c_in, wg.c_out, wg.k, wg.ow);
   if (wg.tile == 0) return 0;
+  wg.out_channels_last = true;
   const size_t kernel = opt::winograd1d_scratch_bytes(wg, 2);
-  const size_t x = round_up_64(in(g, n, 0).nbytes()), y = round_up_64(out(g, n).nbytes());
-  if (kernel == 0 || kernel > SIZE_MAX / 4 || x > SIZE_MAX / 4 || y > SIZE_MAX / 4) return 0;
-  return x + y + kernel + 64;
+  const size_t x = round_up_64(in(g, n, 0).nbytes());
+  if (kernel == 0 || kernel > SIZE_MAX / 4 || x > SIZE_MAX / 4) return 0;
+  return x + kernel + 64;
 }
 
 // Transforms and packs the node's constant filter (OHWI, [c_out, k, c_in])
@@ -600,12 +601,11 @@ bool run_wino1d(const Values& g, const Node& n, const NativeState& st, const flo
   wg.tile = st.wino1d_tile;
   const uintptr_t at = reinterpret_cast<uintptr_t>(scratch);
   const size_t skip = (64 - at % 64) % 64;
-  const size_t xb = round_up_64(in(g, n, 0).nbytes()), yb = round_up_64(out(g, n).nbytes());
-  if (scratch_bytes < skip + xb + yb) return false;
+  const size_t xb = round_up_64(in(g, n, 0).nbytes());
+  if (scratch_bytes < skip + xb) return false;
   uint8_t* base = static_cast<uint8_t*>(scratch) + skip;
   float* xc = reinterpret_cast<float*>(base);
-  float* yc = reinterpret_cast<float*>(base + xb);
-  const int64_t in_img = wg.c_in * wg.w, out_img = wg.c_out * wg.ow;
+  const int64_t in_img = wg.c_in * wg.w;
   for (int64_t b = 0; b < wg.batch; ++b) {
     // xc[c, w] = x[w, c]
     opt::transpose_f32(x + b * in_img, wg.c_in, xc + b * in_img, wg.w, wg.c_in, wg.w);
@@ -614,15 +614,10 @@ bool run_wino1d(const Values& g, const Node& n, const NativeState& st, const flo
   e.lo = n.output_min;
   e.hi = n.output_max;
   e.silu = st.silu;
-  if (!opt::conv1d_winograd_avx2(wg, xc, st.wino1d, bias, e, yc, base + xb + yb,
-                                 scratch_bytes - skip - xb - yb, pool)) {
-    return false;
-  }
-  for (int64_t b = 0; b < wg.batch; ++b) {
-    // y[w, c] = yc[c, w]
-    opt::transpose_f32(yc + b * out_img, wg.ow, y + b * out_img, wg.c_out, wg.ow, wg.c_out);
-  }
-  return true;
+  // The kernel writes the node's [N, OW, C_out] output itself.
+  wg.out_channels_last = true;
+  return opt::conv1d_winograd_avx2(wg, xc, st.wino1d, bias, e, y, base + xb,
+                                   scratch_bytes - skip - xb, pool);
 }
 
 size_t float_gemm_scratch_bytes(const Values& g, const Node& n, GemmSource s) {

@@ -42,6 +42,9 @@ struct Winograd1dGeom {
   int64_t pad = 0;
   int64_t k = 0;     // filter taps
   int64_t tile = 0;  // outputs per tile (m)
+  // The output as [batch, ow, c_out] (channels last: the XNNPACK delegate's
+  // layout) instead of [batch, c_out, ow].
+  bool out_channels_last = false;
 };
 
 // Limits of the transforms the kernels take: inputs per tile L = m + k - 1,

@@ -147,8 +147,12 @@ void output_rows(const Call& c, const Block& blk, int64_t c0, int64_t rows, cons
   const int64_t x_first = blk.first * kM;
   const int64_t nx = std::min<int64_t>(blk.count * kM, g.ow - x_first);
   float* out = c.out + blk.image * g.c_out * g.ow + x_first;
+  float* out_cl = c.out + (blk.image * g.ow + x_first) * g.c_out;
   for (int64_t cg = 0; cg < rows; cg += 8) {
     const int64_t nco = std::min<int64_t>(8, rows - cg);
+    alignas(32) int32_t tail_mask[8];
+    for (int i = 0; i < 8; ++i) tail_mask[i] = i < nco ? -1 : 0;
+    const __m256i tail = _mm256_load_si256(reinterpret_cast<const __m256i*>(tail_mask));
     alignas(32) float bias[8] = {};
     if (c.bias != nullptr) {
       for (int64_t i = 0; i < nco; ++i) bias[i] = c.bias[c0 + cg + i];
@@ -169,11 +173,21 @@ void output_rows(const Call& c, const Block& blk, int64_t c0, int64_t rows, cons
       for (int j = 0; j < kM; ++j) {
         if (clamp) y[j] = _mm256_min_ps(hi, _mm256_max_ps(lo, y[j]));
         if (c.e.silu) y[j] = avx2_inl::silu8(y[j]);
-        _mm256_store_ps(stage + (t * kM + j) * 8, y[j]);
+        if (!g.out_channels_last) {
+          _mm256_store_ps(stage + (t * kM + j) * 8, y[j]);
+        } else if (t * kM + j < nx) {
+          // Channels last: output x's 8 channels are contiguous.
+          float* o = out_cl + (t * kM + j) * g.c_out + c0 + cg;
+          if (nco == 8) {
+            _mm256_storeu_ps(o, y[j]);
+          } else {
+            _mm256_maskstore_ps(o, tail, y[j]);
+          }
+        }
       }
     }
     // out[co, x] = stage[x, co] for the block's outputs inside the row.
-    transpose_f32(stage, 8, out + (c0 + cg) * g.ow, g.ow, nco, nx);
+    if (!g.out_channels_last) transpose_f32(stage, 8, out + (c0 + cg) * g.ow, g.ow, nco, nx);
   }
 }
 

@@ -151,6 +151,25 @@ TEST(Winograd1dTest, MatchesFloat64Reference) {
                       describe(s, t.tile).c_str(), threads, relu ? ", relu" : "", err);
           EXPECT_LE(err, kBound) << describe(s, t.tile);
         }
+        // Channels last ([batch, ow, c_out]): the same values, transposed.
+        opt::Winograd1dGeom gl = g;
+        gl.out_channels_last = true;
+        std::vector<float> out_cl(want.size(), -7.0f);
+        ASSERT_TRUE(opt::conv1d_winograd_avx2(gl, d.x.data(), pk, d.b.data(), {}, out_cl.data(),
+                                              scratch.data(), scratch.size(), pool));
+        std::vector<float> back(want.size());
+        const size_t ow = static_cast<size_t>(g.ow), co_n = static_cast<size_t>(s.c_out);
+        for (size_t b = 0; b < static_cast<size_t>(s.batch); ++b) {
+          for (size_t x = 0; x < ow; ++x) {
+            for (size_t co = 0; co < co_n; ++co) {
+              back[(b * co_n + co) * ow + x] = out_cl[(b * ow + x) * co_n + co];
+            }
+          }
+        }
+        const double err_cl = scaled_error(back, want, false);
+        std::printf("%s, %d thread(s), channels last: max error %.3g of the output's scale\n",
+                    describe(s, t.tile).c_str(), threads, err_cl);
+        EXPECT_LE(err_cl, kBound) << describe(s, t.tile) << ", channels last";
       }
     }
   }
