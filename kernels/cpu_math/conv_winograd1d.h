@@ -117,8 +117,9 @@ struct Winograd1dPlan {
 };
 Winograd1dPlan plan_winograd1d(const Winograd1dGeom& g, size_t threads);
 
-// Scratch for conv1d_winograd_avx2 on `threads` threads (V, the workers'
-// M, alignment slack); 0 when unsupported or the size overflows.
+// Scratch for conv1d_winograd_avx2 on `threads` threads (V, each worker's
+// M^T, staging rows and GEMM scratch, alignment slack); 0 when unsupported
+// or the size overflows.
 size_t winograd1d_scratch_bytes(const Winograd1dGeom& g, size_t threads);
 
 // out = conv(in, weight) + bias, clamped to [e.lo, e.hi], then SiLU when
