@@ -174,6 +174,29 @@ void opt_conv_bn_relu_dw_out(KernelContext& ctx, const Tensor& input, const Tens
                              const Tensor* beta2, const Tensor& mean2, const Tensor& var2,
                              double momentum2, double eps2, Tensor& scratch, Tensor& out);
 
+// ---- op_conv_avg_pool.cpp
+// etr::conv_avg_pool.fused: a 1x1 convolution (stride 1, no padding, groups
+// 1, constant weights and bias) whose output only feeds avg_pool2d with a
+// 2x2 window at stride 2, no padding, ceil_mode off and no divisor
+// override (a DenseNet's transition layer): the input is pooled first and
+// the convolution runs over the pooled map, a quarter of the work.
+// Arguments: the convolution's inputs, the pooling's parameters, a scratch
+// (the convolution's own output) that must hold the pooled input, out.
+// Anything else is declined and the calls run apart.
+Error opt_conv_avg_pool_prepare(KernelPrepareContext& ctx, const Tensor& input,
+                                const Tensor& weight, const Tensor* bias, IntArrayRef stride,
+                                IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                                IntArrayRef output_padding, int64_t groups, IntArrayRef kernel_size,
+                                IntArrayRef pool_stride, IntArrayRef pool_padding, bool ceil_mode,
+                                bool count_include_pad, std::optional<int64_t> divisor_override,
+                                Tensor& scratch, Tensor& out);
+void opt_conv_avg_pool_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
+                           const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                           IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                           int64_t groups, IntArrayRef kernel_size, IntArrayRef pool_stride,
+                           IntArrayRef pool_padding, bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override, Tensor& scratch, Tensor& out);
+
 // The family's table (see kernels/optimized/kernel_table.cpp).
 inline constexpr KernelEntry kOptConvolutionKernels[] = {
     make_kernel<&opt_convolution_out, &opt_convolution_prepare>("aten::convolution.out",
@@ -195,6 +218,8 @@ inline constexpr KernelEntry kOptConvolutionKernels[] = {
         "etr::conv_bn_hardtanh_dw.fused", DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_conv_bn_relu_dw_out, &opt_conv_bn_relu_dw_prepare>(
         "etr::conv_bn_relu_dw.fused", DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_conv_avg_pool_out, &opt_conv_avg_pool_prepare>(
+        "etr::conv_avg_pool.fused", DtypeSet::of(ScalarType::Float)),
 };
 
 }  // namespace etr

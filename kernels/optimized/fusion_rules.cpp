@@ -1,6 +1,6 @@
 // The optimized library's fusion rules (runtime/kernel/fusion_rule.h): the
 // chains of ATen calls its fused kernels (op_conv_bn.cpp, op_matmul.cpp,
-// op_softmax.cpp, op_permute_copy.cpp, op_activation.cpp)
+// op_softmax.cpp, op_permute_copy.cpp, op_activation.cpp, op_conv_avg_pool.cpp)
 // stand in for. Each FusionRule{...} starts with the fused kernel's name and
 // then names the steps' operators in order; cmake/selective_build.cmake
 // reads those names from this file, so keep other string literals out.
@@ -35,6 +35,9 @@
 //   dim_order_ops::_clone_dim_order.out
 //                          0 self, 1 non_blocking, 2 dim_order, 3 out, 4 return
 //   aten::gelu.out         0 self, 1 approximate, 2 out, 3 return
+//   aten::avg_pool2d.out   0 self, 1 kernel_size, 2 stride, 3 padding,
+//                          4 ceil_mode, 5 count_include_pad,
+//                          6 divisor_override, 7 out, 8 return
 #include <limits>
 
 #include "kernels/optimized/optimized_kernels.h"
@@ -190,6 +193,19 @@ constexpr FusionRule kOptimizedFusionRules[] = {
         {conv(9), conv(10), bn(8), bn(9)},
         {},
         0},
+    // conv -> avg_pool2d (a DenseNet's transition layer): prepare takes a 1x1
+    // convolution and a 2x2 stride-2 window only, and pools first. The
+    // convolution's output is the scratch (it holds the pooled input).
+    FusionRule{"etr::conv_avg_pool.fused",
+               {{{"aten::convolution.out", 11}, {"aten::avg_pool2d.out", 9}},
+                {same(arg_of(1, 0), conv(9))}},
+               {input(conv(0)), input(conv(1)), input(conv(2)), input(conv(3)), input(conv(4)),
+                input(conv(5)), input(conv(6)), input(conv(7)), input(conv(8)), input(arg_of(1, 1)),
+                input(arg_of(1, 2)), input(arg_of(1, 3)), input(arg_of(1, 4)), input(arg_of(1, 5)),
+                input(arg_of(1, 6)), scratch(conv(9)), output(arg_of(1, 7)), output(arg_of(1, 8))},
+               {conv(9), conv(10)},
+               {},
+               0},
     // Hardswish as the exporter decomposes it (MobileNetV3):
     //   t = add(x, s) (s a 0-dim 3.0); clamp(t, 0); clamp(., None, 6);
     //   m = mul(x, .) (either order); d = _to_dim_order_copy(6); div(m, d)
