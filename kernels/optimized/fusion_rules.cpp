@@ -193,6 +193,30 @@ constexpr FusionRule kOptimizedFusionRules[] = {
         {conv(9), conv(10), bn(8), bn(9)},
         {},
         0},
+    // batch norm -> relu -> conv -> batch norm -> relu (a DenseNet's
+    // pre-activation and bottleneck convolution): the first batch norm and
+    // relu go into the convolution's input packing. The first batch norm's
+    // output (apart from the input) is the scratch. Named after the
+    // convolution.
+    FusionRule{
+        "etr::bn_relu_conv_bn_relu.fused",
+        {{{"aten::_native_batch_norm_legit_no_training.out", 11},
+          {"aten::relu.out", 3},
+          {"aten::convolution.out", 11},
+          {"aten::_native_batch_norm_legit_no_training.out", 11},
+          {"aten::relu.out", 3}},
+         {same(arg_of(1, 0), arg_of(0, 7)), same(arg_of(2, 0), arg_of(1, 1)),
+          same(arg_of(3, 0), arg_of(2, 9)), same(arg_of(4, 0), arg_of(3, 7))}},
+        {input(arg_of(0, 0)), input(arg_of(0, 1)),   input(arg_of(0, 2)),   input(arg_of(0, 3)),
+         input(arg_of(0, 4)), input(arg_of(0, 5)),   input(arg_of(0, 6)),   input(arg_of(2, 1)),
+         input(arg_of(2, 2)), input(arg_of(2, 3)),   input(arg_of(2, 4)),   input(arg_of(2, 5)),
+         input(arg_of(2, 6)), input(arg_of(2, 7)),   input(arg_of(2, 8)),   input(arg_of(3, 1)),
+         input(arg_of(3, 2)), input(arg_of(3, 3)),   input(arg_of(3, 4)),   input(arg_of(3, 5)),
+         input(arg_of(3, 6)), scratch(arg_of(0, 7)), output(arg_of(4, -2)), output(arg_of(4, -1))},
+        {arg_of(0, 7), arg_of(0, 8), arg_of(0, 9), arg_of(0, 10), arg_of(1, 1), arg_of(1, 2),
+         arg_of(2, 9), arg_of(2, 10), arg_of(3, 7), arg_of(3, 8), arg_of(3, 9), arg_of(3, 10)},
+        {},
+        2},
     // conv -> avg_pool2d (a DenseNet's transition layer): prepare takes a 1x1
     // convolution and a 2x2 stride-2 window only, and pools first. The
     // convolution's output is the scratch (it holds the pooled input).
