@@ -35,6 +35,7 @@
 //   dim_order_ops::_clone_dim_order.out
 //                          0 self, 1 non_blocking, 2 dim_order, 3 out, 4 return
 //   aten::gelu.out         0 self, 1 approximate, 2 out, 3 return
+//   aten::cat.out          0 tensors, 1 dim, 2 out, 3 return
 //   aten::avg_pool2d.out   0 self, 1 kernel_size, 2 stride, 3 padding,
 //                          4 ceil_mode, 5 count_include_pad,
 //                          6 divisor_override, 7 out, 8 return
@@ -252,6 +253,21 @@ constexpr FusionRule kOptimizedFusionRules[] = {
                 arg_of(3, 2), arg_of(3, 3), arg_of(4, 3), arg_of(4, 4)},
                {{FusionCheckKind::ScalarEquals, arg_of(0, 2), {}, 0, 1.0}},
                0},
+    // cat along channels -> batch norm -> relu (a DenseNet's dense layer
+    // input): the concatenation is never written. The cat's output (apart
+    // from its inputs) is the scratch.
+    FusionRule{
+        "etr::cat_batch_norm_relu.fused",
+        {{{"aten::cat.out", 4},
+          {"aten::_native_batch_norm_legit_no_training.out", 11},
+          {"aten::relu.out", 3}},
+         {same(arg_of(1, 0), arg_of(0, 2)), same(arg_of(2, 0), arg_of(1, 7))}},
+        {input(arg_of(0, 0)), input(arg_of(0, 1)), input(arg_of(1, 1)), input(arg_of(1, 2)),
+         input(arg_of(1, 3)), input(arg_of(1, 4)), input(arg_of(1, 5)), input(arg_of(1, 6)),
+         scratch(arg_of(0, 2)), output(arg_of(2, -2)), output(arg_of(2, -1))},
+        {arg_of(0, 2), arg_of(0, 3), arg_of(1, 7), arg_of(1, 8), arg_of(1, 9), arg_of(1, 10)},
+        {},
+        1},
     // batch norm -> relu without a convolution before it (a DenseNet's
     // pre-activation): one pass over the tensor instead of two.
     FusionRule{"etr::batch_norm_relu.fused",
