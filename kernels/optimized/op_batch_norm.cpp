@@ -168,10 +168,13 @@ void opt_cat_batch_norm_relu_out(KernelContext& ctx, TensorList tensors, int64_t
   ETR_KERNEL_TRY(ctx, resize_output(op, out, Span<const int64_t>(sizes, rank)));
   if (out.numel() == 0) return;
   // Into out, or, when the memory plan put out over an input (one that
-  // dies here), into the scratch (the cat's output, apart from the inputs),
-  // then moved.
+  // dies here), into the scratch (the cat's output, apart from the inputs
+  // and, live before the batch norm, from its tensors), then moved.
   bool direct = true;
   for (size_t i = 0; i < tensors.size() && direct; ++i) direct = !share_memory(out, tensors[i]);
+  for (const Tensor* t : {weight, bias, &running_mean, &running_var}) {
+    direct = direct && (t == nullptr || !share_memory(out, *t));
+  }
   if (!direct) {
     bool apart = scratch.capacity_bytes() >= out.nbytes();
     for (size_t i = 0; i < tensors.size() && apart; ++i) apart = !share_memory(scratch, tensors[i]);
