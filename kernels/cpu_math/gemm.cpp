@@ -281,8 +281,11 @@ struct Worker {
                                   (p.mblocks == 1 || p.kblocks > 1) && b_rows_line_aligned(g))) &&
         g.b.col_stride == 1 && g.b.row_stride >= g.n;
     const bool a_in_place = p.a_in_place;
-    // GemmArgs::k_scale goes to B, or to A when B comes packed.
+    // GemmArgs::k_scale (and its shift and clamp) goes to B, or to A when B
+    // comes packed.
     const float* a_scale = g.packed_b != nullptr ? g.k_scale : nullptr;
+    const float* a_shift = g.packed_b != nullptr ? g.k_shift : nullptr;
+    const bool a_relu = g.packed_b != nullptr && g.k_relu;
     const int64_t bi = tile / per_batch;
     const int64_t jb = p.n_fastest ? tile % p.nblocks : tile % per_batch / p.mblocks;
     const int64_t ib = p.n_fastest ? tile % per_batch / p.nblocks : tile % p.mblocks;
@@ -307,7 +310,7 @@ struct Worker {
         if (!reuse || held_a != key) {
           MatrixView av = g.a;
           av.data += bi * g.batch_stride_a;
-          internal::pack_a_panels(av, i0, mc, p0, kc, abuf, a_scale);
+          internal::pack_a_panels(av, i0, mc, p0, kc, abuf, a_scale, a_shift, a_relu);
           held_a = reuse ? key : -1;
         }
         a = {abuf, kGemmMr * kc};
@@ -330,7 +333,7 @@ struct Worker {
         if (!reuse || held_b != key) {
           MatrixView bv = g.b;
           bv.data += bi * g.batch_stride_b;
-          internal::pack_b_panels(bv, p0, kc, j0, nc, bbuf, g.k_scale);
+          internal::pack_b_panels(bv, p0, kc, j0, nc, bbuf, g.k_scale, g.k_shift, g.k_relu);
           held_b = reuse ? key : -1;
         }
         b = {bbuf, kGemmNr * kc};
@@ -376,7 +379,7 @@ struct Worker {
     } else {
       MatrixView av = g.a;
       av.data += bi * g.batch_stride_a;
-      internal::pack_a_panels(av, i0, mc, 0, g.k, abuf, g.k_scale);
+      internal::pack_a_panels(av, i0, mc, 0, g.k, abuf, g.k_scale, g.k_shift, g.k_relu);
       a0 = abuf;
     }
     const GemmEpilogue& e = g.epilogue;
@@ -422,6 +425,8 @@ Error check_args(const GemmArgs& g) {
   }
   ETR_CHECK_OR_FAIL(g.k_scale == nullptr || g.packed_a == nullptr || g.packed_b == nullptr,
                     Error::InvalidArgument, "gemm: k_scale needs an operand packed per call");
+  ETR_CHECK_OR_FAIL(g.k_scale != nullptr || (g.k_shift == nullptr && !g.k_relu),
+                    Error::InvalidArgument, "gemm: k_shift and k_relu need a k_scale");
   if (g.packed_b != nullptr) {
     ETR_CHECK_OR_FAIL(
         g.packed_b->data != nullptr && g.packed_b->rows == g.k && g.packed_b->cols == g.n,

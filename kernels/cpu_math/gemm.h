@@ -80,6 +80,14 @@ struct GemmArgs {
   // B comes packed (not both packed); shared by a batch. A convolution's
   // input scaled per channel (squeeze-excite) without a pass of its own.
   const float* k_scale = nullptr;
+  // With k_scale only: K values added after the scale (a second rounding),
+  // or null, then with k_relu the result clamped at 0: element k of the
+  // operand gemm() packs becomes max(v * k_scale[k] + k_shift[k], 0) (a
+  // batch norm -> ReLU on a convolution's input channels). Unlike a scale
+  // this does not commute to the other operand: the caller makes sure the
+  // operand packed per call is the one meant (B, or A when B comes packed).
+  const float* k_shift = nullptr;
+  bool k_relu = false;
   GemmEpilogue epilogue;
   // Batched products (bmm): `batch` products, the i-th on a.data +
   // i * batch_stride_a, b.data + i * batch_stride_b and c + i * batch_stride_c

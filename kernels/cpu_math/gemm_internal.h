@@ -59,14 +59,20 @@ struct MicroTile {
 
 // Packs rows [i0, i0 + mc) x K range [p0, p0 + kc) of A into row panels at
 // dst (ceil(mc / kGemmMr) * kGemmMr * kc floats). `k_scale` (K values, or
-// null): element (i, k) is packed as A[i, k] * k_scale[k] (one rounding).
+// null): element (i, k) is packed as A[i, k] * k_scale[k] (one rounding);
+// with `k_shift` (K values, or null; only with k_scale) k_shift[k] is then
+// added (a second rounding) and with `k_relu` the result clamped at 0
+// (GemmArgs::k_shift).
 void pack_a_panels(MatrixView a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* dst,
-                   const float* k_scale = nullptr);
+                   const float* k_scale = nullptr, const float* k_shift = nullptr,
+                   bool k_relu = false);
 // Packs K range [p0, p0 + kc) x columns [j0, j0 + nc) of B into column
-// panels at dst (ceil(nc / kGemmNr) * kGemmNr * kc floats); `k_scale` as
-// above, element (k, j) packed as B[k, j] * k_scale[k].
+// panels at dst (ceil(nc / kGemmNr) * kGemmNr * kc floats); `k_scale`,
+// `k_shift`, `k_relu` as above, element (k, j) packed as B[k, j] * k_scale[k]
+// (+ k_shift[k], clamped at 0).
 void pack_b_panels(MatrixView b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst,
-                   const float* k_scale = nullptr);
+                   const float* k_scale = nullptr, const float* k_shift = nullptr,
+                   bool k_relu = false);
 
 using MicroKernelFn = void (*)(const MicroTile& t);
 

@@ -27,10 +27,24 @@ size_t padded_bytes(int64_t rows, int64_t k, int64_t pad) {
   return bytes;
 }
 
+// v * scale, then + shift and clamped at 0 (when given): the multiply and
+// the add rounded apart, as the optimized batch norm does.
+struct KTransform {
+  const float* scale;
+  const float* shift;
+  bool relu;
+  float apply(float v, int64_t k) const {
+    float y = v * scale[k];
+    if (shift != nullptr) y = y + shift[k];
+    return relu ? (y > 0.0f ? y : 0.0f) : y;
+  }
+};
+
 }  // namespace
 
 void pack_a_panels(MatrixView a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* dst,
-                   const float* k_scale) {
+                   const float* k_scale, const float* k_shift, bool k_relu) {
+  const KTransform kt{k_scale, k_shift, k_relu};
   if (kc <= 0) return;
   for (int64_t ip = 0; ip < mc; ip += kGemmMr) {
     const int rows = static_cast<int>(std::min<int64_t>(kGemmMr, mc - ip));
@@ -48,7 +62,15 @@ void pack_a_panels(MatrixView a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
         for (int r = rows; r < kGemmMr; ++r) panel[kk * kGemmMr + r] = 0.0f;
       }
     }
-    if (k_scale != nullptr) {
+    if (k_scale != nullptr && (k_shift != nullptr || k_relu)) {
+      // Each element through its K position's transform as it is copied.
+      for (int64_t kk = 0; kk < kc; ++kk) {
+        const float* s = src + kk * a.col_stride;
+        for (int r = 0; r < rows; ++r) {
+          panel[kk * kGemmMr + r] = kt.apply(s[r * a.row_stride], p0 + kk);
+        }
+      }
+    } else if (k_scale != nullptr) {
       // Each element times its K position's scale as it is copied.
       const float* ks = k_scale + p0;
       for (int64_t kk = 0; kk < kc; ++kk) {
@@ -65,8 +87,43 @@ void pack_a_panels(MatrixView a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
 }
 
 void pack_b_panels(MatrixView b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst,
-                   const float* k_scale) {
+                   const float* k_scale, const float* k_shift, bool k_relu) {
   if (kc <= 0) return;
+  if (k_scale != nullptr && (k_shift != nullptr || k_relu)) {
+    // Each element through its K position's transform as it is copied
+    // (padding columns stay zero); other layouts are packed first, then
+    // transformed in place.
+    if (b.col_stride != 1) pack_b_panels(b, p0, kc, j0, nc, dst);
+    const int64_t full = nc / kGemmNr * kGemmNr;
+    const int tail = static_cast<int>(nc - full);
+    const bool shift = k_shift != nullptr;
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      const float* s = b.data + (p0 + kk) * b.row_stride + j0;
+      const float ks = k_scale[p0 + kk];
+      const float kb = shift ? k_shift[p0 + kk] : 0.0f;
+      float* d = dst + kk * kGemmNr;
+      for (int64_t jp = 0; jp < full; jp += kGemmNr) {
+        float* dp = d + jp * kc;
+        const float* sp = b.col_stride == 1 ? s + jp : dp;
+        for (int c = 0; c < kGemmNr; ++c) {
+          float y = sp[c] * ks;
+          if (shift) y = y + kb;
+          dp[c] = k_relu ? (y > 0.0f ? y : 0.0f) : y;
+        }
+      }
+      if (tail != 0) {
+        float* dt = d + full * kc;
+        const float* st = b.col_stride == 1 ? s + full : dt;
+        for (int c = 0; c < tail; ++c) {
+          float y = st[c] * ks;
+          if (shift) y = y + kb;
+          dt[c] = k_relu ? (y > 0.0f ? y : 0.0f) : y;
+        }
+        for (int c = tail; c < kGemmNr; ++c) dt[c] = 0.0f;
+      }
+    }
+    return;
+  }
   if (k_scale != nullptr && b.col_stride == 1) {
     // As below, each row times its K position's scale as it is copied.
     const int64_t full = nc / kGemmNr * kGemmNr;

@@ -56,6 +56,11 @@ struct ConvState {
   float lo = -std::numeric_limits<float>::infinity();
   float hi = std::numeric_limits<float>::infinity();
   bool silu = false;
+  // etr::bn_relu_conv_bn_relu.fused: the batch norm before the convolution
+  // as a per-input-channel scale and shift (method memory), applied with a
+  // clamp at 0 as the GEMM packs the input; null otherwise.
+  const float* in_scale = nullptr;
+  const float* in_shift = nullptr;
   // The grouped kernel's weights in its order (op_convolution_grouped.cpp),
   // or null; valid for weights of grouped_c_out x grouped_k per group count
   // grouped_groups only.
@@ -77,11 +82,15 @@ ConvState* make_conv_state(KernelPrepareContext& ctx, ConvGeom g, const float* p
 // applied last (after st's clamp and SiLU), or null: the GEMM paths apply
 // it to each block while it is in cache, the others in a pass over out.
 // `k_scale` (c_in values, or null): the input's channels scaled first, as
-// the GEMM packs them (a pointwise, groups 1, batch 1 convolution only).
+// the GEMM packs them (a pointwise, groups 1, batch 1 convolution only);
+// with `k_shift` (c_in values, or null) shifted after the scale and with
+// `k_relu` clamped at 0 (GemmArgs::k_shift; these need st's packed weights,
+// so that the GEMM packs the input).
 void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, const Tensor& weight,
               const float* w, const float* b, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, int64_t groups, Tensor& out,
-              const opt::UnaryParams* post = nullptr, const float* k_scale = nullptr);
+              const opt::UnaryParams* post = nullptr, const float* k_scale = nullptr,
+              const float* k_shift = nullptr, bool k_relu = false);
 
 // True when run_conv with state st may write its output over `input` (the
 // same memory, the same size): the channel-blocked depthwise kernel at

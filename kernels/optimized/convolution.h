@@ -174,6 +174,58 @@ void opt_conv_bn_relu_dw_out(KernelContext& ctx, const Tensor& input, const Tens
                              const Tensor* beta2, const Tensor& mean2, const Tensor& var2,
                              double momentum2, double eps2, Tensor& scratch, Tensor& out);
 
+// etr::bn_relu_conv_bn_relu.fused (op_conv_bn.cpp): batch norm -> relu ->
+// conv -> batch norm -> relu, the first pair a DenseNet's pre-activation
+// whose output only feeds the convolution. The first batch norm becomes a
+// per-channel scale and shift that the GEMM applies, with the clamp at 0,
+// as it packs the input (GemmArgs::k_shift), so the normalized tensor is
+// never written; the second is folded into the weights. Arguments: the
+// first batch norm's inputs (input, weight, bias, mean, var, momentum,
+// eps), etr::conv_bn.fused's without its input, a scratch (the first batch
+// norm's output, apart from the input; it must hold the output), out.
+// Declined (the steps then run as etr::batch_norm_relu.fused and
+// etr::conv_bn_relu.fused) unless the convolution is 1x1 at stride 1
+// without padding, groups 1, batch 1, with constant weights and batch norm
+// tensors, and its weights were packed.
+Error opt_bn_relu_conv_bn_relu_prepare(
+    KernelPrepareContext& ctx, const Tensor& x, const Tensor* gamma1, const Tensor* beta1,
+    const Tensor& mean1, const Tensor& var1, double momentum1, double eps1, const Tensor& weight,
+    const Tensor* bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+    bool transposed, IntArrayRef output_padding, int64_t groups, const Tensor* gamma,
+    const Tensor* beta, const Tensor& mean, const Tensor& var, double momentum, double eps,
+    Tensor& scratch, Tensor& out);
+void opt_bn_relu_conv_bn_relu_out(KernelContext& ctx, const Tensor& x, const Tensor* gamma1,
+                                  const Tensor* beta1, const Tensor& mean1, const Tensor& var1,
+                                  double momentum1, double eps1, const Tensor& weight,
+                                  const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                                  IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                                  int64_t groups, const Tensor* gamma, const Tensor* beta,
+                                  const Tensor& mean, const Tensor& var, double momentum,
+                                  double eps, Tensor& scratch, Tensor& out);
+
+// ---- op_conv_avg_pool.cpp
+// etr::conv_avg_pool.fused: a 1x1 convolution (stride 1, no padding, groups
+// 1, constant weights and bias) whose output only feeds avg_pool2d with a
+// 2x2 window at stride 2, no padding, ceil_mode off and no divisor
+// override (a DenseNet's transition layer): the input is pooled first and
+// the convolution runs over the pooled map, a quarter of the work.
+// Arguments: the convolution's inputs, the pooling's parameters, a scratch
+// (the convolution's own output) that must hold the pooled input, out.
+// Anything else is declined and the calls run apart.
+Error opt_conv_avg_pool_prepare(KernelPrepareContext& ctx, const Tensor& input,
+                                const Tensor& weight, const Tensor* bias, IntArrayRef stride,
+                                IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                                IntArrayRef output_padding, int64_t groups, IntArrayRef kernel_size,
+                                IntArrayRef pool_stride, IntArrayRef pool_padding, bool ceil_mode,
+                                bool count_include_pad, std::optional<int64_t> divisor_override,
+                                Tensor& scratch, Tensor& out);
+void opt_conv_avg_pool_out(KernelContext& ctx, const Tensor& input, const Tensor& weight,
+                           const Tensor* bias, IntArrayRef stride, IntArrayRef padding,
+                           IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                           int64_t groups, IntArrayRef kernel_size, IntArrayRef pool_stride,
+                           IntArrayRef pool_padding, bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override, Tensor& scratch, Tensor& out);
+
 // The family's table (see kernels/optimized/kernel_table.cpp).
 inline constexpr KernelEntry kOptConvolutionKernels[] = {
     make_kernel<&opt_convolution_out, &opt_convolution_prepare>("aten::convolution.out",
@@ -195,6 +247,10 @@ inline constexpr KernelEntry kOptConvolutionKernels[] = {
         "etr::conv_bn_hardtanh_dw.fused", DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_conv_bn_relu_dw_out, &opt_conv_bn_relu_dw_prepare>(
         "etr::conv_bn_relu_dw.fused", DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_bn_relu_conv_bn_relu_out, &opt_bn_relu_conv_bn_relu_prepare>(
+        "etr::bn_relu_conv_bn_relu.fused", DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_conv_avg_pool_out, &opt_conv_avg_pool_prepare>(
+        "etr::conv_avg_pool.fused", DtypeSet::of(ScalarType::Float)),
 };
 
 }  // namespace etr

@@ -1,6 +1,6 @@
 // The optimized library's fusion rules (runtime/kernel/fusion_rule.h): the
 // chains of ATen calls its fused kernels (op_conv_bn.cpp, op_matmul.cpp,
-// op_softmax.cpp, op_permute_copy.cpp, op_activation.cpp)
+// op_softmax.cpp, op_permute_copy.cpp, op_activation.cpp, op_conv_avg_pool.cpp)
 // stand in for. Each FusionRule{...} starts with the fused kernel's name and
 // then names the steps' operators in order; cmake/selective_build.cmake
 // reads those names from this file, so keep other string literals out.
@@ -35,6 +35,10 @@
 //   dim_order_ops::_clone_dim_order.out
 //                          0 self, 1 non_blocking, 2 dim_order, 3 out, 4 return
 //   aten::gelu.out         0 self, 1 approximate, 2 out, 3 return
+//   aten::cat.out          0 tensors, 1 dim, 2 out, 3 return
+//   aten::avg_pool2d.out   0 self, 1 kernel_size, 2 stride, 3 padding,
+//                          4 ceil_mode, 5 count_include_pad,
+//                          6 divisor_override, 7 out, 8 return
 #include <limits>
 
 #include "kernels/optimized/optimized_kernels.h"
@@ -190,6 +194,43 @@ constexpr FusionRule kOptimizedFusionRules[] = {
         {conv(9), conv(10), bn(8), bn(9)},
         {},
         0},
+    // batch norm -> relu -> conv -> batch norm -> relu (a DenseNet's
+    // pre-activation and bottleneck convolution): the first batch norm and
+    // relu go into the convolution's input packing. The first batch norm's
+    // output (apart from the input) is the scratch. Named after the
+    // convolution.
+    FusionRule{
+        "etr::bn_relu_conv_bn_relu.fused",
+        {{{"aten::_native_batch_norm_legit_no_training.out", 11},
+          {"aten::relu.out", 3},
+          {"aten::convolution.out", 11},
+          {"aten::_native_batch_norm_legit_no_training.out", 11},
+          {"aten::relu.out", 3}},
+         {same(arg_of(1, 0), arg_of(0, 7)), same(arg_of(2, 0), arg_of(1, 1)),
+          same(arg_of(3, 0), arg_of(2, 9)), same(arg_of(4, 0), arg_of(3, 7))}},
+        {input(arg_of(0, 0)), input(arg_of(0, 1)),   input(arg_of(0, 2)),   input(arg_of(0, 3)),
+         input(arg_of(0, 4)), input(arg_of(0, 5)),   input(arg_of(0, 6)),   input(arg_of(2, 1)),
+         input(arg_of(2, 2)), input(arg_of(2, 3)),   input(arg_of(2, 4)),   input(arg_of(2, 5)),
+         input(arg_of(2, 6)), input(arg_of(2, 7)),   input(arg_of(2, 8)),   input(arg_of(3, 1)),
+         input(arg_of(3, 2)), input(arg_of(3, 3)),   input(arg_of(3, 4)),   input(arg_of(3, 5)),
+         input(arg_of(3, 6)), scratch(arg_of(0, 7)), output(arg_of(4, -2)), output(arg_of(4, -1))},
+        {arg_of(0, 7), arg_of(0, 8), arg_of(0, 9), arg_of(0, 10), arg_of(1, 1), arg_of(1, 2),
+         arg_of(2, 9), arg_of(2, 10), arg_of(3, 7), arg_of(3, 8), arg_of(3, 9), arg_of(3, 10)},
+        {},
+        2},
+    // conv -> avg_pool2d (a DenseNet's transition layer): prepare takes a 1x1
+    // convolution and a 2x2 stride-2 window only, and pools first. The
+    // convolution's output is the scratch (it holds the pooled input).
+    FusionRule{"etr::conv_avg_pool.fused",
+               {{{"aten::convolution.out", 11}, {"aten::avg_pool2d.out", 9}},
+                {same(arg_of(1, 0), conv(9))}},
+               {input(conv(0)), input(conv(1)), input(conv(2)), input(conv(3)), input(conv(4)),
+                input(conv(5)), input(conv(6)), input(conv(7)), input(conv(8)), input(arg_of(1, 1)),
+                input(arg_of(1, 2)), input(arg_of(1, 3)), input(arg_of(1, 4)), input(arg_of(1, 5)),
+                input(arg_of(1, 6)), scratch(conv(9)), output(arg_of(1, 7)), output(arg_of(1, 8))},
+               {conv(9), conv(10)},
+               {},
+               0},
     // Hardswish as the exporter decomposes it (MobileNetV3):
     //   t = add(x, s) (s a 0-dim 3.0); clamp(t, 0); clamp(., None, 6);
     //   m = mul(x, .) (either order); d = _to_dim_order_copy(6); div(m, d)
@@ -212,6 +253,21 @@ constexpr FusionRule kOptimizedFusionRules[] = {
                 arg_of(3, 2), arg_of(3, 3), arg_of(4, 3), arg_of(4, 4)},
                {{FusionCheckKind::ScalarEquals, arg_of(0, 2), {}, 0, 1.0}},
                0},
+    // cat along channels -> batch norm -> relu (a DenseNet's dense layer
+    // input): the concatenation is never written. The cat's output (apart
+    // from its inputs) is the scratch.
+    FusionRule{
+        "etr::cat_batch_norm_relu.fused",
+        {{{"aten::cat.out", 4},
+          {"aten::_native_batch_norm_legit_no_training.out", 11},
+          {"aten::relu.out", 3}},
+         {same(arg_of(1, 0), arg_of(0, 2)), same(arg_of(2, 0), arg_of(1, 7))}},
+        {input(arg_of(0, 0)), input(arg_of(0, 1)), input(arg_of(1, 1)), input(arg_of(1, 2)),
+         input(arg_of(1, 3)), input(arg_of(1, 4)), input(arg_of(1, 5)), input(arg_of(1, 6)),
+         scratch(arg_of(0, 2)), output(arg_of(2, -2)), output(arg_of(2, -1))},
+        {arg_of(0, 2), arg_of(0, 3), arg_of(1, 7), arg_of(1, 8), arg_of(1, 9), arg_of(1, 10)},
+        {},
+        1},
     // batch norm -> relu without a convolution before it (a DenseNet's
     // pre-activation): one pass over the tensor instead of two.
     FusionRule{"etr::batch_norm_relu.fused",

@@ -76,6 +76,21 @@ Error opt_batch_norm_relu_prepare(KernelPrepareContext& ctx, const Tensor& input
                                   const Tensor* weight, const Tensor* bias,
                                   const Tensor& running_mean, const Tensor& running_var,
                                   double momentum, double eps, Tensor& out);
+// etr::cat_batch_norm_relu.fused: cat(tensors, 1) -> batch norm -> relu, the
+// concatenation read only by the batch norm (a DenseNet's dense layer):
+// each input's planes go through the batch norm and the clamp straight into
+// out. Arguments: the cat's tensors and dim, the batch norm's six
+// parameters, a scratch (the cat's output, apart from the inputs; used when
+// out lies over an input), out. Declined unless the inputs are Float, of
+// one rank, joined along dim 1, with planes of whole 64-byte lines.
+void opt_cat_batch_norm_relu_out(KernelContext& ctx, TensorList tensors, int64_t dim,
+                                 const Tensor* weight, const Tensor* bias,
+                                 const Tensor& running_mean, const Tensor& running_var,
+                                 double momentum, double eps, Tensor& scratch, Tensor& out);
+Error opt_cat_batch_norm_relu_prepare(KernelPrepareContext& ctx, TensorList tensors, int64_t dim,
+                                      const Tensor* weight, const Tensor* bias,
+                                      const Tensor& running_mean, const Tensor& running_var,
+                                      double momentum, double eps, Tensor& scratch, Tensor& out);
 
 // ---- op_mean.cpp
 // aten::mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None,
@@ -102,6 +117,8 @@ inline constexpr KernelEntry kOptNormalizationKernels[] = {
         "aten::_native_batch_norm_legit_no_training.out", DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_batch_norm_relu_out, &opt_batch_norm_relu_prepare>(
         "etr::batch_norm_relu.fused", DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_cat_batch_norm_relu_out, &opt_cat_batch_norm_relu_prepare>(
+        "etr::cat_batch_norm_relu.fused", DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_mean_out, &opt_mean_prepare>("aten::mean.out",
                                                   DtypeSet::of(ScalarType::Float)),
 };

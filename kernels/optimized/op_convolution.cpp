@@ -488,13 +488,17 @@ opt::Im2colGeom im2col_geom(const Geom& g) {
 void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMatrix* packed,
                          const float* in, const float* weight, const float* bias, float lo,
                          float hi, bool silu, const opt::UnaryParams* post, const float* k_scale,
-                         float* out) {
+                         const float* k_shift, bool k_relu, float* out) {
   const char* op = ctx.op_name();
   const int64_t icg = g.c_in / g.groups, ocg = g.c_out / g.groups;
   const int64_t k = icg * g.kh * g.kw;
   const int64_t n = g.oh * g.ow;
   ThreadPool* pool = ctx.thread_pool();
   const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+  // The GEMM shifts and clamps the operand it packs: here the input (A)
+  // only when the weights (B) come packed.
+  ETR_KERNEL_CHECK(ctx, packed != nullptr || (k_shift == nullptr && !k_relu), Error::Internal,
+                   "%s: an input shift reached a transposed product without packed weights", op);
   auto make_args = [&](int64_t gi, const float* cols, float* ct) {
     opt::GemmArgs a;
     a.m = n;
@@ -514,6 +518,8 @@ void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMat
     a.epilogue.silu = silu;
     a.epilogue.post = post;
     a.k_scale = k_scale;
+    a.k_shift = k_shift;
+    a.k_relu = k_relu;
     return a;
   };
   // n <= 8 * kPanel and k, ocg are bounded by the checked tensor sizes. A
@@ -550,7 +556,7 @@ void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMat
 
 void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const float* in,
               const float* weight, const float* bias, const opt::UnaryParams* post,
-              const float* k_scale, float* out) {
+              const float* k_scale, const float* k_shift, bool k_relu, float* out) {
   const char* op = ctx.op_name();
   const int64_t icg = g.c_in / g.groups, ocg = g.c_out / g.groups;
   const int64_t k = icg * g.kh * g.kw;
@@ -585,6 +591,8 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
     a.epilogue.silu = st.silu;
     a.epilogue.post = post;
     a.k_scale = k_scale;
+    a.k_shift = k_shift;
+    a.k_relu = k_relu;
     if (pointwise) {
       a.batch = g.batch;
       a.batch_stride_b = g.c_in * in_plane;
@@ -613,7 +621,7 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
   }
   if (transposed) {
     run_gemm_transposed(ctx, g, packed ? st.packed : nullptr, in, weight, bias, st.lo, st.hi,
-                        st.silu, post, k_scale, out);
+                        st.silu, post, k_scale, k_shift, k_relu, out);
     return;
   }
   // Output pixels per im2col tile: all of them when they fit, else halved to
@@ -746,7 +754,7 @@ namespace internal {
 void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, const Tensor& weight,
               const float* w, const float* b, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, int64_t groups, Tensor& out, const opt::UnaryParams* post,
-              const float* k_scale) {
+              const float* k_scale, const float* k_shift, bool k_relu) {
   const char* op = ctx.op_name();
   const size_t rank = input.dim();
   Geom g;
@@ -783,7 +791,7 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
         st->path == ConvPath::kGemm && is_pointwise(g) && g.groups == 1 && g.c_in > 0 &&
             g.batch == 1 && st->winograd == nullptr && st->winograd1d == nullptr,
         Error::Internal, "%s: a channel scale reached a convolution it cannot take", op);
-    run_gemm(ctx, g, *st, in, w, b, post, k_scale, o);
+    run_gemm(ctx, g, *st, in, w, b, post, k_scale, k_shift, k_relu, o);
     return;
   }
   if (g.c_in == 0) {
@@ -799,7 +807,7 @@ void run_conv(KernelContext& ctx, const ConvState* st, const Tensor& input, cons
         run_direct(ctx, g, *st, in, w, b, o) || internal::run_grouped(ctx, g, *st, in, w, b, o)) {
       apply_post();
     } else {
-      run_gemm(ctx, g, *st, in, w, b, post, nullptr, o);
+      run_gemm(ctx, g, *st, in, w, b, post, nullptr, nullptr, false, o);
     }
     return;
   }

@@ -394,6 +394,110 @@ TEST(GemmTest, KScaleMatchesFloat64ReferenceOfScaledOperand) {
   EXPECT_EQ(opt::gemm(g, nullptr, nullptr), Error::InvalidArgument);
 }
 
+// GemmArgs::k_shift and k_relu (a batch norm -> ReLU folded into a 1x1
+// convolution's input): the operand packed per call (B, or A when B comes
+// packed) becomes max(v * s[k] + t[k], 0), the multiply and the add each
+// rounded, as the batch norm kernel then the relu would; row-major and
+// column-major B, the transposed product, the panel-by-panel path, with and
+// without the clamp, against the double reference of the transformed
+// operand. A shift without a scale is refused.
+TEST(GemmTest, KShiftReluMatchesFloat64ReferenceOfTransformedOperand) {
+  std::mt19937 rng(36);
+  std::uniform_real_distribution<float> dist(0.25f, 1.5f), sdist(-0.5f, 0.5f);
+  struct KCase {
+    int64_t m, n, k;
+    bool pack_a, pack_b;
+    int layout_a, layout_b;
+    bool relu;
+  };
+  const KCase cases[] = {
+      {128, 196, 672, true, false, 0, 0, true},  // 14x14 bottleneck: B packed per call
+      {37, 70, 33, true, false, 0, 1, true},     // column-major B: packed, then transformed
+      {49, 128, 544, false, true, 1, 0, true},   // transposed product: A = X^T transformed
+      {5, 40, 700, false, true, 0, 0, false},    // few rows against packed B, K blocks
+      {40, 50, 600, false, false, 2, 2, true},   // both unpacked: B transformed, K blocks
+  };
+  double max_err = 0.0;
+  for (const KCase& kc : cases) {
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), testing::test_thread_pool()}) {
+      Operand as = make_operand(kc.m, kc.k, kc.layout_a, 1, rng);
+      Operand bs = make_operand(kc.k, kc.n, kc.layout_b, 1, rng);
+      std::vector<float> scale(static_cast<size_t>(kc.k)), shift(scale.size());
+      for (float& v : scale) v = dist(rng);
+      for (float& v : shift) v = sdist(rng);
+      std::vector<float> pa_store, pb_store;
+      PackedMatrix pa, pb;
+      GemmArgs g;
+      g.m = kc.m;
+      g.n = kc.n;
+      g.k = kc.k;
+      if (kc.pack_a) {
+        pa_store.resize(opt::packed_a_bytes(kc.m, kc.k) / sizeof(float) + 1);
+        pa = opt::pack_a(as.view, kc.m, kc.k, pa_store.data());
+        g.packed_a = &pa;
+      } else {
+        g.a = as.view;
+      }
+      if (kc.pack_b) {
+        pb_store.resize(opt::packed_b_bytes(kc.k, kc.n) / sizeof(float) + 1);
+        pb = opt::pack_b(bs.view, kc.k, kc.n, pb_store.data());
+        g.packed_b = &pb;
+      } else {
+        g.b = bs.view;
+      }
+      std::vector<float> c(static_cast<size_t>(kc.m * kc.n), std::nanf(""));
+      g.c = c.data();
+      g.ldc = kc.n;
+      g.k_scale = scale.data();
+      g.k_shift = shift.data();
+      g.k_relu = kc.relu;
+      const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+      std::vector<uint8_t> temp_bytes(opt::gemm_scratch_bytes(g, threads) + 1);
+      MemoryAllocator temp(temp_bytes.data(), temp_bytes.size());
+      ASSERT_EQ(opt::gemm(g, &temp, pool), Error::Ok);
+      const bool on_b = !kc.pack_b;
+      auto transform = [&](float v, int64_t p) {
+        float y = v * scale[static_cast<size_t>(p)];
+        y = y + shift[static_cast<size_t>(p)];
+        return kc.relu ? std::max(y, 0.0f) : y;
+      };
+      size_t bad = 0;
+      for (int64_t i = 0; i < kc.m; ++i) {
+        for (int64_t j = 0; j < kc.n; ++j) {
+          double acc = 0.0, mag = 0.0;
+          for (int64_t p = 0; p < kc.k; ++p) {
+            const float av = on_b ? at(as.view, i, p) : transform(at(as.view, i, p), p);
+            const float bv = on_b ? transform(at(bs.view, p, j), p) : at(bs.view, p, j);
+            acc += static_cast<double>(av) * bv;
+            mag += std::abs(static_cast<double>(av) * bv);
+          }
+          const double err = std::abs(c[static_cast<size_t>(i * kc.n + j)] - acc);
+          max_err = std::max(max_err, err);
+          if (!(err <= 1e-6 * (mag + 3.0)) && ++bad <= 3) {
+            ADD_FAILURE() << "m=" << kc.m << " n=" << kc.n << " k=" << kc.k << " C[" << i << "]["
+                          << j << "] = " << c[static_cast<size_t>(i * kc.n + j)] << ", reference "
+                          << acc;
+          }
+        }
+      }
+      EXPECT_EQ(bad, 0u);
+    }
+  }
+  std::printf("gemm with k_shift / k_relu: max abs error %.3g against the float64 reference\n",
+              max_err);
+  GemmArgs g;
+  std::vector<float> a(6 * 4, 1.0f), b(4 * 16, 1.0f), c(6 * 16), t(4, 1.0f);
+  g.m = 6;
+  g.n = 16;
+  g.k = 4;
+  g.a = MatrixView{a.data(), 4, 1};
+  g.b = MatrixView{b.data(), 16, 1};
+  g.c = c.data();
+  g.ldc = 16;
+  g.k_shift = t.data();
+  EXPECT_EQ(opt::gemm(g, nullptr, nullptr), Error::InvalidArgument);
+}
+
 TEST(GemmTest, LargeShapesEveryPathOnTwoThreads) {
   std::mt19937 rng(7);
   // Transformer linear, 1x1 convolution, im2col convolution, single row.
