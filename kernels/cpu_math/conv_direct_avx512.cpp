@@ -20,7 +20,7 @@
 
 #include <algorithm>
 
-#include "kernels/cpu_math/vec_math_avx2_inl.h"
+#include "kernels/cpu_math/vec_math_avx512_inl.h"
 
 namespace etr {
 namespace opt {
@@ -32,17 +32,6 @@ struct Epi {
   __m512 lo, hi;
   bool clamp, silu;
 };
-
-// SiLU of 16 lanes as two 8-lane halves (avx2_inl::silu8, the AVX2
-// kernel's formula), through memory (GCC 12 warns about the register
-// casts' undefined upper lanes).
-inline __m512 silu16(__m512 v) {
-  alignas(64) float lanes[16];
-  _mm512_store_ps(lanes, v);
-  _mm256_store_ps(lanes, avx2_inl::silu8(_mm256_load_ps(lanes)));
-  _mm256_store_ps(lanes + 8, avx2_inl::silu8(_mm256_load_ps(lanes + 8)));
-  return _mm512_load_ps(lanes);
-}
 
 // Output channels co0 .. co0 + 4 for NB blocks of 16 pixels from x0 of
 // output row y: v holds the blocks' input vectors ([block][tap][16]), w the
@@ -78,7 +67,7 @@ inline void channel_quad(const float* v, const float* w, const float* bias, int6
       if (e.clamp) {
         s = _mm512_maskz_min_ps(0xFFFF, e.hi, _mm512_maskz_max_ps(0xFFFF, e.lo, s));
       }
-      if (e.silu) s = silu16(s);
+      if (e.silu) s = avx512_inl::silu16(s);
       float* o = out + (co0 + j) * plane + y * g.ow + xs;
       if (count == 16) {
         _mm512_storeu_ps(o, s);
