@@ -86,8 +86,10 @@ void panels(const float* packed, int64_t m, int64_t k, const float* x, const flo
   }
 }
 
-// Below this many multiply-adds a panel product runs on the calling thread.
-constexpr int64_t kGemvParallelWork = int64_t{1} << 16;
+// Below this many multiply-adds a panel product runs on the calling thread
+// (the GEMM's threshold, gemm.cpp: a squeeze-excite layer's 230K split over
+// 2 threads cost more CPU time in waiting than it saved).
+constexpr int64_t kGemvParallelWork = int64_t{1} << 20;
 
 }  // namespace
 
