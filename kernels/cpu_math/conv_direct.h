@@ -40,5 +40,14 @@ void conv3x3s2_avx2(const DirectConvGeom& g, const float* in, const float* weigh
                     const float* bias, const DepthwiseEpilogue& epilogue, float* out, void* scratch,
                     size_t scratch_bytes, ThreadPool* pool);
 
+// conv3x3s2_avx2's computation with AVX-512F (conv_direct_avx512.cpp; only
+// where cpu_features().avx512f): the same contract and scratch
+// (conv3x3s2_scratch_bytes covers its conv3x3s2_avx512_slot_floats floats
+// per thread; it has no shared part).
+size_t conv3x3s2_avx512_slot_floats(const DirectConvGeom& g);
+void conv3x3s2_avx512(const DirectConvGeom& g, const float* in, const float* weight,
+                      const float* bias, const DepthwiseEpilogue& epilogue, float* out,
+                      void* scratch, size_t scratch_bytes, ThreadPool* pool);
+
 }  // namespace opt
 }  // namespace etr

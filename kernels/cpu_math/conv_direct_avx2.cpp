@@ -159,7 +159,10 @@ bool conv3x3s2_supported(const DirectConvGeom& g) {
 
 size_t conv3x3s2_scratch_bytes(const DirectConvGeom& g, size_t threads) {
   const size_t rows = static_cast<size_t>(std::max<int64_t>(g.batch * g.oh, 1));
-  return (weight_floats(g) + slot_floats(g) * std::max<size_t>(1, std::min(threads, rows))) *
+  const size_t slots = std::max<size_t>(1, std::min(threads, rows));
+  // Enough for this kernel or conv3x3s2_avx512.
+  return std::max(weight_floats(g) + slot_floats(g) * slots,
+                  conv3x3s2_avx512_slot_floats(g) * slots) *
          sizeof(float);
 }
 

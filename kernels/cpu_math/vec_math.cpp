@@ -166,6 +166,10 @@ double sum_f64(const float* x, size_t n) {
   return s;
 }
 
+void row_means(const float* x, size_t rows, size_t n, double divisor, float* y) {
+  for (size_t r = 0; r < rows; ++r) y[r] = static_cast<float>(sum_f64(x + r * n, n) / divisor);
+}
+
 double sum_sq_dev_f64(const float* x, double mean, size_t n) {
   double s = 0.0;
   for (size_t i = 0; i < n; ++i) {
@@ -224,6 +228,11 @@ void normalize_f32(const float* x, float mean, float rstd, const float* w, const
 
 double sum_f64(const float* x, size_t n) {
   return use_avx2() ? avx2::sum_f64(x, n) : generic::sum_f64(x, n);
+}
+
+void row_means(const float* x, size_t rows, size_t n, double divisor, float* y) {
+  return use_avx2() ? avx2::row_means(x, rows, n, divisor, y)
+                    : generic::row_means(x, rows, n, divisor, y);
 }
 
 double sum_sq_dev_f64(const float* x, double mean, size_t n) {

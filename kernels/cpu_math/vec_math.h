@@ -86,5 +86,11 @@ void normalize_f32(const float* x, float mean, float rstd, const float* w, const
 double sum_f64(const float* x, size_t n);
 double sum_sq_dev_f64(const float* x, double mean, size_t n);
 
+// y[r] = (sum of row r's n elements, in double) / divisor, rounded to float,
+// for `rows` consecutive rows of x (n floats apart). The AVX2 body sums 4
+// rows at a time (a mean over small planes, 7x7 or 14x14, is bound by each
+// row's chain of additions and its reduction, not by the loads).
+void row_means(const float* x, size_t rows, size_t n, double divisor, float* y);
+
 }  // namespace opt
 }  // namespace etr

@@ -339,6 +339,32 @@ double sum_f64(const float* x, size_t n) {
   return s;
 }
 
+void row_means(const float* x, size_t rows, size_t n, double divisor, float* y) {
+  size_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    // Rows r .. r + 4: two accumulators each (8 independent chains), columns
+    // 8 at a time, the last n % 8 added one by one.
+    const float* q[4] = {x + r * n, x + (r + 1) * n, x + (r + 2) * n, x + (r + 3) * n};
+    __m256d lo[4], hi[4];
+    for (int j = 0; j < 4; ++j) lo[j] = hi[j] = _mm256_setzero_pd();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) {
+        const __m256 v = _mm256_loadu_ps(q[j] + i);
+        lo[j] = _mm256_add_pd(lo[j], _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+        hi[j] = _mm256_add_pd(hi[j], _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+      }
+    }
+    for (int j = 0; j < 4; ++j) {
+      double s = hsum(_mm256_add_pd(lo[j], hi[j]));
+      for (size_t t = i; t < n; ++t) s += static_cast<double>(q[j][t]);
+      y[r + j] = static_cast<float>(s / divisor);
+    }
+  }
+  for (; r < rows; ++r) y[r] = static_cast<float>(sum_f64(x + r * n, n) / divisor);
+}
+
 double sum_sq_dev_f64(const float* x, double mean, size_t n) {
   const __m256d mu = _mm256_set1_pd(mean);
   __m256d a0 = _mm256_setzero_pd(), a1 = _mm256_setzero_pd();
@@ -411,6 +437,9 @@ void normalize_f32(const float* x, float mean, float rstd, const float* w, const
 double sum_f64(const float* x, size_t n) { return generic::sum_f64(x, n); }
 double sum_sq_dev_f64(const float* x, double mean, size_t n) {
   return generic::sum_sq_dev_f64(x, mean, n);
+}
+void row_means(const float* x, size_t rows, size_t n, double divisor, float* y) {
+  generic::row_means(x, rows, n, divisor, y);
 }
 
 }  // namespace avx2

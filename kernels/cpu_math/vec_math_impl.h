@@ -27,6 +27,7 @@
                      float* y, size_t n);                                                        \
   double sum_f64(const float* x, size_t n);                                                      \
   double sum_sq_dev_f64(const float* x, double mean, size_t n);                                  \
+  void row_means(const float* x, size_t rows, size_t n, double divisor, float* y);               \
   }
 
 namespace etr {

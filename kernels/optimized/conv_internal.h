@@ -47,6 +47,12 @@ struct ConvState {
   // this weight shape, or null. Such a layer has no `packed` matrices.
   const float* winograd1d = nullptr;
   int64_t winograd1d_c_out = 0, winograd1d_c_in = 0, winograd1d_k = 0, winograd1d_tile = 0;
+  // A pointwise, groups 1 layer over a 1x1 output image (a squeeze-excite
+  // layer): its constant weights packed for gemv_panels_avx2
+  // (cpu_math/gemv.h), for this weight shape (gemv_m x gemv_k), or null. Such
+  // a layer has no `packed` matrices.
+  const float* gemv_panels = nullptr;
+  int64_t gemv_m = 0, gemv_k = 0;
   // Fused kernels (etr::conv_bn*.fused): the weights and bias with the batch
   // norm folded in (method memory; run uses them instead of the arguments'),
   // and the activation's bounds applied to the output, then SiLU

@@ -114,11 +114,18 @@ bool share_memory(const Tensor& a, const Tensor& b) {
   return a0 != nullptr && b0 != nullptr && a0 < b0 + b.nbytes() && b0 < a0 + a.nbytes();
 }
 
+// Temp memory a pointwise product over a copy of its input must leave free
+// for its own scratch: the GEMM packs at most a 512 x 256 panel of the input
+// per worker (512 KiB; the weights come packed at prepare), for up to 2
+// workers, with room to spare.
+constexpr size_t kCopyMargin = size_t{2} << 20;
+
 // Computes into `out`, or, when the memory plan put `out` over the input or
 // weights (dead once the convolution has run), into the convolution's own
 // output slot `conv_out` (the loader checked it is apart from them) and
-// moves the result; an `out` exactly over the input is written in place
-// where the kernel allows it (internal::conv_in_place_ok).
+// moves the result (a pointwise expansion instead reads a copy of its
+// smaller input); an `out` exactly over the input is written in place where
+// the kernel allows it (internal::conv_in_place_ok).
 void run_fused(KernelContext& ctx, const Tensor& input, const Tensor& weight, IntArrayRef stride,
                IntArrayRef padding, IntArrayRef dilation, int64_t groups, Tensor& conv_out,
                Tensor& out, const opt::UnaryParams* post = nullptr) {
@@ -132,6 +139,26 @@ void run_fused(KernelContext& ctx, const Tensor& input, const Tensor& weight, In
                       (!share_memory(out, input) ||
                        (over_input && internal::conv_in_place_ok(ctx, st, input, weight, stride,
                                                                  padding, dilation, groups)));
+  if (!direct && !share_memory(out, weight) && input.nbytes() < out.nbytes() && weight.dim() == 4 &&
+      weight.size(2) == 1 && weight.size(3) == 1 && groups == 1) {
+    // A pointwise expansion whose output the plan put over its (smaller)
+    // input: a copy of the input in temp memory lets it write out directly,
+    // copying fewer bytes than moving the output would. Only with room left
+    // for the product's own scratch (kCopyMargin), else the move below.
+    const MemoryAllocator* temp = ctx.temp_allocator();
+    const size_t left = temp == nullptr ? 0 : temp->capacity() - temp->used();
+    if (left >= input.nbytes() + 64 && left - input.nbytes() - 64 >= kCopyMargin) {
+      void* copy = ctx.allocate_temp(input.nbytes(), 64);
+      if (copy != nullptr) {
+        std::memcpy(copy, input.const_data(), input.nbytes());
+        Tensor view = input;
+        view.set_data(copy, input.nbytes());
+        internal::run_conv(ctx, st, view, weight, st->folded_weight, st->folded_bias, stride,
+                           padding, dilation, groups, out, post);
+        return;
+      }
+    }
+  }
   Tensor& dst = direct ? out : conv_out;
   internal::run_conv(ctx, st, input, weight, st->folded_weight, st->folded_bias, stride, padding,
                      dilation, groups, dst, post);

@@ -1,6 +1,7 @@
 // aten::mean.out over the trailing dims of a default-layout Float tensor
 // (e.g. H, W of [N, C, H, W], keepdim or not): one contiguous row per output
-// element, summed in double, rows spread over the thread pool.
+// element, summed in double (opt::row_means), rows spread over the thread
+// pool.
 #include "kernels/cpu_math/vec_math.h"
 #include "kernels/optimized/normalization.h"
 #include "kernels/optimized/util/vec_broadcast.h"
@@ -61,9 +62,7 @@ void opt_mean_out(KernelContext& ctx, const Tensor& self, std::optional<IntArray
   const size_t n = static_cast<size_t>(cols);
   const size_t grain = n >= kGrainElements ? 1 : kGrainElements / (n == 0 ? 1 : n);
   parallel_for(ctx.thread_pool(), static_cast<size_t>(rows), grain, [&](size_t begin, size_t end) {
-    for (size_t r = begin; r < end; ++r) {
-      y[r] = static_cast<float>(opt::sum_f64(x + r * n, n) / static_cast<double>(cols));
-    }
+    opt::row_means(x + begin * n, end - begin, n, static_cast<double>(cols), y + begin);
   });
 }
 

@@ -151,13 +151,16 @@ class KernelRunner {
       ADD_FAILURE() << "run_prepared() without a successful prepare()";
       return Error::InvalidState;
     }
-    temp_bytes_.assign(1 << 20, 0);
+    temp_bytes_.assign(temp_size_, 0);
     MemoryAllocator temp_alloc(temp_bytes_.data(), temp_bytes_.size());
     KernelContext ctx(&temp_alloc, pool_);
     ctx.bind_instruction(name_, state_);
     chosen_->fn(ctx, args_.data());
     return ctx.failure_state();
   }
+
+  // Bytes of temp memory run_prepared() gives the kernel (default 1 MiB).
+  void set_temp_bytes(size_t n) { temp_size_ = n; }
 
   // Marks arguments (bit i: argument i) as program constants for prepare
   // (KernelPrepareContext::is_constant_arg), as weights are in a program.
@@ -183,6 +186,7 @@ class KernelRunner {
   std::vector<uint8_t> method_bytes_;  // lives as long as the runner, like a method's
   MemoryAllocator method_alloc_;
   std::vector<uint8_t> temp_bytes_;
+  size_t temp_size_ = size_t{1} << 20;
   const char* name_ = "";
   std::vector<EValue*> args_;
   const KernelEntry* chosen_ = nullptr;

@@ -7,7 +7,8 @@
 // per thread), on 1 and 2 threads; the largest error relative to the
 // output's scale is printed and must stay within 1e-5. A stride-1 block is
 // declined (the calls then run as two fused convolutions). Skipped where
-// the CPU has no AVX2 + FMA.
+// the CPU has no AVX2 + FMA. Also a fused pointwise expansion whose output
+// lies over its input (run_fused's copy of the input).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -190,6 +191,68 @@ TEST(ConvBandTest, StrideOneIsDeclined) {
   (void)run_block("etr::conv_bn_hardtanh_dw.fused", {8, 32, 91, 91, 3, 1}, 0.0f, 6.0f, true,
                   nullptr, 400, &status);
   EXPECT_NE(status, Error::Ok);
+}
+
+// A fused pointwise expansion (etr::conv_bn_relu.fused) whose output the
+// plan put over its smaller input (the input's bytes at the start of the
+// output's): the kernel reads a copy of the input and writes the output
+// directly, so its own output slot conv_out stays untouched (the move path
+// would compute there first). Against float64, 1 and 2 threads.
+TEST(ConvBandTest, PointwiseExpansionOverItsInputMatchesFloat64Reference) {
+  const int c_in = 24, c_exp = 96, h = 13, w = 11, plane = h * w;
+  std::mt19937 rng(500);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::vector<float> x(static_cast<size_t>(c_in) * plane), w1(static_cast<size_t>(c_exp) * c_in),
+      b1(c_exp);
+  for (float& v : x) v = nd(rng);
+  for (float& v : w1) v = nd(rng) * 0.2f;
+  for (float& v : b1) v = nd(rng) * 0.1f;
+  const BatchNorm bn = make_bn(c_exp, rng);
+  std::vector<double> want(static_cast<size_t>(c_exp) * plane);
+  double scale = 0.0;
+  for (int co = 0; co < c_exp; ++co) {
+    for (int p = 0; p < plane; ++p) {
+      double acc = b1[co];
+      for (int ci = 0; ci < c_in; ++ci) {
+        acc += static_cast<double>(w1[static_cast<size_t>(co) * c_in + ci]) *
+               x[static_cast<size_t>(ci) * plane + p];
+      }
+      const double v = std::max(apply_bn(acc, bn, co, kEps), 0.0);
+      want[static_cast<size_t>(co) * plane + p] = v;
+      scale = std::max(scale, std::abs(v));
+    }
+  }
+  for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), test_thread_pool()}) {
+    HostTensor out = zeros_tensor(ScalarType::Float, {1, c_exp, h, w});
+    HostTensor tx = to_tensor({1, c_in, h, w}, x);
+    // The input's values moved to the start of the output's memory.
+    std::copy(x.begin(), x.end(), out.tensor().data_ptr<float>());
+    tx.tensor().set_data(out.tensor().mutable_data(), tx.nbytes());
+    HostTensor tw = to_tensor({c_exp, c_in, 1, 1}, w1), tb = to_tensor({c_exp}, b1);
+    HostTensor g = to_tensor({c_exp}, bn.gamma), be = to_tensor({c_exp}, bn.beta);
+    HostTensor m = to_tensor({c_exp}, bn.mean), v = to_tensor({c_exp}, bn.var);
+    HostTensor conv_out = zeros_tensor(ScalarType::Float, {1, c_exp, h, w});
+    KernelRunner r(test_kernel_registry(), pool);
+    r.set_temp_bytes(size_t{4} << 20);
+    r.set_constant_args((1u << 1) | (1u << 2) | (1u << 9) | (1u << 10) | (1u << 11) | (1u << 12));
+    const std::vector<int64_t> one{1, 1}, zero{0, 0};
+    ASSERT_EQ(r.prepare("etr::conv_bn_relu.fused",
+                        {r.tensor(tx), r.tensor(tw), r.tensor(tb), r.int_list(one),
+                         r.int_list(zero), r.int_list(one), r.b(false), r.int_list(zero), r.i(1),
+                         r.tensor(g), r.tensor(be), r.tensor(m), r.tensor(v), r.d(0.1), r.d(kEps),
+                         r.tensor(conv_out), r.tensor(out)}),
+              Error::Ok);
+    EXPECT_STREQ(r.chosen_library(), "optimized");
+    ASSERT_EQ(r.run_prepared(), Error::Ok);
+    const std::vector<float> got = out.values<float>();
+    double err = 0.0;
+    for (size_t i = 0; i < got.size(); ++i) err = std::max(err, std::abs(got[i] - want[i]));
+    err /= scale;
+    std::printf("pointwise expansion over its input (%s): max error %.3g of the output's scale\n",
+                pool == nullptr ? "1 thread" : "2 threads", err);
+    EXPECT_LE(err, kBound);
+    for (float c : conv_out.values<float>()) ASSERT_EQ(c, 0.0f) << "conv_out was written";
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "kernels/cpu_math/conv_direct.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -289,6 +290,55 @@ TEST(OptConvDirectTest, FirstLayer3x3Stride2MatchesReference) {
   }
 }
 
+// The AVX-512 body of the first-layer convolution against a float64
+// reference: image widths that leave 1 to 3 blocks of 16 pixels after the
+// groups of 4 and a partial last block (MobileNet's 224 x 224 among them),
+// 1 and 2 threads.
+TEST(OptConvDirectTest, FirstLayer3x3Stride2Avx512MatchesReference) {
+  ETR_REQUIRE_AVX2_KERNELS();
+  if (!opt::cpu_features().avx512f) GTEST_SKIP() << "no AVX-512F on this CPU";
+  double worst = 0.0;
+  for (uint32_t seed = 400; seed < 424; ++seed) {
+    std::mt19937 rng(seed);
+    opt::DirectConvGeom g;
+    g.batch = pick(rng, 1, 2);
+    g.c_in = pick(rng, 1, static_cast<int>(opt::kDirectConvMaxCin));
+    g.c_out = 8 * pick(rng, 1, 4);
+    g.h = seed % 6 == 0 ? pick(rng, 1, 3) : pick(rng, 4, 30);
+    g.w = seed % 5 == 0 ? pick(rng, 1, 3) : pick(rng, 4, 260);
+    if (seed == 401) {
+      g.c_in = 3;
+      g.c_out = 16;
+      g.h = g.w = 224;
+    }
+    g.oh = (g.h - 1) / 2 + 1;
+    g.ow = (g.w - 1) / 2 + 1;
+    ASSERT_TRUE(opt::conv3x3s2_supported(g));
+    const std::vector<float> x =
+        random_values(static_cast<size_t>(g.batch * g.c_in * g.h * g.w), rng);
+    const std::vector<float> w = random_values(static_cast<size_t>(g.c_out * g.c_in * 9), rng);
+    const std::vector<float> b = random_values(static_cast<size_t>(g.c_out), rng);
+    const float* bias = seed % 4 == 0 ? nullptr : b.data();
+    for (const Act& act : activations()) {
+      const std::vector<float> want = reference_3x3s2(g, x, w, bias, act.e);
+      for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), test_thread_pool()}) {
+        const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+        const size_t bytes = opt::conv3x3s2_scratch_bytes(g, threads);
+        Scratch s(bytes);
+        std::vector<float> got(want.size(), -7.0f);
+        opt::conv3x3s2_avx512(g, x.data(), w.data(), bias, act.e, got.data(), s.get(), bytes, pool);
+        for (size_t i = 0; i < got.size(); ++i) {
+          worst = std::max(worst, std::abs(static_cast<double>(got[i]) - want[i]));
+        }
+        expect_close(got, want, 1e-5, 1e-5,
+                     "seed " + std::to_string(seed) + " " + act.name +
+                         (pool == nullptr ? " 1 thread" : " 2 threads"));
+      }
+    }
+  }
+  std::printf("first layer (AVX-512): max |error| %.3g against float64\n", worst);
+}
+
 TEST(OptConvDirectTest, GemvMatchesReference) {
   ETR_REQUIRE_AVX2_KERNELS();
   for (uint32_t seed = 200; seed < 230; ++seed) {
@@ -316,6 +366,59 @@ TEST(OptConvDirectTest, GemvMatchesReference) {
                    "seed " + std::to_string(seed) + " " + act.name);
     }
   }
+}
+
+// The panel-packed product against a float64 reference: panel edges (m not
+// a multiple of 16), k not a multiple of 4, and products large enough to
+// split over 2 threads (MobileNetV3's 960 x 240 among them).
+TEST(OptConvDirectTest, GemvPanelsMatchesReference) {
+  ETR_REQUIRE_AVX2_KERNELS();
+  double worst = 0.0;
+  for (uint32_t seed = 300; seed < 336; ++seed) {
+    std::mt19937 rng(seed);
+    int64_t m = pick(rng, 1, 70), k = pick(rng, 1, 1200);
+    if (seed % 6 == 0) {
+      m = 960;
+      k = 240;
+    } else if (seed % 6 == 1) {
+      // Over 2^20 multiply-adds: split over the threads.
+      m = pick(rng, 1100, 1300);
+      k = pick(rng, 960, 1100);
+    }
+    const std::vector<float> w = random_values(static_cast<size_t>(m * k), rng);
+    const std::vector<float> x = random_values(static_cast<size_t>(k), rng);
+    const std::vector<float> b = random_values(static_cast<size_t>(m), rng);
+    const float* bias = seed % 3 == 0 ? nullptr : b.data();
+    const size_t floats = opt::gemv_panels_floats(m, k);
+    ASSERT_EQ(floats, static_cast<size_t>((m + 15) / 16 * 16 * k));
+    Scratch packed(floats * sizeof(float));
+    auto* pw = static_cast<float*>(packed.get());
+    opt::gemv_pack_panels(w.data(), m, k, pw);
+    for (const Act& act : activations()) {
+      std::vector<float> want(static_cast<size_t>(m));
+      for (int64_t i = 0; i < m; ++i) {
+        double s = bias == nullptr ? 0.0 : bias[i];
+        for (int64_t j = 0; j < k; ++j)
+          s += static_cast<double>(w[static_cast<size_t>(i * k + j)]) * x[static_cast<size_t>(j)];
+        if (act.e.lo > -INFINITY || act.e.hi < INFINITY) {
+          s = std::min<double>(std::max<double>(s, act.e.lo), act.e.hi);
+        }
+        if (act.e.silu) s = s / (1.0 + std::exp(-s));
+        want[static_cast<size_t>(i)] = static_cast<float>(s);
+      }
+      for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), test_thread_pool()}) {
+        std::vector<float> got(static_cast<size_t>(m), -7.0f);
+        opt::gemv_panels_avx2(pw, m, k, x.data(), bias, act.e, got.data(), pool);
+        for (size_t i = 0; i < got.size(); ++i) {
+          worst = std::max(worst, std::abs(static_cast<double>(got[i]) - want[i]));
+        }
+        expect_close(got, want, 1e-5, 2e-6 * std::sqrt(static_cast<double>(k)),
+                     "seed " + std::to_string(seed) + " " + act.name +
+                         (pool == nullptr ? " 1 thread" : " 2 threads"));
+      }
+    }
+  }
+  std::printf("gemv panels: max |error| %.3g against float64\n", worst);
 }
 
 }  // namespace

@@ -5,7 +5,9 @@
 // PyTorch's values (kernels/test/op_mm_test.cpp, ...) run on these kernels too.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -195,6 +197,55 @@ TEST(OptLinearAlgebraTest, PreparedLinearReadsNewInputs) {
   std::memcpy(x.data(), next, sizeof(next));
   ASSERT_EQ(r.run_prepared(), Error::Ok);
   EXPECT_EQ(out.values<float>(), (std::vector<float>{-0.5f, -1.5f}));
+}
+
+// A linear layer over one row with constant weights (a classifier head:
+// the panel-packed matrix-vector product) against float64: feature counts
+// off the 16-row panels, with and without a bias, 1 and 2 threads (the
+// largest case is over the 2^20 multiply-adds that split it).
+TEST(OptLinearAlgebraTest, OneRowLinearWithConstantWeightsMatchesFloat64) {
+  std::mt19937 rng(31);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  double worst = 0.0;
+  const int64_t shapes[][2] = {{1, 1}, {7, 3}, {33, 100}, {1000, 1280}, {250, 577}};
+  for (int variant = 0; variant < 4; ++variant) {
+    for (const auto& kn : shapes) {
+      const int64_t k = kn[1], n = kn[0];
+      std::vector<float> x(static_cast<size_t>(k)), w(static_cast<size_t>(n * k)),
+          b(static_cast<size_t>(n));
+      for (float& v : x) v = nd(rng);
+      for (float& v : w) v = nd(rng) * 0.1f;
+      for (float& v : b) v = nd(rng);
+      const bool with_bias = variant < 2;
+      std::vector<double> want(static_cast<size_t>(n));
+      for (int64_t j = 0; j < n; ++j) {
+        double s = with_bias ? b[static_cast<size_t>(j)] : 0.0;
+        for (int64_t p = 0; p < k; ++p) {
+          s += static_cast<double>(w[static_cast<size_t>(j * k + p)]) * x[static_cast<size_t>(p)];
+        }
+        want[static_cast<size_t>(j)] = s;
+      }
+      HostTensor tx = make_tensor<float>({1, int32_t(k)}, x);
+      HostTensor tw = make_tensor<float>({int32_t(n), int32_t(k)}, w);
+      HostTensor tb = make_tensor<float>({int32_t(n)}, b);
+      HostTensor out = zeros_tensor(ScalarType::Float, {1, int32_t(n)});
+      KernelRunner r(test_kernel_registry(), pool_for(variant));
+      r.set_constant_args(0b110);
+      ASSERT_EQ(r.prepare("aten::linear.out", {r.tensor(tx), r.tensor(tw),
+                                               with_bias ? r.tensor(tb) : r.none(), r.tensor(out)}),
+                Error::Ok);
+      EXPECT_STREQ(r.chosen_library(), "optimized");
+      ASSERT_EQ(r.run_prepared(), Error::Ok);
+      const std::vector<float> got = out.values<float>();
+      for (int64_t j = 0; j < n; ++j) {
+        const double err = std::abs(got[static_cast<size_t>(j)] - want[static_cast<size_t>(j)]);
+        worst = std::max(worst, err);
+        EXPECT_LE(err, atol_for(k) + 1e-5 * std::abs(want[static_cast<size_t>(j)]))
+            << dims({k, n}) << " feature " << j << " variant " << variant;
+      }
+    }
+  }
+  std::printf("one-row linear: max |error| %.3g against float64\n", worst);
 }
 
 TEST(OptLinearAlgebraTest, DoubleAndNonDefaultLayoutsGoToPortable) {

@@ -8,7 +8,9 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <vector>
 
+#include "kernels/cpu_math/vec_math.h"
 #include "kernels/optimized/test/compare_util.h"
 
 namespace etr {
@@ -408,6 +410,33 @@ TEST(OptimizedNormalization, MeanTrailingDimsMatchesPortable) {
     return std::vector<EValue*>{r.tensor(x), r.int_list({0}), r.b(false), r.none(), r.tensor(o[0])};
   };
   check_against_portable(call, test_thread_pool(), 0.0, 0.0, "portable", "mean dim 0");
+}
+
+// opt::row_means (the mean over trailing dims): row counts that leave 1-3
+// rows after the groups of 4, lengths with and without a tail of n % 8
+// (MobileNetV3's 7x7 and 14x14 planes among them), against float64.
+TEST(OptimizedNormalization, RowMeansMatchFloat64Reference) {
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+  double worst = 0.0;
+  for (size_t rows : {1, 3, 4, 5, 7, 96, 131}) {
+    for (size_t n : {1, 5, 8, 13, 49, 196, 784}) {
+      std::vector<float> x(rows * n);
+      for (float& v : x) v = dist(rng);
+      std::vector<float> y(rows, -7.0f);
+      opt::row_means(x.data(), rows, n, static_cast<double>(n), y.data());
+      for (size_t r = 0; r < rows; ++r) {
+        double s = 0.0;
+        for (size_t i = 0; i < n; ++i) s += x[r * n + i];
+        const double want = s / static_cast<double>(n);
+        const double err = std::abs(y[r] - want);
+        worst = std::max(worst, err);
+        EXPECT_LE(err, 1e-6 * std::max(1.0, std::abs(want)))
+            << "rows " << rows << " n " << n << " row " << r;
+      }
+    }
+  }
+  std::printf("row_means: max |error| %.3g against float64\n", worst);
 }
 
 }  // namespace
