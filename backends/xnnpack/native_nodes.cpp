@@ -997,12 +997,9 @@ Error prepare_qs8_linear(const PrepareContext& ctx, const Node& n, DqLinearWeigh
   int32_t* ksum = take<int32_t>(ctx, n, p->n, "the weight row sums");
   float* rq = take<float>(ctx, n, p->n, "the requantization scales");
   if (ksum == nullptr || rq == nullptr) return Error::DelegateMemoryAllocationFailed;
-  for (size_t o = 0; o < p->n; ++o) {
-    int32_t s = 0;
-    for (size_t i = 0; i < p->k; ++i) s += src[o * p->k + i];
-    ksum[o] = s;
+  dq_row_sums(src, p->n, p->k, ksum, ctx.pool);
+  for (size_t o = 0; o < p->n; ++o)
     rq[o] = x.scale * w.channel_scales[o] / y.scale;  // float, as XNNPACK computes it
-  }
   p->w = src;
   p->ksum = ksum;
   p->scales = w.channel_scales;
@@ -1150,7 +1147,7 @@ Error pack_dq_vnni(const PrepareContext& ctx, const Node& n, DqLinearWeights* p)
   int8_t* dst =
       take<int8_t>(ctx, n, dq_vnni_packed_bytes(p->n, p->k), "the VNNI-packed weights", 64);
   if (dst == nullptr) return Error::DelegateMemoryAllocationFailed;
-  dq_vnni_pack(p->w, p->n, p->k, dst);
+  dq_vnni_pack(p->w, p->n, p->k, dst, ctx.pool);
   p->wvnni = dst;
   p->w = nullptr;
   return Error::Ok;
@@ -1266,11 +1263,7 @@ Error prepare_dq_linear(const PrepareContext& ctx, const Node& n, DqLinearWeight
   p->w = src;
   int32_t* ksum = take<int32_t>(ctx, n, p->n, "the weight row sums");
   if (ksum == nullptr) return Error::DelegateMemoryAllocationFailed;
-  for (size_t o = 0; o < p->n; ++o) {
-    int32_t s = 0;
-    for (size_t i = 0; i < p->k; ++i) s += src[o * p->k + i];
-    ksum[o] = s;
-  }
+  dq_row_sums(src, p->n, p->k, ksum, ctx.pool);
   p->ksum = ksum;
   p->scales = w.channel_scales;
   if (w.dtype == Dtype::QBInt4) {
@@ -1369,11 +1362,7 @@ Error prepare_dq_conv(const PrepareContext& ctx, const Node& n, DqLinearWeights*
   p->w = reinterpret_cast<const int8_t*>(w.data);  // read in place
   int32_t* ksum = take<int32_t>(ctx, n, p->n, "the filter row sums");
   if (ksum == nullptr) return Error::DelegateMemoryAllocationFailed;
-  for (size_t o = 0; o < p->n; ++o) {
-    int32_t s = 0;
-    for (size_t i = 0; i < p->k; ++i) s += p->w[o * p->k + i];
-    ksum[o] = s;
-  }
+  dq_row_sums(p->w, p->n, p->k, ksum, ctx.pool);
   p->ksum = ksum;
   p->scales = w.channel_scales;
   ETR_RETURN_IF_ERROR(pack_dq_vnni(ctx, n, p));
