@@ -1166,7 +1166,7 @@ PackForm int8_pack_form(const PrepareContext& ctx, const Value& w, uint32_t form
   f.rows = p.n;
   f.cols = p.k;
   f.source_bytes = w.nbytes();
-  f.key_home = key_home(ctx.shared.named_data, w.named_key);
+  f.key_home = ctx.shared.homes == nullptr ? nullptr : ctx.shared.homes->find(w.named_key);
   return f;
 }
 

@@ -8,15 +8,19 @@
 namespace etr {
 namespace xnnpack {
 
-const void* key_home(const NamedDataMap* named_data, const char* key) {
-  if (named_data == nullptr || key == nullptr) return nullptr;
-  const size_t n = named_data->num_keys();
-  if (n > kMaxScannedKeys) return nullptr;
-  for (size_t i = 0; i < n; ++i) {
-    Result<const char*> k = named_data->key_at(i);
-    if (k.ok() && *k != nullptr && std::strcmp(*k, key) == 0) return *k;
+const void* KeyHomes::find(const char* key) {
+  if (named_data_ == nullptr || key == nullptr) return nullptr;
+  if (!built_) {
+    built_ = true;
+    const size_t n = named_data_->num_keys();
+    homes_.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      Result<const char*> k = named_data_->key_at(i);
+      if (k.ok() && *k != nullptr) homes_.emplace(std::string_view(*k), *k);  // the first stays
+    }
   }
-  return nullptr;
+  const auto it = homes_.find(std::string_view(key));
+  return it == homes_.end() ? nullptr : it->second;
 }
 
 const SharedPacks::Entry* SharedPacks::lookup(const char* key, const PackForm& form) const {

@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace etr {
@@ -54,20 +56,31 @@ struct SharedPack {
 
 class SharedPacks;
 
-// Where a delegate's init looks up and records packs: `packs` (null: no
-// sharing), the named-data map its payload's keys are read from, and the
-// delegate (the owner of what it records).
-struct PackScope {
-  SharedPacks* packs = nullptr;
-  const NamedDataMap* named_data = nullptr;
-  const void* owner = nullptr;
+// The address of a key's string in the first map of a named-data map that
+// has it (what NamedDataMap::key_at returns): the index of every key is
+// built on the first lookup (one pass over the keys per delegate init that
+// looks one up). Lives during one delegate's init (key_at's strings stay
+// valid while the program and data files do).
+class KeyHomes {
+ public:
+  explicit KeyHomes(const NamedDataMap* named_data) : named_data_(named_data) {}
+  // Null when no map has `key` (or key or the map is null).
+  const void* find(const char* key);
+
+ private:
+  const NamedDataMap* named_data_;
+  bool built_ = false;
+  std::unordered_map<std::string_view, const char*> homes_;
 };
 
-// The address of `key`'s string in the first map of `named_data` that has
-// it (what NamedDataMap::key_at returns), or null when none has it or the
-// map has more than kMaxScannedKeys keys (nothing is shared then).
-constexpr size_t kMaxScannedKeys = size_t{1} << 16;
-const void* key_home(const NamedDataMap* named_data, const char* key);
+// Where a delegate's init looks up and records packs: `packs` (null: no
+// sharing), the homes of the keys of the named data its payload reads, and
+// the delegate (the owner of what it records).
+struct PackScope {
+  SharedPacks* packs = nullptr;
+  KeyHomes* homes = nullptr;
+  const void* owner = nullptr;
+};
 
 class SharedPacks {
  public:

@@ -465,7 +465,8 @@ class Builder {
     scratch_fits_.assign(g_.nodes.size(), false);
     find_last_readers();
     xnnpack::SharedPacks* shared = d_->workspace == nullptr ? nullptr : &d_->workspace->packs;
-    const xnnpack::PackScope scope{shared, d_->named_data, d_};
+    xnnpack::KeyHomes homes(d_->named_data);
+    const xnnpack::PackScope scope{shared, &homes, d_};
     const size_t hits_before = shared == nullptr ? 0 : shared->hits();
     bool cut = false;
     for (size_t pos = 0; pos < g_.nodes.size(); ++pos) {

@@ -1,6 +1,6 @@
 // SharedPacks (backends/xnnpack/shared_packs.h): packs found only for the
 // same key, form and serving map's key storage; forgotten with their owner;
-// key_home finds the first map's copy of a key. The end-to-end check (two
+// KeyHomes finds the first map's copy of a key. The end-to-end check (two
 // methods of one program reuse packed weights, outputs unchanged) is in
 // xnnpack_backend_test.cpp.
 #include "backends/xnnpack/shared_packs.h"
@@ -58,15 +58,19 @@ class Both final : public NamedDataMap {
 TEST(SharedPacksTest, KeyHomeIsTheFirstServingMapsCopy) {
   KeysOnly a({"w1", "w2"}), b({"w2", "w3"});
   const Both ab(&a, &b), ba(&b, &a);
-  EXPECT_EQ(xnnpack::key_home(&ab, "w2"), static_cast<const void*>(*a.key_at(1)));
-  EXPECT_EQ(xnnpack::key_home(&ba, "w2"), static_cast<const void*>(*b.key_at(0)));
-  EXPECT_EQ(xnnpack::key_home(&ab, "w3"), static_cast<const void*>(*b.key_at(1)));
+  xnnpack::KeyHomes in_ab(&ab), in_ba(&ba);
+  EXPECT_EQ(in_ab.find("w2"), static_cast<const void*>(*a.key_at(1)));
+  EXPECT_EQ(in_ba.find("w2"), static_cast<const void*>(*b.key_at(0)));
+  EXPECT_EQ(in_ab.find("w3"), static_cast<const void*>(*b.key_at(1)));
   // Two merged maps over the same maps agree (each delegate gets its own copy).
   const Both ab2(&a, &b);
-  EXPECT_EQ(xnnpack::key_home(&ab2, "w1"), xnnpack::key_home(&ab, "w1"));
-  EXPECT_EQ(xnnpack::key_home(&ab, "w4"), nullptr);
-  EXPECT_EQ(xnnpack::key_home(&ab, nullptr), nullptr);
-  EXPECT_EQ(xnnpack::key_home(nullptr, "w1"), nullptr);
+  xnnpack::KeyHomes in_ab2(&ab2);
+  EXPECT_EQ(in_ab2.find("w1"), in_ab.find("w1"));
+  EXPECT_NE(in_ab.find("w1"), nullptr);
+  EXPECT_EQ(in_ab.find("w4"), nullptr);
+  EXPECT_EQ(in_ab.find(nullptr), nullptr);
+  xnnpack::KeyHomes none(nullptr);
+  EXPECT_EQ(none.find("w1"), nullptr);
 }
 
 TEST(SharedPacksTest, FoundOnlyForTheSameKeyAndFormAndForgottenWithTheirOwner) {
