@@ -232,7 +232,7 @@ TEST(DqLinearTest, VnniPackLayoutAndRowSums) {
   ASSERT_NE(pool, nullptr);
   std::mt19937 rng(5);
   std::uniform_int_distribution<int> i8(-128, 127);
-  const size_t shapes[][2] = {{1, 1}, {15, 3}, {16, 4}, {17, 5}, {33, 6}, {47, 7}, {1100, 1001}};
+  const size_t shapes[][2] = {{1, 1}, {15, 3}, {16, 4}, {17, 5}, {33, 6}, {47, 7}, {2080, 2049}};
   for (const auto& s : shapes) {
     const size_t n = s[0], k = s[1], k4 = (k + 3) / 4, nb = (n + 15) / 16;
     std::vector<int8_t> w(n * k);
