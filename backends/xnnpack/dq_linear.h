@@ -145,8 +145,14 @@ constexpr size_t kDqVnniMaxInputs = 16384;
 bool dq_vnni_usable(size_t k);
 // Bytes of the packed weights: n and k rounded up to 16 and 4.
 size_t dq_vnni_packed_bytes(size_t n, size_t k);
-// Packs int8 weights w[n, k] (row-major) for the kernel (64-byte aligned dst).
-void dq_vnni_pack(const int8_t* w, size_t n, size_t k, int8_t* dst);
+// Packs int8 weights w[n, k] (row-major) for the kernel (64-byte aligned
+// dst): blocks of 16 outputs, in each block groups of 4 inputs, in each group
+// the 16 outputs' 4 bytes (zeros past n and k). Large weights are split by
+// output block on `pool`.
+void dq_vnni_pack(const int8_t* w, size_t n, size_t k, int8_t* dst, ThreadPool* pool = nullptr);
+// sums[o] = w[o][0] + ... + w[o][k - 1] for the n rows of int8 weights
+// w[n, k] (row-major); large weights are split by rows on `pool`.
+void dq_row_sums(const int8_t* w, size_t n, size_t k, int32_t* sums, ThreadPool* pool = nullptr);
 
 // Static int8 linear layer (qint8 per-tensor input and output, qcint8
 // weights, qcint32 bias), XNNPACK's qc8 fp32 requantization:

@@ -49,6 +49,7 @@ Error widen_format(Graph* g, NarrowFloat f, size_t delegate) {
     v.data = reinterpret_cast<const uint8_t*>(w.data());
     v.widened_index = static_cast<int32_t>(g->widened.size() - 1);
     v.named_buffer = -1;  // the widened copy replaces the named data
+    v.named_key = nullptr;
     ++count;
     bytes += n * sizeof(float);
   }

@@ -1058,6 +1058,16 @@ Error check_dq_linear(const Values& g, const Node& n, size_t d) {
 
 Error pack_dq_vnni(const PrepareContext& ctx, const Node& n, DqLinearWeights* p);
 
+// How int8 weights p->w [n, k] came from their constant (SharedPacks forms).
+constexpr uint32_t kPackInt8Rows = 1;        // as stored ([O, I] or [O, kh, kw, I])
+constexpr uint32_t kPackInt8Transposed = 2;  // transposed from [I, O]
+bool reuse_int8_pack(const PrepareContext& ctx, const Value& w, uint32_t form, DqLinearWeights* p,
+                     PackForm* f);
+Error int8_sums_and_pack(const PrepareContext& ctx, const Node& n, const Value& w, uint32_t form,
+                         DqLinearWeights* p);
+Error int8_pack_and_share(const PrepareContext& ctx, const Node& n, const Value& w,
+                          const PackForm& f, DqLinearWeights* p);
+
 bool dq_conv_pointwise(const ConvParams& p);
 // The largest window (kernel_h * kernel_w * input channels) a static int8
 // convolution gathers into rows for the GEMM.
@@ -1147,18 +1157,13 @@ Error prepare_qs8_linear(const PrepareContext& ctx, const Node& n, DqLinearWeigh
   p->n = w.dims[0];
   // [O, I], or [O, kh, kw, I]: k = kh * kw * I in the gathered rows' order.
   p->k = w.num_dims == 4 ? w.dims[1] * w.dims[2] * w.dims[3] : w.dims[w.num_dims - 1];
-  const int8_t* src = reinterpret_cast<const int8_t*>(w.data);
-  int32_t* ksum = take<int32_t>(ctx, n, p->n, "the weight row sums");
+  p->w = reinterpret_cast<const int8_t*>(w.data);
+  ETR_RETURN_IF_ERROR(int8_sums_and_pack(ctx, n, w, kPackInt8Rows, p));
+  if (p->wvnni == nullptr) return refuse(ctx.delegate, n, "the VNNI kernel cannot run it here");
   float* rq = take<float>(ctx, n, p->n, "the requantization scales");
-  if (ksum == nullptr || rq == nullptr) return Error::DelegateMemoryAllocationFailed;
-  for (size_t o = 0; o < p->n; ++o) {
-    int32_t s = 0;
-    for (size_t i = 0; i < p->k; ++i) s += src[o * p->k + i];
-    ksum[o] = s;
+  if (rq == nullptr) return Error::DelegateMemoryAllocationFailed;
+  for (size_t o = 0; o < p->n; ++o)
     rq[o] = x.scale * w.channel_scales[o] / y.scale;  // float, as XNNPACK computes it
-  }
-  p->w = src;
-  p->ksum = ksum;
   p->scales = w.channel_scales;
   p->requant = rq;
   p->input_zero_point = x.zero_point;
@@ -1173,8 +1178,6 @@ Error prepare_qs8_linear(const PrepareContext& ctx, const Node& n, DqLinearWeigh
     std::memcpy(bias, in(g, n, 2).data, p->n * sizeof(int32_t));
     p->qbias = bias;
   }
-  ETR_RETURN_IF_ERROR(pack_dq_vnni(ctx, n, p));
-  if (p->wvnni == nullptr) return refuse(ctx.delegate, n, "the VNNI kernel cannot run it here");
   return Error::Ok;
 }
 
@@ -1304,9 +1307,63 @@ Error pack_dq_vnni(const PrepareContext& ctx, const Node& n, DqLinearWeights* p)
   int8_t* dst =
       take<int8_t>(ctx, n, dq_vnni_packed_bytes(p->n, p->k), "the VNNI-packed weights", 64);
   if (dst == nullptr) return Error::DelegateMemoryAllocationFailed;
-  dq_vnni_pack(p->w, p->n, p->k, dst);
+  dq_vnni_pack(p->w, p->n, p->k, dst, ctx.pool);
   p->wvnni = dst;
   p->w = nullptr;
+  return Error::Ok;
+}
+
+PackForm int8_pack_form(const PrepareContext& ctx, const Value& w, uint32_t form,
+                        const DqLinearWeights& p) {
+  PackForm f;
+  f.kind = form;
+  f.rows = p.n;
+  f.cols = p.k;
+  f.source_bytes = w.nbytes();
+  f.key_home = ctx.shared.homes == nullptr ? nullptr : ctx.shared.homes->find(w.named_key);
+  return f;
+}
+
+// The row sums and VNNI-packed copy that an earlier node of the method made
+// from the same named data in the same form (SharedPacks): taken instead of
+// packing again (p->w cleared, as after packing); false when there is none
+// (or the VNNI kernel does not run these weights here).
+bool reuse_int8_pack(const PrepareContext& ctx, const Value& w, uint32_t form, DqLinearWeights* p,
+                     PackForm* f) {
+  if (ctx.shared.packs == nullptr || w.named_key == nullptr || !dq_vnni_usable(p->k)) return false;
+  *f = int8_pack_form(ctx, w, form, *p);
+  if (f->key_home == nullptr) return false;
+  SharedPack s;
+  if (!ctx.shared.packs->find(w.named_key, *f, &s)) return false;
+  p->wvnni = static_cast<const int8_t*>(s.first);
+  p->ksum = static_cast<const int32_t*>(s.second);
+  p->w = nullptr;
+  return true;
+}
+
+// p->ksum and, where the VNNI kernel runs them, p->wvnni for per-channel
+// int8 weights p->w [n, k] taken from constant `w` in `form`: reused from an
+// earlier node of the method, else computed into the method allocator and
+// recorded for later nodes.
+Error int8_sums_and_pack(const PrepareContext& ctx, const Node& n, const Value& w, uint32_t form,
+                         DqLinearWeights* p) {
+  PackForm f;
+  if (reuse_int8_pack(ctx, w, form, p, &f)) return Error::Ok;
+  return int8_pack_and_share(ctx, n, w, f, p);
+}
+
+// int8_sums_and_pack after a lookup that found nothing (`f`: the form it
+// looked for).
+Error int8_pack_and_share(const PrepareContext& ctx, const Node& n, const Value& w,
+                          const PackForm& f, DqLinearWeights* p) {
+  int32_t* ksum = take<int32_t>(ctx, n, p->n, "the weight row sums");
+  if (ksum == nullptr) return Error::DelegateMemoryAllocationFailed;
+  dq_row_sums(p->w, p->n, p->k, ksum, ctx.pool);
+  p->ksum = ksum;
+  ETR_RETURN_IF_ERROR(pack_dq_vnni(ctx, n, p));
+  // (f.key_home is set only where a lookup could share: a named key, VNNI packing.)
+  if (ctx.shared.packs != nullptr && f.key_home != nullptr && p->wvnni != nullptr)
+    ctx.shared.packs->add(ctx.shared, w.named_key, f, SharedPack{p->wvnni, p->ksum});
   return Error::Ok;
 }
 
@@ -1409,6 +1466,25 @@ Error prepare_dq_linear(const PrepareContext& ctx, const Node& n, DqLinearWeight
     if (!unpack_int4(w.data, (w.numel() + 1) / 2, p->n, p->k, owned))
       return refuse(d, n, "4-bit weight data is shorter than its dims need");
     src = owned;
+  } else if (w.dtype == Dtype::QCInt8) {
+    // Per-channel int8 weights, as stored or transposed to [n, k] first
+    // (unless an earlier node packed the same named data).
+    const uint32_t form = transposed ? kPackInt8Transposed : kPackInt8Rows;
+    PackForm f;
+    if (!reuse_int8_pack(ctx, w, form, p, &f)) {
+      if (transposed) {
+        int8_t* owned = take<int8_t>(ctx, n, p->k * p->n, "the transposed weights");
+        if (owned == nullptr) return Error::DelegateMemoryAllocationFailed;
+        for (size_t o = 0; o < p->n; ++o) {
+          for (size_t i = 0; i < p->k; ++i) owned[o * p->k + i] = src[i * p->n + o];
+        }
+        src = owned;
+      }
+      p->w = src;
+      ETR_RETURN_IF_ERROR(int8_pack_and_share(ctx, n, w, f, p));
+    }
+    p->scales = w.channel_scales;
+    return prepare_dq_linear_tail(ctx, n, p);
   } else if (transposed) {
     int8_t* owned = take<int8_t>(ctx, n, p->k * p->n, "the transposed weights");
     if (owned == nullptr) return Error::DelegateMemoryAllocationFailed;
@@ -1420,11 +1496,7 @@ Error prepare_dq_linear(const PrepareContext& ctx, const Node& n, DqLinearWeight
   p->w = src;
   int32_t* ksum = take<int32_t>(ctx, n, p->n, "the weight row sums");
   if (ksum == nullptr) return Error::DelegateMemoryAllocationFailed;
-  for (size_t o = 0; o < p->n; ++o) {
-    int32_t s = 0;
-    for (size_t i = 0; i < p->k; ++i) s += src[o * p->k + i];
-    ksum[o] = s;
-  }
+  dq_row_sums(src, p->n, p->k, ksum, ctx.pool);
   p->ksum = ksum;
   p->scales = w.channel_scales;
   if (w.dtype == Dtype::QBInt4) {
@@ -1521,16 +1593,8 @@ Error prepare_dq_conv(const PrepareContext& ctx, const Node& n, DqLinearWeights*
   p->k = static_cast<size_t>(c.kernel_height) * c.kernel_width * c.group_input_channels;
   p->n = c.group_output_channels;
   p->w = reinterpret_cast<const int8_t*>(w.data);  // read in place
-  int32_t* ksum = take<int32_t>(ctx, n, p->n, "the filter row sums");
-  if (ksum == nullptr) return Error::DelegateMemoryAllocationFailed;
-  for (size_t o = 0; o < p->n; ++o) {
-    int32_t s = 0;
-    for (size_t i = 0; i < p->k; ++i) s += p->w[o * p->k + i];
-    ksum[o] = s;
-  }
-  p->ksum = ksum;
+  ETR_RETURN_IF_ERROR(int8_sums_and_pack(ctx, n, w, kPackInt8Rows, p));
   p->scales = w.channel_scales;
-  ETR_RETURN_IF_ERROR(pack_dq_vnni(ctx, n, p));
   return prepare_dq_linear_tail(ctx, n, p);
 }
 
@@ -2281,12 +2345,13 @@ Error check_xnnpack_node(const Values& g, const Node& n, size_t d) {
 }
 
 Error prepare_native_node(const Values& g, const Node& n, size_t d, MemoryAllocator* allocator,
-                          NativeState* state, ThreadPool* pool, WeightCache* cache) {
+                          NativeState* state, ThreadPool* pool, WeightCache* cache,
+                          const PackScope* shared) {
   const NativeHooks* h = native_hooks(n);
   if (h == nullptr) return refuse(d, n, "is not a native node");
   state->view = is_view_node(g, n);
   if (h->prepare == nullptr) return Error::Ok;
-  const PrepareContext ctx{g, d, allocator, pool, cache};
+  const PrepareContext ctx{g, d, allocator, pool, cache, shared != nullptr ? *shared : PackScope{}};
   return h->prepare(ctx, n, state);
 }
 

@@ -112,7 +112,8 @@ bool is_native_node(const Values& values, const Node& n, bool float_compute = tr
 // or records the packed weights (weight_cache.h).
 [[nodiscard]] Error prepare_native_node(const Values& values, const Node& n, size_t delegate_index,
                                         MemoryAllocator* allocator, NativeState* state,
-                                        ThreadPool* pool = nullptr, WeightCache* cache = nullptr);
+                                        ThreadPool* pool = nullptr, WeightCache* cache = nullptr,
+                                        const PackScope* shared = nullptr);
 
 // Checks that a node XNNPACK runs has operand shapes and dtypes that agree
 // with its parameters (XNNPACK 2022 trusts them and would read or write out

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "backends/xnnpack/shared_packs.h"
 #include "backends/xnnpack/xnnpack_graph.h"
 #include "runtime/core/error.h"
 #include "runtime/core/span.h"
@@ -86,6 +87,9 @@ struct PrepareContext {
   MemoryAllocator* allocator;
   ThreadPool* pool = nullptr;
   WeightCache* cache = nullptr;
+  // What the method's other delegates packed from named data (packs null:
+  // nothing is shared).
+  PackScope shared;
 };
 
 // Running a native node: `buffers[id]` is value id's memory (constants:

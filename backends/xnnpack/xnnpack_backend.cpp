@@ -17,6 +17,7 @@
 #include "backends/xnnpack/node_hooks.h"
 #include "backends/xnnpack/node_kinds.h"
 #include "backends/xnnpack/shapes.h"
+#include "backends/xnnpack/shared_packs.h"
 #include "backends/xnnpack/weight_cache.h"
 #include "backends/xnnpack/xnnpack_graph.h"
 #include "runtime/core/memory_allocator.h"
@@ -121,6 +122,9 @@ struct Workspace {
   size_t users = 0;                // delegates holding this workspace
   std::mutex run;
   std::vector<Block> blocks;
+  // Weights the native nodes of these delegates packed from named data,
+  // for the later ones to reuse (the packs belong to the same allocator).
+  xnnpack::SharedPacks packs;
   Workspace* next = nullptr;
 };
 
@@ -196,6 +200,9 @@ struct Delegate {
   std::unique_ptr<xnnpack::WeightCache> cache;
   // The pool packing splits across during init (BackendInitContext's).
   ThreadPool* init_pool = nullptr;
+  // The named data the payload's keys are read from (BackendInitContext's;
+  // during init only).
+  const NamedDataMap* named_data = nullptr;
   // By run: the bf16 and fp16 values (held as fp32, narrow_float.h) the run
   // writes into buffers of ours, rounded to their format in place after it.
   std::vector<std::vector<uint32_t>> narrow_rounded;
@@ -205,6 +212,7 @@ struct Delegate {
   ~Delegate() {
     for (Instance& i : shapes) i.reset();
     payload.release();
+    if (workspace != nullptr) workspace->packs.forget(this);
     release_workspace(workspace);
   }
 };
@@ -456,6 +464,10 @@ class Builder {
     natives_.assign(g_.nodes.size(), false);
     scratch_fits_.assign(g_.nodes.size(), false);
     find_last_readers();
+    xnnpack::SharedPacks* shared = d_->workspace == nullptr ? nullptr : &d_->workspace->packs;
+    xnnpack::KeyHomes homes(d_->named_data);
+    const xnnpack::PackScope scope{shared, &homes, d_};
+    const size_t hits_before = shared == nullptr ? 0 : shared->hits();
     bool cut = false;
     for (size_t pos = 0; pos < g_.nodes.size(); ++pos) {
       const Node& n = g_.nodes[pos];
@@ -472,7 +484,7 @@ class Builder {
         ETR_RETURN_IF_ERROR(xnnpack::check_native_node(g_.values, n, d_->index));
         ETR_RETURN_IF_ERROR(xnnpack::prepare_native_node(g_.values, n, d_->index, d_->allocator,
                                                          &d_->native_state[n.index], d_->init_pool,
-                                                         d_->cache.get()));
+                                                         d_->cache.get(), &scope));
         const size_t scratch = xnnpack::native_scratch_bytes(g_.values, n);
         if (scratch > d_->scratch_bytes) d_->scratch_bytes = scratch;
         scratch_fits_[n.index] = scratch <= kMaxScratchBytes;
@@ -487,6 +499,13 @@ class Builder {
       cut = false;
       for (uint32_t k = 0; k < n.num_outputs; ++k)
         cut = cut || g_.values[n.outputs[k]].narrowed != NarrowFloat::None;
+    }
+    const size_t reused = shared == nullptr ? 0 : shared->hits() - hits_before;
+    if (reused != 0) {
+      ETR_LOG(Info,
+              "XnnpackBackend: delegate %zu: %zu packed weights reused from earlier delegates of "
+              "the method (same named data)",
+              d_->index, reused);
     }
     const size_t silu = xnnpack::fuse_silu(g_.values, g_.nodes, natives_, &d_->native_state);
     if (silu != 0) {
@@ -1156,6 +1175,7 @@ class XnnpackBackend final : public BackendInterface {
     Error err = xnnpack::parse_graph(d->payload.data(), d->payload.size(), ctx.named_data,
                                      ctx.delegate_index, &d->graph);
     d->init_pool = ctx.thread_pool;
+    d->named_data = ctx.named_data;
     if (err == Error::Ok) open_weight_cache(d, xnnpack::weight_cache_dir(cache_dir));
     if (err == Error::Ok) err = xnnpack::widen_narrow_values(&d->graph, ctx.delegate_index);
     if (err == Error::Ok) {
@@ -1169,6 +1189,7 @@ class XnnpackBackend final : public BackendInterface {
       if (!d->cache->mapped()) d->cache.reset();
     }
     d->init_pool = nullptr;
+    d->named_data = nullptr;
     if (err != Error::Ok) {
       destroy(d);
       return err;

@@ -185,7 +185,7 @@ class Parser {
   // *named (when given) gets the index in Graph::named_buffers of the
   // buffer the bytes came from, or stays -1.
   Error constant_bytes(size_t i, uint32_t idx, const uint8_t** p, size_t* n,
-                       int32_t* named = nullptr) {
+                       int32_t* named = nullptr, const char** key = nullptr) {
     if (r_.legacy) {
       const auto* bufs = graph_->constant_buffer();
       if (bufs == nullptr || idx >= bufs->size() || bufs->Get(idx)->storage() == nullptr) {
@@ -220,6 +220,7 @@ class Parser {
       }
       g_->named_buffers.push_back(std::move(*b));
       if (named != nullptr) *named = static_cast<int32_t>(g_->named_buffers.size() - 1);
+      if (key != nullptr) *key = c->named_key()->c_str();
       const FreeableBuffer& fbuf = g_->named_buffers.back();
       *p = static_cast<const uint8_t*>(fbuf.data());
       *n = fbuf.size();
@@ -242,7 +243,7 @@ class Parser {
     if (v->flags != 0) return fail_value(i, "is both external and constant");
     const uint8_t* p = nullptr;
     size_t n = 0;
-    ETR_RETURN_IF_ERROR(constant_bytes(i, idx, &p, &n, &v->named_buffer));
+    ETR_RETURN_IF_ERROR(constant_bytes(i, idx, &p, &n, &v->named_buffer, &v->named_key));
     const size_t need = constant_nbytes(*v);
     if (n < need) {
       ETR_FAIL(Error::DelegateInvalidCompatibility,

@@ -67,6 +67,10 @@ struct Value {
   // NativeState): `data` then dangles and nothing reads it.
   const uint8_t* data = nullptr;
   int32_t named_buffer = -1;  // index in Graph::named_buffers, or -1
+  // The named-data key the constant came from (into the payload, which the
+  // delegate keeps), or null: one key always gives the same bytes, so the
+  // delegates of a method can share what they pack from it (SharedPacks).
+  const char* named_key = nullptr;
   // Quantization.
   QuantKind quant = QuantKind::None;
   float scale = 0.0f;

@@ -222,6 +222,50 @@ TEST(DqLinearTest, GemmMatchesTheFormulaForEveryRemainder) {
   }
 }
 
+// The VNNI packing and the row sums at init: every byte of the packed
+// layout against its definition (blocks of 16 outputs, groups of 4 inputs,
+// zeros past n and k), for each remainder of n mod 16 and k mod 4, on the
+// calling thread and split on a 2-thread pool (the largest shape is past
+// the size that packing splits at).
+TEST(DqLinearTest, VnniPackLayoutAndRowSums) {
+  std::unique_ptr<PthreadPool> pool = PthreadPool::create(2);
+  ASSERT_NE(pool, nullptr);
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> i8(-128, 127);
+  const size_t shapes[][2] = {{1, 1}, {15, 3}, {16, 4}, {17, 5}, {33, 6}, {47, 7}, {2080, 2049}};
+  for (const auto& s : shapes) {
+    const size_t n = s[0], k = s[1], k4 = (k + 3) / 4, nb = (n + 15) / 16;
+    std::vector<int8_t> w(n * k);
+    for (int8_t& v : w) v = static_cast<int8_t>(i8(rng));
+    ASSERT_EQ(xnnpack::dq_vnni_packed_bytes(n, k), nb * 16 * k4 * 4);
+    for (ThreadPool* tp :
+         {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(pool.get())}) {
+      SCOPED_TRACE(::testing::Message() << n << "x" << k << (tp ? " pool" : ""));
+      std::vector<int8_t> packed(xnnpack::dq_vnni_packed_bytes(n, k), 77);
+      xnnpack::dq_vnni_pack(w.data(), n, k, packed.data(), tp);
+      for (size_t ob = 0; ob < nb; ++ob) {
+        for (size_t g = 0; g < k4; ++g) {
+          for (size_t j = 0; j < 16; ++j) {
+            for (size_t t = 0; t < 4; ++t) {
+              const size_t o = ob * 16 + j, i = g * 4 + t;
+              const int8_t want = o < n && i < k ? w[o * k + i] : 0;
+              ASSERT_EQ(packed[((ob * k4 + g) * 16 + j) * 4 + t], want)
+                  << "output " << o << " input " << i;
+            }
+          }
+        }
+      }
+      std::vector<int32_t> sums(n, -1);
+      xnnpack::dq_row_sums(w.data(), n, k, sums.data(), tp);
+      for (size_t o = 0; o < n; ++o) {
+        int64_t want = 0;
+        for (size_t i = 0; i < k; ++i) want += w[o * k + i];
+        ASSERT_EQ(sums[o], want) << "row " << o;
+      }
+    }
+  }
+}
+
 // Static int8 layers (qs8_linear, VNNI only): XNNPACK's qc8 requantization
 // written out in scalar code, for shapes with every remainder of the 8-row
 // x 1..2-block and 6-row x 3..4-block tiles (16 outputs a block), of the

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "extension/data_loader/file_data_loader.h"
 #include "extension/flat_tensor/flat_tensor_data_map.h"
 #include "extension/threadpool/pthread_pool.h"
+#include "kernels/cpu_math/cpu_features.h"
 #include "kernels/portable/portable_kernels.h"
 #include "runtime/platform/error_capture.h"
 #include "test/support/in_process.h"
@@ -479,6 +481,73 @@ TEST(XnnpackBackendTest, MethodsSharingADelegateAllocatorRunOnTwoThreads) {
     ++ran;
   }
   EXPECT_GE(ran, 3u);
+}
+
+// The int8 layers of two methods loaded from one program with one delegate
+// allocator pack their weights once (SharedPacks: the same named data): the
+// second method takes fewer bytes than a method of another program loaded
+// from the same file, whose keys name another map's bytes and which packs
+// its own. All three match the official runtime bit for bit (q_mobilenet_v2)
+// or tightly (dq_mlp), also while the other methods exist.
+TEST(XnnpackBackendTest, MethodsOfOneProgramShareInt8PackedWeights) {
+  register_all_kernels();
+  for (const char* name : {"q_mobilenet_v2", "dq_mlp"}) {
+    SCOPED_TRACE(name);
+    FixtureCase c;
+    ASSERT_TRUE(official_case(name, &c)) << name << "'s official-output case is missing";
+    c.rtol = std::string(name) == "dq_mlp" ? 1e-5 : 0.0;
+    c.atol = std::string(name) == "dq_mlp" ? 1e-6 : 0.0;
+    std::vector<uint8_t> region(size_t{64} << 20);
+    MemoryAllocator shared(region.data(), region.size());
+    MethodLoadOptions options;
+    options.backends = &xnnpack_registry();
+    options.delegate_allocator = &shared;
+    LoadedMethod a;
+    ASSERT_TRUE(load_fixture_method(c, &a, &options)) << a.error;
+    const size_t first = shared.used();
+    // A second method of a's program, with memory of its own.
+    Result<MethodMeta> meta = a.program->method_meta(c.method.c_str());
+    ASSERT_TRUE(meta.ok());
+    std::vector<std::vector<uint8_t>> planned;
+    std::vector<Span<uint8_t>> spans;
+    for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i)
+      planned.emplace_back(static_cast<size_t>(*meta->memory_planned_buffer_size(i)));
+    for (auto& p : planned) spans.emplace_back(p.data(), p.size());
+    std::vector<uint8_t> method_pool(size_t{4} << 20);
+    MemoryAllocator method_alloc(method_pool.data(), method_pool.size());
+    HierarchicalAllocator planned_alloc(Span<Span<uint8_t>>(spans.data(), spans.size()));
+    MemoryManager manager(&method_alloc, &planned_alloc);
+    Result<Method> loaded = a.program->load_method(c.method.c_str(), &manager, options);
+    ASSERT_TRUE(loaded.ok());
+    LoadedMethod b;  // holds the method only (a holds its program)
+    b.method = std::make_unique<Method>(std::move(*loaded));
+    const size_t second = shared.used() - first;
+    LoadedMethod other;
+    ASSERT_TRUE(load_fixture_method(c, &other, &options)) << other.error;
+    const size_t third = shared.used() - first - second;
+    if (opt::cpu_features().avx512_vnni) {
+      // Both share the value buffers of a (the workspace); only other
+      // packs its int8 weights and their row sums again.
+      EXPECT_LT(second, third) << first << " " << second << " " << third;
+    } else {
+      EXPECT_EQ(second, third);  // nothing is VNNI-packed, nothing shared
+    }
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_TRUE(set_fixture_inputs(c, &a)) << a.error;
+      ASSERT_EQ(a.method->execute(), Error::Ok);
+      ASSERT_TRUE(set_fixture_inputs(c, &other)) << other.error;
+      ASSERT_EQ(other.method->execute(), Error::Ok);
+    }
+    EXPECT_EQ(compare_outputs(c, *a.method), "");
+    EXPECT_EQ(compare_outputs(c, *other.method), "");
+    // b runs with a's packs, after a's method is gone too.
+    a.method.reset();
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_TRUE(set_fixture_inputs(c, &b)) << b.error;
+      ASSERT_EQ(b.method->execute(), Error::Ok);
+    }
+    EXPECT_EQ(compare_outputs(c, *b.method), "");
+  }
 }
 
 // Value buffers, packed weights and copied biases come from the method
