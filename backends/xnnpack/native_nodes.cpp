@@ -1119,11 +1119,17 @@ Error prepare_qs8_dwconv(const PrepareContext& ctx, const Node& n, NativeState* 
   return Error::Ok;
 }
 
+// The buffer an int8 node writes: its output's, or that of the clamp fused
+// into it (fuse_qs8_clamps, fusion.h).
+int8_t* qs8_output(const Node& n, const NativeState& st, uint8_t* const* buf) {
+  return reinterpret_cast<int8_t*>(buf[st.write_to != kInvalidId ? st.write_to : n.outputs[0]]);
+}
+
 void run_qs8_dwconv(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
                     ThreadPool* pool) {
   DwConvShape s = dw_shape(g, n);
   qs8_depthwise_conv_nhwc(s, reinterpret_cast<const int8_t*>(buf[n.inputs[0]]), st.qdw,
-                          reinterpret_cast<int8_t*>(buf[n.outputs[0]]), pool);
+                          qs8_output(n, st, buf), pool);
 }
 
 // The parts of a prepared dq linear layer after its weights: bias, bounds.
@@ -1480,7 +1486,7 @@ Error run_qs8_gathered_conv(const RunContext& c, const Node& n, const NativeStat
   const Value& x = in(c.values, n, 0);
   const Value& yv = out(c.values, n);
   const int8_t* q = reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]);
-  int8_t* y = reinterpret_cast<int8_t*>(c.buffers[n.outputs[0]]);
+  int8_t* y = qs8_output(n, st, c.buffers);
   const size_t H = x.dims[1], W = x.dims[2], C = x.dims[3];
   const size_t OH = yv.dims[1], OW = yv.dims[2], O = yv.dims[3];
   const size_t k = st.dq.k;
@@ -1618,6 +1624,48 @@ void quantized_gavgpool(const Values& g, const Node& n, uint8_t* const* buf, Thr
     }
   });
 }
+
+// ---- static int8 clamp: qint8 (per tensor) input and output with equal
+// quantization. XNNPACK's s8 clamp bounds the codes by the node's output
+// bounds quantized as qs8_bound does. Most such clamps follow a native int8
+// convolution and are folded into its output bounds (fusion.h); the rest
+// run here.
+bool is_qs8_clamp(const Values& g, const Node& n) {
+  if (n.kind != NodeKind::Clamp || n.num_inputs < 1 || n.num_outputs < 1) return false;
+  const Value& x = in(g, n, 0);
+  const Value& y = out(g, n);
+  return x.dtype == Dtype::QInt8 && y.dtype == Dtype::QInt8 && x.quant == QuantKind::PerTensor &&
+         y.quant == QuantKind::PerTensor && x.scale == y.scale && x.zero_point == y.zero_point;
+}
+
+Error check_qs8_clamp(const Values& g, const Node& n, size_t d) {
+  ETR_RETURN_IF_ERROR(check_same_shape(g, n, d));
+  const Value& y = out(g, n);
+  if (std::isnan(n.output_min) || std::isnan(n.output_max) || !(n.output_min <= n.output_max))
+    return refuse(d, n, "output_min_max is not a range");
+  if (!(y.scale > 0.0f) || !std::isfinite(y.scale))
+    return refuse(d, n, "quantization scale must be positive and finite");
+  if (y.zero_point < -128 || y.zero_point > 127) return refuse(d, n, "zero point outside int8");
+  return Error::Ok;
+}
+
+Error run_qs8_clamp(const RunContext& c, const Node& n, const NativeState&) {
+  const Value& y = out(c.values, n);
+  const int8_t lo = static_cast<int8_t>(qs8_bound(n.output_min, y));
+  const int8_t hi = static_cast<int8_t>(qs8_bound(n.output_max, y));
+  const int8_t* src = reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]);
+  int8_t* dst = reinterpret_cast<int8_t*>(c.buffers[n.outputs[0]]);
+  const size_t count = y.numel();
+  parallel_for(pool_for(c.pool, count), count, 65536, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) {
+      const int8_t v = src[i] < lo ? lo : src[i];
+      dst[i] = v > hi ? hi : v;
+    }
+  });
+  return Error::Ok;
+}
+
+bool clamp_native(const Values& g, const Node& n, bool) { return is_qs8_clamp(g, n); }
 
 // Checks shared by the native kinds that move or compute element by
 // element: a whole-byte output datatype that every input has.
@@ -1917,7 +1965,7 @@ Error run_fully_connected(const RunContext& c, const Node& n, const NativeState&
   if (is_qs8_linear(c.values, n)) {
     const Value& x = in(c.values, n, 0);
     qs8_linear(reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]), x.numel() / st.dq.k, st.dq,
-               reinterpret_cast<int8_t*>(c.buffers[n.outputs[0]]), c.pool);
+               qs8_output(n, st, c.buffers), c.pool);
     return Error::Ok;
   }
   return run_gemm(c, n, st);
@@ -1929,7 +1977,7 @@ Error run_conv2d(const RunContext& c, const Node& n, const NativeState& st) {
     if (!dq_conv_pointwise(n.conv())) return run_qs8_gathered_conv(c, n, st);
     const Value& x = in(c.values, n, 0);
     qs8_linear(reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]), x.numel() / st.dq.k, st.dq,
-               reinterpret_cast<int8_t*>(c.buffers[n.outputs[0]]), c.pool);
+               qs8_output(n, st, c.buffers), c.pool);
     return Error::Ok;
   }
   return run_gemm(c, n, st);
@@ -2057,6 +2105,8 @@ const NativeHooks kAddNative = {multiply_native, check_multiply_native, nullptr,
                                 run_add};
 const NativeHooks kConvertNative = {convert_native, check_dq_convert, nullptr,
                                     nullptr,        nullptr,          run_convert};
+const NativeHooks kClampNative = {clamp_native, check_qs8_clamp, nullptr,
+                                  nullptr,      nullptr,         run_qs8_clamp};
 const NativeHooks kGlobalAvgPoolNative = {
     gavgpool_native, check_quantized_gavgpool, nullptr, nullptr, nullptr, run_gavgpool};
 
@@ -2067,6 +2117,36 @@ size_t value_buffer_bytes(const Value& v) {
 }
 
 int multiply_layout(const Values& g, const Node& n) { return layout_of(g, n); }
+
+bool qs8_clamp_codes(const Values& g, const Node& n, int32_t* lo, int32_t* hi) {
+  if (!is_qs8_clamp(g, n) || std::isnan(n.output_min) || std::isnan(n.output_max) ||
+      !(n.output_min <= n.output_max))
+    return false;
+  *lo = qs8_bound(n.output_min, out(g, n));
+  *hi = qs8_bound(n.output_max, out(g, n));
+  return true;
+}
+
+bool narrow_qs8_output(const Node& n, NativeState* st, int32_t lo, int32_t hi) {
+  int32_t* qmin = nullptr;
+  int32_t* qmax = nullptr;
+  if (n.kind == NodeKind::DepthwiseConv2d && st->qdw.w != nullptr) {
+    qmin = &st->qdw.output_qmin;
+    qmax = &st->qdw.output_qmax;
+  } else if ((n.kind == NodeKind::Conv2d || n.kind == NodeKind::FullyConnected) &&
+             st->dq.requant != nullptr) {
+    qmin = &st->dq.output_qmin;
+    qmax = &st->dq.output_qmax;
+  } else {
+    return false;
+  }
+  const int32_t new_lo = lo > *qmin ? lo : *qmin;
+  const int32_t new_hi = hi < *qmax ? hi : *qmax;
+  if (new_lo > new_hi) return false;  // the clamp would map everything to one bound
+  *qmin = new_lo;
+  *qmax = new_hi;
+  return true;
+}
 
 bool is_float_gemm_node(const Values& g, const Node& n) {
   if (n.kind != NodeKind::Conv2d && n.kind != NodeKind::FullyConnected) return false;

@@ -90,6 +90,18 @@ bool is_float_compute_node(const Values& values, const Node& n);
 // 2 for equal shapes, -1 for anything else.
 int multiply_layout(const Values& values, const Node& n);
 
+// For a Clamp node on int8 codes (qint8 input and output with equal
+// quantization, which run_native_node runs): its code bounds as XNNPACK
+// quantizes them, in *lo and *hi. False for any other node.
+bool qs8_clamp_codes(const Values& values, const Node& n, int32_t* lo, int32_t* hi);
+
+// For node `n` prepared into `state` as a native int8 convolution or linear
+// layer (the GEMM or the depthwise kernel, which bound their codes when they
+// requantize): narrows its output code bounds to [lo, hi] as well, so that
+// it writes what a clamp to [lo, hi] after it would. False, and nothing
+// changed, for other nodes or when the two ranges do not overlap.
+bool narrow_qs8_output(const Node& n, NativeState* state, int32_t lo, int32_t hi);
+
 // True when node `n` is run by run_native_node (not by XNNPACK): its kind
 // has no define call here, it reads or writes qdint8 values, or (with
 // `float_compute`, the delegate's load option "native_fp32") is_float_compute_node.

@@ -493,6 +493,12 @@ class Builder {
       ETR_LOG(Info, "XnnpackBackend: delegate %zu: %zu SiLU chains fused into their convolutions",
               d_->index, silu);
     }
+    const size_t clamps =
+        xnnpack::fuse_qs8_clamps(g_.values, g_.nodes, natives_, &d_->native_state);
+    if (clamps != 0) {
+      ETR_LOG(Info, "XnnpackBackend: delegate %zu: %zu int8 clamps folded into their layers",
+              d_->index, clamps);
+    }
     return Error::Ok;
   }
 
