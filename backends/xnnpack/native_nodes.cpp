@@ -1610,17 +1610,35 @@ void quantized_gavgpool(const Values& g, const Node& n, uint8_t* const* buf, Thr
   const float flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
   const T* x = reinterpret_cast<const T*>(buf[n.inputs[0]]);
   T* y = reinterpret_cast<T*>(buf[n.outputs[0]]);
-  parallel_for(pool, iv.dims[0] * channels, 256, [&](size_t b, size_t e) {
+  // Blocks of kPoolBlock channels of one image: the pixels' rows are read
+  // in order, each adding a block of consecutive channels (vectorized).
+  constexpr size_t kPoolBlock = 64;
+  const size_t blocks = (channels + kPoolBlock - 1) / kPoolBlock;
+  parallel_for(pool, iv.dims[0] * blocks, 4, [&](size_t b, size_t e) {
     for (size_t i = b; i < e; ++i) {
-      const T* px = x + (i / channels) * pixels * channels + i % channels;
-      int32_t acc = bias;
-      for (size_t p = 0; p < pixels; ++p) acc += px[p * channels];
-      // The zero point is added before rounding (to nearest, ties to even).
-      // Clamping to the integer bounds first gives the same code and keeps
-      // the conversion defined when a hostile scale makes the value huge.
-      float v = static_cast<float>(acc) * scale + zp;
-      v = v < flo ? flo : (v > fhi ? fhi : v);
-      y[i] = static_cast<T>(static_cast<int32_t>(std::nearbyint(v)));
+      const size_t img = i / blocks, c0 = i % blocks * kPoolBlock;
+      const size_t width = channels - c0 < kPoolBlock ? channels - c0 : kPoolBlock;
+      int32_t acc[kPoolBlock];
+      for (size_t c = 0; c < kPoolBlock; ++c) acc[c] = bias;
+      const T* px = x + img * pixels * channels + c0;
+      if (width == kPoolBlock) {
+        for (size_t p = 0; p < pixels; ++p, px += channels) {
+          for (size_t c = 0; c < kPoolBlock; ++c) acc[c] += px[c];
+        }
+      } else {
+        for (size_t p = 0; p < pixels; ++p, px += channels) {
+          for (size_t c = 0; c < width; ++c) acc[c] += px[c];
+        }
+      }
+      T* out = y + img * channels + c0;
+      for (size_t c = 0; c < width; ++c) {
+        // The zero point is added before rounding (to nearest, ties to even).
+        // Clamping to the integer bounds first gives the same code and keeps
+        // the conversion defined when a hostile scale makes the value huge.
+        float v = static_cast<float>(acc[c]) * scale + zp;
+        v = v < flo ? flo : (v > fhi ? fhi : v);
+        out[c] = static_cast<T>(static_cast<int32_t>(std::nearbyint(v)));
+      }
     }
   });
 }
