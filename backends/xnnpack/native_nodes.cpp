@@ -136,6 +136,18 @@ void transpose_plane(const T* x, T* y, size_t a0, size_t a1, size_t nb, size_t y
   }
 }
 
+// The same for 1-byte elements when the output's innermost dim has NB (2
+// to 4) elements, as an NCHW image of few channels becoming NHWC: the
+// element loop unrolled, one output pixel per iteration.
+template <size_t NB>
+void transpose_narrow(const uint8_t* x, uint8_t* y, size_t a0, size_t a1, size_t ys_a,
+                      size_t xs_b) {
+  for (size_t a = a0; a < a1; ++a) {
+#pragma GCC unroll 4
+    for (size_t b = 0; b < NB; ++b) y[a * ys_a + b] = x[a + b * xs_b];
+  }
+}
+
 // out = in with its dims permuted (out dim i = in dim perm[i]). After
 // collapsing: whole rows are copied when the innermost dim stays innermost;
 // otherwise each 2-D plane (the input's innermost dim against the output's)
@@ -199,7 +211,17 @@ void transpose(const Value& iv, const Value& ov, const size_t* perm, const uint8
       const size_t a0 = (t % blocks) * kBlock;
       const size_t a1 = a0 + kBlock < na ? a0 + kBlock : na;
       switch (es) {
-        case 1: transpose_plane(x + xoff, y + yoff, a0, a1, nb, ys_a, xs_b); break;
+        case 1:
+          if (nb == 3) {
+            transpose_narrow<3>(x + xoff, y + yoff, a0, a1, ys_a, xs_b);
+          } else if (nb == 4) {
+            transpose_narrow<4>(x + xoff, y + yoff, a0, a1, ys_a, xs_b);
+          } else if (nb == 2) {
+            transpose_narrow<2>(x + xoff, y + yoff, a0, a1, ys_a, xs_b);
+          } else {
+            transpose_plane(x + xoff, y + yoff, a0, a1, nb, ys_a, xs_b);
+          }
+          break;
         case 2:
           transpose_plane(reinterpret_cast<const uint16_t*>(x) + xoff,
                           reinterpret_cast<uint16_t*>(y) + yoff, a0, a1, nb, ys_a, xs_b);

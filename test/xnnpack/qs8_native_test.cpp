@@ -1,4 +1,5 @@
-// The delegate's int8 clamp (backends/xnnpack/native_nodes.cpp) and its
+// The delegate's native int8 nodes (backends/xnnpack/native_nodes.cpp):
+// the int8 image transpose NCHW -> NHWC of few channels, the clamp and its
 // folding into the int8 layer before it (fuse_qs8_clamps, fusion.h). The
 // expected codes come from plain loops: int32 sums of (x - input zero point)
 // * w plus the bias, XNNPACK 2022's qc8 fp32 requantization written out with
@@ -92,6 +93,48 @@ struct Arena {
   std::vector<uint8_t> bytes = std::vector<uint8_t>(size_t{4} << 20);
   MemoryAllocator alloc{bytes.data(), bytes.size()};
 };
+
+TEST(Int8TransposeTest, FewChannelImagesBecomeNhwcElementForElement) {
+  // [N, C, H, W] -> [N, H, W, C] (perm 0, 2, 3, 1) for 2 to 5 channels (2, 3
+  // and 4 take the unrolled loop), planes off the 64-pixel blocks.
+  std::unique_ptr<PthreadPool> tp = PthreadPool::create(2);
+  ASSERT_NE(tp, nullptr);
+  for (size_t C : {2, 3, 4, 5}) {
+    const size_t N = 2, H = 7, W = 23, total = N * C * H * W;
+    std::vector<int8_t> x(total);
+    for (size_t i = 0; i < total; ++i) x[i] = static_cast<int8_t>(i * 7 % 251);
+    Values v = {qvalue(0, Dtype::QInt8, {N, C, H, W}, 0.1f, 0),
+                qvalue(1, Dtype::QInt8, {N, H, W, C}, 0.1f, 0)};
+    Node t;
+    t.kind = NodeKind::StaticTranspose;
+    t.index = 0;
+    t.inputs[0] = 0;
+    t.num_inputs = 1;
+    t.outputs[0] = 1;
+    t.num_outputs = 1;
+    xnnpack::TransposeParams& tpar = t.set_transpose();
+    tpar.rank = 4;
+    const size_t perm[4] = {0, 2, 3, 1};
+    for (uint32_t i = 0; i < 4; ++i) tpar.perm[i] = perm[i];
+    ASSERT_TRUE(xnnpack::is_native_node(v, t));
+    ASSERT_EQ(xnnpack::check_native_node(v, t, 0), Error::Ok);
+    for (ThreadPool* pool :
+         {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(tp.get())}) {
+      std::vector<int8_t> y(total, 0);
+      xnnpack::NativeState st;
+      uint8_t* bufs[2] = {reinterpret_cast<uint8_t*>(x.data()),
+                          reinterpret_cast<uint8_t*>(y.data())};
+      ASSERT_EQ(xnnpack::run_native_node(v, t, st, bufs, pool, nullptr, 0), Error::Ok);
+      size_t wrong = 0;
+      for (size_t n = 0; n < N; ++n)
+        for (size_t h = 0; h < H; ++h)
+          for (size_t w = 0; w < W; ++w)
+            for (size_t c = 0; c < C; ++c)
+              wrong += y[((n * H + h) * W + w) * C + c] != x[((n * C + c) * H + h) * W + w];
+      EXPECT_EQ(wrong, 0u) << C << " channels" << (pool ? ", pool" : "");
+    }
+  }
+}
 
 TEST(Qs8ClampTest, NativeClampBoundsTheCodesAsXnnpackQuantizesTheRange) {
   const float s = 0.05f;
