@@ -14,6 +14,10 @@
 #include "runtime/core/thread_pool.h"
 #include "runtime/platform/log.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace etr {
 namespace xnnpack {
 namespace {
@@ -1331,6 +1335,70 @@ void run_dq_convert(const Values& g, const Node& n, uint8_t* const* buf, ThreadP
   qd8_quantize(src, rows_of(x), k, q, params, pool);
 }
 
+// ---- static quantization: Convert fp32 -> qint8 (per tensor), as the
+// delegate's input edge writes it. XNNPACK 2022's f32 -> qs8 conversion:
+//   q = clamp(round_even(min(x * (1 / scale), 127 - zp)) + zp, -128, 127)
+// with 1 / scale rounded to float; a NaN becomes 127 (x86 min returns its
+// second operand when the first is NaN, as XNNPACK's kernels order them).
+// Natively the delegate's external input binds without a copy.
+bool is_qs8_quantize(const Values& g, const Node& n) {
+  if (n.num_inputs < 1 || n.num_outputs < 1) return false;
+  const Value& x = in(g, n, 0);
+  const Value& y = out(g, n);
+  return x.dtype == Dtype::Fp32 && x.quant == QuantKind::None && y.dtype == Dtype::QInt8 &&
+         y.quant == QuantKind::PerTensor;
+}
+
+Error check_qs8_quantize(const Values& g, const Node& n, size_t d) {
+  ETR_RETURN_IF_ERROR(check_same_shape(g, n, d));
+  const Value& y = out(g, n);
+  if (!(y.scale > 0.0f) || !std::isfinite(y.scale) || !std::isfinite(1.0f / y.scale))
+    return refuse(d, n, "quantization scale must be positive, finite and invertible");
+  if (y.zero_point < -128 || y.zero_point > 127) return refuse(d, n, "zero point outside int8");
+  return Error::Ok;
+}
+
+void qs8_quantize(const float* x, int8_t* y, size_t count, float inv_scale, int32_t zp) {
+  const float hi = static_cast<float>(127 - zp);
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128 vscale = _mm_set1_ps(inv_scale);
+  const __m128 vhi = _mm_set1_ps(hi);
+  const __m128i vzp = _mm_set1_epi16(static_cast<int16_t>(zp));
+  for (; i + 16 <= count; i += 16) {
+    // cvtps2dq rounds half to even and turns values past int32 into
+    // INT32_MIN; the saturating packs then give -128 for those, as the
+    // final clamp would.
+    const __m128i a = _mm_cvtps_epi32(_mm_min_ps(_mm_mul_ps(_mm_loadu_ps(x + i), vscale), vhi));
+    const __m128i b = _mm_cvtps_epi32(_mm_min_ps(_mm_mul_ps(_mm_loadu_ps(x + i + 4), vscale), vhi));
+    const __m128i c = _mm_cvtps_epi32(_mm_min_ps(_mm_mul_ps(_mm_loadu_ps(x + i + 8), vscale), vhi));
+    const __m128i d =
+        _mm_cvtps_epi32(_mm_min_ps(_mm_mul_ps(_mm_loadu_ps(x + i + 12), vscale), vhi));
+    const __m128i ab = _mm_adds_epi16(_mm_packs_epi32(a, b), vzp);
+    const __m128i cd = _mm_adds_epi16(_mm_packs_epi32(c, d), vzp);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm_packs_epi16(ab, cd));
+  }
+#endif
+  const float lo = static_cast<float>(-128 - zp);
+  for (; i < count; ++i) {
+    float f = x[i] * inv_scale;
+    f = f < hi ? f : hi;  // NaN -> hi
+    f = f > lo ? f : lo;
+    y[i] = static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(f)) + zp);
+  }
+}
+
+void run_qs8_quantize(const Values& g, const Node& n, uint8_t* const* buf, ThreadPool* pool) {
+  const Value& y = out(g, n);
+  const float* src = reinterpret_cast<const float*>(buf[n.inputs[0]]);
+  int8_t* dst = reinterpret_cast<int8_t*>(buf[n.outputs[0]]);
+  const float inv = 1.0f / y.scale;
+  const size_t count = y.numel();
+  parallel_for(pool_for(pool, count), count, 16384, [&](size_t b, size_t e) {
+    qs8_quantize(src + b, dst + b, e - b, inv, y.zero_point);
+  });
+}
+
 // ---- dynamically quantized convolution: qdint8 NHWC input quantized per
 // image, per-channel int8 filter [O, kh, kw, I], fp32 output. Each output
 // pixel is a row of the dq linear layer (dq_linear.h) over its window
@@ -1503,6 +1571,56 @@ inline void copy_bytes(int8_t* dst, const int8_t* src, size_t n) {
   for (; i < n; ++i) dst[i] = src[i];
 }
 
+// Window rows of kGatherBlock output pixels are gathered and then
+// multiplied at once, while they are still in the L1 cache; the blocks
+// split over the pool.
+constexpr size_t kGatherBlock = 64;
+
+// Gathers the windows of output pixels [r0, r0 + rows) of one image into
+// rows of k bytes at `dst` (ROW_BYTES: kernel_width * C when known at
+// compile time, 0 otherwise).
+template <size_t ROW_BYTES>
+void gather_windows(const ConvParams& p, const int8_t* img, size_t H, size_t W, size_t C, size_t OW,
+                    int8_t zp, size_t r0, size_t rows, size_t k, int8_t* dst_rows) {
+  const size_t row_bytes = ROW_BYTES != 0 ? ROW_BYTES : p.kernel_width * C;
+  const long span = static_cast<long>((p.kernel_width - 1) * p.dilation_width);
+  size_t oy = r0 / OW, ox = r0 % OW;
+  for (size_t r = 0; r < rows; ++r) {
+    int8_t* dst = dst_rows + r * k;
+    const long ix0 =
+        static_cast<long>(ox * p.subsampling_width) - static_cast<long>(p.padding_left);
+    const bool cols_inside = p.dilation_width == 1 && ix0 >= 0 && ix0 + span < static_cast<long>(W);
+    for (size_t ky = 0; ky < p.kernel_height; ++ky) {
+      const long iy = static_cast<long>(oy * p.subsampling_height + ky * p.dilation_height) -
+                      static_cast<long>(p.padding_top);
+      const bool row_inside = iy >= 0 && iy < static_cast<long>(H);
+      if (row_inside && cols_inside) {
+        // The window's row is kernel_width * C consecutive bytes.
+        const int8_t* src = img + (static_cast<size_t>(iy) * W + static_cast<size_t>(ix0)) * C;
+        if (ROW_BYTES != 0) {
+          std::memcpy(dst, src, ROW_BYTES);
+        } else {
+          copy_bytes(dst, src, row_bytes);
+        }
+        dst += row_bytes;
+        continue;
+      }
+      for (size_t kx = 0; kx < p.kernel_width; ++kx, dst += C) {
+        const long ix = ix0 + static_cast<long>(kx * p.dilation_width);
+        if (!row_inside || ix < 0 || ix >= static_cast<long>(W)) {
+          std::memset(dst, zp, C);
+        } else {
+          std::memcpy(dst, img + (static_cast<size_t>(iy) * W + static_cast<size_t>(ix)) * C, C);
+        }
+      }
+    }
+    if (++ox == OW) {
+      ox = 0;
+      ++oy;
+    }
+  }
+}
+
 Error run_qs8_gathered_conv(const RunContext& c, const Node& n, const NativeState& st) {
   const ConvParams& p = n.conv();
   const Value& x = in(c.values, n, 0);
@@ -1519,40 +1637,26 @@ Error run_qs8_gathered_conv(const RunContext& c, const Node& n, const NativeStat
   }
   int8_t* cols = static_cast<int8_t*>(c.scratch);
   const int8_t zp = static_cast<int8_t>(st.dq.input_zero_point);
+  const size_t row_bytes = p.kernel_width * C;
   for (size_t b = 0; b < x.dims[0]; ++b) {
     const int8_t* img = q + b * H * W * C;
     for (size_t r0 = 0; r0 < OH * OW; r0 += chunk) {
       const size_t rows = OH * OW - r0 < chunk ? OH * OW - r0 : chunk;
-      for (size_t r = 0; r < rows; ++r) {
-        const size_t oy = (r0 + r) / OW, ox = (r0 + r) % OW;
-        int8_t* dst = cols + r * k;
-        const long ix0 =
-            static_cast<long>(ox * p.subsampling_width) - static_cast<long>(p.padding_left);
-        const long span = static_cast<long>((p.kernel_width - 1) * p.dilation_width);
-        for (size_t ky = 0; ky < p.kernel_height; ++ky) {
-          const long iy = static_cast<long>(oy * p.subsampling_height + ky * p.dilation_height) -
-                          static_cast<long>(p.padding_top);
-          const bool row_inside = iy >= 0 && iy < static_cast<long>(H);
-          if (row_inside && p.dilation_width == 1 && ix0 >= 0 &&
-              ix0 + span < static_cast<long>(W)) {
-            // The window's row is kernel_width * C consecutive bytes.
-            const int8_t* src = img + (static_cast<size_t>(iy) * W + static_cast<size_t>(ix0)) * C;
-            copy_bytes(dst, src, p.kernel_width * C);
-            dst += p.kernel_width * C;
-            continue;
+      const size_t blocks = (rows + kGatherBlock - 1) / kGatherBlock;
+      ThreadPool* pool = pool_for(c.pool, rows * k * O);
+      parallel_for(pool, blocks, 1, [&](size_t lo, size_t hi) {
+        for (size_t blk = lo; blk < hi; ++blk) {
+          const size_t first = blk * kGatherBlock;
+          const size_t count = rows - first < kGatherBlock ? rows - first : kGatherBlock;
+          int8_t* dst = cols + first * k;
+          if (row_bytes == 9) {  // a 3-wide window over 3 channels (an RGB stem)
+            gather_windows<9>(p, img, H, W, C, OW, zp, r0 + first, count, k, dst);
+          } else {
+            gather_windows<0>(p, img, H, W, C, OW, zp, r0 + first, count, k, dst);
           }
-          for (size_t kx = 0; kx < p.kernel_width; ++kx, dst += C) {
-            const long ix = ix0 + static_cast<long>(kx * p.dilation_width);
-            if (!row_inside || ix < 0 || ix >= static_cast<long>(W)) {
-              std::memset(dst, zp, C);
-            } else {
-              std::memcpy(dst, img + (static_cast<size_t>(iy) * W + static_cast<size_t>(ix)) * C,
-                          C);
-            }
-          }
+          qs8_linear(dst, count, st.dq, y + (b * OH * OW + r0 + first) * O, nullptr);
         }
-      }
-      qs8_linear(cols, rows, st.dq, y + (b * OH * OW + r0) * O, c.pool);
+      });
     }
   }
   return Error::Ok;
@@ -2086,10 +2190,20 @@ Error run_add(const RunContext& c, const Node& n, const NativeState&) {
   return Error::Ok;
 }
 
-// Convert fp32 -> qdint8.
-bool convert_native(const Values& g, const Node& n, bool) { return is_dq_convert(g, n); }
+// Convert fp32 -> qint8 (per tensor).
+bool convert_native(const Values& g, const Node& n, bool) {
+  return is_dq_convert(g, n) || is_qs8_quantize(g, n);
+}
+Error check_convert_native(const Values& g, const Node& n, size_t d) {
+  if (is_qs8_quantize(g, n)) return check_qs8_quantize(g, n, d);
+  return check_dq_convert(g, n, d);
+}
 Error run_convert(const RunContext& c, const Node& n, const NativeState&) {
-  run_dq_convert(c.values, n, c.buffers, c.pool);
+  if (is_qs8_quantize(c.values, n)) {
+    run_qs8_quantize(c.values, n, c.buffers, c.pool);
+  } else {
+    run_dq_convert(c.values, n, c.buffers, c.pool);
+  }
   return Error::Ok;
 }
 
@@ -2143,8 +2257,8 @@ const NativeHooks kMultiplyNative = {multiply_native, check_multiply_native, nul
                                      nullptr,         run_multiply};
 const NativeHooks kAddNative = {multiply_native, check_multiply_native, nullptr, nullptr, nullptr,
                                 run_add};
-const NativeHooks kConvertNative = {convert_native, check_dq_convert, nullptr,
-                                    nullptr,        nullptr,          run_convert};
+const NativeHooks kConvertNative = {convert_native, check_convert_native, nullptr, nullptr,
+                                    nullptr,        run_convert};
 const NativeHooks kClampNative = {clamp_native, check_qs8_clamp, nullptr,
                                   nullptr,      nullptr,         run_qs8_clamp};
 const NativeHooks kGlobalAvgPoolNative = {

@@ -1,7 +1,7 @@
 // The delegate's native int8 nodes (backends/xnnpack/native_nodes.cpp):
-// the int8 image transpose NCHW -> NHWC of few channels, the clamp and its
-// folding into the int8 layer before it (fuse_qs8_clamps, fusion.h). The
-// expected codes come from plain loops: int32 sums of (x - input zero point)
+// the quantizing Convert fp32 -> qint8, the int8 image transpose NCHW -> NHWC of few channels, the
+// clamp and its folding into the int8 layer before it (fuse_qs8_clamps, fusion.h). The expected
+// codes come from plain loops: int32 sums of (x - input zero point)
 // * w plus the bias, XNNPACK 2022's qc8 fp32 requantization written out with
 // the layer's own bounds, then XNNPACK's s8 clamp (codes bounded by
 // lrintf(clamp(bound / scale + zero point, -128, 127))) as a second step.
@@ -93,6 +93,66 @@ struct Arena {
   std::vector<uint8_t> bytes = std::vector<uint8_t>(size_t{4} << 20);
   MemoryAllocator alloc{bytes.data(), bytes.size()};
 };
+
+TEST(Qs8QuantizeTest, ConvertToInt8RoundsHalfToEvenAndSaturatesAsXnnpack) {
+  // scale 0.25 (1 / scale = 4 exactly), zero point -3: x * 4 is exact, so
+  // x = k / 8 lands on ties. Expected: clamp(round_half_even(4x) - 3).
+  const float s = 0.25f;
+  const int32_t zp = -3;
+  const size_t count = 16 * 5 + 7;  // whole vectors and a tail
+  std::vector<float> x(count);
+  for (size_t i = 0; i < count; ++i) x[i] = (static_cast<float>(i) - 40.0f) * 0.125f;
+  x[3] = 1e30f;   // saturates high
+  x[4] = -1e30f;  // saturates low
+  x[5] = 31.5f;   // 126 - 3: inside; x[6] just past 127 after the zero point
+  x[6] = 32.5f;
+  x[7] = -31.375f;               // -125.5 -> -126 (even) - 3
+  x[count - 1] = std::nanf("");  // NaN -> 127, in the scalar tail
+  x[10] = std::nanf("");         // and in a vector
+  x[count - 20] = 0.375f;        // 1.5 -> 2 (even), in a vector
+  Values v = {qvalue(0, Dtype::Fp32, {1, count}, 1.0f, 0),
+              qvalue(1, Dtype::QInt8, {1, count}, s, zp)};
+  v[0].quant = QuantKind::None;
+  Node n;
+  n.kind = NodeKind::Convert;
+  n.index = 0;
+  n.inputs[0] = 0;
+  n.num_inputs = 1;
+  n.outputs[0] = 1;
+  n.num_outputs = 1;
+  ASSERT_TRUE(xnnpack::is_native_node(v, n));
+  ASSERT_EQ(xnnpack::check_native_node(v, n, 0), Error::Ok);
+  std::vector<int8_t> want(count);
+  for (size_t i = 0; i < count; ++i) {
+    double q;
+    if (std::isnan(x[i])) {
+      q = 127;
+    } else {
+      const double t = static_cast<double>(x[i]) * 4.0;
+      const double fl = std::floor(t);
+      q = t - fl > 0.5 || (t - fl == 0.5 && std::fmod(fl, 2.0) != 0.0) ? fl + 1 : fl;
+      q += zp;
+      q = q < -128 ? -128 : (q > 127 ? 127 : q);
+    }
+    want[i] = static_cast<int8_t>(q);
+  }
+  EXPECT_EQ(want[3], 127);
+  EXPECT_EQ(want[4], -128);
+  EXPECT_EQ(want[7], -128);  // -126 - 3 = -129, clamped
+  EXPECT_EQ(want[count - 20], -1);
+  std::unique_ptr<PthreadPool> tp = PthreadPool::create(2);
+  ASSERT_NE(tp, nullptr);
+  for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(tp.get())}) {
+    std::vector<int8_t> y(count, 99);
+    uint8_t* bufs[2] = {reinterpret_cast<uint8_t*>(x.data()), reinterpret_cast<uint8_t*>(y.data())};
+    xnnpack::NativeState st;
+    ASSERT_EQ(xnnpack::run_native_node(v, n, st, bufs, pool, nullptr, 0), Error::Ok);
+    EXPECT_EQ(y, want);
+  }
+  // A zero or infinite scale is refused.
+  v[1].scale = 0.0f;
+  EXPECT_NE(xnnpack::check_native_node(v, n, 0), Error::Ok);
+}
 
 TEST(Int8TransposeTest, FewChannelImagesBecomeNhwcElementForElement) {
   // [N, C, H, W] -> [N, H, W, C] (perm 0, 2, 3, 1) for 2 to 5 channels (2, 3
