@@ -1128,6 +1128,18 @@ Error prepare_qs8_dwconv(const PrepareContext& ctx, const Node& n, NativeState* 
     q.wvnni = wv;
     q.bias_vnni = bv;
     q.requant_vnni = rv;
+    const ConvParams& p = n.conv();
+    if (qdw_columns_usable(c, p.kernel_height, p.kernel_width, p.subsampling_width,
+                           p.dilation_height, p.dilation_width)) {
+      int8_t* wc = take<int8_t>(ctx, n, qdw_columns_bytes(c, p.kernel_width),
+                                "the VNNI filter by columns", 64);
+      if (wc == nullptr) return Error::DelegateMemoryAllocationFailed;
+      qdw_pack_vnni_columns(reinterpret_cast<const int8_t*>(w.data), c, p.kernel_height,
+                            p.kernel_width, wc);
+      q.wcol = wc;
+      q.kernel_h = p.kernel_height;
+      q.kernel_w = p.kernel_width;
+    }
   }
   q.channels = c;
   q.taps = taps;
