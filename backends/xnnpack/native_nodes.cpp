@@ -1568,8 +1568,10 @@ size_t qs8_gathered_scratch_bytes(const Values& g, const Node& n) {
   const Value& y = out(g, n);
   const Value& x = in(g, n, 0);
   const size_t pixels = y.num_dims == 4 ? y.dims[1] * y.dims[2] : 0;
-  const size_t row =
+  // A window row rounded up to 4 bytes (run_qs8_gathered_conv).
+  const size_t window =
       static_cast<size_t>(p.kernel_height) * p.kernel_width * (x.num_dims == 4 ? x.dims[3] : 0);
+  const size_t row = (window + 3) / 4 * 4;
   if (row == 0) return 0;
   const size_t chunk = kDqConvChunkBytes / row > 0 ? kDqConvChunkBytes / row : 1;
   return (pixels < chunk ? pixels : chunk) * row;
@@ -1589,44 +1591,85 @@ inline void copy_bytes(int8_t* dst, const int8_t* src, size_t n) {
 constexpr size_t kGatherBlock = 64;
 
 // Gathers the windows of output pixels [r0, r0 + rows) of one image into
-// rows of k bytes at `dst` (ROW_BYTES: kernel_width * C when known at
-// compile time, 0 otherwise).
+// rows `k` bytes apart at `dst` (ROW_BYTES: kernel_width * C when known at
+// compile time, 0 otherwise); bytes past the window up to k (at most 3 when
+// k >= 4) hold zp.
 template <size_t ROW_BYTES>
 void gather_windows(const ConvParams& p, const int8_t* img, size_t H, size_t W, size_t C, size_t OW,
                     int8_t zp, size_t r0, size_t rows, size_t k, int8_t* dst_rows) {
-  const size_t row_bytes = ROW_BYTES != 0 ? ROW_BYTES : p.kernel_width * C;
-  const long span = static_cast<long>((p.kernel_width - 1) * p.dilation_width);
-  size_t oy = r0 / OW, ox = r0 % OW;
-  for (size_t r = 0; r < rows; ++r) {
-    int8_t* dst = dst_rows + r * k;
-    const long ix0 =
-        static_cast<long>(ox * p.subsampling_width) - static_cast<long>(p.padding_left);
-    const bool cols_inside = p.dilation_width == 1 && ix0 >= 0 && ix0 + span < static_cast<long>(W);
-    for (size_t ky = 0; ky < p.kernel_height; ++ky) {
-      const long iy = static_cast<long>(oy * p.subsampling_height + ky * p.dilation_height) -
-                      static_cast<long>(p.padding_top);
-      const bool row_inside = iy >= 0 && iy < static_cast<long>(H);
+  // Local copies: the int8 stores below may alias anything, so fields read
+  // through `p` would be loaded again after each store.
+  const size_t kh = p.kernel_height, kw = p.kernel_width;
+  const size_t sh = p.subsampling_height, sw = p.subsampling_width;
+  const size_t dh = p.dilation_height, dw = p.dilation_width;
+  const long pt = static_cast<long>(p.padding_top), pl = static_cast<long>(p.padding_left);
+  const long h = static_cast<long>(H), wd = static_cast<long>(W);
+  const size_t row_bytes = ROW_BYTES != 0 ? ROW_BYTES : kw * C;
+  const long span = static_cast<long>((kw - 1) * dw);
+  const uint32_t zp4 = 0x01010101u * static_cast<uint8_t>(zp);
+  // One output pixel's window, any position.
+  auto one = [&](int8_t* dst, size_t oy, size_t ox) {
+    int8_t* const row_end = dst + k;
+    // The row's last 4 bytes first (the window then overwrites its own):
+    // the 1-3 padding bytes past a window take one store.
+    if (k >= 4) std::memcpy(dst + k - 4, &zp4, 4);
+    const long ix0 = static_cast<long>(ox * sw) - pl;
+    const bool cols_inside = dw == 1 && ix0 >= 0 && ix0 + span < wd;
+    for (size_t ky = 0; ky < kh; ++ky) {
+      const long iy = static_cast<long>(oy * sh + ky * dh) - pt;
+      const bool row_inside = iy >= 0 && iy < h;
       if (row_inside && cols_inside) {
         // The window's row is kernel_width * C consecutive bytes.
-        const int8_t* src = img + (static_cast<size_t>(iy) * W + static_cast<size_t>(ix0)) * C;
-        if (ROW_BYTES != 0) {
-          std::memcpy(dst, src, ROW_BYTES);
-        } else {
-          copy_bytes(dst, src, row_bytes);
-        }
+        copy_bytes(dst, img + (static_cast<size_t>(iy) * W + static_cast<size_t>(ix0)) * C,
+                   row_bytes);
         dst += row_bytes;
         continue;
       }
-      for (size_t kx = 0; kx < p.kernel_width; ++kx, dst += C) {
-        const long ix = ix0 + static_cast<long>(kx * p.dilation_width);
-        if (!row_inside || ix < 0 || ix >= static_cast<long>(W)) {
+      for (size_t kx = 0; kx < kw; ++kx, dst += C) {
+        const long ix = ix0 + static_cast<long>(kx * dw);
+        if (!row_inside || ix < 0 || ix >= wd) {
           std::memset(dst, zp, C);
         } else {
           std::memcpy(dst, img + (static_cast<size_t>(iy) * W + static_cast<size_t>(ix)) * C, C);
         }
       }
     }
-    if (++ox == OW) {
+    if (k < 4) {
+      for (; dst < row_end; ++dst) *dst = zp;
+    }
+  };
+  // The output pixels whose window lies inside the image horizontally
+  // (dilation 1): ox in [ox_lo, ox_hi).
+  const size_t ox_lo =
+      static_cast<size_t>((pl + static_cast<long>(sw) - 1) / static_cast<long>(sw));
+  const long last = wd - 1 - span + pl;  // the largest ox * sw allowed
+  const size_t ox_hi = dw != 1 || last < 0 ? 0 : static_cast<size_t>(last) / sw + 1;
+  size_t oy = r0 / OW, ox = r0 % OW;
+  size_t r = 0;
+  while (r < rows) {
+    const size_t seg = rows - r < OW - ox ? rows - r : OW - ox;  // pixels left on this output row
+    // With a 3-row window of known width inside the image vertically, the
+    // inside pixels copy three rows from pointers that advance by stride.
+    const int8_t* src[3] = {nullptr, nullptr, nullptr};
+    bool fast = ROW_BYTES != 0 && kh == 3;
+    for (size_t ky = 0; fast && ky < 3; ++ky) {
+      const long iy = static_cast<long>(oy * sh + ky * dh) - pt;
+      fast = iy >= 0 && iy < h;
+      if (fast) src[ky] = img + static_cast<size_t>(iy) * W * C;
+    }
+    for (size_t e = ox + seg; ox < e; ++ox, ++r) {
+      int8_t* dst = dst_rows + r * k;
+      if (!fast || ox < ox_lo || ox >= ox_hi) {
+        one(dst, oy, ox);
+        continue;
+      }
+      const size_t off = (ox * sw - static_cast<size_t>(pl)) * C;
+      if (k >= 4) std::memcpy(dst + k - 4, &zp4, 4);
+      std::memcpy(dst, src[0] + off, ROW_BYTES);
+      std::memcpy(dst + ROW_BYTES, src[1] + off, ROW_BYTES);
+      std::memcpy(dst + 2 * ROW_BYTES, src[2] + off, ROW_BYTES);
+    }
+    if (ox == OW) {
       ox = 0;
       ++oy;
     }
@@ -1641,8 +1684,18 @@ Error run_qs8_gathered_conv(const RunContext& c, const Node& n, const NativeStat
   int8_t* y = qs8_output(n, st, c.buffers);
   const size_t H = x.dims[1], W = x.dims[2], C = x.dims[3];
   const size_t OH = yv.dims[1], OW = yv.dims[2], O = yv.dims[3];
-  const size_t k = st.dq.k;
-  const size_t chunk = c.scratch == nullptr || k == 0 ? 0 : c.scratch_bytes / k;
+  // Rows of a window whose length is no multiple of 4 are padded to one
+  // (with the zero point): the packed weights hold zeros there (k rounded up
+  // to 4, dq_vnni_pack) and the row sums do not change, so the GEMM runs as
+  // for k rounded up, without its step for a row's last 1-3 inputs.
+  DqLinearWeights wk = st.dq;
+  wk.k = (st.dq.k + 3) / 4 * 4;
+  size_t k = wk.k;
+  size_t chunk = c.scratch == nullptr || k == 0 ? 0 : c.scratch_bytes / k;
+  if (chunk == 0) {  // the scratch holds rows of the window's length only
+    wk.k = k = st.dq.k;
+    chunk = c.scratch == nullptr || k == 0 ? 0 : c.scratch_bytes / k;
+  }
   if (chunk == 0) {
     ETR_FAIL(Error::Internal, "XnnpackBackend: node %u (Conv2d): no scratch for a window row",
              n.index);
@@ -1666,7 +1719,7 @@ Error run_qs8_gathered_conv(const RunContext& c, const Node& n, const NativeStat
           } else {
             gather_windows<0>(p, img, H, W, C, OW, zp, r0 + first, count, k, dst);
           }
-          qs8_linear(dst, count, st.dq, y + (b * OH * OW + r0 + first) * O, nullptr);
+          qs8_linear(dst, count, wk, y + (b * OH * OW + r0 + first) * O, nullptr);
         }
       });
     }

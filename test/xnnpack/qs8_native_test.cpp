@@ -1,5 +1,7 @@
 // The delegate's native int8 nodes (backends/xnnpack/native_nodes.cpp):
-// the quantizing Convert fp32 -> qint8, the int8 image transpose NCHW -> NHWC of few channels, the
+// the quantizing Convert fp32 -> qint8, the int8 image transpose, the int8
+// convolutions whose windows are gathered into GEMM rows (a stem's 3x3 over
+// 3 channels), NCHW -> NHWC of few channels, the
 // clamp and its folding into the int8 layer before it (fuse_qs8_clamps, fusion.h). The expected
 // codes come from plain loops: int32 sums of (x - input zero point)
 // * w plus the bias, XNNPACK 2022's qc8 fp32 requantization written out with
@@ -193,6 +195,119 @@ TEST(Int8TransposeTest, FewChannelImagesBecomeNhwcElementForElement) {
               wrong += y[((n * H + h) * W + w) * C + c] != x[((n * C + c) * H + h) * W + w];
       EXPECT_EQ(wrong, 0u) << C << " channels" << (pool ? ", pool" : "");
     }
+  }
+}
+
+// Conv2d qint8 [1, H, W, C] x qcint8 [O, kh, kw, C] -> qint8 with explicit
+// padding, against direct loops (taps outside the image skipped, XNNPACK's
+// requantization).
+struct GatheredCase {
+  size_t h, w, c, o;
+  uint32_t kh, kw, stride, pt, pr, pb, pl;
+};
+
+void check_gathered_conv(const GatheredCase& k, ThreadPool* pool) {
+  const size_t oh = (k.h + k.pt + k.pb - k.kh) / k.stride + 1;
+  const size_t ow = (k.w + k.pl + k.pr - k.kw) / k.stride + 1;
+  const size_t win = k.kh * k.kw * k.c;
+  const float xs = 0.03f, ys = 0.05f;
+  const int32_t xzp = 9, yzp = -4;
+  std::mt19937 rng(static_cast<unsigned>(k.h * 131 + k.c * 7 + k.kw));
+  std::uniform_int_distribution<int> i8(-128, 127);
+  std::uniform_int_distribution<int> ib(-3000, 3000);
+  std::uniform_real_distribution<float> uf(0.5f, 1.5f);
+  std::vector<int8_t> x(k.h * k.w * k.c), w(k.o * win);
+  std::vector<int32_t> b(k.o);
+  std::vector<float> ws(k.o);
+  for (int8_t& v : x) v = static_cast<int8_t>(i8(rng));
+  for (int8_t& v : w) v = static_cast<int8_t>(i8(rng));
+  for (size_t o = 0; o < k.o; ++o) {
+    b[o] = ib(rng);
+    // The sums spread about 74 * 74 * sqrt(window) (plus the bias): about 40 codes.
+    ws[o] = 40.0f * ys / (xs * 5476.0f * std::sqrt(static_cast<float>(win))) * uf(rng);
+  }
+  Values v = {qvalue(0, Dtype::QInt8, {1, k.h, k.w, k.c}, xs, xzp),
+              qconst(1, Dtype::QCInt8, {k.o, k.kh, k.kw, k.c}, w, &ws, 0),
+              qconst(2, Dtype::QCInt32, {k.o}, b, nullptr, 0),
+              qvalue(3, Dtype::QInt8, {1, oh, ow, k.o}, ys, yzp)};
+  Node n;
+  n.kind = NodeKind::Conv2d;
+  n.index = 0;
+  n.inputs[0] = 0;
+  n.inputs[1] = 1;
+  n.inputs[2] = 2;
+  n.num_inputs = 3;
+  n.outputs[0] = 3;
+  n.num_outputs = 1;
+  xnnpack::ConvParams p;
+  p.padding_top = k.pt;
+  p.padding_right = k.pr;
+  p.padding_bottom = k.pb;
+  p.padding_left = k.pl;
+  p.kernel_height = k.kh;
+  p.kernel_width = k.kw;
+  p.subsampling_height = p.subsampling_width = k.stride;
+  p.dilation_height = p.dilation_width = 1;
+  p.group_input_channels = k.c;
+  p.group_output_channels = k.o;
+  p.groups = 1;
+  n.set_conv(p);
+  ASSERT_TRUE(xnnpack::is_native_node(v, n));
+  ASSERT_EQ(xnnpack::check_native_node(v, n, 0), Error::Ok);
+  Arena arena;
+  xnnpack::NativeState st;
+  ASSERT_EQ(xnnpack::prepare_native_node(v, n, 0, &arena.alloc, &st), Error::Ok);
+  std::vector<int8_t> want(oh * ow * k.o);
+  size_t at_bounds = 0;
+  for (size_t oy = 0; oy < oh; ++oy) {
+    for (size_t ox = 0; ox < ow; ++ox) {
+      for (size_t o = 0; o < k.o; ++o) {
+        int32_t acc = b[o];
+        for (size_t ky = 0; ky < k.kh; ++ky) {
+          for (size_t kx = 0; kx < k.kw; ++kx) {
+            const long iy = static_cast<long>(oy * k.stride + ky) - static_cast<long>(k.pt);
+            const long ix = static_cast<long>(ox * k.stride + kx) - static_cast<long>(k.pl);
+            if (iy < 0 || ix < 0 || iy >= static_cast<long>(k.h) || ix >= static_cast<long>(k.w))
+              continue;
+            for (size_t c = 0; c < k.c; ++c)
+              acc +=
+                  (x[(static_cast<size_t>(iy) * k.w + static_cast<size_t>(ix)) * k.c + c] - xzp) *
+                  w[((o * k.kh + ky) * k.kw + kx) * k.c + c];
+          }
+        }
+        const int8_t q = requantize(acc, xs * ws[o] / ys, yzp, -128, 127);
+        want[(oy * ow + ox) * k.o + o] = q;
+        at_bounds += q == -128 || q == 127;
+      }
+    }
+  }
+  EXPECT_LT(at_bounds, want.size() / 4);
+  std::vector<uint8_t> scratch(xnnpack::native_scratch_bytes(v, n));
+  std::vector<int8_t> y(want.size(), 99);
+  std::vector<uint8_t*> bufs = {reinterpret_cast<uint8_t*>(x.data()),
+                                const_cast<uint8_t*>(v[1].data), const_cast<uint8_t*>(v[2].data),
+                                reinterpret_cast<uint8_t*>(y.data())};
+  ASSERT_EQ(xnnpack::run_native_node(v, n, st, bufs.data(), pool, scratch.data(), scratch.size()),
+            Error::Ok);
+  size_t bad = 0;
+  for (size_t i = 0; i < y.size(); ++i) bad += y[i] != want[i];
+  EXPECT_EQ(bad, 0u) << k.h << "x" << k.w << "x" << k.c << " window " << k.kh << "x" << k.kw;
+}
+
+TEST(Qs8GatheredConvTest, WindowsGatheredIntoGemmRowsMatchDirectLoops) {
+  if (!xnnpack::dq_vnni_usable(27)) GTEST_SKIP() << "the int8 GEMM needs AVX-512 VNNI";
+  std::unique_ptr<PthreadPool> tp = PthreadPool::create(2);
+  ASSERT_NE(tp, nullptr);
+  const GatheredCase cases[] = {
+      {23, 29, 3, 32, 3, 3, 2, 1, 1, 1, 1},  // a stem: 27 inputs padded to 28, edges all round
+      {22, 22, 3, 16, 3, 3, 2, 0, 1, 1, 0},  // padding after only (as XNNPACK's SAME at stride 2)
+      {9, 70, 3, 24, 3, 3, 1, 1, 1, 1, 1},   // stride 1, rows longer than a block of 64 pixels
+      {12, 10, 4, 20, 2, 2, 1, 0, 1, 1, 0},  // 16 inputs (a multiple of 4)
+      {13, 11, 5, 48, 5, 3, 2, 2, 1, 2, 1},  // a 5x3 window (the general gather)
+  };
+  for (const GatheredCase& k : cases) {
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(tp.get())})
+      check_gathered_conv(k, pool);
   }
 }
 
