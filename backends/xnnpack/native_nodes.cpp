@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "backends/xnnpack/native_dwconv.h"
+#include "backends/xnnpack/native_qadd.h"
 #include "backends/xnnpack/native_qdwconv.h"
 #include "backends/xnnpack/node_hooks.h"
 #include "backends/xnnpack/weight_cache.h"
@@ -2247,10 +2248,67 @@ Error run_multiply(const RunContext& c, const Node& n, const NativeState&) {
   float_binary(c.values, n, c.buffers, c.pool, opt::BinaryKind::kMul);
   return Error::Ok;
 }
+// int8 add of equal shapes (a residual connection): qint8 per tensor
+// operands and output, XNNPACK 2022's arithmetic (native_qadd.h).
+bool is_qs8_add(const Values& g, const Node& n) {
+  if (n.kind != NodeKind::Add || n.num_inputs != 2 || n.num_outputs < 1) return false;
+  const Value& a = in(g, n, 0);
+  const Value& b = in(g, n, 1);
+  const Value& y = out(g, n);
+  for (const Value* v : {&a, &b, &y}) {
+    if (v->dtype != Dtype::QInt8 || v->quant != QuantKind::PerTensor) return false;
+  }
+  if (a.num_dims != y.num_dims || b.num_dims != y.num_dims) return false;
+  for (uint32_t i = 0; i < y.num_dims; ++i) {
+    if (a.dims[i] != y.dims[i] || b.dims[i] != y.dims[i]) return false;
+  }
+  return true;
+}
+
+bool qs8_add_params(const Values& g, const Node& n, QAddParams* p) {
+  const Value& a = in(g, n, 0);
+  const Value& b = in(g, n, 1);
+  const Value& y = out(g, n);
+  if (std::isnan(n.output_min) || std::isnan(n.output_max) || !(y.scale > 0.0f) ||
+      !std::isfinite(y.scale) || a.zero_point < -128 || a.zero_point > 127 || b.zero_point < -128 ||
+      b.zero_point > 127 || y.zero_point < -128 || y.zero_point > 127)
+    return false;
+  return qadd_params(a.scale, a.zero_point, b.scale, b.zero_point, y.scale, y.zero_point,
+                     qs8_bound(n.output_min, y), qs8_bound(n.output_max, y), p);
+}
+
+bool add_native(const Values& g, const Node& n, bool native_fp32) {
+  return is_qs8_add(g, n) || multiply_native(g, n, native_fp32);
+}
+Error check_add_native(const Values& g, const Node& n, size_t d) {
+  if (!is_qs8_add(g, n)) return check_multiply_native(g, n, d);
+  ETR_RETURN_IF_ERROR(check_broadcast(g, n, d));
+  QAddParams p;
+  if (!qs8_add_params(g, n, &p))
+    return refuse(d, n,
+                  "int8 add: an operand scale / output scale outside [2^-10, 2^8), a zero point "
+                  "outside int8 or an empty output range");
+  return Error::Ok;
+}
+
 // fp32 add (a transformer's residual): natively, so that no XNNPACK run
 // reads the delegate's external values and they bind to the caller's
 // tensors without a copy (DirectGroup).
 Error run_add(const RunContext& c, const Node& n, const NativeState&) {
+  if (is_qs8_add(c.values, n)) {
+    QAddParams p;
+    if (!qs8_add_params(c.values, n, &p)) {
+      ETR_FAIL(Error::Internal, "XnnpackBackend: node %u (Add): int8 parameters out of range",
+               n.index);
+    }
+    const int8_t* a = reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]);
+    const int8_t* b = reinterpret_cast<const int8_t*>(c.buffers[n.inputs[1]]);
+    int8_t* y = reinterpret_cast<int8_t*>(c.buffers[n.outputs[0]]);
+    const size_t count = out(c.values, n).numel();
+    parallel_for(pool_for(c.pool, count * 4), count, 8192,
+                 [&](size_t lo, size_t hi) { qs8_add(a + lo, b + lo, y + lo, hi - lo, p); });
+    return Error::Ok;
+  }
   float_binary(c.values, n, c.buffers, c.pool, opt::BinaryKind::kAdd);
   return Error::Ok;
 }
@@ -2320,8 +2378,7 @@ const NativeHooks kSoftmaxNative = {softmax_native, check_softmax, nullptr,
                                     nullptr,        nullptr,       run_softmax};
 const NativeHooks kMultiplyNative = {multiply_native, check_multiply_native, nullptr, nullptr,
                                      nullptr,         run_multiply};
-const NativeHooks kAddNative = {multiply_native, check_multiply_native, nullptr, nullptr, nullptr,
-                                run_add};
+const NativeHooks kAddNative = {add_native, check_add_native, nullptr, nullptr, nullptr, run_add};
 const NativeHooks kConvertNative = {convert_native, check_convert_native, nullptr, nullptr,
                                     nullptr,        run_convert};
 const NativeHooks kClampNative = {clamp_native, check_qs8_clamp, nullptr,

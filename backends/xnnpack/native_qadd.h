@@ -1,0 +1,43 @@
+// Static int8 addition for the XNNPACK delegate's native nodes (qint8 per
+// tensor operands and output of equal shapes), with XNNPACK 2022's qs8 add
+// arithmetic, so that the result is the bytes XNNPACK's node gives:
+//   ra = a_scale / y_scale, rb = b_scale / y_scale              (float)
+//   shift = 20 - exponent(max(ra, rb))                          (12 .. 30)
+//   ma = lrintf(ra * 2^shift), mb = lrintf(rb * 2^shift)        (exact scaling)
+//   bias = 2^(shift - 1) - ma * a_zp - mb * b_zp
+//   y = clamp((bias + a * ma + b * mb) >> shift, qmin - y_zp, qmax - y_zp) + y_zp
+// (int32, arithmetic shift: rounds half up). Checked against Debian's
+// libXNNPACK on every pair of int8 codes (native_qadd_test.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace etr {
+namespace xnnpack {
+
+struct QAddParams {
+  int32_t a_multiplier = 0;
+  int32_t b_multiplier = 0;
+  int32_t bias = 0;
+  uint32_t shift = 0;
+  int32_t low = -128;  // the output bounds less the output zero point
+  int32_t high = 127;
+  int32_t output_zero_point = 0;
+};
+
+// The parameters above; false (nothing written) when a scale ratio lies
+// outside [2^-10, 2^8), which XNNPACK refuses too, or the bounds are empty.
+bool qadd_params(float a_scale, int32_t a_zero_point, float b_scale, int32_t b_zero_point,
+                 float y_scale, int32_t y_zero_point, int32_t qmin, int32_t qmax, QAddParams* p);
+
+// y[i] = a[i] + b[i] as above, for i < n (AVX2 where the CPU has it).
+void qs8_add(const int8_t* a, const int8_t* b, int8_t* y, size_t n, const QAddParams& p);
+
+namespace qadd {
+// The AVX2 loop: the elements it wrote (a multiple of 32; 0 where not compiled).
+size_t add_avx2(const int8_t* a, const int8_t* b, int8_t* y, size_t n, const QAddParams& p);
+}  // namespace qadd
+
+}  // namespace xnnpack
+}  // namespace etr

@@ -1,0 +1,56 @@
+// AVX2 loop of native_qadd.h (compiled with AVX2 by etr_isa_sources;
+// reached only where cpu_features() reports it).
+#include "backends/xnnpack/native_qadd.h"
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
+namespace etr {
+namespace xnnpack {
+namespace qadd {
+
+#if defined(__AVX2__)
+
+size_t add_avx2(const int8_t* a, const int8_t* b, int8_t* y, size_t n, const QAddParams& p) {
+  const __m256i ma = _mm256_set1_epi32(p.a_multiplier);
+  const __m256i mb = _mm256_set1_epi32(p.b_multiplier);
+  const __m256i bias = _mm256_set1_epi32(p.bias);
+  const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(p.shift));
+  const __m256i lo = _mm256_set1_epi32(p.low);
+  const __m256i hi = _mm256_set1_epi32(p.high);
+  const __m256i zp = _mm256_set1_epi32(p.output_zero_point);
+  // packs interleave the 128-bit lanes: dwords back in order.
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m256i v[4];
+    for (int j = 0; j < 4; ++j) {
+      const __m256i xa =
+          _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(a + i + 8 * j)));
+      const __m256i xb =
+          _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + i + 8 * j)));
+      __m256i acc = _mm256_add_epi32(bias, _mm256_mullo_epi32(xa, ma));
+      acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(xb, mb));
+      acc = _mm256_sra_epi32(acc, shift);
+      acc = _mm256_min_epi32(_mm256_max_epi32(acc, lo), hi);
+      v[j] = _mm256_add_epi32(acc, zp);
+    }
+    const __m256i w01 = _mm256_packs_epi32(v[0], v[1]);
+    const __m256i w23 = _mm256_packs_epi32(v[2], v[3]);
+    const __m256i bytes = _mm256_packs_epi16(w01, w23);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i),
+                        _mm256_permutevar8x32_epi32(bytes, order));
+  }
+  return i;
+}
+
+#else
+
+size_t add_avx2(const int8_t*, const int8_t*, int8_t*, size_t, const QAddParams&) { return 0; }
+
+#endif
+
+}  // namespace qadd
+}  // namespace xnnpack
+}  // namespace etr
