@@ -29,5 +29,13 @@ size_t fuse_silu(const Values& values, const std::vector<Node>& nodes,
 size_t fuse_qs8_clamps(const Values& values, const std::vector<Node>& nodes,
                        const std::vector<bool>& native, std::vector<NativeState>* states);
 
+// Finds quantizing Converts (is_static_quantize) of an NCHW image [N, C, H, W]
+// with C <= 4 whose output only a native transpose to NHWC (perm 0, 2, 3, 1;
+// no view) reads, and fuses each pair: the Convert writes the transposed
+// codes into the transpose's output (to_nhwc, write_to), the transpose's
+// state is skipped. Returns the number of pairs fused.
+size_t fuse_quantize_transpose(const Values& values, const std::vector<Node>& nodes,
+                               const std::vector<bool>& native, std::vector<NativeState>* states);
+
 }  // namespace xnnpack
 }  // namespace etr

@@ -1401,12 +1401,56 @@ void qs8_quantize(const float* x, int8_t* y, size_t count, float inv_scale, int3
   }
 }
 
-void run_qs8_quantize(const Values& g, const Node& n, uint8_t* const* buf, ThreadPool* pool) {
+// Pixels quantized per step of the fused NCHW -> NHWC path.
+constexpr size_t kNhwcBlock = 64;
+
+// Quantizes pixels [p0, p1) of image planes x[C][hw] into NHWC rows y[hw][C]
+// (C at most kMaxNhwcChannels): each channel's run of pixels into a small
+// buffer, then interleaved.
+constexpr size_t kMaxNhwcChannels = 4;
+template <size_t C>
+void quantize_to_nhwc(const float* x, int8_t* y, size_t hw, size_t p0, size_t p1, float inv,
+                      int32_t zp) {
+  int8_t tmp[kMaxNhwcChannels][kNhwcBlock];
+  for (size_t b = p0; b < p1; b += kNhwcBlock) {
+    const size_t count = p1 - b < kNhwcBlock ? p1 - b : kNhwcBlock;
+    for (size_t c = 0; c < C; ++c) qs8_quantize(x + c * hw + b, tmp[c], count, inv, zp);
+    int8_t* dst = y + b * C;
+    for (size_t p = 0; p < count; ++p) {
+#pragma GCC unroll 4
+      for (size_t c = 0; c < C; ++c) dst[p * C + c] = tmp[c][p];
+    }
+  }
+}
+
+void run_qs8_quantize(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
+                      ThreadPool* pool) {
   const Value& y = out(g, n);
   const float* src = reinterpret_cast<const float*>(buf[n.inputs[0]]);
-  int8_t* dst = reinterpret_cast<int8_t*>(buf[n.outputs[0]]);
   const float inv = 1.0f / y.scale;
   const size_t count = y.numel();
+  if (st.to_nhwc && st.write_to != kInvalidId) {
+    // x [N, C, H, W] -> the transpose's output [N, H, W, C].
+    int8_t* dst = reinterpret_cast<int8_t*>(buf[st.write_to]);
+    const size_t N = y.dims[0], C = y.dims[1], hw = y.dims[2] * y.dims[3];
+    const size_t blocks = (hw + kNhwcBlock - 1) / kNhwcBlock;
+    parallel_for(pool_for(pool, count), N * blocks, 16, [&](size_t lo, size_t hi) {
+      for (size_t t = lo; t < hi; ++t) {
+        const size_t img = t / blocks, p0 = t % blocks * kNhwcBlock;
+        const size_t p1 = p0 + kNhwcBlock < hw ? p0 + kNhwcBlock : hw;
+        const float* x = src + img * C * hw;
+        int8_t* yi = dst + img * hw * C;
+        switch (C) {
+          case 1: quantize_to_nhwc<1>(x, yi, hw, p0, p1, inv, y.zero_point); break;
+          case 2: quantize_to_nhwc<2>(x, yi, hw, p0, p1, inv, y.zero_point); break;
+          case 3: quantize_to_nhwc<3>(x, yi, hw, p0, p1, inv, y.zero_point); break;
+          default: quantize_to_nhwc<4>(x, yi, hw, p0, p1, inv, y.zero_point); break;
+        }
+      }
+    });
+    return;
+  }
+  int8_t* dst = reinterpret_cast<int8_t*>(buf[n.outputs[0]]);
   parallel_for(pool_for(pool, count), count, 16384, [&](size_t b, size_t e) {
     qs8_quantize(src + b, dst + b, e - b, inv, y.zero_point);
   });
@@ -2321,9 +2365,9 @@ Error check_convert_native(const Values& g, const Node& n, size_t d) {
   if (is_qs8_quantize(g, n)) return check_qs8_quantize(g, n, d);
   return check_dq_convert(g, n, d);
 }
-Error run_convert(const RunContext& c, const Node& n, const NativeState&) {
+Error run_convert(const RunContext& c, const Node& n, const NativeState& st) {
   if (is_qs8_quantize(c.values, n)) {
-    run_qs8_quantize(c.values, n, c.buffers, c.pool);
+    run_qs8_quantize(c.values, n, st, c.buffers, c.pool);
   } else {
     run_dq_convert(c.values, n, c.buffers, c.pool);
   }
@@ -2393,6 +2437,10 @@ size_t value_buffer_bytes(const Value& v) {
 }
 
 int multiply_layout(const Values& g, const Node& n) { return layout_of(g, n); }
+
+bool is_static_quantize(const Values& g, const Node& n) {
+  return n.kind == NodeKind::Convert && is_qs8_quantize(g, n);
+}
 
 bool qs8_clamp_codes(const Values& g, const Node& n, int32_t* lo, int32_t* hi) {
   if (!is_qs8_clamp(g, n) || std::isnan(n.output_min) || std::isnan(n.output_max) ||

@@ -60,6 +60,10 @@ struct NativeState {
   // A view (is_view_node): the output value shares the input's buffer and
   // running the node does nothing.
   bool view = false;
+  // A quantizing Convert (fp32 -> qint8) fused with the NCHW -> NHWC
+  // transpose after it (fuse_quantize_transpose, fusion.h): it writes the
+  // transposed codes into value `write_to`.
+  bool to_nhwc = false;
 };
 
 // The calls below look the node's kind up in the descriptor table
@@ -89,6 +93,9 @@ bool is_float_compute_node(const Values& values, const Node& n);
 // Which operand of a Multiply or Add is broadcast across the middle dims (0 or 1),
 // 2 for equal shapes, -1 for anything else.
 int multiply_layout(const Values& values, const Node& n);
+
+// True for a Convert fp32 -> qint8 (per tensor) that run_native_node runs.
+bool is_static_quantize(const Values& values, const Node& n);
 
 // For a Clamp node on int8 codes (qint8 input and output with equal
 // quantization, which run_native_node runs): its code bounds as XNNPACK

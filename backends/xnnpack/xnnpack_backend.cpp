@@ -493,6 +493,14 @@ class Builder {
       ETR_LOG(Info, "XnnpackBackend: delegate %zu: %zu SiLU chains fused into their convolutions",
               d_->index, silu);
     }
+    const size_t quantized =
+        xnnpack::fuse_quantize_transpose(g_.values, g_.nodes, natives_, &d_->native_state);
+    if (quantized != 0) {
+      ETR_LOG(Info,
+              "XnnpackBackend: delegate %zu: %zu quantizing converts fused with their NHWC "
+              "transposes",
+              d_->index, quantized);
+    }
     const size_t clamps =
         xnnpack::fuse_qs8_clamps(g_.values, g_.nodes, natives_, &d_->native_state);
     if (clamps != 0) {

@@ -156,6 +156,65 @@ TEST(Qs8QuantizeTest, ConvertToInt8RoundsHalfToEvenAndSaturatesAsXnnpack) {
   EXPECT_NE(xnnpack::check_native_node(v, n, 0), Error::Ok);
 }
 
+TEST(Qs8QuantizeTest, QuantizeThenNhwcTransposeFusesAndWritesTheTransposedCodes) {
+  // fp32 [2, C, 9, 13] -> qint8 (scale 0.25: 4x exact, zero point 5) -> [2, 9, 13, C];
+  // 117 pixels per image: one block of 64 and a partial one.
+  // (With one channel the transpose is a view of its input: nothing to fuse.)
+  for (size_t C : {2, 3, 4, 5}) {
+    const size_t N = 2, H = 9, W = 13, total = N * C * H * W;
+    std::vector<float> x(total);
+    for (size_t i = 0; i < total; ++i) x[i] = (static_cast<float>(i % 97) - 48.0f) * 0.375f;
+    Values v = {qvalue(0, Dtype::Fp32, {N, C, H, W}, 1.0f, 0),
+                qvalue(1, Dtype::QInt8, {N, C, H, W}, 0.25f, 5),
+                qvalue(2, Dtype::QInt8, {N, H, W, C}, 0.25f, 5)};
+    v[0].quant = QuantKind::None;
+    Node cv;
+    cv.kind = NodeKind::Convert;
+    cv.index = 0;
+    cv.inputs[0] = 0;
+    cv.num_inputs = 1;
+    cv.outputs[0] = 1;
+    cv.num_outputs = 1;
+    Node t;
+    t.kind = NodeKind::StaticTranspose;
+    t.index = 1;
+    t.inputs[0] = 1;
+    t.num_inputs = 1;
+    t.outputs[0] = 2;
+    t.num_outputs = 1;
+    xnnpack::TransposeParams& tpar = t.set_transpose();
+    tpar.rank = 4;
+    const size_t perm[4] = {0, 2, 3, 1};
+    for (uint32_t i = 0; i < 4; ++i) tpar.perm[i] = perm[i];
+    const std::vector<Node> nodes = {cv, t};
+    std::vector<xnnpack::NativeState> st(2);
+    Arena arena;
+    for (const Node& n : nodes) {
+      ASSERT_TRUE(xnnpack::is_native_node(v, n));
+      ASSERT_EQ(xnnpack::prepare_native_node(v, n, 0, &arena.alloc, &st[n.index]), Error::Ok);
+    }
+    ASSERT_EQ(xnnpack::fuse_quantize_transpose(v, nodes, {true, true}, &st), C <= 4 ? 1u : 0u);
+    std::vector<int8_t> mid(total, 99), y(total, 99);
+    std::vector<uint8_t*> bufs = {reinterpret_cast<uint8_t*>(x.data()),
+                                  reinterpret_cast<uint8_t*>(mid.data()),
+                                  reinterpret_cast<uint8_t*>(y.data())};
+    for (const Node& n : nodes)
+      ASSERT_EQ(xnnpack::run_native_node(v, n, st[n.index], bufs.data(), nullptr, nullptr, 0),
+                Error::Ok);
+    size_t wrong = 0;
+    for (size_t n = 0; n < N; ++n)
+      for (size_t c = 0; c < C; ++c)
+        for (size_t p = 0; p < H * W; ++p) {
+          // 4x is exact; ties round to even; then the zero point.
+          const double q =
+              std::nearbyint(static_cast<double>(x[(n * C + c) * H * W + p]) * 4.0) + 5;
+          const int8_t want = static_cast<int8_t>(q < -128 ? -128 : (q > 127 ? 127 : q));
+          wrong += y[(n * H * W + p) * C + c] != want;
+        }
+    EXPECT_EQ(wrong, 0u) << C << " channels";
+  }
+}
+
 TEST(Int8TransposeTest, FewChannelImagesBecomeNhwcElementForElement) {
   // [N, C, H, W] -> [N, H, W, C] (perm 0, 2, 3, 1) for 2 to 5 channels (2, 3
   // and 4 take the unrolled loop), planes off the 64-pixel blocks.
