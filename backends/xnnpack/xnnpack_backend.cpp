@@ -457,9 +457,21 @@ class Builder {
     scratch_fits_.assign(g_.nodes.size(), false);
     find_last_readers();
     bool cut = false;
+    // The node writing each value (-1: none), for the clamps below.
+    std::vector<int64_t> writer(g_.values.size(), -1);
     for (size_t pos = 0; pos < g_.nodes.size(); ++pos) {
       const Node& n = g_.nodes[pos];
-      const bool native = xnnpack::is_native_node(g_.values, n, d_->native_fp32);
+      bool native = xnnpack::is_native_node(g_.values, n, d_->native_fp32);
+      // An int8 clamp runs natively (and may fold into its producer,
+      // fuse_qs8_clamps) only after a native node: after an XNNPACK node it
+      // stays in that node's run.
+      if (native && n.kind == xnnpack::NodeKind::Clamp && n.num_inputs > 0 &&
+          n.inputs[0] < writer.size() && writer[n.inputs[0]] >= 0 &&
+          !natives_[g_.nodes[static_cast<size_t>(writer[n.inputs[0]])].index])
+        native = false;
+      for (uint32_t k = 0; k < n.num_outputs; ++k) {
+        if (n.outputs[k] < writer.size()) writer[n.outputs[k]] = static_cast<int64_t>(pos);
+      }
       const xnnpack::NodeKindDesc* desc = xnnpack::find_node_kind(n.kind);
       if (!native && (desc == nullptr || desc->define == nullptr)) {
         ETR_FAIL(Error::NotSupported,
