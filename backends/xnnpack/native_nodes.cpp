@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "backends/xnnpack/native_dwconv.h"
-#include "backends/xnnpack/native_qadd.h"
 #include "backends/xnnpack/native_qdwconv.h"
+#include "backends/xnnpack/native_qs8_elementwise.h"
 #include "backends/xnnpack/node_hooks.h"
 #include "backends/xnnpack/weight_cache.h"
 #include "kernels/cpu_math/gemm.h"
@@ -14,10 +14,6 @@
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/thread_pool.h"
 #include "runtime/platform/log.h"
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace etr {
 namespace xnnpack {
@@ -1349,11 +1345,9 @@ void run_dq_convert(const Values& g, const Node& n, uint8_t* const* buf, ThreadP
 }
 
 // ---- static quantization: Convert fp32 -> qint8 (per tensor), as the
-// delegate's input edge writes it. XNNPACK 2022's f32 -> qs8 conversion:
-//   q = clamp(round_even(min(x * (1 / scale), 127 - zp)) + zp, -128, 127)
-// with 1 / scale rounded to float; a NaN becomes 127 (x86 min returns its
-// second operand when the first is NaN, as XNNPACK's kernels order them).
-// Natively the delegate's external input binds without a copy.
+// delegate's input edge writes it, with XNNPACK 2022's rounding and
+// saturation (native_qs8_elementwise.h). Natively the delegate's external
+// input binds without a copy.
 bool is_qs8_quantize(const Values& g, const Node& n) {
   if (n.num_inputs < 1 || n.num_outputs < 1) return false;
   const Value& x = in(g, n, 0);
@@ -1369,36 +1363,6 @@ Error check_qs8_quantize(const Values& g, const Node& n, size_t d) {
     return refuse(d, n, "quantization scale must be positive, finite and invertible");
   if (y.zero_point < -128 || y.zero_point > 127) return refuse(d, n, "zero point outside int8");
   return Error::Ok;
-}
-
-void qs8_quantize(const float* x, int8_t* y, size_t count, float inv_scale, int32_t zp) {
-  const float hi = static_cast<float>(127 - zp);
-  size_t i = 0;
-#if defined(__SSE2__)
-  const __m128 vscale = _mm_set1_ps(inv_scale);
-  const __m128 vhi = _mm_set1_ps(hi);
-  const __m128i vzp = _mm_set1_epi16(static_cast<int16_t>(zp));
-  for (; i + 16 <= count; i += 16) {
-    // cvtps2dq rounds half to even and turns values past int32 into
-    // INT32_MIN; the saturating packs then give -128 for those, as the
-    // final clamp would.
-    const __m128i a = _mm_cvtps_epi32(_mm_min_ps(_mm_mul_ps(_mm_loadu_ps(x + i), vscale), vhi));
-    const __m128i b = _mm_cvtps_epi32(_mm_min_ps(_mm_mul_ps(_mm_loadu_ps(x + i + 4), vscale), vhi));
-    const __m128i c = _mm_cvtps_epi32(_mm_min_ps(_mm_mul_ps(_mm_loadu_ps(x + i + 8), vscale), vhi));
-    const __m128i d =
-        _mm_cvtps_epi32(_mm_min_ps(_mm_mul_ps(_mm_loadu_ps(x + i + 12), vscale), vhi));
-    const __m128i ab = _mm_adds_epi16(_mm_packs_epi32(a, b), vzp);
-    const __m128i cd = _mm_adds_epi16(_mm_packs_epi32(c, d), vzp);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm_packs_epi16(ab, cd));
-  }
-#endif
-  const float lo = static_cast<float>(-128 - zp);
-  for (; i < count; ++i) {
-    float f = x[i] * inv_scale;
-    f = f < hi ? f : hi;  // NaN -> hi
-    f = f > lo ? f : lo;
-    y[i] = static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(f)) + zp);
-  }
 }
 
 // Pixels quantized per step of the fused NCHW -> NHWC path.
@@ -2293,7 +2257,7 @@ Error run_multiply(const RunContext& c, const Node& n, const NativeState&) {
   return Error::Ok;
 }
 // int8 add of equal shapes (a residual connection): qint8 per tensor
-// operands and output, XNNPACK 2022's arithmetic (native_qadd.h).
+// operands and output, XNNPACK 2022's arithmetic (native_qs8_elementwise.h).
 bool is_qs8_add(const Values& g, const Node& n) {
   if (n.kind != NodeKind::Add || n.num_inputs != 2 || n.num_outputs < 1) return false;
   const Value& a = in(g, n, 0);

@@ -1,9 +1,13 @@
-#include "backends/xnnpack/native_qadd.h"
+#include "backends/xnnpack/native_qs8_elementwise.h"
 
 #include <cmath>
 #include <cstring>
 
 #include "kernels/cpu_math/cpu_features.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace etr {
 namespace xnnpack {
@@ -49,6 +53,36 @@ void qs8_add(const int8_t* a, const int8_t* b, int8_t* y, size_t n, const QAddPa
     int32_t v = (p.bias + a[i] * p.a_multiplier + b[i] * p.b_multiplier) >> p.shift;
     v = v < p.low ? p.low : (v > p.high ? p.high : v);
     y[i] = static_cast<int8_t>(v + p.output_zero_point);
+  }
+}
+
+void qs8_quantize(const float* x, int8_t* y, size_t count, float inv_scale, int32_t zp) {
+  const float hi = static_cast<float>(127 - zp);
+  size_t i = opt::cpu_features().avx2_fma ? qadd::quantize_avx2(x, y, count, inv_scale, zp) : 0;
+#if defined(__SSE2__)
+  const __m128 vscale = _mm_set1_ps(inv_scale);
+  const __m128 vhi = _mm_set1_ps(hi);
+  const __m128i vzp = _mm_set1_epi16(static_cast<int16_t>(zp));
+  for (; i + 16 <= count; i += 16) {
+    // cvtps2dq rounds half to even and turns values past int32 into
+    // INT32_MIN; the saturating packs then give -128 for those, as the
+    // final clamp would.
+    const __m128i a = _mm_cvtps_epi32(_mm_min_ps(_mm_mul_ps(_mm_loadu_ps(x + i), vscale), vhi));
+    const __m128i b = _mm_cvtps_epi32(_mm_min_ps(_mm_mul_ps(_mm_loadu_ps(x + i + 4), vscale), vhi));
+    const __m128i c = _mm_cvtps_epi32(_mm_min_ps(_mm_mul_ps(_mm_loadu_ps(x + i + 8), vscale), vhi));
+    const __m128i d =
+        _mm_cvtps_epi32(_mm_min_ps(_mm_mul_ps(_mm_loadu_ps(x + i + 12), vscale), vhi));
+    const __m128i ab = _mm_adds_epi16(_mm_packs_epi32(a, b), vzp);
+    const __m128i cd = _mm_adds_epi16(_mm_packs_epi32(c, d), vzp);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm_packs_epi16(ab, cd));
+  }
+#endif
+  const float lo = static_cast<float>(-128 - zp);
+  for (; i < count; ++i) {
+    float f = x[i] * inv_scale;
+    f = f < hi ? f : hi;  // NaN -> hi
+    f = f > lo ? f : lo;
+    y[i] = static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(f)) + zp);
   }
 }
 

@@ -1,6 +1,6 @@
-// AVX2 loop of native_qadd.h (compiled with AVX2 by etr_isa_sources;
+// AVX2 loops of native_qs8_elementwise.h (compiled with AVX2 by etr_isa_sources;
 // reached only where cpu_features() reports it).
-#include "backends/xnnpack/native_qadd.h"
+#include "backends/xnnpack/native_qs8_elementwise.h"
 
 #if defined(__AVX2__)
 #include <immintrin.h>
@@ -45,9 +45,32 @@ size_t add_avx2(const int8_t* a, const int8_t* b, int8_t* y, size_t n, const QAd
   return i;
 }
 
+size_t quantize_avx2(const float* x, int8_t* y, size_t n, float inv_scale, int32_t zero_point) {
+  const __m256 scale = _mm256_set1_ps(inv_scale);
+  const __m256 hi = _mm256_set1_ps(static_cast<float>(127 - zero_point));
+  const __m256i zp = _mm256_set1_epi16(static_cast<int16_t>(zero_point));
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    // cvtps2dq rounds half to even and turns values past int32 into
+    // INT32_MIN; the saturating packs then give -128 for those, as the
+    // final clamp would. min(x, hi) keeps a NaN's hi (operand order).
+    __m256i v[4];
+    for (int j = 0; j < 4; ++j)
+      v[j] = _mm256_cvtps_epi32(
+          _mm256_min_ps(_mm256_mul_ps(_mm256_loadu_ps(x + i + 8 * j), scale), hi));
+    const __m256i w01 = _mm256_adds_epi16(_mm256_packs_epi32(v[0], v[1]), zp);
+    const __m256i w23 = _mm256_adds_epi16(_mm256_packs_epi32(v[2], v[3]), zp);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i),
+                        _mm256_permutevar8x32_epi32(_mm256_packs_epi16(w01, w23), order));
+  }
+  return i;
+}
+
 #else
 
 size_t add_avx2(const int8_t*, const int8_t*, int8_t*, size_t, const QAddParams&) { return 0; }
+size_t quantize_avx2(const float*, int8_t*, size_t, float, int32_t) { return 0; }
 
 #endif
 

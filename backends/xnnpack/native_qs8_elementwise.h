@@ -1,13 +1,20 @@
-// Static int8 addition for the XNNPACK delegate's native nodes (qint8 per
-// tensor operands and output of equal shapes), with XNNPACK 2022's qs8 add
-// arithmetic, so that the result is the bytes XNNPACK's node gives:
+// Element-wise static int8 operations of the XNNPACK delegate's native
+// nodes, with XNNPACK 2022's arithmetic, so that the results are the bytes
+// XNNPACK's nodes give.
+//
+// Quantization fp32 -> qint8 (per tensor), XNNPACK's f32 -> qs8 conversion:
+//   q = clamp(round_even(min(x * (1 / scale), 127 - zp)) + zp, -128, 127)
+// with 1 / scale rounded to float; a NaN becomes 127 (x86 min returns its
+// second operand when the first is NaN, as XNNPACK's kernels order them).
+//
+// Addition (qint8 per tensor operands and output of equal shapes):
 //   ra = a_scale / y_scale, rb = b_scale / y_scale              (float)
 //   shift = 20 - exponent(max(ra, rb))                          (12 .. 30)
 //   ma = lrintf(ra * 2^shift), mb = lrintf(rb * 2^shift)        (exact scaling)
 //   bias = 2^(shift - 1) - ma * a_zp - mb * b_zp
 //   y = clamp((bias + a * ma + b * mb) >> shift, qmin - y_zp, qmax - y_zp) + y_zp
 // (int32, arithmetic shift: rounds half up). Checked against Debian's
-// libXNNPACK on every pair of int8 codes (native_qadd_test.cpp).
+// libXNNPACK on every pair of int8 codes (native_qs8_elementwise_test.cpp).
 #pragma once
 
 #include <cstddef>
@@ -34,9 +41,15 @@ bool qadd_params(float a_scale, int32_t a_zero_point, float b_scale, int32_t b_z
 // y[i] = a[i] + b[i] as above, for i < n (AVX2 where the CPU has it).
 void qs8_add(const int8_t* a, const int8_t* b, int8_t* y, size_t n, const QAddParams& p);
 
+// y[i] = the quantization above of x[i] (inv_scale = 1 / scale), for i < n
+// (AVX2 where the CPU has it, else SSE2 where built, else scalar).
+void qs8_quantize(const float* x, int8_t* y, size_t n, float inv_scale, int32_t zero_point);
+
 namespace qadd {
-// The AVX2 loop: the elements it wrote (a multiple of 32; 0 where not compiled).
+// The AVX2 loops: the elements they wrote (a multiple of 32; 0 where not
+// compiled).
 size_t add_avx2(const int8_t* a, const int8_t* b, int8_t* y, size_t n, const QAddParams& p);
+size_t quantize_avx2(const float* x, int8_t* y, size_t n, float inv_scale, int32_t zero_point);
 }  // namespace qadd
 
 }  // namespace xnnpack

@@ -1,13 +1,17 @@
-// The delegate's int8 add (backends/xnnpack/native_qadd.h) against Debian's
-// XNNPACK itself: xnn_create_add_nd_qs8 on every pair of int8 codes, for
-// several scales, zero points and output bounds; the vector loop, the
-// scalar loop and the native Add node must give XNNPACK's bytes.
-#include "backends/xnnpack/native_qadd.h"
+// The delegate's int8 element-wise operations (backends/xnnpack/
+// native_qs8_elementwise.h) against Debian's XNNPACK itself: the add
+// (xnn_create_add_nd_qs8) on every pair of int8 codes, for several scales,
+// zero points and output bounds, and the quantization
+// (xnn_create_convert_nc_f32_qs8) on values around every code, ties,
+// saturating values and NaN; each loop (AVX2, SSE2, scalar) and the native
+// Add node must give XNNPACK's bytes.
+#include "backends/xnnpack/native_qs8_elementwise.h"
 
 #include <gtest/gtest.h>
 
 #include <xnnpack.h>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -112,6 +116,43 @@ TEST(NativeQAddTest, EveryCodePairMatchesXnnpack) {
     xnnpack::NativeState st;
     ASSERT_EQ(xnnpack::run_native_node(v, node, st, bufs, nullptr, nullptr, 0), Error::Ok);
     EXPECT_EQ(yn, want);
+  }
+}
+
+TEST(NativeQuantizeTest, ConversionToInt8MatchesXnnpack) {
+  ASSERT_EQ(xnn_initialize(nullptr), xnn_status_success);
+  // Values in steps of an eighth of a code from below -128 to past 127, ties
+  // among them, then huge values and a NaN; the length leaves a tail for
+  // each loop.
+  for (const float scale : {0.04f, 0.1f, 0.0313f}) {
+    for (const int32_t zp : {3, -128, 127, 0}) {
+      std::vector<float> x;
+      for (int i = -160 * 8; i <= 160 * 8; ++i)
+        x.push_back(static_cast<float>(i) / 8.0f * scale + static_cast<float>(-zp) * scale);
+      for (float v : {1e30f, -1e30f, std::nanf(""), 3.0e9f, -3.0e9f}) x.push_back(v);
+      x.push_back(0.5f * scale);
+      SCOPED_TRACE(::testing::Message() << "scale " << scale << " zero point " << zp);
+      xnn_operator_t op = nullptr;
+      ASSERT_EQ(
+          xnn_create_convert_nc_f32_qs8(1, 1, 1, scale, static_cast<int8_t>(zp), -128, 127, 0, &op),
+          xnn_status_success);
+      std::vector<int8_t> want(x.size());
+      ASSERT_EQ(xnn_setup_convert_nc_f32_qs8(op, x.size(), x.data(), want.data(), nullptr),
+                xnn_status_success);
+      ASSERT_EQ(xnn_run_operator(op, nullptr), xnn_status_success);
+      xnn_delete_operator(op);
+      std::vector<int8_t> y(x.size(), 99), y1(x.size(), 99);
+      xnnpack::qs8_quantize(x.data(), y.data(), x.size(), 1.0f / scale, zp);
+      for (size_t i = 0; i < x.size(); ++i)  // the scalar loop
+        xnnpack::qs8_quantize(&x[i], &y1[i], 1, 1.0f / scale, zp);
+      size_t bad = 0, bad1 = 0;
+      for (size_t i = 0; i < x.size(); ++i) {
+        bad += y[i] != want[i];
+        bad1 += y1[i] != want[i];
+      }
+      EXPECT_EQ(bad, 0u);
+      EXPECT_EQ(bad1, 0u);
+    }
   }
 }
 
