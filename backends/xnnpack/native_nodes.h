@@ -1,9 +1,12 @@
 // Nodes the XNNPACK delegate runs itself: the node kinds the exporter emits
 // for which Debian's XNNPACK (2022-02) has no define call (transpose,
 // concatenate, slice, batch matmul, tanh, exp, log, gelu, sin, cos,
-// reciprocal square root, copy) and the dynamically quantized linear
+// reciprocal square root, copy), the dynamically quantized linear
 // layers (Convert fp32 -> qdint8, FullyConnected qdint8 x qcint8 / qcint4 /
-// qbint4 -> fp32; dq_linear.h). They read and write the delegate's value buffers and split
+// qbint4 -> fp32; dq_linear.h) and static int8 nodes with XNNPACK's
+// arithmetic (convolutions, depthwise convolutions, linear layers, global
+// average pooling, quantizing Convert, add, clamp; native_qdwconv.h,
+// native_qs8_elementwise.h). They read and write the delegate's value buffers and split
 // their work over the method's thread pool. Each kind's native code is
 // reached through its descriptor's NativeHooks (node_kinds.h).
 //
