@@ -175,10 +175,13 @@ size_t row_columns_vnni(const DwConvShape& s, const QDwConvWeights& w, const int
 }
 
 size_t pixels_vnni(const QDwConvWeights& w, const TapPtrs* taps, int8_t* const* y_px, int count) {
-  if (count == 4) {
-    pixels<4>(w, taps, y_px);
-  } else {
-    for (int q = 0; q < count; ++q) pixels<1>(w, taps + q, y_px + q);
+  // A row's last 1-3 pixels in one call as well (the filter loaded once for them).
+  switch (count) {
+    case 4: pixels<4>(w, taps, y_px); break;
+    case 3: pixels<3>(w, taps, y_px); break;
+    case 2: pixels<2>(w, taps, y_px); break;
+    default:
+      for (int q = 0; q < count; ++q) pixels<1>(w, taps + q, y_px + q);
   }
   return w.channels / 32 * 32;
 }
