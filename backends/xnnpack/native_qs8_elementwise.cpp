@@ -86,5 +86,12 @@ void qs8_quantize(const float* x, int8_t* y, size_t count, float inv_scale, int3
   }
 }
 
+size_t qs8_quantize_interleave3(const float* x0, const float* x1, const float* x2, int8_t* y,
+                                size_t n, float inv_scale, int32_t zero_point) {
+  return opt::cpu_features().avx2_fma
+             ? qadd::quantize3_avx2(x0, x1, x2, y, n, inv_scale, zero_point)
+             : 0;
+}
+
 }  // namespace xnnpack
 }  // namespace etr

@@ -45,11 +45,19 @@ void qs8_add(const int8_t* a, const int8_t* b, int8_t* y, size_t n, const QAddPa
 // (AVX2 where the CPU has it, else SSE2 where built, else scalar).
 void qs8_quantize(const float* x, int8_t* y, size_t n, float inv_scale, int32_t zero_point);
 
+// Pixels [0, n) of three planes x0, x1, x2 quantized as above and
+// interleaved into y (3 bytes a pixel: an NCHW RGB image to NHWC); returns
+// the pixels written, a multiple of 16 (0 where AVX2 is not there).
+size_t qs8_quantize_interleave3(const float* x0, const float* x1, const float* x2, int8_t* y,
+                                size_t n, float inv_scale, int32_t zero_point);
+
 namespace qadd {
 // The AVX2 loops: the elements they wrote (a multiple of 32; 0 where not
 // compiled).
 size_t add_avx2(const int8_t* a, const int8_t* b, int8_t* y, size_t n, const QAddParams& p);
 size_t quantize_avx2(const float* x, int8_t* y, size_t n, float inv_scale, int32_t zero_point);
+size_t quantize3_avx2(const float* x0, const float* x1, const float* x2, int8_t* y, size_t n,
+                      float inv_scale, int32_t zero_point);
 }  // namespace qadd
 
 }  // namespace xnnpack

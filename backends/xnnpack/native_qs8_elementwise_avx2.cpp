@@ -67,8 +67,64 @@ size_t quantize_avx2(const float* x, int8_t* y, size_t n, float inv_scale, int32
   return i;
 }
 
+namespace {
+
+// Output byte 16 k + j of 48 is pixel (16 k + j) / 3, channel (16 k + j) % 3:
+// kInterleave3[k][c] picks channel c's codes into their bytes (-128: zero).
+alignas(16) const int8_t kInterleave3[3][3][16] = {
+    {{0, -128, -128, 1, -128, -128, 2, -128, -128, 3, -128, -128, 4, -128, -128, 5},
+     {-128, 0, -128, -128, 1, -128, -128, 2, -128, -128, 3, -128, -128, 4, -128, -128},
+     {-128, -128, 0, -128, -128, 1, -128, -128, 2, -128, -128, 3, -128, -128, 4, -128}},
+    {{-128, -128, 6, -128, -128, 7, -128, -128, 8, -128, -128, 9, -128, -128, 10, -128},
+     {5, -128, -128, 6, -128, -128, 7, -128, -128, 8, -128, -128, 9, -128, -128, 10},
+     {-128, 5, -128, -128, 6, -128, -128, 7, -128, -128, 8, -128, -128, 9, -128, -128}},
+    {{-128, 11, -128, -128, 12, -128, -128, 13, -128, -128, 14, -128, -128, 15, -128, -128},
+     {-128, -128, 11, -128, -128, 12, -128, -128, 13, -128, -128, 14, -128, -128, 15, -128},
+     {10, -128, -128, 11, -128, -128, 12, -128, -128, 13, -128, -128, 14, -128, -128, 15}}};
+
+// 16 values quantized into 16 codes (as quantize_avx2 does 32).
+inline __m128i quantize16(const float* x, __m256 scale, __m256 hi, __m256i zp, __m256i order) {
+  const __m256i v0 =
+      _mm256_cvtps_epi32(_mm256_min_ps(_mm256_mul_ps(_mm256_loadu_ps(x), scale), hi));
+  const __m256i v1 =
+      _mm256_cvtps_epi32(_mm256_min_ps(_mm256_mul_ps(_mm256_loadu_ps(x + 8), scale), hi));
+  const __m256i w = _mm256_adds_epi16(_mm256_packs_epi32(v0, v1), zp);
+  return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_packs_epi16(w, w), order));
+}
+
+}  // namespace
+
+size_t quantize3_avx2(const float* x0, const float* x1, const float* x2, int8_t* y, size_t n,
+                      float inv_scale, int32_t zero_point) {
+  const __m256 scale = _mm256_set1_ps(inv_scale);
+  const __m256 hi = _mm256_set1_ps(static_cast<float>(127 - zero_point));
+  const __m256i zp = _mm256_set1_epi16(static_cast<int16_t>(zero_point));
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  __m128i m[3][3];
+  for (int k = 0; k < 3; ++k) {
+    for (int c = 0; c < 3; ++c)
+      m[k][c] = _mm_load_si128(reinterpret_cast<const __m128i*>(kInterleave3[k][c]));
+  }
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m128i a = quantize16(x0 + i, scale, hi, zp, order);
+    const __m128i b = quantize16(x1 + i, scale, hi, zp, order);
+    const __m128i c = quantize16(x2 + i, scale, hi, zp, order);
+    for (int k = 0; k < 3; ++k) {
+      const __m128i out =
+          _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(a, m[k][0]), _mm_shuffle_epi8(b, m[k][1])),
+                       _mm_shuffle_epi8(c, m[k][2]));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y + 3 * i + 16 * k), out);
+    }
+  }
+  return i;
+}
+
 #else
 
+size_t quantize3_avx2(const float*, const float*, const float*, int8_t*, size_t, float, int32_t) {
+  return 0;
+}
 size_t add_avx2(const int8_t*, const int8_t*, int8_t*, size_t, const QAddParams&) { return 0; }
 size_t quantize_avx2(const float*, int8_t*, size_t, float, int32_t) { return 0; }
 
