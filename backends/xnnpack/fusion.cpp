@@ -106,5 +106,83 @@ size_t fuse_silu(const Values& g, const std::vector<Node>& nodes, const std::vec
   return fused;
 }
 
+size_t fuse_quantize_transpose(const Values& g, const std::vector<Node>& nodes,
+                               const std::vector<bool>& native, std::vector<NativeState>* states) {
+  const size_t nv = g.size();
+  std::vector<uint32_t> readers(nv, 0);
+  std::vector<int64_t> reader(nv, -1);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    for (uint32_t k = 0; k < n.num_inputs; ++k) {
+      if (n.inputs[k] == kInvalidId || n.inputs[k] >= nv) continue;
+      ++readers[n.inputs[k]];
+      reader[n.inputs[k]] = static_cast<int64_t>(i);
+    }
+  }
+  size_t fused = 0;
+  for (const Node& c : nodes) {
+    if (!native[c.index] || c.num_outputs != 1 || !is_static_quantize(g, c)) continue;
+    NativeState& cs = (*states)[c.index];
+    if (cs.write_to != kInvalidId || cs.skipped || cs.view) continue;
+    const uint32_t x = c.outputs[0];
+    if (x >= nv || g[x].flags != 0 || readers[x] != 1 || reader[x] < 0) continue;
+    const Node& t = nodes[static_cast<size_t>(reader[x])];
+    const NativeState& ts = (*states)[t.index];
+    if (!native[t.index] || t.kind != NodeKind::StaticTranspose || ts.view || ts.skipped ||
+        t.num_outputs != 1)
+      continue;
+    const Value& xv = g[x];
+    const Value& yv = g[t.outputs[0]];
+    const TransposeParams& tp = t.transpose();
+    if (tp.rank != 4 || xv.num_dims != 4 || yv.num_dims != 4 || tp.perm[0] != 0 ||
+        tp.perm[1] != 2 || tp.perm[2] != 3 || tp.perm[3] != 1)
+      continue;
+    if (xv.dims[1] == 0 || xv.dims[1] > 4 || yv.dtype != xv.dtype || yv.quant != xv.quant ||
+        yv.scale != xv.scale || yv.zero_point != xv.zero_point || yv.dims[0] != xv.dims[0] ||
+        yv.dims[1] != xv.dims[2] || yv.dims[2] != xv.dims[3] || yv.dims[3] != xv.dims[1])
+      continue;
+    cs.to_nhwc = true;
+    cs.write_to = t.outputs[0];
+    (*states)[t.index].skipped = true;
+    ++fused;
+  }
+  return fused;
+}
+
+size_t fuse_qs8_clamps(const Values& g, const std::vector<Node>& nodes,
+                       const std::vector<bool>& native, std::vector<NativeState>* states) {
+  const size_t nv = g.size();
+  // Per value: how many inputs of nodes read it, and the node that writes it.
+  std::vector<uint32_t> readers(nv, 0);
+  std::vector<int64_t> producer(nv, -1);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    for (uint32_t k = 0; k < n.num_inputs; ++k) {
+      if (n.inputs[k] != kInvalidId && n.inputs[k] < nv) ++readers[n.inputs[k]];
+    }
+    for (uint32_t k = 0; k < n.num_outputs; ++k) {
+      if (n.outputs[k] < nv) producer[n.outputs[k]] = static_cast<int64_t>(i);
+    }
+  }
+  size_t fused = 0;
+  for (const Node& c : nodes) {
+    int32_t lo = 0, hi = 0;
+    if (!native[c.index] || (*states)[c.index].skipped || !qs8_clamp_codes(g, c, &lo, &hi))
+      continue;
+    // The clamp's input: read by the clamp alone, no output of the delegate.
+    const uint32_t x = c.inputs[0];
+    if (x >= nv || g[x].flags != 0 || readers[x] != 1 || producer[x] < 0) continue;
+    const Node& p = nodes[static_cast<size_t>(producer[x])];
+    if (!native[p.index] || p.num_outputs != 1) continue;
+    NativeState& ps = (*states)[p.index];
+    if (ps.write_to != kInvalidId || ps.skipped || ps.view || ps.silu) continue;
+    if (!narrow_qs8_output(p, &ps, lo, hi)) continue;
+    ps.write_to = c.outputs[0];
+    (*states)[c.index].skipped = true;
+    ++fused;
+  }
+  return fused;
+}
+
 }  // namespace xnnpack
 }  // namespace etr

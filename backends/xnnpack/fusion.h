@@ -21,5 +21,21 @@ namespace xnnpack {
 size_t fuse_silu(const Values& values, const std::vector<Node>& nodes,
                  const std::vector<bool>& native, std::vector<NativeState>* states);
 
+// Finds int8 clamps run natively (qs8_clamp_codes) whose input only they
+// read, written by a native int8 convolution or linear layer
+// (narrow_qs8_output), and folds each into that layer: its output bounds
+// narrow to the clamp's, it writes the clamp's output (write_to), and the
+// clamp's state is skipped. Returns the number of clamps folded.
+size_t fuse_qs8_clamps(const Values& values, const std::vector<Node>& nodes,
+                       const std::vector<bool>& native, std::vector<NativeState>* states);
+
+// Finds quantizing Converts (is_static_quantize) of an NCHW image [N, C, H, W]
+// with C <= 4 whose output only a native transpose to NHWC (perm 0, 2, 3, 1;
+// no view) reads, and fuses each pair: the Convert writes the transposed
+// codes into the transpose's output (to_nhwc, write_to), the transpose's
+// state is skipped. Returns the number of pairs fused.
+size_t fuse_quantize_transpose(const Values& values, const std::vector<Node>& nodes,
+                               const std::vector<bool>& native, std::vector<NativeState>* states);
+
 }  // namespace xnnpack
 }  // namespace etr

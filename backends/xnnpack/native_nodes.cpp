@@ -6,6 +6,7 @@
 
 #include "backends/xnnpack/native_dwconv.h"
 #include "backends/xnnpack/native_qdwconv.h"
+#include "backends/xnnpack/native_qs8_elementwise.h"
 #include "backends/xnnpack/node_hooks.h"
 #include "backends/xnnpack/weight_cache.h"
 #include "kernels/cpu_math/conv_winograd1d.h"
@@ -138,6 +139,18 @@ void transpose_plane(const T* x, T* y, size_t a0, size_t a1, size_t nb, size_t y
   }
 }
 
+// The same for 1-byte elements when the output's innermost dim has NB (2
+// to 4) elements, as an NCHW image of few channels becoming NHWC: the
+// element loop unrolled, one output pixel per iteration.
+template <size_t NB>
+void transpose_narrow(const uint8_t* x, uint8_t* y, size_t a0, size_t a1, size_t ys_a,
+                      size_t xs_b) {
+  for (size_t a = a0; a < a1; ++a) {
+#pragma GCC unroll 4
+    for (size_t b = 0; b < NB; ++b) y[a * ys_a + b] = x[a + b * xs_b];
+  }
+}
+
 // out = in with its dims permuted (out dim i = in dim perm[i]). After
 // collapsing: whole rows are copied when the innermost dim stays innermost;
 // otherwise each 2-D plane (the input's innermost dim against the output's)
@@ -201,7 +214,17 @@ void transpose(const Value& iv, const Value& ov, const size_t* perm, const uint8
       const size_t a0 = (t % blocks) * kBlock;
       const size_t a1 = a0 + kBlock < na ? a0 + kBlock : na;
       switch (es) {
-        case 1: transpose_plane(x + xoff, y + yoff, a0, a1, nb, ys_a, xs_b); break;
+        case 1:
+          if (nb == 3) {
+            transpose_narrow<3>(x + xoff, y + yoff, a0, a1, ys_a, xs_b);
+          } else if (nb == 4) {
+            transpose_narrow<4>(x + xoff, y + yoff, a0, a1, ys_a, xs_b);
+          } else if (nb == 2) {
+            transpose_narrow<2>(x + xoff, y + yoff, a0, a1, ys_a, xs_b);
+          } else {
+            transpose_plane(x + xoff, y + yoff, a0, a1, nb, ys_a, xs_b);
+          }
+          break;
         case 2:
           transpose_plane(reinterpret_cast<const uint16_t*>(x) + xoff,
                           reinterpret_cast<uint16_t*>(y) + yoff, a0, a1, nb, ys_a, xs_b);
@@ -1259,6 +1282,18 @@ Error prepare_qs8_dwconv(const PrepareContext& ctx, const Node& n, NativeState* 
     q.wvnni = wv;
     q.bias_vnni = bv;
     q.requant_vnni = rv;
+    const ConvParams& p = n.conv();
+    if (qdw_columns_usable(c, p.kernel_height, p.kernel_width, p.subsampling_width,
+                           p.dilation_height, p.dilation_width)) {
+      int8_t* wc = take<int8_t>(ctx, n, qdw_columns_bytes(c, p.kernel_width),
+                                "the VNNI filter by columns", 64);
+      if (wc == nullptr) return Error::DelegateMemoryAllocationFailed;
+      qdw_pack_vnni_columns(reinterpret_cast<const int8_t*>(w.data), c, p.kernel_height,
+                            p.kernel_width, wc);
+      q.wcol = wc;
+      q.kernel_h = p.kernel_height;
+      q.kernel_w = p.kernel_width;
+    }
   }
   q.channels = c;
   q.taps = taps;
@@ -1276,11 +1311,17 @@ Error prepare_qs8_dwconv(const PrepareContext& ctx, const Node& n, NativeState* 
   return Error::Ok;
 }
 
+// The buffer an int8 node writes: its output's, or that of the clamp fused
+// into it (fuse_qs8_clamps, fusion.h).
+int8_t* qs8_output(const Node& n, const NativeState& st, uint8_t* const* buf) {
+  return reinterpret_cast<int8_t*>(buf[st.write_to != kInvalidId ? st.write_to : n.outputs[0]]);
+}
+
 void run_qs8_dwconv(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
                     ThreadPool* pool) {
   DwConvShape s = dw_shape(g, n);
   qs8_depthwise_conv_nhwc(s, reinterpret_cast<const int8_t*>(buf[n.inputs[0]]), st.qdw,
-                          reinterpret_cast<int8_t*>(buf[n.outputs[0]]), pool);
+                          qs8_output(n, st, buf), pool);
 }
 
 // The parts of a prepared dq linear layer after its weights: bias, bounds.
@@ -1529,6 +1570,86 @@ void run_dq_convert(const Values& g, const Node& n, uint8_t* const* buf, ThreadP
   qd8_quantize(src, rows_of(x), k, q, params, pool);
 }
 
+// ---- static quantization: Convert fp32 -> qint8 (per tensor), as the
+// delegate's input edge writes it, with XNNPACK 2022's rounding and
+// saturation (native_qs8_elementwise.h). Natively the delegate's external
+// input binds without a copy.
+bool is_qs8_quantize(const Values& g, const Node& n) {
+  if (n.num_inputs < 1 || n.num_outputs < 1) return false;
+  const Value& x = in(g, n, 0);
+  const Value& y = out(g, n);
+  return x.dtype == Dtype::Fp32 && x.quant == QuantKind::None && y.dtype == Dtype::QInt8 &&
+         y.quant == QuantKind::PerTensor;
+}
+
+Error check_qs8_quantize(const Values& g, const Node& n, size_t d) {
+  ETR_RETURN_IF_ERROR(check_same_shape(g, n, d));
+  const Value& y = out(g, n);
+  if (!(y.scale > 0.0f) || !std::isfinite(y.scale) || !std::isfinite(1.0f / y.scale))
+    return refuse(d, n, "quantization scale must be positive, finite and invertible");
+  if (y.zero_point < -128 || y.zero_point > 127) return refuse(d, n, "zero point outside int8");
+  return Error::Ok;
+}
+
+// Pixels quantized per step of the fused NCHW -> NHWC path.
+constexpr size_t kNhwcBlock = 64;
+
+// Quantizes pixels [p0, p1) of image planes x[C][hw] into NHWC rows y[hw][C]
+// (C at most kMaxNhwcChannels): each channel's run of pixels into a small
+// buffer, then interleaved.
+constexpr size_t kMaxNhwcChannels = 4;
+template <size_t C>
+void quantize_to_nhwc(const float* x, int8_t* y, size_t hw, size_t p0, size_t p1, float inv,
+                      int32_t zp) {
+  int8_t tmp[kMaxNhwcChannels][kNhwcBlock];
+  if (C == 3) {  // an RGB image: whole runs of 16 pixels in vectors where the CPU has AVX2
+    p0 += qs8_quantize_interleave3(x + p0, x + hw + p0, x + 2 * hw + p0, y + p0 * C, p1 - p0, inv,
+                                   zp);
+  }
+  for (size_t b = p0; b < p1; b += kNhwcBlock) {
+    const size_t count = p1 - b < kNhwcBlock ? p1 - b : kNhwcBlock;
+    for (size_t c = 0; c < C; ++c) qs8_quantize(x + c * hw + b, tmp[c], count, inv, zp);
+    int8_t* dst = y + b * C;
+    for (size_t p = 0; p < count; ++p) {
+#pragma GCC unroll 4
+      for (size_t c = 0; c < C; ++c) dst[p * C + c] = tmp[c][p];
+    }
+  }
+}
+
+void run_qs8_quantize(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
+                      ThreadPool* pool) {
+  const Value& y = out(g, n);
+  const float* src = reinterpret_cast<const float*>(buf[n.inputs[0]]);
+  const float inv = 1.0f / y.scale;
+  const size_t count = y.numel();
+  if (st.to_nhwc && st.write_to != kInvalidId) {
+    // x [N, C, H, W] -> the transpose's output [N, H, W, C].
+    int8_t* dst = reinterpret_cast<int8_t*>(buf[st.write_to]);
+    const size_t N = y.dims[0], C = y.dims[1], hw = y.dims[2] * y.dims[3];
+    const size_t blocks = (hw + kNhwcBlock - 1) / kNhwcBlock;
+    parallel_for(pool_for(pool, count), N * blocks, 16, [&](size_t lo, size_t hi) {
+      for (size_t t = lo; t < hi; ++t) {
+        const size_t img = t / blocks, p0 = t % blocks * kNhwcBlock;
+        const size_t p1 = p0 + kNhwcBlock < hw ? p0 + kNhwcBlock : hw;
+        const float* x = src + img * C * hw;
+        int8_t* yi = dst + img * hw * C;
+        switch (C) {
+          case 1: quantize_to_nhwc<1>(x, yi, hw, p0, p1, inv, y.zero_point); break;
+          case 2: quantize_to_nhwc<2>(x, yi, hw, p0, p1, inv, y.zero_point); break;
+          case 3: quantize_to_nhwc<3>(x, yi, hw, p0, p1, inv, y.zero_point); break;
+          default: quantize_to_nhwc<4>(x, yi, hw, p0, p1, inv, y.zero_point); break;
+        }
+      }
+    });
+    return;
+  }
+  int8_t* dst = reinterpret_cast<int8_t*>(buf[n.outputs[0]]);
+  parallel_for(pool_for(pool, count), count, 16384, [&](size_t b, size_t e) {
+    qs8_quantize(src + b, dst + b, e - b, inv, y.zero_point);
+  });
+}
+
 // ---- dynamically quantized convolution: qdint8 NHWC input quantized per
 // image, per-channel int8 filter [O, kh, kw, I], fp32 output. Each output
 // pixel is a row of the dq linear layer (dq_linear.h) over its window
@@ -1678,8 +1799,10 @@ size_t qs8_gathered_scratch_bytes(const Values& g, const Node& n) {
   const Value& y = out(g, n);
   const Value& x = in(g, n, 0);
   const size_t pixels = y.num_dims == 4 ? y.dims[1] * y.dims[2] : 0;
-  const size_t row =
+  // A window row rounded up to 4 bytes (run_qs8_gathered_conv).
+  const size_t window =
       static_cast<size_t>(p.kernel_height) * p.kernel_width * (x.num_dims == 4 ? x.dims[3] : 0);
+  const size_t row = (window + 3) / 4 * 4;
   if (row == 0) return 0;
   const size_t chunk = kDqConvChunkBytes / row > 0 ? kDqConvChunkBytes / row : 1;
   return (pixels < chunk ? pixels : chunk) * row;
@@ -1693,56 +1816,143 @@ inline void copy_bytes(int8_t* dst, const int8_t* src, size_t n) {
   for (; i < n; ++i) dst[i] = src[i];
 }
 
+// Window rows of kGatherBlock output pixels are gathered and then
+// multiplied at once, while they are still in the L1 cache; the blocks
+// split over the pool.
+constexpr size_t kGatherBlock = 64;
+
+// Gathers the windows of output pixels [r0, r0 + rows) of one image into
+// rows `k` bytes apart at `dst` (ROW_BYTES: kernel_width * C when known at
+// compile time, 0 otherwise); bytes past the window up to k (at most 3 when
+// k >= 4) hold zp.
+template <size_t ROW_BYTES>
+void gather_windows(const ConvParams& p, const int8_t* img, size_t H, size_t W, size_t C, size_t OW,
+                    int8_t zp, size_t r0, size_t rows, size_t k, int8_t* dst_rows) {
+  // Local copies: the int8 stores below may alias anything, so fields read
+  // through `p` would be loaded again after each store.
+  const size_t kh = p.kernel_height, kw = p.kernel_width;
+  const size_t sh = p.subsampling_height, sw = p.subsampling_width;
+  const size_t dh = p.dilation_height, dw = p.dilation_width;
+  const long pt = static_cast<long>(p.padding_top), pl = static_cast<long>(p.padding_left);
+  const long h = static_cast<long>(H), wd = static_cast<long>(W);
+  const size_t row_bytes = ROW_BYTES != 0 ? ROW_BYTES : kw * C;
+  const long span = static_cast<long>((kw - 1) * dw);
+  const uint32_t zp4 = 0x01010101u * static_cast<uint8_t>(zp);
+  // One output pixel's window, any position.
+  auto one = [&](int8_t* dst, size_t oy, size_t ox) {
+    int8_t* const row_end = dst + k;
+    // The row's last 4 bytes first (the window then overwrites its own):
+    // the 1-3 padding bytes past a window take one store.
+    if (k >= 4) std::memcpy(dst + k - 4, &zp4, 4);
+    const long ix0 = static_cast<long>(ox * sw) - pl;
+    const bool cols_inside = dw == 1 && ix0 >= 0 && ix0 + span < wd;
+    for (size_t ky = 0; ky < kh; ++ky) {
+      const long iy = static_cast<long>(oy * sh + ky * dh) - pt;
+      const bool row_inside = iy >= 0 && iy < h;
+      if (row_inside && cols_inside) {
+        // The window's row is kernel_width * C consecutive bytes.
+        copy_bytes(dst, img + (static_cast<size_t>(iy) * W + static_cast<size_t>(ix0)) * C,
+                   row_bytes);
+        dst += row_bytes;
+        continue;
+      }
+      for (size_t kx = 0; kx < kw; ++kx, dst += C) {
+        const long ix = ix0 + static_cast<long>(kx * dw);
+        if (!row_inside || ix < 0 || ix >= wd) {
+          std::memset(dst, zp, C);
+        } else {
+          std::memcpy(dst, img + (static_cast<size_t>(iy) * W + static_cast<size_t>(ix)) * C, C);
+        }
+      }
+    }
+    if (k < 4) {
+      for (; dst < row_end; ++dst) *dst = zp;
+    }
+  };
+  // The output pixels whose window lies inside the image horizontally
+  // (dilation 1): ox in [ox_lo, ox_hi).
+  const size_t ox_lo =
+      static_cast<size_t>((pl + static_cast<long>(sw) - 1) / static_cast<long>(sw));
+  const long last = wd - 1 - span + pl;  // the largest ox * sw allowed
+  const size_t ox_hi = dw != 1 || last < 0 ? 0 : static_cast<size_t>(last) / sw + 1;
+  size_t oy = r0 / OW, ox = r0 % OW;
+  size_t r = 0;
+  while (r < rows) {
+    const size_t seg = rows - r < OW - ox ? rows - r : OW - ox;  // pixels left on this output row
+    // With a 3-row window of known width inside the image vertically, the
+    // inside pixels copy three rows from pointers that advance by stride.
+    const int8_t* src[3] = {nullptr, nullptr, nullptr};
+    bool fast = ROW_BYTES != 0 && kh == 3;
+    for (size_t ky = 0; fast && ky < 3; ++ky) {
+      const long iy = static_cast<long>(oy * sh + ky * dh) - pt;
+      fast = iy >= 0 && iy < h;
+      if (fast) src[ky] = img + static_cast<size_t>(iy) * W * C;
+    }
+    for (size_t e = ox + seg; ox < e; ++ox, ++r) {
+      int8_t* dst = dst_rows + r * k;
+      if (!fast || ox < ox_lo || ox >= ox_hi) {
+        one(dst, oy, ox);
+        continue;
+      }
+      const size_t off = (ox * sw - static_cast<size_t>(pl)) * C;
+      if (k >= 4) std::memcpy(dst + k - 4, &zp4, 4);
+      std::memcpy(dst, src[0] + off, ROW_BYTES);
+      std::memcpy(dst + ROW_BYTES, src[1] + off, ROW_BYTES);
+      std::memcpy(dst + 2 * ROW_BYTES, src[2] + off, ROW_BYTES);
+    }
+    if (ox == OW) {
+      ox = 0;
+      ++oy;
+    }
+  }
+}
+
 Error run_qs8_gathered_conv(const RunContext& c, const Node& n, const NativeState& st) {
   const ConvParams& p = n.conv();
   const Value& x = in(c.values, n, 0);
   const Value& yv = out(c.values, n);
   const int8_t* q = reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]);
-  int8_t* y = reinterpret_cast<int8_t*>(c.buffers[n.outputs[0]]);
+  int8_t* y = qs8_output(n, st, c.buffers);
   const size_t H = x.dims[1], W = x.dims[2], C = x.dims[3];
   const size_t OH = yv.dims[1], OW = yv.dims[2], O = yv.dims[3];
-  const size_t k = st.dq.k;
-  const size_t chunk = c.scratch == nullptr || k == 0 ? 0 : c.scratch_bytes / k;
+  // Rows of a window whose length is no multiple of 4 are padded to one
+  // (with the zero point): the packed weights hold zeros there (k rounded up
+  // to 4, dq_vnni_pack) and the row sums do not change, so the GEMM runs as
+  // for k rounded up, without its step for a row's last 1-3 inputs.
+  DqLinearWeights wk = st.dq;
+  wk.k = (st.dq.k + 3) / 4 * 4;
+  size_t k = wk.k;
+  size_t chunk = c.scratch == nullptr || k == 0 ? 0 : c.scratch_bytes / k;
+  if (chunk == 0) {  // the scratch holds rows of the window's length only
+    wk.k = k = st.dq.k;
+    chunk = c.scratch == nullptr || k == 0 ? 0 : c.scratch_bytes / k;
+  }
   if (chunk == 0) {
     ETR_FAIL(Error::Internal, "XnnpackBackend: node %u (Conv2d): no scratch for a window row",
              n.index);
   }
   int8_t* cols = static_cast<int8_t*>(c.scratch);
   const int8_t zp = static_cast<int8_t>(st.dq.input_zero_point);
+  const size_t row_bytes = p.kernel_width * C;
   for (size_t b = 0; b < x.dims[0]; ++b) {
     const int8_t* img = q + b * H * W * C;
     for (size_t r0 = 0; r0 < OH * OW; r0 += chunk) {
       const size_t rows = OH * OW - r0 < chunk ? OH * OW - r0 : chunk;
-      for (size_t r = 0; r < rows; ++r) {
-        const size_t oy = (r0 + r) / OW, ox = (r0 + r) % OW;
-        int8_t* dst = cols + r * k;
-        const long ix0 =
-            static_cast<long>(ox * p.subsampling_width) - static_cast<long>(p.padding_left);
-        const long span = static_cast<long>((p.kernel_width - 1) * p.dilation_width);
-        for (size_t ky = 0; ky < p.kernel_height; ++ky) {
-          const long iy = static_cast<long>(oy * p.subsampling_height + ky * p.dilation_height) -
-                          static_cast<long>(p.padding_top);
-          const bool row_inside = iy >= 0 && iy < static_cast<long>(H);
-          if (row_inside && p.dilation_width == 1 && ix0 >= 0 &&
-              ix0 + span < static_cast<long>(W)) {
-            // The window's row is kernel_width * C consecutive bytes.
-            const int8_t* src = img + (static_cast<size_t>(iy) * W + static_cast<size_t>(ix0)) * C;
-            copy_bytes(dst, src, p.kernel_width * C);
-            dst += p.kernel_width * C;
-            continue;
+      const size_t blocks = (rows + kGatherBlock - 1) / kGatherBlock;
+      ThreadPool* pool = pool_for(c.pool, rows * k * O);
+      parallel_for(pool, blocks, 1, [&](size_t lo, size_t hi) {
+        for (size_t blk = lo; blk < hi; ++blk) {
+          const size_t first = blk * kGatherBlock;
+          const size_t count = rows - first < kGatherBlock ? rows - first : kGatherBlock;
+          int8_t* dst = cols + first * k;
+          if (row_bytes == 9) {  // a 3-wide window over 3 channels (an RGB stem)
+            gather_windows<9>(p, img, H, W, C, OW, zp, r0 + first, count, k, dst);
+          } else {
+            gather_windows<0>(p, img, H, W, C, OW, zp, r0 + first, count, k, dst);
           }
-          for (size_t kx = 0; kx < p.kernel_width; ++kx, dst += C) {
-            const long ix = ix0 + static_cast<long>(kx * p.dilation_width);
-            if (!row_inside || ix < 0 || ix >= static_cast<long>(W)) {
-              std::memset(dst, zp, C);
-            } else {
-              std::memcpy(dst, img + (static_cast<size_t>(iy) * W + static_cast<size_t>(ix)) * C,
-                          C);
-            }
-          }
+          qs8_linear(dst, count, wk, y + (b * OH * OW + r0 + first) * O, nullptr);
         }
-      }
-      qs8_linear(cols, rows, st.dq, y + (b * OH * OW + r0) * O, c.pool);
+      });
     }
   }
   return Error::Ok;
@@ -1822,20 +2032,80 @@ void quantized_gavgpool(const Values& g, const Node& n, uint8_t* const* buf, Thr
   const float flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
   const T* x = reinterpret_cast<const T*>(buf[n.inputs[0]]);
   T* y = reinterpret_cast<T*>(buf[n.outputs[0]]);
-  parallel_for(pool, iv.dims[0] * channels, 256, [&](size_t b, size_t e) {
+  // Blocks of kPoolBlock channels of one image: the pixels' rows are read
+  // in order, each adding a block of consecutive channels (vectorized).
+  constexpr size_t kPoolBlock = 64;
+  const size_t blocks = (channels + kPoolBlock - 1) / kPoolBlock;
+  parallel_for(pool, iv.dims[0] * blocks, 4, [&](size_t b, size_t e) {
     for (size_t i = b; i < e; ++i) {
-      const T* px = x + (i / channels) * pixels * channels + i % channels;
-      int32_t acc = bias;
-      for (size_t p = 0; p < pixels; ++p) acc += px[p * channels];
-      // The zero point is added before rounding (to nearest, ties to even).
-      // Clamping to the integer bounds first gives the same code and keeps
-      // the conversion defined when a hostile scale makes the value huge.
-      float v = static_cast<float>(acc) * scale + zp;
-      v = v < flo ? flo : (v > fhi ? fhi : v);
-      y[i] = static_cast<T>(static_cast<int32_t>(std::nearbyint(v)));
+      const size_t img = i / blocks, c0 = i % blocks * kPoolBlock;
+      const size_t width = channels - c0 < kPoolBlock ? channels - c0 : kPoolBlock;
+      int32_t acc[kPoolBlock];
+      for (size_t c = 0; c < kPoolBlock; ++c) acc[c] = bias;
+      const T* px = x + img * pixels * channels + c0;
+      if (width == kPoolBlock) {
+        for (size_t p = 0; p < pixels; ++p, px += channels) {
+          for (size_t c = 0; c < kPoolBlock; ++c) acc[c] += px[c];
+        }
+      } else {
+        for (size_t p = 0; p < pixels; ++p, px += channels) {
+          for (size_t c = 0; c < width; ++c) acc[c] += px[c];
+        }
+      }
+      T* out = y + img * channels + c0;
+      for (size_t c = 0; c < width; ++c) {
+        // The zero point is added before rounding (to nearest, ties to even).
+        // Clamping to the integer bounds first gives the same code and keeps
+        // the conversion defined when a hostile scale makes the value huge.
+        float v = static_cast<float>(acc[c]) * scale + zp;
+        v = v < flo ? flo : (v > fhi ? fhi : v);
+        out[c] = static_cast<T>(static_cast<int32_t>(std::nearbyint(v)));
+      }
     }
   });
 }
+
+// ---- static int8 clamp: qint8 (per tensor) input and output with equal
+// quantization. XNNPACK's s8 clamp bounds the codes by the node's output
+// bounds quantized as qs8_bound does. Most such clamps follow a native int8
+// convolution and are folded into its output bounds (fusion.h); the rest
+// run here.
+bool is_qs8_clamp(const Values& g, const Node& n) {
+  if (n.kind != NodeKind::Clamp || n.num_inputs < 1 || n.num_outputs < 1) return false;
+  const Value& x = in(g, n, 0);
+  const Value& y = out(g, n);
+  return x.dtype == Dtype::QInt8 && y.dtype == Dtype::QInt8 && x.quant == QuantKind::PerTensor &&
+         y.quant == QuantKind::PerTensor && x.scale == y.scale && x.zero_point == y.zero_point;
+}
+
+Error check_qs8_clamp(const Values& g, const Node& n, size_t d) {
+  ETR_RETURN_IF_ERROR(check_same_shape(g, n, d));
+  const Value& y = out(g, n);
+  if (std::isnan(n.output_min) || std::isnan(n.output_max) || !(n.output_min <= n.output_max))
+    return refuse(d, n, "output_min_max is not a range");
+  if (!(y.scale > 0.0f) || !std::isfinite(y.scale))
+    return refuse(d, n, "quantization scale must be positive and finite");
+  if (y.zero_point < -128 || y.zero_point > 127) return refuse(d, n, "zero point outside int8");
+  return Error::Ok;
+}
+
+Error run_qs8_clamp(const RunContext& c, const Node& n, const NativeState&) {
+  const Value& y = out(c.values, n);
+  const int8_t lo = static_cast<int8_t>(qs8_bound(n.output_min, y));
+  const int8_t hi = static_cast<int8_t>(qs8_bound(n.output_max, y));
+  const int8_t* src = reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]);
+  int8_t* dst = reinterpret_cast<int8_t*>(c.buffers[n.outputs[0]]);
+  const size_t count = y.numel();
+  parallel_for(pool_for(c.pool, count), count, 65536, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) {
+      const int8_t v = src[i] < lo ? lo : src[i];
+      dst[i] = v > hi ? hi : v;
+    }
+  });
+  return Error::Ok;
+}
+
+bool clamp_native(const Values& g, const Node& n, bool) { return is_qs8_clamp(g, n); }
 
 // Checks shared by the native kinds that move or compute element by
 // element: a whole-byte output datatype that every input has.
@@ -2139,7 +2409,7 @@ Error run_fully_connected(const RunContext& c, const Node& n, const NativeState&
   if (is_qs8_linear(c.values, n)) {
     const Value& x = in(c.values, n, 0);
     qs8_linear(reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]), x.numel() / st.dq.k, st.dq,
-               reinterpret_cast<int8_t*>(c.buffers[n.outputs[0]]), c.pool);
+               qs8_output(n, st, c.buffers), c.pool);
     return Error::Ok;
   }
   return run_gemm(c, n, st);
@@ -2151,7 +2421,7 @@ Error run_conv2d(const RunContext& c, const Node& n, const NativeState& st) {
     if (!dq_conv_pointwise(n.conv())) return run_qs8_gathered_conv(c, n, st);
     const Value& x = in(c.values, n, 0);
     qs8_linear(reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]), x.numel() / st.dq.k, st.dq,
-               reinterpret_cast<int8_t*>(c.buffers[n.outputs[0]]), c.pool);
+               qs8_output(n, st, c.buffers), c.pool);
     return Error::Ok;
   }
   return run_gemm(c, n, st);
@@ -2212,18 +2482,85 @@ Error run_multiply(const RunContext& c, const Node& n, const NativeState&) {
   float_binary(c.values, n, c.buffers, c.pool, opt::BinaryKind::kMul);
   return Error::Ok;
 }
+// int8 add of equal shapes (a residual connection): qint8 per tensor
+// operands and output, XNNPACK 2022's arithmetic (native_qs8_elementwise.h).
+bool is_qs8_add(const Values& g, const Node& n) {
+  if (n.kind != NodeKind::Add || n.num_inputs != 2 || n.num_outputs < 1) return false;
+  const Value& a = in(g, n, 0);
+  const Value& b = in(g, n, 1);
+  const Value& y = out(g, n);
+  for (const Value* v : {&a, &b, &y}) {
+    if (v->dtype != Dtype::QInt8 || v->quant != QuantKind::PerTensor) return false;
+  }
+  if (a.num_dims != y.num_dims || b.num_dims != y.num_dims) return false;
+  for (uint32_t i = 0; i < y.num_dims; ++i) {
+    if (a.dims[i] != y.dims[i] || b.dims[i] != y.dims[i]) return false;
+  }
+  return true;
+}
+
+bool qs8_add_params(const Values& g, const Node& n, QAddParams* p) {
+  const Value& a = in(g, n, 0);
+  const Value& b = in(g, n, 1);
+  const Value& y = out(g, n);
+  if (std::isnan(n.output_min) || std::isnan(n.output_max) || !(y.scale > 0.0f) ||
+      !std::isfinite(y.scale) || a.zero_point < -128 || a.zero_point > 127 || b.zero_point < -128 ||
+      b.zero_point > 127 || y.zero_point < -128 || y.zero_point > 127)
+    return false;
+  return qadd_params(a.scale, a.zero_point, b.scale, b.zero_point, y.scale, y.zero_point,
+                     qs8_bound(n.output_min, y), qs8_bound(n.output_max, y), p);
+}
+
+bool add_native(const Values& g, const Node& n, bool native_fp32) {
+  return is_qs8_add(g, n) || multiply_native(g, n, native_fp32);
+}
+Error check_add_native(const Values& g, const Node& n, size_t d) {
+  if (!is_qs8_add(g, n)) return check_multiply_native(g, n, d);
+  ETR_RETURN_IF_ERROR(check_broadcast(g, n, d));
+  QAddParams p;
+  if (!qs8_add_params(g, n, &p))
+    return refuse(d, n,
+                  "int8 add: an operand scale / output scale outside [2^-10, 2^8), a zero point "
+                  "outside int8 or an empty output range");
+  return Error::Ok;
+}
+
 // fp32 add (a transformer's residual): natively, so that no XNNPACK run
 // reads the delegate's external values and they bind to the caller's
 // tensors without a copy (DirectGroup).
 Error run_add(const RunContext& c, const Node& n, const NativeState&) {
+  if (is_qs8_add(c.values, n)) {
+    QAddParams p;
+    if (!qs8_add_params(c.values, n, &p)) {
+      ETR_FAIL(Error::Internal, "XnnpackBackend: node %u (Add): int8 parameters out of range",
+               n.index);
+    }
+    const int8_t* a = reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]);
+    const int8_t* b = reinterpret_cast<const int8_t*>(c.buffers[n.inputs[1]]);
+    int8_t* y = reinterpret_cast<int8_t*>(c.buffers[n.outputs[0]]);
+    const size_t count = out(c.values, n).numel();
+    parallel_for(pool_for(c.pool, count * 4), count, 8192,
+                 [&](size_t lo, size_t hi) { qs8_add(a + lo, b + lo, y + lo, hi - lo, p); });
+    return Error::Ok;
+  }
   float_binary(c.values, n, c.buffers, c.pool, opt::BinaryKind::kAdd);
   return Error::Ok;
 }
 
-// Convert fp32 -> qdint8.
-bool convert_native(const Values& g, const Node& n, bool) { return is_dq_convert(g, n); }
-Error run_convert(const RunContext& c, const Node& n, const NativeState&) {
-  run_dq_convert(c.values, n, c.buffers, c.pool);
+// Convert fp32 -> qint8 (per tensor).
+bool convert_native(const Values& g, const Node& n, bool) {
+  return is_dq_convert(g, n) || is_qs8_quantize(g, n);
+}
+Error check_convert_native(const Values& g, const Node& n, size_t d) {
+  if (is_qs8_quantize(g, n)) return check_qs8_quantize(g, n, d);
+  return check_dq_convert(g, n, d);
+}
+Error run_convert(const RunContext& c, const Node& n, const NativeState& st) {
+  if (is_qs8_quantize(c.values, n)) {
+    run_qs8_quantize(c.values, n, st, c.buffers, c.pool);
+  } else {
+    run_dq_convert(c.values, n, c.buffers, c.pool);
+  }
   return Error::Ok;
 }
 
@@ -2275,10 +2612,11 @@ const NativeHooks kSoftmaxNative = {softmax_native, check_softmax, nullptr,
                                     nullptr,        nullptr,       run_softmax};
 const NativeHooks kMultiplyNative = {multiply_native, check_multiply_native, nullptr, nullptr,
                                      nullptr,         run_multiply};
-const NativeHooks kAddNative = {multiply_native, check_multiply_native, nullptr, nullptr, nullptr,
-                                run_add};
-const NativeHooks kConvertNative = {convert_native, check_dq_convert, nullptr,
-                                    nullptr,        nullptr,          run_convert};
+const NativeHooks kAddNative = {add_native, check_add_native, nullptr, nullptr, nullptr, run_add};
+const NativeHooks kConvertNative = {convert_native, check_convert_native, nullptr, nullptr,
+                                    nullptr,        run_convert};
+const NativeHooks kClampNative = {clamp_native, check_qs8_clamp, nullptr,
+                                  nullptr,      nullptr,         run_qs8_clamp};
 const NativeHooks kGlobalAvgPoolNative = {
     gavgpool_native, check_quantized_gavgpool, nullptr, nullptr, nullptr, run_gavgpool};
 
@@ -2289,6 +2627,40 @@ size_t value_buffer_bytes(const Value& v) {
 }
 
 int multiply_layout(const Values& g, const Node& n) { return layout_of(g, n); }
+
+bool is_static_quantize(const Values& g, const Node& n) {
+  return n.kind == NodeKind::Convert && is_qs8_quantize(g, n);
+}
+
+bool qs8_clamp_codes(const Values& g, const Node& n, int32_t* lo, int32_t* hi) {
+  if (!is_qs8_clamp(g, n) || std::isnan(n.output_min) || std::isnan(n.output_max) ||
+      !(n.output_min <= n.output_max))
+    return false;
+  *lo = qs8_bound(n.output_min, out(g, n));
+  *hi = qs8_bound(n.output_max, out(g, n));
+  return true;
+}
+
+bool narrow_qs8_output(const Node& n, NativeState* st, int32_t lo, int32_t hi) {
+  int32_t* qmin = nullptr;
+  int32_t* qmax = nullptr;
+  if (n.kind == NodeKind::DepthwiseConv2d && st->qdw.w != nullptr) {
+    qmin = &st->qdw.output_qmin;
+    qmax = &st->qdw.output_qmax;
+  } else if ((n.kind == NodeKind::Conv2d || n.kind == NodeKind::FullyConnected) &&
+             st->dq.requant != nullptr) {
+    qmin = &st->dq.output_qmin;
+    qmax = &st->dq.output_qmax;
+  } else {
+    return false;
+  }
+  const int32_t new_lo = lo > *qmin ? lo : *qmin;
+  const int32_t new_hi = hi < *qmax ? hi : *qmax;
+  if (new_lo > new_hi) return false;  // the clamp would map everything to one bound
+  *qmin = new_lo;
+  *qmax = new_hi;
+  return true;
+}
 
 bool is_float_gemm_node(const Values& g, const Node& n) {
   if (n.kind != NodeKind::Conv2d && n.kind != NodeKind::FullyConnected) return false;

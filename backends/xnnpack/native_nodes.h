@@ -1,9 +1,12 @@
 // Nodes the XNNPACK delegate runs itself: the node kinds the exporter emits
 // for which Debian's XNNPACK (2022-02) has no define call (transpose,
 // concatenate, slice, batch matmul, tanh, exp, log, gelu, sin, cos,
-// reciprocal square root, copy) and the dynamically quantized linear
+// reciprocal square root, copy), the dynamically quantized linear
 // layers (Convert fp32 -> qdint8, FullyConnected qdint8 x qcint8 / qcint4 /
-// qbint4 -> fp32; dq_linear.h). They read and write the delegate's value buffers and split
+// qbint4 -> fp32; dq_linear.h) and static int8 nodes with XNNPACK's
+// arithmetic (convolutions, depthwise convolutions, linear layers, global
+// average pooling, quantizing Convert, add, clamp; native_qdwconv.h,
+// native_qs8_elementwise.h). They read and write the delegate's value buffers and split
 // their work over the method's thread pool. Each kind's native code is
 // reached through its descriptor's NativeHooks (node_kinds.h).
 //
@@ -66,6 +69,10 @@ struct NativeState {
   // A view (is_view_node): the output value shares the input's buffer and
   // running the node does nothing.
   bool view = false;
+  // A quantizing Convert (fp32 -> qint8) fused with the NCHW -> NHWC
+  // transpose after it (fuse_quantize_transpose, fusion.h): it writes the
+  // transposed codes into value `write_to`.
+  bool to_nhwc = false;
 };
 
 // The calls below look the node's kind up in the descriptor table
@@ -95,6 +102,21 @@ bool is_float_compute_node(const Values& values, const Node& n);
 // Which operand of a Multiply or Add is broadcast across the middle dims (0 or 1),
 // 2 for equal shapes, -1 for anything else.
 int multiply_layout(const Values& values, const Node& n);
+
+// True for a Convert fp32 -> qint8 (per tensor) that run_native_node runs.
+bool is_static_quantize(const Values& values, const Node& n);
+
+// For a Clamp node on int8 codes (qint8 input and output with equal
+// quantization, which run_native_node runs): its code bounds as XNNPACK
+// quantizes them, in *lo and *hi. False for any other node.
+bool qs8_clamp_codes(const Values& values, const Node& n, int32_t* lo, int32_t* hi);
+
+// For node `n` prepared into `state` as a native int8 convolution or linear
+// layer (the GEMM or the depthwise kernel, which bound their codes when they
+// requantize): narrows its output code bounds to [lo, hi] as well, so that
+// it writes what a clamp to [lo, hi] after it would. False, and nothing
+// changed, for other nodes or when the two ranges do not overlap.
+bool narrow_qs8_output(const Node& n, NativeState* state, int32_t lo, int32_t hi);
 
 // True when node `n` is run by run_native_node (not by XNNPACK): its kind
 // has no define call here, it reads or writes qdint8 values, or (with

@@ -28,7 +28,11 @@ void rows(const DwConvShape& s, const int8_t* x, const QDwConvWeights& w, int8_t
           size_t r1, QDwPath path) {
   const size_t C = s.channels;
   const bool avx2 = path != QDwPath::Scalar && opt::cpu_features().avx2_fma;
-  const bool vnni = path == QDwPath::Best && w.wvnni != nullptr;
+  const bool vnni = (path == QDwPath::Best || path == QDwPath::Pixels) && w.wvnni != nullptr;
+  const bool columns = path == QDwPath::Best && w.wvnni != nullptr && w.wcol != nullptr &&
+                       w.kernel_h == s.kernel_h && w.kernel_w == s.kernel_w &&
+                       qdw_columns_usable(s.channels, s.kernel_h, s.kernel_w, s.stride_w,
+                                          s.dilation_h, s.dilation_w);
   qdw::TapPtrs taps[qdw::kPixels];
   int8_t* y_px[qdw::kPixels];
   // The zero-weight slots of the last pair or group of 4.
@@ -59,6 +63,10 @@ void rows(const DwConvShape& s, const int8_t* x, const QDwConvWeights& w, int8_t
     }
     bool rows_inside = true;
     for (uint32_t ky = 0; ky < s.kernel_h; ++ky) rows_inside = rows_inside && row_of[ky] != nullptr;
+    // The column kernel writes the whole blocks of 32 channels; the pixel
+    // loop below the rest.
+    const size_t c_done = columns ? qdw::row_columns_vnni(s, w, row_of, y_row) : 0;
+    if (c_done == C) continue;
     for (size_t ox0 = 0; ox0 < s.out_w; ox0 += qdw::kPixels) {
       const int count = static_cast<int>(
           s.out_w - ox0 < static_cast<size_t>(qdw::kPixels) ? s.out_w - ox0 : qdw::kPixels);
@@ -81,7 +89,7 @@ void rows(const DwConvShape& s, const int8_t* x, const QDwConvWeights& w, int8_t
           }
         }
       }
-      const size_t c0 = vnni ? qdw::pixels_vnni(w, taps, y_px, count) : 0;
+      const size_t c0 = c_done != 0 ? c_done : (vnni ? qdw::pixels_vnni(w, taps, y_px, count) : 0);
       if (c0 == C || (avx2 && qdw::pixels_avx2(w, taps, y_px, count, c0))) continue;
       for (int q = 0; q < count; ++q) pixel_generic(w, taps[q], y_px[q], c0);
     }
@@ -115,6 +123,36 @@ void qdw_pack(const int8_t* w, const int32_t* bias, const float* requant, size_t
 }
 
 bool qdw_vnni_usable() { return opt::cpu_features().avx512_vnni && qdw::vnni_compiled(); }
+
+bool qdw_columns_usable(size_t channels, uint32_t kernel_h, uint32_t kernel_w, uint32_t stride_w,
+                        uint32_t dilation_h, uint32_t dilation_w) {
+  return qdw_vnni_usable() && channels >= 32 && channels < 64 && kernel_h >= 1 && kernel_h <= 4 &&
+         kernel_w >= 1 && kernel_w <= 8 && stride_w >= 1 && stride_w <= 2 && dilation_h == 1 &&
+         dilation_w == 1;
+}
+
+void qdw_pack_vnni_columns(const int8_t* w, size_t channels, uint32_t kernel_h, uint32_t kernel_w,
+                           int8_t* wcol) {
+  const size_t blocks = channels / 32;
+  // The layout of qdw_pack_vnni with group kx holding taps (0, kx) ..
+  // (kernel_h - 1, kx) in its slots 0 .. kernel_h - 1.
+  for (size_t b = 0; b < blocks; ++b) {
+    for (uint32_t kx = 0; kx < kernel_w; ++kx) {
+      for (uint32_t v = 0; v < 4; ++v) {
+        for (uint32_t l = 0; l < 2; ++l) {
+          for (uint32_t j = 0; j < 4; ++j) {
+            const size_t ch = b * 32 + l * 16 + v * 4 + j;
+            for (uint32_t t = 0; t < 4; ++t) {
+              const size_t tap = static_cast<size_t>(t) * kernel_w + kx;
+              wcol[((b * kernel_w + kx) * 4 + v) * 32 + l * 16 + j * 4 + t] =
+                  t < kernel_h ? w[tap * channels + ch] : 0;
+            }
+          }
+        }
+      }
+    }
+  }
+}
 
 void qdw_pack_vnni(const int8_t* w, const int32_t* bias32, const float* requant, size_t channels,
                    uint32_t taps, int8_t* wvnni, int32_t* bias_vnni, float* requant_vnni) {

@@ -39,6 +39,12 @@ bool pixels_avx2(const QDwConvWeights& w, const TapPtrs* taps, int8_t* const* y_
 // (w.wvnni set); returns the channels it wrote (0 where not compiled).
 size_t pixels_vnni(const QDwConvWeights& w, const TapPtrs* taps, int8_t* const* y_px, int count);
 bool vnni_compiled();
+// The VNNI column kernel (w.wcol set, qdw_columns_usable): output row
+// `y_row` of image `x_img` (NHWC), the whole blocks of 32 channels;
+// row_of[t] is the input row of vertical tap t (null: outside the image).
+// Returns the channels it wrote (0 where not compiled).
+size_t row_columns_vnni(const DwConvShape& s, const QDwConvWeights& w, const int8_t* const* row_of,
+                        int8_t* y_row);
 
 }  // namespace qdw
 }  // namespace xnnpack

@@ -120,6 +120,7 @@ extern const NativeHooks kMultiplyNative;
 extern const NativeHooks kAddNative;
 extern const NativeHooks kConvertNative;
 extern const NativeHooks kGlobalAvgPoolNative;
+extern const NativeHooks kClampNative;
 
 }  // namespace xnnpack
 }  // namespace etr

@@ -21,7 +21,7 @@ const NodeKindDesc kTable[] = {
      &kSigmoidNative},
     {K::StaticTranspose, "StaticTranspose", parse_transpose, nullptr, infer_transpose, nullptr,
      &kTransposeNative},
-    {K::Clamp, "Clamp", parse_1x1, check_same_shape, infer_same_shape, define_clamp, nullptr},
+    {K::Clamp, "Clamp", parse_1x1, check_same_shape, infer_same_shape, define_clamp, &kClampNative},
     {K::Conv2d, "Conv2d", parse_conv, check_conv2d, infer_conv, define_conv2d, &kConv2dNative},
     {K::Div, "Div", parse_2x1, check_broadcast, infer_broadcast, define_divide, nullptr},
     {K::StaticResizeBilinear2D, "StaticResizeBilinear2D", parse_resize, check_resize, infer_resize,

@@ -469,9 +469,21 @@ class Builder {
     const xnnpack::PackScope scope{shared, &homes, d_};
     const size_t hits_before = shared == nullptr ? 0 : shared->hits();
     bool cut = false;
+    // The node writing each value (-1: none), for the clamps below.
+    std::vector<int64_t> writer(g_.values.size(), -1);
     for (size_t pos = 0; pos < g_.nodes.size(); ++pos) {
       const Node& n = g_.nodes[pos];
-      const bool native = xnnpack::is_native_node(g_.values, n, d_->native_fp32);
+      bool native = xnnpack::is_native_node(g_.values, n, d_->native_fp32);
+      // An int8 clamp runs natively (and may fold into its producer,
+      // fuse_qs8_clamps) only after a native node: after an XNNPACK node it
+      // stays in that node's run.
+      if (native && n.kind == xnnpack::NodeKind::Clamp && n.num_inputs > 0 &&
+          n.inputs[0] < writer.size() && writer[n.inputs[0]] >= 0 &&
+          !natives_[g_.nodes[static_cast<size_t>(writer[n.inputs[0]])].index])
+        native = false;
+      for (uint32_t k = 0; k < n.num_outputs; ++k) {
+        if (n.outputs[k] < writer.size()) writer[n.outputs[k]] = static_cast<int64_t>(pos);
+      }
       const xnnpack::NodeKindDesc* desc = xnnpack::find_node_kind(n.kind);
       if (!native && (desc == nullptr || desc->define == nullptr)) {
         ETR_FAIL(Error::NotSupported,
@@ -511,6 +523,20 @@ class Builder {
     if (silu != 0) {
       ETR_LOG(Info, "XnnpackBackend: delegate %zu: %zu SiLU chains fused into their convolutions",
               d_->index, silu);
+    }
+    const size_t quantized =
+        xnnpack::fuse_quantize_transpose(g_.values, g_.nodes, natives_, &d_->native_state);
+    if (quantized != 0) {
+      ETR_LOG(Info,
+              "XnnpackBackend: delegate %zu: %zu quantizing converts fused with their NHWC "
+              "transposes",
+              d_->index, quantized);
+    }
+    const size_t clamps =
+        xnnpack::fuse_qs8_clamps(g_.values, g_.nodes, natives_, &d_->native_state);
+    if (clamps != 0) {
+      ETR_LOG(Info, "XnnpackBackend: delegate %zu: %zu int8 clamps folded into their layers",
+              d_->index, clamps);
     }
     return Error::Ok;
   }

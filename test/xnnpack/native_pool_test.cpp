@@ -97,6 +97,45 @@ TEST(NativePoolTest, OutputRangeClampsTheCodes) {
   EXPECT_EQ(pool(x, 1, pool_node()), std::vector<int8_t>{-20});
 }
 
+TEST(NativePoolTest, ManyChannelsAndImagesMatchARoundedMeanPerChannel) {
+  // 2 images of 3x5 pixels and 150 channels (two blocks of 64 and 22 more),
+  // input scale 0.1 zero point 3, output scale 0.07 zero point -2, clamp
+  // [-1.5, 2]: code = round_even(clamp(sum(x - 3) * 0.1 / (0.07 * 15) - 2)).
+  const size_t N = 2, P = 15, C = 150;
+  std::vector<int8_t> x(N * P * C);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>((i * 37 + i / 7) % 256 - 128);
+  Values v = {qvalue(0, Dtype::QInt8, {N, 3, 5, C}, 0.1f, 3),
+              qvalue(1, Dtype::QInt8, {N, 1, 1, C}, 0.07f, -2)};
+  const Node n = pool_node(-1.5f, 2.0f);
+  ASSERT_EQ(xnnpack::check_native_node(v, n, 0), Error::Ok);
+  const long qlo = std::lrint(-1.5 / 0.07 - 2), qhi = std::lrint(2.0 / 0.07 - 2);
+  std::vector<int8_t> want(N * C);
+  size_t clamped = 0;
+  for (size_t b = 0; b < N; ++b) {
+    for (size_t c = 0; c < C; ++c) {
+      long sum = 0;
+      for (size_t p = 0; p < P; ++p) sum += x[(b * P + p) * C + c] - 3;
+      const float f = static_cast<float>(sum) * (0.1f / (0.07f * 15.0f)) - 2.0f;
+      long q = std::lrint(static_cast<double>(f));
+      if (q < qlo || q > qhi) ++clamped;
+      q = q < qlo ? qlo : (q > qhi ? qhi : q);
+      want[b * C + c] = static_cast<int8_t>(q);
+    }
+  }
+  EXPECT_GT(clamped, 0u);
+  EXPECT_LT(clamped, want.size() / 2);
+  std::unique_ptr<PthreadPool> tp = PthreadPool::create(2);
+  ASSERT_NE(tp, nullptr);
+  for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(tp.get())}) {
+    std::vector<int8_t> in = x, out(N * C, 99);
+    uint8_t* bufs[2] = {reinterpret_cast<uint8_t*>(in.data()),
+                        reinterpret_cast<uint8_t*>(out.data())};
+    xnnpack::NativeState st;
+    ASSERT_EQ(xnnpack::run_native_node(v, n, st, bufs, pool, nullptr, 0), Error::Ok);
+    EXPECT_EQ(out, want);
+  }
+}
+
 TEST(NativePoolTest, MismatchedShapesAndQuantizationAreRefusedNamingTheNode) {
   const Node n = pool_node();
   char buf[512];

@@ -5,9 +5,9 @@
 // zero point, round half to even, add the zero point, clamp). Shapes cover
 // channel counts around the 16- and 8-channel blocks, rows not a multiple of
 // the 4-pixel group, 3x3 / 5x5 / 3x5 / 2x2 windows, stride 1 and 2,
-// dilation, uneven padding, zero points and bounds; the AVX-512 VNNI path
-// (where the CPU has it), the AVX2 path and the scalar loop, on 1 and 2
-// threads.
+// dilation, uneven padding, zero points and bounds; the AVX-512 VNNI column
+// and pixel kernels (where the CPU has them), the AVX2 path and the scalar
+// loop, on 1 and 2 threads.
 #include "backends/xnnpack/native_qdwconv.h"
 
 #include <gtest/gtest.h>
@@ -73,12 +73,18 @@ TEST(NativeQDwConvTest, MatchesInt32SumsAndXnnpackRequantization) {
       {10, 11, 144, 3, 3, 1, 1, 1, 1, -5, 2, -128, 127},  // 4 VNNI blocks + 16 channels
       {9, 9, 64, 3, 3, 2, 1, 1, 1, 100, -100, -128, 27},  // 2 VNNI blocks, stride 2
       {6, 7, 71, 5, 5, 1, 1, 2, 2, -20, 0, -128, 127},    // 25 taps, a 7-channel tail
+      // The VNNI column kernel (32 to 63 channels, kernel_h <= 4): rows of
+      // several 32-pixel tiles, a 4x2 window at stride 2, a 1x7 window.
+      {5, 70, 48, 3, 3, 1, 1, 1, 1, 3, -2, -100, 100},
+      {7, 37, 32, 4, 2, 2, 1, 2, 0, -7, 5, -128, 127},
+      {6, 9, 40, 1, 7, 1, 1, 0, 3, 1, 1, -128, 127},
   };
   std::mt19937 rng(5);
   std::uniform_int_distribution<int> i8(-128, 127);
   std::uniform_int_distribution<int> ib(-30000, 30000);
   std::uniform_real_distribution<float> uf(0.0f, 1.0f);
   size_t saturated = 0, outputs = 0;  // over all cases
+  size_t column_cases = 0;
   for (const Case& k : cases) {
     DwConvShape s;
     s.batch = 2;
@@ -137,12 +143,20 @@ TEST(NativeQDwConvTest, MatchesInt32SumsAndXnnpackRequantization) {
       q.bias_vnni = bv.data();
       q.requant_vnni = rv.data();
     }
+    std::vector<int8_t> wc(xnnpack::qdw_columns_bytes(k.c, k.kw));
+    if (xnnpack::qdw_columns_usable(k.c, k.kh, k.kw, k.stride, k.dilation, k.dilation)) {
+      xnnpack::qdw_pack_vnni_columns(w.data(), k.c, k.kh, k.kw, wc.data());
+      q.wcol = wc.data();
+      q.kernel_h = k.kh;
+      q.kernel_w = k.kw;
+      ++column_cases;
+    }
     const std::vector<int8_t> want = reference(s, k, x, w, b, scale);
     ASSERT_EQ(want.size(), s.batch * s.out_h * s.out_w * k.c);
     for (int8_t v : want) saturated += v == k.qmin || v == k.qmax;
     outputs += want.size();
-    for (xnnpack::QDwPath path :
-         {xnnpack::QDwPath::Best, xnnpack::QDwPath::Avx2, xnnpack::QDwPath::Scalar}) {
+    for (xnnpack::QDwPath path : {xnnpack::QDwPath::Best, xnnpack::QDwPath::Pixels,
+                                  xnnpack::QDwPath::Avx2, xnnpack::QDwPath::Scalar}) {
       for (ThreadPool* pool :
            {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(tp.get())}) {
         SCOPED_TRACE(::testing::Message()
@@ -162,6 +176,9 @@ TEST(NativeQDwConvTest, MatchesInt32SumsAndXnnpackRequantization) {
                            << int(want[first]);
       }
     }
+  }
+  if (xnnpack::qdw_vnni_usable()) {
+    EXPECT_EQ(column_cases, 6u);  // the three above and three earlier cases
   }
   // The bounds were reached, but by a minority of the outputs.
   EXPECT_GT(saturated, outputs / 100);
