@@ -636,8 +636,8 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
     const size_t b = opt::gemm_scratch_bytes(make_args(0, 0, cols, in), threads);
     return b > SIZE_MAX / 2 ? SIZE_MAX / 2 : b + 64;
   };
-  if (pointwise && n == 1 && st.avx2 && g.groups == 1 && k_scale == nullptr && k_shift == nullptr && !k_relu &&
-      st.gemv_panels != nullptr && st.gemv_m == g.c_out && st.gemv_k == g.c_in) {
+  if (pointwise && n == 1 && st.avx2 && g.groups == 1 && k_scale == nullptr && k_shift == nullptr &&
+      !k_relu && st.gemv_panels != nullptr && st.gemv_m == g.c_out && st.gemv_k == g.c_in) {
     // A 1x1 image with panel-packed weights: one stream over them per image.
     opt::DepthwiseEpilogue e;
     e.lo = st.lo;
