@@ -694,6 +694,21 @@ const float* packed_filter(const PrepareContext& ctx, const Node& n, const Value
   return dst;
 }
 
+// The node's constant bias (if it has one) copied into the method allocator
+// for the GEMM to read (st->gemm_bias); the node reads its copy from then on.
+Error copy_float_bias(const PrepareContext& ctx, const Node& n, size_t nn, NativeState* st) {
+  const Values& g = ctx.values;
+  if (!has_bias(n) || in(g, n, 2).data == nullptr) return Error::Ok;
+  const Value& bv = in(g, n, 2);
+  if (bv.numel() != nn) return refuse(ctx.delegate, n, "bias is not [outputs]");
+  float* bias = take<float>(ctx, n, nn, "the copied bias");
+  if (bias == nullptr) return Error::DelegateMemoryAllocationFailed;
+  std::memcpy(bias, bv.data, nn * sizeof(float));
+  st->gemm_bias = bias;
+  st->copied_inputs |= 1u << 2;
+  return Error::Ok;
+}
+
 Error prepare_float_gemm(const PrepareContext& ctx, const Node& n, GemmSource s, NativeState* st) {
   const Values& g = ctx.values;
   const size_t d = ctx.delegate;
@@ -713,16 +728,7 @@ Error prepare_float_gemm(const PrepareContext& ctx, const Node& n, GemmSource s,
       // fallback, which reads the original filter, runs only where the
       // scratch does not fit, and then the filter is kept).
       st->copied_inputs |= 1u << 1;
-      if (has_bias(n) && in(g, n, 2).data != nullptr) {
-        const Value& bv = in(g, n, 2);
-        if (bv.numel() != nn) return refuse(d, n, "bias is not [outputs]");
-        float* bias = take<float>(ctx, n, nn, "the copied bias");
-        if (bias == nullptr) return Error::DelegateMemoryAllocationFailed;
-        std::memcpy(bias, bv.data, nn * sizeof(float));
-        st->gemm_bias = bias;
-        st->copied_inputs |= 1u << 2;
-      }
-      return Error::Ok;
+      return copy_float_bias(ctx, n, nn, st);
     }
   }
   const size_t bytes = opt::packed_b_bytes(static_cast<int64_t>(k), static_cast<int64_t>(nn));
@@ -730,16 +736,7 @@ Error prepare_float_gemm(const PrepareContext& ctx, const Node& n, GemmSource s,
   st->packed = packed_filter(ctx, n, w, st->gemm_filter_kn, k, nn, bytes);
   if (st->packed == nullptr) return Error::DelegateMemoryAllocationFailed;
   st->copied_inputs |= 1u << 1;
-  if (has_bias(n) && in(g, n, 2).data != nullptr) {
-    const Value& bv = in(g, n, 2);
-    if (bv.numel() != nn) return refuse(d, n, "bias is not [outputs]");
-    float* bias = take<float>(ctx, n, nn, "the copied bias");
-    if (bias == nullptr) return Error::DelegateMemoryAllocationFailed;
-    std::memcpy(bias, bv.data, nn * sizeof(float));
-    st->gemm_bias = bias;
-    st->copied_inputs |= 1u << 2;
-  }
-  return Error::Ok;
+  return copy_float_bias(ctx, n, nn, st);
 }
 
 void float_gemm(const Values& g, const Node& n, const NativeState& st, uint8_t* const* buf,
