@@ -23,16 +23,11 @@
 #include "kernels/cpu_math/conv_winograd1d.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/platform/error_capture.h"
+#include "test/xnnpack/native_node_util.h"
 
 namespace etr {
 namespace testing {
 namespace {
-
-using xnnpack::Dtype;
-using xnnpack::Node;
-using xnnpack::NodeKind;
-using xnnpack::Value;
-using xnnpack::Values;
 
 std::vector<float> sines(size_t n, double a, double b) {
   std::vector<float> v(n);
@@ -87,13 +82,6 @@ void set_conv(Node* n, std::vector<uint32_t> pads_trbl, uint32_t kh, uint32_t kw
   p.group_output_channels = cout;
   p.groups = 1;
 }
-
-// Memory for what prepare_native_node keeps (the delegate's method
-// allocator in a real init); lives as long as the states prepared from it.
-struct Arena {
-  std::vector<uint8_t> bytes = std::vector<uint8_t>(size_t{4} << 20);
-  MemoryAllocator alloc{bytes.data(), bytes.size()};
-};
 
 // Prepares and runs node n on input x; returns y (numel `out_numel`).
 // `with_scratch` false takes the path without the GEMM's scratch.
@@ -494,16 +482,7 @@ TEST(NativeFp32Test, TransposesMoveEveryElementWhereThePermutationSays) {
     uint32_t payload = 0x7FA00123u;  // a signalling NaN
     std::memcpy(&x[total / 3], &payload, 4);
     Values v = {fp32(0, cs.dims), fp32(1, odims)};
-    Node t;
-    t.kind = NodeKind::StaticTranspose;
-    t.index = 0;
-    t.inputs[0] = 0;
-    t.num_inputs = 1;
-    t.outputs[0] = 1;
-    t.num_outputs = 1;
-    xnnpack::TransposeParams& tpar = t.set_transpose();
-    tpar.rank = rank;
-    for (uint32_t i = 0; i < rank; ++i) tpar.perm[i] = cs.perm[i];
+    const Node t = transpose_node(0, 0, 1, cs.perm);
     ASSERT_TRUE(xnnpack::is_native_node(v, t));
     ASSERT_EQ(xnnpack::check_native_node(v, t, 0), Error::Ok);
     // The input index of every output element, from the output's dims.

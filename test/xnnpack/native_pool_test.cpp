@@ -18,39 +18,15 @@
 #include "backends/xnnpack/native_nodes.h"
 #include "extension/threadpool/pthread_pool.h"
 #include "runtime/platform/error_capture.h"
+#include "test/xnnpack/native_node_util.h"
 
 namespace etr {
 namespace testing {
 namespace {
 
-using xnnpack::Dtype;
-using xnnpack::Node;
-using xnnpack::NodeKind;
-using xnnpack::QuantKind;
-using xnnpack::Value;
-using xnnpack::Values;
-
-Value qvalue(uint32_t id, Dtype t, std::vector<size_t> dims, float scale, int32_t zp) {
-  Value v;
-  v.id = id;
-  v.dtype = t;
-  v.num_dims = static_cast<uint32_t>(dims.size());
-  for (size_t i = 0; i < dims.size(); ++i) v.dims[i] = dims[i];
-  v.quant = QuantKind::PerTensor;
-  v.scale = scale;
-  v.zero_point = zp;
-  return v;
-}
-
 Node pool_node(float lo = -std::numeric_limits<float>::infinity(),
                float hi = std::numeric_limits<float>::infinity()) {
-  Node n;
-  n.kind = NodeKind::GlobalAvgPooling2d;
-  n.index = 0;
-  n.inputs[0] = 0;
-  n.num_inputs = 1;
-  n.outputs[0] = 1;
-  n.num_outputs = 1;
+  Node n = make_node(NodeKind::GlobalAvgPooling2d, 0, {0}, 1);
   n.output_min = lo;
   n.output_max = hi;
   return n;

@@ -16,17 +16,11 @@
 #include <vector>
 
 #include "backends/xnnpack/native_nodes.h"
+#include "test/xnnpack/native_node_util.h"
 
 namespace etr {
 namespace testing {
 namespace {
-
-using xnnpack::Dtype;
-using xnnpack::Node;
-using xnnpack::NodeKind;
-using xnnpack::QuantKind;
-using xnnpack::Value;
-using xnnpack::Values;
 
 struct AddCase {
   float as;
@@ -38,17 +32,9 @@ struct AddCase {
   int8_t qmin, qmax;
 };
 
-Value qvalue(uint32_t id, size_t n, float scale, int32_t zp) {
-  Value v;
-  v.id = id;
-  v.dtype = Dtype::QInt8;
-  v.num_dims = 2;
-  v.dims[0] = 1;
-  v.dims[1] = n;
-  v.quant = QuantKind::PerTensor;
-  v.scale = scale;
-  v.zero_point = zp;
-  return v;
+// Value `id`: int8 codes [1, n] at (scale, zero point).
+Value qcodes(uint32_t id, size_t n, float scale, int32_t zp) {
+  return qvalue(id, Dtype::QInt8, {1, n}, scale, zp);
 }
 
 TEST(NativeQAddTest, EveryCodePairMatchesXnnpack) {
@@ -95,15 +81,8 @@ TEST(NativeQAddTest, EveryCodePairMatchesXnnpack) {
     EXPECT_EQ(bad1, 0u);
     EXPECT_LT(bounded, n);
     // The native Add node on the same operands.
-    Values v = {qvalue(0, n, k.as, k.azp), qvalue(1, n, k.bs, k.bzp), qvalue(2, n, k.ys, k.yzp)};
-    Node node;
-    node.kind = NodeKind::Add;
-    node.index = 0;
-    node.inputs[0] = 0;
-    node.inputs[1] = 1;
-    node.num_inputs = 2;
-    node.outputs[0] = 2;
-    node.num_outputs = 1;
+    Values v = {qcodes(0, n, k.as, k.azp), qcodes(1, n, k.bs, k.bzp), qcodes(2, n, k.ys, k.yzp)};
+    Node node = make_node(NodeKind::Add, 0, {0, 1}, 2);
     node.output_min = (static_cast<float>(k.qmin) - static_cast<float>(k.yzp)) * k.ys;
     node.output_max = (static_cast<float>(k.qmax) - static_cast<float>(k.yzp)) * k.ys;
     if (k.qmin == -128) node.output_min = -__builtin_inff();
@@ -161,15 +140,8 @@ TEST(NativeQAddTest, ScaleRatiosXnnpackRefusesAreRefused) {
   EXPECT_FALSE(xnnpack::qadd_params(0.0001f, 0, 0.1f, 0, 0.5f, 0, -128, 127, &p));  // 2^-12.3
   EXPECT_FALSE(xnnpack::qadd_params(300.0f, 0, 0.1f, 0, 1.0f, 0, -128, 127, &p));   // 300
   EXPECT_TRUE(xnnpack::qadd_params(0.5f, 0, 0.1f, 0, 1.0f, 0, -128, 127, &p));
-  Values v = {qvalue(0, 4, 0.0001f, 0), qvalue(1, 4, 0.1f, 0), qvalue(2, 4, 0.5f, 0)};
-  Node node;
-  node.kind = NodeKind::Add;
-  node.index = 0;
-  node.inputs[0] = 0;
-  node.inputs[1] = 1;
-  node.num_inputs = 2;
-  node.outputs[0] = 2;
-  node.num_outputs = 1;
+  Values v = {qcodes(0, 4, 0.0001f, 0), qcodes(1, 4, 0.1f, 0), qcodes(2, 4, 0.5f, 0)};
+  const Node node = make_node(NodeKind::Add, 0, {0, 1}, 2);
   EXPECT_NE(xnnpack::check_native_node(v, node, 0), Error::Ok);
 }
 

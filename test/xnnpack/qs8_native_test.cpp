@@ -21,31 +21,13 @@
 #include "backends/xnnpack/native_nodes.h"
 #include "extension/threadpool/pthread_pool.h"
 #include "runtime/core/memory_allocator.h"
+#include "test/xnnpack/native_node_util.h"
 
 namespace etr {
 namespace testing {
 namespace {
 
-using xnnpack::Dtype;
-using xnnpack::Node;
-using xnnpack::NodeKind;
-using xnnpack::QuantKind;
-using xnnpack::Value;
-using xnnpack::Values;
-
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-Value qvalue(uint32_t id, Dtype t, std::vector<size_t> dims, float scale, int32_t zp) {
-  Value v;
-  v.id = id;
-  v.dtype = t;
-  v.num_dims = static_cast<uint32_t>(dims.size());
-  for (size_t i = 0; i < dims.size(); ++i) v.dims[i] = dims[i];
-  v.quant = QuantKind::PerTensor;
-  v.scale = scale;
-  v.zero_point = zp;
-  return v;
-}
 
 // A constant per-channel value (filter or bias) over `data`.
 template <typename T>
@@ -79,22 +61,11 @@ int8_t requantize(int32_t acc, float scale, int32_t zp, int32_t qmin, int32_t qm
 }
 
 Node clamp_node(uint32_t index, uint32_t x, uint32_t y, float lo, float hi) {
-  Node n;
-  n.kind = NodeKind::Clamp;
-  n.index = index;
-  n.inputs[0] = x;
-  n.num_inputs = 1;
-  n.outputs[0] = y;
-  n.num_outputs = 1;
+  Node n = make_node(NodeKind::Clamp, index, {x}, y);
   n.output_min = lo;
   n.output_max = hi;
   return n;
 }
-
-struct Arena {
-  std::vector<uint8_t> bytes = std::vector<uint8_t>(size_t{4} << 20);
-  MemoryAllocator alloc{bytes.data(), bytes.size()};
-};
 
 TEST(Qs8QuantizeTest, ConvertToInt8RoundsHalfToEvenAndSaturatesAsXnnpack) {
   // scale 0.25 (1 / scale = 4 exactly), zero point -3: x * 4 is exact, so
@@ -115,13 +86,7 @@ TEST(Qs8QuantizeTest, ConvertToInt8RoundsHalfToEvenAndSaturatesAsXnnpack) {
   Values v = {qvalue(0, Dtype::Fp32, {1, count}, 1.0f, 0),
               qvalue(1, Dtype::QInt8, {1, count}, s, zp)};
   v[0].quant = QuantKind::None;
-  Node n;
-  n.kind = NodeKind::Convert;
-  n.index = 0;
-  n.inputs[0] = 0;
-  n.num_inputs = 1;
-  n.outputs[0] = 1;
-  n.num_outputs = 1;
+  const Node n = make_node(NodeKind::Convert, 0, {0}, 1);
   ASSERT_TRUE(xnnpack::is_native_node(v, n));
   ASSERT_EQ(xnnpack::check_native_node(v, n, 0), Error::Ok);
   std::vector<int8_t> want(count);
@@ -168,25 +133,8 @@ TEST(Qs8QuantizeTest, QuantizeThenNhwcTransposeFusesAndWritesTheTransposedCodes)
                 qvalue(1, Dtype::QInt8, {N, C, H, W}, 0.25f, 5),
                 qvalue(2, Dtype::QInt8, {N, H, W, C}, 0.25f, 5)};
     v[0].quant = QuantKind::None;
-    Node cv;
-    cv.kind = NodeKind::Convert;
-    cv.index = 0;
-    cv.inputs[0] = 0;
-    cv.num_inputs = 1;
-    cv.outputs[0] = 1;
-    cv.num_outputs = 1;
-    Node t;
-    t.kind = NodeKind::StaticTranspose;
-    t.index = 1;
-    t.inputs[0] = 1;
-    t.num_inputs = 1;
-    t.outputs[0] = 2;
-    t.num_outputs = 1;
-    xnnpack::TransposeParams& tpar = t.set_transpose();
-    tpar.rank = 4;
-    const size_t perm[4] = {0, 2, 3, 1};
-    for (uint32_t i = 0; i < 4; ++i) tpar.perm[i] = perm[i];
-    const std::vector<Node> nodes = {cv, t};
+    const std::vector<Node> nodes = {make_node(NodeKind::Convert, 0, {0}, 1),
+                                     transpose_node(1, 1, 2, {0, 2, 3, 1})};
     std::vector<xnnpack::NativeState> st(2);
     Arena arena;
     for (const Node& n : nodes) {
@@ -226,17 +174,7 @@ TEST(Int8TransposeTest, FewChannelImagesBecomeNhwcElementForElement) {
     for (size_t i = 0; i < total; ++i) x[i] = static_cast<int8_t>(i * 7 % 251);
     Values v = {qvalue(0, Dtype::QInt8, {N, C, H, W}, 0.1f, 0),
                 qvalue(1, Dtype::QInt8, {N, H, W, C}, 0.1f, 0)};
-    Node t;
-    t.kind = NodeKind::StaticTranspose;
-    t.index = 0;
-    t.inputs[0] = 0;
-    t.num_inputs = 1;
-    t.outputs[0] = 1;
-    t.num_outputs = 1;
-    xnnpack::TransposeParams& tpar = t.set_transpose();
-    tpar.rank = 4;
-    const size_t perm[4] = {0, 2, 3, 1};
-    for (uint32_t i = 0; i < 4; ++i) tpar.perm[i] = perm[i];
+    const Node t = transpose_node(0, 0, 1, {0, 2, 3, 1});
     ASSERT_TRUE(xnnpack::is_native_node(v, t));
     ASSERT_EQ(xnnpack::check_native_node(v, t, 0), Error::Ok);
     for (ThreadPool* pool :
@@ -289,15 +227,7 @@ void check_gathered_conv(const GatheredCase& k, ThreadPool* pool) {
               qconst(1, Dtype::QCInt8, {k.o, k.kh, k.kw, k.c}, w, &ws, 0),
               qconst(2, Dtype::QCInt32, {k.o}, b, nullptr, 0),
               qvalue(3, Dtype::QInt8, {1, oh, ow, k.o}, ys, yzp)};
-  Node n;
-  n.kind = NodeKind::Conv2d;
-  n.index = 0;
-  n.inputs[0] = 0;
-  n.inputs[1] = 1;
-  n.inputs[2] = 2;
-  n.num_inputs = 3;
-  n.outputs[0] = 3;
-  n.num_outputs = 1;
+  Node n = make_node(NodeKind::Conv2d, 0, {0, 1, 2}, 3);
   xnnpack::ConvParams p;
   p.padding_top = k.pt;
   p.padding_right = k.pr;
@@ -446,15 +376,7 @@ struct DwGraph {
          qconst(2, Dtype::QCInt32, {C}, b, nullptr, 0),
          qvalue(3, Dtype::QInt8, {1, H, W, C}, ys, yzp),
          qvalue(4, Dtype::QInt8, {1, H, W, C}, ys, yzp)};
-    Node n;
-    n.kind = NodeKind::DepthwiseConv2d;
-    n.index = 0;
-    n.inputs[0] = 0;
-    n.inputs[1] = 1;
-    n.inputs[2] = 2;
-    n.num_inputs = 3;
-    n.outputs[0] = 3;
-    n.num_outputs = 1;
+    Node n = make_node(NodeKind::DepthwiseConv2d, 0, {0, 1, 2}, 3);
     n.output_min = lo;
     n.output_max = hi;
     xnnpack::ConvParams p;
@@ -588,15 +510,7 @@ TEST(Qs8ClampFusionTest, ClampAfterPointwiseConvolutionIsFoldedIntoTheGemmStore)
               qconst(2, Dtype::QCInt32, {CO}, b, nullptr, 0),
               qvalue(3, Dtype::QInt8, {1, 1, P, CO}, ys, yzp),
               qvalue(4, Dtype::QInt8, {1, 1, P, CO}, ys, yzp)};
-  Node n;
-  n.kind = NodeKind::Conv2d;
-  n.index = 0;
-  n.inputs[0] = 0;
-  n.inputs[1] = 1;
-  n.inputs[2] = 2;
-  n.num_inputs = 3;
-  n.outputs[0] = 3;
-  n.num_outputs = 1;
+  Node n = make_node(NodeKind::Conv2d, 0, {0, 1, 2}, 3);
   xnnpack::ConvParams p;
   p.kernel_height = p.kernel_width = 1;
   p.subsampling_height = p.subsampling_width = 1;
