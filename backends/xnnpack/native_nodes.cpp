@@ -1480,6 +1480,18 @@ Error prepare_qb4w_vnni(const PrepareContext& ctx, const Node& n, DqLinearWeight
   return prepare_dq_linear_tail(ctx, n, p);
 }
 
+// The int8 weights `src` ([k, nn]) transposed to [nn, k] into the method
+// allocator; null when it is exhausted (logged).
+const int8_t* transposed_weights(const PrepareContext& ctx, const Node& n, const int8_t* src,
+                                 size_t k, size_t nn) {
+  int8_t* owned = take<int8_t>(ctx, n, k * nn, "the transposed weights");
+  if (owned == nullptr) return nullptr;
+  for (size_t o = 0; o < nn; ++o) {
+    for (size_t i = 0; i < k; ++i) owned[o * k + i] = src[i * nn + o];
+  }
+  return owned;
+}
+
 Error prepare_dq_linear(const PrepareContext& ctx, const Node& n, DqLinearWeights* p) {
   const Values& g = ctx.values;
   const size_t d = ctx.delegate;
@@ -1511,12 +1523,8 @@ Error prepare_dq_linear(const PrepareContext& ctx, const Node& n, DqLinearWeight
     PackForm f;
     if (!reuse_int8_pack(ctx, w, form, p, &f)) {
       if (transposed) {
-        int8_t* owned = take<int8_t>(ctx, n, p->k * p->n, "the transposed weights");
-        if (owned == nullptr) return Error::DelegateMemoryAllocationFailed;
-        for (size_t o = 0; o < p->n; ++o) {
-          for (size_t i = 0; i < p->k; ++i) owned[o * p->k + i] = src[i * p->n + o];
-        }
-        src = owned;
+        src = transposed_weights(ctx, n, src, p->k, p->n);
+        if (src == nullptr) return Error::DelegateMemoryAllocationFailed;
       }
       p->w = src;
       ETR_RETURN_IF_ERROR(int8_pack_and_share(ctx, n, w, f, p));
@@ -1524,12 +1532,8 @@ Error prepare_dq_linear(const PrepareContext& ctx, const Node& n, DqLinearWeight
     p->scales = w.channel_scales;
     return prepare_dq_linear_tail(ctx, n, p);
   } else if (transposed) {
-    int8_t* owned = take<int8_t>(ctx, n, p->k * p->n, "the transposed weights");
-    if (owned == nullptr) return Error::DelegateMemoryAllocationFailed;
-    for (size_t o = 0; o < p->n; ++o) {
-      for (size_t i = 0; i < p->k; ++i) owned[o * p->k + i] = src[i * p->n + o];
-    }
-    src = owned;
+    src = transposed_weights(ctx, n, src, p->k, p->n);
+    if (src == nullptr) return Error::DelegateMemoryAllocationFailed;
   }
   p->w = src;
   int32_t* ksum = take<int32_t>(ctx, n, p->n, "the weight row sums");

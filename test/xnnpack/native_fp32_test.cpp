@@ -65,24 +65,6 @@ Node gemm_node(NodeKind kind, bool bias, float lo, float hi) {
   return n;
 }
 
-void set_conv(Node* n, std::vector<uint32_t> pads_trbl, uint32_t kh, uint32_t kw, uint32_t sh,
-              uint32_t sw, uint32_t dh, uint32_t dw, uint32_t cin, uint32_t cout) {
-  xnnpack::ConvParams& p = n->set_conv();
-  p.padding_top = pads_trbl[0];
-  p.padding_right = pads_trbl[1];
-  p.padding_bottom = pads_trbl[2];
-  p.padding_left = pads_trbl[3];
-  p.kernel_height = kh;
-  p.kernel_width = kw;
-  p.subsampling_height = sh;
-  p.subsampling_width = sw;
-  p.dilation_height = dh;
-  p.dilation_width = dw;
-  p.group_input_channels = cin;
-  p.group_output_channels = cout;
-  p.groups = 1;
-}
-
 // Prepares and runs node n on input x; returns y (numel `out_numel`).
 // `with_scratch` false takes the path without the GEMM's scratch.
 std::vector<float> run(const Values& v, const Node& n, std::vector<float> x, size_t out_numel,

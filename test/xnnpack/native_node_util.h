@@ -59,6 +59,28 @@ inline Node transpose_node(uint32_t index, uint32_t x, uint32_t y,
   return n;
 }
 
+// Gives node n the parameters of an ungrouped convolution: padding (top,
+// right, bottom, left), window kh x kw, strides sh, sw, dilations dh, dw,
+// cin input and cout output channels.
+inline void set_conv(Node* n, std::vector<uint32_t> pads_trbl, uint32_t kh, uint32_t kw,
+                     uint32_t sh, uint32_t sw, uint32_t dh, uint32_t dw, uint32_t cin,
+                     uint32_t cout) {
+  xnnpack::ConvParams& p = n->set_conv();
+  p.padding_top = pads_trbl[0];
+  p.padding_right = pads_trbl[1];
+  p.padding_bottom = pads_trbl[2];
+  p.padding_left = pads_trbl[3];
+  p.kernel_height = kh;
+  p.kernel_width = kw;
+  p.subsampling_height = sh;
+  p.subsampling_width = sw;
+  p.dilation_height = dh;
+  p.dilation_width = dw;
+  p.group_input_channels = cin;
+  p.group_output_channels = cout;
+  p.groups = 1;
+}
+
 // Memory for what prepare_native_node keeps (the delegate's method
 // allocator in a real init); lives as long as the states prepared from it.
 struct Arena {

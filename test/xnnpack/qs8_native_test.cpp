@@ -228,19 +228,8 @@ void check_gathered_conv(const GatheredCase& k, ThreadPool* pool) {
               qconst(2, Dtype::QCInt32, {k.o}, b, nullptr, 0),
               qvalue(3, Dtype::QInt8, {1, oh, ow, k.o}, ys, yzp)};
   Node n = make_node(NodeKind::Conv2d, 0, {0, 1, 2}, 3);
-  xnnpack::ConvParams p;
-  p.padding_top = k.pt;
-  p.padding_right = k.pr;
-  p.padding_bottom = k.pb;
-  p.padding_left = k.pl;
-  p.kernel_height = k.kh;
-  p.kernel_width = k.kw;
-  p.subsampling_height = p.subsampling_width = k.stride;
-  p.dilation_height = p.dilation_width = 1;
-  p.group_input_channels = k.c;
-  p.group_output_channels = k.o;
-  p.groups = 1;
-  n.set_conv(p);
+  set_conv(&n, {k.pt, k.pr, k.pb, k.pl}, k.kh, k.kw, k.stride, k.stride, 1, 1,
+           static_cast<uint32_t>(k.c), static_cast<uint32_t>(k.o));
   ASSERT_TRUE(xnnpack::is_native_node(v, n));
   ASSERT_EQ(xnnpack::check_native_node(v, n, 0), Error::Ok);
   Arena arena;
@@ -511,14 +500,8 @@ TEST(Qs8ClampFusionTest, ClampAfterPointwiseConvolutionIsFoldedIntoTheGemmStore)
               qvalue(3, Dtype::QInt8, {1, 1, P, CO}, ys, yzp),
               qvalue(4, Dtype::QInt8, {1, 1, P, CO}, ys, yzp)};
   Node n = make_node(NodeKind::Conv2d, 0, {0, 1, 2}, 3);
-  xnnpack::ConvParams p;
-  p.kernel_height = p.kernel_width = 1;
-  p.subsampling_height = p.subsampling_width = 1;
-  p.dilation_height = p.dilation_width = 1;
-  p.group_input_channels = CI;
-  p.group_output_channels = CO;
-  p.groups = 1;
-  n.set_conv(p);
+  set_conv(&n, {0, 0, 0, 0}, 1, 1, 1, 1, 1, 1, static_cast<uint32_t>(CI),
+           static_cast<uint32_t>(CO));
   const float clo = -0.8f, chi = 1.1f;
   const std::vector<Node> nodes = {n, clamp_node(1, 3, 4, clo, chi)};
   Arena arena;
