@@ -333,6 +333,24 @@ TEST(OptConvDirectTest, FirstLayer3x3Stride2Avx512MatchesReference) {
   std::printf("first layer (AVX-512): max |error| %.3g against float64\n", worst);
 }
 
+// The float64 reference of y = act(w x + bias) for row-major w [m, k].
+std::vector<float> gemv_reference(const std::vector<float>& w, int64_t m, int64_t k,
+                                  const std::vector<float>& x, const float* bias,
+                                  const opt::DepthwiseEpilogue& e) {
+  std::vector<float> want(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i) {
+    double s = bias == nullptr ? 0.0 : bias[i];
+    for (int64_t j = 0; j < k; ++j)
+      s += static_cast<double>(w[static_cast<size_t>(i * k + j)]) * x[static_cast<size_t>(j)];
+    if (e.lo > -INFINITY || e.hi < INFINITY) {
+      s = std::min<double>(std::max<double>(s, e.lo), e.hi);
+    }
+    if (e.silu) s = s / (1.0 + std::exp(-s));
+    want[static_cast<size_t>(i)] = static_cast<float>(s);
+  }
+  return want;
+}
+
 TEST(OptConvDirectTest, GemvMatchesReference) {
   ETR_REQUIRE_AVX2_KERNELS();
   for (uint32_t seed = 200; seed < 230; ++seed) {
@@ -343,17 +361,7 @@ TEST(OptConvDirectTest, GemvMatchesReference) {
     const std::vector<float> b = random_values(static_cast<size_t>(m), rng);
     const float* bias = seed % 3 == 0 ? nullptr : b.data();
     for (const Act& act : activations()) {
-      std::vector<float> want(static_cast<size_t>(m));
-      for (int64_t i = 0; i < m; ++i) {
-        double s = bias == nullptr ? 0.0 : bias[i];
-        for (int64_t j = 0; j < k; ++j)
-          s += static_cast<double>(w[static_cast<size_t>(i * k + j)]) * x[static_cast<size_t>(j)];
-        if (act.e.lo > -INFINITY || act.e.hi < INFINITY) {
-          s = std::min<double>(std::max<double>(s, act.e.lo), act.e.hi);
-        }
-        if (act.e.silu) s = s / (1.0 + std::exp(-s));
-        want[static_cast<size_t>(i)] = static_cast<float>(s);
-      }
+      const std::vector<float> want = gemv_reference(w, m, k, x, bias, act.e);
       std::vector<float> got(static_cast<size_t>(m), -7.0f);
       opt::gemv_rows_avx2(w.data(), m, k, x.data(), bias, act.e, got.data());
       expect_close(got, want, 1e-5, 2e-6 * std::sqrt(static_cast<double>(k)),
@@ -389,17 +397,7 @@ TEST(OptConvDirectTest, GemvPanelsMatchesReference) {
     auto* pw = static_cast<float*>(packed.get());
     opt::gemv_pack_panels(w.data(), m, k, pw);
     for (const Act& act : activations()) {
-      std::vector<float> want(static_cast<size_t>(m));
-      for (int64_t i = 0; i < m; ++i) {
-        double s = bias == nullptr ? 0.0 : bias[i];
-        for (int64_t j = 0; j < k; ++j)
-          s += static_cast<double>(w[static_cast<size_t>(i * k + j)]) * x[static_cast<size_t>(j)];
-        if (act.e.lo > -INFINITY || act.e.hi < INFINITY) {
-          s = std::min<double>(std::max<double>(s, act.e.lo), act.e.hi);
-        }
-        if (act.e.silu) s = s / (1.0 + std::exp(-s));
-        want[static_cast<size_t>(i)] = static_cast<float>(s);
-      }
+      const std::vector<float> want = gemv_reference(w, m, k, x, bias, act.e);
       for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), test_thread_pool()}) {
         std::vector<float> got(static_cast<size_t>(m), -7.0f);
         opt::gemv_panels_avx2(pw, m, k, x.data(), bias, act.e, got.data(), pool);
