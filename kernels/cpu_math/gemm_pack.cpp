@@ -40,6 +40,17 @@ struct KTransform {
   }
 };
 
+// dst[c] = src[c] * ks (+ kb when shift; then max with 0 when relu) for c <
+// n, each step rounded as the separate kernels would; src may be dst.
+inline void scale_shift_relu(const float* src, float* dst, int n, float ks, float kb, bool shift,
+                             bool relu) {
+  for (int c = 0; c < n; ++c) {
+    float y = src[c] * ks;
+    if (shift) y = y + kb;
+    dst[c] = relu ? (y > 0.0f ? y : 0.0f) : y;
+  }
+}
+
 }  // namespace
 
 void pack_a_panels(MatrixView a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* dst,
@@ -105,20 +116,12 @@ void pack_b_panels(MatrixView b, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
       for (int64_t jp = 0; jp < full; jp += kGemmNr) {
         float* dp = d + jp * kc;
         const float* sp = b.col_stride == 1 ? s + jp : dp;
-        for (int c = 0; c < kGemmNr; ++c) {
-          float y = sp[c] * ks;
-          if (shift) y = y + kb;
-          dp[c] = k_relu ? (y > 0.0f ? y : 0.0f) : y;
-        }
+        scale_shift_relu(sp, dp, kGemmNr, ks, kb, shift, k_relu);
       }
       if (tail != 0) {
         float* dt = d + full * kc;
         const float* st = b.col_stride == 1 ? s + full : dt;
-        for (int c = 0; c < tail; ++c) {
-          float y = st[c] * ks;
-          if (shift) y = y + kb;
-          dt[c] = k_relu ? (y > 0.0f ? y : 0.0f) : y;
-        }
+        scale_shift_relu(st, dt, tail, ks, kb, shift, k_relu);
         for (int c = tail; c < kGemmNr; ++c) dt[c] = 0.0f;
       }
     }

@@ -74,6 +74,18 @@ struct ConvState {
   int64_t grouped_c_out = 0, grouped_k = 0, grouped_groups = 0;
 };
 
+// True when every stride is 1 and every padding 0 (the fused 1x1 kernels'
+// test of a convolution's arguments).
+inline bool unit_stride_no_padding(IntArrayRef stride, IntArrayRef padding) {
+  for (size_t i = 0; i < stride.size(); ++i) {
+    if (stride[i] != 1) return false;
+  }
+  for (size_t i = 0; i < padding.size(); ++i) {
+    if (padding[i] != 0) return false;
+  }
+  return true;
+}
+
 // The calls the optimized kernels take (Float NCHW, not transposed); fills g.
 bool conv_accepts(const Tensor& input, const Tensor& weight, const Tensor* bias, IntArrayRef stride,
                   IntArrayRef padding, IntArrayRef dilation, bool transposed,

@@ -44,13 +44,7 @@ bool plain_pointwise(const Tensor& input, const Tensor& weight, IntArrayRef stri
       groups != 1 || input.size(2) < 2 || input.size(3) < 2) {
     return false;
   }
-  for (size_t i = 0; i < stride.size(); ++i) {
-    if (stride[i] != 1) return false;
-  }
-  for (size_t i = 0; i < padding.size(); ++i) {
-    if (padding[i] != 0) return false;
-  }
-  return true;
+  return internal::unit_stride_no_padding(stride, padding);
 }
 
 // Bytes of the pooled input [N, C_in, H / 2, W / 2] (the sizes are checked

@@ -410,13 +410,7 @@ bool pointwise_single(const Tensor& x, const Tensor& weight, IntArrayRef stride,
       weight.size(3) != 1 || groups != 1 || x.size(2) * x.size(3) <= 1) {
     return false;
   }
-  for (size_t i = 0; i < stride.size(); ++i) {
-    if (stride[i] != 1) return false;
-  }
-  for (size_t i = 0; i < padding.size(); ++i) {
-    if (padding[i] != 0) return false;
-  }
-  return true;
+  return internal::unit_stride_no_padding(stride, padding);
 }
 
 }  // namespace

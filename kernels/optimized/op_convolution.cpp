@@ -230,6 +230,15 @@ opt::DepthwiseGeom depthwise_geom(const Geom& g) {
   return dg;
 }
 
+// st's clamp and SiLU as the kernels' epilogue.
+opt::DepthwiseEpilogue epilogue_of(const ConvState& st) {
+  opt::DepthwiseEpilogue e;
+  e.lo = st.lo;
+  e.hi = st.hi;
+  e.silu = st.silu;
+  return e;
+}
+
 // The channel-blocked depthwise kernel (util/conv_depthwise.h,
 // depthwise_c8_avx2); false when temp memory lacks its scratch.
 bool run_depthwise_c8(KernelContext& ctx, const opt::DepthwiseGeom& dg, const ConvState& st,
@@ -243,10 +252,7 @@ bool run_depthwise_c8(KernelContext& ctx, const opt::DepthwiseGeom& dg, const Co
     scratch = ctx.allocate_temp(bytes, 64);
   }
   if (scratch == nullptr) return false;  // the other kernels report what they lack
-  opt::DepthwiseEpilogue e;
-  e.lo = st.lo;
-  e.hi = st.hi;
-  e.silu = st.silu;
+  const opt::DepthwiseEpilogue e = epilogue_of(st);
   opt::depthwise_c8_avx2(dg, in, weight, bias, e, out, scratch, bytes, pool);
   return true;
 }
@@ -263,10 +269,7 @@ bool run_depthwise(KernelContext& ctx, const Geom& g, const ConvState& st, const
     return true;
   }
   if (st.avx2 && opt::depthwise_direct_supported(dg)) {
-    opt::DepthwiseEpilogue e;
-    e.lo = st.lo;
-    e.hi = st.hi;
-    e.silu = st.silu;
+    const opt::DepthwiseEpilogue e = epilogue_of(st);
     // Scratch for as many threads as temp memory holds (at least one).
     size_t bytes = opt::depthwise_direct_scratch_bytes(dg, threads);
     void* scratch = nullptr;
@@ -329,10 +332,7 @@ bool run_direct(KernelContext& ctx, const Geom& g, const ConvState& st, const fl
     scratch = ctx.allocate_temp(bytes, 64);
   }
   if (scratch == nullptr) return false;  // the GEMM path reports what it lacks
-  opt::DepthwiseEpilogue e;
-  e.lo = st.lo;
-  e.hi = st.hi;
-  e.silu = st.silu;
+  const opt::DepthwiseEpilogue e = epilogue_of(st);
   if (opt::cpu_features().avx512f) {
     // Zen 4, MobileNetV3's 3 -> 16 channels at 224x224: 1.4x faster.
     opt::conv3x3s2_avx512(dg, in, weight, bias, e, out, scratch, bytes, pool);
@@ -399,6 +399,21 @@ bool pack_winograd(KernelPrepareContext& ctx, const Geom& g, int64_t tile, const
   return true;
 }
 
+// Temp memory for a Winograd kernel's scratch: for all of pool's threads,
+// or for fewer (down to one) when temp memory is short; nullptr when not
+// even one fits or bytes_for reports 0 (an overflow). bytes_for(t) is the
+// size for t threads; *bytes receives the size taken.
+template <typename BytesFor>
+void* winograd_scratch(KernelContext& ctx, ThreadPool* pool, BytesFor bytes_for, size_t* bytes) {
+  const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+  void* scratch = nullptr;
+  for (size_t t = threads; scratch == nullptr && t >= 1; --t) {
+    *bytes = bytes_for(t);
+    scratch = *bytes == 0 ? nullptr : ctx.allocate_temp(*bytes, 64);
+  }
+  return scratch;
+}
+
 // The Winograd kernel when prepare transformed the weights for g's shape and
 // temp memory holds its scratch for at least one thread; false otherwise
 // (the GEMM path then runs). Applies st's clamp and SiLU.
@@ -420,19 +435,12 @@ bool run_winograd(KernelContext& ctx, const Geom& g, const ConvState& st, const 
   wg.pw = g.pw;
   wg.tile = st.winograd_tile;
   ThreadPool* pool = ctx.thread_pool();
-  const size_t threads = pool == nullptr ? 1 : pool->num_threads();
   size_t bytes = 0;
-  void* scratch = nullptr;
-  for (size_t t = threads; scratch == nullptr && t >= 1; --t) {
-    bytes = opt::winograd_scratch_bytes(wg, t);
-    scratch = bytes == 0 ? nullptr : ctx.allocate_temp(bytes, 64);
-  }
+  void* scratch = winograd_scratch(
+      ctx, pool, [&](size_t t) { return opt::winograd_scratch_bytes(wg, t); }, &bytes);
   if (scratch == nullptr) return false;
-  opt::DepthwiseEpilogue e;
-  e.lo = st.lo;
-  e.hi = st.hi;
-  e.silu = st.silu;
-  return opt::conv3x3_winograd_avx2(wg, in, st.winograd, bias, e, out, scratch, bytes, pool);
+  return opt::conv3x3_winograd_avx2(wg, in, st.winograd, bias, epilogue_of(st), out, scratch, bytes,
+                                    pool);
 }
 
 bool is_winograd1d_shape(const Geom& g) {
@@ -481,19 +489,12 @@ bool run_winograd1d(KernelContext& ctx, const Geom& g, const ConvState& st, cons
   wg.k = g.kw;
   wg.tile = st.winograd1d_tile;
   ThreadPool* pool = ctx.thread_pool();
-  const size_t threads = pool == nullptr ? 1 : pool->num_threads();
   size_t bytes = 0;
-  void* scratch = nullptr;
-  for (size_t t = threads; scratch == nullptr && t >= 1; --t) {
-    bytes = opt::winograd1d_scratch_bytes(wg, t);
-    scratch = bytes == 0 ? nullptr : ctx.allocate_temp(bytes, 64);
-  }
+  void* scratch = winograd_scratch(
+      ctx, pool, [&](size_t t) { return opt::winograd1d_scratch_bytes(wg, t); }, &bytes);
   if (scratch == nullptr) return false;
-  opt::DepthwiseEpilogue e;
-  e.lo = st.lo;
-  e.hi = st.hi;
-  e.silu = st.silu;
-  return opt::conv1d_winograd_avx2(wg, in, st.winograd1d, bias, e, out, scratch, bytes, pool);
+  return opt::conv1d_winograd_avx2(wg, in, st.winograd1d, bias, epilogue_of(st), out, scratch,
+                                   bytes, pool);
 }
 
 opt::Im2colGeom im2col_geom(const Geom& g) {
@@ -639,10 +640,7 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
   if (pointwise && n == 1 && st.avx2 && g.groups == 1 && k_scale == nullptr && k_shift == nullptr &&
       !k_relu && st.gemv_panels != nullptr && st.gemv_m == g.c_out && st.gemv_k == g.c_in) {
     // A 1x1 image with panel-packed weights: one stream over them per image.
-    opt::DepthwiseEpilogue e;
-    e.lo = st.lo;
-    e.hi = st.hi;
-    e.silu = st.silu;
+    const opt::DepthwiseEpilogue e = epilogue_of(st);
     for (int64_t b = 0; b < g.batch; ++b) {
       float* y = out + b * g.c_out;
       opt::gemv_panels_avx2(st.gemv_panels, g.c_out, g.c_in, in + b * g.c_in, bias, e, y, pool);
@@ -652,10 +650,7 @@ void run_gemm(KernelContext& ctx, const Geom& g, const ConvState& st, const floa
   }
   if (pointwise && n == 1 && st.avx2 && post == nullptr && k_scale == nullptr) {
     // A 1x1 image: one dot product per output channel, on the weights as stored.
-    opt::DepthwiseEpilogue e;
-    e.lo = st.lo;
-    e.hi = st.hi;
-    e.silu = st.silu;
+    const opt::DepthwiseEpilogue e = epilogue_of(st);
     for (int64_t b = 0; b < g.batch; ++b) {
       for (int64_t gi = 0; gi < g.groups; ++gi) {
         opt::gemv_rows_avx2(weight + gi * ocg * k, ocg, k, in + b * g.c_in + gi * icg,

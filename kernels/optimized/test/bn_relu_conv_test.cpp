@@ -14,6 +14,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/optimized/test/fused_conv_test_util.h"
 #include "kernels/optimized/test/optimized_test_util.h"
 
 namespace etr {
@@ -27,23 +28,6 @@ struct Case {
   int stride = 1;
   bool out_over_input = false;  // out is x itself (c_in == c_out): the scratch path
 };
-
-struct BatchNorm {
-  std::vector<float> gamma, beta, mean, var;
-};
-
-BatchNorm make_bn(int c, std::mt19937& rng) {
-  std::uniform_real_distribution<float> pos(0.5f, 1.5f), var_dist(0.5f, 2.0f);
-  std::normal_distribution<float> small(0.0f, 0.3f);
-  BatchNorm bn;
-  for (int i = 0; i < c; ++i) {
-    bn.gamma.push_back(pos(rng));
-    bn.beta.push_back(small(rng));
-    bn.mean.push_back(small(rng));
-    bn.var.push_back(var_dist(rng));
-  }
-  return bn;
-}
 
 constexpr double kEps = 1e-5;
 constexpr double kBound = 1e-5;
@@ -67,7 +51,7 @@ double run_case(const Case& s, ThreadPool* pool, uint32_t seed, Error* status) {
   for (float& v : x) v = unit(rng);
   for (float& v : w) v = he(rng);
   for (float& v : b) v = small(rng);
-  const BatchNorm bn1 = make_bn(s.c_in, rng), bn2 = make_bn(s.c_out, rng);
+  const BatchNorm bn1 = make_bn(s.c_in, rng, 0.3f), bn2 = make_bn(s.c_out, rng, 0.3f);
 
   // float64 reference (1x1 cases only; the others are declined).
   std::vector<double> want(static_cast<size_t>(s.batch) * s.c_out * oh * ow);
@@ -140,12 +124,7 @@ double run_case(const Case& s, ThreadPool* pool, uint32_t seed, Error* status) {
   EXPECT_STREQ(r.chosen_library(), "optimized");
   EXPECT_EQ(r.run_prepared(), Error::Ok);
   const std::vector<float> got = s.out_over_input ? tx.values<float>() : out.values<float>();
-  double err = 0.0, scale = 0.0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    scale = std::max(scale, std::abs(want[i]));
-    err = std::max(err, std::abs(static_cast<double>(got[i]) - want[i]));
-  }
-  return scale == 0.0 ? err : err / scale;
+  return scaled_error(got, want);
 }
 
 TEST(BnReluConvTest, MatchesFloat64Reference) {

@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/optimized/test/fused_conv_test_util.h"
 #include "kernels/optimized/test/optimized_test_util.h"
 
 namespace etr {
@@ -107,12 +108,7 @@ double run_case(const Case& s, const Variant& v, ThreadPool* pool, uint32_t seed
   EXPECT_STREQ(r.chosen_library(), "optimized");
   EXPECT_EQ(r.run_prepared(), Error::Ok);
   const std::vector<float> got = out.values<float>();
-  double err = 0.0, scale = 0.0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    scale = std::max(scale, std::abs(want[i]));
-    err = std::max(err, std::abs(static_cast<double>(got[i]) - want[i]));
-  }
-  return scale == 0.0 ? err : err / scale;
+  return scaled_error(got, want);
 }
 
 TEST(ConvAvgPoolTest, PoolFirstMatchesFloat64Reference) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/optimized/test/fused_conv_test_util.h"
 #include "kernels/optimized/test/optimized_test_util.h"
 
 namespace etr {
@@ -25,23 +26,6 @@ namespace {
 struct Block {
   int c_in, c_exp, h, w, k, stride;
 };
-
-struct BatchNorm {
-  std::vector<float> gamma, beta, mean, var;
-};
-
-BatchNorm make_bn(int c, std::mt19937& rng) {
-  std::uniform_real_distribution<float> pos(0.5f, 1.5f), var_dist(0.5f, 2.0f);
-  std::normal_distribution<float> small(0.0f, 0.1f);
-  BatchNorm bn;
-  for (int i = 0; i < c; ++i) {
-    bn.gamma.push_back(pos(rng));
-    bn.beta.push_back(small(rng));
-    bn.mean.push_back(small(rng));
-    bn.var.push_back(var_dist(rng));
-  }
-  return bn;
-}
 
 double apply_bn(double y, const BatchNorm& bn, int c, double eps) {
   return (y - bn.mean[c]) / std::sqrt(static_cast<double>(bn.var[c]) + eps) * bn.gamma[c] +
@@ -77,7 +61,7 @@ double run_block(const char* op, const Block& s, float lo, float hi, bool hardta
   for (float& v : b1) v = small(rng);
   for (float& v : w2) v = he2(rng);
   for (float& v : b2) v = small(rng);
-  const BatchNorm bn1 = make_bn(s.c_exp, rng), bn2 = make_bn(s.c_exp, rng);
+  const BatchNorm bn1 = make_bn(s.c_exp, rng, 0.1f), bn2 = make_bn(s.c_exp, rng, 0.1f);
 
   // float64 reference.
   std::vector<double> e(static_cast<size_t>(s.c_exp) * plane);
@@ -152,12 +136,7 @@ double run_block(const char* op, const Block& s, float lo, float hi, bool hardta
   EXPECT_STREQ(r.chosen_library(), "optimized") << op;
   EXPECT_EQ(r.run_prepared(), Error::Ok) << op;
   const std::vector<float> got = out.values<float>();
-  double err = 0.0, scale = 0.0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    scale = std::max(scale, std::abs(want[i]));
-    err = std::max(err, std::abs(static_cast<double>(got[i]) - want[i]));
-  }
-  return scale == 0.0 ? err : err / scale;
+  return scaled_error(got, want);
 }
 
 TEST(ConvBandTest, ExpandDepthwiseMatchesFloat64Reference) {
@@ -207,7 +186,7 @@ TEST(ConvBandTest, PointwiseExpansionOverItsInputMatchesFloat64Reference) {
   for (float& v : x) v = nd(rng);
   for (float& v : w1) v = nd(rng) * 0.2f;
   for (float& v : b1) v = nd(rng) * 0.1f;
-  const BatchNorm bn = make_bn(c_exp, rng);
+  const BatchNorm bn = make_bn(c_exp, rng, 0.1f);
   std::vector<double> want(static_cast<size_t>(c_exp) * plane);
   double scale = 0.0;
   for (int co = 0; co < c_exp; ++co) {

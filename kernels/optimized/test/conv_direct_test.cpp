@@ -256,6 +256,37 @@ std::vector<float> reference_3x3s2(const opt::DirectConvGeom& g, const std::vect
   return out;
 }
 
+// The first-layer kernel `conv` (conv3x3s2_avx2 or conv3x3s2_avx512) on g
+// with random input, weights and bias (none for every fourth seed) drawn from
+// rng, against the float64 reference, for every activation on 1 and 2
+// threads; returns the largest error.
+double check_first_layer(const opt::DirectConvGeom& g, uint32_t seed, std::mt19937& rng,
+                         decltype(&opt::conv3x3s2_avx2) conv) {
+  const std::vector<float> x =
+      random_values(static_cast<size_t>(g.batch * g.c_in * g.h * g.w), rng);
+  const std::vector<float> w = random_values(static_cast<size_t>(g.c_out * g.c_in * 9), rng);
+  const std::vector<float> b = random_values(static_cast<size_t>(g.c_out), rng);
+  const float* bias = seed % 4 == 0 ? nullptr : b.data();
+  double worst = 0.0;
+  for (const Act& act : activations()) {
+    const std::vector<float> want = reference_3x3s2(g, x, w, bias, act.e);
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), test_thread_pool()}) {
+      const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+      const size_t bytes = opt::conv3x3s2_scratch_bytes(g, threads);
+      Scratch s(bytes);
+      std::vector<float> got(want.size(), -7.0f);
+      conv(g, x.data(), w.data(), bias, act.e, got.data(), s.get(), bytes, pool);
+      for (size_t i = 0; i < got.size(); ++i) {
+        worst = std::max(worst, std::abs(static_cast<double>(got[i]) - want[i]));
+      }
+      expect_close(got, want, 1e-5, 1e-5,
+                   "seed " + std::to_string(seed) + " " + act.name +
+                       (pool == nullptr ? " 1 thread" : " 2 threads"));
+    }
+  }
+  return worst;
+}
+
 TEST(OptConvDirectTest, FirstLayer3x3Stride2MatchesReference) {
   ETR_REQUIRE_AVX2_KERNELS();
   for (uint32_t seed = 100; seed < 124; ++seed) {
@@ -269,24 +300,7 @@ TEST(OptConvDirectTest, FirstLayer3x3Stride2MatchesReference) {
     g.oh = (g.h - 1) / 2 + 1;
     g.ow = (g.w - 1) / 2 + 1;
     ASSERT_TRUE(opt::conv3x3s2_supported(g));
-    const std::vector<float> x =
-        random_values(static_cast<size_t>(g.batch * g.c_in * g.h * g.w), rng);
-    const std::vector<float> w = random_values(static_cast<size_t>(g.c_out * g.c_in * 9), rng);
-    const std::vector<float> b = random_values(static_cast<size_t>(g.c_out), rng);
-    const float* bias = seed % 4 == 0 ? nullptr : b.data();
-    for (const Act& act : activations()) {
-      const std::vector<float> want = reference_3x3s2(g, x, w, bias, act.e);
-      for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), test_thread_pool()}) {
-        const size_t threads = pool == nullptr ? 1 : pool->num_threads();
-        const size_t bytes = opt::conv3x3s2_scratch_bytes(g, threads);
-        Scratch s(bytes);
-        std::vector<float> got(want.size(), -7.0f);
-        opt::conv3x3s2_avx2(g, x.data(), w.data(), bias, act.e, got.data(), s.get(), bytes, pool);
-        expect_close(got, want, 1e-5, 1e-5,
-                     "seed " + std::to_string(seed) + " " + act.name +
-                         (pool == nullptr ? " 1 thread" : " 2 threads"));
-      }
-    }
+    check_first_layer(g, seed, rng, opt::conv3x3s2_avx2);
   }
 }
 
@@ -314,29 +328,27 @@ TEST(OptConvDirectTest, FirstLayer3x3Stride2Avx512MatchesReference) {
     g.oh = (g.h - 1) / 2 + 1;
     g.ow = (g.w - 1) / 2 + 1;
     ASSERT_TRUE(opt::conv3x3s2_supported(g));
-    const std::vector<float> x =
-        random_values(static_cast<size_t>(g.batch * g.c_in * g.h * g.w), rng);
-    const std::vector<float> w = random_values(static_cast<size_t>(g.c_out * g.c_in * 9), rng);
-    const std::vector<float> b = random_values(static_cast<size_t>(g.c_out), rng);
-    const float* bias = seed % 4 == 0 ? nullptr : b.data();
-    for (const Act& act : activations()) {
-      const std::vector<float> want = reference_3x3s2(g, x, w, bias, act.e);
-      for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), test_thread_pool()}) {
-        const size_t threads = pool == nullptr ? 1 : pool->num_threads();
-        const size_t bytes = opt::conv3x3s2_scratch_bytes(g, threads);
-        Scratch s(bytes);
-        std::vector<float> got(want.size(), -7.0f);
-        opt::conv3x3s2_avx512(g, x.data(), w.data(), bias, act.e, got.data(), s.get(), bytes, pool);
-        for (size_t i = 0; i < got.size(); ++i) {
-          worst = std::max(worst, std::abs(static_cast<double>(got[i]) - want[i]));
-        }
-        expect_close(got, want, 1e-5, 1e-5,
-                     "seed " + std::to_string(seed) + " " + act.name +
-                         (pool == nullptr ? " 1 thread" : " 2 threads"));
-      }
-    }
+    worst = std::max(worst, check_first_layer(g, seed, rng, opt::conv3x3s2_avx512));
   }
   std::printf("first layer (AVX-512): max |error| %.3g against float64\n", worst);
+}
+
+// The float64 reference of y = act(w x + bias) for row-major w [m, k].
+std::vector<float> gemv_reference(const std::vector<float>& w, int64_t m, int64_t k,
+                                  const std::vector<float>& x, const float* bias,
+                                  const opt::DepthwiseEpilogue& e) {
+  std::vector<float> want(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i) {
+    double s = bias == nullptr ? 0.0 : bias[i];
+    for (int64_t j = 0; j < k; ++j)
+      s += static_cast<double>(w[static_cast<size_t>(i * k + j)]) * x[static_cast<size_t>(j)];
+    if (e.lo > -INFINITY || e.hi < INFINITY) {
+      s = std::min<double>(std::max<double>(s, e.lo), e.hi);
+    }
+    if (e.silu) s = s / (1.0 + std::exp(-s));
+    want[static_cast<size_t>(i)] = static_cast<float>(s);
+  }
+  return want;
 }
 
 TEST(OptConvDirectTest, GemvMatchesReference) {
@@ -349,17 +361,7 @@ TEST(OptConvDirectTest, GemvMatchesReference) {
     const std::vector<float> b = random_values(static_cast<size_t>(m), rng);
     const float* bias = seed % 3 == 0 ? nullptr : b.data();
     for (const Act& act : activations()) {
-      std::vector<float> want(static_cast<size_t>(m));
-      for (int64_t i = 0; i < m; ++i) {
-        double s = bias == nullptr ? 0.0 : bias[i];
-        for (int64_t j = 0; j < k; ++j)
-          s += static_cast<double>(w[static_cast<size_t>(i * k + j)]) * x[static_cast<size_t>(j)];
-        if (act.e.lo > -INFINITY || act.e.hi < INFINITY) {
-          s = std::min<double>(std::max<double>(s, act.e.lo), act.e.hi);
-        }
-        if (act.e.silu) s = s / (1.0 + std::exp(-s));
-        want[static_cast<size_t>(i)] = static_cast<float>(s);
-      }
+      const std::vector<float> want = gemv_reference(w, m, k, x, bias, act.e);
       std::vector<float> got(static_cast<size_t>(m), -7.0f);
       opt::gemv_rows_avx2(w.data(), m, k, x.data(), bias, act.e, got.data());
       expect_close(got, want, 1e-5, 2e-6 * std::sqrt(static_cast<double>(k)),
@@ -395,17 +397,7 @@ TEST(OptConvDirectTest, GemvPanelsMatchesReference) {
     auto* pw = static_cast<float*>(packed.get());
     opt::gemv_pack_panels(w.data(), m, k, pw);
     for (const Act& act : activations()) {
-      std::vector<float> want(static_cast<size_t>(m));
-      for (int64_t i = 0; i < m; ++i) {
-        double s = bias == nullptr ? 0.0 : bias[i];
-        for (int64_t j = 0; j < k; ++j)
-          s += static_cast<double>(w[static_cast<size_t>(i * k + j)]) * x[static_cast<size_t>(j)];
-        if (act.e.lo > -INFINITY || act.e.hi < INFINITY) {
-          s = std::min<double>(std::max<double>(s, act.e.lo), act.e.hi);
-        }
-        if (act.e.silu) s = s / (1.0 + std::exp(-s));
-        want[static_cast<size_t>(i)] = static_cast<float>(s);
-      }
+      const std::vector<float> want = gemv_reference(w, m, k, x, bias, act.e);
       for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), test_thread_pool()}) {
         std::vector<float> got(static_cast<size_t>(m), -7.0f);
         opt::gemv_panels_avx2(pw, m, k, x.data(), bias, act.e, got.data(), pool);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernels/optimized/test/conv_reference.h"
+#include "kernels/optimized/test/fused_conv_test_util.h"
 #include "kernels/optimized/test/optimized_test_util.h"
 
 namespace etr {
@@ -28,16 +29,6 @@ std::string describe(const Shape& s) {
   std::snprintf(buf, sizeof(buf), "x[%d,%d,%d,%d] w[%d,%d,%d,%d] stride %d pad %d", s.batch, s.c_in,
                 s.h, s.w, s.c_out, s.c_in, s.k, s.k, s.stride, s.pad);
   return buf;
-}
-
-// max |got - want| / max |want|.
-double scaled_error(const std::vector<float>& got, const std::vector<double>& want) {
-  double err = 0.0, scale = 0.0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    scale = std::max(scale, std::abs(want[i]));
-    err = std::max(err, std::abs(static_cast<double>(got[i]) - want[i]));
-  }
-  return scale == 0.0 ? err : err / scale;
 }
 
 constexpr double kBound = 1e-4;

@@ -296,6 +296,79 @@ TEST(GemmTest, SiluEpilogueMatchesFloat64Reference) {
   std::printf("gemm + SiLU: max abs error %.3g against the float64 reference\n", max_err);
 }
 
+// A k_scale / k_shift case: [m, k] x [k, n] operands, each packed ahead or
+// read in place in the given layout (make_operand), with (relu) or without
+// the clamp at 0 of k_relu.
+struct KCase {
+  int64_t m, n, k;
+  bool pack_a, pack_b;
+  int layout_a, layout_b;
+  bool relu;
+};
+
+// Runs kc on pool with g.k_scale = scale (and g.k_shift = shift, g.k_relu
+// = kc.relu) and checks C against the float64 product of as and bs in which
+// the operand packed per call (B, or A when B comes packed) passes through
+// transform(v, p) first; returns the largest error.
+template <typename Transform>
+double check_k_transform(const KCase& kc, ThreadPool* pool, const Operand& as, const Operand& bs,
+                         const float* scale, const float* shift, Transform transform) {
+  std::vector<float> pa_store, pb_store;
+  PackedMatrix pa, pb;
+  GemmArgs g;
+  g.m = kc.m;
+  g.n = kc.n;
+  g.k = kc.k;
+  if (kc.pack_a) {
+    pa_store.resize(opt::packed_a_bytes(kc.m, kc.k) / sizeof(float) + 1);
+    pa = opt::pack_a(as.view, kc.m, kc.k, pa_store.data());
+    g.packed_a = &pa;
+  } else {
+    g.a = as.view;
+  }
+  if (kc.pack_b) {
+    pb_store.resize(opt::packed_b_bytes(kc.k, kc.n) / sizeof(float) + 1);
+    pb = opt::pack_b(bs.view, kc.k, kc.n, pb_store.data());
+    g.packed_b = &pb;
+  } else {
+    g.b = bs.view;
+  }
+  std::vector<float> c(static_cast<size_t>(kc.m * kc.n), std::nanf(""));
+  g.c = c.data();
+  g.ldc = kc.n;
+  g.k_scale = scale;
+  g.k_shift = shift;
+  g.k_relu = kc.relu;
+  const size_t threads = pool == nullptr ? 1 : pool->num_threads();
+  std::vector<uint8_t> temp_bytes(opt::gemm_scratch_bytes(g, threads) + 1);
+  MemoryAllocator temp(temp_bytes.data(), temp_bytes.size());
+  const Error err = opt::gemm(g, &temp, pool);
+  EXPECT_EQ(err, Error::Ok);
+  if (err != Error::Ok) return 0.0;
+  const bool on_b = !kc.pack_b;
+  double max_err = 0.0;
+  size_t bad = 0;
+  for (int64_t i = 0; i < kc.m; ++i) {
+    for (int64_t j = 0; j < kc.n; ++j) {
+      double acc = 0.0, mag = 0.0;
+      for (int64_t p = 0; p < kc.k; ++p) {
+        const float av = on_b ? at(as.view, i, p) : transform(at(as.view, i, p), p);
+        const float bv = on_b ? transform(at(bs.view, p, j), p) : at(bs.view, p, j);
+        acc += static_cast<double>(av) * bv;
+        mag += std::abs(static_cast<double>(av) * bv);
+      }
+      const double e = std::abs(c[static_cast<size_t>(i * kc.n + j)] - acc);
+      max_err = std::max(max_err, e);
+      if (!(e <= 1e-6 * (mag + 3.0)) && ++bad <= 3) {
+        ADD_FAILURE() << "m=" << kc.m << " n=" << kc.n << " k=" << kc.k << " C[" << i << "][" << j
+                      << "] = " << c[static_cast<size_t>(i * kc.n + j)] << ", reference " << acc;
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0u);
+  return max_err;
+}
+
 // GemmArgs::k_scale (a squeeze-excite scale folded into a 1x1
 // convolution): C = A @ diag(s) @ B with s applied to the operand packed per
 // call (B, or A when B comes packed), each scaled element rounded once, as
@@ -304,17 +377,12 @@ TEST(GemmTest, SiluEpilogueMatchesFloat64Reference) {
 TEST(GemmTest, KScaleMatchesFloat64ReferenceOfScaledOperand) {
   std::mt19937 rng(35);
   std::uniform_real_distribution<float> dist(0.0f, 1.0f);
-  struct KCase {
-    int64_t m, n, k;
-    bool pack_a, pack_b;
-    int layout_a, layout_b;
-  };
   const KCase cases[] = {
-      {112, 196, 672, true, false, 0, 0},  // projection: weights packed, activations scaled
-      {24, 3136, 96, true, false, 0, 0},   // few rows: B packed (not read in place)
-      {49, 48, 64, false, true, 1, 0},     // transposed product: A = X^T scaled
-      {5, 40, 700, false, true, 0, 0},     // few rows against packed B, K blocks
-      {37, 70, 33, false, false, 2, 2},    // both unpacked: B scaled
+      {112, 196, 672, true, false, 0, 0, false},  // projection: weights packed, activations scaled
+      {24, 3136, 96, true, false, 0, 0, false},   // few rows: B packed (not read in place)
+      {49, 48, 64, false, true, 1, 0, false},     // transposed product: A = X^T scaled
+      {5, 40, 700, false, true, 0, 0, false},     // few rows against packed B, K blocks
+      {37, 70, 33, false, false, 2, 2, false},    // both unpacked: B scaled
   };
   double max_err = 0.0;
   for (const KCase& kc : cases) {
@@ -323,56 +391,9 @@ TEST(GemmTest, KScaleMatchesFloat64ReferenceOfScaledOperand) {
       Operand bs = make_operand(kc.k, kc.n, kc.layout_b, 1, rng);
       std::vector<float> scale(static_cast<size_t>(kc.k));
       for (float& v : scale) v = dist(rng);
-      std::vector<float> pa_store, pb_store;
-      PackedMatrix pa, pb;
-      GemmArgs g;
-      g.m = kc.m;
-      g.n = kc.n;
-      g.k = kc.k;
-      if (kc.pack_a) {
-        pa_store.resize(opt::packed_a_bytes(kc.m, kc.k) / sizeof(float) + 1);
-        pa = opt::pack_a(as.view, kc.m, kc.k, pa_store.data());
-        g.packed_a = &pa;
-      } else {
-        g.a = as.view;
-      }
-      if (kc.pack_b) {
-        pb_store.resize(opt::packed_b_bytes(kc.k, kc.n) / sizeof(float) + 1);
-        pb = opt::pack_b(bs.view, kc.k, kc.n, pb_store.data());
-        g.packed_b = &pb;
-      } else {
-        g.b = bs.view;
-      }
-      std::vector<float> c(static_cast<size_t>(kc.m * kc.n), std::nanf(""));
-      g.c = c.data();
-      g.ldc = kc.n;
-      g.k_scale = scale.data();
-      const size_t threads = pool == nullptr ? 1 : pool->num_threads();
-      std::vector<uint8_t> temp_bytes(opt::gemm_scratch_bytes(g, threads) + 1);
-      MemoryAllocator temp(temp_bytes.data(), temp_bytes.size());
-      ASSERT_EQ(opt::gemm(g, &temp, pool), Error::Ok);
-      const bool scale_b = !kc.pack_b;
-      size_t bad = 0;
-      for (int64_t i = 0; i < kc.m; ++i) {
-        for (int64_t j = 0; j < kc.n; ++j) {
-          double acc = 0.0, mag = 0.0;
-          for (int64_t p = 0; p < kc.k; ++p) {
-            const float s = scale[static_cast<size_t>(p)];
-            const float av = scale_b ? at(as.view, i, p) : at(as.view, i, p) * s;
-            const float bv = scale_b ? at(bs.view, p, j) * s : at(bs.view, p, j);
-            acc += static_cast<double>(av) * bv;
-            mag += std::abs(static_cast<double>(av) * bv);
-          }
-          const double err = std::abs(c[static_cast<size_t>(i * kc.n + j)] - acc);
-          max_err = std::max(max_err, err);
-          if (!(err <= 1e-6 * (mag + 3.0)) && ++bad <= 3) {
-            ADD_FAILURE() << "m=" << kc.m << " n=" << kc.n << " k=" << kc.k << " C[" << i << "]["
-                          << j << "] = " << c[static_cast<size_t>(i * kc.n + j)] << ", reference "
-                          << acc;
-          }
-        }
-      }
-      EXPECT_EQ(bad, 0u);
+      auto transform = [&](float v, int64_t p) { return v * scale[static_cast<size_t>(p)]; };
+      max_err =
+          std::max(max_err, check_k_transform(kc, pool, as, bs, scale.data(), nullptr, transform));
     }
   }
   std::printf("gemm with k_scale: max abs error %.3g against the float64 reference\n", max_err);
@@ -404,12 +425,6 @@ TEST(GemmTest, KScaleMatchesFloat64ReferenceOfScaledOperand) {
 TEST(GemmTest, KShiftReluMatchesFloat64ReferenceOfTransformedOperand) {
   std::mt19937 rng(36);
   std::uniform_real_distribution<float> dist(0.25f, 1.5f), sdist(-0.5f, 0.5f);
-  struct KCase {
-    int64_t m, n, k;
-    bool pack_a, pack_b;
-    int layout_a, layout_b;
-    bool relu;
-  };
   const KCase cases[] = {
       {128, 196, 672, true, false, 0, 0, true},  // 14x14 bottleneck: B packed per call
       {37, 70, 33, true, false, 0, 1, true},     // column-major B: packed, then transformed
@@ -425,62 +440,13 @@ TEST(GemmTest, KShiftReluMatchesFloat64ReferenceOfTransformedOperand) {
       std::vector<float> scale(static_cast<size_t>(kc.k)), shift(scale.size());
       for (float& v : scale) v = dist(rng);
       for (float& v : shift) v = sdist(rng);
-      std::vector<float> pa_store, pb_store;
-      PackedMatrix pa, pb;
-      GemmArgs g;
-      g.m = kc.m;
-      g.n = kc.n;
-      g.k = kc.k;
-      if (kc.pack_a) {
-        pa_store.resize(opt::packed_a_bytes(kc.m, kc.k) / sizeof(float) + 1);
-        pa = opt::pack_a(as.view, kc.m, kc.k, pa_store.data());
-        g.packed_a = &pa;
-      } else {
-        g.a = as.view;
-      }
-      if (kc.pack_b) {
-        pb_store.resize(opt::packed_b_bytes(kc.k, kc.n) / sizeof(float) + 1);
-        pb = opt::pack_b(bs.view, kc.k, kc.n, pb_store.data());
-        g.packed_b = &pb;
-      } else {
-        g.b = bs.view;
-      }
-      std::vector<float> c(static_cast<size_t>(kc.m * kc.n), std::nanf(""));
-      g.c = c.data();
-      g.ldc = kc.n;
-      g.k_scale = scale.data();
-      g.k_shift = shift.data();
-      g.k_relu = kc.relu;
-      const size_t threads = pool == nullptr ? 1 : pool->num_threads();
-      std::vector<uint8_t> temp_bytes(opt::gemm_scratch_bytes(g, threads) + 1);
-      MemoryAllocator temp(temp_bytes.data(), temp_bytes.size());
-      ASSERT_EQ(opt::gemm(g, &temp, pool), Error::Ok);
-      const bool on_b = !kc.pack_b;
       auto transform = [&](float v, int64_t p) {
         float y = v * scale[static_cast<size_t>(p)];
         y = y + shift[static_cast<size_t>(p)];
         return kc.relu ? std::max(y, 0.0f) : y;
       };
-      size_t bad = 0;
-      for (int64_t i = 0; i < kc.m; ++i) {
-        for (int64_t j = 0; j < kc.n; ++j) {
-          double acc = 0.0, mag = 0.0;
-          for (int64_t p = 0; p < kc.k; ++p) {
-            const float av = on_b ? at(as.view, i, p) : transform(at(as.view, i, p), p);
-            const float bv = on_b ? transform(at(bs.view, p, j), p) : at(bs.view, p, j);
-            acc += static_cast<double>(av) * bv;
-            mag += std::abs(static_cast<double>(av) * bv);
-          }
-          const double err = std::abs(c[static_cast<size_t>(i * kc.n + j)] - acc);
-          max_err = std::max(max_err, err);
-          if (!(err <= 1e-6 * (mag + 3.0)) && ++bad <= 3) {
-            ADD_FAILURE() << "m=" << kc.m << " n=" << kc.n << " k=" << kc.k << " C[" << i << "]["
-                          << j << "] = " << c[static_cast<size_t>(i * kc.n + j)] << ", reference "
-                          << acc;
-          }
-        }
-      }
-      EXPECT_EQ(bad, 0u);
+      max_err = std::max(
+          max_err, check_k_transform(kc, pool, as, bs, scale.data(), shift.data(), transform));
     }
   }
   std::printf("gemm with k_shift / k_relu: max abs error %.3g against the float64 reference\n",
