@@ -54,29 +54,6 @@ double run_case(const Case& s, const Variant& v, ThreadPool* pool, uint32_t seed
   for (float& e : w) e = he(rng);
   for (float& e : b) e = small(rng);
 
-  // float64 reference: the 1x1 convolution, then the mean of each 2x2 block.
-  std::vector<double> want(static_cast<size_t>(s.batch) * s.c_out * oh * ow);
-  std::vector<double> conv(plane);
-  for (int n = 0; n < s.batch; ++n) {
-    for (int c = 0; c < s.c_out; ++c) {
-      for (int p = 0; p < plane; ++p) {
-        double acc = s.bias ? b[c] : 0.0;
-        for (int ci = 0; ci < s.c_in; ++ci) {
-          acc += static_cast<double>(w[static_cast<size_t>(c) * s.c_in + ci]) *
-                 x[(static_cast<size_t>(n) * s.c_in + ci) * plane + p];
-        }
-        conv[p] = acc;
-      }
-      for (int y = 0; y < oh; ++y) {
-        for (int xo = 0; xo < ow; ++xo) {
-          const int p = 2 * y * s.w + 2 * xo;
-          want[((static_cast<size_t>(n) * s.c_out + c) * oh + y) * ow + xo] =
-              (conv[p] + conv[p + 1] + conv[p + s.w] + conv[p + s.w + 1]) / 4.0;
-        }
-      }
-    }
-  }
-
   HostTensor tx = make_tensor<float>({s.batch, s.c_in, s.h, s.w}, x);
   HostTensor tw = make_tensor<float>({s.c_out, icg, v.k, v.k}, w);
   HostTensor tb = make_tensor<float>({s.c_out}, b);
@@ -105,6 +82,34 @@ double run_case(const Case& s, const Variant& v, ThreadPool* pool, uint32_t seed
   r.set_constant_args((1u << 1) | (1u << 2));
   *status = r.prepare("etr::conv_avg_pool.fused", args);
   if (*status != Error::Ok) return 0.0;
+  // float64 reference: the 1x1 convolution, then the mean of each 2x2 block. Only a
+  // groups-1 1x1 call may be taken (the weights are indexed as such below).
+  if (v.groups != 1 || v.k != 1) {
+    ADD_FAILURE() << "a grouped or wider convolution was taken";
+    return 1.0;
+  }
+  std::vector<double> want(static_cast<size_t>(s.batch) * s.c_out * oh * ow);
+  std::vector<double> conv(plane);
+  for (int n = 0; n < s.batch; ++n) {
+    for (int c = 0; c < s.c_out; ++c) {
+      for (int p = 0; p < plane; ++p) {
+        double acc = s.bias ? b[c] : 0.0;
+        for (int ci = 0; ci < s.c_in; ++ci) {
+          acc += static_cast<double>(w[static_cast<size_t>(c) * s.c_in + ci]) *
+                 x[(static_cast<size_t>(n) * s.c_in + ci) * plane + p];
+        }
+        conv[p] = acc;
+      }
+      for (int y = 0; y < oh; ++y) {
+        for (int xo = 0; xo < ow; ++xo) {
+          const int p = 2 * y * s.w + 2 * xo;
+          want[((static_cast<size_t>(n) * s.c_out + c) * oh + y) * ow + xo] =
+              (conv[p] + conv[p + 1] + conv[p + s.w] + conv[p + s.w + 1]) / 4.0;
+        }
+      }
+    }
+  }
+
   EXPECT_STREQ(r.chosen_library(), "optimized");
   EXPECT_EQ(r.run_prepared(), Error::Ok);
   const std::vector<float> got = out.values<float>();
