@@ -99,6 +99,10 @@ TEST(NativeQAddTest, EveryCodePairMatchesXnnpack) {
 }
 
 TEST(NativeQuantizeTest, ConversionToInt8MatchesXnnpack) {
+#if !(defined(__x86_64__) || defined(__i386__))
+  GTEST_SKIP() << "the delegate runs XNNPACK's own conversion off x86 (its Arm kernel rounds "
+                  "ties differently)";
+#endif
   ASSERT_EQ(xnn_initialize(nullptr), xnn_status_success);
   // Values in steps of an eighth of a code from below -128 to past 127, ties
   // among them, then huge values and a NaN; the length leaves a tail for

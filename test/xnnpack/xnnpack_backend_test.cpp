@@ -530,7 +530,9 @@ TEST(XnnpackBackendTest, MethodsOfOneProgramShareInt8PackedWeights) {
       // packs its int8 weights and their row sums again.
       EXPECT_LT(second, third) << first << " " << second << " " << third;
     } else {
-      EXPECT_EQ(second, third);  // nothing is VNNI-packed, nothing shared
+      // Nothing is VNNI-packed, nothing shared: the two loads take the same
+      // bytes up to the allocator's alignment padding.
+      EXPECT_NEAR(static_cast<double>(second), static_cast<double>(third), 64.0);
     }
     for (int i = 0; i < 2; ++i) {
       ASSERT_TRUE(set_fixture_inputs(c, &a)) << a.error;
