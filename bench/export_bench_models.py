@@ -261,7 +261,11 @@ buf = to_edge_transform_and_lower(ep).to_executorch().buffer
 open(sys.argv[2], "wb").write(buf)
 print("wrote", sys.argv[2], len(buf), "bytes")
 """
-PORTABLE_Q_PYTHON = "/opt/tv213/bin/python"
+# Where no such second venv exists (a venv whose torch matches its executorch wheel, as
+# pip resolves executorch 1.5.1 today), the running interpreter lowers it.
+PORTABLE_Q_PYTHON = os.environ.get(
+    "PORTABLE_Q_PYTHON",
+    "/opt/tv213/bin/python" if os.path.exists("/opt/tv213/bin/python") else sys.executable)
 
 
 def portable_quantized(ep, path):
