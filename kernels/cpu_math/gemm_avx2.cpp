@@ -260,9 +260,73 @@ void f32_gemm_ukernel__avx2_6x16(const MicroTile& t) {
   }
 }
 
+namespace {
+
+// v * s (+ b), clamped at 0: the multiply and add rounded apart (no FMA), and
+// max(y, 0) returns +0 for -0 and NaN, as the scalar `y > 0 ? y : 0` does.
+template <bool kShift, bool kRelu>
+inline __m256 affine_relu8(__m256 v, __m256 s, __m256 b) {
+  __m256 y = _mm256_mul_ps(v, s);
+  if (kShift) y = _mm256_add_ps(y, b);
+  return kRelu ? _mm256_max_ps(y, _mm256_setzero_ps()) : y;
+}
+
+template <bool kShift, bool kRelu>
+void transform_rows(const float* src, int64_t src_row_stride, bool src_in_panels, float* dst,
+                    int64_t kc, int64_t full, int tail, int64_t panel_stride, const float* k_scale,
+                    const float* k_shift) {
+  static_assert(kGemmNr == 16, "two ymm per panel row");
+  alignas(32) int32_t lanes[16];
+  for (int c = 0; c < 16; ++c) lanes[c] = c < tail ? -1 : 0;
+  const __m256i m0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes));
+  const __m256i m1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes + 8));
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    const float* s = src + kk * src_row_stride;
+    float* d = dst + kk * kGemmNr;
+    const __m256 vs = _mm256_set1_ps(k_scale[kk]);
+    const __m256 vb = kShift ? _mm256_set1_ps(k_shift[kk]) : _mm256_setzero_ps();
+    for (int64_t jp = 0; jp < full; jp += kGemmNr) {
+      float* dp = d + jp / kGemmNr * panel_stride;
+      const float* sp = src_in_panels ? dp : s + jp;
+      const __m256 a = _mm256_loadu_ps(sp);
+      const __m256 b = _mm256_loadu_ps(sp + 8);
+      _mm256_storeu_ps(dp, affine_relu8<kShift, kRelu>(a, vs, vb));
+      _mm256_storeu_ps(dp + 8, affine_relu8<kShift, kRelu>(b, vs, vb));
+    }
+    if (tail != 0) {
+      float* dt = d + full / kGemmNr * panel_stride;
+      const float* st = src_in_panels ? dt : s + full;
+      const __m256 a = _mm256_maskload_ps(st, m0);
+      const __m256 b = _mm256_maskload_ps(st + 8, m1);
+      // Masked-off lanes load 0, which the transform may turn into the
+      // shift: zero them again for the padding columns.
+      const __m256 ya =
+          _mm256_and_ps(affine_relu8<kShift, kRelu>(a, vs, vb), _mm256_castsi256_ps(m0));
+      const __m256 yb =
+          _mm256_and_ps(affine_relu8<kShift, kRelu>(b, vs, vb), _mm256_castsi256_ps(m1));
+      _mm256_storeu_ps(dt, ya);
+      _mm256_storeu_ps(dt + 8, yb);
+    }
+  }
+}
+
+}  // namespace
+
+void transform_b_rows_avx2(const float* src, int64_t src_row_stride, bool src_in_panels, float* dst,
+                           int64_t kc, int64_t full, int tail, int64_t panel_stride,
+                           const float* k_scale, const float* k_shift, bool relu) {
+  auto* fn = k_shift != nullptr
+                 ? (relu ? &transform_rows<true, true> : &transform_rows<true, false>)
+                 : (relu ? &transform_rows<false, true> : &transform_rows<false, false>);
+  fn(src, src_row_stride, src_in_panels, dst, kc, full, tail, panel_stride, k_scale, k_shift);
+}
+
 #else  // no AVX2 in this build (not x86-64): never selected, kept for linking.
 
 void f32_gemm_ukernel__avx2_6x16(const MicroTile& t) { f32_gemm_ukernel__generic_6x16(t); }
+
+void transform_b_rows_avx2(const float*, int64_t, bool, float*, int64_t, int64_t, int, int64_t,
+                           const float*, const float*, bool) {}
 
 #endif
 

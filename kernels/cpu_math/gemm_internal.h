@@ -74,6 +74,17 @@ void pack_b_panels(MatrixView b, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
                    const float* k_scale = nullptr, const float* k_shift = nullptr,
                    bool k_relu = false);
 
+// pack_b_panels' transformed rows on AVX2 (gemm_avx2.cpp; only where
+// cpu_features().avx2_fma): for kk < kc, row kk of the source (src + kk *
+// src_row_stride, or the packed panels themselves when src_in_panels)
+// becomes max(v * k_scale[kk] + k_shift[kk], 0) in row kk of each panel at
+// dst (panels panel_stride floats apart; k_shift null: no add; !relu: no
+// clamp), `full` columns in whole panels and `tail` in a last partial one
+// whose padding is zeroed. Rounded as the scalar path.
+void transform_b_rows_avx2(const float* src, int64_t src_row_stride, bool src_in_panels, float* dst,
+                           int64_t kc, int64_t full, int tail, int64_t panel_stride,
+                           const float* k_scale, const float* k_shift, bool relu);
+
 using MicroKernelFn = void (*)(const MicroTile& t);
 
 // The epilogue of a micro-tile (alpha, beta or accumulate, biases, clamp) for

@@ -431,6 +431,7 @@ TEST(GemmTest, KShiftReluMatchesFloat64ReferenceOfTransformedOperand) {
       {49, 128, 544, false, true, 1, 0, true},   // transposed product: A = X^T transformed
       {5, 40, 700, false, true, 0, 0, false},    // few rows against packed B, K blocks
       {40, 50, 600, false, false, 2, 2, true},   // both unpacked: B transformed, K blocks
+      {24, 45, 300, true, false, 0, 0, false},   // B shifted, no clamp: 2 panels + 13 columns
   };
   double max_err = 0.0;
   for (const KCase& kc : cases) {
