@@ -74,7 +74,8 @@ size_t winograd_scratch_bytes(const WinogradGeom& g, size_t threads);
 // e.silu; `packed`: winograd_pack_weights of the weight for g.tile; bias
 // may be null.
 // Work items (blocks of tiles x output channel ranges; with fewer blocks
-// than threads, each block's input channels and then its output channels)
+// than threads, each block's input channels and then its output channels;
+// a single panel of 9 to 16 tiles on two threads, 8 of its lanes each)
 // are split over `pool` (fewer threads when
 // `scratch` holds less than all need; at least one worker's worth, else
 // nothing is computed and false is returned). Only where

@@ -29,6 +29,7 @@ namespace {
 
 constexpr int64_t kPanel = 16;
 constexpr int64_t kMaxBlock = 128;
+constexpr int64_t kRows = 6;  // the GEMM's packed row panel (kGemmMr)
 
 // Where tile `l` of the block sits: its image's input and output offsets,
 // its output origin; `valid` false for lanes past the last tile.
@@ -113,19 +114,20 @@ inline void at(const __m256* m, __m256* y) {
   }
 }
 
-// V for panel `panel` of the block (16 lanes), input channels
-// [ci0, ci1), for tiles of M (patches of A = M + 2). Per 8 lanes, each patch row is one
-// masked 8-float load per lane (the A columns inside the image; zero
-// elsewhere), transposed to A lane vectors.
+// V for panel `panel` of the block (16 lanes; only lanes [h0, h1), a
+// multiple of 8 apart, are written), input channels [ci0, ci1), for tiles of
+// M (patches of A = M + 2). Per 8 lanes, each patch row is one masked 8-float
+// load per lane (the A columns inside the image; zero elsewhere), transposed
+// to A lane vectors.
 template <int M>
 void input_panel(const Call& c, const Lane* lanes, int64_t panel, int64_t ci0, int64_t ci1,
-                 float* v) {
+                 float* v, int h0 = 0, int h1 = kPanel) {
   constexpr int A = M + 2;
   const WinogradGeom& g = *c.g;
   const int64_t c_in = g.c_in, plane = g.h * g.w;
   const size_t xi_stride = static_cast<size_t>(c.p->v_stride);
   alignas(32) float t[36][8];
-  for (int h = 0; h < kPanel; h += 8) {
+  for (int h = h0; h < h1; h += 8) {
     const Lane* ln = lanes + panel * kPanel + h;
     __m256i mask[8];
     // Offset of each lane's patch origin (row y, column x, possibly
@@ -372,6 +374,36 @@ bool conv3x3_winograd_avx2(const WinogradGeom& g, const float* in, const float* 
   char* base = static_cast<char*>(scratch) + skip;
   bool failed = false;
   const int64_t workers = p.workers;
+  if (workers == 2 && p.blocks == 1 && p.block == kPanel && p.tiles > 8) {
+    // One panel of 9 to 16 tiles (a 14x14 image in 4x4 tiles, 7x7 in 2x2)
+    // on two threads: each takes 8 of its lanes through the whole
+    // convolution (input transform, every output channel's products on the
+    // GEMM's 8-column edge kernel, output transform) in its own V and M, so
+    // no thread waits for the other or reads what the other wrote. The
+    // per-lane operations are those of the one-thread path.
+    Lane lanes[kPanel];
+    block_lanes(c, 0, lanes);
+    // M holds co_chunk x 16 floats per position; with 8 columns, twice the
+    // rows fit (fewer rounds of 36 products).
+    WinogradPlan half = p;
+    half.co_chunk = std::min(g.c_out, std::max<int64_t>(kRows, p.co_chunk * 2 / kRows * kRows));
+    const Call ch{&g, &half, in, packed, mat, bias, e, out};
+    parallel_for(pool, 2, 1, [&](size_t begin, size_t end) {
+      for (size_t w = begin; w < end; ++w) {
+        const int h0 = static_cast<int>(w) * 8;
+        float* v = worker_v(c, base, static_cast<int64_t>(w));
+        if (g.tile == 4) {
+          input_panel<4>(ch, lanes, 0, 0, g.c_in, v, h0, h0 + 8);
+        } else {
+          input_panel<2>(ch, lanes, 0, 0, g.c_in, v, h0, h0 + 8);
+        }
+        // Columns h0 .. h0 + 8 of the packed panel: its rows stay kPanel apart.
+        products_and_output(ch, lanes + h0, 8, 0, g.c_out, v + h0,
+                            worker_m(c, base, static_cast<int64_t>(w)), &failed);
+      }
+    });
+    return !failed;
+  }
   if (p.co_blocks > 1 && p.blocks < workers) {
     // Fewer blocks than threads: per block, the threads first transform
     // disjoint input channel ranges into one V (worker 0's), then take one
