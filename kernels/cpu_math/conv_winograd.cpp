@@ -150,6 +150,39 @@ void winograd_pack_weights(const float* weight, int64_t c_out, int64_t c_in, int
   }
 }
 
+namespace {
+
+// Whether whole blocks, cut into t contiguous runs at the cuts nearest to
+// equal shares of the lanes they compute, leave some thread more than 10%
+// over its share (a partial last block: ResNet's 56x56 layers, 196 tiles in
+// blocks of 64 tiles, are 64 + 64 + 64 + 4).
+bool uneven_blocks(const WinogradPlan& p, int64_t t) {
+  auto lanes = [&](int64_t b) {
+    return round_up(std::min(p.block, p.tiles - b * p.block), kPanel);
+  };
+  int64_t total = 0;
+  for (int64_t b = 0; b < p.blocks; ++b) total += lanes(b);
+  int64_t before = 0, cut = 0, most = 0;
+  for (int64_t j = 1; j <= t; ++j) {
+    int64_t run = 0, next = cut;
+    if (j == t) {
+      next = p.blocks;
+    } else {
+      const int64_t target = total * j / t;
+      int64_t at = before;
+      while (next < p.blocks && at + lanes(next) <= target) at += lanes(next++);
+      if (next < p.blocks && target - at > at + lanes(next) - target) at += lanes(next++);
+    }
+    for (int64_t b = cut; b < next; ++b) run += lanes(b);
+    before += run;
+    cut = next;
+    most = std::max(most, run);
+  }
+  return most * t * 10 > total * 11;
+}
+
+}  // namespace
+
 WinogradPlan plan_winograd(const WinogradGeom& g, size_t threads, int64_t block) {
   WinogradPlan p;
   const int64_t t = static_cast<int64_t>(std::max<size_t>(threads, 1));
@@ -176,7 +209,7 @@ WinogradPlan plan_winograd(const WinogradGeom& g, size_t threads, int64_t block)
   }
   p.co_block = g.c_out;
   p.co_blocks = 1;
-  if (t > 1 && p.blocks % t != 0 && p.blocks < 8 * t) {
+  if (t > 1 && p.blocks < 8 * t && (p.blocks % t != 0 || uneven_blocks(p, t))) {
     p.co_block = round_up(ceil_div(g.c_out, t), kRows);
     p.co_blocks = ceil_div(g.c_out, p.co_block);
   }

@@ -30,6 +30,9 @@ namespace {
 constexpr int64_t kPanel = 16;
 constexpr int64_t kMaxBlock = 128;
 constexpr int64_t kRows = 6;  // the GEMM's packed row panel (kGemmMr)
+// Transformed weights up to this size take the lane split of a single panel
+// on two threads (each thread streams all of them).
+constexpr size_t kLaneSplitMaxWeightBytes = size_t{1} << 20;
 
 // Where tile `l` of the block sits: its image's input and output offsets,
 // its output origin; `valid` false for lanes past the last tile.
@@ -402,13 +405,19 @@ bool conv3x3_winograd_avx2(const WinogradGeom& g, const float* in, const float* 
   char* base = static_cast<char*>(scratch) + skip;
   bool failed = false;
   const int64_t workers = p.workers;
-  if (workers == 2 && p.blocks == 1 && p.block == kPanel && p.tiles > 8) {
+  const size_t weight_bytes =
+      mat * static_cast<size_t>((g.tile + 2) * (g.tile + 2)) * sizeof(float);
+  if (workers == 2 && p.blocks == 1 && p.block == kPanel && p.tiles > 8 &&
+      weight_bytes <= kLaneSplitMaxWeightBytes) {
     // One panel of 9 to 16 tiles (a 14x14 image in 4x4 tiles, 7x7 in 2x2)
     // on two threads: each takes 8 of its lanes through the whole
     // convolution (input transform, every output channel's products on the
     // GEMM's 8-column edge kernel, output transform) in its own V and M, so
-    // no thread waits for the other or reads what the other wrote. The
-    // per-lane operations are those of the one-thread path.
+    // no thread waits for the other or reads what the other wrote. Each
+    // reads all of the transformed weights, hence only where they are small
+    // (DenseNet-121's 128 -> 32 layers: 576 KiB; ResNet18's 512 -> 512 at
+    // 7x7, 16 MiB, ran 1.9x slower this way). The per-lane operations are
+    // those of the one-thread path.
     Lane lanes[kPanel];
     block_lanes(c, 0, lanes);
     // M holds co_chunk x 16 floats per position; with 8 columns, twice the
