@@ -108,6 +108,17 @@ def classify(name, tensors, category):
     moved = sum(nbytes(t) for t in tensors)
     if base == "convolution" and len(tensors) >= 3:
         inp, weight, out = tensors[0], tensors[1], tensors[-1]
+        # Fused kernels put other arguments first (a pre-activation batch norm's vectors,
+        # a squeeze-excite scale): the weight is the first later tensor of out's rank whose
+        # first size is out's channels, the input the largest one of that rank before it.
+        rank = len(out[0])
+        for i in range(1, len(tensors) - 1):
+            t = tensors[i][0]
+            if rank >= 3 and len(t) == rank and t[0] == out[0][1]:
+                weight = tensors[i]
+                inp = max((x for x in tensors[:i] if len(x[0]) == rank),
+                          key=lambda x: numel(x[0]), default=inp)
+                break
         if len(inp[0]) >= 3 and len(weight[0]) == len(inp[0]):
             cin = inp[0][1]
             cin_per_group = weight[0][1]
@@ -182,9 +193,9 @@ def machine_limits(gemm_bench):
     return lim
 
 
-def profile(runner, pte, inp, threads, runs, clock):
+def profile(runner, pte, inp, threads, runs, clock, reduce=None):
     """Per instruction (index, name, category, tensors): its median time in ms over the runs
-    after the first, and the median execute time."""
+    after the first (or `reduce` of them), and the median execute time."""
     with tempfile.TemporaryDirectory() as d:
         trace = os.path.join(d, "trace.json")
         cmd = [runner, "--model_path=" + pte, "--num_executions=%d" % (runs + 1),
@@ -220,7 +231,7 @@ def profile(runner, pte, inp, threads, runs, clock):
     calls = []
     for key, ts in times.items():
         name, cat, tensors = info[key]
-        calls.append(dict(name=name, category=cat, tensors=tensors, ms=median(ts)))
+        calls.append(dict(name=name, category=cat, tensors=tensors, ms=(reduce or median)(ts)))
     exec_ms = median([ms(e) for e in executes[1:]]) if len(executes) > 1 else None
     return calls, exec_ms
 
