@@ -56,7 +56,7 @@ inline void scale_shift_relu_n(const float* src, float* dst, int n, float ks, fl
 
 // One K row of the transformed B pack: `full` columns in whole panels
 // (panel q at dst + q * panel_stride), then `tail` columns into the
-// partial panel at dst_tail, its padding zeroed. src_in_panels: the source
+// partial panel after them, its padding zeroed. src_in_panels: the source
 // is the packed panels themselves (transformed in place).
 template <bool kShift, bool kRelu>
 void transform_b_row(const float* src, bool src_in_panels, float* dst, int64_t full, int tail,
