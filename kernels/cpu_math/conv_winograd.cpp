@@ -152,36 +152,50 @@ void winograd_pack_weights(const float* weight, int64_t c_out, int64_t c_in, int
 
 namespace {
 
-// Whether whole blocks, cut into t contiguous runs at the cuts nearest to
-// equal shares of the lanes they compute, leave some thread more than 10%
-// over its share (a partial last block: ResNet's 56x56 layers, 196 tiles in
-// blocks of 64 tiles, are 64 + 64 + 64 + 4).
-bool uneven_blocks(const WinogradPlan& p, int64_t t) {
-  auto lanes = [&](int64_t b) {
-    return round_up(std::min(p.block, p.tiles - b * p.block), kPanel);
-  };
-  int64_t total = 0;
-  for (int64_t b = 0; b < p.blocks; ++b) total += lanes(b);
-  int64_t before = 0, cut = 0, most = 0;
-  for (int64_t j = 1; j <= t; ++j) {
-    int64_t run = 0, next = cut;
-    if (j == t) {
-      next = p.blocks;
-    } else {
-      const int64_t target = total * j / t;
-      int64_t at = before;
-      while (next < p.blocks && at + lanes(next) <= target) at += lanes(next++);
-      if (next < p.blocks && target - at > at + lanes(next) - target) at += lanes(next++);
+// Whether whole blocks (no output channel split), each thread taking its
+// run of them from winograd_first_item, leave some thread more than 10% over
+// its share of the lanes (a partial last block: ResNet's 56x56 layers, 196
+// tiles in blocks of 64 tiles, are 64 + 64 + 64 + 4).
+bool uneven_blocks(const WinogradGeom& g, WinogradPlan p, int64_t t) {
+  p.co_block = g.c_out;
+  p.co_blocks = 1;
+  int64_t total = 0, most = 0;
+  for (int64_t j = 0; j < t; ++j) {
+    int64_t run = 0;
+    const int64_t last = winograd_first_item(g, p, j + 1, t);
+    for (int64_t b = winograd_first_item(g, p, j, t); b < last; ++b) {
+      run += round_up(std::min(p.block, p.tiles - b * p.block), kPanel);
     }
-    for (int64_t b = cut; b < next; ++b) run += lanes(b);
-    before += run;
-    cut = next;
+    total += run;
     most = std::max(most, run);
   }
   return most * t * 10 > total * 11;
 }
 
 }  // namespace
+
+int64_t winograd_first_item(const WinogradGeom& g, const WinogradPlan& p, int64_t j,
+                            int64_t workers) {
+  const int64_t items = p.blocks * p.co_blocks;
+  if (j <= 0) return 0;
+  if (j >= workers) return items;
+  auto cost = [&](int64_t item) {
+    const int64_t blk = item / p.co_blocks, cb = item % p.co_blocks;
+    const int64_t tiles = std::min(p.block, p.tiles - blk * p.block);
+    const int64_t rows = std::min(p.co_block, g.c_out - cb * p.co_block);
+    return round_up(tiles, kPanel) * ceil_div(rows, kRows);
+  };
+  int64_t total = 0;
+  for (int64_t k = 0; k < items; ++k) total += cost(k);
+  const int64_t target = total * j / workers;
+  int64_t before = 0;
+  for (int64_t k = 0; k < items; ++k) {
+    const int64_t after = before + cost(k);
+    if (after > target) return target - before <= after - target ? k : k + 1;
+    before = after;
+  }
+  return items;
+}
 
 WinogradPlan plan_winograd(const WinogradGeom& g, size_t threads, int64_t block) {
   WinogradPlan p;
@@ -209,7 +223,7 @@ WinogradPlan plan_winograd(const WinogradGeom& g, size_t threads, int64_t block)
   }
   p.co_block = g.c_out;
   p.co_blocks = 1;
-  if (t > 1 && p.blocks < 8 * t && (p.blocks % t != 0 || uneven_blocks(p, t))) {
+  if (t > 1 && p.blocks < 8 * t && (p.blocks % t != 0 || uneven_blocks(g, p, t))) {
     p.co_block = round_up(ceil_div(g.c_out, t), kRows);
     p.co_blocks = ceil_div(g.c_out, p.co_block);
   }

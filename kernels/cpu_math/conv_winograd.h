@@ -66,6 +66,14 @@ struct WinogradPlan {
 };
 WinogradPlan plan_winograd(const WinogradGeom& g, size_t threads, int64_t block = 0);
 
+// The first work item (block-major, p.co_blocks per block) of worker j of
+// `workers`: the cut where the running cost of the items before it (lanes
+// computed x 6-row panels of output channels) is nearest to j equal shares,
+// so a partial last block or uneven channel ranges do not leave one worker
+// with more than its share. 0 for j <= 0, every item for j >= workers.
+int64_t winograd_first_item(const WinogradGeom& g, const WinogradPlan& p, int64_t j,
+                            int64_t workers);
+
 // Scratch for conv3x3_winograd_avx2 on `threads` threads (plan's workers
 // times its worker_bytes, plus alignment slack); 0 when the size overflows.
 size_t winograd_scratch_bytes(const WinogradGeom& g, size_t threads);

@@ -342,34 +342,6 @@ void products_and_output(const Call& c, const Lane* lanes, int64_t ncols, int64_
   }
 }
 
-// The first work item of worker j of `workers` (items in block-major order,
-// p.co_blocks per block): the cut where the running cost of the items
-// before it (lanes computed x 6-row panels of output channels) is nearest
-// to j equal shares, so a partial last block or uneven channel ranges do
-// not leave one worker with more than its share (DenseNet-121's 56x56
-// layer: 196 tiles in blocks of 32 are 6 full blocks and one of 4).
-int64_t first_item(const WinogradGeom& g, const WinogradPlan& p, int64_t j, int64_t workers) {
-  const int64_t items = p.blocks * p.co_blocks;
-  if (j <= 0) return 0;
-  if (j >= workers) return items;
-  auto cost = [&](int64_t item) {
-    const int64_t blk = item / p.co_blocks, cb = item % p.co_blocks;
-    const int64_t tiles = std::min(p.block, p.tiles - blk * p.block);
-    const int64_t rows = std::min(p.co_block, g.c_out - cb * p.co_block);
-    return (tiles + kPanel - 1) / kPanel * kPanel * ((rows + kRows - 1) / kRows);
-  };
-  int64_t total = 0;
-  for (int64_t k = 0; k < items; ++k) total += cost(k);
-  const int64_t target = total * j / workers;
-  int64_t before = 0;
-  for (int64_t k = 0; k < items; ++k) {
-    const int64_t after = before + cost(k);
-    if (after > target) return target - before <= after - target ? k : k + 1;
-    before = after;
-  }
-  return items;
-}
-
 // Worker w's V and M in the scratch.
 float* worker_v(const Call& c, char* scratch, int64_t w) {
   return reinterpret_cast<float*>(scratch + static_cast<size_t>(w) * c.p->worker_bytes);
@@ -470,7 +442,7 @@ bool conv3x3_winograd_avx2(const WinogradGeom& g, const float* in, const float* 
     return !failed;
   }
   // Work items (a block and an output channel range), contiguous ranges of
-  // about equal cost per worker (first_item); a worker transforms a block's
+  // about equal cost per worker (winograd_first_item); a worker transforms a block's
   // input once for its items of it (a block split between two workers is
   // transformed by both).
   parallel_for(pool, static_cast<size_t>(workers), 1, [&](size_t begin, size_t end) {
@@ -480,8 +452,8 @@ bool conv3x3_winograd_avx2(const WinogradGeom& g, const float* in, const float* 
       float* v = worker_v(c, base, i);
       float* m = worker_m(c, base, i);
       int64_t held = -1, ncols = 0;
-      const int64_t last = first_item(g, p, i + 1, workers);
-      for (int64_t item = first_item(g, p, i, workers); item < last; ++item) {
+      const int64_t last = winograd_first_item(g, p, i + 1, workers);
+      for (int64_t item = winograd_first_item(g, p, i, workers); item < last; ++item) {
         const int64_t blk = item / p.co_blocks, cb = item % p.co_blocks;
         if (blk != held) {
           ncols = block_lanes(c, blk, lanes);

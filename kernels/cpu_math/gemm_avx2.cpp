@@ -315,9 +315,10 @@ void transform_rows(const float* src, int64_t src_row_stride, bool src_in_panels
 void transform_b_rows_avx2(const float* src, int64_t src_row_stride, bool src_in_panels, float* dst,
                            int64_t kc, int64_t full, int tail, int64_t panel_stride,
                            const float* k_scale, const float* k_shift, bool relu) {
+  // pack_b_panels transforms only with a shift or the clamp.
   auto* fn = k_shift != nullptr
                  ? (relu ? &transform_rows<true, true> : &transform_rows<true, false>)
-                 : (relu ? &transform_rows<false, true> : &transform_rows<false, false>);
+                 : &transform_rows<false, true>;
   fn(src, src_row_stride, src_in_panels, dst, kc, full, tail, panel_stride, k_scale, k_shift);
 }
 
