@@ -180,6 +180,42 @@ TEST(OptConvolutionTest, Im2colTilesWhenTempIsShort) {
   check_all_modes(c, 7);
 }
 
+TEST(OptConvolutionTest, Im2colChunksPerThreadMatchPortable) {
+  // Enough output pixels for 4 chunks per thread of at least 16 panels: on 2
+  // threads each chunk is one thread's im2col and product. A stem-like 7x7
+  // stride-2 layer (50 x 48 outputs in chunks of 288, and 51 x 47 whose last
+  // chunk is 93 columns, not whole panels), in 2 images and 2 groups, and a
+  // stride-2 3x3 layer.
+  Case stem;
+  stem.cin = 3;
+  stem.cout = 20;
+  stem.h = 100;
+  stem.w = 96;
+  stem.kh = stem.kw = 7;
+  stem.sh = stem.sw = 2;
+  stem.ph = stem.pw = 3;
+  check_all_modes(stem, 11);
+  stem.h = 102;
+  stem.w = 94;
+  check_all_modes(stem, 12);
+  Case grouped = stem;
+  grouped.cin = 4;
+  grouped.cout = 6;
+  grouped.groups = 2;
+  grouped.batch = 2;
+  check_all_modes(grouped, 13);
+  Case s2;
+  s2.cin = 16;
+  s2.cout = 24;
+  s2.h = 100;
+  s2.w = 92;
+  s2.kh = s2.kw = 3;
+  s2.sh = s2.sw = 2;
+  s2.ph = s2.pw = 1;
+  s2.bias = false;
+  check_all_modes(s2, 14);
+}
+
 TEST(OptConvolutionTest, DepthwiseMatchesPortable) {
   const int kernels[] = {3, 5, 3, 5, 1, 2, 4, 7};
   for (uint32_t seed = 200; seed < 240; ++seed) {
