@@ -1737,66 +1737,6 @@ size_t dq_conv_scratch_bytes(const Values& g, const Node& n) {
   return (pixels < chunk ? pixels : chunk) * row + alignof(Qd8Params);
 }
 
-Error run_dq_conv(const RunContext& c, const Node& n, const NativeState& st) {
-  const Values& g = c.values;
-  const ConvParams& p = n.conv();
-  const Value& x = in(g, n, 0);
-  const Value& yv = out(g, n);
-  const uint8_t* qbuf = c.buffers[n.inputs[0]];
-  const int8_t* q = reinterpret_cast<const int8_t*>(qbuf);
-  const Qd8Params* params = reinterpret_cast<const Qd8Params*>(qbuf + qd8_params_offset(x.numel()));
-  float* y = reinterpret_cast<float*>(c.buffers[n.outputs[0]]);
-  if (dq_conv_pointwise(p)) {
-    dq_linear(q, params, rows_of(x), st.dq, y, c.pool);
-    return Error::Ok;
-  }
-  const size_t H = x.dims[1], W = x.dims[2], C = x.dims[3];
-  const size_t OH = yv.dims[1], OW = yv.dims[2], O = yv.dims[3];
-  const size_t k = st.dq.k, row = dq_conv_row_bytes(p);
-  // Scratch: the rows' parameters (aligned), then their gathered windows.
-  uintptr_t base = reinterpret_cast<uintptr_t>(c.scratch);
-  const uintptr_t aligned = (base + alignof(Qd8Params) - 1) & ~(uintptr_t{alignof(Qd8Params)} - 1);
-  const size_t usable = c.scratch == nullptr || c.scratch_bytes < aligned - base
-                            ? 0
-                            : c.scratch_bytes - (aligned - base);
-  const size_t chunk = usable / row;
-  if (chunk == 0) {
-    ETR_FAIL(Error::Internal, "XnnpackBackend: node %u (Conv2d): no scratch for a window row",
-             n.index);
-  }
-  Qd8Params* rp = reinterpret_cast<Qd8Params*>(aligned);
-  int8_t* cols = reinterpret_cast<int8_t*>(aligned + chunk * sizeof(Qd8Params));
-  for (size_t b = 0; b < x.dims[0]; ++b) {
-    const int8_t* img = q + b * H * W * C;
-    const Qd8Params ip = params[b * H * W];  // every row of an image holds the image's
-    const int8_t zp = static_cast<int8_t>(ip.zero_point);
-    for (size_t r0 = 0; r0 < OH * OW; r0 += chunk) {
-      const size_t rows = OH * OW - r0 < chunk ? OH * OW - r0 : chunk;
-      for (size_t r = 0; r < rows; ++r) {
-        const size_t oy = (r0 + r) / OW, ox = (r0 + r) % OW;
-        int8_t* dst = cols + r * k;
-        for (size_t ky = 0; ky < p.kernel_height; ++ky) {
-          const long iy = static_cast<long>(oy * p.subsampling_height + ky * p.dilation_height) -
-                          static_cast<long>(p.padding_top);
-          for (size_t kx = 0; kx < p.kernel_width; ++kx, dst += C) {
-            const long ix = static_cast<long>(ox * p.subsampling_width + kx * p.dilation_width) -
-                            static_cast<long>(p.padding_left);
-            if (iy < 0 || ix < 0 || iy >= static_cast<long>(H) || ix >= static_cast<long>(W)) {
-              std::memset(dst, zp, C);
-            } else {
-              std::memcpy(dst, img + (static_cast<size_t>(iy) * W + static_cast<size_t>(ix)) * C,
-                          C);
-            }
-          }
-        }
-        rp[r] = ip;
-      }
-      dq_linear(cols, rp, rows, st.dq, y + (b * OH * OW + r0) * O, c.pool);
-    }
-  }
-  return Error::Ok;
-}
-
 // A static int8 convolution other than 1x1 (is_qs8_pointwise with a
 // window): its output pixels' windows gathered into rows of k int8 values
 // (taps outside the image hold the input zero point, which the GEMM's
@@ -1915,14 +1855,50 @@ void gather_windows(const ConvParams& p, const int8_t* img, size_t H, size_t W, 
   }
 }
 
-Error run_qs8_gathered_conv(const RunContext& c, const Node& n, const NativeState& st) {
+// The windowed int8 convolutions' loop: per image and chunk of `chunk`
+// output pixels, blocks of kGatherBlock pixels gather their windows (taps
+// outside the image hold zero_point(image)) into rows k bytes apart at
+// cols + first * k, then multiply(image, pixel, first, count, rows) runs
+// the block's product while the rows are in L1 (pixel: the block's first
+// output pixel counted over the whole batch; first: its row in the chunk);
+// the blocks split over the pool.
+template <typename ZeroPoint, typename Multiply>
+void gathered_blocks(const RunContext& c, const Node& n, size_t k, size_t chunk, int8_t* cols,
+                     ZeroPoint zero_point, Multiply multiply) {
   const ConvParams& p = n.conv();
   const Value& x = in(c.values, n, 0);
   const Value& yv = out(c.values, n);
   const int8_t* q = reinterpret_cast<const int8_t*>(c.buffers[n.inputs[0]]);
-  int8_t* y = qs8_output(n, st, c.buffers);
   const size_t H = x.dims[1], W = x.dims[2], C = x.dims[3];
   const size_t OH = yv.dims[1], OW = yv.dims[2], O = yv.dims[3];
+  const size_t row_bytes = p.kernel_width * C;
+  for (size_t b = 0; b < x.dims[0]; ++b) {
+    const int8_t* img = q + b * H * W * C;
+    const int8_t zp = zero_point(b);
+    for (size_t r0 = 0; r0 < OH * OW; r0 += chunk) {
+      const size_t rows = OH * OW - r0 < chunk ? OH * OW - r0 : chunk;
+      const size_t blocks = (rows + kGatherBlock - 1) / kGatherBlock;
+      ThreadPool* pool = pool_for(c.pool, rows * k * O);
+      parallel_for(pool, blocks, 1, [&](size_t lo, size_t hi) {
+        for (size_t blk = lo; blk < hi; ++blk) {
+          const size_t first = blk * kGatherBlock;
+          const size_t count = rows - first < kGatherBlock ? rows - first : kGatherBlock;
+          int8_t* dst = cols + first * k;
+          if (row_bytes == 9) {  // a 3-wide window over 3 channels (an RGB stem)
+            gather_windows<9>(p, img, H, W, C, OW, zp, r0 + first, count, k, dst);
+          } else {
+            gather_windows<0>(p, img, H, W, C, OW, zp, r0 + first, count, k, dst);
+          }
+          multiply(b, b * OH * OW + r0 + first, first, count, dst);
+        }
+      });
+    }
+  }
+}
+
+Error run_qs8_gathered_conv(const RunContext& c, const Node& n, const NativeState& st) {
+  int8_t* y = qs8_output(n, st, c.buffers);
+  const size_t O = out(c.values, n).dims[3];
   // Rows of a window whose length is no multiple of 4 are padded to one
   // (with the zero point): the packed weights hold zeros there (k rounded up
   // to 4, dq_vnni_pack) and the row sums do not change, so the GEMM runs as
@@ -1939,30 +1915,56 @@ Error run_qs8_gathered_conv(const RunContext& c, const Node& n, const NativeStat
     ETR_FAIL(Error::Internal, "XnnpackBackend: node %u (Conv2d): no scratch for a window row",
              n.index);
   }
-  int8_t* cols = static_cast<int8_t*>(c.scratch);
   const int8_t zp = static_cast<int8_t>(st.dq.input_zero_point);
-  const size_t row_bytes = p.kernel_width * C;
-  for (size_t b = 0; b < x.dims[0]; ++b) {
-    const int8_t* img = q + b * H * W * C;
-    for (size_t r0 = 0; r0 < OH * OW; r0 += chunk) {
-      const size_t rows = OH * OW - r0 < chunk ? OH * OW - r0 : chunk;
-      const size_t blocks = (rows + kGatherBlock - 1) / kGatherBlock;
-      ThreadPool* pool = pool_for(c.pool, rows * k * O);
-      parallel_for(pool, blocks, 1, [&](size_t lo, size_t hi) {
-        for (size_t blk = lo; blk < hi; ++blk) {
-          const size_t first = blk * kGatherBlock;
-          const size_t count = rows - first < kGatherBlock ? rows - first : kGatherBlock;
-          int8_t* dst = cols + first * k;
-          if (row_bytes == 9) {  // a 3-wide window over 3 channels (an RGB stem)
-            gather_windows<9>(p, img, H, W, C, OW, zp, r0 + first, count, k, dst);
-          } else {
-            gather_windows<0>(p, img, H, W, C, OW, zp, r0 + first, count, k, dst);
-          }
-          qs8_linear(dst, count, wk, y + (b * OH * OW + r0 + first) * O, nullptr);
-        }
+  gathered_blocks(
+      c, n, k, chunk, static_cast<int8_t*>(c.scratch), [&](size_t) { return zp; },
+      [&](size_t, size_t pixel, size_t, size_t count, const int8_t* rows) {
+        qs8_linear(rows, count, wk, y + pixel * O, nullptr);
       });
-    }
+  return Error::Ok;
+}
+
+// A dynamically quantized convolution other than 1x1: per chunk of output
+// pixels, blocks of kGatherBlock pixels gather their windows (taps outside
+// the image hold the image's zero point) and are multiplied at once while
+// in L1, the blocks split over the pool (as run_qs8_gathered_conv).
+Error run_dq_conv(const RunContext& c, const Node& n, const NativeState& st) {
+  const Values& g = c.values;
+  const ConvParams& p = n.conv();
+  const Value& x = in(g, n, 0);
+  const Value& yv = out(g, n);
+  const uint8_t* qbuf = c.buffers[n.inputs[0]];
+  const int8_t* q = reinterpret_cast<const int8_t*>(qbuf);
+  const Qd8Params* params = reinterpret_cast<const Qd8Params*>(qbuf + qd8_params_offset(x.numel()));
+  float* y = reinterpret_cast<float*>(c.buffers[n.outputs[0]]);
+  if (dq_conv_pointwise(p)) {
+    dq_linear(q, params, rows_of(x), st.dq, y, c.pool);
+    return Error::Ok;
   }
+  const size_t O = yv.dims[3];
+  const size_t k = st.dq.k, row = dq_conv_row_bytes(p);
+  // Scratch: the rows' parameters (aligned), then their gathered windows.
+  uintptr_t base = reinterpret_cast<uintptr_t>(c.scratch);
+  const uintptr_t aligned = (base + alignof(Qd8Params) - 1) & ~(uintptr_t{alignof(Qd8Params)} - 1);
+  const size_t usable = c.scratch == nullptr || c.scratch_bytes < aligned - base
+                            ? 0
+                            : c.scratch_bytes - (aligned - base);
+  const size_t chunk = usable / row;
+  if (chunk == 0) {
+    ETR_FAIL(Error::Internal, "XnnpackBackend: node %u (Conv2d): no scratch for a window row",
+             n.index);
+  }
+  Qd8Params* rp = reinterpret_cast<Qd8Params*>(aligned);
+  int8_t* cols = reinterpret_cast<int8_t*>(aligned + chunk * sizeof(Qd8Params));
+  // Every row of an image holds the image's parameters.
+  const size_t plane = x.dims[1] * x.dims[2];
+  gathered_blocks(
+      c, n, k, chunk, cols,
+      [&](size_t b) { return static_cast<int8_t>(params[b * plane].zero_point); },
+      [&](size_t b, size_t pixel, size_t first, size_t count, const int8_t* rows) {
+        for (size_t r = first; r < first + count; ++r) rp[r] = params[b * plane];
+        dq_linear(rows, rp + first, count, st.dq, y + pixel * O, nullptr);
+      });
   return Error::Ok;
 }
 
