@@ -1,7 +1,8 @@
 // The native NHWC depthwise kernel (backends/xnnpack/native_dwconv.h)
 // against a plain loop in double, on the shapes its sliding 8-pixel path
-// takes (3x3 / 5x5, stride 1 / 2, channels in blocks of 8, rows with 8 or
-// more interior pixels) and around them (odd widths, 12 channels, dilation
+// takes (3x3 / 5x5, stride 1 / 2, channels in blocks of 8; rows with 8 or
+// more interior pixels, and wide or narrow rows whose border groups read
+// zero-padded copies) and around them (odd widths, 12 channels, dilation
 // 2, a 3x5 filter), with a clamp, SiLU, 1 and 2 threads.
 #include "backends/xnnpack/native_dwconv.h"
 
@@ -39,10 +40,22 @@ TEST(NativeDwConvTest, SlidingRowsMatchDoubleReference) {
   std::unique_ptr<PthreadPool> tp = PthreadPool::create(2);
   ASSERT_NE(tp, nullptr);
   // {h, w, channels, kh, kw, stride, dilation}
-  const int cases[][7] = {
-      {12, 30, 16, 3, 3, 1, 1}, {9, 41, 24, 5, 5, 1, 1}, {20, 37, 8, 3, 3, 2, 1},
-      {15, 64, 16, 5, 5, 2, 1}, {7, 19, 12, 3, 3, 1, 1}, {10, 33, 16, 3, 3, 1, 2},
-      {8, 29, 16, 3, 5, 1, 1},  {4, 8, 32, 3, 3, 1, 1},  {14, 14, 40, 5, 5, 1, 1}};
+  const int cases[][7] = {{12, 30, 16, 3, 3, 1, 1},
+                          {9, 41, 24, 5, 5, 1, 1},
+                          {20, 37, 8, 3, 3, 2, 1},
+                          {15, 64, 16, 5, 5, 2, 1},
+                          {7, 19, 12, 3, 3, 1, 1},
+                          {10, 33, 16, 3, 3, 1, 2},
+                          {8, 29, 16, 3, 5, 1, 1},
+                          {4, 8, 32, 3, 3, 1, 1},
+                          {14, 14, 40, 5, 5, 1, 1},
+                          // Rows of 48 or more outputs, and of at most 8 at stride 1: every
+                          // group of 8 pixels from the first, the border ones from zero-padded
+                          // copies (a last group of 2 and 3 pixels, 5x5 at stride 2, 7x7).
+                          {6, 50, 16, 3, 3, 1, 1},
+                          {9, 53, 16, 5, 5, 1, 1},
+                          {11, 101, 8, 5, 5, 2, 1},
+                          {7, 7, 24, 5, 5, 1, 1}};
   double worst = 0.0;
   uint32_t seed = 7;
   for (const auto& c : cases) {
