@@ -13,6 +13,9 @@ than a median) and compares them with a baseline taken the same way:
     python3 bench/perf_sentinel.py                          # compare; exit 1 on a regression
     python3 bench/perf_sentinel.py --runner OLD --update --baseline /tmp/old.json
     python3 bench/perf_sentinel.py --baseline /tmp/old.json # an A/B of two builds
+    python3 bench/perf_sentinel.py --runner OLD --update --baseline /tmp/old2.json \
+        --threads 2 --clock wall resnet18                     # the same at 2 threads
+    python3 bench/perf_sentinel.py --baseline /tmp/old2.json --threads 2 --clock wall resnet18
 
 A regression is a layer kind (conv 1x1, conv 3x3, depthwise, ...) of a model whose summed
 minima grew by more than --kind-ratio (default 1.3) and 0.1 ms, or one instruction that
@@ -38,7 +41,7 @@ MODELS = ["mobilenet_v2", "mobilenet_v3_small", "mobilenet_v3_large", "efficient
           "transformer_int8_xnnpack", "transformer_dq_xnnpack"]
 
 
-def measure(runner, model, threads, runs, rounds):
+def measure(runner, model, threads, runs, rounds, clock="cpu"):
     """{instruction position: (min ms, category, name, tensors)} over `rounds` profiled runs."""
     stem = model[:-len("_xnnpack")] if model.endswith("_xnnpack") else model
     pte = os.path.join(HERE, "models", model + ".pte")
@@ -46,7 +49,7 @@ def measure(runner, model, threads, runs, rounds):
     best = {}
     for _ in range(rounds):
         calls, _ = le.profile(runner, pte, inp if os.path.exists(inp) else None, threads, runs,
-                              "cpu", reduce=min)
+                              clock, reduce=min)
         for pos, c in enumerate(calls):
             key = str(pos)
             if key not in best or c["ms"] < best[key][0]:
@@ -79,12 +82,16 @@ def main():
     ap.add_argument("--kind-ratio", type=float, default=1.3)
     ap.add_argument("--op-ratio", type=float, default=1.6)
     ap.add_argument("--min-delta-ms", type=float, default=0.1)
+    ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
+                    help="process CPU time (default) or wall time: at 2 threads the per-layer "
+                         "wall time is what a split changes (a baseline holds one clock)")
     args = ap.parse_args()
     models = [m for m in args.models if os.path.exists(os.path.join(HERE, "models", m + ".pte"))]
     if not models:
         print("no benchmark models in bench/models: run bench/export_bench_models.py first")
         return 2
-    now = {m: measure(args.runner, m, args.threads, args.runs, args.rounds) for m in models}
+    now = {m: measure(args.runner, m, args.threads, args.runs, args.rounds, args.clock)
+           for m in models}
     if args.update:
         base = json.load(open(args.baseline)) if os.path.exists(args.baseline) else {}
         base.update({m: {k: list(v) for k, v in ops.items()} for m, ops in now.items()})
