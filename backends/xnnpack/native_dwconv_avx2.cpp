@@ -120,19 +120,13 @@ inline void slide8(const float* const* rows, size_t step, uint32_t k0, uint32_t 
     _mm256_storeu_ps(y + q * C, _mm256_min_ps(_mm256_max_ps(acc[q], lo), hi));
 }
 
-// The filter rows [*k0, *k1) of output row oy that lie inside the image.
-template <int K, int S>
-inline void filter_rows(const DwConvShape& s, size_t oy, uint32_t* k0, uint32_t* k1) {
-  const int64_t iy0 = static_cast<int64_t>(oy * S) - s.pad_top;
-  *k0 = K;
-  *k1 = 0;
-  for (uint32_t ky = 0; ky < K; ++ky) {
-    const int64_t iy = iy0 + ky;
-    if (iy < 0 || iy >= static_cast<int64_t>(s.in_h)) continue;
-    if (*k0 == K) *k0 = ky;
-    *k1 = ky + 1;
-  }
-  if (*k0 > *k1) *k0 = *k1;
+// slide8's row pointers for a group read in place: input column ix0 (>= 0),
+// channel c, of the image rows iy0 + ky for the filter rows ky inside it.
+inline void rows_in_place(const DwConvShape& s, const float* x_img, int64_t iy0, int64_t ix0,
+                          size_t c, TapRange ky, const float** rows) {
+  for (uint32_t r = ky.k0; r < ky.k1; ++r)
+    rows[r] =
+        x_img + (static_cast<size_t>(iy0 + r) * s.in_w + static_cast<size_t>(ix0)) * s.channels + c;
 }
 
 // Interior pixels [ox, hi) of row oy, 8 at a time while they fit, reading
@@ -142,16 +136,15 @@ size_t slide_interior(const DwConvShape& s, const float* x_img, const float* w, 
                       size_t oy, size_t ox, size_t hi, float* y_row) {
   const size_t C = s.channels;
   const int64_t iy0 = static_cast<int64_t>(oy * S) - s.pad_top;
-  uint32_t k0 = 0, k1 = 0;
-  filter_rows<K, S>(s, oy, &k0, &k1);
+  const TapRange ky = tap_range(iy0, K, 1, s.in_h);
   const float* rows[K];
   for (; ox + 8 <= hi; ox += 8) {
-    const size_t ix0 = ox * S - s.pad_left;  // every tap inside: ox * S >= pad_left
+    // Every tap inside: ox * S >= pad_left.
+    const int64_t ix0 = static_cast<int64_t>(ox * S) - s.pad_left;
     for (size_t c = 0; c < C; c += 8) {
-      for (uint32_t ky = k0; ky < k1; ++ky)
-        rows[ky] = x_img + (static_cast<size_t>(iy0 + ky) * s.in_w + ix0) * C + c;
-      slide8<K, S>(rows, C, k0, k1, w + c, C, bias == nullptr ? nullptr : bias + c, s.output_min,
-                   s.output_max, y_row + ox * C + c, 8);
+      rows_in_place(s, x_img, iy0, ix0, c, ky, rows);
+      slide8<K, S>(rows, C, ky.k0, ky.k1, w + c, C, bias == nullptr ? nullptr : bias + c,
+                   s.output_min, s.output_max, y_row + ox * C + c, 8);
     }
   }
   return ox;
@@ -169,8 +162,7 @@ void slide_padded(const DwConvShape& s, const float* x_img, const float* w, cons
   const size_t C = s.channels;
   const int64_t iy0 = static_cast<int64_t>(oy * S) - s.pad_top;
   const int64_t in_w = static_cast<int64_t>(s.in_w);
-  uint32_t k0 = 0, k1 = 0;
-  filter_rows<K, S>(s, oy, &k0, &k1);
+  const TapRange ky = tap_range(iy0, K, 1, s.in_h);
   alignas(32) float pad[K][kSpan][8];
   const float* rows[K];
   for (size_t ox = 0; ox < s.out_w; ox += 8) {
@@ -179,21 +171,21 @@ void slide_padded(const DwConvShape& s, const float* x_img, const float* w, cons
     const bool inside = count == 8 && ix0 >= 0 && ix0 + kSpan <= in_w;
     float* y = y_row + ox * C;
     for (size_t c = 0; c < C; c += 8) {
-      for (uint32_t ky = k0; ky < k1; ++ky) {
-        const float* row = x_img + static_cast<size_t>(iy0 + ky) * s.in_w * C + c;
-        if (inside) {
-          rows[ky] = row + ix0 * static_cast<int64_t>(C);
-          continue;
+      if (inside) {
+        rows_in_place(s, x_img, iy0, ix0, c, ky, rows);
+      } else {
+        for (uint32_t r = ky.k0; r < ky.k1; ++r) {
+          const float* row = x_img + static_cast<size_t>(iy0 + r) * s.in_w * C + c;
+          for (int j = 0; j < kSpan; ++j) {
+            const int64_t ix = ix0 + j;
+            _mm256_store_ps(pad[r][j], ix >= 0 && ix < in_w ? _mm256_loadu_ps(row + ix * C)
+                                                            : _mm256_setzero_ps());
+          }
+          rows[r] = pad[r][0];
         }
-        for (int j = 0; j < kSpan; ++j) {
-          const int64_t ix = ix0 + j;
-          _mm256_store_ps(pad[ky][j], ix >= 0 && ix < in_w ? _mm256_loadu_ps(row + ix * C)
-                                                           : _mm256_setzero_ps());
-        }
-        rows[ky] = pad[ky][0];
       }
-      slide8<K, S>(rows, inside ? C : 8, k0, k1, w + c, C, bias == nullptr ? nullptr : bias + c,
-                   s.output_min, s.output_max, y + c, count);
+      slide8<K, S>(rows, inside ? C : 8, ky.k0, ky.k1, w + c, C,
+                   bias == nullptr ? nullptr : bias + c, s.output_min, s.output_max, y + c, count);
     }
   }
 }

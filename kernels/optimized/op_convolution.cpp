@@ -637,9 +637,9 @@ bool run_im2col_chunks(KernelContext& ctx, const Geom& g, const float* in, int64
   const int64_t want = n / (kChunksPerThread * static_cast<int64_t>(threads)) / kPanel * kPanel;
   const int64_t chunk = std::min(by_bytes, want);
   if (chunk < kMinChunk) return false;
+  // chunk <= n / (kChunksPerThread * threads): at least that many chunks.
   const int64_t per_image = (n + chunk - 1) / chunk;
   const int64_t items = g.batch * g.groups * per_image;
-  if (items < kChunksPerThread * static_cast<int64_t>(threads)) return false;
   auto align = [](size_t v) { return (v + 63) & ~size_t{63}; };
   const size_t col_bytes = align(per_col * static_cast<size_t>(chunk));
   const size_t gemm_need = opt::gemm_scratch_bytes(args_for(0, 0, chunk, nullptr), 1);

@@ -20,6 +20,19 @@ struct Case {
   bool one_d = false;  // rank 3: h == kh == 1, parameters given for w only
 };
 
+// A square k x k layer, stride `stride`, padding `pad` on every side.
+Case square(int cin, int cout, int h, int w, int k, int stride, int pad) {
+  Case c;
+  c.cin = cin;
+  c.cout = cout;
+  c.h = h;
+  c.w = w;
+  c.kh = c.kw = k;
+  c.sh = c.sw = stride;
+  c.ph = c.pw = pad;
+  return c;
+}
+
 std::string describe(const Case& c) {
   char buf[256];
   std::snprintf(buf, sizeof(buf),
@@ -170,14 +183,7 @@ TEST(OptConvolutionTest, Im2colMatchesPortable) {
 TEST(OptConvolutionTest, Im2colTilesWhenTempIsShort) {
   // 64 channels x 3x3 over 48x40 outputs: the im2col matrix (about 4.4 MB)
   // exceeds the test's 1 MiB temp memory, so it runs in tiles.
-  Case c;
-  c.cin = 64;
-  c.cout = 24;
-  c.h = 48;
-  c.w = 40;
-  c.kh = c.kw = 3;
-  c.ph = c.pw = 1;
-  check_all_modes(c, 7);
+  check_all_modes(square(64, 24, 48, 40, 3, 1, 1), 7);
 }
 
 TEST(OptConvolutionTest, Im2colChunksPerThreadMatchPortable) {
@@ -186,32 +192,13 @@ TEST(OptConvolutionTest, Im2colChunksPerThreadMatchPortable) {
   // stride-2 layer (50 x 48 outputs in chunks of 288, and 51 x 47 whose last
   // chunk is 93 columns, not whole panels), in 2 images and 2 groups, and a
   // stride-2 3x3 layer.
-  Case stem;
-  stem.cin = 3;
-  stem.cout = 20;
-  stem.h = 100;
-  stem.w = 96;
-  stem.kh = stem.kw = 7;
-  stem.sh = stem.sw = 2;
-  stem.ph = stem.pw = 3;
-  check_all_modes(stem, 11);
-  stem.h = 102;
-  stem.w = 94;
-  check_all_modes(stem, 12);
-  Case grouped = stem;
-  grouped.cin = 4;
-  grouped.cout = 6;
+  check_all_modes(square(3, 20, 100, 96, 7, 2, 3), 11);
+  check_all_modes(square(3, 20, 102, 94, 7, 2, 3), 12);
+  Case grouped = square(4, 6, 102, 94, 7, 2, 3);
   grouped.groups = 2;
   grouped.batch = 2;
   check_all_modes(grouped, 13);
-  Case s2;
-  s2.cin = 16;
-  s2.cout = 24;
-  s2.h = 100;
-  s2.w = 92;
-  s2.kh = s2.kw = 3;
-  s2.sh = s2.sw = 2;
-  s2.ph = s2.pw = 1;
+  Case s2 = square(16, 24, 100, 92, 3, 2, 1);
   s2.bias = false;
   check_all_modes(s2, 14);
 }
