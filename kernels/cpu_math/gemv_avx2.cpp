@@ -87,9 +87,13 @@ void panels(const float* packed, int64_t m, int64_t k, const float* x, const flo
 }
 
 // Below this many multiply-adds a panel product runs on the calling thread
-// (the GEMM's threshold, gemm.cpp: a squeeze-excite layer's 230K split over
-// 2 threads cost more CPU time in waiting than it saved).
-constexpr int64_t kGemvParallelWork = int64_t{1} << 20;
+// (a squeeze-excite layer's 230K split over 2 threads costs more in waiting
+// than it saves). Above, the product streams its weights, 4 bytes per
+// multiply-add, mostly from L3 or DRAM: MobileNetV3-small's classifier
+// layers (1024 x 576 and 1000 x 1024, under the GEMM's 1M threshold this
+// used to share) take 74 / 149 us on one thread with cold weights and 53 /
+// 91 us split over two (Zen 4, medians), 30 / 54 -> 15 / 28 us warm.
+constexpr int64_t kGemvParallelWork = int64_t{1} << 17;
 
 }  // namespace
 

@@ -372,7 +372,8 @@ TEST(OptConvDirectTest, GemvMatchesReference) {
 
 // The panel-packed product against a float64 reference: panel edges (m not
 // a multiple of 16), k not a multiple of 4, and products large enough to
-// split over 2 threads (MobileNetV3's 960 x 240 among them).
+// split over 2 threads (from 2^17 multiply-adds: MobileNetV3's 960 x 240
+// squeeze-excite layer and the larger classifier-sized ones).
 TEST(OptConvDirectTest, GemvPanelsMatchesReference) {
   ETR_REQUIRE_AVX2_KERNELS();
   double worst = 0.0;
@@ -383,7 +384,7 @@ TEST(OptConvDirectTest, GemvPanelsMatchesReference) {
       m = 960;
       k = 240;
     } else if (seed % 6 == 1) {
-      // Over 2^20 multiply-adds: split over the threads.
+      // Classifier-sized (over 2^20 multiply-adds).
       m = pick(rng, 1100, 1300);
       k = pick(rng, 960, 1100);
     }
