@@ -76,6 +76,32 @@ void im2col_tile(const Im2colGeom& g, const float* in, int64_t n0, int64_t nt, f
   });
 }
 
+bool patch_rows_supported(const Im2colGeom& g) {
+  return g.ph == 0 && g.pw == 0 && g.dh == 1 && g.dw == 1 && g.kh >= 1 && g.kw >= 1 &&
+         (g.oh - 1) * g.sh + g.kh <= g.h && (g.ow - 1) * g.sw + g.kw <= g.w;
+}
+
+void patch_rows(const Im2colGeom& g, const float* in, int64_t n0, int64_t nt, float* dst,
+                ThreadPool* pool) {
+  const int64_t k = g.channels * g.kh * g.kw;
+  const int64_t plane = g.h * g.w;
+  const size_t row_bytes = static_cast<size_t>(g.kw) * sizeof(float);
+  // About 16 KiB of output per chunk.
+  const size_t grain = static_cast<size_t>(std::max<int64_t>(1, 4096 / std::max<int64_t>(k, 1)));
+  parallel_for(pool, static_cast<size_t>(nt), grain, [&](size_t begin, size_t end) {
+    for (int64_t j = static_cast<int64_t>(begin); j < static_cast<int64_t>(end); ++j) {
+      const int64_t oy = (n0 + j) / g.ow, ox = (n0 + j) % g.ow;
+      const float* src = in + oy * g.sh * g.w + ox * g.sw;
+      float* d = dst + j * k;
+      for (int64_t c = 0; c < g.channels; ++c) {
+        for (int64_t ki = 0; ki < g.kh; ++ki, d += g.kw) {
+          std::memcpy(d, src + c * plane + ki * g.w, row_bytes);
+        }
+      }
+    }
+  });
+}
+
 void im2col_tile_packed(const Im2colGeom& g, const float* in, int64_t n0, int64_t nt, float* dst,
                         ThreadPool* pool) {
   constexpr int64_t kPanel = 16;  // util/gemm_internal.h kGemmNr

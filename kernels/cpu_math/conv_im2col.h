@@ -31,6 +31,19 @@ void im2col_tile(const Im2colGeom& g, const float* in, int64_t n0, int64_t nt, f
 void im2col_tile_packed(const Im2colGeom& g, const float* in, int64_t n0, int64_t nt, float* dst,
                         ThreadPool* pool);
 
+// True when patch_rows takes g: no padding and no dilation, so every
+// kernel row of a patch is kw contiguous input floats (a ViT's 16x16 stride
+// 16 patch embedding among others).
+bool patch_rows_supported(const Im2colGeom& g);
+
+// The transpose of im2col_tile, row-major: dst[j][(c * kh + ki) * kw + kj]
+// = in[c, oy*sh + ki, ox*sw + kj] for the output pixels n0 + j = oy * ow +
+// ox, j in [0, nt) (rows channels * kh * kw floats apart), built from
+// kw-float copies; pixels split over `pool`. Only where
+// patch_rows_supported(g). The product X^T W^T then reads it in place.
+void patch_rows(const Im2colGeom& g, const float* in, int64_t n0, int64_t nt, float* dst,
+                ThreadPool* pool);
+
 // dst[x] = src[2 * x] for x in [0, n), reading src[0 .. 2n - 2] only: the
 // stride-2 rows of im2col_tile (conv_im2col_avx2.cpp; only where
 // cpu_features().avx2_fma).

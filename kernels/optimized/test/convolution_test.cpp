@@ -203,6 +203,28 @@ TEST(OptConvolutionTest, Im2colChunksPerThreadMatchPortable) {
   check_all_modes(s2, 14);
 }
 
+TEST(OptConvolutionTest, PatchLayersMatchPortable) {
+  // Kernel rows of 8+ floats over unpadded input (a ViT's patch embedding):
+  // X^T built row-major from kernel-row copies and read in place by the
+  // transposed product. 16x16 stride 16 (a 14 x 12 grid, and 13 x 11 with
+  // input left over at the edges), 8x8 stride 8 in 2 images and 2 groups,
+  // overlapping 8x8 stride 4 windows, a 1-D layer of 8-tap stride-8 patches,
+  // and a layer whose X^T (1.1 MB) exceeds the test's 1 MiB temp memory, so
+  // its product runs in tiles of output pixels.
+  check_all_modes(square(3, 32, 224, 192, 16, 16, 0), 21);
+  check_all_modes(square(3, 16, 215, 190, 16, 16, 0), 22);
+  Case grouped = square(4, 32, 40, 48, 8, 8, 0);
+  grouped.groups = 2;
+  grouped.batch = 2;
+  check_all_modes(grouped, 23);
+  check_all_modes(square(2, 16, 36, 44, 8, 4, 0), 24);
+  Case one_d = square(5, 48, 1, 400, 8, 8, 0);
+  one_d.one_d = true;
+  one_d.kh = one_d.sh = 1;
+  check_all_modes(one_d, 25);
+  check_all_modes(square(4, 16, 224, 320, 16, 16, 0), 26);
+}
+
 TEST(OptConvolutionTest, DepthwiseMatchesPortable) {
   const int kernels[] = {3, 5, 3, 5, 1, 2, 4, 7};
   for (uint32_t seed = 200; seed < 240; ++seed) {
