@@ -244,28 +244,32 @@ TEST(OptimizedNormalization, LayerNormMatchesFloat64Reference) {
     return std::vector<EValue*>{r.tensor(x), r.int_list({n}), r.tensor(w),    r.tensor(b),
                                 r.d(1e-5),   r.tensor(o[0]),  r.tensor(o[1]), r.tensor(o[2])};
   };
-  const OpResult got = run_call(call, test_kernel_registry(), nullptr);
-  ASSERT_EQ(got.error, Error::Ok);
-  EXPECT_EQ(got.library, "optimized");
   const std::vector<float> xv = x.values<float>(), wv = w.values<float>(), bv = b.values<float>();
-  const std::vector<float> y = got.outs[0].values<float>();
-  double max_err = 0.0;
-  size_t bad = 0;
-  for (int32_t r = 0; r < rows; ++r) {
-    double mean = 0.0, var = 0.0;
-    for (int32_t j = 0; j < n; ++j) mean += xv[r * n + j];
-    mean /= n;
-    for (int32_t j = 0; j < n; ++j) var += (xv[r * n + j] - mean) * (xv[r * n + j] - mean);
-    const double rstd = 1.0 / std::sqrt(var / n + 1e-5);
-    for (int32_t j = 0; j < n; ++j) {
-      const double want = (xv[r * n + j] - mean) * rstd * wv[j] + bv[j];
-      const double err = std::abs(static_cast<double>(y[r * n + j]) - want);
-      max_err = std::max(max_err, err);
-      if (!(err <= 1e-6 + 1e-6 * std::abs(want))) ++bad;
+  // On 1 thread, and on 2 (the rows then split over the pool).
+  for (ThreadPool* pool : kPools()) {
+    const OpResult got = run_call(call, test_kernel_registry(), pool);
+    ASSERT_EQ(got.error, Error::Ok);
+    EXPECT_EQ(got.library, "optimized");
+    const std::vector<float> y = got.outs[0].values<float>();
+    double max_err = 0.0;
+    size_t bad = 0;
+    for (int32_t r = 0; r < rows; ++r) {
+      double mean = 0.0, var = 0.0;
+      for (int32_t j = 0; j < n; ++j) mean += xv[r * n + j];
+      mean /= n;
+      for (int32_t j = 0; j < n; ++j) var += (xv[r * n + j] - mean) * (xv[r * n + j] - mean);
+      const double rstd = 1.0 / std::sqrt(var / n + 1e-5);
+      for (int32_t j = 0; j < n; ++j) {
+        const double want = (xv[r * n + j] - mean) * rstd * wv[j] + bv[j];
+        const double err = std::abs(static_cast<double>(y[r * n + j]) - want);
+        max_err = std::max(max_err, err);
+        if (!(err <= 1e-6 + 1e-6 * std::abs(want))) ++bad;
+      }
     }
+    std::printf("layer norm [197, 192], %s: max abs error %.3g\n",
+                pool == nullptr ? "1 thread" : "2 threads", max_err);
+    EXPECT_EQ(bad, 0u);
   }
-  std::printf("layer norm [197, 192]: max abs error %.3g\n", max_err);
-  EXPECT_EQ(bad, 0u);
 }
 
 TEST(OptimizedNormalization, BatchNormMatchesPortable) {
