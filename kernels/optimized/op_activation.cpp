@@ -13,9 +13,11 @@
 namespace etr {
 namespace {
 
-// Elements per chunk: cheap ops (relu, clamp) and transcendental ones.
+// Elements per chunk: cheap ops (relu, clamp) and transcendental ones (at
+// 0.3-0.4 ns per element on Zen 4 a chunk of 8192 is ~3 us of work: the
+// decoder's [64, 512] GELU, 12.7 us, now splits over 2 threads).
 constexpr size_t kCheapGrain = 32768;
-constexpr size_t kMathGrain = 32768;
+constexpr size_t kMathGrain = 8192;
 
 bool float_default(const Tensor& t) {
   return t.dtype() == ScalarType::Float && opt::has_default_dim_order(t);
