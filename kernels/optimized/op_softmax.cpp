@@ -16,7 +16,9 @@
 namespace etr {
 namespace {
 
-constexpr size_t kGrainElements = 65536;
+// Elements per chunk of rows (exp at ~0.5 ns per element on Zen 4: ~4 us of
+// work): the decoder's [4, 64, 64] scores split over 2 threads.
+constexpr size_t kGrainElements = 8192;
 
 enum class Flavor { kSoftmax, kLogSoftmax, kSafeSoftmax };
 
