@@ -170,15 +170,20 @@ opt::Im2colGeom im2col_geom(const Geom& g) {
 
 // True when the layer's X^T is built by patch_rows (cpu_math/conv_im2col.h):
 // not pointwise, whole input rows per kernel row (no padding or dilation)
-// of at least kMinPatchRow floats, and X^T of at most kIm2colBytes. Its
-// product then runs transposed, X^T read in place: im2col's [k, n] tile of
-// a 16x16 stride-16 patch embedding gathers every float 16 apart (ViT-small's
-// 3 -> 192 layer, Zen 4, per-layer minima in the model: 0.73 -> 0.59 ms CPU
-// on 1 thread, 0.38 -> 0.30 ms wall on 2).
+// of at least kMinPatchRow floats, no more output channels than X^T has
+// columns, and X^T of at most kIm2colBytes. Its product then runs
+// transposed, X^T read in place: im2col's [k, n] tile of a 16x16 stride-16
+// patch embedding gathers every float 16 apart (ViT-small's 3 -> 192 layer,
+// Zen 4, per-layer minima in the model: 0.73 -> 0.59 ms CPU on 1 thread,
+// 0.38 -> 0.30 ms wall on 2).
 bool takes_patches(const Geom& g) {
   if (is_pointwise(g) || g.kw < kMinPatchRow || g.groups < 1) return false;
   const int64_t k = g.c_in / g.groups * g.kh * g.kw, n = g.oh * g.ow;
-  return n > 0 && k > 0 && n <= static_cast<int64_t>(kIm2colBytes / sizeof(float)) / k &&
+  // At least as many columns as output channels: the transpose of the
+  // product's [n, ocg] result into out then costs no more than the gather it
+  // saves (not so for a 10-tap stride-5 audio layer into 512 channels).
+  return n > 0 && k > 0 && k >= g.c_out / g.groups &&
+         n <= static_cast<int64_t>(kIm2colBytes / sizeof(float)) / k &&
          opt::patch_rows_supported(im2col_geom(g));
 }
 
