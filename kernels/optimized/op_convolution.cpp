@@ -599,24 +599,25 @@ void run_gemm_transposed(KernelContext& ctx, const Geom& g, const opt::PackedMat
   // k, ocg and n (at most 8 * kPanel, or a patch layer's X^T of at most
   // kIm2colBytes) are bounded by the checked tensor sizes. A patch layer
   // runs in tiles of output pixels when temp memory cannot hold them all.
-  auto tile_bytes = [&](int64_t rows, size_t* col_bytes, size_t* ct_bytes) {
-    *col_bytes = pointwise ? 0 : static_cast<size_t>(k) * static_cast<size_t>(rows) * sizeof(float);
-    *ct_bytes = static_cast<size_t>(ocg) * static_cast<size_t>(rows) * sizeof(float);
-    return *col_bytes + *ct_bytes + 128;
+  auto col_bytes_of = [&](int64_t rows) {
+    return pointwise ? 0 : static_cast<size_t>(k) * static_cast<size_t>(rows) * sizeof(float);
+  };
+  auto ct_bytes_of = [&](int64_t rows) {
+    return static_cast<size_t>(ocg) * static_cast<size_t>(rows) * sizeof(float);
+  };
+  auto gemm_bytes_of = [&](int64_t rows) {
+    return opt::gemm_scratch_bytes(make_args(0, rows, in, nullptr), threads);
   };
   int64_t nt = n;
-  size_t col_bytes = 0, ct_bytes = 0;
   if (patches) {
     const size_t room = temp_left(ctx.temp_allocator());
     while (nt > kMinPatchTile &&
-           tile_bytes(nt, &col_bytes, &ct_bytes) +
-                   opt::gemm_scratch_bytes(make_args(0, nt, in, nullptr), threads) >
-               room) {
+           col_bytes_of(nt) + ct_bytes_of(nt) + gemm_bytes_of(nt) + 128 > room) {
       nt = (nt + 1) / 2;
     }
   }
-  (void)tile_bytes(nt, &col_bytes, &ct_bytes);
-  const size_t gemm_bytes = opt::gemm_scratch_bytes(make_args(0, nt, in, nullptr), threads);
+  const size_t col_bytes = col_bytes_of(nt), ct_bytes = ct_bytes_of(nt);
+  const size_t gemm_bytes = gemm_bytes_of(nt);
   float* cols = pointwise ? nullptr : static_cast<float*>(ctx.allocate_temp(col_bytes, 64));
   float* ct = static_cast<float*>(ctx.allocate_temp(ct_bytes, 64));
   ETR_KERNEL_CHECK(ctx, (pointwise || cols != nullptr) && ct != nullptr,

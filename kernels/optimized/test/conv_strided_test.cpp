@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu_math/conv_im2col.h"
 #include "kernels/optimized/test/conv_reference.h"
 #include "kernels/optimized/test/fused_conv_test_util.h"
 #include "kernels/optimized/test/optimized_test_util.h"
@@ -145,6 +146,59 @@ TEST(ConvStridedTest, OneDimensionalIm2colPackedMatchesFloat64Reference) {
                   pool == nullptr ? "1 thread" : "pool", err);
       EXPECT_LE(err, kBound) << what;
     }
+  }
+}
+
+// patch_rows (the row-major X^T of a patch layer) against im2col_tile's
+// [k, n] tile read transposed: equal element for element, for a tile of
+// pixels in the middle of the image and for all of them, on 1 and 2
+// threads; patch_rows_supported refuses padding and dilation.
+TEST(ConvStridedTest, PatchRowsAreTheTransposedIm2colTile) {
+  struct Patch {
+    int64_t channels, h, w, k, stride;
+  };
+  const Patch patches[] = {{3, 40, 58, 16, 16}, {2, 21, 30, 8, 4}, {5, 1, 90, 8, 8}};
+  std::mt19937 rng(41);
+  for (const Patch& p : patches) {
+    opt::Im2colGeom g;
+    g.channels = p.channels;
+    g.h = p.h;
+    g.w = p.w;
+    g.kh = p.h == 1 ? 1 : p.k;
+    g.kw = p.k;
+    g.sh = p.h == 1 ? 1 : p.stride;
+    g.sw = p.stride;
+    g.oh = (g.h - g.kh) / g.sh + 1;
+    g.ow = (g.w - g.kw) / g.sw + 1;
+    ASSERT_TRUE(opt::patch_rows_supported(g));
+    const int64_t n = g.oh * g.ow, k = g.channels * g.kh * g.kw;
+    std::vector<float> in(static_cast<size_t>(g.channels * g.h * g.w));
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (float& v : in) v = dist(rng);
+    std::vector<float> tile(static_cast<size_t>(k * n));
+    opt::im2col_tile(g, in.data(), 0, n, tile.data(), nullptr);
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), test_thread_pool()}) {
+      for (const int64_t n0 : {int64_t{0}, n / 3}) {
+        const int64_t nt = n0 == 0 ? n : n - n0 - 1;
+        std::vector<float> rows(static_cast<size_t>(k * nt), -7.0f);
+        opt::patch_rows(g, in.data(), n0, nt, rows.data(), pool);
+        size_t bad = 0;
+        for (int64_t j = 0; j < nt; ++j) {
+          for (int64_t r = 0; r < k; ++r) {
+            if (rows[j * k + r] != tile[r * n + n0 + j]) ++bad;
+          }
+        }
+        EXPECT_EQ(bad, 0u) << "channels " << p.channels << " kernel " << p.k << " stride "
+                           << p.stride << " pixels " << n0 << " + " << nt
+                           << (pool == nullptr ? " 1 thread" : " 2 threads");
+      }
+    }
+    opt::Im2colGeom padded = g;
+    padded.pw = 1;
+    EXPECT_FALSE(opt::patch_rows_supported(padded));
+    opt::Im2colGeom dilated = g;
+    dilated.dw = 2;
+    EXPECT_FALSE(opt::patch_rows_supported(dilated));
   }
 }
 
