@@ -1227,6 +1227,17 @@ class XnnpackBackend final : public BackendInterface {
     return static_cast<DelegateHandle*>(d);
   }
 
+  // External outputs are written, external inputs read; an argument the
+  // graph does not name is not touched.
+  ArgAccess arg_access(DelegateHandle* handle, size_t index) const override {
+    const Delegate* d = static_cast<const Delegate*>(handle);
+    if (d == nullptr) return ArgAccess::Unknown;
+    for (uint32_t id : d->outputs) {
+      if (d->graph.values[id].external_id == index) return ArgAccess::Write;
+    }
+    return ArgAccess::Read;
+  }
+
   Error execute(BackendExecutionContext& ctx, DelegateHandle* handle,
                 Span<EValue*> args) const override {
     Delegate* d = static_cast<Delegate*>(handle);

@@ -134,6 +134,17 @@ class BackendInterface {
   [[nodiscard]] virtual Error execute(BackendExecutionContext& ctx, DelegateHandle* handle,
                                       Span<EValue*> args) const = 0;
 
+  // Whether the delegate writes argument `index` of its calls (an output)
+  // or only reads it; Unknown when the backend does not say (the default).
+  // The method loader plans memory with it (runtime/executor/view_elision.cpp);
+  // Unknown is always safe.
+  enum class ArgAccess : uint8_t { Unknown, Read, Write };
+  virtual ArgAccess arg_access(DelegateHandle* handle, size_t index) const {
+    (void)handle;
+    (void)index;
+    return ArgAccess::Unknown;
+  }
+
   // Releases what init() acquired. Must tolerate a null handle.
   virtual void destroy(DelegateHandle* handle) const { (void)handle; }
 

@@ -40,7 +40,12 @@ Error MethodLoader::resolve_chains() {
       table[pc].kind = internal::InstrKind::Free;
       table[pc].free = internal::FreeInstr{0};
     }
+#if ETR_KERNEL_FUSION
+    if (options_.kernel_fusion && num_chains == 1)
+      ETR_RETURN_IF_ERROR(elide_view_copies(instrs, table));
+#endif
     for (size_t pc = 0; pc < n; ++pc) {
+      if (table[pc].kind == internal::InstrKind::Absorbed) continue;  // a view run as an alias
       size_t absorbed = 0;
 #if ETR_KERNEL_FUSION
       if (options_.kernel_fusion) ETR_RETURN_IF_ERROR(try_fuse(c, pc, instrs, table, &absorbed));

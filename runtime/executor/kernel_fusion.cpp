@@ -266,6 +266,36 @@ Error MethodLoader::try_fuse(size_t chain, size_t pc, const FbInstructions* inst
   return Error::Ok;
 }
 
+size_t MethodLoader::fusion_span(const FbInstructions* instrs, size_t pc, int32_t* args,
+                                 uint8_t* roles, size_t* num_args) {
+  *num_args = 0;
+  if (!may_start_fusion(instrs, pc)) return 1;
+  const FusionGraph graph{this, instrs, pc};
+  const char* head_op = method_->s_.op_names[instrs->Get(static_cast<flatbuffers::uoffset_t>(pc))
+                                                 ->instr_args_as_KernelCall()
+                                                 ->op_index()];
+  size_t longest = 1;
+  auto try_rule = [&](const FusionRule& rule) {
+    if (std::strcmp(rule.pattern.steps[0].op, head_op) != 0) return;
+    ChainMatch match;
+    if (!match_chain(rule.pattern, graph, pc, &match) || match.num_steps <= longest) return;
+    longest = match.num_steps;
+    *num_args = rule.num_args();
+    for (size_t j = 0; j < *num_args; ++j) {
+      args[j] = chain_arg(rule.pattern, graph, match, rule.args[j].ref);
+      roles[j] = static_cast<uint8_t>(rule.args[j].role);
+    }
+  };
+  if (!ordered_rules_overflow_) {
+    for (size_t i = 0; i < num_ordered_rules_; ++i) try_rule(*ordered_rules_[i]);
+  } else {
+    for (size_t l = 0; l < registry_.num_libraries(); ++l) {
+      for (const FusionRule& rule : registry_.library(l).fusion_rules) try_rule(rule);
+    }
+  }
+  return longest;
+}
+
 Error MethodLoader::try_fuse_rule(size_t chain, const FusionGraph& graph,
                                   internal::Instruction* table, const FusionRule& rule,
                                   uint32_t fused_hash, const ChainMatch& match, size_t* absorbed) {
@@ -274,6 +304,10 @@ Error MethodLoader::try_fuse_rule(size_t chain, const FusionGraph& graph,
   const size_t pc = match.first;
   const size_t last = pc + match.num_steps - 1;
   EValue* values = method_->s_.values;
+  // A view copy run as an alias (view_elision.cpp) joins no group.
+  for (size_t s = pc; s <= last; ++s) {
+    if (table[s].kind == internal::InstrKind::Absorbed) return Error::Ok;
+  }
   // Every argument of the group refers to a value (else the calls load one
   // by one, and the first bad one is reported), and nothing any step reads is
   // rewritten while the method runs (return slots aside).

@@ -30,7 +30,9 @@ class MethodLoader;
 namespace internal {
 
 // Absorbed: an instruction a fused kernel call earlier in the chain runs as
-// part of its group (runtime/executor/kernel_fusion.cpp); executed as nothing.
+// part of its group (runtime/executor/kernel_fusion.cpp), or a view copy whose
+// output the loader made an alias of its input (view_elision.cpp; `by` is
+// the instruction itself); executed as nothing.
 enum class InstrKind : uint8_t { Kernel, Delegate, Move, JumpFalse, Free, Absorbed };
 
 struct KernelInstr {

@@ -66,8 +66,10 @@ Error MethodLoader::load() {
   ETR_RETURN_IF_ERROR(
       parse_io(plan_->outputs(), "output", &method_->s_.output_indices, &method_->s_.num_outputs));
   ETR_RETURN_IF_ERROR(check_inputs());
-  ETR_RETURN_IF_ERROR(resolve_chains());
+  // Delegates before the instructions: the view copies' aliasing
+  // (view_elision.cpp) asks each delegate which arguments it writes.
   ETR_RETURN_IF_ERROR(init_delegates());
+  ETR_RETURN_IF_ERROR(resolve_chains());
   // Last, so that a method allocator short of
   // MethodMeta::method_allocator_bytes() fails here, on a table every method
   // needs, instead of loading without a kernel's optional state.

@@ -93,6 +93,12 @@ class MethodLoader final {
   [[nodiscard]] Error try_fuse_rule(size_t chain, const FusionGraph& graph,
                                     internal::Instruction* table, const FusionRule& rule,
                                     uint32_t fused_hash, const ChainMatch& match, size_t* absorbed);
+  // The steps of the longest rule whose pattern matches from pc (1: none),
+  // whatever its value checks and the loader's conditions would decide, and
+  // the value ids of that rule's fused call and their FusionArgRoles
+  // (kMaxFusionArgs at most).
+  size_t fusion_span(const FbInstructions* instrs, size_t pc, int32_t* args, uint8_t* roles,
+                     size_t* num_args);
   // True when a jump of `instrs` lands in (first, last].
   bool jump_lands_in(const FbInstructions* instrs, size_t first, size_t last) const;
   // False when the instruction at pc cannot start a fusion group (its
@@ -101,6 +107,31 @@ class MethodLoader final {
   bool value_used_outside(int32_t v, size_t chain, size_t first, size_t last) const;
   [[nodiscard]] Error check_output_overlap(size_t pc, const char* op_name, const KernelEntry& entry,
                                            const internal::KernelInstr* in);
+
+  // view_elision.cpp: view copies whose output is a run of their input's
+  // bytes become aliases (their instructions InstrKind::Absorbed) and the
+  // method's planned memory is laid out again around them. Only for a single
+  // chain without jumps or moves, after the delegates' init (they say which
+  // arguments they write) and before any instruction is resolved; does
+  // nothing when it cannot apply safely.
+  struct ViewPlan;
+  [[nodiscard]] Error elide_view_copies(const FbInstructions* instrs, internal::Instruction* table);
+  [[nodiscard]] Error plan_views(const FbInstructions* instrs, internal::Instruction* table,
+                                 ViewPlan& p);
+  void scan_values(const FbInstructions* instrs, ViewPlan& p);
+  void join_groups(ViewPlan& p, int32_t x, int32_t y) const;
+  bool plan_round(const FbInstructions* instrs, ViewPlan& p, size_t* num_elided);
+  void bind_plan(ViewPlan& p, internal::Instruction* table, size_t num_elided);
+  bool place_groups(ViewPlan& p) const;
+  bool try_placement(ViewPlan& p, size_t num, uint64_t align, bool best_fit, bool keep) const;
+  bool view_copy_alias(const etr_fb::KernelCall* kc, size_t* self_v, size_t* out_v,
+                       uint64_t* extra) const;
+  uint64_t bytes_of(size_t v) const;
+  static bool ranges_overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn);
+  template <typename Fn>
+  void for_each_mention(const etr_fb::Instruction* in, Fn&& fn) const;
+  template <typename Fn>
+  void for_each_tensor(size_t v, Fn&& fn) const;
 
   // method_load.cpp
   [[nodiscard]] Error init_delegates();
