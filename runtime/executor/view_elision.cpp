@@ -2,36 +2,46 @@
 // around them.
 //
 // The exporter writes a reshape-like op as a copy into a tensor of its own:
-// squeeze/unsqueeze, alias, an expand to the same shape, a clone or
-// dim-order copy that changes nothing, and a select or slice whose result
-// is one contiguous run of its input (every dimension before the selected
-// one has size 1). Their output's bytes are a range of the input's bytes,
-// so the loader can point the output there and run nothing. The program's
+// squeeze/unsqueeze, an alias or view copy, an expand to the same shape, a
+// clone or dim-order copy that changes nothing, and a select or slice whose
+// result is one contiguous run of its input (every dimension before the
+// selected one has size 1). Their output's bytes are a range of the input's,
+// so the loader points the output there and runs nothing. The program's
 // memory plan did not expect that: it let the input die at the copy and
-// often put the very next result over it. So the loader plans the method's
-// memory again with each input and its aliases as one block, alive from
-// the input's producer to the last reader of any alias, and gives every
-// movable tensor a new place inside the same planned buffers.
+// often put the very next result over it. So the loader lays the method's
+// planned memory out again, inside the program's buffer sizes.
 //
-// Which tensors move: planned, non-constant tensors mentioned by some
-// instruction. Method inputs and outputs, tensors with initial data
-// (mutable buffers) and external ones keep their place; they stay in the
-// plan as fixed blocks (inputs alive from before the first instruction,
-// outputs after the last, the others throughout). A block's life is its
-// first to last mention (tensor lists count for their items; an et_view
-// output extends its source's life, since it reads the source's bytes).
-// Blocks whose lives overlap never share bytes, as in the exporter's plan.
+// Blocks. A planned tensor and the values that share its bytes form one
+// block: the views the program left to its plan (no instruction; a value
+// first read with no writer joins the last value written into its bytes
+// before), et_view outputs (they read their source's bytes at run time),
+// and the elided copies' outputs. A block lives from its first writer or
+// reader to its last reader (tensor lists count for their items); writers
+// are a kernel call's return slot and the arguments a delegate says it
+// writes (BackendInterface::arg_access; an argument of a backend that does
+// not say is taken as read, written and possibly a view, all at once).
+// Blocks whose lives overlap get apart bytes; so do a fused call's inputs
+// and the scratch (or output) it writes, for every group a fusion rule's
+// pattern matches, so that fusion still applies where it did.
 //
-// When it applies: one chain without jumps or moves (a linear order of
-// instructions), a temp allocator large enough for the bookkeeping (it is
-// reset afterwards), and a new plan that fits the program's buffer sizes.
-// An elided output must be a planned, movable tensor written first by the
-// copy; its source's block must be movable and never rewritten while the
-// block lives (no in-place call returns it). Shapes, dtypes and dim orders
-// are checked exactly as the copy would produce them; anything else (an
-// argument computed at run time, a dynamic shape) runs the copy. Only with
-// kernel fusion on (MethodLoadOptions::kernel_fusion), like the fused calls:
-// a profile or ETDump run has one event per operator of the program.
+// Fixed blocks keep the program's offsets: method inputs (alive from before
+// the first instruction; to the end too unless the program reused their
+// bytes), outputs (to after the last), tensors with initial or external
+// data and state (read before anything writes it): all alive throughout.
+// The others go, largest first, where the program had them when that clashes
+// with nothing placed before, else into the smallest gap that holds them;
+// other orders follow when that does not fit, and when none fits, the copies
+// whose blocks live where it failed stay copies and the plan is redone
+// (eight rounds at most; then nothing changes).
+//
+// When it applies: one chain without jumps or moves, kernel fusion on
+// (MethodLoadOptions::kernel_fusion: a profile or ETDump run keeps one
+// event per operator). An elided output must be written first by the copy
+// and never again; the input's block must be movable and never rewritten
+// (no in-place call returns it). Shapes, dtypes and dim orders are checked
+// as the copy would produce them; an argument computed at run time or a
+// dynamic shape runs the copy. A copy some fusion rule's pattern takes is
+// left to the fused kernel.
 #include "runtime/executor/method_loader.h"
 
 #if ETR_KERNEL_FUSION
@@ -134,7 +144,7 @@ bool leading_ones(const Tensor& self, int64_t d) {
 
 }  // namespace
 
-// The bookkeeping, one entry per value (in free planned memory, at load only).
+// The bookkeeping (from the method allocator): one entry per value or instruction.
 struct MethodLoader::ViewPlan {
   int32_t* first;  // first instruction that mentions the value (-2: none)
   int32_t* last;   // last one
@@ -230,8 +240,8 @@ Error MethodLoader::elide_view_copies(const FbInstructions* instrs, internal::In
     any = op != nullptr && op->kind != ViewKind::EtView;
   }
   if (!any) return Error::Ok;
-  // The bookkeeping comes from the method allocator (about 100 bytes per
-  // value and 45 per instruction, kept): the same whatever other allocators
+  // The bookkeeping comes from the method allocator (about 80 bytes per
+  // value and 40 per instruction, kept): the same whatever other allocators
   // the caller gives, so MethodMeta::method_allocator_bytes() stays exact.
   MemoryAllocator* temp = alloc_;
   ViewPlan p{};
@@ -425,8 +435,9 @@ void MethodLoader::scan_values(const FbInstructions* instrs, ViewPlan& p) {
   // each joins the group of the last value written into its bytes before it
   // is first read. A value read before anything writes it keeps its place
   // for the whole run (state across executes).
+  // (Outputs too: an output that is a view of an internal value pins it.)
   for (size_t v = 0; v < nv; ++v) {
-    if ((p.flags[v] & kPlanned) == 0 || (p.flags[v] & kFixed) != 0 || p.first[v] < 0) continue;
+    if ((p.flags[v] & kPlanned) == 0 || p.first[v] < 0 || p.life0[v] == kBeforeAll) continue;
     const bool unwritten = p.born[v] < 0 || p.first[v] < p.born[v];
     if (!unwritten && (p.flags[v] & kMaybeView) == 0) continue;
     int32_t best = -1;
@@ -441,6 +452,7 @@ void MethodLoader::scan_values(const FbInstructions* instrs, ViewPlan& p) {
     }
     if (best >= 0) join_groups(p, best, static_cast<int32_t>(v));
     if (unwritten && (best < 0 || p.born[v] >= 0)) {
+      // A value read before anything writes it: state across executes.
       p.flags[v] |= kFixed;
       p.life0[v] = kBeforeAll;
       p.life1[v] = kAfterAll;

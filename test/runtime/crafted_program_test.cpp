@@ -648,5 +648,160 @@ TEST(KernelFusionTest, MalformedRuleIsRefusedAtRegistration) {
 }
 #endif  // ETR_TEST_KERNEL_FUSION
 
+// ---- View copies as aliases (runtime/executor/view_elision.cpp) ----
+
+// Counts the kernel calls an execute makes.
+class CallCounter final : public ExecuteObserver {
+ public:
+  void on_begin(const InstructionEvent& e) override {
+    if (e.kind == InstructionEvent::Kind::Kernel) ++calls;
+  }
+  void on_end(const InstructionEvent&, Error) override {}
+  size_t calls = 0;
+};
+
+// Loads `bytes`, sets input 0 to x (a 1-D float tensor) and executes once;
+// the outputs' floats in `outs` (each output's numel), the kernel calls in
+// *calls.
+Error run_with_x(const testing::AlignedBytes& bytes, std::vector<float> x, bool fusion,
+                 std::vector<std::vector<float>>* outs, size_t* calls) {
+  testing::register_all_kernels();
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Result<Program> program = Program::load(&loader);
+  if (!program.ok()) return program.error();
+  CraftedMemory mem;
+  MethodLoadOptions options;
+  options.kernel_fusion = fusion;
+  Result<Method> m = program->load_method("forward", &mem.mm, options);
+  if (!m.ok()) return m.error();
+  int32_t sizes[] = {static_cast<int32_t>(x.size())};
+  uint8_t order[] = {0};
+  int64_t strides[1];
+  Tensor xt(ScalarType::Float, 1, sizes, order, strides, x.data());
+  ETR_RETURN_IF_ERROR(m->set_input(xt, 0));
+  CallCounter counter;
+  m->set_observer(&counter);
+  ETR_RETURN_IF_ERROR(m->execute());
+  *calls = counter.calls;
+  outs->clear();
+  for (size_t i = 0; i < m->outputs_size(); ++i) {
+    const Tensor& t = m->get_output(i).to_tensor();
+    const float* d = t.const_data_ptr<float>();
+    outs->emplace_back(d, d + t.numel());
+  }
+  return Error::Ok;
+}
+
+// a = x + x; u = unsqueeze(a, 0); b = x * x; out = u + b. The program's plan
+// puts b over a (a dies at the unsqueeze): as an alias of a, u needs a's
+// bytes until the add, so the loader must move b. torch: 2x + x^2.
+testing::AlignedBytes alias_over_reused_bytes() {
+  ProgramWriter w;
+  auto x = w.tensor({4}, {0}, 1, 0);
+  auto a = w.tensor({4}, {0}, 1, 16);
+  auto alpha = w.integer(1);
+  auto u = w.tensor({1, 4}, {0, 1}, 1, 32);
+  auto dim = w.integer(0);
+  auto b = w.tensor({4}, {0}, 1, 16);
+  auto out = w.tensor({1, 4}, {0, 1}, 1, 48);
+  return w.finish({x, a, alpha, u, dim, b, out}, {0}, {6},
+                  {w.kernel(0, {0, 0, 2, 1, 1}), w.kernel(1, {1, 4, 3, 3}),
+                   w.kernel(2, {0, 0, 5, 5}), w.kernel(0, {3, 5, 2, 6, 6})},
+                  {"aten::add.out", "aten::unsqueeze_copy.out", "aten::mul.out"});
+}
+
+TEST(CraftedProgramTest, ViewCopyRunsAsAnAliasAndTheBytesItReadsStayIntact) {
+  const std::vector<float> x = {1.f, 2.f, -3.f, 0.5f};
+  const float want[4] = {3.f, 8.f, 3.f, 1.25f};  // 2x + x^2
+  const testing::AlignedBytes bytes = alias_over_reused_bytes();
+  std::vector<std::vector<float>> outs;
+  size_t calls = 0;
+  ASSERT_EQ(run_with_x(bytes, x, true, &outs, &calls), Error::Ok);
+  ASSERT_EQ(outs.size(), 1u);
+  for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(outs[0][i], want[i]) << i;
+#if ETR_TEST_KERNEL_FUSION
+  EXPECT_EQ(calls, 3u);  // the unsqueeze ran as nothing
+#endif
+  // Without fusion (a profile's one event per operator) the copy runs.
+  ASSERT_EQ(run_with_x(bytes, x, false, &outs, &calls), Error::Ok);
+  for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(outs[0][i], want[i]) << i;
+  EXPECT_EQ(calls, 4u);
+}
+
+// a = x + x; u = unsqueeze(a, 0); out1 = s + s where s is a view of a the
+// program left to its plan (no instruction, a's offset); b = x + xc where xc
+// is x viewed as [4, 1] ([4, 4], over a's bytes: a and s are dead by then
+// in the program's plan); out0 = u + b. As an alias, u keeps a's bytes
+// alive past b's birth, so a's block moves; s must move with it.
+// torch: out1 = 4x as [2, 2]; out0[i][j] = 3x[j] + x[i].
+TEST(CraftedProgramTest, PlanViewsOfAnAliasedTensorMoveWithIt) {
+  ProgramWriter w;
+  auto x = w.tensor({4}, {0}, 1, 0);
+  auto a = w.tensor({4}, {0}, 1, 16);
+  auto alpha = w.integer(1);
+  auto u = w.tensor({1, 4}, {0, 1}, 1, 96);
+  auto dim = w.integer(0);
+  auto s_view = w.tensor({2, 2}, {0, 1}, 1, 16);
+  auto out1 = w.tensor({2, 2}, {0, 1}, 1, 112);
+  auto xc = w.tensor({4, 1}, {0, 1}, 1, 0);
+  auto b = w.tensor({4, 4}, {0, 1}, 1, 16);
+  auto out0 = w.tensor({4, 4}, {0, 1}, 1, 128);
+  auto bytes = w.finish(
+      {x, a, alpha, u, dim, s_view, out1, xc, b, out0}, {0}, {9, 6},
+      {w.kernel(0, {0, 0, 2, 1, 1}), w.kernel(1, {1, 4, 3, 3}), w.kernel(0, {5, 5, 2, 6, 6}),
+       w.kernel(0, {0, 7, 2, 8, 8}), w.kernel(0, {3, 8, 2, 9, 9})},
+      {"aten::add.out", "aten::unsqueeze_copy.out"});
+  const std::vector<float> x_in = {1.f, 2.f, -3.f, 0.5f};
+  std::vector<std::vector<float>> outs;
+  size_t calls = 0;
+  ASSERT_EQ(run_with_x(bytes, x_in, true, &outs, &calls), Error::Ok);
+  ASSERT_EQ(outs.size(), 2u);
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      EXPECT_FLOAT_EQ(outs[0][i * 4 + j], 3.f * x_in[j] + x_in[i]) << i << "," << j;
+    }
+    EXPECT_FLOAT_EQ(outs[1][i], 4.f * x_in[i]) << i;
+  }
+#if ETR_TEST_KERNEL_FUSION
+  EXPECT_EQ(calls, 4u);
+#endif
+}
+
+// A select of the leading dim is a run of its input; one of the last dim
+// (floats 4 apart) is not, and stays a copy. x2 = x + x as [2, 4] (the add
+// writes it through a plan view as [8], value 8 at x2's offset):
+// r = select(x2, 0, 1) = 2x[4..8]; c = select(x2, 1, 0) = [2x0, 2x4];
+// out = r * r = 4x[4..8]^2 and out2 = c + c = [4x0, 4x4].
+TEST(CraftedProgramTest, OnlyContiguousSelectsRunAsAliases) {
+  ProgramWriter w;
+  auto x = w.tensor({8}, {0}, 1, 0);
+  auto x2 = w.tensor({2, 4}, {0, 1}, 1, 32);
+  auto alpha = w.integer(1);
+  auto zero = w.integer(0);
+  auto one = w.integer(1);
+  auto two = w.integer(2);
+  auto r = w.tensor({4}, {0}, 1, 64);
+  auto c = w.tensor({2}, {0}, 1, 80);
+  auto out = w.tensor({4}, {0}, 1, 96);
+  auto out2 = w.tensor({2}, {0}, 1, 112);
+  auto x2flat = w.tensor({8}, {0}, 1, 32);
+  auto bytes = w.finish(
+      {x, x2, alpha, zero, one, two, r, c, out, out2, x2flat}, {0}, {8, 9},
+      {w.kernel(0, {0, 0, 2, 10, 10}), w.kernel(1, {1, 3, 4, 6, 6}), w.kernel(1, {1, 4, 3, 7, 7}),
+       w.kernel(2, {6, 6, 8, 8}), w.kernel(0, {7, 7, 2, 9, 9})},
+      {"aten::add.out", "aten::select_copy.int_out", "aten::mul.out"});
+  std::vector<std::vector<float>> outs;
+  size_t calls = 0;
+  ASSERT_EQ(run_with_x(bytes, {1.f, 2.f, -3.f, 0.5f, 4.f, -1.f, 2.5f, 3.f}, true, &outs, &calls),
+            Error::Ok);
+  ASSERT_EQ(outs.size(), 2u);
+  const float want[4] = {64.f, 4.f, 25.f, 36.f};  // (2 * [4, -1, 2.5, 3])^2
+  for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(outs[0][i], want[i]) << i;
+  EXPECT_FLOAT_EQ(outs[1][0], 4.f);   // 4 * 1
+  EXPECT_FLOAT_EQ(outs[1][1], 16.f);  // 4 * 4
+#if ETR_TEST_KERNEL_FUSION
+  EXPECT_EQ(calls, 4u);  // the row select ran as nothing, the column select ran
+#endif
+}
 }  // namespace
 }  // namespace etr
