@@ -43,9 +43,11 @@ struct MethodLoadOptions {
   // large weights in another memory region. Must outlive the Method.
   MemoryAllocator* delegate_allocator = nullptr;
   // Lets the loader fuse chains of kernel calls where a kernel library's
-  // rule applies (kernel_fusion.cpp; builds with ETR_KERNEL_FUSION). False
-  // runs every instruction on its own, e.g. so that a profile has one event
-  // per operator of the program.
+  // rule applies (kernel_fusion.cpp; builds with ETR_KERNEL_FUSION) and run
+  // view copies (squeeze, unsqueeze, contiguous select/slice, ...) as
+  // aliases of their inputs, laying the planned memory out again around them
+  // (view_elision.cpp). False runs every instruction on its own, e.g. so
+  // that a profile has one event per operator of the program.
   bool kernel_fusion = true;
   // Sees the load (ExecuteObserver::on_load_begin / on_load_end) and becomes
   // the loaded method's observer (Method::set_observer); null: none.
