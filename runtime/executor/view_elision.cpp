@@ -67,6 +67,7 @@ enum class ViewKind : uint8_t {
   Clone,         // clone.out(self, memory_format, out)
   DimOrderCopy,  // _clone_dim_order.out / _to_dim_order_copy.out(self, non_blocking, dim_order,
                  // out)
+  Permute,       // permute_copy.out(self, dims, out): only size-1 dims move
   EtView,        // executorch_prim::et_view.default(self, size, out): aliases at run time
 };
 
@@ -89,6 +90,7 @@ constexpr ViewOp kViewOps[] = {
     {"aten::clone.out", ViewKind::Clone, 4},
     {"dim_order_ops::_clone_dim_order.out", ViewKind::DimOrderCopy, 5},
     {"dim_order_ops::_to_dim_order_copy.out", ViewKind::DimOrderCopy, 5},
+    {"aten::permute_copy.out", ViewKind::Permute, 4},
     {"executorch_prim::et_view.default", ViewKind::EtView, 3},
 };
 
@@ -870,6 +872,29 @@ bool MethodLoader::view_copy_alias(const etr_fb::KernelCall* kc, size_t* self_v,
       if (!leading_ones(self, d) || !sizes_with(self, out, d, end - start)) break;
       skip = start * inner_elements(self, d);
       ok = true;
+      break;
+    }
+    case ViewKind::Permute: {
+      // out dim i is self dim dims[i]: the same bytes when the dims of more
+      // than one element keep their order.
+      const EValue& dims = values[a->Get(1)];
+      if (!dims.is_int_list() || dims.to_int_list().size() != self.dim() ||
+          out.dim() != self.dim()) {
+        break;
+      }
+      const Span<const int64_t> d = dims.to_int_list();
+      bool seen[kTensorMaxDim] = {};
+      int64_t prev = -1;
+      ok = true;
+      for (size_t i = 0; ok && i < d.size(); ++i) {
+        const int64_t k = wrap_dim(d[i], rank);
+        ok = k >= 0 && !seen[k] && out.size(i) == self.size(static_cast<size_t>(k));
+        if (!ok) break;
+        seen[k] = true;
+        if (self.size(static_cast<size_t>(k)) == 1) continue;
+        ok = k > prev;
+        prev = k;
+      }
       break;
     }
     case ViewKind::EtView: break;

@@ -803,5 +803,43 @@ TEST(CraftedProgramTest, OnlyContiguousSelectsRunAsAliases) {
   EXPECT_EQ(calls, 4u);  // the row select ran as nothing, the column select ran
 #endif
 }
+// A permute that only moves a size-1 dim keeps the bytes in order and runs
+// as an alias; a transpose does not. a = x + x; t = permute(a as [2, 2],
+// (1, 0)); p = permute(a as [1, 4], (1, 0)); out0 = t + t, out1 = p + p.
+// torch: out0 = 4x^T as [2, 2], out1 = 4x as [4, 1].
+TEST(CraftedProgramTest, OnlyPermutesOfSizeOneDimsRunAsAliases) {
+  ProgramWriter w;
+  auto x = w.tensor({4}, {0}, 1, 0);
+  auto a = w.tensor({4}, {0}, 1, 16);
+  auto alpha = w.integer(1);
+  auto a22 = w.tensor({2, 2}, {0, 1}, 1, 16);
+  auto a14 = w.tensor({1, 4}, {0, 1}, 1, 16);
+  auto d0 = w.integer(1);
+  auto d1 = w.integer(0);
+  auto dims = w.int_list({5, 6});
+  auto t = w.tensor({2, 2}, {0, 1}, 1, 32);
+  auto pm = w.tensor({4, 1}, {0, 1}, 1, 48);
+  auto out0 = w.tensor({2, 2}, {0, 1}, 1, 64);
+  auto out1 = w.tensor({4, 1}, {0, 1}, 1, 80);
+  auto bytes =
+      w.finish({x, a, alpha, a22, a14, d0, d1, dims, t, pm, out0, out1}, {0}, {10, 11},
+               {w.kernel(0, {0, 0, 2, 1, 1}), w.kernel(1, {3, 7, 8, 8}), w.kernel(1, {4, 7, 9, 9}),
+                w.kernel(0, {8, 8, 2, 10, 10}), w.kernel(0, {9, 9, 2, 11, 11})},
+               {"aten::add.out", "aten::permute_copy.out"});
+  const std::vector<float> x_in = {1.f, 2.f, -3.f, 0.5f};
+  std::vector<std::vector<float>> outs;
+  size_t calls = 0;
+  ASSERT_EQ(run_with_x(bytes, x_in, true, &outs, &calls), Error::Ok);
+  ASSERT_EQ(outs.size(), 2u);
+  const float want0[4] = {4.f, -12.f, 8.f, 2.f};  // 4 * [[1, -3], [2, 0.5]]
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_FLOAT_EQ(outs[0][i], want0[i]) << i;
+    EXPECT_FLOAT_EQ(outs[1][i], 4.f * x_in[i]) << i;
+  }
+#if ETR_TEST_KERNEL_FUSION
+  EXPECT_EQ(calls, 4u);  // the size-1 permute ran as nothing, the transpose ran
+#endif
+}
+
 }  // namespace
 }  // namespace etr
