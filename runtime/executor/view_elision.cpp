@@ -27,7 +27,8 @@
 // Fixed blocks keep the program's offsets: method inputs (alive from before
 // the first instruction; to the end too unless the program reused their
 // bytes), outputs (to after the last), tensors with initial or external
-// data and state (read before anything writes it): all alive throughout.
+// data, state (read before anything writes it) and everything outside the
+// first planned buffer (mutable buffers methods may share): alive throughout.
 // The others go, largest first, where the program had them when that clashes
 // with nothing placed before, else into the smallest gap that holds them;
 // other orders follow when that does not fit, and when none fits, the copies
@@ -404,8 +405,11 @@ void MethodLoader::scan_values(const FbInstructions* instrs, ViewPlan& p) {
         t->extra_tensor_info() != nullptr &&
         t->extra_tensor_info()->location() == etr_fb::TensorDataLocation::EXTERNAL;
     // State: initial or external data, or read before (or without) being
-    // written and no earlier value's bytes to be a view of (below).
-    if (t->data_buffer_idx() != 0 || external) {
+    // written and no earlier value's bytes to be a view of (below). Buffers
+    // other than the first hold what the exporter keeps apart from the
+    // activations (mutable buffers that methods may share through a common
+    // arena, as Module's share_memory_arenas does): kept too.
+    if (t->data_buffer_idx() != 0 || external || p.mem[v] != 1) {
       p.flags[v] |= kFixed;
       p.life0[v] = kBeforeAll;
       p.life1[v] = kAfterAll;
