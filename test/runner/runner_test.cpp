@@ -514,6 +514,33 @@ TEST(RunnerProfileTest, FusesTheGuardAroundADelegatedSoftmax) {
   EXPECT_EQ(count_of(fused, "\"aten::where.self_out\""), 2u) << fused;
 }
 
+// View copies whose output is a run of their input's bytes run as aliases
+// (runtime/executor/view_elision.cpp, with or without the optimized kernels):
+// nn.TransformerEncoderLayer's unsqueeze, squeeze.dims and three leading-dim
+// selects (test/models/transformer_nn; test/models/operators.txt lists the
+// calls: permute_copy 14, expand_copy 6, unsqueeze 1, squeeze 1, select 3),
+// and five of its six expands (to the shape they already have; the sixth
+// broadcasts a [16, 48] weight over 5); and every such copy between the
+// delegates of
+// test/models/xnnpack/transformer_encoder. Outputs are checked against
+// PyTorch by the manifest cases.
+TEST(RunnerProfileTest, RunsViewCopiesAsAliases) {
+  for (bool optimized : {true, false}) {
+    std::string trace;
+    profile_trace("transformer_nn.pte", optimized, &trace);
+    for (const char* op : {"\"aten::unsqueeze_copy.out\"", "\"aten::squeeze_copy.dims_out\"",
+                           "\"aten::select_copy.int_out\""}) {
+      EXPECT_EQ(count_of(trace, op), 0u) << op << " optimized=" << optimized;
+    }
+    EXPECT_EQ(count_of(trace, "\"aten::expand_copy.out\""), 1u) << optimized;
+    profile_trace("xnnpack/transformer_encoder.pte", optimized, &trace);
+    for (const char* op : {"\"aten::unsqueeze_copy.out\"", "\"aten::squeeze_copy.dims_out\"",
+                           "\"aten::select_copy.int_out\"", "\"aten::expand_copy.out\""}) {
+      EXPECT_EQ(count_of(trace, op), 0u) << op << " optimized=" << optimized;
+    }
+  }
+}
+
 // test/models/silu_linear_fusion: four conv -> batch norm -> SiLU chains
 // (sigmoid + mul as exported) fuse; the fifth batch norm's output is a method
 // output, so its conv + batch norm fuse and its SiLU runs apart. Two of the
