@@ -16,5 +16,13 @@ bool vector_aligned(const flatbuffers::Vector<T>* v) {
   return v == nullptr || reinterpret_cast<uintptr_t>(v->data()) % alignof(T) == 0;
 }
 
+// The argument value ids of a kernel or delegate call (unchecked); null for
+// any other instruction.
+inline const flatbuffers::Vector<int32_t>* call_args(const etr_fb::Instruction* in) {
+  if (const auto* kc = in->instr_args_as_KernelCall()) return kc->args();
+  if (const auto* dc = in->instr_args_as_DelegateCall()) return dc->args();
+  return nullptr;
+}
+
 }  // namespace internal
 }  // namespace etr

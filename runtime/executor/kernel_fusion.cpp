@@ -204,12 +204,8 @@ bool MethodLoader::value_used_outside(int32_t v, size_t chain, size_t first, siz
       if (c == chain && i >= first && i <= last) continue;
       const etr_fb::Instruction* in = instrs->Get(i);
       if (in == nullptr) continue;
-      const flatbuffers::Vector<int32_t>* args = nullptr;
-      if (const auto* kc = in->instr_args_as_KernelCall()) {
-        args = kc->args();
-      } else if (const auto* dc = in->instr_args_as_DelegateCall()) {
-        args = dc->args();
-      } else if (const auto* mc = in->instr_args_as_MoveCall()) {
+      const flatbuffers::Vector<int32_t>* args = internal::call_args(in);
+      if (const auto* mc = in->instr_args_as_MoveCall()) {
         if (mc->move_from() == v || mc->move_to() == v) return true;
       } else if (const auto* jc = in->instr_args_as_JumpFalseCall()) {
         if (jc->cond_value_index() == v) return true;

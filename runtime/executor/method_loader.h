@@ -118,7 +118,8 @@ class MethodLoader final {
   [[nodiscard]] Error elide_view_copies(const FbInstructions* instrs, internal::Instruction* table);
   [[nodiscard]] Error plan_views(const FbInstructions* instrs, internal::Instruction* table,
                                  ViewPlan& p);
-  void scan_values(const FbInstructions* instrs, ViewPlan& p);
+  void scan_instructions(const FbInstructions* instrs, ViewPlan& p);
+  void classify_values(ViewPlan& p) const;
   void join_groups(ViewPlan& p, int32_t x, int32_t y) const;
   bool plan_round(const FbInstructions* instrs, ViewPlan& p, size_t* num_elided);
   void bind_plan(ViewPlan& p, internal::Instruction* table, size_t num_elided);

@@ -50,6 +50,7 @@
 #include <climits>
 #include <cstring>
 
+#include "runtime/executor/flatbuffer_util.h"
 #include "runtime/kernel/fusion_rule.h"
 
 namespace etr {
@@ -69,7 +70,6 @@ enum class ViewKind : uint8_t {
   DimOrderCopy,  // _clone_dim_order.out / _to_dim_order_copy.out(self, non_blocking, dim_order,
                  // out)
   Permute,       // permute_copy.out(self, dims, out): only size-1 dims move
-  EtView,        // executorch_prim::et_view.default(self, size, out): aliases at run time
 };
 
 struct ViewOp {
@@ -92,7 +92,6 @@ constexpr ViewOp kViewOps[] = {
     {"dim_order_ops::_clone_dim_order.out", ViewKind::DimOrderCopy, 5},
     {"dim_order_ops::_to_dim_order_copy.out", ViewKind::DimOrderCopy, 5},
     {"aten::permute_copy.out", ViewKind::Permute, 4},
-    {"executorch_prim::et_view.default", ViewKind::EtView, 3},
 };
 
 const ViewOp* find_view_op(const char* name, size_t num_args) {
@@ -152,7 +151,8 @@ struct MethodLoader::ViewPlan {
   int32_t* first;  // first instruction that mentions the value (-2: none)
   int32_t* last;   // last one
   int32_t* born;   // first instruction that writes it (-2: none)
-  uint8_t* flags;  // Flag bits
+  uint8_t* facts;  // Flag bits the instructions give (kMaybeView, kRewritten)
+  uint8_t* flags;  // Flag bits of the current round
   int32_t* group;  // the group (its root value) of a planned tensor; -1: not planned
   uint32_t* mem;   // planned buffer id (1-based)
   uint64_t* orig;  // the program's offset
@@ -192,15 +192,11 @@ constexpr int32_t kAfterAll = INT32_MAX;
 // Values the instruction mentions, tensor lists expanded; `fn(value)`.
 template <typename Fn>
 void MethodLoader::for_each_mention(const etr_fb::Instruction* in, Fn&& fn) const {
-  const flatbuffers::Vector<int32_t>* args = nullptr;
-  if (const auto* kc = in->instr_args_as_KernelCall()) {
-    args = kc->args();
-  } else if (const auto* dc = in->instr_args_as_DelegateCall()) {
-    args = dc->args();
-  } else if (const auto* fc = in->instr_args_as_FreeCall()) {
+  if (const auto* fc = in->instr_args_as_FreeCall()) {
     if (value_in_range(fc->value_index())) fn(static_cast<size_t>(fc->value_index()));
     return;
   }
+  const flatbuffers::Vector<int32_t>* args = internal::call_args(in);
   for (flatbuffers::uoffset_t a = 0; args != nullptr && a < args->size(); ++a) {
     if (value_in_range(args->Get(a))) for_each_tensor(static_cast<size_t>(args->Get(a)), fn);
   }
@@ -240,53 +236,53 @@ Error MethodLoader::elide_view_copies(const FbInstructions* instrs, internal::In
       continue;
     }
     const ViewOp* op = find_view_op(method_->s_.op_names[kc->op_index()], kc->args()->size());
-    any = op != nullptr && op->kind != ViewKind::EtView;
+    any = op != nullptr;
   }
   if (!any) return Error::Ok;
   // The bookkeeping comes from the method allocator (about 80 bytes per
   // value and 40 per instruction, kept): the same whatever other allocators
   // the caller gives, so MethodMeta::method_allocator_bytes() stays exact.
-  MemoryAllocator* temp = alloc_;
   ViewPlan p{};
-  p.first = temp->allocate_array<int32_t>(nv);
-  p.last = temp->allocate_array<int32_t>(nv);
-  p.born = temp->allocate_array<int32_t>(nv);
-  p.flags = temp->allocate_array<uint8_t>(nv);
-  p.group = temp->allocate_array<int32_t>(nv);
-  p.mem = temp->allocate_array<uint32_t>(nv);
-  p.orig = temp->allocate_array<uint64_t>(nv);
-  p.rel = temp->allocate_array<uint64_t>(nv);
-  p.life0 = temp->allocate_array<int32_t>(nv);
-  p.life1 = temp->allocate_array<int32_t>(nv);
-  p.base = temp->allocate_array<uint64_t>(nv);
-  p.end = temp->allocate_array<uint64_t>(nv);
-  p.spot = temp->allocate_array<uint64_t>(nv);
-  p.viewof = temp->allocate_array<int32_t>(nv);
-  p.order = temp->allocate_array<int32_t>(nv);
-  p.nearby = temp->allocate_array<int32_t>(nv);
-  p.elided = temp->allocate_array<int32_t>(n);
-  p.time = temp->allocate_array<int32_t>(n);
-  p.banned = temp->allocate_array<uint8_t>(n);
+  p.first = alloc_->allocate_array<int32_t>(nv);
+  p.last = alloc_->allocate_array<int32_t>(nv);
+  p.born = alloc_->allocate_array<int32_t>(nv);
+  p.facts = alloc_->allocate_array<uint8_t>(nv);
+  p.flags = alloc_->allocate_array<uint8_t>(nv);
+  p.group = alloc_->allocate_array<int32_t>(nv);
+  p.mem = alloc_->allocate_array<uint32_t>(nv);
+  p.orig = alloc_->allocate_array<uint64_t>(nv);
+  p.rel = alloc_->allocate_array<uint64_t>(nv);
+  p.life0 = alloc_->allocate_array<int32_t>(nv);
+  p.life1 = alloc_->allocate_array<int32_t>(nv);
+  p.base = alloc_->allocate_array<uint64_t>(nv);
+  p.end = alloc_->allocate_array<uint64_t>(nv);
+  p.spot = alloc_->allocate_array<uint64_t>(nv);
+  p.viewof = alloc_->allocate_array<int32_t>(nv);
+  p.order = alloc_->allocate_array<int32_t>(nv);
+  p.nearby = alloc_->allocate_array<int32_t>(nv);
+  p.elided = alloc_->allocate_array<int32_t>(n);
+  p.time = alloc_->allocate_array<int32_t>(n);
+  p.banned = alloc_->allocate_array<uint8_t>(n);
   p.max_pairs = 4 * n;
-  p.pairs = temp->allocate_array<int32_t>(2 * p.max_pairs);
-  const bool have =
-      p.first != nullptr && p.last != nullptr && p.born != nullptr && p.flags != nullptr &&
-      p.group != nullptr && p.mem != nullptr && p.orig != nullptr && p.rel != nullptr &&
-      p.life0 != nullptr && p.life1 != nullptr && p.base != nullptr && p.end != nullptr &&
-      p.spot != nullptr && p.viewof != nullptr && p.order != nullptr && p.nearby != nullptr &&
-      p.elided != nullptr && p.time != nullptr && p.banned != nullptr && p.pairs != nullptr;
+  p.pairs = alloc_->allocate_array<int32_t>(2 * p.max_pairs);
+  const bool have = p.first != nullptr && p.last != nullptr && p.born != nullptr &&
+                    p.facts != nullptr && p.flags != nullptr && p.group != nullptr &&
+                    p.mem != nullptr && p.orig != nullptr && p.rel != nullptr &&
+                    p.life0 != nullptr && p.life1 != nullptr && p.base != nullptr &&
+                    p.end != nullptr && p.spot != nullptr && p.viewof != nullptr &&
+                    p.order != nullptr && p.nearby != nullptr && p.elided != nullptr &&
+                    p.time != nullptr && p.banned != nullptr && p.pairs != nullptr;
   return have ? plan_views(instrs, table, p) : Error::Ok;
 }
 
-// Steps 1-3: mentions, writers, planned tensors and their groups.
-void MethodLoader::scan_values(const FbInstructions* instrs, ViewPlan& p) {
+// Once per load: mentions, writers, the fusable groups and their pairs.
+void MethodLoader::scan_instructions(const FbInstructions* instrs, ViewPlan& p) {
   const EValue* values = method_->s_.values;
   const size_t nv = method_->s_.num_values;
   const size_t n = instrs->size();
   for (size_t v = 0; v < nv; ++v) {
     p.first[v] = p.last[v] = p.born[v] = -2;
-    p.flags[v] = 0;
-    p.group[v] = -1;
+    p.facts[v] = 0;
     p.viewof[v] = -1;
   }
   // p.time[j]: the first instruction of the group some fusion rule's
@@ -326,7 +322,7 @@ void MethodLoader::scan_values(const FbInstructions* instrs, ViewPlan& p) {
     if (p.born[v] == -2) {
       p.born[v] = j;
     } else {
-      p.flags[v] |= kRewritten;
+      p.facts[v] |= kRewritten;
     }
   };
   for (size_t j = 0; j < n; ++j) {
@@ -373,15 +369,26 @@ void MethodLoader::scan_values(const FbInstructions* instrs, ViewPlan& p) {
           for_each_tensor(v, [&](size_t t) {
             if (p.first[t] != jj || !values[t].is_tensor()) return;
             wrote(t, jj);
-            p.flags[t] |= kMaybeView;
+            p.facts[t] |= kMaybeView;
           });
           // Anything else it may write in place.
           for_each_tensor(v, [&](size_t t) {
-            if (p.first[t] != jj) p.flags[t] |= kRewritten;
+            if (p.first[t] != jj) p.facts[t] |= kRewritten;
           });
         }
       }
     }
+  }
+}
+
+// Each round: planned tensors, what keeps a value in place, and the groups
+// (the instructions' facts from scan_instructions).
+void MethodLoader::classify_values(ViewPlan& p) const {
+  const EValue* values = method_->s_.values;
+  const size_t nv = method_->s_.num_values;
+  for (size_t v = 0; v < nv; ++v) {
+    p.flags[v] = p.facts[v];
+    p.group[v] = -1;
   }
   // Planned tensors and what keeps a value in place.
   const auto* fb_values = plan_->values();
@@ -507,6 +514,7 @@ Error MethodLoader::plan_views(const FbInstructions* instrs, internal::Instructi
                                ViewPlan& p) {
   const size_t n = instrs->size();
   for (size_t j = 0; j < n; ++j) p.banned[j] = 0;
+  scan_instructions(instrs, p);
   // When the new plan does not fit, the copies whose blocks live when the
   // first group that did not fit does stay copies, and the plan is redone.
   for (int round = 0;; ++round) {
@@ -543,7 +551,7 @@ bool MethodLoader::plan_round(const FbInstructions* instrs, ViewPlan& p, size_t*
   EValue* values = method_->s_.values;
   const size_t nv = method_->s_.num_values;
   const size_t n = instrs->size();
-  scan_values(instrs, p);
+  classify_values(p);
   // Groups: a root's life, extent and class from its members'.
   for (size_t v = 0; v < nv; ++v) {
     if (p.group[v] != static_cast<int32_t>(v)) continue;
@@ -756,7 +764,7 @@ bool MethodLoader::view_copy_alias(const etr_fb::KernelCall* kc, size_t* self_v,
   if (a == nullptr || kc->op_index() < 0 || static_cast<size_t>(kc->op_index()) >= ops->size())
     return false;
   const ViewOp* op = find_view_op(method_->s_.op_names[kc->op_index()], a->size());
-  if (op == nullptr || op->kind == ViewKind::EtView) return false;
+  if (op == nullptr) return false;
   EValue* values = method_->s_.values;
   for (flatbuffers::uoffset_t k = 0; k < a->size(); ++k) {
     if (!value_in_range(a->Get(k)) ||
@@ -901,7 +909,6 @@ bool MethodLoader::view_copy_alias(const etr_fb::KernelCall* kc, size_t* self_v,
       }
       break;
     }
-    case ViewKind::EtView: break;
   }
   *extra = static_cast<uint64_t>(skip) * self.element_size();
   return ok;
