@@ -36,6 +36,10 @@
 //                          0 self, 1 non_blocking, 2 dim_order, 3 out, 4 return
 //   aten::gelu.out         0 self, 1 approximate, 2 out, 3 return
 //   aten::cat.out          0 tensors, 1 dim, 2 out, 3 return
+//   aten::select_copy.int_out  0 self, 1 dim, 2 index, 3 out, 4 return
+//   aten::mul.Scalar_out   0 self, 1 other, 2 out, 3 return
+//   aten::expand_copy.out  0 self, 1 size, 2 implicit, 3 out, 4 return
+//   aten::bmm.out          0 self, 1 mat2, 2 out, 3 return
 //   aten::avg_pool2d.out   0 self, 1 kernel_size, 2 stride, 3 padding,
 //                          4 ceil_mode, 5 count_include_pad,
 //                          6 divisor_override, 7 out, 8 return
@@ -67,7 +71,148 @@ constexpr ChainRef bn(int8_t a) { return arg_of(1, a); }
       input(arg_of(s + 1, 1)), input(arg_of(s + 1, 2)), input(arg_of(s + 1, 3)),          \
       input(arg_of(s + 1, 4)), input(arg_of(s + 1, 5)), input(arg_of(s + 1, 6))
 
+// nn.MultiheadAttention's self-attention core as the exporter writes it
+// (need_weights=False; steps 0-29 of kAttentionSteps below): the packed
+// q/k/v projection x [L, B, 3, E] split into heads, q and k scaled, the
+// scores' safe softmax, the product with v and the heads merged back into
+// [L, B, H, D]. The plan views between the steps (the exporter's view ops
+// have no call) are SameBytes links; the fused kernel reads x and writes
+// the result (op_attention.cpp), checking every view's shape at prepare.
+constexpr FusionCheck kAttentionChecks[] = {
+    {FusionCheckKind::ScalarEquals, arg_of(0, 1), {}, 0, 0.0},           // unsqueeze dim
+    {FusionCheckKind::IntListEquals, arg_of(1, 1), {3, 1, 2, 0, 4}, 5},  // to [3, L, B, 1, E]
+    {FusionCheckKind::IntListEquals, arg_of(3, 2), {0, 1, 2, 3}, 4},     // contiguous clone
+    {FusionCheckKind::ScalarEquals, arg_of(4, 1), {}, 0, 0.0},           // q = x[0]
+    {FusionCheckKind::ScalarEquals, arg_of(4, 2), {}, 0, 0.0},
+    {FusionCheckKind::ScalarEquals, arg_of(5, 1), {}, 0, 0.0},  // k = x[1]
+    {FusionCheckKind::ScalarEquals, arg_of(5, 2), {}, 0, 1.0},
+    {FusionCheckKind::ScalarEquals, arg_of(6, 1), {}, 0, 0.0},  // v = x[2]
+    {FusionCheckKind::ScalarEquals, arg_of(6, 2), {}, 0, 2.0},
+    {FusionCheckKind::IntListEquals, arg_of(7, 1), {1, 0, 2}, 3},  // heads first
+    {FusionCheckKind::IntListEquals, arg_of(8, 1), {1, 0, 2}, 3},
+    {FusionCheckKind::IntListEquals, arg_of(9, 1), {1, 0, 2}, 3},
+    {FusionCheckKind::IntListEquals, arg_of(11, 1), {0, 1, 3, 2}, 4},  // k transposed
+    {FusionCheckKind::ScalarEquals, arg_of(16, 1), {}, 0, -1.0},       // softmax dim
+    {FusionCheckKind::ScalarEquals, arg_of(16, 2), {}, 0, 0.0},        // half_to_float
+    {FusionCheckKind::ScalarEquals, arg_of(17, 1), {}, 0, -std::numeric_limits<double>::infinity()},
+    {FusionCheckKind::ScalarEquals, arg_of(19, 1), {}, 0, -1.0},       // any dim
+    {FusionCheckKind::ScalarEquals, arg_of(19, 2), {}, 0, 1.0},        // keepdim
+    {FusionCheckKind::ScalarEquals, arg_of(21, 1), {}, 0, 0.0},        // full_like 0
+    {FusionCheckKind::IntListEquals, arg_of(26, 1), {2, 0, 1, 3}, 4},  // heads merged
+    {FusionCheckKind::IntListEquals, arg_of(27, 2), {0, 1, 2, 3}, 4},
+    {FusionCheckKind::IntListEquals, arg_of(28, 1), {1, 2, 0, 3}, 4},
+    {FusionCheckKind::IntListEquals, arg_of(29, 1), {2, 0, 1, 3}, 4},
+};
+
+// A decoder's causal self-attention (nanoGPT's block; kAttentionMask steps
+// below): q, k, v [B, L, H, D] (views of a split projection) to heads,
+// scores q @ k^T times a one-value scale tensor plus an [L, L] additive mask
+// (a constant read through alias_copy), softmax, the product with v and the
+// heads merged back ([B, L, H, D], then viewed as [B, L, E]).
+constexpr FusionCheck kAttentionMaskChecks[] = {
+    {FusionCheckKind::IntListEquals, arg_of(0, 1), {0, 2, 1, 3}, 4},  // q, k, v to heads
+    {FusionCheckKind::IntListEquals, arg_of(1, 1), {0, 2, 1, 3}, 4},
+    {FusionCheckKind::IntListEquals, arg_of(2, 1), {0, 2, 1, 3}, 4},
+    {FusionCheckKind::IntListEquals, arg_of(3, 1), {0, 1, 3, 2}, 4},   // k transposed
+    {FusionCheckKind::ScalarEquals, arg_of(9, 2), {}, 0, 1.0},         // add's alpha
+    {FusionCheckKind::ScalarEquals, arg_of(10, 1), {}, 0, -1.0},       // softmax dim
+    {FusionCheckKind::ScalarEquals, arg_of(10, 2), {}, 0, 0.0},        // half_to_float
+    {FusionCheckKind::IntListEquals, arg_of(14, 1), {0, 2, 1, 3}, 4},  // heads merged
+    {FusionCheckKind::IntListEquals, arg_of(15, 2), {0, 1, 2, 3}, 4},
+};
+
 constexpr FusionRule kOptimizedFusionRules[] = {
+    FusionRule{
+        "etr::attention.fused",
+        {{{"aten::unsqueeze_copy.out", 4},    {"aten::permute_copy.out", 4},
+          {"aten::squeeze_copy.dims_out", 4}, {"dim_order_ops::_clone_dim_order.out", 5},
+          {"aten::select_copy.int_out", 5},   {"aten::select_copy.int_out", 5},
+          {"aten::select_copy.int_out", 5},   {"aten::permute_copy.out", 4},
+          {"aten::permute_copy.out", 4},      {"aten::permute_copy.out", 4},
+          {"aten::mul.Scalar_out", 4},        {"aten::permute_copy.out", 4},
+          {"aten::mul.Scalar_out", 4},        {"aten::expand_copy.out", 5},
+          {"aten::expand_copy.out", 5},       {"aten::bmm.out", 4},
+          {"aten::_softmax.out", 5},          {"aten::eq.Scalar_out", 4},
+          {"aten::logical_not.out", 3},       {"aten::any.out", 5},
+          {"aten::logical_not.out", 3},       {"aten::full_like.out", 5},
+          {"aten::where.self_out", 5},        {"aten::expand_copy.out", 5},
+          {"aten::expand_copy.out", 5},       {"aten::bmm.out", 4},
+          {"aten::permute_copy.out", 4},      {"dim_order_ops::_clone_dim_order.out", 5},
+          {"aten::permute_copy.out", 4},      {"aten::permute_copy.out", 4}},
+         {same(arg_of(1, 0), arg_of(0, 2)),         same(arg_of(2, 0), arg_of(1, 2)),
+          same(arg_of(3, 0), arg_of(2, 2)),         same(arg_of(4, 0), arg_of(3, 3)),
+          same(arg_of(5, 0), arg_of(3, 3)),         same(arg_of(6, 0), arg_of(3, 3)),
+          same_bytes(arg_of(4, 3), arg_of(7, 0)),   same_bytes(arg_of(5, 3), arg_of(8, 0)),
+          same_bytes(arg_of(6, 3), arg_of(9, 0)),   same_bytes(arg_of(7, 2), arg_of(10, 0)),
+          same_bytes(arg_of(8, 2), arg_of(11, 0)),  same(arg_of(12, 0), arg_of(11, 2)),
+          same(arg_of(13, 0), arg_of(10, 2)),       same(arg_of(14, 0), arg_of(12, 2)),
+          same_bytes(arg_of(13, 3), arg_of(15, 0)), same_bytes(arg_of(14, 3), arg_of(15, 1)),
+          same_bytes(arg_of(15, 2), arg_of(16, 0)), same(arg_of(17, 0), arg_of(16, 0)),
+          same(arg_of(18, 0), arg_of(17, 2)),       same(arg_of(19, 0), arg_of(18, 1)),
+          same(arg_of(20, 0), arg_of(19, 3)),       same(arg_of(21, 0), arg_of(16, 3)),
+          same(arg_of(22, 0), arg_of(20, 1)),       same(arg_of(22, 1), arg_of(21, 3)),
+          same(arg_of(22, 2), arg_of(16, 3)),       same(arg_of(23, 0), arg_of(22, 3)),
+          same_bytes(arg_of(9, 2), arg_of(24, 0)),  same_bytes(arg_of(23, 3), arg_of(25, 0)),
+          same_bytes(arg_of(24, 3), arg_of(25, 1)), same_bytes(arg_of(25, 2), arg_of(26, 0)),
+          same(arg_of(27, 0), arg_of(26, 2)),       same(arg_of(28, 0), arg_of(27, 3)),
+          same(arg_of(29, 0), arg_of(28, 2))}},
+        {input(arg_of(0, 0)),     shape_of(arg_of(7, 0)),  shape_of(arg_of(8, 0)),
+         shape_of(arg_of(9, 0)),  shape_of(arg_of(10, 0)), shape_of(arg_of(11, 0)),
+         shape_of(arg_of(24, 0)), shape_of(arg_of(15, 0)), shape_of(arg_of(15, 1)),
+         shape_of(arg_of(16, 0)), shape_of(arg_of(25, 0)), shape_of(arg_of(25, 1)),
+         shape_of(arg_of(26, 0)), input(arg_of(13, 1)),    input(arg_of(14, 1)),
+         input(arg_of(23, 1)),    input(arg_of(24, 1)),    input(arg_of(10, 1)),
+         input(arg_of(12, 1)),    output(arg_of(29, -2)),  output(arg_of(29, -1))},
+        {arg_of(0, 2),  arg_of(1, 2),  arg_of(2, 2),  arg_of(3, 3),  arg_of(4, 3),  arg_of(5, 3),
+         arg_of(6, 3),  arg_of(7, 0),  arg_of(7, 2),  arg_of(8, 0),  arg_of(8, 2),  arg_of(9, 0),
+         arg_of(9, 2),  arg_of(10, 0), arg_of(10, 2), arg_of(11, 0), arg_of(11, 2), arg_of(12, 2),
+         arg_of(13, 3), arg_of(14, 3), arg_of(15, 0), arg_of(15, 1), arg_of(15, 2), arg_of(16, 0),
+         arg_of(16, 3), arg_of(17, 2), arg_of(18, 1), arg_of(19, 3), arg_of(20, 1), arg_of(21, 3),
+         arg_of(22, 3), arg_of(23, 3), arg_of(24, 0), arg_of(24, 3), arg_of(25, 0), arg_of(25, 1),
+         arg_of(25, 2), arg_of(26, 0), arg_of(26, 2), arg_of(27, 3), arg_of(28, 2)},
+        {},
+        15,
+        kAttentionChecks,
+        sizeof(kAttentionChecks) / sizeof(kAttentionChecks[0])},
+    FusionRule{
+        "etr::attention_mask.fused",
+        {{{"aten::permute_copy.out", 4},
+          {"aten::permute_copy.out", 4},
+          {"aten::permute_copy.out", 4},
+          {"aten::permute_copy.out", 4},
+          {"aten::expand_copy.out", 5},
+          {"aten::expand_copy.out", 5},
+          {"aten::bmm.out", 4},
+          {"aten::mul.out", 4},
+          {"aten::alias_copy.out", 3},
+          {"aten::add.out", 5},
+          {"aten::_softmax.out", 5},
+          {"aten::expand_copy.out", 5},
+          {"aten::expand_copy.out", 5},
+          {"aten::bmm.out", 4},
+          {"aten::permute_copy.out", 4},
+          {"dim_order_ops::_clone_dim_order.out", 5}},
+         {same(arg_of(3, 0), arg_of(1, 2)), same(arg_of(4, 0), arg_of(0, 2)),
+          same(arg_of(5, 0), arg_of(3, 2)), same_bytes(arg_of(4, 3), arg_of(6, 0)),
+          same_bytes(arg_of(5, 3), arg_of(6, 1)), same_bytes(arg_of(6, 2), arg_of(7, 0)),
+          same(arg_of(9, 0), arg_of(7, 2)), same(arg_of(9, 1), arg_of(8, 1)),
+          same(arg_of(10, 0), arg_of(9, 3)), same(arg_of(11, 0), arg_of(10, 3)),
+          same(arg_of(12, 0), arg_of(2, 2)), same_bytes(arg_of(11, 3), arg_of(13, 0)),
+          same_bytes(arg_of(12, 3), arg_of(13, 1)), same_bytes(arg_of(13, 2), arg_of(14, 0)),
+          same(arg_of(15, 0), arg_of(14, 2))}},
+        {input(arg_of(0, 0)), input(arg_of(1, 0)), input(arg_of(2, 0)), input(arg_of(7, 1)),
+         input(arg_of(8, 0)), shape_of(arg_of(6, 0)), shape_of(arg_of(6, 1)),
+         shape_of(arg_of(7, 0)), shape_of(arg_of(13, 0)), shape_of(arg_of(13, 1)),
+         shape_of(arg_of(14, 0)), input(arg_of(4, 1)), input(arg_of(5, 1)), input(arg_of(11, 1)),
+         input(arg_of(12, 1)), output(arg_of(15, -2)), output(arg_of(15, -1))},
+        {arg_of(0, 2),  arg_of(1, 2),  arg_of(2, 2),  arg_of(3, 2),  arg_of(4, 3),  arg_of(5, 3),
+         arg_of(6, 0),  arg_of(6, 1),  arg_of(6, 2),  arg_of(7, 0),  arg_of(7, 2),  arg_of(8, 1),
+         arg_of(9, 3),  arg_of(10, 3), arg_of(11, 3), arg_of(12, 3), arg_of(13, 0), arg_of(13, 1),
+         arg_of(13, 2), arg_of(14, 0), arg_of(14, 2)},
+        {},
+        6,
+        kAttentionMaskChecks,
+        sizeof(kAttentionMaskChecks) / sizeof(kAttentionMaskChecks[0])},
     // conv -> batch norm -> sigmoid -> mul: SiLU as the exporter writes it,
     // y = bn * sigmoid(bn), the mul's operands in either order.
     FusionRule{"etr::conv_bn_silu.fused",

@@ -37,6 +37,45 @@ void opt_linear_nobias_out(KernelContext& ctx, const Tensor& input, const Tensor
                            Tensor& out);
 Error opt_linear_nobias_prepare(KernelPrepareContext& ctx, const Tensor& input,
                                 const Tensor& weight, Tensor& out);
+// ---- op_attention.cpp
+// nn.MultiheadAttention's self-attention core (fusion_rules.cpp: 30 calls,
+// from the packed q/k/v projection to the heads merged back):
+// etr::attention.fused(Tensor qkv [L, B, 3, E], Tensor q_rows, Tensor k_rows,
+//   Tensor v_rows, Tensor q4, Tensor k4, Tensor v4, Tensor q3, Tensor kt3,
+//   Tensor s4, Tensor p3, Tensor v3, Tensor o4 (the group's views, sizes
+//   only), int[] expand_q, int[] expand_k, int[] expand_p, int[] expand_v,
+//   Scalar scale_q, Scalar scale_k, *, Tensor(a!) out [L, B, H, D])
+void opt_attention_out(KernelContext& ctx, const Tensor& qkv, const Tensor& q_rows,
+                       const Tensor& k_rows, const Tensor& v_rows, const Tensor& q4,
+                       const Tensor& k4, const Tensor& v4, const Tensor& q3, const Tensor& kt3,
+                       const Tensor& s4, const Tensor& p3, const Tensor& v3, const Tensor& o4,
+                       IntArrayRef expand_q, IntArrayRef expand_k, IntArrayRef expand_p,
+                       IntArrayRef expand_v, Scalar scale_q, Scalar scale_k, Tensor& out);
+Error opt_attention_prepare(KernelPrepareContext& ctx, const Tensor& qkv, const Tensor& q_rows,
+                            const Tensor& k_rows, const Tensor& v_rows, const Tensor& q4,
+                            const Tensor& k4, const Tensor& v4, const Tensor& q3, const Tensor& kt3,
+                            const Tensor& s4, const Tensor& p3, const Tensor& v3, const Tensor& o4,
+                            IntArrayRef expand_q, IntArrayRef expand_k, IntArrayRef expand_p,
+                            IntArrayRef expand_v, Scalar scale_q, Scalar scale_k, Tensor& out);
+// The causal self-attention of a decoder as the exporter writes
+// q.transpose(1, 2) @ k.transpose(1, 2).transpose(-2, -1) * scale + mask,
+// softmax, @ v.transpose(1, 2), transposed back (fusion_rules.cpp: 16 calls):
+// etr::attention_mask.fused(Tensor q [B, L, H, D], Tensor k, Tensor v,
+//   Tensor scale (one value), Tensor mask [L, L], Tensor q3, Tensor kt3,
+//   Tensor s4, Tensor p3, Tensor v3, Tensor o4 (the group's views, sizes
+//   only), int[] expand_q, int[] expand_k, int[] expand_p, int[] expand_v, *,
+//   Tensor(a!) out [B, L, H, D])
+void opt_attention_mask_out(KernelContext& ctx, const Tensor& q, const Tensor& k, const Tensor& v,
+                            const Tensor& scale, const Tensor& mask, const Tensor& q3,
+                            const Tensor& kt3, const Tensor& s4, const Tensor& p3, const Tensor& v3,
+                            const Tensor& o4, IntArrayRef expand_q, IntArrayRef expand_k,
+                            IntArrayRef expand_p, IntArrayRef expand_v, Tensor& out);
+Error opt_attention_mask_prepare(KernelPrepareContext& ctx, const Tensor& q, const Tensor& k,
+                                 const Tensor& v, const Tensor& scale, const Tensor& mask,
+                                 const Tensor& q3, const Tensor& kt3, const Tensor& s4,
+                                 const Tensor& p3, const Tensor& v3, const Tensor& o4,
+                                 IntArrayRef expand_q, IntArrayRef expand_k, IntArrayRef expand_p,
+                                 IntArrayRef expand_v, Tensor& out);
 
 // The family's table (see kernels/optimized/kernel_table.cpp).
 inline constexpr KernelEntry kOptLinearAlgebraKernels[] = {
@@ -50,6 +89,10 @@ inline constexpr KernelEntry kOptLinearAlgebraKernels[] = {
                                                       DtypeSet::of(ScalarType::Float)),
     make_kernel<&opt_linear_nobias_out, &opt_linear_nobias_prepare>(
         "etr::linear_nobias.fused", DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_attention_out, &opt_attention_prepare>("etr::attention.fused",
+                                                            DtypeSet::of(ScalarType::Float)),
+    make_kernel<&opt_attention_mask_out, &opt_attention_mask_prepare>(
+        "etr::attention_mask.fused", DtypeSet::of(ScalarType::Float)),
 };
 
 }  // namespace etr

@@ -12,6 +12,14 @@
 //   // Value id of argument `arg` of node `node` (arg < num_args of that node).
 //   int32_t arg(size_t node, size_t arg) const;
 //
+// and, for patterns with SameBytes links only, optionally
+//
+//   // True when value vb, read by node nb, holds the bytes value va had
+//   // after node na (na < nb): another view of the same memory that no node
+//   // in between rewrote. Without this member a SameBytes link holds only
+//   // between equal values.
+//   bool same_bytes(size_t na, int32_t va, size_t nb, int32_t vb) const;
+//
 // and match_chain() says whether nodes first, first + 1, ... fit the pattern.
 // A step may declare two arguments commutative (either order matches, e.g.
 // mul(a, b) and mul(b, a)); a match records the order it found, and
@@ -24,11 +32,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 namespace etr {
 
-constexpr size_t kMaxChainSteps = 10;
-constexpr size_t kMaxChainLinks = 10;
+constexpr size_t kMaxChainSteps = 32;
+constexpr size_t kMaxChainLinks = 40;
 
 // No step: ends a list of references.
 constexpr uint8_t kChainNoStep = 0xff;
@@ -54,6 +63,10 @@ enum class ChainLinkKind : uint8_t {
   None,       // unused slot (ends the list)
   Same,       // a and b are the same value
   Different,  // a and b are different values
+  // b is a (the same value), or a view of a's bytes the exporter left
+  // without a call of its own (a plan view: another shape over the same
+  // memory), which the graph adapter confirms (same_bytes).
+  SameBytes,
 };
 
 struct ChainLink {
@@ -89,6 +102,34 @@ struct ChainMatch {
 };
 
 namespace internal {
+
+// Whether Graph has same_bytes(na, va, nb, vb).
+template <typename Graph, typename = void>
+struct HasSameBytes {
+  static constexpr bool value = false;
+};
+template <typename Graph>
+struct HasSameBytes<Graph, decltype(void(std::declval<const Graph&>().same_bytes(
+                               size_t{0}, int32_t{0}, size_t{0}, int32_t{0})))> {
+  static constexpr bool value = true;
+};
+
+template <typename Graph>
+bool link_holds(const Graph& g, ChainLinkKind kind, size_t na, int32_t va, size_t nb, int32_t vb) {
+  switch (kind) {
+    case ChainLinkKind::Same: return va == vb;
+    case ChainLinkKind::Different: return va != vb;
+    case ChainLinkKind::SameBytes:
+      if (va == vb) return true;
+      if constexpr (HasSameBytes<Graph>::value) {
+        return na < nb ? g.same_bytes(na, va, nb, vb) : g.same_bytes(nb, vb, na, va);
+      } else {
+        return false;
+      }
+    case ChainLinkKind::None: break;
+  }
+  return false;
+}
 
 // The argument index `r` names under `m` (count-from-end and swaps applied).
 inline size_t chain_arg_index(const ChainPattern& p, const ChainMatch& m, ChainRef r) {
@@ -128,9 +169,10 @@ bool match_from(const ChainPattern& p, const Graph& g, size_t steps, size_t link
       const ChainLink& k = p.links[l];
       const size_t last = k.a.step > k.b.step ? k.a.step : k.b.step;
       if (last != i) continue;
-      const int32_t va = g.arg(m->first + k.a.step, chain_arg_index(p, *m, k.a));
-      const int32_t vb = g.arg(m->first + k.b.step, chain_arg_index(p, *m, k.b));
-      ok = k.kind == ChainLinkKind::Same ? va == vb : va != vb;
+      const size_t na = m->first + k.a.step;
+      const size_t nb = m->first + k.b.step;
+      ok = link_holds(g, k.kind, na, g.arg(na, chain_arg_index(p, *m, k.a)), nb,
+                      g.arg(nb, chain_arg_index(p, *m, k.b)));
     }
     if (ok && match_from(p, g, steps, links, i + 1, m)) return true;
   }

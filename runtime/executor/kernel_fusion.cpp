@@ -128,6 +128,32 @@ struct MethodLoader::FusionGraph {
   int32_t arg(size_t node, size_t a) const {
     return args[node - first]->Get(static_cast<flatbuffers::uoffset_t>(a));
   }
+  // A SameBytes link (chain_pattern.h): vb, read by node nb, is a plan view
+  // of va, written by node na: both tensors of one dtype in bound memory
+  // starting at the same byte, vb no larger, and no node in between
+  // returning a tensor over vb's bytes. The matcher calls this only for
+  // nodes it accepted, so their arguments are cached.
+  bool same_bytes(size_t na, int32_t va, size_t nb, int32_t vb) const {
+    if (!loader->value_in_range(va) || !loader->value_in_range(vb)) return false;
+    const EValue& a = loader->method_->s_.values[va];
+    const EValue& b = loader->method_->s_.values[vb];
+    if (!a.is_tensor() || !b.is_tensor()) return false;
+    const Tensor& ta = a.to_tensor();
+    const Tensor& tb = b.to_tensor();
+    if (ta.const_data() == nullptr || ta.const_data() != tb.const_data() ||
+        ta.dtype() != tb.dtype() || tb.nbytes() > ta.nbytes()) {
+      return false;
+    }
+    for (size_t n = na + 1; n < nb; ++n) {
+      const flatbuffers::Vector<int32_t>* a_n = args[n - first];
+      if (a_n == nullptr || a_n->size() == 0) return false;
+      const int32_t r = a_n->Get(a_n->size() - 1);
+      if (!loader->value_in_range(r)) return false;
+      const EValue& rv = loader->method_->s_.values[r];
+      if (!rv.is_tensor() || tensors_share_memory(rv.to_tensor(), tb)) return false;
+    }
+    return true;
+  }
 };
 
 // False when the instruction at pc cannot start a fusion group: its operator
@@ -321,8 +347,8 @@ Error MethodLoader::try_fuse_rule(size_t chain, const FusionGraph& graph,
       registry_.candidates(StringView(rule.fused, std::strlen(rule.fused)), fused_hash, candidates,
                            KernelRegistry::kMaxLibraries);
   if (num_candidates == 0 || jump_lands_in(instrs, pc, last)) return Error::Ok;
-  for (size_t i = 0, nc = rule.num_checks(); i < nc; ++i) {
-    const FusionCheck& c = rule.checks[i];
+  for (size_t i = 0, nc = rule.num_checks(); i < nc + rule.num_more_checks; ++i) {
+    const FusionCheck& c = i < nc ? rule.checks[i] : rule.more_checks[i - nc];
     const int32_t v = chain_arg(rule.pattern, graph, match, c.ref);
     if (!check_passes(c, values[v], is_constant_value(static_cast<size_t>(v)))) return Error::Ok;
   }
@@ -330,9 +356,11 @@ Error MethodLoader::try_fuse_rule(size_t chain, const FusionGraph& graph,
   const size_t n = rule.num_args();
   int32_t ids[kMaxFusionArgs];
   int32_t scratch = -1;
+  bool shapes = false;
   for (size_t j = 0; j < n; ++j) {
     ids[j] = chain_arg(rule.pattern, graph, match, rule.args[j].ref);
     if (rule.args[j].role == FusionArgRole::Scratch) scratch = ids[j];
+    shapes = shapes || rule.args[j].role == FusionArgRole::Shape;
   }
   // Intermediates: invisible outside the group, never fed back as an input
   // (one that is the group's output is the output).
@@ -403,8 +431,9 @@ Error MethodLoader::try_fuse_rule(size_t chain, const FusionGraph& graph,
   if (!sel.chosen()) return Error::Ok;
   k.fn = sel.entry->fn;
   k.state = sel.state;
-  // With a scratch, outputs may overlap inputs by design (see above).
-  ETR_RETURN_IF_ERROR(check_kernel_args(pc, rule.fused, *sel.entry, &k, scratch < 0));
+  // With a scratch, outputs may overlap inputs by design (see above); Shape
+  // arguments are not read, so only the Inputs were checked (above).
+  ETR_RETURN_IF_ERROR(check_kernel_args(pc, rule.fused, *sel.entry, &k, scratch < 0 && !shapes));
   table[pc].kind = internal::InstrKind::Kernel;
   table[pc].kernel = k;
   for (size_t i = pc + 1; i <= last; ++i) {

@@ -8,11 +8,12 @@
 // A rule is:
 //   - the pattern (runtime/core/chain_pattern.h): the operator names and
 //     argument counts of the consecutive calls (return slot included) and
-//     the links between them (which argument of step i is which of step j);
+//     the links between them (which argument of step i is which of step j,
+//     or a plan view of its bytes);
 //   - the fused call's arguments, in order, each an argument of some step
 //     with a role: Input (read), Scratch (an intermediate tensor the fused
-//     kernel may use as working memory) or Output (the group's result and
-//     its return slot, last);
+//     kernel may use as working memory), Shape (a tensor whose sizes only it
+//     reads) or Output (the group's result and its return slot, last);
 //   - the intermediates: arguments the group writes that must be invisible
 //     outside it (read by no other instruction, not a method output, not an
 //     Input of the fused call);
@@ -45,16 +46,22 @@
 namespace etr {
 
 // The longest rule's fused call (two convolution -> batch norm -> hardtanh
-// chains, kernels/optimized/fusion_rules.cpp) takes 36 arguments.
+// chains, kernels/optimized/fusion_rules.cpp) takes 36 arguments; the
+// longest pattern (nn.MultiheadAttention's 30 calls) names 41 intermediates.
 constexpr size_t kMaxFusionArgs = 40;
-constexpr size_t kMaxFusionIntermediates = 20;
+constexpr size_t kMaxFusionIntermediates = 48;
 constexpr size_t kMaxFusionChecks = 4;
+constexpr size_t kMaxFusionCheckInts = 6;
 
 enum class FusionArgRole : uint8_t {
   None,     // unused slot (ends the list)
   Input,    // read by the fused kernel
   Scratch,  // an intermediate the fused kernel may write as working memory
   Output,   // the group's result, then its return slot (the last two)
+  // A tensor the fused kernel reads only the sizes, dtype and dim order of
+  // (e.g. a plan view inside the group, to check the group's shapes); its
+  // memory is not read, so no overlap rule applies to it.
+  Shape,
 };
 
 struct FusionArg {
@@ -72,7 +79,7 @@ enum class FusionCheckKind : uint8_t {
 struct FusionCheck {
   FusionCheckKind kind = FusionCheckKind::None;
   ChainRef ref{};
-  int64_t ints[4] = {};
+  int64_t ints[kMaxFusionCheckInts] = {};
   uint8_t num_ints = 0;
   double number = 0.0;
 };
@@ -87,6 +94,10 @@ struct FusionRule {
   FusionCheck checks[kMaxFusionChecks]{};
   // The step whose operator names the fused call (its op index).
   uint8_t name_step = 0;
+  // More checks for a long rule, in a constant array of its own (so that
+  // every rule does not carry room for them).
+  const FusionCheck* more_checks = nullptr;
+  uint8_t num_more_checks = 0;
 
   constexpr size_t num_args() const {
     size_t n = 0;
@@ -114,6 +125,10 @@ constexpr ChainLink different(ChainRef a, ChainRef b) {
 constexpr FusionArg input(ChainRef r) { return FusionArg{FusionArgRole::Input, r}; }
 constexpr FusionArg scratch(ChainRef r) { return FusionArg{FusionArgRole::Scratch, r}; }
 constexpr FusionArg output(ChainRef r) { return FusionArg{FusionArgRole::Output, r}; }
+constexpr FusionArg shape_of(ChainRef r) { return FusionArg{FusionArgRole::Shape, r}; }
+constexpr ChainLink same_bytes(ChainRef a, ChainRef b) {
+  return ChainLink{ChainLinkKind::SameBytes, a, b};
+}
 
 // Whether a rule is well formed: a valid pattern, at least two steps, every
 // reference within it, the last two arguments Outputs and no Output before
@@ -136,7 +151,15 @@ constexpr bool fusion_rule_valid(const FusionRule& r) {
     if (!internal::chain_ref_valid(r.pattern, r.intermediates[i], steps)) return false;
   }
   for (size_t i = 0; i < r.num_checks(); ++i) {
-    if (!internal::chain_ref_valid(r.pattern, r.checks[i].ref, steps) || r.checks[i].num_ints > 4)
+    if (!internal::chain_ref_valid(r.pattern, r.checks[i].ref, steps) ||
+        r.checks[i].num_ints > kMaxFusionCheckInts)
+      return false;
+  }
+  if ((r.more_checks == nullptr) != (r.num_more_checks == 0)) return false;
+  for (size_t i = 0; i < r.num_more_checks; ++i) {
+    if (r.more_checks[i].kind == FusionCheckKind::None ||
+        !internal::chain_ref_valid(r.pattern, r.more_checks[i].ref, steps) ||
+        r.more_checks[i].num_ints > kMaxFusionCheckInts)
       return false;
   }
   return true;

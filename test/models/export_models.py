@@ -471,6 +471,78 @@ def build_transformer_nn() -> Case:
     return Case("transformer_nn", pte, [Check("forward", "a", args, eager(m, args))])
 
 
+@case("attention_blocks")
+def build_attention_blocks() -> Case:
+    # nn.MultiheadAttention's core over 45 tokens (two blocks of query rows
+    # in etr::attention.fused, the second one partial), 3 heads of 8, a batch
+    # of 2: the fused kernel's head and batch indexing.
+    torch.manual_seed(31)
+    m = nn.TransformerEncoderLayer(
+        d_model=24, nhead=3, dim_feedforward=48, dropout=0.0, batch_first=True
+    )
+    m.eval()
+    args = [torch.randn(2, 45, 24)]
+    pte = lower(export(m, args))
+    return Case("attention_blocks", pte, [Check("forward", "a", args, eager(m, args))])
+
+
+@case("causal_attention")
+def build_causal_attention() -> Case:
+    # A nanoGPT-style causal self-attention (q @ k^T * scale + mask, softmax,
+    # @ v, heads merged back: etr::attention_mask.fused) over 40 tokens (two
+    # blocks of query rows, the second partial), 4 heads of 8, batch 1 (a
+    # batch of 2 exports a clone after each expand, which the rule does not
+    # take).
+    torch.manual_seed(33)
+
+    class CausalSelfAttention(nn.Module):
+        def __init__(self, d=32, heads=4, seq=40):
+            super().__init__()
+            self.heads = heads
+            self.qkv = nn.Linear(d, 3 * d)
+            self.proj = nn.Linear(d, d)
+            self.register_buffer("mask", torch.full((seq, seq), float("-inf")).triu(1))
+
+        def forward(self, x):
+            b, t, d = x.shape
+            h = self.heads
+            q, k, v = self.qkv(x).split(d, dim=2)
+            q = q.view(b, t, h, d // h).transpose(1, 2)
+            k = k.view(b, t, h, d // h).transpose(1, 2)
+            v = v.view(b, t, h, d // h).transpose(1, 2)
+            att = (q @ k.transpose(-2, -1)) * (1.0 / (d // h) ** 0.5) + self.mask[:t, :t]
+            y = torch.softmax(att, dim=-1) @ v
+            return self.proj(y.transpose(1, 2).reshape(b, t, d))
+
+    m = CausalSelfAttention().eval()
+    args = [torch.randn(1, 40, 32)]
+    pte = lower(export(m, args))
+    return Case("causal_attention", pte, [Check("forward", "a", args, eager(m, args))])
+
+
+@case("safe_softmax")
+def build_safe_softmax() -> Case:
+    # PyTorch's _safe_softmax as the exporter decomposes it (softmax, eq(x,
+    # -inf), logical_not, any, logical_not, full_like, where: the
+    # etr::safe_softmax.fused chain) over scores with fully masked rows,
+    # which come out as zeros.
+    torch.manual_seed(32)
+
+    class SafeSoftmax(nn.Module):
+        def forward(self, x, mask):
+            return torch.ops.aten._safe_softmax(x + mask, -1)
+
+    x = torch.randn(2, 3, 4, 6)
+    mask = torch.zeros(2, 3, 4, 6)
+    mask[0, 1, 2, :] = float("-inf")
+    mask[1, 0, :, 3] = float("-inf")
+    mask[1, 2, 0, :] = float("-inf")
+    m = SafeSoftmax().eval()
+    args = [x, mask]
+    pte = lower(export(m, args))
+    return Case("safe_softmax", pte, [Check("forward", "a", args, eager(m, args))])
+
+
 @case("mutable_buffer")
 def build_mutable_buffer() -> Case:
     torch.manual_seed(8)

@@ -478,14 +478,15 @@ TEST(RunnerProfileTest, FusesConstantWeightTransposesIntoTheProduct) {
   EXPECT_EQ(count(fused, addmm), 6u) << fused;
 }
 
-// nn.MultiheadAttention's safe softmax (softmax, eq(x, -inf), logical_not,
-// any, logical_not, full_like, where) runs as one etr::safe_softmax.fused,
-// profiled under the softmax's name (test/models/transformer_nn: one
-// attention; its output is checked against PyTorch by the manifest case).
+// PyTorch's safe softmax (softmax, eq(x, -inf), logical_not, any,
+// logical_not, full_like, where) runs as one etr::safe_softmax.fused,
+// profiled under the softmax's name (test/models/safe_softmax: masked rows
+// among the scores; its output is checked against PyTorch by the manifest
+// case).
 TEST(RunnerProfileTest, FusesTheSafeSoftmaxChain) {
   std::string fused, plain;
-  profile_trace("transformer_nn.pte", true, &fused);
-  profile_trace("transformer_nn.pte", false, &plain);
+  profile_trace("safe_softmax.pte", true, &fused);
+  profile_trace("safe_softmax.pte", false, &plain);
   for (const char* op : {"\"aten::any.out\"", "\"aten::eq.Scalar_out\"", "\"aten::full_like.out\"",
                          "\"aten::where.self_out\""}) {
     EXPECT_EQ(count_of(plain, op), 1u) << op;
@@ -494,6 +495,53 @@ TEST(RunnerProfileTest, FusesTheSafeSoftmaxChain) {
   EXPECT_EQ(count_of(plain, "\"aten::logical_not.out\""), 2u);
   EXPECT_EQ(count_of(fused, "\"aten::logical_not.out\""), 0u) << fused;
   EXPECT_EQ(count_of(fused, "\"aten::_softmax.out\""), 1u) << fused;
+}
+
+// nn.MultiheadAttention's self-attention core, from the packed q/k/v
+// projection to the heads merged back (30 calls: the head split, the q/k
+// scales, both products, the safe softmax, the merge), runs as one
+// etr::attention.fused, profiled under its first bmm's name: one call per
+// layer in test/models/transformer_nn (batch 2, 2 heads, 5 tokens) and
+// attention_blocks (batch 2, 3 heads, 45 tokens); the input projection's
+// bmm stays. Without the optimized kernels every call runs. Outputs are
+// checked against PyTorch by the manifest cases.
+TEST(RunnerProfileTest, RunsMultiheadAttentionAsOneKernel) {
+  for (const char* file : {"transformer_nn.pte", "attention_blocks.pte"}) {
+    std::string fused, plain;
+    profile_trace(file, true, &fused);
+    profile_trace(file, false, &plain);
+    EXPECT_EQ(count_of(plain, "\"aten::bmm.out\""), 3u) << file;
+    EXPECT_EQ(count_of(fused, "\"aten::bmm.out\""), 2u) << file << fused;
+    EXPECT_EQ(count_of(plain, "\"aten::mul.Scalar_out\""), 2u) << file;
+    for (const char* op :
+         {"\"aten::_softmax.out\"", "\"aten::any.out\"", "\"aten::where.self_out\"",
+          "\"aten::mul.Scalar_out\"", "\"dim_order_ops::_clone_dim_order.out\"",
+          "\"aten::select_copy.int_out\""}) {
+      EXPECT_EQ(count_of(fused, op), 0u) << file << " " << op << fused;
+    }
+    EXPECT_EQ(count_of(plain, "\"aten::_softmax.out\""), 1u) << file;
+  }
+}
+
+// A decoder's causal self-attention (test/models/causal_attention: heads by
+// permute, q @ k^T times a scale tensor plus the [L, L] mask, softmax, @ v,
+// heads merged back; 16 calls) runs as one etr::attention_mask.fused,
+// profiled under its first bmm's name; the split before it stays. Without
+// the optimized kernels every call runs. The output is checked against
+// PyTorch by the manifest case.
+TEST(RunnerProfileTest, RunsCausalAttentionAsOneKernel) {
+  std::string fused, plain;
+  profile_trace("causal_attention.pte", true, &fused);
+  profile_trace("causal_attention.pte", false, &plain);
+  EXPECT_EQ(count_of(plain, "\"aten::bmm.out\""), 2u);
+  EXPECT_EQ(count_of(fused, "\"aten::bmm.out\""), 1u) << fused;
+  for (const char* op : {"\"aten::_softmax.out\"", "\"aten::mul.out\"", "\"aten::add.out\""}) {
+    EXPECT_EQ(count_of(plain, op), 1u) << op;
+    EXPECT_EQ(count_of(fused, op), 0u) << op << fused;
+  }
+  EXPECT_EQ(count_of(plain, "\"aten::permute_copy.out\""), 7u);  // 5 in the attention, 2 weights
+  EXPECT_EQ(count_of(fused, "\"aten::permute_copy.out\""), 0u) << fused;
+  EXPECT_EQ(count_of(fused, "\"aten::split_with_sizes_copy.out\""), 1u) << fused;
 }
 
 // The same guard around a delegated softmax (test/models/xnnpack/
