@@ -298,6 +298,49 @@ bool dq_vnni_usable(size_t k) {
   return opt::cpu_features().avx512_vnni && dq::vnni_built() && k > 0 && k <= kDqVnniMaxInputs;
 }
 
+// Weights from which the pair packing splits over the pool (it writes 4
+// bytes per weight: a 1 MB layer is about 0.5 ms on one thread).
+constexpr size_t kParallelPairsBytes = size_t{1} << 20;
+
+bool dq_pairs_usable(size_t k) {
+  return opt::cpu_features().avx2_fma && dq::pairs_built() && !dq_vnni_usable(k) && k > 0 &&
+         k <= kDqPairsMaxInputs;
+}
+
+size_t dq_pairs_packed_bytes(size_t n, size_t k) {
+  return ((n + 15) / 16 * 16) * ((k + 1) / 2 * 2) * sizeof(int16_t);
+}
+
+namespace {
+
+void pairs_pack_blocks(const int8_t* w, size_t n, size_t k, int16_t* dst, size_t b0, size_t b1) {
+  const size_t pairs = (k + 1) / 2, whole = k / 2;
+  for (size_t ob = b0; ob < b1; ++ob) {
+    const size_t rows = n - ob * 16 < 16 ? n - ob * 16 : 16;
+    const int8_t* src = w + ob * 16 * k;
+    int16_t* out = dst + ob * pairs * 32;
+    // Written front to back: pair p of the block's 16 outputs (zeros past
+    // n), the odd k's last input paired with a zero.
+    for (size_t p = 0; p < pairs; ++p, out += 32) {
+      for (size_t j = 0; j < 16; ++j) {
+        const bool row = j < rows;
+        out[2 * j] = row ? src[j * k + 2 * p] : 0;
+        out[2 * j + 1] = row && p < whole ? src[j * k + 2 * p + 1] : 0;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void dq_pairs_pack(const int8_t* w, size_t n, size_t k, int16_t* dst, ThreadPool* pool) {
+  const size_t blocks = (n + 15) / 16;
+  if (blocks == 0 || k == 0) return;
+  ThreadPool* p = n * k < kParallelPairsBytes ? nullptr : pool;
+  parallel_for(p, blocks, 1,
+               [&](size_t b0, size_t b1) { pairs_pack_blocks(w, n, k, dst, b0, b1); });
+}
+
 size_t dq_vnni_packed_bytes(size_t n, size_t k) { return ((n + 15) / 16 * 16) * ((k + 3) / 4 * 4); }
 
 namespace {
@@ -431,6 +474,15 @@ void dq_linear(const int8_t* q, const Qd8Params* params, size_t rows, const DqLi
     const size_t grain = per_group >= 65536 ? 1 : 65536 / per_group;
     parallel_for(pool, groups, grain, [&](size_t begin, size_t end) {
       dq::qb4w_vnni_block(q, params, rows, w, begin, end, y);
+    });
+    return;
+  }
+  if (w.wpairs != nullptr) {  // set only where dq_pairs_usable
+    const size_t blocks = (w.n + 15) / 16;
+    const size_t per_block = rows * w.k * 16;
+    const size_t grain = per_block >= 65536 ? 1 : 65536 / per_block;
+    parallel_for(pool, blocks, grain, [&](size_t begin, size_t end) {
+      dq::dq_pairs_blocks_avx2(q, params, rows, w, begin, end, y);
     });
     return;
   }

@@ -118,6 +118,10 @@ struct DqLinearWeights {
   // Per-channel int8 weights also packed for the AVX-512 VNNI kernel
   // (dq_vnni_pack); null where dq_vnni_usable is false.
   const int8_t* wvnni = nullptr;
+  // Per-channel int8 weights also widened to int16 in pairs for the AVX2
+  // kernel (dq_pairs_pack); null where dq_pairs_usable is false or the VNNI
+  // kernel runs them.
+  const int16_t* wpairs = nullptr;
   // w4 holds weights and block scales in qb4w_vnni_pack's layout instead
   // (the AVX-512 VNNI kernel; block_scales is then unused). Set only where
   // qb4w_vnni_supported.
@@ -143,6 +147,17 @@ constexpr size_t kDqMaxInputChannels = 65536;
 // kernel, and k keeps its int32 sums exact: at most kDqVnniMaxInputs).
 constexpr size_t kDqVnniMaxInputs = 16384;
 bool dq_vnni_usable(size_t k);
+
+// Whether the AVX2 pair kernel can run per-channel int8 weights of k inputs
+// here (AVX2 and FMA, no VNNI kernel, k at most kDqPairsMaxInputs: its rows
+// are widened into a stack buffer and its int32 epilogue stays exact).
+constexpr size_t kDqPairsMaxInputs = 4096;
+bool dq_pairs_usable(size_t k);
+// Bytes of dq_pairs_pack's layout: blocks of 16 outputs (n rounded up),
+// each k rounded up to even inputs as [k / 2][16 outputs][2] int16, zeros
+// past n and k.
+size_t dq_pairs_packed_bytes(size_t n, size_t k);
+void dq_pairs_pack(const int8_t* w, size_t n, size_t k, int16_t* dst, ThreadPool* pool = nullptr);
 // Bytes of the packed weights: n and k rounded up to 16 and 4.
 size_t dq_vnni_packed_bytes(size_t n, size_t k);
 // Packs int8 weights w[n, k] (row-major) for the kernel (64-byte aligned

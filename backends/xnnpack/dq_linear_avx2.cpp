@@ -1,6 +1,7 @@
 // AVX2 + FMA kernels of dq_linear.h (compiled with -mavx2 -mfma by
 // etr_isa_sources; reached only where opt::cpu_features().avx2_fma).
 #include <cmath>
+#include <cstring>
 
 #include "backends/xnnpack/dq_linear_internal.h"
 
@@ -80,6 +81,92 @@ void dq_block(const int8_t* q, const Qd8Params* params, size_t rows, const DqLin
       case 1: dq_rows_avx2<1>(q, params, r0, w, ob, oe, y); break;
       default: break;
     }
+  }
+}
+
+// ---- qd8 x qc8w from pair-packed int16 weights (dq_pairs_pack)
+//
+// A tile of MR rows x 16 outputs. Per pair of inputs, a row's two int8
+// values widened to int16 (one 32-bit word, broadcast to every lane) meet
+// the 16 outputs' weight pairs (two vectors) in vpmaddwd: each lane sums its
+// own output, so no horizontal reduction and no scalar epilogue per output
+// (the per-output kernel above spends most of a small-k layer there). The
+// int32 sums are the same integers as the other kernels'.
+constexpr size_t kPairsRows = 4;
+constexpr size_t kPairsBlock = 16;
+constexpr size_t kPairsSuper = 4;  // output blocks per pass over a row block
+
+template <size_t MR>
+void pairs_tile(const int16_t* a, size_t lda, const int16_t* wb, size_t kp, __m256i (&acc)[MR][2]) {
+  for (size_t r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+  for (size_t p = 0; p < kp; ++p) {
+    const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wb + p * 32));
+    const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wb + p * 32 + 16));
+    for (size_t r = 0; r < MR; ++r) {
+      int32_t word;
+      std::memcpy(&word, a + r * lda + 2 * p, sizeof(word));
+      const __m256i x = _mm256_set1_epi32(word);
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x, w0));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x, w1));
+    }
+  }
+}
+
+// epilogue() on 8 lanes: the same operations in the same order (the int32
+// difference is exact for k <= kDqPairsMaxInputs, its conversion to float
+// that of the int64 one; vmaxps / vminps with these operand orders are
+// XNNPACK's math_max / math_min).
+inline __m256 pairs_epilogue(__m256i dot, __m256i zp, __m256i ksum, __m256 in_scale, __m256 w_scale,
+                             __m256 bias, __m256 lo, __m256 hi) {
+  const __m256 f = _mm256_cvtepi32_ps(_mm256_sub_epi32(dot, _mm256_mullo_epi32(zp, ksum)));
+  const __m256 v = _mm256_fmadd_ps(_mm256_mul_ps(f, in_scale), w_scale, bias);
+  return _mm256_min_ps(hi, _mm256_max_ps(v, lo));
+}
+
+template <size_t MR>
+void pairs_rows(const int16_t* a, size_t lda, const Qd8Params* params, size_t r0,
+                const DqLinearWeights& w, size_t ob, float* y) {
+  const size_t kp = (w.k + 1) / 2;
+  __m256i acc[MR][2];
+  pairs_tile<MR>(a, lda, w.wpairs + ob * kp * 32, kp, acc);
+  const size_t o = ob * kPairsBlock;
+  const size_t valid = w.n - o < kPairsBlock ? w.n - o : kPairsBlock;
+  // The block's per-output values, zero past n.
+  alignas(32) int32_t ks[kPairsBlock] = {};
+  alignas(32) float sc[kPairsBlock] = {}, bs[kPairsBlock] = {};
+  std::memcpy(ks, w.ksum + o, valid * sizeof(int32_t));
+  std::memcpy(sc, w.scales + o, valid * sizeof(float));
+  if (w.bias != nullptr) std::memcpy(bs, w.bias + o, valid * sizeof(float));
+  const __m256 lo = _mm256_set1_ps(w.output_min), hi = _mm256_set1_ps(w.output_max);
+  for (size_t r = 0; r < MR; ++r) {
+    const Qd8Params p = params[r0 + r];
+    const __m256i zp = _mm256_set1_epi32(p.zero_point);
+    const __m256 in_scale = _mm256_set1_ps(p.scale);
+    alignas(32) float out[kPairsBlock];
+    for (size_t h = 0; h < 2; ++h) {
+      const __m256 v = pairs_epilogue(
+          acc[r][h], zp, _mm256_load_si256(reinterpret_cast<const __m256i*>(ks + 8 * h)), in_scale,
+          _mm256_load_ps(sc + 8 * h), _mm256_load_ps(bs + 8 * h), lo, hi);
+      _mm256_store_ps(out + 8 * h, v);
+    }
+    std::memcpy(y + (r0 + r) * w.n + o, out, valid * sizeof(float));
+  }
+}
+
+// Rows [r0, r0 + mr) of q widened to int16 into `a` (rows of lda, an even
+// k with a zero after an odd one).
+void widen_rows(const int8_t* q, size_t k, size_t r0, size_t mr, int16_t* a, size_t lda) {
+  for (size_t r = 0; r < mr; ++r) {
+    const int8_t* src = q + (r0 + r) * k;
+    int16_t* dst = a + r * lda;
+    size_t i = 0;
+    for (; i + 16 <= k; i += 16) {
+      _mm256_storeu_si256(
+          reinterpret_cast<__m256i*>(dst + i),
+          _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+    }
+    for (; i < k; ++i) dst[i] = src[i];
+    if (k % 2 != 0) dst[k] = 0;
   }
 }
 
@@ -306,6 +393,31 @@ bool dq_block_avx2(const int8_t* q, const Qd8Params* params, size_t rows, const 
   return true;
 }
 
+bool dq_pairs_blocks_avx2(const int8_t* q, const Qd8Params* params, size_t rows,
+                          const DqLinearWeights& w, size_t b0, size_t b1, float* y) {
+  if (w.wpairs == nullptr || w.k == 0 || w.k > kDqPairsMaxInputs) return false;
+  const size_t lda = (w.k + 1) / 2 * 2;
+  alignas(32) int16_t a[kPairsRows * kDqPairsMaxInputs];
+  // Output blocks in groups of kPairsSuper (their weights stay in L2 while
+  // every row block passes); each row block widened once per group.
+  for (size_t sb = b0; sb < b1; sb += kPairsSuper) {
+    const size_t se = sb + kPairsSuper < b1 ? sb + kPairsSuper : b1;
+    for (size_t r0 = 0; r0 < rows; r0 += kPairsRows) {
+      const size_t mr = rows - r0 < kPairsRows ? rows - r0 : kPairsRows;
+      widen_rows(q, w.k, r0, mr, a, lda);
+      for (size_t ob = sb; ob < se; ++ob) {
+        switch (mr) {
+          case 4: pairs_rows<4>(a, lda, params, r0, w, ob, y); break;
+          case 3: pairs_rows<3>(a, lda, params, r0, w, ob, y); break;
+          case 2: pairs_rows<2>(a, lda, params, r0, w, ob, y); break;
+          default: pairs_rows<1>(a, lda, params, r0, w, ob, y); break;
+        }
+      }
+    }
+  }
+  return true;
+}
+
 bool qb4w_block_avx2(const int8_t* q, const Qd8Params* params, size_t rows,
                      const DqLinearWeights& w, size_t o0, size_t o1, float* y) {
   qb4w_block(q, params, rows, w, o0, o1, y);
@@ -318,6 +430,7 @@ bool qb4w_packed_block_avx2(const int8_t* q, const Qd8Params* params, size_t row
 }
 
 bool qb4w_packed_built() { return true; }
+bool pairs_built() { return true; }
 
 // The qd8 conversion loops (dq_linear.cpp): vminps/vmaxps return their
 // second operand when the first is NaN, which is the plain loop's
@@ -395,6 +508,11 @@ bool qb4w_block_avx2(const int8_t*, const Qd8Params*, size_t, const DqLinearWeig
                      size_t, float*) {
   return false;
 }
+bool dq_pairs_blocks_avx2(const int8_t*, const Qd8Params*, size_t, const DqLinearWeights&, size_t,
+                          size_t, float*) {
+  return false;
+}
+bool pairs_built() { return false; }
 #endif
 
 }  // namespace dq

@@ -53,6 +53,14 @@ void qb4w_vnni_block(const int8_t* q, const Qd8Params* params, size_t rows,
                      const DqLinearWeights& w, size_t g0, size_t g1, float* y);
 bool qb4w_vnni_built();
 
+// The AVX2 pair kernel (dq_linear_avx2.cpp): rows x output blocks of 16
+// [b0, b1) from the pair-packed weights w.wpairs (dq_pairs_usable); false
+// (nothing written) in a build without the AVX2 file, where pairs_built()
+// is false (and dq_pairs_usable with it).
+bool dq_pairs_blocks_avx2(const int8_t* q, const Qd8Params* params, size_t rows,
+                          const DqLinearWeights& w, size_t b0, size_t b1, float* y);
+bool pairs_built();
+
 // The qd8 conversion's loops with AVX2 (dq_linear_avx2.cpp), the plain
 // loops' results exactly: min and max of x[0..n) folded into *lo and *hi
 // (NaN skipped), and q = round_even(clamp(x * m, qlo, qhi)) + zp with NaN

@@ -1341,7 +1341,17 @@ Error prepare_dq_linear_tail(const PrepareContext& ctx, const Node& n, DqLinearW
 // the AVX-512 VNNI kernel where it can run them; the layer then reads only
 // the packed copy (w is cleared).
 Error pack_dq_vnni(const PrepareContext& ctx, const Node& n, DqLinearWeights* p) {
-  if (p->block != 0 || p->w == nullptr || !dq_vnni_usable(p->k)) return Error::Ok;
+  if (p->block != 0 || p->w == nullptr) return Error::Ok;
+  if (dq_pairs_usable(p->k)) {
+    // The AVX2 pair kernel's copy (w stays: the others read it).
+    auto* pairs = take<int16_t>(ctx, n, dq_pairs_packed_bytes(p->n, p->k) / sizeof(int16_t),
+                                "the pair-packed weights", 64);
+    if (pairs == nullptr) return Error::DelegateMemoryAllocationFailed;
+    dq_pairs_pack(p->w, p->n, p->k, pairs, ctx.pool);
+    p->wpairs = pairs;
+    return Error::Ok;
+  }
+  if (!dq_vnni_usable(p->k)) return Error::Ok;
   int8_t* dst =
       take<int8_t>(ctx, n, dq_vnni_packed_bytes(p->n, p->k), "the VNNI-packed weights", 64);
   if (dst == nullptr) return Error::DelegateMemoryAllocationFailed;

@@ -168,17 +168,19 @@ TEST(DqLinearTest, GemmMatchesTheFormulaForEveryRemainder) {
   const size_t shapes[][3] = {{1, 1, 1},   {1, 16, 2},    {3, 17, 3},   {4, 32, 8},
                               {5, 15, 33}, {7, 47, 5},    {9, 64, 64},  {2, 100, 65},
                               {0, 8, 4},   {13, 200, 31}, {41, 35, 47}, {70, 258, 17}};
-  // Each shape twice: with the weights as given, and packed for the AVX-512
-  // VNNI kernel where this CPU runs it (dq_vnni_usable).
-  for (size_t si = 0; si < 2 * (sizeof shapes / sizeof shapes[0]); ++si) {
-    const auto& s = shapes[si / 2];
-    const bool vnni = si % 2 == 1;
+  // Each shape three times: with the weights as given, packed for the
+  // AVX-512 VNNI kernel where this CPU runs it (dq_vnni_usable), and packed
+  // in int16 pairs for the AVX2 kernel where that one runs (dq_pairs_usable).
+  for (size_t si = 0; si < 3 * (sizeof shapes / sizeof shapes[0]); ++si) {
+    const auto& s = shapes[si / 3];
+    const bool vnni = si % 3 == 1, pairs = si % 3 == 2;
     if (vnni && !xnnpack::dq_vnni_usable(s[1])) continue;
+    if (pairs && !xnnpack::dq_pairs_usable(s[1])) continue;
     for (ThreadPool* tp :
          {static_cast<ThreadPool*>(nullptr), static_cast<ThreadPool*>(pool.get())}) {
       const size_t rows = s[0], k = s[1], n = s[2];
-      SCOPED_TRACE(::testing::Message()
-                   << rows << "x" << k << "x" << n << (tp ? " pool" : "") << (vnni ? " vnni" : ""));
+      SCOPED_TRACE(::testing::Message() << rows << "x" << k << "x" << n << (tp ? " pool" : "")
+                                        << (vnni ? " vnni" : "") << (pairs ? " pairs" : ""));
       std::uniform_int_distribution<int> i8(-128, 127);
       std::uniform_real_distribution<float> uf(-2.0f, 2.0f);
       std::vector<int8_t> wq(n * k), q(rows * k);
@@ -211,6 +213,13 @@ TEST(DqLinearTest, GemmMatchesTheFormulaForEveryRemainder) {
         xnnpack::dq_vnni_pack(wq.data(), n, k, packed.data());
         w.wvnni = packed.data();
         w.w = nullptr;  // the kernel must read the packed copy only
+      }
+      std::vector<int16_t> packed_pairs;
+      if (pairs) {
+        packed_pairs.resize(xnnpack::dq_pairs_packed_bytes(n, k) / sizeof(int16_t));
+        xnnpack::dq_pairs_pack(wq.data(), n, k, packed_pairs.data());
+        w.wpairs = packed_pairs.data();
+        w.w = nullptr;
       }
       xnnpack::dq_linear(q.data(), p.data(), rows, w, y.data(), tp);
       for (size_t r = 0; r < rows; ++r) {
