@@ -123,33 +123,54 @@ inline __m256 pairs_epilogue(__m256i dot, __m256i zp, __m256i ksum, __m256 in_sc
   return _mm256_min_ps(hi, _mm256_max_ps(v, lo));
 }
 
+// An output block's per-output values, zero past n (read once per block
+// and group, not per row block).
+struct PairsBlock {
+  alignas(32) int32_t ksum[kPairsBlock];
+  alignas(32) float scale[kPairsBlock];
+  alignas(32) float bias[kPairsBlock];
+  size_t valid;
+};
+
+void load_block(const DqLinearWeights& w, size_t ob, PairsBlock* b) {
+  const size_t o = ob * kPairsBlock;
+  b->valid = w.n - o < kPairsBlock ? w.n - o : kPairsBlock;
+  for (size_t j = 0; j < kPairsBlock; ++j) {
+    const bool in = j < b->valid;
+    b->ksum[j] = in ? w.ksum[o + j] : 0;
+    b->scale[j] = in ? w.scales[o + j] : 0.0f;
+    b->bias[j] = in && w.bias != nullptr ? w.bias[o + j] : 0.0f;
+  }
+}
+
 template <size_t MR>
 void pairs_rows(const int16_t* a, size_t lda, const Qd8Params* params, size_t r0,
-                const DqLinearWeights& w, size_t ob, float* y) {
+                const DqLinearWeights& w, size_t ob, const PairsBlock& blk, float* y) {
   const size_t kp = (w.k + 1) / 2;
   __m256i acc[MR][2];
   pairs_tile<MR>(a, lda, w.wpairs + ob * kp * 32, kp, acc);
   const size_t o = ob * kPairsBlock;
-  const size_t valid = w.n - o < kPairsBlock ? w.n - o : kPairsBlock;
-  // The block's per-output values, zero past n.
-  alignas(32) int32_t ks[kPairsBlock] = {};
-  alignas(32) float sc[kPairsBlock] = {}, bs[kPairsBlock] = {};
-  std::memcpy(ks, w.ksum + o, valid * sizeof(int32_t));
-  std::memcpy(sc, w.scales + o, valid * sizeof(float));
-  if (w.bias != nullptr) std::memcpy(bs, w.bias + o, valid * sizeof(float));
   const __m256 lo = _mm256_set1_ps(w.output_min), hi = _mm256_set1_ps(w.output_max);
   for (size_t r = 0; r < MR; ++r) {
     const Qd8Params p = params[r0 + r];
     const __m256i zp = _mm256_set1_epi32(p.zero_point);
     const __m256 in_scale = _mm256_set1_ps(p.scale);
-    alignas(32) float out[kPairsBlock];
+    __m256 v[2];
     for (size_t h = 0; h < 2; ++h) {
-      const __m256 v = pairs_epilogue(
-          acc[r][h], zp, _mm256_load_si256(reinterpret_cast<const __m256i*>(ks + 8 * h)), in_scale,
-          _mm256_load_ps(sc + 8 * h), _mm256_load_ps(bs + 8 * h), lo, hi);
-      _mm256_store_ps(out + 8 * h, v);
+      v[h] = pairs_epilogue(
+          acc[r][h], zp, _mm256_load_si256(reinterpret_cast<const __m256i*>(blk.ksum + 8 * h)),
+          in_scale, _mm256_load_ps(blk.scale + 8 * h), _mm256_load_ps(blk.bias + 8 * h), lo, hi);
     }
-    std::memcpy(y + (r0 + r) * w.n + o, out, valid * sizeof(float));
+    float* yr = y + (r0 + r) * w.n + o;
+    if (blk.valid == kPairsBlock) {
+      _mm256_storeu_ps(yr, v[0]);
+      _mm256_storeu_ps(yr + 8, v[1]);
+    } else {
+      alignas(32) float out[kPairsBlock];
+      _mm256_store_ps(out, v[0]);
+      _mm256_store_ps(out + 8, v[1]);
+      std::memcpy(yr, out, blk.valid * sizeof(float));
+    }
   }
 }
 
@@ -400,17 +421,20 @@ bool dq_pairs_blocks_avx2(const int8_t* q, const Qd8Params* params, size_t rows,
   alignas(32) int16_t a[kPairsRows * kDqPairsMaxInputs];
   // Output blocks in groups of kPairsSuper (their weights stay in L2 while
   // every row block passes); each row block widened once per group.
+  PairsBlock blk[kPairsSuper];
   for (size_t sb = b0; sb < b1; sb += kPairsSuper) {
     const size_t se = sb + kPairsSuper < b1 ? sb + kPairsSuper : b1;
+    for (size_t ob = sb; ob < se; ++ob) load_block(w, ob, &blk[ob - sb]);
     for (size_t r0 = 0; r0 < rows; r0 += kPairsRows) {
       const size_t mr = rows - r0 < kPairsRows ? rows - r0 : kPairsRows;
       widen_rows(q, w.k, r0, mr, a, lda);
       for (size_t ob = sb; ob < se; ++ob) {
+        const PairsBlock& b = blk[ob - sb];
         switch (mr) {
-          case 4: pairs_rows<4>(a, lda, params, r0, w, ob, y); break;
-          case 3: pairs_rows<3>(a, lda, params, r0, w, ob, y); break;
-          case 2: pairs_rows<2>(a, lda, params, r0, w, ob, y); break;
-          default: pairs_rows<1>(a, lda, params, r0, w, ob, y); break;
+          case 4: pairs_rows<4>(a, lda, params, r0, w, ob, b, y); break;
+          case 3: pairs_rows<3>(a, lda, params, r0, w, ob, b, y); break;
+          case 2: pairs_rows<2>(a, lda, params, r0, w, ob, b, y); break;
+          default: pairs_rows<1>(a, lda, params, r0, w, ob, b, y); break;
         }
       }
     }
