@@ -6,6 +6,7 @@
 # new / baseline. Use it to show a change leaves speed unchanged:
 #   cp build/examples/executor_runner/executor_runner /tmp/runner_before   # before the change
 #   bash bench/ab_runners.sh /tmp/runner_before build/examples/executor_runner/executor_runner
+# MODELS="transformer_dq vit_small" picks other models (each still in both files).
 set -euo pipefail
 base=$(realpath "$1"); new=$(realpath "$2")
 rounds=${ROUNDS:-3}; runs=${RUNS:-30}
@@ -14,7 +15,7 @@ median() {  # runner model threads
   "$1" --model_path="$2.pte" --input="${2%_xnnpack}_in.npy" --num_executions="$runs" \
     --threads="$3" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p'
 }
-for m in mobilenet_v2 resnet18 efficientnet_b0 transformer; do
+for m in ${MODELS:-mobilenet_v2 resnet18 efficientnet_b0 transformer}; do
   for v in "" _xnnpack; do
     for t in 1 2; do
       b=""; n=""
